@@ -1,0 +1,208 @@
+package models
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"windtunnel/tunnels"
+)
+
+type shapeKey struct {
+	n, t, p int
+	train   bool
+}
+
+// compiled is one expression graph for one batch shape, with its tape machine and the
+// host-side inputs its ops read.
+type compiled[T Float] struct {
+	key    shapeKey
+	g      *G.ExprGraph
+	vm     G.VM
+	pnodes []*G.Node
+	ids    []int
+	tgt    []int
+	soft   []float64
+	logits *G.Node
+	loss   *G.Node
+	attn   []*attnKernel[T]
+}
+
+// buildFunc adds a network's forward pass to c.g (parameters in c.pnodes, tokens in c.ids)
+// and returns the logits node, (N·P)×width.
+type buildFunc[T Float] func(c *compiled[T], t tunnels.Tunnel) (*G.Node, error)
+
+// net is the machinery every model shares: parameters, compiled graphs per shape, the
+// training and prediction passes.
+type net[T Float] struct {
+	kind   string
+	opt    Options
+	st     *store
+	out    outputLayout
+	ids    opIDs
+	graphs map[shapeKey]*compiled[T]
+	build  buildFunc[T]
+	layers int
+	heads  int
+	mask   [][]float64
+}
+
+func (m *net[T]) pool() pool { return pool{workers: m.opt.Workers} }
+
+func (m *net[T]) graph(t tunnels.Tunnel, n int, train bool) (*compiled[T], error) {
+	key := shapeKey{n: n, t: t.SeqLen(), p: len(t.Positions()), train: train}
+	if c, ok := m.graphs[key]; ok {
+		return c, nil
+	}
+	if t.SeqLen() > m.opt.MaxLen {
+		return nil, fmt.Errorf("models: %s: sequence length %d exceeds the model's maximum %d", m.kind, t.SeqLen(), m.opt.MaxLen)
+	}
+	c := &compiled[T]{key: key, g: G.NewGraph(), ids: make([]int, n*t.SeqLen()), tgt: make([]int, n*key.p)}
+	for _, p := range m.st.params {
+		s := p.Value.Shape()
+		c.pnodes = append(c.pnodes, G.NewMatrix(c.g, m.opt.Dtype, G.WithShape(s[0], s[1]), G.WithName(p.Name), G.WithValue(p.Value)))
+	}
+	logits, err := m.build(c, t)
+	if err != nil {
+		return nil, err
+	}
+	c.logits = logits
+	if train {
+		ce := &ceKernel[T]{p: m.pool(), off: m.out.off, c: t.Classes(), tgt: &c.tgt, soft: &c.soft}
+		if c.loss, err = G.ApplyOp(newFwd(ce, &m.ids, 1, true, m.opt.Dtype), logits); err != nil {
+			return nil, fmt.Errorf("models: %s loss: %w", m.kind, err)
+		}
+		if _, err = G.Grad(c.loss, c.pnodes...); err != nil {
+			return nil, fmt.Errorf("models: %s gradients: %w", m.kind, err)
+		}
+		c.vm = G.NewTapeMachine(c.g, G.BindDualValues(c.pnodes...))
+	} else {
+		c.vm = G.NewTapeMachine(c.g)
+	}
+	if m.graphs == nil {
+		m.graphs = map[shapeKey]*compiled[T]{}
+	}
+	m.graphs[key] = c
+	return c, nil
+}
+
+func (m *net[T]) checkBatch(t tunnels.Tunnel, b *tunnels.Batch) error {
+	if b.T != t.SeqLen() || b.P != len(t.Positions()) || b.C != t.Classes() {
+		return fmt.Errorf("models: batch %d×%d (P=%d, C=%d) does not match tunnel %s (T=%d, P=%d, C=%d)",
+			b.N, b.T, b.P, b.C, t.Name(), t.SeqLen(), len(t.Positions()), t.Classes())
+	}
+	if b.N == 0 {
+		return fmt.Errorf("models: empty batch")
+	}
+	return nil
+}
+
+// Kind implements Model.
+func (m *net[T]) Kind() string { return m.kind }
+
+// NumParams implements Model.
+func (m *net[T]) NumParams() int { return m.st.count() }
+
+// Params implements Model.
+func (m *net[T]) Params() []Param { return m.st.params }
+
+// TrainStep implements Model.
+func (m *net[T]) TrainStep(t tunnels.Tunnel, b *tunnels.Batch, mode tunnels.TargetMode) (float64, error) {
+	if err := m.checkBatch(t, b); err != nil {
+		return 0, err
+	}
+	c, err := m.graph(t, b.N, true)
+	if err != nil {
+		return 0, err
+	}
+	copy(c.ids, b.Tokens)
+	copy(c.tgt, b.Targets)
+	if mode == tunnels.Posterior {
+		c.soft = b.Posterior
+	} else {
+		c.soft = nil
+	}
+	for _, pn := range c.pnodes {
+		if g, err := pn.Grad(); err == nil {
+			if d, ok := g.(*tensor.Dense); ok {
+				zero(data[T](d))
+			}
+		}
+	}
+	defer c.vm.Reset()
+	if err := c.vm.RunAll(); err != nil {
+		return 0, fmt.Errorf("models: %s train step: %w", m.kind, err)
+	}
+	for i, pn := range c.pnodes {
+		g, err := pn.Grad()
+		d, ok := g.(*tensor.Dense)
+		if err != nil || !ok {
+			return 0, fmt.Errorf("models: %s: no gradient for %s (%v)", m.kind, m.st.params[i].Name, err)
+		}
+		copy(data[T](m.st.params[i].Grad), data[T](d))
+	}
+	loss, err := scalarOf(c.loss.Value())
+	if err != nil {
+		return 0, fmt.Errorf("models: %s loss: %w", m.kind, err)
+	}
+	return loss, nil
+}
+
+// Predict implements Model.
+func (m *net[T]) Predict(t tunnels.Tunnel, b *tunnels.Batch, q []float64) error {
+	if err := m.checkBatch(t, b); err != nil {
+		return err
+	}
+	if len(q) != b.N*b.P*b.C {
+		return fmt.Errorf("models: predict: q has %d values, want %d", len(q), b.N*b.P*b.C)
+	}
+	c, err := m.graph(t, b.N, false)
+	if err != nil {
+		return err
+	}
+	copy(c.ids, b.Tokens)
+	defer c.vm.Reset()
+	if err := c.vm.RunAll(); err != nil {
+		return fmt.Errorf("models: %s predict: %w", m.kind, err)
+	}
+	lv, ok := c.logits.Value().(*tensor.Dense)
+	if !ok {
+		return fmt.Errorf("models: %s predict: logits are %T", m.kind, c.logits.Value())
+	}
+	classDists(data[T](lv), m.out.width, m.out.off, t.Classes(), q)
+	return nil
+}
+
+// Heads implements Model.
+func (m *net[T]) Heads() (int, int) { return m.layers, m.heads }
+
+// SetHeadMask implements Model.
+func (m *net[T]) SetHeadMask(layer, head int, on bool) error {
+	if layer < 0 || layer >= m.layers || head < 0 || head >= m.heads {
+		return fmt.Errorf("models: head %d.%d out of range (%d layers × %d heads)", layer, head, m.layers, m.heads)
+	}
+	m.mask[layer][head] = 0
+	if on {
+		m.mask[layer][head] = 1
+	}
+	return nil
+}
+
+// HeadMask implements Model.
+func (m *net[T]) HeadMask() [][]float64 {
+	out := make([][]float64, len(m.mask))
+	for i, r := range m.mask {
+		out[i] = append([]float64(nil), r...)
+	}
+	return out
+}
+
+// apply adds a kernel node to the graph.
+func apply[T Float](m *net[T], k kernel, scalar bool, in ...*G.Node) (*G.Node, error) {
+	n, err := G.ApplyOp(newFwd(k, &m.ids, len(in), scalar, m.opt.Dtype), in...)
+	if err != nil {
+		return nil, fmt.Errorf("models: %s: %s: %w", m.kind, k.name(), err)
+	}
+	return n, nil
+}

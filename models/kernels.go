@@ -1,0 +1,340 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	"gorgonia.org/tensor"
+
+	"windtunnel/gemm"
+)
+
+// rows2 returns the two dimensions of a 2-D shape.
+func rows2(s tensor.Shape) (int, int) {
+	if len(s) != 2 {
+		return -1, -1
+	}
+	return s[0], s[1]
+}
+
+// colSums adds the column sums of the m×n row-major matrix a into dst (len n), in parallel
+// with per-worker partial sums held in scratch.
+func colSums[T Float](p pool, scratch [][]T, dst, a []T, m, n int) {
+	for w := range scratch {
+		zero(scratch[w][:n])
+	}
+	p.blocks(m, 256, func(w, lo, hi int) {
+		acc := scratch[w][:n]
+		for i := lo; i < hi; i++ {
+			row := a[i*n : (i+1)*n]
+			for j, v := range row {
+				acc[j] += v
+			}
+		}
+	})
+	for w := range scratch {
+		for j, v := range scratch[w][:n] {
+			dst[j] += v
+		}
+	}
+}
+
+func newScratch[T Float](workers, n int) [][]T {
+	s := make([][]T, workers)
+	for i := range s {
+		s[i] = make([]T, n)
+	}
+	return s
+}
+
+// gatherSpec selects, from an N×T grid of rows, the rows at P fixed positions of each
+// sequence: output row n·P+p reads input row n·T+pos[p].
+type gatherSpec struct {
+	t   int
+	pos []int
+}
+
+func (g *gatherSpec) row(r int) int {
+	p := len(g.pos)
+	return (r/p)*g.t + g.pos[r%p]
+}
+
+// rmsKernel is RMSNorm with a learned scale: y = x / sqrt(mean(x²)+eps) · g, optionally
+// applied only to gathered rows.
+type rmsKernel[T Float] struct {
+	eps    T
+	p      pool
+	gather *gatherSpec
+	r      []T
+	part   [][]T
+}
+
+func (k *rmsKernel[T]) name() string     { return "RMSNorm" }
+func (k *rmsKernel[T]) diff(n int) []bool { return []bool{true, true} }
+func (k *rmsKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
+	m, d := rows2(in[0])
+	if _, gd := rows2(in[1]); gd != d || in[1][0] != 1 {
+		return nil, fmt.Errorf("scale %v does not fit input %v", in[1], in[0])
+	}
+	if k.gather != nil {
+		if m%k.gather.t != 0 {
+			return nil, fmt.Errorf("input rows %d not a multiple of length %d", m, k.gather.t)
+		}
+		return tensor.Shape{m / k.gather.t * len(k.gather.pos), d}, nil
+	}
+	return tensor.Shape{m, d}, nil
+}
+
+func (k *rmsKernel[T]) src(r int) int {
+	if k.gather == nil {
+		return r
+	}
+	return k.gather.row(r)
+}
+
+func (k *rmsKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
+	x, g, y := data[T](in[0]), data[T](in[1]), data[T](out)
+	d := len(g)
+	rows := len(y) / d
+	if cap(k.r) < rows {
+		k.r = make([]T, rows)
+	}
+	k.r = k.r[:rows]
+	k.p.rows(rows, 64, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			s := k.src(r)
+			xr, yr := x[s*d:(s+1)*d], y[r*d:(r+1)*d]
+			var ss T
+			for _, v := range xr {
+				ss += v * v
+			}
+			inv := 1 / sqrtT(ss/T(d)+k.eps)
+			k.r[r] = inv
+			for j, v := range xr {
+				yr[j] = v * inv * g[j]
+			}
+		}
+	})
+	return 0
+}
+
+func (k *rmsKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ float64, gin []*tensor.Dense) {
+	x, g, dy := data[T](in[0]), data[T](in[1]), data[T](gout)
+	dx, dg := data[T](gin[0]), data[T](gin[1])
+	d := len(g)
+	rows := len(dy) / d
+	if k.gather != nil {
+		zero(dx)
+	}
+	if k.part == nil {
+		k.part = newScratch[T](k.p.workers, d)
+	}
+	for w := range k.part {
+		zero(k.part[w])
+	}
+	k.p.blocks(rows, 64, func(w, lo, hi int) {
+		acc := k.part[w]
+		for r := lo; r < hi; r++ {
+			s := k.src(r)
+			xr, dyr, dxr := x[s*d:(s+1)*d], dy[r*d:(r+1)*d], dx[s*d:(s+1)*d]
+			inv := k.r[r]
+			var dot T
+			for j, v := range xr {
+				dot += g[j] * dyr[j] * v
+				acc[j] += dyr[j] * v * inv
+			}
+			c := inv * inv * inv * dot / T(d)
+			for j, v := range xr {
+				dxr[j] = inv*g[j]*dyr[j] - c*v
+			}
+		}
+	})
+	zero(dg)
+	for w := range k.part {
+		for j, v := range k.part[w] {
+			dg[j] += v
+		}
+	}
+}
+
+// Activation after a linear map.
+type activation int
+
+const (
+	actNone activation = iota
+	actGELU
+)
+
+const geluC = 0.7978845608028654 // sqrt(2/π)
+
+// geluT is the tanh approximation of GELU.
+func geluT[T Float](u T) T {
+	return 0.5 * u * (1 + tanhT(T(geluC)*(u+0.044715*u*u*u)))
+}
+
+// geluGrad is d geluT / du.
+func geluGrad[T Float](u T) T {
+	t := tanhT(T(geluC) * (u + 0.044715*u*u*u))
+	return 0.5*(1+t) + 0.5*u*(1-t*t)*T(geluC)*(1+3*0.044715*u*u)
+}
+
+// linKernel is y = act(x·W + b) + res, where W is in×out (or out×in when transW, as for a
+// head tied to an embedding), and the bias, activation and residual are optional. Inputs:
+// x, W, then b if bias, then res if res.
+type linKernel[T Float] struct {
+	be     gemm.Backend
+	p      pool
+	transW bool
+	bias   bool
+	res    bool
+	act    activation
+	pre    []T
+	dpre   []T
+	part   [][]T
+}
+
+func (k *linKernel[T]) name() string {
+	return fmt.Sprintf("Linear{t=%v,b=%v,r=%v,a=%d}", k.transW, k.bias, k.res, k.act)
+}
+func (k *linKernel[T]) diff(n int) []bool {
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+func (k *linKernel[T]) dims(in []tensor.Shape) (m, kin, out int, err error) {
+	m, kin = rows2(in[0])
+	a, b := rows2(in[1])
+	if k.transW {
+		a, b = b, a
+	}
+	if a != kin {
+		return 0, 0, 0, fmt.Errorf("weight %v does not fit input %v", in[1], in[0])
+	}
+	return m, kin, b, nil
+}
+func (k *linKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
+	m, _, o, err := k.dims(in)
+	if err != nil {
+		return nil, err
+	}
+	i := 2
+	if k.bias {
+		if r, c := rows2(in[i]); r != 1 || c != o {
+			return nil, fmt.Errorf("bias %v does not fit output width %d", in[i], o)
+		}
+		i++
+	}
+	if k.res {
+		if r, c := rows2(in[i]); r != m || c != o {
+			return nil, fmt.Errorf("residual %v does not fit output %dx%d", in[i], m, o)
+		}
+	}
+	return tensor.Shape{m, o}, nil
+}
+
+func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
+	x, w, y := data[T](in[0]), data[T](in[1]), data[T](out)
+	m, kin := rows2(in[0].Shape())
+	o := len(y) / max(m, 1)
+	var beta T
+	i := 2
+	var b []T
+	if k.bias {
+		b = data[T](in[i])
+		i++
+	}
+	if k.res {
+		copy(y, data[T](in[i]))
+		beta = 1
+	}
+	ldw := o
+	if k.transW {
+		ldw = kin
+	}
+	mm(k.be, false, k.transW, m, o, kin, 1, x, kin, w, ldw, beta, y, o)
+	if b == nil && k.act == actNone {
+		return 0
+	}
+	if k.act == actGELU {
+		if cap(k.pre) < len(y) {
+			k.pre = make([]T, len(y))
+		}
+		k.pre = k.pre[:len(y)]
+	}
+	k.p.rows(m, 32, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			yr := y[r*o : (r+1)*o]
+			if b != nil {
+				for j := range yr {
+					yr[j] += b[j]
+				}
+			}
+			if k.act == actGELU {
+				pr := k.pre[r*o : (r+1)*o]
+				copy(pr, yr)
+				for j, u := range pr {
+					yr[j] = geluT(u)
+				}
+			}
+		}
+	})
+	return 0
+}
+
+func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ float64, gin []*tensor.Dense) {
+	x, w, g := data[T](in[0]), data[T](in[1]), data[T](gout)
+	m, kin := rows2(in[0].Shape())
+	o := len(g) / max(m, 1)
+	if k.act == actGELU {
+		if cap(k.dpre) < len(g) {
+			k.dpre = make([]T, len(g))
+		}
+		k.dpre = k.dpre[:len(g)]
+		dp := k.dpre
+		k.p.rows(len(g), 1024, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				dp[j] = g[j] * geluGrad(k.pre[j])
+			}
+		})
+		g = dp
+	}
+	dx, dw := data[T](gin[0]), data[T](gin[1])
+	if k.transW {
+		// y = x·Wᵀ, W out×in: dx = g·W, dW = gᵀ·x.
+		mm(k.be, false, false, m, kin, o, 1, g, o, w, kin, 0, dx, kin)
+		mm(k.be, true, false, o, kin, m, 1, g, o, x, kin, 0, dw, kin)
+	} else {
+		mm(k.be, false, true, m, kin, o, 1, g, o, w, o, 0, dx, kin)
+		mm(k.be, true, false, kin, o, m, 1, x, kin, g, o, 0, dw, o)
+	}
+	i := 2
+	if k.bias {
+		db := data[T](gin[i])
+		zero(db)
+		if k.part == nil {
+			k.part = newScratch[T](k.p.workers, o)
+		}
+		colSums(k.p, k.part, db, g, m, o)
+		i++
+	}
+	if k.res {
+		copy(data[T](gin[i]), data[T](gout))
+	}
+}
+
+// logSumExp returns max and log Σ exp(x − max) of a row.
+func logSumExp[T Float](x []T) (T, T) {
+	mx := x[0]
+	for _, v := range x[1:] {
+		if v > mx {
+			mx = v
+		}
+	}
+	var s T
+	for _, v := range x {
+		s += expT(v - mx)
+	}
+	return mx, T(math.Log(float64(s)))
+}

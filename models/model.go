@@ -1,0 +1,174 @@
+package models
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+
+	"gorgonia.org/tensor"
+
+	"windtunnel/gemm"
+	"windtunnel/tunnels"
+)
+
+// Group tags a parameter for per-group learning rates (Paper II's two-timescale run).
+type Group int
+
+const (
+	// GroupOther is every parameter not in another group.
+	GroupOther Group = iota
+	// GroupQK holds query and key projections.
+	GroupQK
+	// GroupValue holds value projections.
+	GroupValue
+)
+
+// Param is one trainable tensor with the gradient of the last training step.
+type Param struct {
+	// Name is unique within the model, e.g. "layer2.wq".
+	Name string
+	// Group selects the learning-rate multiplier.
+	Group Group
+	// Value holds the parameter (shared by every compiled graph).
+	Value *tensor.Dense
+	// Grad holds the gradient accumulated by the last TrainStep, same shape as Value.
+	Grad *tensor.Dense
+}
+
+// Model is a network trained on a tunnel. Its methods are not safe for concurrent use: the
+// trainer goroutine owns it. Recurrent models satisfy the same interface.
+type Model interface {
+	// Kind is the architecture's flag spelling ("transformer", "mlp").
+	Kind() string
+	// NumParams is the number of trainable scalars.
+	NumParams() int
+	// Params are the trainable tensors, with the gradients of the last TrainStep.
+	Params() []Param
+	// TrainStep runs forward and backward on a batch of the tunnel and returns the mean loss;
+	// the gradients are left in Params (overwritten, not accumulated).
+	TrainStep(t tunnels.Tunnel, b *tunnels.Batch, mode tunnels.TargetMode) (float64, error)
+	// Predict writes the model's distribution over the tunnel's classes at every scored
+	// position of the batch into q (N×P×C, float64).
+	Predict(t tunnels.Tunnel, b *tunnels.Batch, q []float64) error
+	// Heads reports the attention layout (0, 0 for a model without attention).
+	Heads() (layers, heads int)
+	// SetHeadMask switches one attention head on or off without rebuilding anything.
+	SetHeadMask(layer, head int, on bool) error
+	// HeadMask returns a copy of the mask, [layer][head], 1 = on.
+	HeadMask() [][]float64
+}
+
+// Options are the build settings common to every model.
+type Options struct {
+	// Dtype is tensor.Float32 (training) or tensor.Float64 (gradient checks).
+	Dtype tensor.Dtype
+	// Backend runs the matrix products; nil means pure-Go gonum.
+	Backend gemm.Backend
+	// Workers is the number of goroutines kernels use; 0 means GOMAXPROCS.
+	Workers int
+	// Seed drives the parameter initialisation.
+	Seed uint64
+	// MaxLen is the longest sequence the model accepts (position table size); 0 means the
+	// tunnel's length + 1.
+	MaxLen int
+}
+
+func (o Options) withDefaults(t tunnels.Tunnel) Options {
+	if o.Dtype == (tensor.Dtype{}) {
+		o.Dtype = tensor.Float32
+	}
+	if o.Backend == nil {
+		o.Backend = gemm.Gonum()
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxLen <= 0 {
+		o.MaxLen = t.SeqLen() + 1
+	}
+	return o
+}
+
+func (o Options) check(t tunnels.Tunnel) error {
+	if o.Dtype != tensor.Float32 && o.Dtype != tensor.Float64 {
+		return fmt.Errorf("models: dtype %v: want float32 or float64", o.Dtype)
+	}
+	if o.MaxLen < t.SeqLen() {
+		return fmt.Errorf("models: max length %d is shorter than the tunnel's %d tokens", o.MaxLen, t.SeqLen())
+	}
+	return nil
+}
+
+// store owns a model's parameters.
+type store struct {
+	dt     tensor.Dtype
+	params []Param
+	rng    *rand.Rand
+}
+
+func newStore(dt tensor.Dtype, seed uint64) *store {
+	return &store{dt: dt, rng: rand.New(rand.NewPCG(seed, seed^0x5eed_1e55))}
+}
+
+// add creates a rows×cols parameter; std > 0 draws N(0, std²), else every entry is fill.
+func (s *store) add(name string, g Group, rows, cols int, std, fill float64) *tensor.Dense {
+	v := tensor.New(tensor.Of(s.dt), tensor.WithShape(rows, cols))
+	gr := tensor.New(tensor.Of(s.dt), tensor.WithShape(rows, cols))
+	for i := 0; i < rows*cols; i++ {
+		x := fill
+		if std > 0 {
+			x = s.rng.NormFloat64() * std
+		}
+		switch d := v.Data().(type) {
+		case []float32:
+			d[i] = float32(x)
+		case []float64:
+			d[i] = x
+		}
+	}
+	s.params = append(s.params, Param{Name: name, Group: g, Value: v, Grad: gr})
+	return v
+}
+
+func (s *store) count() int {
+	n := 0
+	for _, p := range s.params {
+		n += p.Value.Shape().TotalSize()
+	}
+	return n
+}
+
+// outputLayout says how a model's output logits map to the tunnel's classes.
+type outputLayout struct {
+	width int // logits per scored position
+	off   int // output index of class 0
+	tied  bool
+}
+
+func layoutFor(t tunnels.Tunnel) outputLayout {
+	if off, ok := t.ClassTokens(); ok {
+		return outputLayout{width: t.Vocab(), off: off, tied: true}
+	}
+	return outputLayout{width: t.Classes(), off: 0}
+}
+
+// classDists writes softmax over the class logits [off, off+C) of each row into q.
+func classDists[T Float](logits []T, width, off, c int, q []float64) {
+	rows := len(logits) / width
+	for r := 0; r < rows; r++ {
+		row := logits[r*width+off : r*width+off+c]
+		mx := float64(row[0])
+		for _, v := range row[1:] {
+			mx = max(mx, float64(v))
+		}
+		s := 0.0
+		qr := q[r*c : (r+1)*c]
+		for i, v := range row {
+			qr[i] = expF64(float64(v) - mx)
+			s += qr[i]
+		}
+		for i := range qr {
+			qr[i] /= s
+		}
+	}
+}

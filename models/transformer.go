@@ -1,0 +1,157 @@
+package models
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"windtunnel/tunnels"
+)
+
+// TransformerConfig sizes the transformer of DESIGN.md §3.
+type TransformerConfig struct {
+	Layers int // pre-norm blocks, ≥ 1
+	Heads  int // attention heads per block, dividing Width
+	Width  int // model width d
+	MLP    int // MLP hidden width; 0 means 4·Width
+}
+
+// Validate reports the first out-of-range field, naming it.
+func (c TransformerConfig) Validate() error {
+	switch {
+	case c.Layers < 1 || c.Layers > 64:
+		return fmt.Errorf("models: layers=%d out of range 1..64", c.Layers)
+	case c.Width < 1 || c.Width > 4096:
+		return fmt.Errorf("models: width=%d out of range 1..4096", c.Width)
+	case c.Heads < 1 || c.Heads > c.Width || c.Width%c.Heads != 0:
+		return fmt.Errorf("models: heads=%d must divide width %d", c.Heads, c.Width)
+	case c.MLP < 0 || c.MLP > 65536:
+		return fmt.Errorf("models: mlp=%d out of range 0..65536", c.MLP)
+	}
+	return nil
+}
+
+// TransformerParams is the parameter count of the transformer for a tunnel without building it.
+func TransformerParams(c TransformerConfig, t tunnels.Tunnel, maxLen int) int {
+	if c.MLP == 0 {
+		c.MLP = 4 * c.Width
+	}
+	if maxLen <= 0 {
+		maxLen = t.SeqLen() + 1
+	}
+	d, f := c.Width, c.MLP
+	n := t.Vocab()*d + maxLen*d + c.Layers*(2*d+4*d*d+d*f+f+f*d+d) + d
+	if l := layoutFor(t); !l.tied {
+		n += d * l.width
+	}
+	return n
+}
+
+// NewTransformer builds the transformer for a tunnel: token and learned position
+// embeddings, pre-norm blocks of causal multi-head attention (no bias) and a GELU MLP with
+// biases, RMSNorm (eps 1e-5), a final RMSNorm and an output head tied to the token embedding
+// when the tunnel's classes are tokens. Weights are drawn from N(0, 0.02).
+func NewTransformer(c TransformerConfig, t tunnels.Tunnel, o Options) (Model, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults(t)
+	if err := o.check(t); err != nil {
+		return nil, err
+	}
+	if c.MLP == 0 {
+		c.MLP = 4 * c.Width
+	}
+	if o.Dtype == tensor.Float64 {
+		return newTransformer[float64](c, t, o), nil
+	}
+	return newTransformer[float32](c, t, o), nil
+}
+
+func newTransformer[T Float](c TransformerConfig, t tunnels.Tunnel, o Options) *net[T] {
+	m := &net[T]{kind: "transformer", opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t), layers: c.Layers, heads: c.Heads}
+	const std = 0.02
+	d, f, s := c.Width, c.MLP, m.st
+	s.add("tok", GroupOther, t.Vocab(), d, std, 0)
+	s.add("pos", GroupOther, o.MaxLen, d, std, 0)
+	for l := 0; l < c.Layers; l++ {
+		p := fmt.Sprintf("layer%d.", l)
+		s.add(p+"norm1", GroupOther, 1, d, 0, 1)
+		s.add(p+"wq", GroupQK, d, d, std, 0)
+		s.add(p+"wk", GroupQK, d, d, std, 0)
+		s.add(p+"wv", GroupValue, d, d, std, 0)
+		s.add(p+"wo", GroupOther, d, d, std, 0)
+		s.add(p+"norm2", GroupOther, 1, d, 0, 1)
+		s.add(p+"w1", GroupOther, d, f, std, 0)
+		s.add(p+"b1", GroupOther, 1, f, 0, 0)
+		s.add(p+"w2", GroupOther, f, d, std, 0)
+		s.add(p+"b2", GroupOther, 1, d, 0, 0)
+		row := make([]float64, c.Heads)
+		for h := range row {
+			row[h] = 1
+		}
+		m.mask = append(m.mask, row)
+	}
+	s.add("norm", GroupOther, 1, d, 0, 1)
+	if !m.out.tied {
+		s.add("head", GroupOther, d, m.out.width, std, 0)
+	}
+	m.build = func(cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) { return buildTransformer(m, c, cg, t) }
+	return m
+}
+
+func buildTransformer[T Float](m *net[T], c TransformerConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
+	pn := cg.pnodes
+	be, pl := m.opt.Backend, m.pool()
+	lin := func(act activation, bias, res bool, in ...*G.Node) (*G.Node, error) {
+		return apply(m, &linKernel[T]{be: be, p: pl, bias: bias, res: res, act: act}, false, in...)
+	}
+	x, err := apply(m, &embedKernel[T]{t: t.SeqLen(), ids: &cg.ids}, false, pn[0], pn[1])
+	if err != nil {
+		return nil, err
+	}
+	cg.attn = cg.attn[:0]
+	for l := 0; l < c.Layers; l++ {
+		p := pn[2+10*l : 12+10*l]
+		a, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl}, false, x, p[0])
+		if err != nil {
+			return nil, err
+		}
+		var qkv [3]*G.Node
+		for i := range qkv {
+			if qkv[i], err = lin(actNone, false, false, a, p[1+i]); err != nil {
+				return nil, err
+			}
+		}
+		ak := &attnKernel[T]{be: be, p: pl, t: t.SeqLen(), heads: c.Heads, mask: m.mask[l]}
+		cg.attn = append(cg.attn, ak)
+		o, err := apply(m, ak, false, qkv[0], qkv[1], qkv[2])
+		if err != nil {
+			return nil, err
+		}
+		if x, err = lin(actNone, false, true, o, p[4], x); err != nil {
+			return nil, err
+		}
+		h, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl}, false, x, p[5])
+		if err != nil {
+			return nil, err
+		}
+		if h, err = lin(actGELU, true, false, h, p[6], p[7]); err != nil {
+			return nil, err
+		}
+		if x, err = lin(actNone, true, true, h, p[8], p[9], x); err != nil {
+			return nil, err
+		}
+	}
+	base := 2 + 10*c.Layers
+	gs := &gatherSpec{t: t.SeqLen(), pos: t.Positions()}
+	h, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl, gather: gs}, false, x, pn[base])
+	if err != nil {
+		return nil, err
+	}
+	if m.out.tied {
+		return apply(m, &linKernel[T]{be: be, p: pl, transW: true}, false, h, pn[0])
+	}
+	return apply(m, &linKernel[T]{be: be, p: pl}, false, h, pn[base+1])
+}
