@@ -23,7 +23,7 @@ type attnKernel[T Float] struct {
 	dp    [][]T     // per-worker T×T scratch
 }
 
-func (k *attnKernel[T]) name() string     { return "CausalAttention" }
+func (k *attnKernel[T]) name() string      { return "CausalAttention" }
 func (k *attnKernel[T]) diff(n int) []bool { return []bool{true, true, true} }
 func (k *attnKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 	m, d := rows2(in[0])

@@ -13,7 +13,7 @@ type embedKernel[T Float] struct {
 	ids *[]int
 }
 
-func (k *embedKernel[T]) name() string     { return "Embed" }
+func (k *embedKernel[T]) name() string      { return "Embed" }
 func (k *embedKernel[T]) diff(n int) []bool { return []bool{true, true} }
 func (k *embedKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 	_, d := rows2(in[0])
@@ -62,7 +62,7 @@ type prefixKernel[T Float] struct {
 	acc      []T
 }
 
-func (k *prefixKernel[T]) name() string     { return "OneHotPrefix" }
+func (k *prefixKernel[T]) name() string      { return "OneHotPrefix" }
 func (k *prefixKernel[T]) diff(n int) []bool { return []bool{true, true} }
 func (k *prefixKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 	r, w := rows2(in[0])

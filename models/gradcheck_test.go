@@ -89,3 +89,47 @@ func scaleParams(m Model, a float64, seed uint64) {
 		}
 	}
 }
+
+func TestMLPGradients(t *testing.T) {
+	bij, _ := tunnels.NewBijection(5)
+	hmm, _ := tunnels.NewHMM(3, 3, 4)
+	for _, c := range []struct {
+		name string
+		tn   tunnels.Tunnel
+		mode tunnels.TargetMode
+	}{{"bijection", bij, tunnels.Sampled}, {"hmm", hmm, tunnels.Posterior}} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := NewMLP(MLPConfig{Blocks: 2, Width: 6, Hidden: 10}, c.tn, Options{Dtype: tensor.Float64, Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			scaleParams(m, 0.5, 6)
+			checkGradients(t, m, c.tn, c.mode)
+		})
+	}
+}
+
+func TestParamCounts(t *testing.T) {
+	bij, _ := tunnels.NewBijection(20)
+	c := TransformerConfig{Layers: 6, Heads: 6, Width: 192}
+	if got := TransformerParams(c, bij, 0); got != 2677440 {
+		t.Errorf("paper bijection transformer: %d parameters, want 2,677,440", got)
+	}
+	m, err := NewTransformer(TransformerConfig{Layers: 2, Heads: 2, Width: 16}, bij, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NumParams() != TransformerParams(TransformerConfig{Layers: 2, Heads: 2, Width: 16}, bij, 0) {
+		t.Errorf("built %d parameters, formula says otherwise", m.NumParams())
+	}
+	for _, target := range []int{m.NumParams(), 200_000, 2677440} {
+		mc := MatchMLP(target, bij, 0)
+		mm, err := NewMLP(mc, bij, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := math.Abs(float64(mm.NumParams()-target)) / float64(target); e > 0.01 {
+			t.Errorf("MLP %+v has %d parameters, %.2f%% from %d", mc, mm.NumParams(), 100*e, target)
+		}
+	}
+}

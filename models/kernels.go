@@ -69,7 +69,7 @@ type rmsKernel[T Float] struct {
 	part   [][]T
 }
 
-func (k *rmsKernel[T]) name() string     { return "RMSNorm" }
+func (k *rmsKernel[T]) name() string      { return "RMSNorm" }
 func (k *rmsKernel[T]) diff(n int) []bool { return []bool{true, true} }
 func (k *rmsKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 	m, d := rows2(in[0])

@@ -20,7 +20,7 @@ type ceKernel[T Float] struct {
 	loss []float64
 }
 
-func (k *ceKernel[T]) name() string     { return "CrossEntropy" }
+func (k *ceKernel[T]) name() string      { return "CrossEntropy" }
 func (k *ceKernel[T]) diff(n int) []bool { return []bool{true} }
 func (k *ceKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 	if _, o := rows2(in[0]); o < k.off+k.c {
@@ -100,7 +100,7 @@ type layerNormKernel[T Float] struct {
 	part [][]T
 }
 
-func (k *layerNormKernel[T]) name() string     { return "LayerNorm" }
+func (k *layerNormKernel[T]) name() string      { return "LayerNorm" }
 func (k *layerNormKernel[T]) diff(n int) []bool { return []bool{true, true, true} }
 func (k *layerNormKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 	m, d := rows2(in[0])

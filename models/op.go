@@ -120,9 +120,9 @@ func ensure(t *tensor.Dense, dt tensor.Dtype, s tensor.Shape) *tensor.Dense {
 	return tensor.New(tensor.Of(dt), tensor.WithShape(s.Clone()...))
 }
 
-func (o *fwdOp) ReturnsPtr() bool     { return false }
-func (o *fwdOp) CallsExtern() bool    { return false }
-func (o *fwdOp) OverwritesInput() int { return -1 }
+func (o *fwdOp) ReturnsPtr() bool      { return false }
+func (o *fwdOp) CallsExtern() bool     { return false }
+func (o *fwdOp) OverwritesInput() int  { return -1 }
 func (o *fwdOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "%s#%d", o.k.name(), o.id) }
 func (o *fwdOp) Hashcode() uint32 {
 	h := fnv.New32a()
@@ -257,9 +257,9 @@ func (b *bwdOp) Do(vs ...G.Value) (G.Value, error) {
 	return b.gin[b.first], nil
 }
 
-func (b *bwdOp) ReturnsPtr() bool     { return false }
-func (b *bwdOp) CallsExtern() bool    { return false }
-func (b *bwdOp) OverwritesInput() int { return -1 }
+func (b *bwdOp) ReturnsPtr() bool      { return false }
+func (b *bwdOp) CallsExtern() bool     { return false }
+func (b *bwdOp) OverwritesInput() int  { return -1 }
 func (b *bwdOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "d%s#%d", b.f.k.name(), b.f.id) }
 func (b *bwdOp) Hashcode() uint32 {
 	h := fnv.New32a()

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"windtunnel/diagnostics"
+	"windtunnel/lab"
+	"windtunnel/tunnels"
+)
+
+// runFlags are the flags of `windtunnel run`.
+type runFlags struct {
+	tf          tunnelFlags
+	preset      string
+	model       string
+	headless    bool
+	steps       int
+	batch       int
+	seed        uint64
+	lr          float64
+	warmup      int
+	wd          float64
+	clip        float64
+	valueLR     float64
+	qkLR        float64
+	evalEvery   int
+	probe       int
+	layers      int
+	heads       int
+	width       int
+	mlpHidden   int
+	target      string
+	blas        string
+	workers     int
+	predictions string
+}
+
+func (f *runFlags) register(fs *pflag.FlagSet) {
+	f.tf.register(fs, "bijection")
+	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "starting configuration: quick (CPU, minutes) or paper (the paper's sizes)")
+	fs.StringVar(&f.model, "model", "transformer", "network: transformer or mlp (capacity-matched to the transformer)")
+	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, a JSON summary on stdout")
+	fs.IntVar(&f.steps, "steps", 0, "training steps (default: the preset's)")
+	fs.IntVar(&f.batch, "batch", 0, "sequences per step (default: the preset's)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed for data, probe set and initialisation")
+	fs.Float64Var(&f.lr, "lr", 0, "peak learning rate (default: the preset's)")
+	fs.IntVar(&f.warmup, "warmup", 0, "linear warm-up steps (default: the preset's)")
+	fs.Float64Var(&f.wd, "weight-decay", 0, "AdamW decoupled weight decay (default: the preset's)")
+	fs.Float64Var(&f.clip, "clip", 1, "global gradient-norm clip (0 disables)")
+	fs.Float64Var(&f.valueLR, "value-lr", 1, "learning-rate multiplier for value projections")
+	fs.Float64Var(&f.qkLR, "qk-lr", 1, "learning-rate multiplier for query/key projections")
+	fs.IntVar(&f.evalEvery, "eval-every", 0, "evaluate on the probe set every N steps (default: the preset's)")
+	fs.IntVar(&f.probe, "probe", 0, "held-out probe sequences (default: the preset's)")
+	fs.IntVar(&f.layers, "layers", 0, "transformer layers (default: the preset's)")
+	fs.IntVar(&f.heads, "heads", 0, "attention heads per layer (default: the preset's)")
+	fs.IntVar(&f.width, "width", 0, "transformer width d (default: the preset's)")
+	fs.IntVar(&f.mlpHidden, "mlp-hidden", 0, "transformer MLP hidden width (default 4·width)")
+	fs.StringVar(&f.target, "target", "", "training target: sampled or posterior (default: the task's)")
+	fs.StringVar(&f.blas, "blas", "auto", "matrix multiply: auto (OpenBLAS if found, else gonum), openblas or gonum")
+	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels (default: all cores)")
+	fs.StringVar(&f.predictions, "predictions", "", "write the probe set with the model's distributions to this JSON Lines file")
+}
+
+// config turns the flags into a validated lab configuration.
+func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
+	if err := f.tf.checkExplicit(fs); err != nil {
+		return lab.Config{}, err
+	}
+	if !validTask(f.tf.task) {
+		_, err := f.tf.build()
+		return lab.Config{}, err
+	}
+	if f.preset != lab.PresetQuick && f.preset != lab.PresetPaper {
+		return lab.Config{}, usagef("--preset %q: want quick or paper", f.preset)
+	}
+	c, err := lab.Preset(f.preset, f.tf.task)
+	if err != nil {
+		return lab.Config{}, usageError{err}
+	}
+	set := func(name string, apply func()) {
+		if fs.Changed(name) {
+			apply()
+		}
+	}
+	for _, name := range []string{"v", "states", "symbols", "k", "pairs", "keys", "values", "fillers", "queries"} {
+		if fs.Changed(name) {
+			c.Tunnel = mergeTunnel(c.Tunnel, f.tf.cfg, fs)
+			break
+		}
+	}
+	if _, err := f.tf.buildWith(c.Tunnel); err != nil {
+		return lab.Config{}, err
+	}
+	c.Model = f.model
+	c.Seed = f.seed
+	set("steps", func() { c.Steps = f.steps })
+	set("batch", func() { c.Batch = f.batch })
+	set("lr", func() { c.LR = f.lr })
+	set("warmup", func() { c.Warmup = f.warmup })
+	set("weight-decay", func() { c.WeightDecay = f.wd })
+	set("clip", func() { c.Clip = f.clip })
+	set("value-lr", func() { c.ValueLR = f.valueLR })
+	set("qk-lr", func() { c.QKLR = f.qkLR })
+	set("eval-every", func() { c.EvalEvery = f.evalEvery })
+	set("probe", func() { c.ProbeSize = f.probe })
+	set("layers", func() { c.Transformer.Layers = f.layers })
+	set("heads", func() { c.Transformer.Heads = f.heads })
+	set("width", func() { c.Transformer.Width = f.width })
+	set("mlp-hidden", func() { c.Transformer.MLP = f.mlpHidden })
+	c.Target, c.BLAS, c.Workers = f.target, f.blas, f.workers
+	if c.EvalEvery > c.Steps {
+		c.EvalEvery = c.Steps
+	}
+	if err := c.Validate(); err != nil {
+		return lab.Config{}, usageError{err}
+	}
+	return c, nil
+}
+
+// mergeTunnel overrides the preset's tunnel sizes with the explicitly given flags.
+func mergeTunnel(base, flags tunnels.Config, fs *pflag.FlagSet) tunnels.Config {
+	pick := func(name string, dst *int, v int) {
+		if fs.Changed(name) {
+			*dst = v
+		}
+	}
+	pick("v", &base.V, flags.V)
+	pick("states", &base.States, flags.States)
+	pick("symbols", &base.Symbols, flags.Symbols)
+	pick("k", &base.K, flags.K)
+	pick("pairs", &base.Pairs, flags.Pairs)
+	pick("keys", &base.Keys, flags.Keys)
+	pick("values", &base.Values, flags.Values)
+	pick("fillers", &base.Fillers, flags.Fillers)
+	pick("queries", &base.Queries, flags.Queries)
+	return base
+}
+
+func (f *tunnelFlags) buildWith(c tunnels.Config) (tunnels.Tunnel, error) {
+	g := *f
+	g.cfg = c
+	return g.build()
+}
+
+func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Train a network on a tunnel and score it against the Bayes optimum",
+		Long: "run trains a transformer (or the capacity-matched MLP) on a tunnel, evaluating it on a fixed\n" +
+			"held-out probe set, and prints a JSON summary on stdout at the end. (The TUI is not built yet:\n" +
+			"run is headless for now.)",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := f.config(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			return runHeadless(cmd.Context(), cfg, f.predictions, stdout, stderr)
+		},
+	}
+	f.register(c.Flags())
+	return c
+}
+
+// summary is the JSON line printed at the end of a run.
+type summary struct {
+	Task             string                     `json:"task"`
+	Model            string                     `json:"model"`
+	Params           int                        `json:"params"`
+	Steps            int                        `json:"steps"`
+	WallS            float64                    `json:"wall_s"`
+	MsPerStep        float64                    `json:"ms_per_step"`
+	AllocPerStep     float64                    `json:"alloc_bytes_per_step"`
+	BLAS             string                     `json:"blas"`
+	State            string                     `json:"state"`
+	BitErrorPosition float64                    `json:"bit_error_position"`
+	BitErrorSample   float64                    `json:"bit_error_sample"`
+	KLBits           float64                    `json:"kl_bits"`
+	TVD              float64                    `json:"tvd"`
+	Accuracy         float64                    `json:"accuracy"`
+	PerPosition      diagnostics.PositionCurves `json:"per_position"`
+	Config           lab.Config                 `json:"config"`
+}
+
+func runHeadless(ctx context.Context, cfg lab.Config, predictions string, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer cancel()
+	var pw *os.File
+	if predictions != "" {
+		var err error
+		if pw, err = os.Create(predictions); err != nil {
+			return usagef("--predictions: %v", err)
+		}
+		defer pw.Close()
+	}
+	tr, err := lab.New(cfg)
+	if err != nil {
+		return err
+	}
+	m := tr.Model()
+	fmt.Fprintf(stderr, "windtunnel: %s %s, %d parameters, batch %d, %d steps, BLAS: %s\n",
+		cfg.Task, m.Kind(), m.NumParams(), cfg.Batch, cfg.Steps, tr.BLAS())
+	tty := false
+	if f, ok := stderr.(*os.File); ok {
+		tty = isatty.IsTerminal(f.Fd())
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		progress(tr, cfg, tty, stderr)
+	}()
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	res, runErr := tr.Run(ctx)
+	runtime.ReadMemStats(&ms1)
+	<-done
+	if runErr != nil && res.Steps == 0 {
+		return runErr
+	}
+	s := summary{
+		Task: cfg.Task, Model: m.Kind(), Params: m.NumParams(), Steps: res.Steps, WallS: round(res.WallS, 3),
+		BLAS: tr.BLAS(), State: string(res.Last.State),
+		BitErrorPosition: res.Scores.BitErrorPosition, BitErrorSample: res.Scores.BitErrorSample,
+		KLBits: res.Scores.KLBits, TVD: res.Scores.TVD, Accuracy: res.Scores.Accuracy,
+		PerPosition: res.Scores.PerPosition, Config: cfg,
+	}
+	if res.Steps > 0 {
+		s.MsPerStep = round(1000*res.WallS/float64(res.Steps), 2)
+		s.AllocPerStep = round(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(res.Steps), 0)
+	}
+	if runErr != nil {
+		s.State = "failed"
+	}
+	if err := json.NewEncoder(stdout).Encode(s); err != nil {
+		return fmt.Errorf("run: write summary: %w", err)
+	}
+	if pw != nil && runErr == nil {
+		if err := writePredictions(pw, tr, res); err != nil {
+			return err
+		}
+	}
+	return runErr
+}
+
+func round(x float64, digits int) float64 {
+	p := 1.0
+	for i := 0; i < digits; i++ {
+		p *= 10
+	}
+	return float64(int64(x*p+0.5)) / p
+}
+
+// progress prints the trainer's records: an updating line on a terminal, else a log line
+// at every evaluation.
+func progress(tr *lab.Trainer, cfg lab.Config, tty bool, w io.Writer) {
+	last := time.Time{}
+	be := "-"
+	for r := range tr.Records() {
+		if r.Eval != nil {
+			be = fmt.Sprintf("%.4f", r.Eval.BitErrorPosition)
+		}
+		eta := "-"
+		if r.StepsPerS > 0 {
+			eta = (time.Duration(float64(cfg.Steps-r.Step)/r.StepsPerS) * time.Second).Round(time.Second).String()
+		}
+		line := fmt.Sprintf("step %d/%d  %.1f steps/s  loss %.4f  bit error (a) %s  ETA %s", r.Step, cfg.Steps, r.StepsPerS, r.Loss, be, eta)
+		if r.Message != "" {
+			line += "  " + r.Message
+		}
+		switch {
+		case tty:
+			if time.Since(last) > 100*time.Millisecond || r.Eval != nil || r.State != "training" {
+				fmt.Fprintf(w, "\r\033[K%s", line)
+				last = time.Now()
+			}
+		case r.Eval != nil || r.State != "training":
+			fmt.Fprintf(w, "%s  [%s]\n", line, r.State)
+		}
+	}
+	if tty {
+		fmt.Fprintln(w)
+	}
+}
+
+func writePredictions(f *os.File, tr *lab.Trainer, res lab.Result) error {
+	t := tr.Tunnel()
+	P, C := len(t.Positions()), t.Classes()
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	stream := tunnels.ProbeStream(tr.Config().Seed)
+	var s tunnels.Sequence
+	for i := 0; i < tr.Config().ProbeSize; i++ {
+		t.Fill(&s, stream, uint64(i))
+		model := make([][]float64, P)
+		for p := range model {
+			model[p] = res.Q[(i*P+p)*C : (i*P+p+1)*C]
+		}
+		line := struct {
+			Task  string `json:"task"`
+			Index int    `json:"index"`
+			tunnels.Sequence
+			Model [][]float64 `json:"model"`
+		}{t.Name(), i, s, model}
+		if err := enc.Encode(line); err != nil {
+			return fmt.Errorf("run: write predictions: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("run: write predictions: %w", err)
+	}
+	return nil
+}

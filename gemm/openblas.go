@@ -1,0 +1,219 @@
+package gemm
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ebitengine/purego"
+	"gonum.org/v1/gonum/blas"
+)
+
+// EnvOpenBLAS names the environment variable holding an OpenBLAS library
+// path that is tried before the default candidates.
+const EnvOpenBLAS = "WINDTUNNEL_OPENBLAS"
+
+// CBLAS enumeration values (cblas.h).
+const (
+	cblasRowMajor = 101
+	cblasNoTrans  = 111
+	cblasTrans    = 112
+)
+
+// OpenBLASCandidates returns, in search order, the library names and paths that Open tries for OpenBLAS.
+func OpenBLASCandidates() []string {
+	var paths []string
+	if p := os.Getenv(EnvOpenBLAS); p != "" {
+		paths = append(paths, p)
+	}
+	return append(paths,
+		"libopenblas.so.0",
+		"libopenblas.so",
+		"/usr/lib/x86_64-linux-gnu/libopenblas.so.0",
+		"/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+		"/usr/lib/aarch64-linux-gnu/libopenblas.so.0",
+		"/usr/lib/aarch64-linux-gnu/openblas-pthread/libopenblas.so.0",
+		"/usr/lib64/libopenblas.so.0",
+	)
+}
+
+// openBLAS calls cblas_sgemm and cblas_dgemm of a dynamically loaded
+// OpenBLAS. Integer arguments are declared int32 (blasint of the LP64
+// interface); purego sign-extends them to full registers, so an ILP64 build
+// would receive the same values.
+type openBLAS struct {
+	name string
+	// splitMinWork is Parallel's m·n·k threshold for this library's kernels.
+	splitMinWork int
+	sgemm        func(order, tA, tB, m, n, k int32, alpha float32, a *float32, lda int32, b *float32, ldb int32, beta float32, c *float32, ldc int32)
+	dgemm        func(order, tA, tB, m, n, k int32, alpha float64, a *float64, lda int32, b *float64, ldb int32, beta float64, c *float64, ldc int32)
+}
+
+// openOpenBLAS loads the first OpenBLAS candidate that opens and exports
+// cblas_sgemm and cblas_dgemm, and sets OpenBLAS to one thread. Loading the
+// same library again returns the already loaded one, so this is idempotent.
+func openOpenBLAS() (*openBLAS, error) {
+	var tried []string
+	for _, path := range OpenBLASCandidates() {
+		b, err := loadOpenBLAS(path)
+		if err == nil {
+			return b, nil
+		}
+		tried = append(tried, fmt.Sprintf("%s: %v", path, err))
+	}
+	return nil, fmt.Errorf("gemm: open openblas: %w; tried (set %s to add a path) %s",
+		ErrNotLoaded, EnvOpenBLAS, strings.Join(tried, "; "))
+}
+
+func loadOpenBLAS(path string) (b *openBLAS, err error) {
+	// purego panics rather than returning errors for some malformed
+	// libraries; turn that into an error for this candidate.
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {
+		return nil, err
+	}
+	// The handle is never closed: the library stays loaded for the life of
+	// the process, and a later Dlopen of it only bumps its reference count.
+	sym := func(name string) uintptr {
+		p, err := purego.Dlsym(h, name)
+		if err != nil {
+			return 0
+		}
+		return p
+	}
+	sg, dg := sym("cblas_sgemm"), sym("cblas_dgemm")
+	if sg == 0 || dg == 0 {
+		return nil, errors.New("no cblas_sgemm/cblas_dgemm symbol (not a CBLAS library)")
+	}
+	b = &openBLAS{}
+	purego.RegisterFunc(&b.sgemm, sg)
+	purego.RegisterFunc(&b.dgemm, dg)
+
+	threads := 1
+	if p := sym("openblas_set_num_threads"); p != 0 {
+		var set func(int32)
+		purego.RegisterFunc(&set, p)
+		set(1)
+	}
+	if p := sym("openblas_get_num_threads"); p != 0 {
+		var get func() int32
+		purego.RegisterFunc(&get, p)
+		threads = int(get())
+	}
+	version := "(unknown version)"
+	if p := sym("openblas_get_config"); p != 0 {
+		var config func() string
+		purego.RegisterFunc(&config, p)
+		// e.g. "OpenBLAS 0.3.21 NO_AFFINITY Zen MAX_THREADS=64"
+		if f := strings.Fields(config()); len(f) >= 2 && strings.EqualFold(f[0], "OpenBLAS") {
+			version = f[1]
+		}
+	}
+	if p := sym("openblas_get_corename"); p != 0 {
+		var core func() string
+		purego.RegisterFunc(&core, p)
+		if c := strings.TrimSpace(core()); c != "" {
+			version += " " + c
+		}
+	}
+	file := path
+	if f := mappedFile(sg); f != "" {
+		file = f
+	}
+	plural := "s"
+	if threads == 1 {
+		plural = ""
+	}
+	b.name = fmt.Sprintf("openblas %s (%s), %d thread%s", version, file, threads, plural)
+	// OpenBLAS picks its kernels at load time (OPENBLAS_CORETYPE overrides
+	// the detection); faster kernels need larger products to gain from
+	// splitting.
+	b.splitMinWork = parallelMinWork
+	for _, fast := range []string{"skylakex", "cooperlake", "sapphirerapids", "zen4", "zen5"} {
+		if strings.Contains(strings.ToLower(version), fast) {
+			b.splitMinWork = parallelMinWorkAVX512
+		}
+	}
+	return b, nil
+}
+
+// mappedFile returns the file mapped at address addr according to
+// /proc/self/maps, or "" when that is unavailable.
+func mappedFile(addr uintptr) string {
+	f, err := os.Open("/proc/self/maps")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// "start-end perms offset dev inode path"
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 {
+			continue
+		}
+		lo, hi, ok := strings.Cut(fields[0], "-")
+		if !ok {
+			continue
+		}
+		start, err1 := strconv.ParseUint(lo, 16, 64)
+		end, err2 := strconv.ParseUint(hi, 16, 64)
+		if err1 == nil && err2 == nil && uint64(addr) >= start && uint64(addr) < end {
+			return strings.Join(fields[5:], " ")
+		}
+	}
+	return ""
+}
+
+func (o *openBLAS) Name() string { return o.name }
+
+func cblasTranspose(t blas.Transpose) int32 {
+	if t == blas.NoTrans {
+		return cblasNoTrans
+	}
+	return cblasTrans // ConjTrans is Trans for real matrices
+}
+
+// checkInt32 panics if any size does not fit OpenBLAS's 32-bit blasint.
+func checkInt32(vals ...int) {
+	for _, v := range vals {
+		if v > math.MaxInt32 {
+			panic("gemm: matrix dimension or leading dimension exceeds OpenBLAS's 32-bit integer range")
+		}
+	}
+}
+
+func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !checkGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	checkInt32(m, n, k, lda, ldb, ldc)
+	o.sgemm(cblasRowMajor, cblasTranspose(tA), cblasTranspose(tB), int32(m), int32(n), int32(k),
+		alpha, &a[0], int32(lda), &b[0], int32(ldb), beta, &c[0], int32(ldc))
+}
+
+func (o *openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if !checkGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	checkInt32(m, n, k, lda, ldb, ldc)
+	o.dgemm(cblasRowMajor, cblasTranspose(tA), cblasTranspose(tB), int32(m), int32(n), int32(k),
+		alpha, &a[0], int32(lda), &b[0], int32(ldb), beta, &c[0], int32(ldc))
+}

@@ -1,0 +1,131 @@
+package gemm
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+// parallelMinWork is the size m·n·k below which Parallel runs a product
+// directly on the calling goroutine. Waking the second core costs tens of
+// microseconds on the 2-vCPU target, so splitting pays only for products
+// that take about 100 µs or more on one core. With OpenBLAS's AVX2 kernels
+// (~105 GFLOP/s single-threaded) two blocks lost up to 160³ (4.1M), broke
+// even around 5M and won from 192³ (7.1M, 1.1–1.3×) and 2368×64×64 (9.7M,
+// 1.3–1.4×); see BenchmarkSgemmSmall.
+const parallelMinWork = 6 << 20
+
+// parallelMinWorkAVX512 is parallelMinWork for OpenBLAS's AVX-512 kernels
+// (~200 GFLOP/s single-threaded), which broke even around 10M (2368×64×64:
+// 0.92–0.97×) and won from 16.8M (256³: 1.1–1.3×).
+const parallelMinWorkAVX512 = 12 << 20
+
+// Parallel wraps b so that large products are split into row (or column) blocks computed concurrently on `workers` goroutines, each calling b; small products run directly.
+//
+// workers < 1 means runtime.GOMAXPROCS(0). With one worker, or for gonum's
+// backend (which already parallelises large products internally), b is
+// returned unchanged. The inner backend must be safe for concurrent use
+// disjoint parts of C, as OpenBLAS and gonum are.
+func Parallel(b Backend, workers int) Backend {
+	if p, ok := b.(*parallel); ok {
+		b = p.b
+	}
+	if f, ok := b.(*FullBLAS); ok {
+		b = f.b
+	}
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if _, ok := b.(gonumBackend); ok || workers == 1 {
+		return b
+	}
+	minWork := parallelMinWork
+	if o, ok := b.(*openBLAS); ok {
+		minWork = o.splitMinWork
+	}
+	return &parallel{b: b, workers: workers, minWork: minWork}
+}
+
+type parallel struct {
+	b       Backend
+	workers int
+	minWork int // m·n·k below which the product runs directly
+}
+
+func (p *parallel) Name() string {
+	return fmt.Sprintf("%s, split over %d goroutines", p.b.Name(), p.workers)
+}
+
+func (p *parallel) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !p.split(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc, alpha == 0) {
+		p.b.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	splitGemm(p.workers, p.b.Sgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func (p *parallel) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if !p.split(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc, alpha == 0) {
+		p.b.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	splitGemm(p.workers, p.b.Dgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// split validates the arguments (so that a bad call panics on the caller's
+// goroutine with gonum's message) and reports whether the product is worth
+// splitting.
+func (p *parallel) split(tA, tB blas.Transpose, m, n, k, lenA, lda, lenB, ldb, lenC, ldc int, alphaZero bool) bool {
+	if !checkGemm(tA, tB, m, n, k, lenA, lda, lenB, ldb, lenC, ldc) || alphaZero || k == 0 {
+		return false
+	}
+	if max(m, n) < 2 {
+		return false
+	}
+	// Compare in float64: m·n·k can overflow int on 32-bit platforms.
+	return float64(m)*float64(n)*float64(k) >= float64(p.minWork)
+}
+
+type gemmFunc[T float] func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
+
+// splitGemm computes the product in up to workers blocks of rows of C (when
+// m >= n) or of columns of C, one on the calling goroutine and the others
+// new goroutines. The blocks write disjoint parts of C.
+func splitGemm[T float](workers int, f gemmFunc[T], tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	byRows := m >= n
+	dim, align := n, 16 // columns: keep block edges on 64-byte boundaries of float32 rows
+	if byRows {
+		dim, align = m, 4
+	}
+	chunk := (dim + workers - 1) / workers
+	if chunk > align {
+		chunk = (chunk + align - 1) / align * align
+	}
+	run := func(lo, hi int) {
+		if byRows {
+			aOff := lo * lda // rows lo.. of A
+			if tA != blas.NoTrans {
+				aOff = lo // columns lo.. of the stored k×m A
+			}
+			f(tA, tB, hi-lo, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+			return
+		}
+		bOff := lo // columns lo.. of B
+		if tB != blas.NoTrans {
+			bOff = lo * ldb // rows lo.. of the stored n×k B
+		}
+		f(tA, tB, m, hi-lo, k, alpha, a, lda, b[bOff:], ldb, beta, c[lo:], ldc)
+	}
+	var wg sync.WaitGroup
+	for lo := chunk; lo < dim; lo += chunk {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			run(lo, hi)
+		}(lo, min(lo+chunk, dim))
+	}
+	run(0, min(chunk, dim))
+	wg.Wait()
+}

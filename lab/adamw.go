@@ -1,0 +1,106 @@
+package lab
+
+import (
+	"math"
+
+	"windtunnel/models"
+)
+
+// AdamW is decoupled-weight-decay Adam (β1, β2, eps, decay) with global-norm gradient
+// clipping, updating the parameters in place.
+type AdamW struct {
+	Beta1, Beta2, Eps, Decay float64
+	// Clip is the global gradient-norm limit; 0 disables clipping.
+	Clip float64
+	// GroupLR multiplies the learning rate per parameter group (missing groups: 1).
+	GroupLR map[models.Group]float64
+
+	t    int
+	m, v [][]float64
+}
+
+// NewAdamW returns AdamW with β = (0.9, 0.999), eps 1e-8, the given decay and clip.
+func NewAdamW(decay, clip float64) *AdamW {
+	return &AdamW{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Decay: decay, Clip: clip}
+}
+
+// GradNorm returns the global L2 norm of the gradients.
+func GradNorm(ps []models.Param) float64 {
+	s := 0.0
+	for _, p := range ps {
+		switch g := p.Grad.Data().(type) {
+		case []float32:
+			for _, x := range g {
+				s += float64(x) * float64(x)
+			}
+		case []float64:
+			for _, x := range g {
+				s += x * x
+			}
+		}
+	}
+	return math.Sqrt(s)
+}
+
+// Step applies one update at learning rate lr and returns the gradient norm before clipping.
+func (o *AdamW) Step(ps []models.Param, lr float64) float64 {
+	if o.m == nil {
+		for _, p := range ps {
+			n := p.Value.Shape().TotalSize()
+			o.m = append(o.m, make([]float64, n))
+			o.v = append(o.v, make([]float64, n))
+		}
+	}
+	norm := GradNorm(ps)
+	scale := 1.0
+	if o.Clip > 0 && norm > o.Clip {
+		scale = o.Clip / (norm + 1e-6)
+	}
+	o.t++
+	bc1 := 1 - math.Pow(o.Beta1, float64(o.t))
+	bc2 := 1 - math.Pow(o.Beta2, float64(o.t))
+	for i, p := range ps {
+		plr := lr
+		if f, ok := o.GroupLR[p.Group]; ok {
+			plr *= f
+		}
+		m, v := o.m[i], o.v[i]
+		switch w := p.Value.Data().(type) {
+		case []float32:
+			g := p.Grad.Data().([]float32)
+			for j := range w {
+				gj := float64(g[j]) * scale
+				m[j] = o.Beta1*m[j] + (1-o.Beta1)*gj
+				v[j] = o.Beta2*v[j] + (1-o.Beta2)*gj*gj
+				x := float64(w[j]) * (1 - plr*o.Decay)
+				w[j] = float32(x - plr*(m[j]/bc1)/(math.Sqrt(v[j]/bc2)+o.Eps))
+			}
+		case []float64:
+			g := p.Grad.Data().([]float64)
+			for j := range w {
+				gj := g[j] * scale
+				m[j] = o.Beta1*m[j] + (1-o.Beta1)*gj
+				v[j] = o.Beta2*v[j] + (1-o.Beta2)*gj*gj
+				x := w[j] * (1 - plr*o.Decay)
+				w[j] = x - plr*(m[j]/bc1)/(math.Sqrt(v[j]/bc2)+o.Eps)
+			}
+		}
+	}
+	return norm
+}
+
+// Schedule is linear warm-up to Peak over Warmup steps, then cosine decay to 0 at Total.
+type Schedule struct {
+	Peak          float64
+	Warmup, Total int
+}
+
+// At returns the learning rate for 0-based step s (the same curve as the PyTorch reference).
+func (s Schedule) At(step int) float64 {
+	w := 1.0
+	if s.Warmup > 0 {
+		w = math.Min(1, float64(step+1)/float64(s.Warmup))
+	}
+	frac := math.Min(1, float64(step)/float64(max(1, s.Total)))
+	return s.Peak * w * 0.5 * (1 + math.Cos(math.Pi*frac))
+}

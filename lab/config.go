@@ -1,0 +1,120 @@
+package lab
+
+import (
+	"fmt"
+
+	"windtunnel/models"
+	"windtunnel/tunnels"
+)
+
+// Config is everything that determines a run.
+type Config struct {
+	Task        string                   `json:"task"`
+	Tunnel      tunnels.Config           `json:"tunnel"`
+	Model       string                   `json:"model"` // "transformer" or "mlp"
+	Transformer models.TransformerConfig `json:"transformer"`
+	// MLP sizes the baseline; zero Width means "match the transformer's parameter count".
+	MLP         models.MLPConfig `json:"mlp"`
+	Steps       int              `json:"steps"`
+	Batch       int              `json:"batch"`
+	LR          float64          `json:"lr"`
+	Warmup      int              `json:"warmup"`
+	WeightDecay float64          `json:"weight_decay"`
+	Clip        float64          `json:"clip"`
+	// ValueLR and QKLR multiply the learning rate of value and query/key projections.
+	ValueLR   float64 `json:"value_lr"`
+	QKLR      float64 `json:"qk_lr"`
+	EvalEvery int     `json:"eval_every"`
+	ProbeSize int     `json:"probe_size"`
+	Seed      uint64  `json:"seed"`
+	// Target is "sampled", "posterior" or "" for the task's default.
+	Target string `json:"target"`
+	// BLAS is "auto", "openblas" or "gonum".
+	BLAS string `json:"blas"`
+	// Workers is the goroutine count for kernels and GEMM splitting (0: all cores).
+	Workers int `json:"workers"`
+}
+
+// Presets are the named starting configurations.
+const (
+	PresetQuick = "quick"
+	PresetPaper = "paper"
+)
+
+// Preset returns the named preset for a task.
+//
+// paper: the paper's sizes (bijection V=20, L=6, H=6, d=192 → 2,677,440 parameters; HMM as
+// the authors' code, L=9, H=8, d=256, MLP 1024; batch 256, AdamW 3e-4, 2k warm-up, cosine,
+// weight decay 0.1). quick: sizes that show the separation on a 2-core CPU in minutes.
+func Preset(name, task string) (Config, error) {
+	c := Config{Task: task, Model: "transformer", Clip: 1, ValueLR: 1, QKLR: 1, BLAS: "auto", Target: "", Seed: 1}
+	switch name {
+	case PresetPaper:
+		c.Transformer = models.TransformerConfig{Layers: 6, Heads: 6, Width: 192}
+		if task == "hmm" {
+			c.Transformer = models.TransformerConfig{Layers: 9, Heads: 8, Width: 256, MLP: 1024}
+		}
+		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 50000, 256, 3e-4, 2000, 0.1
+		c.EvalEvery, c.ProbeSize = 500, 1024
+	case PresetQuick:
+		c.Transformer = models.TransformerConfig{Layers: 4, Heads: 4, Width: 64}
+		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 1500, 64, 1e-3, 100, 0.01
+		c.EvalEvery, c.ProbeSize = 100, 512
+		if task == "hmm" {
+			c.Tunnel.K = 20
+		}
+		if task == "recall" {
+			c.Tunnel = tunnels.Config{Pairs: 8, Keys: 32, Values: 32, Fillers: 8, Queries: 3}
+		}
+	default:
+		return Config{}, fmt.Errorf("lab: preset %q: want quick or paper", name)
+	}
+	return c, nil
+}
+
+// Validate reports the first bad field, naming it as a flag and giving the valid range.
+func (c Config) Validate() error {
+	bad := func(flag string, v any, rng string) error {
+		return fmt.Errorf("--%s %v out of range: want %s", flag, v, rng)
+	}
+	switch {
+	case c.Model != "transformer" && c.Model != "mlp":
+		return fmt.Errorf("--model %q: want transformer or mlp", c.Model)
+	case c.Steps < 1 || c.Steps > 100_000_000:
+		return bad("steps", c.Steps, "1..100000000")
+	case c.Batch < 1 || c.Batch > 65536:
+		return bad("batch", c.Batch, "1..65536")
+	case !(c.LR > 0 && c.LR <= 10):
+		return bad("lr", c.LR, "(0, 10]")
+	case c.Warmup < 0:
+		return bad("warmup", c.Warmup, "≥ 0")
+	case !(c.WeightDecay >= 0 && c.WeightDecay < 1):
+		return bad("weight-decay", c.WeightDecay, "[0, 1)")
+	case !(c.Clip >= 0):
+		return bad("clip", c.Clip, "≥ 0 (0 disables)")
+	case !(c.ValueLR > 0) || !(c.QKLR > 0):
+		return fmt.Errorf("--value-lr %v / --qk-lr %v: want > 0", c.ValueLR, c.QKLR)
+	case c.EvalEvery < 1:
+		return bad("eval-every", c.EvalEvery, "≥ 1")
+	case c.ProbeSize < 1 || c.ProbeSize > 1<<20:
+		return bad("probe", c.ProbeSize, "1..1048576")
+	case c.Workers < 0 || c.Workers > 1024:
+		return bad("workers", c.Workers, "0..1024")
+	}
+	if c.Target != "" {
+		if _, err := tunnels.ParseTargetMode(c.Target); err != nil {
+			return fmt.Errorf("--target %q: want sampled or posterior", c.Target)
+		}
+	}
+	switch c.BLAS {
+	case "auto", "openblas", "gonum":
+	default:
+		return fmt.Errorf("--blas %q: want auto, openblas or gonum", c.BLAS)
+	}
+	if c.Model == "transformer" {
+		if err := c.Transformer.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,303 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"gorgonia.org/tensor"
+
+	"windtunnel/diagnostics"
+	"windtunnel/gemm"
+	"windtunnel/models"
+	"windtunnel/sessions"
+	"windtunnel/tunnels"
+)
+
+// CommandKind names what a Command asks of the trainer.
+type CommandKind int
+
+// The commands the trainer obeys between steps.
+const (
+	Pause CommandKind = iota
+	Resume
+	Stop
+	SetHead
+)
+
+// Command is an operator action; Layer, Head and On apply to SetHead.
+type Command struct {
+	Kind        CommandKind
+	Layer, Head int
+	On          bool
+}
+
+// ErrDiverged is returned (wrapped) when the loss becomes NaN or infinite.
+var ErrDiverged = errors.New("loss is not finite")
+
+// Trainer runs one training run on its own goroutine.
+type Trainer struct {
+	cfg     Config
+	tunnel  tunnels.Tunnel
+	model   models.Model
+	mode    tunnels.TargetMode
+	backend gemm.Backend
+	opt     *AdamW
+	sched   Schedule
+	probe   []*tunnels.Batch
+	q       []float64
+	post    []float64
+	records chan sessions.Record
+	cmds    chan Command
+	drops   atomic.Int64
+	step    int
+}
+
+// Result is the outcome of a run: the last evaluation and its inputs.
+type Result struct {
+	Steps  int
+	WallS  float64
+	Scores diagnostics.Scores
+	// Q is the model's class distributions on the probe set, N×P×C.
+	Q []float64
+	// Last is the final record sent.
+	Last sessions.Record
+}
+
+// New builds the tunnel, model, optimiser and probe set of a configuration.
+func New(cfg Config) (*Trainer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	tn, err := tunnels.New(cfg.Task, cfg.Tunnel)
+	if err != nil {
+		return nil, err
+	}
+	mode := tn.DefaultTarget()
+	if cfg.Target != "" {
+		mode, _ = tunnels.ParseTargetMode(cfg.Target)
+	}
+	be, err := gemm.Open(cfg.BLAS)
+	if err != nil {
+		return nil, fmt.Errorf("lab: %w", err)
+	}
+	workers := cfg.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	be = gemm.Parallel(be, workers)
+	opts := models.Options{Dtype: tensor.Float32, Backend: be, Workers: workers, Seed: cfg.Seed}
+	var m models.Model
+	switch cfg.Model {
+	case "transformer":
+		m, err = models.NewTransformer(cfg.Transformer, tn, opts)
+	case "mlp":
+		mc := cfg.MLP
+		if mc.Width == 0 {
+			mc = models.MatchMLP(models.TransformerParams(cfg.Transformer, tn, 0), tn, 0)
+		}
+		m, err = models.NewMLP(mc, tn, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t := &Trainer{
+		cfg: cfg, tunnel: tn, model: m, mode: mode, backend: be,
+		opt:     NewAdamW(cfg.WeightDecay, cfg.Clip),
+		sched:   Schedule{Peak: cfg.LR, Warmup: cfg.Warmup, Total: cfg.Steps},
+		records: make(chan sessions.Record, 256),
+		cmds:    make(chan Command, 64),
+	}
+	t.opt.GroupLR = map[models.Group]float64{models.GroupValue: cfg.ValueLR, models.GroupQK: cfg.QKLR}
+	const chunk = 256
+	stream := tunnels.ProbeStream(cfg.Seed)
+	for first := 0; first < cfg.ProbeSize; first += chunk {
+		b := tunnels.NewBatch(tn, min(chunk, cfg.ProbeSize-first))
+		b.Fill(tn, stream, uint64(first))
+		t.probe = append(t.probe, b)
+		t.post = append(t.post, b.Posterior...)
+	}
+	t.q = make([]float64, len(t.post))
+	return t, nil
+}
+
+// Model returns the model being trained (for the owner of the trainer goroutine only).
+func (t *Trainer) Model() models.Model { return t.model }
+
+// Tunnel returns the task.
+func (t *Trainer) Tunnel() tunnels.Tunnel { return t.tunnel }
+
+// Config returns the run's configuration.
+func (t *Trainer) Config() Config { return t.cfg }
+
+// BLAS names the matrix-multiply backend in use.
+func (t *Trainer) BLAS() string { return t.backend.Name() }
+
+// Records is the stream of records; a slow reader loses records (counted by Drops) rather
+// than stalling training.
+func (t *Trainer) Records() <-chan sessions.Record { return t.records }
+
+// Drops is the number of records not delivered because the reader was behind.
+func (t *Trainer) Drops() int64 { return t.drops.Load() }
+
+// Send queues a command; it reports false if the queue is full.
+func (t *Trainer) Send(c Command) bool {
+	select {
+	case t.cmds <- c:
+		return true
+	default:
+		return false
+	}
+}
+
+func (t *Trainer) emit(r sessions.Record) {
+	select {
+	case t.records <- r:
+	default:
+		t.drops.Add(1)
+	}
+}
+
+// Evaluate scores the model on the probe set.
+func (t *Trainer) Evaluate() (diagnostics.Scores, error) {
+	off := 0
+	for _, b := range t.probe {
+		n := b.N * b.P * b.C
+		if err := t.model.Predict(t.tunnel, b, t.q[off:off+n]); err != nil {
+			return diagnostics.Scores{}, err
+		}
+		off += n
+	}
+	return diagnostics.Score(t.q, t.post, t.cfg.ProbeSize, len(t.tunnel.Positions()), t.tunnel.Classes())
+}
+
+// ProbeBatches are the held-out probe sequences, in order.
+func (t *Trainer) ProbeBatches() []*tunnels.Batch { return t.probe }
+
+func evalRecord(s diagnostics.Scores) *sessions.Eval {
+	return &sessions.Eval{
+		BitErrorPosition: s.BitErrorPosition, BitErrorSample: s.BitErrorSample,
+		KLBits: s.KLBits, TVD: s.TVD, Accuracy: s.Accuracy,
+		ModelEntropy: append([]float64(nil), s.PerPosition.ModelEntropy...),
+		BayesEntropy: append([]float64(nil), s.PerPosition.BayesEntropy...),
+	}
+}
+
+// handle applies one command; it reports whether the run must stop.
+func (t *Trainer) handle(c Command, paused *bool) (stop bool, err error) {
+	switch c.Kind {
+	case Pause:
+		*paused = true
+	case Resume:
+		*paused = false
+	case Stop:
+		return true, nil
+	case SetHead:
+		return false, t.model.SetHeadMask(c.Layer, c.Head, c.On)
+	}
+	return false, nil
+}
+
+// Run trains until the step budget is spent, a Stop command arrives or ctx is done, and
+// returns the final evaluation. The records channel is closed when Run returns.
+func (t *Trainer) Run(ctx context.Context) (Result, error) {
+	defer close(t.records)
+	batch := tunnels.NewBatch(t.tunnel, t.cfg.Batch)
+	stream := tunnels.TrainStream(t.cfg.Seed)
+	start := time.Now()
+	var res Result
+	paused := false
+	rate, lastT, lastStep := 0.0, start, 0
+	state := sessions.Training
+	finish := func(state sessions.State, msg string) (Result, error) {
+		s, err := t.Evaluate()
+		if err != nil {
+			return res, err
+		}
+		res.Scores, res.Q, res.Steps = s, t.q, t.step
+		res.WallS = time.Since(start).Seconds()
+		last := res.Last
+		last.State, last.Message, last.Eval, last.WallS = state, msg, evalRecord(s), res.WallS
+		res.Last = last
+		t.emit(last)
+		return res, nil
+	}
+	for t.step < t.cfg.Steps {
+		for {
+			var c Command
+			select {
+			case <-ctx.Done():
+				return finish(sessions.Stopped, "interrupted")
+			case c = <-t.cmds:
+			default:
+				if !paused {
+					goto train
+				}
+				select {
+				case <-ctx.Done():
+					return finish(sessions.Stopped, "interrupted")
+				case c = <-t.cmds:
+				}
+			}
+			stop, err := t.handle(c, &paused)
+			if err != nil {
+				res.Last.Message = err.Error()
+			}
+			if stop {
+				return finish(sessions.Stopped, "stopped by operator")
+			}
+			if paused && state != sessions.Paused {
+				state = sessions.Paused
+				r := res.Last
+				r.State = state
+				t.emit(r)
+			}
+		}
+	train:
+		state = sessions.Training
+		batch.Fill(t.tunnel, stream, uint64(t.step)*uint64(t.cfg.Batch))
+		loss, err := t.model.TrainStep(t.tunnel, batch, t.mode)
+		if err != nil {
+			return res, fmt.Errorf("lab: step %d: %w", t.step+1, err)
+		}
+		if math.IsNaN(loss) || math.IsInf(loss, 0) {
+			msg := fmt.Sprintf("loss is %v at step %d: training stopped (lower --lr?)", loss, t.step+1)
+			r := res.Last
+			r.State, r.Message = sessions.Failed, msg
+			t.emit(r)
+			res.Last = r
+			res.Steps = t.step
+			return res, fmt.Errorf("lab: %w: %s", ErrDiverged, msg)
+		}
+		lr := t.sched.At(t.step)
+		gn := t.opt.Step(t.model.Params(), lr)
+		t.step++
+		now := time.Now()
+		if dt := now.Sub(lastT).Seconds(); dt >= 0.5 {
+			inst := float64(t.step-lastStep) / dt
+			if rate == 0 {
+				rate = inst
+			} else {
+				rate = 0.7*rate + 0.3*inst
+			}
+			lastT, lastStep = now, t.step
+		} else if rate == 0 && t.step > 0 {
+			rate = float64(t.step) / math.Max(now.Sub(start).Seconds(), 1e-9)
+		}
+		rec := sessions.Record{Step: t.step, WallS: now.Sub(start).Seconds(), Loss: loss, LR: lr, GradNorm: gn, StepsPerS: rate, State: state}
+		if t.step%t.cfg.EvalEvery == 0 && t.step < t.cfg.Steps {
+			s, err := t.Evaluate()
+			if err != nil {
+				return res, fmt.Errorf("lab: evaluate at step %d: %w", t.step, err)
+			}
+			rec.Eval = evalRecord(s)
+		}
+		res.Last = rec
+		t.emit(rec)
+	}
+	return finish(sessions.Done, "")
+}
