@@ -56,14 +56,20 @@ type openBLAS struct {
 // openOpenBLAS loads the first OpenBLAS candidate that opens and exports
 // cblas_sgemm and cblas_dgemm, and sets OpenBLAS to one thread. Loading the
 // same library again returns the already loaded one, so this is idempotent.
-func openOpenBLAS() (*openBLAS, error) {
+func openOpenBLAS() (*openBLAS, error) { return openOpenBLASFrom(OpenBLASCandidates()) }
+
+func openOpenBLASFrom(paths []string) (*openBLAS, error) {
 	var tried []string
-	for _, path := range OpenBLASCandidates() {
+	for _, path := range paths {
 		b, err := loadOpenBLAS(path)
 		if err == nil {
 			return b, nil
 		}
-		tried = append(tried, fmt.Sprintf("%s: %v", path, err))
+		msg := err.Error()
+		if !strings.HasPrefix(msg, path+":") { // dlerror usually names the path already
+			msg = path + ": " + msg
+		}
+		tried = append(tried, msg)
 	}
 	return nil, fmt.Errorf("gemm: open openblas: %w; tried (set %s to add a path) %s",
 		ErrNotLoaded, EnvOpenBLAS, strings.Join(tried, "; "))

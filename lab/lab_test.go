@@ -1,0 +1,221 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"windtunnel/models"
+	"windtunnel/sessions"
+	"windtunnel/tunnels"
+)
+
+// tiny is a small bijection configuration that trains in seconds.
+func tiny(model string) Config {
+	return Config{
+		Task: "bijection", Tunnel: tunnels.Config{V: 5}, Model: model,
+		Transformer: models.TransformerConfig{Layers: 2, Heads: 2, Width: 32},
+		Steps:       400, Batch: 32, LR: 3e-3, Warmup: 40, WeightDecay: 0.01, Clip: 1,
+		ValueLR: 1, QKLR: 1, EvalEvery: 100, ProbeSize: 256, Seed: 1, BLAS: "auto",
+	}
+}
+
+func train(t *testing.T, c Config) Result {
+	t.Helper()
+	tr, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for range tr.Records() {
+		}
+	}()
+	res, err := tr.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestTinyTransformerBeatsMLP trains a tiny transformer to the Bayes optimum (bit error (a)
+// ≤ 0.05) and the capacity-matched MLP on the same budget, which must stay ≥ 5× worse.
+func TestTinyTransformerBeatsMLP(t *testing.T) {
+	start := time.Now()
+	tf := train(t, tiny("transformer"))
+	el := time.Since(start)
+	mlp := train(t, tiny("mlp"))
+	t.Logf("transformer: bit error (a) %.4f (b) %.4f KL %.4f in %v; mlp: (a) %.4f (b) %.4f KL %.4f",
+		tf.Scores.BitErrorPosition, tf.Scores.BitErrorSample, tf.Scores.KLBits, el,
+		mlp.Scores.BitErrorPosition, mlp.Scores.BitErrorSample, mlp.Scores.KLBits)
+	if tf.Scores.BitErrorPosition > 0.05 {
+		t.Errorf("transformer bit error (a) %.4f > 0.05", tf.Scores.BitErrorPosition)
+	}
+	if el > time.Minute {
+		t.Errorf("transformer took %v, want < 1 minute", el)
+	}
+	if mlp.Scores.BitErrorPosition < 5*tf.Scores.BitErrorPosition {
+		t.Errorf("MLP bit error (a) %.4f is not ≥ 5× the transformer's %.4f", mlp.Scores.BitErrorPosition, tf.Scores.BitErrorPosition)
+	}
+}
+
+// TestDeterministic checks that the same seed gives the same loss curve.
+func TestDeterministic(t *testing.T) {
+	c := tiny("transformer")
+	c.Steps, c.EvalEvery, c.Workers = 20, 10, 2
+	curve := func() []float64 {
+		tr, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var losses []float64
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for r := range tr.Records() {
+				if r.State == sessions.Training {
+					losses = append(losses, r.Loss)
+				}
+			}
+		}()
+		if _, err := tr.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		return losses
+	}
+	a, b := curve(), curve()
+	if len(a) != c.Steps || len(b) != c.Steps {
+		t.Fatalf("got %d and %d losses, want %d", len(a), len(b), c.Steps)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("step %d: loss %v vs %v", i+1, a[i], b[i])
+		}
+	}
+}
+
+// TestDivergenceStops checks that a NaN loss stops the run with a clear error and keeps the
+// last record: a NaN planted in the embedding makes the first loss NaN.
+func TestDivergenceStops(t *testing.T) {
+	c := tiny("transformer")
+	tr, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Model().Params()[0].Value.Data().([]float32)[0] = float32(math.NaN())
+	var last sessions.Record
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for r := range tr.Records() {
+			last = r
+		}
+	}()
+	_, err = tr.Run(context.Background())
+	<-done
+	if !errors.Is(err, ErrDiverged) {
+		t.Fatalf("Run error %v, want ErrDiverged", err)
+	}
+	if last.State != sessions.Failed || !contains(last.Message, "NaN") {
+		t.Errorf("last record %+v, want state failed with a message naming NaN", last)
+	}
+}
+
+// TestCommands checks pause, head masking and stop from another goroutine.
+func TestCommands(t *testing.T) {
+	c := tiny("transformer")
+	c.Steps = 100000
+	tr, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	type out struct {
+		res Result
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() { r, err := tr.Run(ctx); ch <- out{r, err} }()
+	var sawPaused bool
+	for r := range tr.Records() {
+		switch {
+		case r.Step == 5 && r.State == sessions.Training:
+			tr.Send(Command{Kind: SetHead, Layer: 1, Head: 0, On: false})
+			tr.Send(Command{Kind: Pause})
+		case r.State == sessions.Paused:
+			sawPaused = true
+			tr.Send(Command{Kind: Stop})
+		}
+	}
+	o := <-ch
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	if !sawPaused {
+		t.Error("no paused record")
+	}
+	if o.res.Last.State != sessions.Stopped {
+		t.Errorf("final state %q, want stopped", o.res.Last.State)
+	}
+	if o.res.Steps > 10 {
+		t.Errorf("trained %d steps after pause", o.res.Steps)
+	}
+	if m := tr.Model().HeadMask(); m[1][0] != 0 || m[0][0] != 1 {
+		t.Errorf("head mask %v, want layer 1 head 0 off", m)
+	}
+}
+
+func TestSchedule(t *testing.T) {
+	s := Schedule{Peak: 1, Warmup: 10, Total: 100}
+	for _, c := range []struct {
+		step int
+		want float64
+	}{{0, 0.1}, {9, 0.5 * (1 + math.Cos(math.Pi*0.09))}, {50, 0.5}, {100, 0}} {
+		if got := s.At(c.step); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("At(%d) = %v, want %v", c.step, got, c.want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	good := tiny("transformer")
+	for _, c := range []struct {
+		name string
+		mod  func(*Config)
+		flag string
+	}{
+		{"model", func(c *Config) { c.Model = "rnn" }, "--model"},
+		{"steps", func(c *Config) { c.Steps = 0 }, "--steps"},
+		{"batch", func(c *Config) { c.Batch = -1 }, "--batch"},
+		{"lr", func(c *Config) { c.LR = math.NaN() }, "--lr"},
+		{"decay", func(c *Config) { c.WeightDecay = 2 }, "--weight-decay"},
+		{"eval", func(c *Config) { c.EvalEvery = 0 }, "--eval-every"},
+		{"target", func(c *Config) { c.Target = "soft" }, "--target"},
+		{"blas", func(c *Config) { c.BLAS = "mkl" }, "--blas"},
+		{"heads", func(c *Config) { c.Transformer.Heads = 3 }, "heads"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bad := good
+			c.mod(&bad)
+			err := bad.Validate()
+			if err == nil || !contains(err.Error(), c.flag) {
+				t.Errorf("Validate() = %v, want an error naming %s", err, c.flag)
+			}
+		})
+	}
+	if err := good.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}

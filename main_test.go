@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestSampleJSON(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		classes int
+	}{
+		{[]string{"--task", "bijection", "--v", "6"}, 6},
+		{[]string{"--task", "hmm", "--k", "7"}, 5},
+		{[]string{"--task", "recall", "--pairs", "4", "--keys", "8", "--values", "8", "--fillers", "4"}, 8},
+	} {
+		t.Run(c.args[1], func(t *testing.T) {
+			code, out, errs := runCLI(append([]string{"sample", "--n", "3", "--seed", "9", "--json"}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			sc := bufio.NewScanner(strings.NewReader(out))
+			sc.Buffer(nil, 1<<20)
+			lines := 0
+			for sc.Scan() {
+				lines++
+				var v struct {
+					Tokens    []int       `json:"tokens"`
+					Positions []int       `json:"positions"`
+					Targets   []int       `json:"targets"`
+					Posterior [][]float64 `json:"posterior"`
+					Entropy   []float64   `json:"entropy_bits"`
+				}
+				if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+					t.Fatal(err)
+				}
+				if len(v.Positions) == 0 || len(v.Targets) != len(v.Positions) || len(v.Posterior) != len(v.Positions) || len(v.Entropy) != len(v.Positions) {
+					t.Fatalf("inconsistent lengths: %s", sc.Text())
+				}
+				for i, p := range v.Posterior {
+					if len(p) != c.classes {
+						t.Fatalf("posterior over %d classes, want %d", len(p), c.classes)
+					}
+					s := 0.0
+					for _, x := range p {
+						s += x
+					}
+					if math.Abs(s-1) > 1e-12 || v.Positions[i] >= len(v.Tokens) {
+						t.Fatalf("position %d: sum %v", i, s)
+					}
+				}
+			}
+			if lines != 3 {
+				t.Errorf("%d lines, want 3", lines)
+			}
+		})
+	}
+}
+
+func TestSampleTable(t *testing.T) {
+	code, out, _ := runCLI("sample", "--task", "bijection", "--v", "4")
+	if code != 0 || !strings.Contains(out, "posterior") || !strings.Contains(out, "2.0000") {
+		t.Errorf("exit %d, table:\n%s", code, out)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sample", "--task", "nope"}, "--task"},
+		{[]string{"sample", "--n", "abc"}, "--n"},
+		{[]string{"sample", "--n", "0"}, "--n"},
+		{[]string{"sample", "--n"}, "--n"},
+		{[]string{"sample", "--v", "99"}, "--v"},
+		{[]string{"sample", "--task", "hmm", "--states", "1"}, "--states"},
+		{[]string{"sample", "--task", "recall", "--queries", "0"}, "--queries"},
+		{[]string{"sample", "--task", "recall", "--pairs", "9", "--keys", "4"}, "--keys"},
+		{[]string{"sample", "extra"}, "no arguments"},
+		{[]string{"run", "--headless", "--task", "maze"}, "--task"},
+		{[]string{"run", "--headless", "--model", "rnn"}, "--model"},
+		{[]string{"run", "--headless", "--steps", "-3"}, "--steps"},
+		{[]string{"run", "--headless", "--preset", "huge"}, "--preset"},
+		{[]string{"run", "--headless", "--lr", "0"}, "--lr"},
+		{[]string{"run", "--headless", "--target", "soft"}, "--target"},
+		{[]string{"run", "--headless", "--heads", "3"}, "heads"},
+		{[]string{"run", "--headless", "--blas", "mkl"}, "--blas"},
+		{[]string{"frobnicate"}, "unknown command"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, _, errs := runCLI(c.args...)
+			if code != 2 || !strings.Contains(errs, c.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 naming %s", code, errs, c.want)
+			}
+		})
+	}
+}
+
+// TestRunHeadless runs a few steps end to end and checks the summary and the predictions file.
+func TestRunHeadless(t *testing.T) {
+	pred := filepath.Join(t.TempDir(), "pred.jsonl")
+	code, out, errs := runCLI("run", "--headless", "--task", "bijection", "--v", "5", "--steps", "5", "--eval-every", "5",
+		"--probe", "16", "--layers", "1", "--heads", "2", "--width", "16", "--predictions", pred)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var s map[string]any
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("summary %q: %v", out, err)
+	}
+	for _, k := range []string{"task", "model", "params", "steps", "wall_s", "bit_error_position", "bit_error_sample", "kl_bits", "tvd", "per_position"} {
+		if _, ok := s[k]; !ok {
+			t.Errorf("summary lacks %q", k)
+		}
+	}
+	if s["steps"].(float64) != 5 {
+		t.Errorf("steps %v", s["steps"])
+	}
+	data, err := os.ReadFile(pred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 16 {
+		t.Fatalf("%d prediction lines, want 16", len(lines))
+	}
+	var p struct {
+		Posterior [][]float64 `json:"posterior"`
+		Model     [][]float64 `json:"model"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Model) != len(p.Posterior) || len(p.Model[0]) != 5 {
+		t.Errorf("model distributions %v do not match posterior shape", p.Model)
+	}
+}
