@@ -46,6 +46,7 @@ type runFlags struct {
 	blas        string
 	workers     int
 	predictions string
+	mlpInput    string
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -71,6 +72,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.target, "target", "", "training target: sampled or posterior (default: the task's)")
 	fs.StringVar(&f.blas, "blas", "auto", "matrix multiply: auto (OpenBLAS if found, else gonum), openblas or gonum")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels (default: all cores)")
+	fs.StringVar(&f.mlpInput, "mlp-input", "prefix", "MLP baseline input: prefix (one-hot prefix up to the scored position) or token (the scored token alone)")
 	fs.StringVar(&f.predictions, "predictions", "", "write the probe set with the model's distributions to this JSON Lines file")
 }
 
@@ -121,6 +123,7 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 	set("width", func() { c.Transformer.Width = f.width })
 	set("mlp-hidden", func() { c.Transformer.MLP = f.mlpHidden })
 	c.Target, c.BLAS, c.Workers = f.target, f.blas, f.workers
+	c.MLP.Input = f.mlpInput
 	if c.EvalEvery > c.Steps {
 		c.EvalEvery = c.Steps
 	}

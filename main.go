@@ -64,6 +64,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		}
 		return nil
 	}
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	return root
 }
 

@@ -111,10 +111,11 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("--blas %q: want auto, openblas or gonum", c.BLAS)
 	}
-	if c.Model == "transformer" {
-		if err := c.Transformer.Validate(); err != nil {
-			return err
-		}
+	if err := c.Transformer.Validate(); err != nil {
+		return err
+	}
+	if c.MLP.Input != "" && c.MLP.Input != "prefix" && c.MLP.Input != "token" {
+		return fmt.Errorf("--mlp-input %q: want prefix or token", c.MLP.Input)
 	}
 	return nil
 }

@@ -99,6 +99,7 @@ func New(cfg Config) (*Trainer, error) {
 		mc := cfg.MLP
 		if mc.Width == 0 {
 			mc = models.MatchMLP(models.TransformerParams(cfg.Transformer, tn, 0), tn, 0)
+			mc.Input = cfg.MLP.Input
 		}
 		m, err = models.NewMLP(mc, tn, opts)
 	}

@@ -55,11 +55,15 @@ func (k *embedKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ f
 // prefixKernel is the MLP baseline's input layer: a linear map of the flattened one-hot
 // prefix. Output row n·P+p is b + Σ_{t ≤ pos[p]} W[t·V + ids[n·T+t]], i.e. the one-hot
 // encoding of the tokens up to the scored position, zero-padded to the full length T, times W.
+//
+// With tokenOnly the sum keeps only t = pos[p]: the network sees the scored token and its
+// position and nothing of the context (a transformer with attention removed).
 type prefixKernel[T Float] struct {
-	t, vocab int
-	pos      []int
-	ids      *[]int
-	acc      []T
+	t, vocab  int
+	tokenOnly bool
+	pos       []int
+	ids       *[]int
+	acc       []T
 }
 
 func (k *prefixKernel[T]) name() string      { return "OneHotPrefix" }
@@ -85,6 +89,10 @@ func (k *prefixKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64
 		copy(acc, b)
 		t := 0
 		for p, pos := range k.pos {
+			if k.tokenOnly {
+				copy(acc, b)
+				t = pos
+			}
 			for ; t <= pos; t++ {
 				row := W[(t*k.vocab+ids[s*k.t+t])*w:][:w]
 				for j, v := range row {
@@ -119,6 +127,13 @@ func (k *prefixKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ 
 			lo := -1
 			if p > 0 {
 				lo = k.pos[p-1]
+			}
+			if k.tokenOnly {
+				row := dW[(k.pos[p]*k.vocab+ids[s*k.t+k.pos[p]])*w:][:w]
+				for j, v := range gr {
+					row[j] += v
+				}
+				continue
 			}
 			for ; t > lo; t-- {
 				row := dW[(t*k.vocab+ids[s*k.t+t])*w:][:w]

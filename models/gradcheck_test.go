@@ -94,12 +94,13 @@ func TestMLPGradients(t *testing.T) {
 	bij, _ := tunnels.NewBijection(5)
 	hmm, _ := tunnels.NewHMM(3, 3, 4)
 	for _, c := range []struct {
-		name string
-		tn   tunnels.Tunnel
-		mode tunnels.TargetMode
-	}{{"bijection", bij, tunnels.Sampled}, {"hmm", hmm, tunnels.Posterior}} {
+		name  string
+		tn    tunnels.Tunnel
+		mode  tunnels.TargetMode
+		input string
+	}{{"bijection", bij, tunnels.Sampled, "prefix"}, {"hmm", hmm, tunnels.Posterior, "prefix"}, {"bijection/token", bij, tunnels.Sampled, "token"}} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := NewMLP(MLPConfig{Blocks: 2, Width: 6, Hidden: 10}, c.tn, Options{Dtype: tensor.Float64, Seed: 5})
+			m, err := NewMLP(MLPConfig{Blocks: 2, Width: 6, Hidden: 10, Input: c.input}, c.tn, Options{Dtype: tensor.Float64, Seed: 5})
 			if err != nil {
 				t.Fatal(err)
 			}

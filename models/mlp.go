@@ -17,6 +17,9 @@ type MLPConfig struct {
 	Blocks int
 	Width  int
 	Hidden int // 0 means 2·Width
+	// Input is "prefix" (the default: the one-hot prefix up to the scored position) or
+	// "token" (only the scored token and its position: no access to the context).
+	Input string
 }
 
 // Validate reports the first out-of-range field, naming it.
@@ -28,6 +31,8 @@ func (c MLPConfig) Validate() error {
 		return fmt.Errorf("models: mlp width=%d out of range 1..65536", c.Width)
 	case c.Hidden < 0 || c.Hidden > 262144:
 		return fmt.Errorf("models: mlp hidden=%d out of range 0..262144", c.Hidden)
+	case c.Input != "" && c.Input != "prefix" && c.Input != "token":
+		return fmt.Errorf("models: mlp input %q: want prefix or token", c.Input)
 	}
 	return nil
 }
@@ -132,7 +137,7 @@ func newMLP[T Float](c MLPConfig, t tunnels.Tunnel, o Options) *net[T] {
 func buildMLP[T Float](m *net[T], c MLPConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
 	pn := cg.pnodes
 	be, pl := m.opt.Backend, m.pool()
-	h, err := apply(m, &prefixKernel[T]{t: t.SeqLen(), vocab: t.Vocab(), pos: t.Positions(), ids: &cg.ids}, false, pn[0], pn[1])
+	h, err := apply(m, &prefixKernel[T]{t: t.SeqLen(), vocab: t.Vocab(), pos: t.Positions(), ids: &cg.ids, tokenOnly: c.Input == "token"}, false, pn[0], pn[1])
 	if err != nil {
 		return nil, err
 	}
