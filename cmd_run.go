@@ -186,7 +186,7 @@ type summary struct {
 	Params           int                        `json:"params"`
 	Steps            int                        `json:"steps"`
 	WallS            float64                    `json:"wall_s"`
-	MsPerStep        float64                    `json:"ms_per_step"`
+	MsPerStep        float64                    `json:"ms_per_step"` // median training step
 	AllocPerStep     float64                    `json:"alloc_bytes_per_step"`
 	BLAS             string                     `json:"blas"`
 	State            string                     `json:"state"`
@@ -245,7 +245,7 @@ func runHeadless(ctx context.Context, cfg lab.Config, predictions string, stdout
 		PerPosition: res.Scores.PerPosition, Config: cfg,
 	}
 	if res.Steps > 0 {
-		s.MsPerStep = round(1000*res.WallS/float64(res.Steps), 2)
+		s.MsPerStep = round(res.MedianStepMs(), 2)
 		s.AllocPerStep = round(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(res.Steps), 0)
 	}
 	if runErr != nil {

@@ -58,8 +58,8 @@ func Preset(name, task string) (Config, error) {
 		c.EvalEvery, c.ProbeSize = 500, 1024
 	case PresetQuick:
 		c.Transformer = models.TransformerConfig{Layers: 4, Heads: 4, Width: 64}
-		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 1500, 64, 1e-3, 100, 0.01
-		c.EvalEvery, c.ProbeSize = 100, 512
+		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 3000, 64, 1e-3, 100, 0.01
+		c.EvalEvery, c.ProbeSize = 250, 512
 		if task == "hmm" {
 			c.Tunnel.K = 20
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sort"
 	"sync/atomic"
 	"time"
 
@@ -66,6 +67,23 @@ type Result struct {
 	Q []float64
 	// Last is the final record sent.
 	Last sessions.Record
+	// StepMs is the wall time of every training step (batch, forward, backward, update) in ms.
+	StepMs []float64
+}
+
+// MedianStepMs is the median training-step time, skipping the first three (warm-up) steps
+// when there are more.
+func (r Result) MedianStepMs() float64 {
+	xs := r.StepMs
+	if len(xs) > 3 {
+		xs = xs[3:]
+	}
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
 }
 
 // New builds the tunnel, model, optimiser and probe set of a configuration.
@@ -260,6 +278,7 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 		}
 	train:
 		state = sessions.Training
+		t0 := time.Now()
 		batch.Fill(t.tunnel, stream, uint64(t.step)*uint64(t.cfg.Batch))
 		loss, err := t.model.TrainStep(t.tunnel, batch, t.mode)
 		if err != nil {
@@ -278,6 +297,7 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 		gn := t.opt.Step(t.model.Params(), lr)
 		t.step++
 		now := time.Now()
+		res.StepMs = append(res.StepMs, float64(now.Sub(t0).Microseconds())/1000)
 		if dt := now.Sub(lastT).Seconds(); dt >= 0.5 {
 			inst := float64(t.step-lastStep) / dt
 			if rate == 0 {
