@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/ebitengine/purego"
 	"gonum.org/v1/gonum/blas"
@@ -17,12 +20,6 @@ import (
 // path that is tried before the default candidates.
 const EnvOpenBLAS = "WINDTUNNEL_OPENBLAS"
 
-// CBLAS enumeration values (cblas.h).
-const (
-	cblasRowMajor = 101
-	cblasNoTrans  = 111
-	cblasTrans    = 112
-)
 
 // OpenBLASCandidates returns, in search order, the library names and paths that Open tries for OpenBLAS.
 func OpenBLASCandidates() []string {
@@ -41,20 +38,51 @@ func OpenBLASCandidates() []string {
 	)
 }
 
-// openBLAS calls cblas_sgemm and cblas_dgemm of a dynamically loaded
-// OpenBLAS. Integer arguments are declared int32 (blasint of the LP64
-// interface); purego sign-extends them to full registers, so an ILP64 build
-// would receive the same values.
+// openBLAS calls sgemm_ and dgemm_ of a dynamically loaded
+// OpenBLAS. Integer arguments are passed as pointers to int32: the LP64
+// blasint of Debian's libopenblas0 (an ILP64 build would need int64).
 type openBLAS struct {
 	name string
 	// splitMinWork is Parallel's m·n·k threshold for this library's kernels.
 	splitMinWork int
-	sgemm        func(order, tA, tB, m, n, k int32, alpha float32, a *float32, lda int32, b *float32, ldb int32, beta float32, c *float32, ldc int32)
-	dgemm        func(order, tA, tB, m, n, k int32, alpha float64, a *float64, lda int32, b *float64, ldb int32, beta float64, c *float64, ldc int32)
+	// sgemm and dgemm are the Fortran-interface entry points (sgemm_, dgemm_): every
+	// argument is a pointer, so they are called through purego.SyscallN without the
+	// reflection (and the allocations) that purego.RegisterFunc needs for float arguments.
+	sgemm, dgemm uintptr
+	args         sync.Pool
+}
+
+// f77Args holds the by-reference scalar arguments of one Fortran GEMM call. It lives on the
+// heap (from a pool), so its address is stable while C reads it.
+type f77Args struct {
+	ta, tb                 byte
+	m, n, k, lda, ldb, ldc int32
+	alphaS, betaS          float32
+	alphaD, betaD          float64
+}
+
+func f77Trans(t blas.Transpose) byte {
+	if t == blas.NoTrans {
+		return 'N'
+	}
+	return 'T'
+}
+
+// prepare fills the pooled arguments of the column-major call that computes the row-major
+// product: C = op(A)·op(B) row-major is Cᵀ = op(B)ᵀ·op(A)ᵀ column-major, so A and B swap.
+func (o *openBLAS) prepare(tA, tB blas.Transpose, m, n, k, lda, ldb, ldc int) *f77Args {
+	p, _ := o.args.Get().(*f77Args)
+	if p == nil {
+		p = new(f77Args)
+	}
+	p.ta, p.tb = f77Trans(tB), f77Trans(tA)
+	p.m, p.n, p.k = int32(n), int32(m), int32(k)
+	p.lda, p.ldb, p.ldc = int32(ldb), int32(lda), int32(ldc)
+	return p
 }
 
 // openOpenBLAS loads the first OpenBLAS candidate that opens and exports
-// cblas_sgemm and cblas_dgemm, and sets OpenBLAS to one thread. Loading the
+// sgemm_ and dgemm_, and sets OpenBLAS to one thread. Loading the
 // same library again returns the already loaded one, so this is idempotent.
 func openOpenBLAS() (*openBLAS, error) { return openOpenBLASFrom(OpenBLASCandidates()) }
 
@@ -96,13 +124,11 @@ func loadOpenBLAS(path string) (b *openBLAS, err error) {
 		}
 		return p
 	}
-	sg, dg := sym("cblas_sgemm"), sym("cblas_dgemm")
+	sg, dg := sym("sgemm_"), sym("dgemm_")
 	if sg == 0 || dg == 0 {
-		return nil, errors.New("no cblas_sgemm/cblas_dgemm symbol (not a CBLAS library)")
+		return nil, errors.New("no sgemm_/dgemm_ symbol (not a BLAS library)")
 	}
-	b = &openBLAS{}
-	purego.RegisterFunc(&b.sgemm, sg)
-	purego.RegisterFunc(&b.dgemm, dg)
+	b = &openBLAS{sgemm: sg, dgemm: dg}
 
 	threads := 1
 	if p := sym("openblas_set_num_threads"); p != 0 {
@@ -182,13 +208,6 @@ func mappedFile(addr uintptr) string {
 
 func (o *openBLAS) Name() string { return o.name }
 
-func cblasTranspose(t blas.Transpose) int32 {
-	if t == blas.NoTrans {
-		return cblasNoTrans
-	}
-	return cblasTrans // ConjTrans is Trans for real matrices
-}
-
 // checkInt32 panics if any size does not fit OpenBLAS's 32-bit blasint.
 func checkInt32(vals ...int) {
 	for _, v := range vals {
@@ -207,8 +226,18 @@ func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []
 		return
 	}
 	checkInt32(m, n, k, lda, ldb, ldc)
-	o.sgemm(cblasRowMajor, cblasTranspose(tA), cblasTranspose(tB), int32(m), int32(n), int32(k),
-		alpha, &a[0], int32(lda), &b[0], int32(ldb), beta, &c[0], int32(ldc))
+	p := o.prepare(tA, tB, m, n, k, lda, ldb, ldc)
+	p.alphaS, p.betaS = alpha, beta
+	purego.SyscallN(o.sgemm,
+		uintptr(unsafe.Pointer(&p.ta)), uintptr(unsafe.Pointer(&p.tb)),
+		uintptr(unsafe.Pointer(&p.m)), uintptr(unsafe.Pointer(&p.n)), uintptr(unsafe.Pointer(&p.k)),
+		uintptr(unsafe.Pointer(&p.alphaS)), uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&p.lda)),
+		uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&p.ldb)),
+		uintptr(unsafe.Pointer(&p.betaS)), uintptr(unsafe.Pointer(&c[0])), uintptr(unsafe.Pointer(&p.ldc)))
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(c)
+	o.args.Put(p)
 }
 
 func (o *openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
@@ -220,6 +249,16 @@ func (o *openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []
 		return
 	}
 	checkInt32(m, n, k, lda, ldb, ldc)
-	o.dgemm(cblasRowMajor, cblasTranspose(tA), cblasTranspose(tB), int32(m), int32(n), int32(k),
-		alpha, &a[0], int32(lda), &b[0], int32(ldb), beta, &c[0], int32(ldc))
+	p := o.prepare(tA, tB, m, n, k, lda, ldb, ldc)
+	p.alphaD, p.betaD = alpha, beta
+	purego.SyscallN(o.dgemm,
+		uintptr(unsafe.Pointer(&p.ta)), uintptr(unsafe.Pointer(&p.tb)),
+		uintptr(unsafe.Pointer(&p.m)), uintptr(unsafe.Pointer(&p.n)), uintptr(unsafe.Pointer(&p.k)),
+		uintptr(unsafe.Pointer(&p.alphaD)), uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&p.lda)),
+		uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&p.ldb)),
+		uintptr(unsafe.Pointer(&p.betaD)), uintptr(unsafe.Pointer(&c[0])), uintptr(unsafe.Pointer(&p.ldc)))
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(c)
+	o.args.Put(p)
 }

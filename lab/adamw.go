@@ -17,6 +17,10 @@ type AdamW struct {
 
 	t    int
 	m, v [][]float64
+	w32  [][]float32 // cached views of the parameters and gradients (float32 models)
+	g32  [][]float32
+	w64  [][]float64
+	g64  [][]float64
 }
 
 // NewAdamW returns AdamW with β = (0.9, 0.999), eps 1e-8, the given decay and clip.
@@ -43,15 +47,25 @@ func GradNorm(ps []models.Param) float64 {
 }
 
 // Step applies one update at learning rate lr and returns the gradient norm before clipping.
+//
+// The parameter set must be the same on every call (the optimiser caches views of it).
 func (o *AdamW) Step(ps []models.Param, lr float64) float64 {
 	if o.m == nil {
 		for _, p := range ps {
 			n := p.Value.Shape().TotalSize()
 			o.m = append(o.m, make([]float64, n))
 			o.v = append(o.v, make([]float64, n))
+			switch w := p.Value.Data().(type) {
+			case []float32:
+				o.w32 = append(o.w32, w)
+				o.g32 = append(o.g32, p.Grad.Data().([]float32))
+			case []float64:
+				o.w64 = append(o.w64, w)
+				o.g64 = append(o.g64, p.Grad.Data().([]float64))
+			}
 		}
 	}
-	norm := GradNorm(ps)
+	norm := o.gradNorm(ps)
 	scale := 1.0
 	if o.Clip > 0 && norm > o.Clip {
 		scale = o.Clip / (norm + 1e-6)
@@ -65,9 +79,8 @@ func (o *AdamW) Step(ps []models.Param, lr float64) float64 {
 			plr *= f
 		}
 		m, v := o.m[i], o.v[i]
-		switch w := p.Value.Data().(type) {
-		case []float32:
-			g := p.Grad.Data().([]float32)
+		if o.w32 != nil {
+			w, g := o.w32[i], o.g32[i]
 			for j := range w {
 				gj := float64(g[j]) * scale
 				m[j] = o.Beta1*m[j] + (1-o.Beta1)*gj
@@ -75,8 +88,8 @@ func (o *AdamW) Step(ps []models.Param, lr float64) float64 {
 				x := float64(w[j]) * (1 - plr*o.Decay)
 				w[j] = float32(x - plr*(m[j]/bc1)/(math.Sqrt(v[j]/bc2)+o.Eps))
 			}
-		case []float64:
-			g := p.Grad.Data().([]float64)
+		} else {
+			w, g := o.w64[i], o.g64[i]
 			for j := range w {
 				gj := g[j] * scale
 				m[j] = o.Beta1*m[j] + (1-o.Beta1)*gj
@@ -103,4 +116,19 @@ func (s Schedule) At(step int) float64 {
 	}
 	frac := math.Min(1, float64(step)/float64(max(1, s.Total)))
 	return s.Peak * w * 0.5 * (1 + math.Cos(math.Pi*frac))
+}
+
+func (o *AdamW) gradNorm(ps []models.Param) float64 {
+	s := 0.0
+	for _, g := range o.g32 {
+		for _, x := range g {
+			s += float64(x) * float64(x)
+		}
+	}
+	for _, g := range o.g64 {
+		for _, x := range g {
+			s += x * x
+		}
+	}
+	return math.Sqrt(s)
 }

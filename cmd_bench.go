@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"windtunnel/lab"
+)
+
+// benchRow is one configuration's side-by-side timing.
+type benchRow struct {
+	Preset       string     `json:"preset"`
+	Config       string     `json:"config"`
+	Params       int        `json:"params"`
+	Steps        int        `json:"steps"`
+	OursMs       float64    `json:"windtunnel_median_ms"`
+	OursSpread   [2]float64 `json:"windtunnel_min_max_ms"`
+	TorchMs      float64    `json:"torch_median_ms,omitempty"`
+	TorchThreads int        `json:"torch_threads,omitempty"`
+	TorchBoth    []float64  `json:"torch_median_ms_by_threads,omitempty"`
+	Ratio        float64    `json:"ratio,omitempty"`
+	BLAS         string     `json:"blas"`
+	TorchErr     string     `json:"torch_error,omitempty"`
+}
+
+func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
+	var presets []string
+	var steps, paperSteps int
+	var script, python, blas string
+	var asJSON, accuracy bool
+	c := &cobra.Command{
+		Use:   "bench",
+		Short: "Time the training step against the PyTorch reference, side by side",
+		Long: "bench times windtunnel's training step (fresh batch, forward, backward, AdamW) on bijection V=20 for\n" +
+			"the quick and paper presets, then runs the PyTorch reference (peers/torch_reference.py) on the same\n" +
+			"configuration at 1 and 2 threads, keeping its faster, and prints median ms per step and the ratio\n" +
+			"windtunnel/PyTorch (below 1: windtunnel is faster). --accuracy also measures the time both take\n" +
+			"to reach 0.05 bits (a) with the quick configuration.",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if steps < 5 || paperSteps < 5 {
+				return usagef("--steps and --paper-steps must be at least 5")
+			}
+			for _, p := range presets {
+				if p != lab.PresetQuick && p != lab.PresetPaper {
+					return usagef("--presets %q: want quick and/or paper", p)
+				}
+			}
+			if script == "" {
+				script = findTorchScript()
+			}
+			var rows []benchRow
+			for _, p := range presets {
+				n := steps
+				if p == lab.PresetPaper {
+					n = paperSteps
+				}
+				row, err := benchPreset(cmd.Context(), p, n, blas, script, python, stderr)
+				if err != nil {
+					return err
+				}
+				rows = append(rows, row)
+			}
+			if asJSON {
+				enc := json.NewEncoder(stdout)
+				for _, r := range rows {
+					if err := enc.Encode(r); err != nil {
+						return err
+					}
+				}
+			} else {
+				printBench(stdout, rows)
+			}
+			if accuracy {
+				return benchAccuracy(cmd.Context(), blas, script, python, stdout, stderr)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringSliceVar(&presets, "presets", []string{lab.PresetQuick, lab.PresetPaper}, "configurations to time: quick, paper")
+	c.Flags().IntVar(&steps, "steps", 40, "timed steps per run for the quick configuration")
+	c.Flags().IntVar(&paperSteps, "paper-steps", 12, "timed steps per run for the paper configuration")
+	c.Flags().StringVar(&script, "torch-script", "", "path of torch_reference.py (default: peers/ or ../shared/peers/)")
+	c.Flags().StringVar(&python, "python", "/usr/bin/python3", "Python with PyTorch (Debian's python3-torch)")
+	c.Flags().StringVar(&blas, "blas", "auto", "windtunnel's matrix multiply: auto, openblas or gonum")
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per configuration")
+	c.Flags().BoolVar(&accuracy, "accuracy", false, "also measure wall time to 0.05 bits (a) on bijection V=20, quick configuration")
+	return c
+}
+
+func findTorchScript() string {
+	for _, p := range []string{"peers/torch_reference.py", "../shared/peers/torch_reference.py", "shared/peers/torch_reference.py"} {
+		if _, err := os.Stat(p); err == nil {
+			abs, _ := filepath.Abs(p)
+			return abs
+		}
+	}
+	return ""
+}
+
+func benchPreset(ctx context.Context, preset string, steps int, blas, script, python string, stderr io.Writer) (benchRow, error) {
+	cfg, err := lab.Preset(preset, "bijection")
+	if err != nil {
+		return benchRow{}, err
+	}
+	cfg.Steps, cfg.EvalEvery, cfg.ProbeSize, cfg.BLAS = steps+3, steps+3, 1, blas
+	cfg.Warmup = 200
+	tr, err := lab.New(cfg)
+	if err != nil {
+		return benchRow{}, err
+	}
+	tc := cfg.Transformer
+	row := benchRow{Preset: preset, Steps: steps, Params: tr.Model().NumParams(), BLAS: tr.BLAS(),
+		Config: fmt.Sprintf("V=20 d=%d L=%d H=%d batch=%d", tc.Width, tc.Layers, tc.Heads, cfg.Batch)}
+	fmt.Fprintf(stderr, "bench: %s: windtunnel, %d steps ...\n", preset, steps)
+	go func() {
+		for range tr.Records() {
+		}
+	}()
+	res, err := tr.Run(ctx)
+	if err != nil {
+		return row, err
+	}
+	row.OursMs = res.MedianStepMs()
+	ms := append([]float64(nil), res.StepMs[3:]...)
+	sort.Float64s(ms)
+	row.OursSpread = [2]float64{ms[0], ms[len(ms)-1]}
+	if script == "" {
+		row.TorchErr = "torch_reference.py not found (use --torch-script)"
+		return row, nil
+	}
+	for _, threads := range []int{1, 2} {
+		fmt.Fprintf(stderr, "bench: %s: PyTorch, %d thread(s) ...\n", preset, threads)
+		out, err := runTorch(ctx, python, script, tc.Width, tc.Layers, tc.Heads, cfg.Batch, steps+3, threads, 0)
+		if err != nil {
+			row.TorchErr = err.Error()
+			return row, nil
+		}
+		var v struct {
+			Median float64 `json:"median_ms_per_step"`
+		}
+		if err := json.Unmarshal(out[len(out)-1], &v); err != nil {
+			row.TorchErr = fmt.Sprintf("torch output: %v", err)
+			return row, nil
+		}
+		row.TorchBoth = append(row.TorchBoth, v.Median)
+		if row.TorchMs == 0 || v.Median < row.TorchMs {
+			row.TorchMs, row.TorchThreads = v.Median, threads
+		}
+	}
+	row.Ratio = row.OursMs / row.TorchMs
+	return row, nil
+}
+
+// runTorch runs the reference and returns its JSON output lines.
+func runTorch(ctx context.Context, python, script string, d, layers, heads, batch, steps, threads, evalEvery int) ([][]byte, error) {
+	args := []string{script, "--d", strconv.Itoa(d), "--layers", strconv.Itoa(layers), "--heads", strconv.Itoa(heads),
+		"--batch", strconv.Itoa(batch), "--steps", strconv.Itoa(steps), "--threads", strconv.Itoa(threads)}
+	if evalEvery > 0 {
+		args = append(args, "--eval-every", strconv.Itoa(evalEvery), "--lr", "1e-3", "--warmup", "100", "--wd", "0.01")
+	}
+	cmd := exec.CommandContext(ctx, python, args...)
+	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1", "PYTHONUNBUFFERED=1")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v: %s", python, script, err, strings.TrimSpace(errb.String()))
+	}
+	var lines [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 && l[0] == '{' {
+			lines = append(lines, append([]byte(nil), l...))
+		}
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("%s printed no JSON", script)
+	}
+	return lines, nil
+}
+
+func printBench(w io.Writer, rows []benchRow) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "preset\tconfig\tparams\tsteps\twindtunnel ms (min..max)\tPyTorch ms (1 thr / 2 thr)\tratio")
+	for _, r := range rows {
+		torch := r.TorchErr
+		if torch == "" {
+			torch = fmt.Sprintf("%.1f (%s)", r.TorchMs, joinF(r.TorchBoth))
+		}
+		ratio := "-"
+		if r.Ratio > 0 {
+			ratio = fmt.Sprintf("%.2f", r.Ratio)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f (%.1f..%.1f)\t%s\t%s\n", r.Preset, r.Config, r.Params, r.Steps, r.OursMs, r.OursSpread[0], r.OursSpread[1], torch, ratio)
+	}
+	tw.Flush()
+	if len(rows) > 0 {
+		fmt.Fprintf(w, "windtunnel BLAS: %s; ratio = windtunnel / PyTorch at its faster thread count\n", rows[0].BLAS)
+	}
+}
+
+func joinF(xs []float64) string {
+	var s []string
+	for _, x := range xs {
+		s = append(s, fmt.Sprintf("%.1f", x))
+	}
+	return strings.Join(s, " / ")
+}
+
+// benchAccuracy measures wall time to 0.05 bits (a) for both implementations.
+func benchAccuracy(ctx context.Context, blas, script, python string, stdout, stderr io.Writer) error {
+	const target = 0.05
+	cfg, _ := lab.Preset(lab.PresetQuick, "bijection")
+	cfg.Steps, cfg.EvalEvery, cfg.BLAS = 6000, 250, blas
+	tr, err := lab.New(cfg)
+	if err != nil {
+		return err
+	}
+	ctx2, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reached := -1.0
+	reachedStep := 0
+	go func() {
+		for r := range tr.Records() {
+			if r.Eval != nil && r.Eval.BitErrorPosition <= target && reached < 0 {
+				reached, reachedStep = r.WallS, r.Step
+				cancel()
+			}
+		}
+	}()
+	fmt.Fprintf(stderr, "bench: time to %.2f bits: windtunnel ...\n", target)
+	start := time.Now()
+	if _, err := tr.Run(ctx2); err != nil {
+		return err
+	}
+	_ = start
+	fmt.Fprintf(stdout, "windtunnel: ")
+	if reached < 0 {
+		fmt.Fprintf(stdout, "did not reach %.2f bits in %d steps\n", target, cfg.Steps)
+	} else {
+		fmt.Fprintf(stdout, "%.2f bits (a) reached at step %d after %.1f s\n", target, reachedStep, reached)
+	}
+	if script == "" {
+		return nil
+	}
+	fmt.Fprintf(stderr, "bench: time to %.2f bits: PyTorch (1 thread) ...\n", target)
+	tc := cfg.Transformer
+	tctx, tcancel := context.WithCancel(ctx)
+	defer tcancel()
+	cmd := exec.CommandContext(tctx, python, script, "--d", strconv.Itoa(tc.Width), "--layers", strconv.Itoa(tc.Layers),
+		"--heads", strconv.Itoa(tc.Heads), "--batch", strconv.Itoa(cfg.Batch), "--steps", strconv.Itoa(cfg.Steps),
+		"--threads", "1", "--eval-every", strconv.Itoa(cfg.EvalEvery), "--lr", "1e-3", "--warmup", "100", "--wd", "0.01")
+	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1", "PYTHONUNBUFFERED=1")
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stdout, "PyTorch: %v\n", err)
+		return nil
+	}
+	defer cmd.Wait()
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		var v struct {
+			Step  int     `json:"step"`
+			Wall  float64 `json:"wall_s"`
+			Error float64 `json:"bit_error_position"`
+		}
+		if json.Unmarshal(sc.Bytes(), &v) == nil && v.Step > 0 && v.Error <= target {
+			fmt.Fprintf(stdout, "PyTorch:    %.2f bits (a) reached at step %d after %.1f s\n", target, v.Step, v.Wall)
+			tcancel()
+			return nil
+		}
+	}
+	fmt.Fprintf(stdout, "PyTorch: did not reach %.2f bits in %d steps\n", target, cfg.Steps)
+	return nil
+}
