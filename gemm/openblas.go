@@ -20,7 +20,6 @@ import (
 // path that is tried before the default candidates.
 const EnvOpenBLAS = "WINDTUNNEL_OPENBLAS"
 
-
 // OpenBLASCandidates returns, in search order, the library names and paths that Open tries for OpenBLAS.
 func OpenBLASCandidates() []string {
 	var paths []string
