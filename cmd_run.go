@@ -47,6 +47,7 @@ type runFlags struct {
 	workers     int
 	predictions string
 	mlpInput    string
+	precision   string
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -73,6 +74,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.blas, "blas", "auto", "matrix multiply: auto (OpenBLAS if found, else gonum), openblas or gonum")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels (default: all cores)")
 	fs.StringVar(&f.mlpInput, "mlp-input", "prefix", "MLP baseline input: prefix (one-hot prefix up to the scored position) or token (the scored token alone)")
+	fs.StringVar(&f.precision, "precision", "float32", "arithmetic: float32 (fast kernels) or float64 (exact, for checks)")
 	fs.StringVar(&f.predictions, "predictions", "", "write the probe set with the model's distributions to this JSON Lines file")
 }
 
@@ -124,6 +126,7 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 	set("mlp-hidden", func() { c.Transformer.MLP = f.mlpHidden })
 	c.Target, c.BLAS, c.Workers = f.target, f.blas, f.workers
 	c.MLP.Input = f.mlpInput
+	c.Precision = f.precision
 	if c.EvalEvery > c.Steps {
 		c.EvalEvery = c.Steps
 	}

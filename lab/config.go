@@ -33,6 +33,8 @@ type Config struct {
 	BLAS string `json:"blas"`
 	// Workers is the goroutine count for kernels and GEMM splitting (0: all cores).
 	Workers int `json:"workers"`
+	// Precision is "float32" (default) or "float64" (exact kernels, ~2× slower; for checks).
+	Precision string `json:"precision,omitempty"`
 }
 
 // Presets are the named starting configurations.
@@ -105,6 +107,9 @@ func (c Config) Validate() error {
 		if _, err := tunnels.ParseTargetMode(c.Target); err != nil {
 			return fmt.Errorf("--target %q: want sampled or posterior", c.Target)
 		}
+	}
+	if c.Precision != "" && c.Precision != "float32" && c.Precision != "float64" {
+		return fmt.Errorf("--precision %q: want float32 or float64", c.Precision)
 	}
 	switch c.BLAS {
 	case "auto", "openblas", "gonum":

@@ -225,3 +225,42 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// TestFloat32MatchesFloat64 checks that the fast float32 kernels (rational tanh, polynomial
+// exp, OpenBLAS sgemm) follow the exact float64 computation: the same seed gives the same
+// loss curve over the first 100 steps within float32 tolerance.
+func TestFloat32MatchesFloat64(t *testing.T) {
+	curve := func(prec string) []float64 {
+		c := tiny("transformer")
+		c.Steps, c.EvalEvery, c.Precision = 100, 100, prec
+		tr, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var losses []float64
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for r := range tr.Records() {
+				if r.State == sessions.Training {
+					losses = append(losses, r.Loss)
+				}
+			}
+		}()
+		if _, err := tr.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		return losses
+	}
+	f32, f64 := curve("float32"), curve("float64")
+	worst := 0.0
+	for i := range f64 {
+		d := math.Abs(f32[i]-f64[i]) / f64[i]
+		worst = math.Max(worst, d)
+		if d > 2e-3 {
+			t.Errorf("step %d: float32 loss %.6f, float64 %.6f", i+1, f32[i], f64[i])
+		}
+	}
+	t.Logf("worst relative loss difference over %d steps: %.2g (first %.6f, last %.6f)", len(f64), worst, f64[0], f64[len(f64)-1])
+}

@@ -109,6 +109,9 @@ func New(cfg Config) (*Trainer, error) {
 	}
 	be = gemm.Parallel(be, workers)
 	opts := models.Options{Dtype: tensor.Float32, Backend: be, Workers: workers, Seed: cfg.Seed}
+	if cfg.Precision == "float64" {
+		opts.Dtype = tensor.Float64
+	}
 	var m models.Model
 	switch cfg.Model {
 	case "transformer":

@@ -71,10 +71,7 @@ func (k *attnKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		mm(k.be, false, true, t, t, hd, scale, q[off:], d, kk[off:], d, 0, pm, t)
 		for i := 0; i < t; i++ {
 			row := pm[i*t : (i+1)*t]
-			mx, lse := logSumExp(row[:i+1])
-			for j := 0; j <= i; j++ {
-				row[j] = expT(row[j] - mx - lse)
-			}
+			softmaxInPlace(row[:i+1])
 			zero(row[i+1:])
 		}
 		mm(k.be, false, false, t, hd, t, mh, pm, t, v[off:], d, 0, oh, d)

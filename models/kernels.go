@@ -188,7 +188,8 @@ type linKernel[T Float] struct {
 	bias   bool
 	res    bool
 	act    activation
-	pre    []T
+	pre    []T // pre-activation u
+	th     []T // tanh(√(2/π)(u+0.044715u³)), saved for the backward pass
 	dpre   []T
 	part   [][]T
 }
@@ -259,9 +260,9 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	}
 	if k.act == actGELU {
 		if cap(k.pre) < len(y) {
-			k.pre = make([]T, len(y))
+			k.pre, k.th = make([]T, len(y)), make([]T, len(y))
 		}
-		k.pre = k.pre[:len(y)]
+		k.pre, k.th = k.pre[:len(y)], k.th[:len(y)]
 	}
 	k.p.rows(m, 32, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
@@ -272,10 +273,12 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 				}
 			}
 			if k.act == actGELU {
-				pr := k.pre[r*o : (r+1)*o]
+				pr, tr := k.pre[r*o:(r+1)*o], k.th[r*o:(r+1)*o]
 				copy(pr, yr)
 				for j, u := range pr {
-					yr[j] = geluT(u)
+					t := tanhT(T(geluC) * (u + 0.044715*u*u*u))
+					tr[j] = t
+					yr[j] = 0.5 * u * (1 + t)
 				}
 			}
 		}
@@ -295,7 +298,8 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 		dp := k.dpre
 		k.p.rows(len(g), 1024, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
-				dp[j] = g[j] * geluGrad(k.pre[j])
+				u, t := k.pre[j], k.th[j]
+				dp[j] = g[j] * (0.5*(1+t) + 0.5*u*(1-t*t)*T(geluC)*(1+3*0.044715*u*u))
 			}
 		})
 		g = dp
@@ -335,6 +339,28 @@ func logSumExp[T Float](x []T) (T, T) {
 	var s T
 	for _, v := range x {
 		s += expT(v - mx)
+	}
+	return mx, T(math.Log(float64(s)))
+}
+
+// softmaxInPlace replaces a row by its softmax (one exp per element) and returns the row's
+// maximum and log Σ exp(x − max), so log-softmax(x)_j = x_j − max − lse.
+func softmaxInPlace[T Float](x []T) (mx, lse T) {
+	mx = x[0]
+	for _, v := range x[1:] {
+		if v > mx {
+			mx = v
+		}
+	}
+	var s T
+	for j, v := range x {
+		e := expT(v - mx)
+		x[j] = e
+		s += e
+	}
+	inv := 1 / s
+	for j := range x {
+		x[j] *= inv
 	}
 	return mx, T(math.Log(float64(s)))
 }

@@ -46,10 +46,8 @@ func (k *ceKernel[T]) forward(in []*tensor.Dense, _ *tensor.Dense) float64 {
 	k.p.rows(r, 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row, pr := x[i*o:(i+1)*o], k.prob[i*o:(i+1)*o]
-			mx, lse := logSumExp(row)
-			for j, v := range row {
-				pr[j] = expT(v - mx - lse)
-			}
+			copy(pr, row)
+			mx, lse := softmaxInPlace(pr)
 			if soft {
 				l := 0.0
 				for c, t := range (*k.soft)[i*k.c : (i+1)*k.c] {
