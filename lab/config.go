@@ -64,6 +64,7 @@ func Preset(name, task string) (Config, error) {
 		c.EvalEvery, c.ProbeSize = 250, 512
 		if task == "hmm" {
 			c.Tunnel.K = 20
+			c.Steps = 1500 // 93 tokens a sequence: each step costs ~3× bijection's
 		}
 		if task == "recall" {
 			c.Tunnel = tunnels.Config{Pairs: 8, Keys: 32, Values: 32, Fillers: 8, Queries: 3}

@@ -228,6 +228,9 @@ func (k *linKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 		i++
 	}
 	if k.res {
+		if k.act != actNone {
+			return nil, fmt.Errorf("an activation with a residual input is not supported")
+		}
 		if r, c := rows2(in[i]); r != m || c != o {
 			return nil, fmt.Errorf("residual %v does not fit output %dx%d", in[i], m, o)
 		}
