@@ -377,7 +377,7 @@ func TestParallelUnwrapping(t *testing.T) {
 	if Parallel(fake, 1) != Backend(fake) {
 		t.Error("Parallel(b, 1) should return b unchanged")
 	}
-	p := Parallel(Parallel(fake, 2), 3).(*parallel)
+	p := Parallel(Full(Parallel(fake, 2)), 3).(*parallel)
 	if p.b != Backend(fake) || p.workers != 3 {
 		t.Errorf("nested Parallel = %+v", p)
 	}

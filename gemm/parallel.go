@@ -26,14 +26,18 @@ const parallelMinWorkAVX512 = 12 << 20
 //
 // workers < 1 means runtime.GOMAXPROCS(0). With one worker, or for gonum's
 // backend (which already parallelises large products internally), b is
-// returned unchanged. The inner backend must be safe for concurrent use
+// returned unchanged. The inner backend must be safe for concurrent use on
 // disjoint parts of C, as OpenBLAS and gonum are.
 func Parallel(b Backend, workers int) Backend {
-	if p, ok := b.(*parallel); ok {
-		b = p.b
-	}
-	if f, ok := b.(*FullBLAS); ok {
-		b = f.b
+	for unwrapped := false; !unwrapped; {
+		switch w := b.(type) {
+		case *parallel:
+			b = w.b
+		case *FullBLAS:
+			b = w.b
+		default:
+			unwrapped = true
+		}
 	}
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)

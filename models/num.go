@@ -89,7 +89,12 @@ func expf(x float32) float32 {
 		return 0
 	}
 	const log2e = 1.44269504088896341
-	n := float32(math.Floor(float64(x*log2e + 0.5)))
+	fx := x*log2e + 0.5
+	ni := int32(fx) // floor without math.Floor's software rounding (x is within ±88 here)
+	if float32(ni) > fx {
+		ni--
+	}
+	n := float32(ni)
 	x -= n * 0.693359375
 	x -= n * -2.12194440e-4
 	z := x * x
