@@ -167,17 +167,6 @@ const (
 
 const geluC = 0.7978845608028654 // sqrt(2/π)
 
-// geluT is the tanh approximation of GELU.
-func geluT[T Float](u T) T {
-	return 0.5 * u * (1 + tanhT(T(geluC)*(u+0.044715*u*u*u)))
-}
-
-// geluGrad is d geluT / du.
-func geluGrad[T Float](u T) T {
-	t := tanhT(T(geluC) * (u + 0.044715*u*u*u))
-	return 0.5*(1+t) + 0.5*u*(1-t*t)*T(geluC)*(1+3*0.044715*u*u)
-}
-
 // linKernel is y = act(x·W + b) + res, where W is in×out (or out×in when transW, as for a
 // head tied to an embedding), and the bias, activation and residual are optional. Inputs:
 // x, W, then b if bias, then res if res.
@@ -329,21 +318,6 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 	if k.res {
 		copy(data[T](gin[i]), data[T](gout))
 	}
-}
-
-// logSumExp returns max and log Σ exp(x − max) of a row.
-func logSumExp[T Float](x []T) (T, T) {
-	mx := x[0]
-	for _, v := range x[1:] {
-		if v > mx {
-			mx = v
-		}
-	}
-	var s T
-	for _, v := range x {
-		s += expT(v - mx)
-	}
-	return mx, T(math.Log(float64(s)))
 }
 
 // softmaxInPlace replaces a row by its softmax (one exp per element) and returns the row's
