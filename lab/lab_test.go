@@ -70,28 +70,7 @@ func TestTinyTransformerBeatsMLP(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	c := tiny("transformer")
 	c.Steps, c.EvalEvery, c.Workers = 20, 10, 2
-	curve := func() []float64 {
-		tr, err := New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var losses []float64
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for r := range tr.Records() {
-				if r.State == sessions.Training {
-					losses = append(losses, r.Loss)
-				}
-			}
-		}()
-		if _, err := tr.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		<-done
-		return losses
-	}
-	a, b := curve(), curve()
+	a, b := lossCurve(t, c), lossCurve(t, c)
 	if len(a) != c.Steps || len(b) != c.Steps {
 		t.Fatalf("got %d and %d losses, want %d", len(a), len(b), c.Steps)
 	}
@@ -233,25 +212,7 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 	curve := func(prec string) []float64 {
 		c := tiny("transformer")
 		c.Steps, c.EvalEvery, c.Precision = 100, 100, prec
-		tr, err := New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var losses []float64
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for r := range tr.Records() {
-				if r.State == sessions.Training {
-					losses = append(losses, r.Loss)
-				}
-			}
-		}()
-		if _, err := tr.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		<-done
-		return losses
+		return lossCurve(t, c)
 	}
 	f32, f64 := curve("float32"), curve("float64")
 	worst := 0.0
@@ -263,4 +224,28 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 		}
 	}
 	t.Logf("worst relative loss difference over %d steps: %.2g (first %.6f, last %.6f)", len(f64), worst, f64[0], f64[len(f64)-1])
+}
+
+// lossCurve trains c and returns the training loss of every step.
+func lossCurve(t *testing.T, c Config) []float64 {
+	t.Helper()
+	tr, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var losses []float64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for r := range tr.Records() {
+			if r.State == sessions.Training {
+				losses = append(losses, r.Loss)
+			}
+		}
+	}()
+	if _, err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	return losses
 }
