@@ -9,8 +9,9 @@
 //	C = alpha·op(A)·op(B) + beta·C
 //
 // where op(A) is m×k, op(B) is k×n and C is m×n. When beta is zero C is not
-// read (NaNs in C are overwritten), and when alpha is zero or k is zero A and B
-// are not read.
+// read (NaNs in C are overwritten). The OpenBLAS backend also does not read A
+// and B when alpha or k is zero (it only scales C), whereas gonum does read
+// them when alpha is zero and beta is not one.
 //
 // OpenBLAS is run with one thread of its own: on the 2-core target machine
 // OpenBLAS's worker threads spin between small GEMMs and were measured to be
