@@ -56,8 +56,7 @@ type openBLAS struct {
 type f77Args struct {
 	ta, tb                 byte
 	m, n, k, lda, ldb, ldc int32
-	alphaS, betaS          float32
-	alphaD, betaD          float64
+	alpha, beta            float64 // hold a float32 or a float64 in their first bytes
 }
 
 func f77Trans(t blas.Transpose) byte {
@@ -217,29 +216,15 @@ func checkInt32(vals ...int) {
 }
 
 func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if !checkGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
-		return
-	}
-	if alpha == 0 || k == 0 {
-		scaleC(m, n, beta, c, ldc)
-		return
-	}
-	checkInt32(m, n, k, lda, ldb, ldc)
-	p := o.prepare(tA, tB, m, n, k, lda, ldb, ldc)
-	p.alphaS, p.betaS = alpha, beta
-	purego.SyscallN(o.sgemm,
-		uintptr(unsafe.Pointer(&p.ta)), uintptr(unsafe.Pointer(&p.tb)),
-		uintptr(unsafe.Pointer(&p.m)), uintptr(unsafe.Pointer(&p.n)), uintptr(unsafe.Pointer(&p.k)),
-		uintptr(unsafe.Pointer(&p.alphaS)), uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&p.lda)),
-		uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&p.ldb)),
-		uintptr(unsafe.Pointer(&p.betaS)), uintptr(unsafe.Pointer(&c[0])), uintptr(unsafe.Pointer(&p.ldc)))
-	runtime.KeepAlive(a)
-	runtime.KeepAlive(b)
-	runtime.KeepAlive(c)
-	o.args.Put(p)
+	f77Gemm(o, o.sgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 func (o *openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	f77Gemm(o, o.dgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// f77Gemm checks the arguments and calls the Fortran GEMM fn (sgemm_ or dgemm_, matching T).
+func f77Gemm[T float](o *openBLAS, fn uintptr, tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if !checkGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
 		return
 	}
@@ -249,13 +234,14 @@ func (o *openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []
 	}
 	checkInt32(m, n, k, lda, ldb, ldc)
 	p := o.prepare(tA, tB, m, n, k, lda, ldb, ldc)
-	p.alphaD, p.betaD = alpha, beta
-	purego.SyscallN(o.dgemm,
+	*(*T)(unsafe.Pointer(&p.alpha)) = alpha
+	*(*T)(unsafe.Pointer(&p.beta)) = beta
+	purego.SyscallN(fn,
 		uintptr(unsafe.Pointer(&p.ta)), uintptr(unsafe.Pointer(&p.tb)),
 		uintptr(unsafe.Pointer(&p.m)), uintptr(unsafe.Pointer(&p.n)), uintptr(unsafe.Pointer(&p.k)),
-		uintptr(unsafe.Pointer(&p.alphaD)), uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&p.lda)),
+		uintptr(unsafe.Pointer(&p.alpha)), uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&p.lda)),
 		uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&p.ldb)),
-		uintptr(unsafe.Pointer(&p.betaD)), uintptr(unsafe.Pointer(&c[0])), uintptr(unsafe.Pointer(&p.ldc)))
+		uintptr(unsafe.Pointer(&p.beta)), uintptr(unsafe.Pointer(&c[0])), uintptr(unsafe.Pointer(&p.ldc)))
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(b)
 	runtime.KeepAlive(c)
