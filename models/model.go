@@ -56,6 +56,9 @@ type Model interface {
 	SetHeadMask(layer, head int, on bool) error
 	// HeadMask returns a copy of the mask, [layer][head], 1 = on.
 	HeadMask() [][]float64
+	// AttentionEntropy adds the per-layer, per-head attention entropy (bits) at scored
+	// positions, summed over the sequences of b, into acc; it reads the last Predict on b.
+	AttentionEntropy(t tunnels.Tunnel, b *tunnels.Batch, acc [][]float64) error
 }
 
 // Options are the build settings common to every model.

@@ -1,5 +1,10 @@
 package sessions
 
+import (
+	"encoding/json"
+	"time"
+)
+
 // State is a run's lifecycle state as shown in the Run pane.
 type State string
 
@@ -13,7 +18,7 @@ const (
 )
 
 // Record is the unit of everything shown and saved: one training step's scalars and, at
-// the evaluation cadence, the held-out metrics.
+// the evaluation cadence, the held-out metrics and a snapshot of the network's geometry.
 type Record struct {
 	Step      int     `json:"step"`
 	WallS     float64 `json:"wall_s"`
@@ -23,7 +28,10 @@ type Record struct {
 	StepsPerS float64 `json:"steps_per_s"`
 	State     State   `json:"state"`
 	Message   string  `json:"message,omitempty"`
-	Eval      *Eval   `json:"eval,omitempty"`
+	// GPUShare is the fraction of step time spent on the GPU (0 on CPU).
+	GPUShare float64   `json:"gpu_share,omitempty"`
+	Eval     *Eval     `json:"eval,omitempty"`
+	Snapshot *Snapshot `json:"snapshot,omitempty"`
 }
 
 // Eval holds the held-out probe-set metrics at one step (definitions: DESIGN.md §4).
@@ -42,4 +50,65 @@ type Eval struct {
 	ModelEntropy []float64 `json:"model_entropy_bits"`
 	// BayesEntropy is the exact posterior's mean entropy (bits) per scored position.
 	BayesEntropy []float64 `json:"bayes_entropy_bits"`
+	// Ablated lists the heads that were zeroed for this evaluation (empty: the whole model).
+	Ablated []Head `json:"ablated,omitempty"`
+}
+
+// Head names one attention head.
+type Head struct {
+	Layer int `json:"layer"`
+	Head  int `json:"head"`
+}
+
+// Snapshot is the network's geometry on the probe set at one step (DESIGN.md §4); fields a
+// model has no meaning for are nil.
+type Snapshot struct {
+	// AttentionEntropy is the mean entropy (bits) of attention rows at scored positions, [layer][head].
+	AttentionEntropy [][]float64 `json:"attention_entropy,omitempty"`
+}
+
+// EventKind names an operator action.
+type EventKind string
+
+// The operator actions a session records and a live run obeys.
+const (
+	EventPause   EventKind = "pause"
+	EventResume  EventKind = "resume"
+	EventStop    EventKind = "stop"
+	EventHead    EventKind = "head"    // Layer, Head, On: switch one head on or off
+	EventRestore EventKind = "restore" // switch every head back on
+)
+
+// Event is an operator action and the step at which it took effect.
+type Event struct {
+	Step  int       `json:"step"`
+	WallS float64   `json:"wall_s"`
+	Kind  EventKind `json:"kind"`
+	Layer int       `json:"layer,omitempty"`
+	Head  int       `json:"head,omitempty"`
+	On    bool      `json:"on,omitempty"`
+}
+
+// Meta describes a run: what it trains and where.
+type Meta struct {
+	Task   string `json:"task"`
+	Model  string `json:"model"`
+	Params int    `json:"params"`
+	// Layers and Heads size the ablation grid (Heads is 0 for models without attention).
+	Layers int `json:"layers"`
+	Heads  int `json:"heads"`
+	// Steps is the planned number of training steps.
+	Steps int `json:"steps"`
+	// Device is "cpu" or "cuda"; DeviceName and Driver describe it.
+	Device     string    `json:"device"`
+	DeviceName string    `json:"device_name,omitempty"`
+	Driver     string    `json:"driver,omitempty"`
+	BLAS       string    `json:"blas,omitempty"`
+	Version    string    `json:"version"`
+	Host       string    `json:"host"`
+	Created    time.Time `json:"created"`
+	// Config is the lab configuration as JSON.
+	Config json.RawMessage `json:"config"`
+	// Path is the session file ("" when not recorded).
+	Path string `json:"path,omitempty"`
 }

@@ -1,0 +1,374 @@
+package sessions
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Reader opens a session file read-only, also while a live run is still writing it. It
+// satisfies Feed for replay: every query goes through an index, so jumping to a step reads
+// a few pages, not the file.
+type Reader struct {
+	path string
+	db   *sql.DB
+	meta Meta
+
+	mu      sync.Mutex
+	changed chan struct{}
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	closed  bool
+}
+
+// Open opens a session for reading. A file that is not a session, is truncated or was
+// written by a newer schema gives an error wrapping ErrNotSession or ErrNewerSchema.
+func Open(path string) (*Reader, error) {
+	if err := checkFile(path); err != nil {
+		return nil, fmt.Errorf("sessions: open %s: %w", path, err)
+	}
+	db, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return nil, fmt.Errorf("sessions: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(2)
+	meta, err := readMeta(db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sessions: open %s: %w", path, err)
+	}
+	meta.Path = path
+	return &Reader{path: path, db: db, meta: meta, changed: make(chan struct{}, 1), stop: make(chan struct{})}, nil
+}
+
+// Close releases the file.
+func (r *Reader) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	close(r.stop)
+	r.mu.Unlock()
+	r.wg.Wait()
+	close(r.changed)
+	return r.db.Close()
+}
+
+// Follow polls the file every interval for records and events a live writer adds and
+// signals Changed when there are new ones.
+func (r *Reader) Follow(interval time.Duration) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		var last [2]int64
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			var now [2]int64
+			r.db.QueryRow(`SELECT coalesce(max(seq), 0) FROM records`).Scan(&now[0])
+			r.db.QueryRow(`SELECT coalesce(max(seq), 0) FROM events`).Scan(&now[1])
+			if now != last {
+				last = now
+				select {
+				case r.changed <- struct{}{}:
+				default:
+				}
+			}
+			select {
+			case <-r.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+}
+
+// Meta describes the run.
+func (r *Reader) Meta() Meta { return r.meta }
+
+// Live is false: a reader takes no commands.
+func (r *Reader) Live() bool { return false }
+
+// Changed is signalled when Follow sees new records; it is closed by Close.
+func (r *Reader) Changed() <-chan struct{} { return r.changed }
+
+// Send refuses: a replay takes no commands.
+func (r *Reader) Send(Event) error { return ErrReadOnly }
+
+func (r *Reader) wrap(what string, err error) error {
+	return fmt.Errorf("sessions: %s %s: %w", what, r.path, err)
+}
+
+// Span returns the first and last recorded steps.
+func (r *Reader) Span() (int, int, bool) {
+	var lo, hi sql.NullInt64
+	if err := r.db.QueryRow(`SELECT min(step), max(step) FROM records`).Scan(&lo, &hi); err != nil || !lo.Valid {
+		return 0, 0, false
+	}
+	return int(lo.Int64), int(hi.Int64), true
+}
+
+// Count returns the number of records.
+func (r *Reader) Count() (int, error) {
+	var n int
+	if err := r.db.QueryRow(`SELECT count(*) FROM records`).Scan(&n); err != nil {
+		return 0, r.wrap("count", err)
+	}
+	return n, nil
+}
+
+const recordCols = `seq, step, wall_s, loss, lr, grad_norm, steps_per_s, state, message, gpu_share,
+	bit_error_position, bit_error_sample, kl_bits, tvd, accuracy, eval`
+
+type scanner interface{ Scan(...any) error }
+
+// scanRecord reads recordCols (plus snapshot when withSnap) into a Record.
+func scanRecord(s scanner, withSnap bool) (Record, int64, error) {
+	var (
+		rec                          Record
+		seq                          int64
+		wall, loss, lr, gn, sps, gpu sql.NullFloat64
+		bep, bes, kl, tvd, acc       sql.NullFloat64
+		state                        string
+		ev, sn                       []byte
+	)
+	dst := []any{&seq, &rec.Step, &wall, &loss, &lr, &gn, &sps, &state, &rec.Message, &gpu, &bep, &bes, &kl, &tvd, &acc, &ev}
+	if withSnap {
+		dst = append(dst, &sn)
+	}
+	if err := s.Scan(dst...); err != nil {
+		return rec, 0, err
+	}
+	rec.WallS, rec.Loss, rec.LR, rec.GradNorm, rec.StepsPerS = unreal(wall), unreal(loss), unreal(lr), unreal(gn), unreal(sps)
+	if gpu.Valid {
+		rec.GPUShare = gpu.Float64
+	}
+	rec.State = State(state)
+	if ev != nil {
+		var b evalBlob
+		if err := json.Unmarshal(ev, &b); err != nil {
+			return rec, 0, fmt.Errorf("record at step %d: eval: %w", rec.Step, err)
+		}
+		rec.Eval = &Eval{BitErrorPosition: unreal(bep), BitErrorSample: unreal(bes), KLBits: unreal(kl), TVD: unreal(tvd),
+			Accuracy: unreal(acc), ModelEntropy: b.ModelEntropy, BayesEntropy: b.BayesEntropy, Ablated: b.Ablated}
+	}
+	if sn != nil {
+		rec.Snapshot = new(Snapshot)
+		if err := json.Unmarshal(sn, rec.Snapshot); err != nil {
+			return rec, 0, fmt.Errorf("record at step %d: snapshot: %w", rec.Step, err)
+		}
+	}
+	return rec, seq, nil
+}
+
+func (r *Reader) query(q string, withSnap bool, args ...any) ([]Record, int64, error) {
+	rows, err := r.db.Query(q, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []Record
+	var last int64
+	for rows.Next() {
+		rec, seq, err := scanRecord(rows, withSnap)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, rec)
+		last = seq
+	}
+	return out, last, rows.Err()
+}
+
+// At returns the newest record with Step ≤ step (step < 0: the newest), snapshot included.
+func (r *Reader) At(step int) (Record, bool, error) {
+	if step < 0 {
+		step = int(^uint(0) >> 1)
+	}
+	row := r.db.QueryRow(`SELECT `+recordCols+`, snapshot FROM records WHERE step <= ? ORDER BY step DESC, seq DESC LIMIT 1`, step)
+	rec, _, err := scanRecord(row, true)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Record{}, false, nil
+	}
+	if err != nil {
+		return Record{}, false, r.wrap("read", err)
+	}
+	return rec, true, nil
+}
+
+// Records returns every record with from ≤ Step ≤ to, snapshots included, in order.
+func (r *Reader) Records(from, to int) ([]Record, error) {
+	recs, _, err := r.query(`SELECT `+recordCols+`, snapshot FROM records WHERE step BETWEEN ? AND ? ORDER BY seq`, true, from, to)
+	if err != nil {
+		return nil, r.wrap("read", err)
+	}
+	return recs, nil
+}
+
+// Since returns up to max records written after sequence number seq (0: from the start),
+// snapshots included, and the sequence number to pass next time; it is how a follower
+// tails a live session.
+func (r *Reader) Since(seq int64, max int) ([]Record, int64, error) {
+	recs, last, err := r.query(`SELECT `+recordCols+`, snapshot FROM records WHERE seq > ? ORDER BY seq LIMIT ?`, true, seq, max)
+	if err != nil {
+		return nil, seq, r.wrap("read", err)
+	}
+	if len(recs) == 0 {
+		last = seq
+	}
+	return recs, last, nil
+}
+
+// Scalars returns up to max records with Step ≤ upTo, spaced evenly in steps (one index
+// seek each), without snapshots.
+func (r *Reader) Scalars(upTo, max int) ([]Record, error) {
+	lo, hi, ok := r.Span()
+	if !ok {
+		return nil, nil
+	}
+	if upTo >= 0 && upTo < hi {
+		hi = upTo
+	}
+	if hi < lo {
+		return nil, nil
+	}
+	if max <= 0 || hi-lo+1 <= max {
+		recs, _, err := r.query(`SELECT `+recordCols+` FROM records WHERE step <= ? ORDER BY seq`, false, hi)
+		if err != nil {
+			return nil, r.wrap("read", err)
+		}
+		return recs, nil
+	}
+	st, err := r.db.Prepare(`SELECT ` + recordCols + ` FROM records WHERE step <= ? ORDER BY step DESC, seq DESC LIMIT 1`)
+	if err != nil {
+		return nil, r.wrap("read", err)
+	}
+	defer st.Close()
+	out := make([]Record, 0, max)
+	for _, k := range Thin(hi-lo+1, max) {
+		rec, _, err := scanRecord(st.QueryRow(lo+k), false)
+		if err != nil {
+			return nil, r.wrap("read", err)
+		}
+		if n := len(out); n == 0 || out[n-1].Step != rec.Step {
+			out = append(out, rec)
+		}
+	}
+	return out, nil
+}
+
+// Evals returns the records carrying an evaluation with Step ≤ upTo, thinned to at most max.
+func (r *Reader) Evals(upTo, max int) ([]Record, error) {
+	if upTo < 0 {
+		upTo = int(^uint(0) >> 1)
+	}
+	recs, _, err := r.query(`SELECT `+recordCols+` FROM records WHERE eval IS NOT NULL AND step <= ? ORDER BY seq`, false, upTo)
+	if err != nil {
+		return nil, r.wrap("read", err)
+	}
+	if max <= 0 || len(recs) <= max {
+		return recs, nil
+	}
+	out := make([]Record, 0, max)
+	for _, i := range Thin(len(recs), max) {
+		out = append(out, recs[i])
+	}
+	return out, nil
+}
+
+// Snapshot returns the newest snapshot at a step ≤ step (step < 0: the newest) and its step.
+func (r *Reader) Snapshot(step int) (*Snapshot, int, error) {
+	if step < 0 {
+		step = int(^uint(0) >> 1)
+	}
+	var at int
+	var sn []byte
+	err := r.db.QueryRow(`SELECT step, snapshot FROM records WHERE snapshot IS NOT NULL AND step <= ? ORDER BY step DESC, seq DESC LIMIT 1`, step).Scan(&at, &sn)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, r.wrap("read", err)
+	}
+	s := new(Snapshot)
+	if err := json.Unmarshal(sn, s); err != nil {
+		return nil, 0, r.wrap("read", fmt.Errorf("snapshot at step %d: %w", at, err))
+	}
+	return s, at, nil
+}
+
+// Events returns the operator events with Step ≤ upTo (all for upTo < 0).
+func (r *Reader) Events(upTo int) ([]Event, error) {
+	if upTo < 0 {
+		upTo = int(^uint(0) >> 1)
+	}
+	rows, err := r.db.Query(`SELECT step, wall_s, kind, layer, head, turn_on FROM events WHERE step <= ? ORDER BY seq`, upTo)
+	if err != nil {
+		return nil, r.wrap("read", err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var e Event
+		var wall sql.NullFloat64
+		var kind string
+		if err := rows.Scan(&e.Step, &wall, &kind, &e.Layer, &e.Head, &e.On); err != nil {
+			return nil, r.wrap("read", err)
+		}
+		e.WallS, e.Kind = unreal(wall), EventKind(kind)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.wrap("read", err)
+	}
+	return out, nil
+}
+
+// Checkpoints returns the steps that have a checkpoint, ascending.
+func (r *Reader) Checkpoints() ([]int, error) {
+	rows, err := r.db.Query(`SELECT step FROM checkpoints ORDER BY step`)
+	if err != nil {
+		return nil, r.wrap("read", err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var s int
+		if err := rows.Scan(&s); err != nil {
+			return nil, r.wrap("read", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// Checkpoint loads the newest checkpoint at a step ≤ step (step < 0: the newest); it
+// reports false when there is none.
+func (r *Reader) Checkpoint(step int) (*Checkpoint, bool, error) {
+	if step < 0 {
+		step = int(^uint(0) >> 1)
+	}
+	var at int
+	var wall sql.NullFloat64
+	var p, o []byte
+	err := r.db.QueryRow(`SELECT step, wall_s, params, optimizer FROM checkpoints WHERE step <= ? ORDER BY step DESC LIMIT 1`, step).Scan(&at, &wall, &p, &o)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, r.wrap("read", err)
+	}
+	c, err := decodeCheckpoint(at, unreal(wall), p, o)
+	if err != nil {
+		return nil, false, r.wrap("read", err)
+	}
+	return c, true, nil
+}
+
+var _ Feed = (*Reader)(nil)
+var _ Feed = (*Live)(nil)

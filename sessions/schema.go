@@ -1,0 +1,139 @@
+package sessions
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"strconv"
+
+	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
+)
+
+// SchemaVersion is the session file layout this build writes and the newest it reads.
+const SchemaVersion = 1
+
+// Application marks a session file in the meta table.
+const Application = "windtunnel"
+
+// ErrNotSession is returned (wrapped) for a file that is not a windtunnel session.
+var ErrNotSession = errors.New("not a windtunnel session")
+
+// ErrNewerSchema is returned (wrapped) for a session written by a newer windtunnel.
+var ErrNewerSchema = errors.New("session written by a newer windtunnel")
+
+const schema = `
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE records(
+	seq INTEGER PRIMARY KEY,
+	step INTEGER NOT NULL,
+	wall_s REAL, loss REAL, lr REAL, grad_norm REAL, steps_per_s REAL,
+	state TEXT NOT NULL, message TEXT NOT NULL DEFAULT '', gpu_share REAL,
+	bit_error_position REAL, bit_error_sample REAL, kl_bits REAL, tvd REAL, accuracy REAL,
+	eval BLOB, snapshot BLOB);
+CREATE INDEX records_step ON records(step);
+CREATE INDEX records_eval ON records(step) WHERE eval IS NOT NULL;
+CREATE INDEX records_snapshot ON records(step) WHERE snapshot IS NOT NULL;
+CREATE TABLE events(
+	seq INTEGER PRIMARY KEY, step INTEGER NOT NULL, wall_s REAL,
+	kind TEXT NOT NULL, layer INTEGER NOT NULL, head INTEGER NOT NULL, turn_on INTEGER NOT NULL);
+CREATE TABLE checkpoints(step INTEGER PRIMARY KEY, wall_s REAL, params BLOB NOT NULL, optimizer BLOB);
+`
+
+// sqliteMagic opens every SQLite 3 database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	if readOnly {
+		q.Add("mode", "ro")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// checkFile rejects what is plainly not a complete SQLite file before the driver sees it.
+func checkFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%w: is a directory", ErrNotSession)
+	}
+	head := make([]byte, 100)
+	if n, _ := f.Read(head); n < 100 || string(head[:16]) != sqliteMagic {
+		return fmt.Errorf("%w: not an SQLite file", ErrNotSession)
+	}
+	pageSize := int64(head[16])<<8 | int64(head[17])
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	pages := int64(head[28])<<24 | int64(head[29])<<16 | int64(head[30])<<8 | int64(head[31])
+	valid := string(head[24:28]) == string(head[92:96])
+	if _, err := os.Stat(path + "-wal"); err != nil && valid && pages > 0 && st.Size() < pages*pageSize {
+		return fmt.Errorf("%w: truncated (%d bytes, header says %d)", ErrNotSession, st.Size(), pages*pageSize)
+	}
+	return nil
+}
+
+// readMeta checks the schema version and reads the run's description.
+func readMeta(db *sql.DB) (Meta, error) {
+	var m Meta
+	rows, err := db.Query(`SELECT key, value FROM meta`)
+	if err != nil {
+		return m, fmt.Errorf("%w: %v", ErrNotSession, err)
+	}
+	defer rows.Close()
+	kv := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return m, fmt.Errorf("%w: meta: %v", ErrNotSession, err)
+		}
+		kv[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return m, fmt.Errorf("%w: meta: %v", ErrNotSession, err)
+	}
+	if kv["application"] != Application {
+		return m, fmt.Errorf("%w: no windtunnel marker", ErrNotSession)
+	}
+	v, err := strconv.Atoi(kv["schema"])
+	if err != nil || v < 1 {
+		return m, fmt.Errorf("%w: schema version %q", ErrNotSession, kv["schema"])
+	}
+	if v > SchemaVersion {
+		return m, fmt.Errorf("%w: schema %d, this build reads up to %d (upgrade windtunnel)", ErrNewerSchema, v, SchemaVersion)
+	}
+	if err := json.Unmarshal([]byte(kv["meta"]), &m); err != nil {
+		return m, fmt.Errorf("%w: meta: %v", ErrNotSession, err)
+	}
+	return m, nil
+}
+
+// real maps a non-finite float to what SQLite can store: NaN becomes NULL (read back as NaN).
+func real(x float64) any {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return x
+}
+
+func unreal(x sql.NullFloat64) float64 {
+	if !x.Valid {
+		return math.NaN()
+	}
+	return x.Float64
+}

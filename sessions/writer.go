@@ -1,0 +1,327 @@
+package sessions
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// DefaultInterval is how often a Writer commits what it has been given.
+const DefaultInterval = time.Second
+
+// Writer records one run into a session file. Record, Event and Checkpoint only queue (they
+// never touch the disk, so the trainer is never blocked); a background goroutine commits the
+// queue in one transaction every interval, and Close commits the rest and leaves a single
+// self-contained file.
+type Writer struct {
+	path     string
+	db       *sql.DB
+	interval time.Duration
+
+	mu      sync.Mutex
+	recs    []Record
+	events  []Event
+	ckpts   []*Checkpoint
+	err     error
+	commits int
+	kick    chan struct{}
+	done    chan struct{}
+	stopped chan struct{}
+	closed  bool
+}
+
+// WriterOptions tune a Writer.
+type WriterOptions struct {
+	// Interval between commits (default DefaultInterval).
+	Interval time.Duration
+}
+
+// Create makes a new session file at path (its directory is created; an existing file is
+// an error) and starts its writer.
+func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
+	if _, err := os.Stat(path); err == nil {
+		return nil, fmt.Errorf("sessions: create %s: file exists", path)
+	}
+	if dir := dirOf(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("sessions: create %s: %w", path, err)
+		}
+	}
+	db, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("sessions: create %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	meta.Path = ""
+	mj, err := json.Marshal(meta)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sessions: create %s: meta: %w", path, err)
+	}
+	err = inTx(db, func(tx *sql.Tx) error {
+		if _, err := tx.Exec(schema); err != nil {
+			return err
+		}
+		for k, v := range map[string]string{"application": Application, "schema": strconv.Itoa(SchemaVersion), "meta": string(mj)} {
+			if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES(?, ?)`, k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("sessions: create %s: %w", path, err)
+	}
+	return start(path, db, opt), nil
+}
+
+// Append reopens an existing session to continue it after step: records, events and
+// checkpoints later than step are removed (a resumed run recomputes them). It returns the
+// writer and the session's meta.
+func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
+	if err := checkFile(path); err != nil {
+		return nil, Meta{}, fmt.Errorf("sessions: open %s: %w", path, err)
+	}
+	db, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, Meta{}, fmt.Errorf("sessions: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	meta, err := readMeta(db)
+	if err != nil {
+		db.Close()
+		return nil, Meta{}, fmt.Errorf("sessions: open %s: %w", path, err)
+	}
+	err = inTx(db, func(tx *sql.Tx) error {
+		for _, q := range []string{`DELETE FROM records WHERE step > ?`, `DELETE FROM events WHERE step > ?`, `DELETE FROM checkpoints WHERE step > ?`} {
+			if _, err := tx.Exec(q, step); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, Meta{}, fmt.Errorf("sessions: open %s: %w", path, err)
+	}
+	meta.Path = path
+	return start(path, db, opt), meta, nil
+}
+
+func start(path string, db *sql.DB, opt WriterOptions) *Writer {
+	if opt.Interval <= 0 {
+		opt.Interval = DefaultInterval
+	}
+	w := &Writer{path: path, db: db, interval: opt.Interval,
+		kick: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+func dirOf(path string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if os.IsPathSeparator(path[i]) {
+			return path[:i]
+		}
+	}
+	return ""
+}
+
+func inTx(db *sql.DB, f func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Path is the session file.
+func (w *Writer) Path() string { return w.path }
+
+// Record queues one record.
+func (w *Writer) Record(r Record) {
+	w.mu.Lock()
+	if !w.closed {
+		w.recs = append(w.recs, r)
+	}
+	w.mu.Unlock()
+}
+
+// Event queues one operator event.
+func (w *Writer) Event(e Event) {
+	w.mu.Lock()
+	if !w.closed {
+		w.events = append(w.events, e)
+	}
+	w.mu.Unlock()
+}
+
+// Checkpoint queues a checkpoint; the writer owns c from now on. Only the newest
+// checkpoint keeps its optimiser state on disk (older ones keep the parameters, for probing).
+func (w *Writer) Checkpoint(c *Checkpoint) {
+	w.mu.Lock()
+	if !w.closed {
+		w.ckpts = append(w.ckpts, c)
+	}
+	w.mu.Unlock()
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Err returns the first write error, if any (the writer stops writing after one).
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Commits is the number of transactions committed so far.
+func (w *Writer) Commits() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.commits
+}
+
+func (w *Writer) loop() {
+	defer close(w.stopped)
+	tick := time.NewTicker(w.interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-w.done:
+			w.flush()
+			return
+		case <-tick.C:
+		case <-w.kick:
+		}
+		w.flush()
+	}
+}
+
+// Flush commits everything queued so far and reports the first write error.
+func (w *Writer) Flush() error {
+	w.flush()
+	return w.Err()
+}
+
+func (w *Writer) flush() {
+	w.mu.Lock()
+	recs, events, ckpts := w.recs, w.events, w.ckpts
+	w.recs, w.events, w.ckpts = nil, nil, nil
+	failed := w.err != nil
+	w.mu.Unlock()
+	if failed || len(recs)+len(events)+len(ckpts) == 0 {
+		return
+	}
+	err := inTx(w.db, func(tx *sql.Tx) error { return writeAll(tx, recs, events, ckpts) })
+	w.mu.Lock()
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("sessions: write %s: %w", w.path, err)
+	}
+	if err == nil {
+		w.commits++
+	}
+	w.mu.Unlock()
+}
+
+func writeAll(tx *sql.Tx, recs []Record, events []Event, ckpts []*Checkpoint) error {
+	if len(recs) > 0 {
+		st, err := tx.Prepare(`INSERT INTO records(step, wall_s, loss, lr, grad_norm, steps_per_s, state, message, gpu_share,
+			bit_error_position, bit_error_sample, kl_bits, tvd, accuracy, eval, snapshot)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, r := range recs {
+			var bep, bes, kl, tvd, acc any
+			var ev, sn []byte
+			if e := r.Eval; e != nil {
+				bep, bes, kl, tvd, acc = real(e.BitErrorPosition), real(e.BitErrorSample), real(e.KLBits), real(e.TVD), real(e.Accuracy)
+				if ev, err = json.Marshal(evalBlob{e.ModelEntropy, e.BayesEntropy, e.Ablated}); err != nil {
+					return fmt.Errorf("record at step %d: eval: %w", r.Step, err)
+				}
+			}
+			if r.Snapshot != nil {
+				if sn, err = json.Marshal(r.Snapshot); err != nil {
+					return fmt.Errorf("record at step %d: snapshot: %w", r.Step, err)
+				}
+			}
+			if _, err := st.Exec(r.Step, real(r.WallS), real(r.Loss), real(r.LR), real(r.GradNorm), real(r.StepsPerS),
+				string(r.State), r.Message, real(r.GPUShare), bep, bes, kl, tvd, acc, ev, sn); err != nil {
+				return fmt.Errorf("record at step %d: %w", r.Step, err)
+			}
+		}
+	}
+	for _, e := range events {
+		if _, err := tx.Exec(`INSERT INTO events(step, wall_s, kind, layer, head, turn_on) VALUES(?,?,?,?,?,?)`,
+			e.Step, real(e.WallS), string(e.Kind), e.Layer, e.Head, e.On); err != nil {
+			return fmt.Errorf("event at step %d: %w", e.Step, err)
+		}
+	}
+	for _, c := range ckpts {
+		p, err := encodeParams(c)
+		if err != nil {
+			return err
+		}
+		o, err := encodeOptimizer(c)
+		if err != nil {
+			return err
+		}
+		if o != nil {
+			if _, err := tx.Exec(`UPDATE checkpoints SET optimizer = NULL WHERE step < ?`, c.Step); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(`INSERT OR REPLACE INTO checkpoints(step, wall_s, params, optimizer) VALUES(?,?,?,?)`,
+			c.Step, real(c.WallS), p, o); err != nil {
+			return fmt.Errorf("checkpoint at step %d: %w", c.Step, err)
+		}
+	}
+	return nil
+}
+
+// evalBlob is the JSON stored in records.eval: the per-position curves and the ablated heads.
+type evalBlob struct {
+	ModelEntropy []float64 `json:"model_entropy_bits"`
+	BayesEntropy []float64 `json:"bayes_entropy_bits"`
+	Ablated      []Head    `json:"ablated,omitempty"`
+}
+
+// Close commits what is queued, folds the write-ahead log into the file (so the session is
+// one self-contained file to copy) and closes it. It returns the first write error.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return w.Err()
+	}
+	w.closed = true
+	w.mu.Unlock()
+	close(w.done)
+	<-w.stopped
+	err := w.Err()
+	if _, e := w.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); e != nil && err == nil {
+		err = fmt.Errorf("sessions: close %s: %w", w.path, e)
+	}
+	// Leaving WAL mode needs the file to itself; with a reader attached it stays in WAL mode
+	// (already checkpointed), which is harmless.
+	w.db.Exec(`PRAGMA journal_mode=DELETE`)
+	if e := w.db.Close(); e != nil && err == nil {
+		err = fmt.Errorf("sessions: close %s: %w", w.path, e)
+	}
+	return err
+}
