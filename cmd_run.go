@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 
 	"windtunnel/diagnostics"
 	"windtunnel/lab"
+	"windtunnel/sessions"
 	"windtunnel/tunnels"
 )
 
@@ -48,6 +50,9 @@ type runFlags struct {
 	predictions string
 	mlpInput    string
 	precision   string
+	out         string
+	resume      string
+	ckptEvery   int
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -76,6 +81,88 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mlpInput, "mlp-input", "prefix", "MLP baseline input: prefix (one-hot prefix up to the scored position) or token (the scored token alone)")
 	fs.StringVar(&f.precision, "precision", "float32", "arithmetic: float32 (fast kernels) or float64 (exact, for checks)")
 	fs.StringVar(&f.predictions, "predictions", "", "write the probe set with the model's distributions to this JSON Lines file")
+	fs.StringVar(&f.out, "out", "", "session file to write (default ./runs/<time>-<task>-<model>.wtlab)")
+	fs.StringVar(&f.resume, "resume", "", "continue the session FILE from its last checkpoint (model, optimiser, schedule and data stream)")
+	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "save parameters and optimiser state every N steps (default: the preset's; 0 with the flag: only at the end)")
+}
+
+// resumeFlags are the flags that may accompany --resume; the rest come from the session.
+var resumeFlags = map[string]bool{"resume": true, "headless": true, "steps": true, "workers": true, "blas": true, "predictions": true}
+
+// runSetup is a run ready to start: its trainer and the session it writes.
+type runSetup struct {
+	cfg  lab.Config
+	tr   *lab.Trainer
+	w    *sessions.Writer
+	meta sessions.Meta
+}
+
+// setup builds the trainer and opens the session (new, or the resumed one).
+func (f *runFlags) setup(fs *pflag.FlagSet) (*runSetup, error) {
+	if f.resume == "" {
+		cfg, err := f.config(fs)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := lab.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		path := f.out
+		if path == "" {
+			path = defaultSessionPath(cfg, time.Now())
+		}
+		meta, err := runMeta(cfg, tr, path)
+		if err != nil {
+			return nil, err
+		}
+		w, err := sessions.Create(path, meta, sessions.WriterOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		return &runSetup{cfg: cfg, tr: tr, w: w, meta: meta}, nil
+	}
+	var bad []string
+	fs.Visit(func(fl *pflag.Flag) {
+		if !resumeFlags[fl.Name] {
+			bad = append(bad, "--"+fl.Name)
+		}
+	})
+	if len(bad) > 0 {
+		return nil, usagef("--resume takes the run's settings from the session; %s cannot change them (allowed: --steps, --workers, --blas, --headless, --predictions)", strings.Join(bad, ", "))
+	}
+	cfg, ck, err := resumeConfig(f.resume)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if fs.Changed("steps") {
+		cfg.Steps = f.steps
+	}
+	if fs.Changed("workers") {
+		cfg.Workers = f.workers
+	}
+	if fs.Changed("blas") {
+		cfg.BLAS = f.blas
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	if ck.Step >= cfg.Steps {
+		return nil, usagef("--resume %s: the last checkpoint is at step %d and the run has %d steps: nothing to do (raise --steps)", f.resume, ck.Step, cfg.Steps)
+	}
+	tr, err := lab.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := tr.Restore(ck); err != nil {
+		return nil, fmt.Errorf("--resume %s: %w", f.resume, err)
+	}
+	w, meta, err := sessions.Append(f.resume, ck.Step, sessions.WriterOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("--resume: %w", err)
+	}
+	meta.Steps = cfg.Steps
+	return &runSetup{cfg: cfg, tr: tr, w: w, meta: meta}, nil
 }
 
 // config turns the flags into a validated lab configuration.
@@ -124,6 +211,7 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 	set("heads", func() { c.Transformer.Heads = f.heads })
 	set("width", func() { c.Transformer.Width = f.width })
 	set("mlp-hidden", func() { c.Transformer.MLP = f.mlpHidden })
+	set("checkpoint-every", func() { c.CheckpointEvery = f.ckptEvery })
 	c.Target, c.BLAS, c.Workers = f.target, f.blas, f.workers
 	c.MLP.Input = f.mlpInput
 	c.Precision = f.precision
@@ -167,15 +255,15 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "run",
 		Short: "Train a network on a tunnel and score it against the Bayes optimum",
 		Long: "run trains a transformer (or the capacity-matched MLP) on a tunnel, evaluating it on a fixed\n" +
-			"held-out probe set, and prints a JSON summary on stdout at the end. (The TUI is not built yet:\n" +
-			"run is headless for now.)",
+			"held-out probe set, records everything in a session file, and prints a JSON summary on stdout\n" +
+			"at the end.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := f.config(cmd.Flags())
+			st, err := f.setup(cmd.Flags())
 			if err != nil {
 				return err
 			}
-			return runHeadless(cmd.Context(), cfg, f.predictions, stdout, stderr)
+			return runHeadless(cmd.Context(), st, f.predictions, stdout, stderr)
 		},
 	}
 	f.register(c.Flags())
@@ -200,29 +288,39 @@ type summary struct {
 	Accuracy         float64                    `json:"accuracy"`
 	PerPosition      diagnostics.PositionCurves `json:"per_position"`
 	Config           lab.Config                 `json:"config"`
+	Session          string                     `json:"session"`
 }
 
-func runHeadless(ctx context.Context, cfg lab.Config, predictions string, stdout, stderr io.Writer) error {
+// runHeadless trains with a progress line (or log lines) on stderr, records the session,
+// and prints the JSON summary. SIGINT, SIGTERM and SIGHUP stop the run cleanly: the final
+// evaluation and checkpoint are recorded and the session file is closed.
+func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, stderr io.Writer) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer cancel()
+	cfg, tr := st.cfg, st.tr
+	defer func() {
+		if cerr := st.w.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	tr.Attach(st.w)
 	var pw *os.File
 	if predictions != "" {
-		var err error
 		if pw, err = os.Create(predictions); err != nil {
 			return usagef("--predictions: %v", err)
 		}
 		defer pw.Close()
 	}
-	tr, err := lab.New(cfg)
-	if err != nil {
-		return err
-	}
 	m := tr.Model()
-	fmt.Fprintf(stderr, "windtunnel: %s %s, %d parameters, batch %d, %d steps, BLAS: %s\n",
-		cfg.Task, m.Kind(), m.NumParams(), cfg.Batch, cfg.Steps, tr.BLAS())
+	from := ""
+	if tr.Step() > 0 {
+		from = fmt.Sprintf(" (resumed at step %d)", tr.Step())
+	}
+	fmt.Fprintf(stderr, "windtunnel: %s %s, %d parameters, batch %d, %d steps%s, BLAS: %s\nwindtunnel: session %s\n",
+		cfg.Task, m.Kind(), m.NumParams(), cfg.Batch, cfg.Steps, from, tr.BLAS(), st.w.Path())
 	tty := false
 	if f, ok := stderr.(*os.File); ok {
 		tty = isatty.IsTerminal(f.Fd())
@@ -245,7 +343,7 @@ func runHeadless(ctx context.Context, cfg lab.Config, predictions string, stdout
 		BLAS: tr.BLAS(), State: string(res.Last.State),
 		BitErrorPosition: res.Scores.BitErrorPosition, BitErrorSample: res.Scores.BitErrorSample,
 		KLBits: res.Scores.KLBits, TVD: res.Scores.TVD, Accuracy: res.Scores.Accuracy,
-		PerPosition: res.Scores.PerPosition, Config: cfg,
+		PerPosition: res.Scores.PerPosition, Config: cfg, Session: st.w.Path(),
 	}
 	if res.Steps > 0 {
 		s.MsPerStep = round(res.MedianStepMs(), 2)

@@ -111,9 +111,10 @@ func TestBadInput(t *testing.T) {
 
 // TestRunHeadless runs a few steps end to end and checks the summary and the predictions file.
 func TestRunHeadless(t *testing.T) {
-	pred := filepath.Join(t.TempDir(), "pred.jsonl")
+	dir := t.TempDir()
+	pred := filepath.Join(dir, "pred.jsonl")
 	code, out, errs := runCLI("run", "--headless", "--task", "bijection", "--v", "5", "--steps", "5", "--eval-every", "5",
-		"--probe", "16", "--layers", "1", "--heads", "2", "--width", "16", "--predictions", pred)
+		"--probe", "16", "--layers", "1", "--heads", "2", "--width", "16", "--predictions", pred, "--out", filepath.Join(dir, "s.wtlab"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

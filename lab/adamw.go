@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"math"
 
 	"windtunnel/models"
@@ -28,6 +29,47 @@ func NewAdamW(decay, clip float64) *AdamW {
 	return &AdamW{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Decay: decay, Clip: clip}
 }
 
+// State returns the update count and the moment estimates (nil before the first Step),
+// one slice per parameter; the slices are the optimiser's own.
+func (o *AdamW) State() (t int, m, v [][]float64) { return o.t, o.m, o.v }
+
+// SetState replaces the update count and moments (copied) for parameters of the given sizes.
+func (o *AdamW) SetState(t int, m, v [][]float64, ps []models.Param) error {
+	if len(m) != len(ps) || len(v) != len(ps) {
+		return fmt.Errorf("lab: optimiser state for %d/%d parameters, model has %d", len(m), len(v), len(ps))
+	}
+	for i, p := range ps {
+		if n := p.Value.Shape().TotalSize(); len(m[i]) != n || len(v[i]) != n {
+			return fmt.Errorf("lab: optimiser state for %s has %d/%d elements, want %d", p.Name, len(m[i]), len(v[i]), n)
+		}
+	}
+	o.m, o.v = nil, nil
+	o.w32, o.g32, o.w64, o.g64 = nil, nil, nil, nil
+	o.init(ps)
+	for i := range ps {
+		copy(o.m[i], m[i])
+		copy(o.v[i], v[i])
+	}
+	o.t = t
+	return nil
+}
+
+func (o *AdamW) init(ps []models.Param) {
+	for _, p := range ps {
+		n := p.Value.Shape().TotalSize()
+		o.m = append(o.m, make([]float64, n))
+		o.v = append(o.v, make([]float64, n))
+		switch w := p.Value.Data().(type) {
+		case []float32:
+			o.w32 = append(o.w32, w)
+			o.g32 = append(o.g32, p.Grad.Data().([]float32))
+		case []float64:
+			o.w64 = append(o.w64, w)
+			o.g64 = append(o.g64, p.Grad.Data().([]float64))
+		}
+	}
+}
+
 // GradNorm returns the global L2 norm of the gradients.
 func GradNorm(ps []models.Param) float64 {
 	s := 0.0
@@ -51,19 +93,7 @@ func GradNorm(ps []models.Param) float64 {
 // The parameter set must be the same on every call (the optimiser caches views of it).
 func (o *AdamW) Step(ps []models.Param, lr float64) float64 {
 	if o.m == nil {
-		for _, p := range ps {
-			n := p.Value.Shape().TotalSize()
-			o.m = append(o.m, make([]float64, n))
-			o.v = append(o.v, make([]float64, n))
-			switch w := p.Value.Data().(type) {
-			case []float32:
-				o.w32 = append(o.w32, w)
-				o.g32 = append(o.g32, p.Grad.Data().([]float32))
-			case []float64:
-				o.w64 = append(o.w64, w)
-				o.g64 = append(o.g64, p.Grad.Data().([]float64))
-			}
-		}
+		o.init(ps)
 	}
 	norm := o.gradNorm(ps)
 	scale := 1.0

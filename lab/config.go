@@ -25,6 +25,8 @@ type Config struct {
 	ValueLR   float64 `json:"value_lr"`
 	QKLR      float64 `json:"qk_lr"`
 	EvalEvery int     `json:"eval_every"`
+	// CheckpointEvery is the parameter-checkpoint cadence in steps (0: only at the end).
+	CheckpointEvery int `json:"checkpoint_every"`
 	ProbeSize int     `json:"probe_size"`
 	Seed      uint64  `json:"seed"`
 	// Target is "sampled", "posterior" or "" for the task's default.
@@ -57,11 +59,11 @@ func Preset(name, task string) (Config, error) {
 			c.Transformer = models.TransformerConfig{Layers: 9, Heads: 8, Width: 256, MLP: 1024}
 		}
 		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 50000, 256, 3e-4, 2000, 0.1
-		c.EvalEvery, c.ProbeSize = 500, 1024
+		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 500, 1024, 5000
 	case PresetQuick:
 		c.Transformer = models.TransformerConfig{Layers: 4, Heads: 4, Width: 64}
 		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 3000, 64, 1e-3, 100, 0.01
-		c.EvalEvery, c.ProbeSize = 250, 512
+		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 250, 512, 500
 		if task == "hmm" {
 			c.Tunnel.K = 20
 			c.Steps = 1500 // 93 tokens a sequence: each step costs ~3× bijection's
@@ -99,6 +101,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--value-lr %v / --qk-lr %v: want > 0", c.ValueLR, c.QKLR)
 	case c.EvalEvery < 1:
 		return bad("eval-every", c.EvalEvery, "≥ 1")
+	case c.CheckpointEvery < 0:
+		return bad("checkpoint-every", c.CheckpointEvery, "≥ 0 (0: only at the end)")
 	case c.ProbeSize < 1 || c.ProbeSize > 1<<20:
 		return bad("probe", c.ProbeSize, "1..1048576")
 	case c.Workers < 0 || c.Workers > 1024:

@@ -125,7 +125,11 @@ func TestCommands(t *testing.T) {
 	ch := make(chan out, 1)
 	go func() { r, err := tr.Run(ctx); ch <- out{r, err} }()
 	var sawPaused bool
+	var ablated *sessions.Eval
 	for r := range tr.Records() {
+		if r.Eval != nil && len(r.Eval.Ablated) > 0 {
+			ablated = r.Eval
+		}
 		switch {
 		case r.Step == 5 && r.State == sessions.Training:
 			tr.Send(Command{Kind: SetHead, Layer: 1, Head: 0, On: false})
@@ -148,8 +152,11 @@ func TestCommands(t *testing.T) {
 	if o.res.Steps > 10 {
 		t.Errorf("trained %d steps after pause", o.res.Steps)
 	}
-	if m := tr.Model().HeadMask(); m[1][0] != 0 || m[0][0] != 1 {
-		t.Errorf("head mask %v, want layer 1 head 0 off", m)
+	if ablated == nil || len(ablated.Ablated) != 1 || ablated.Ablated[0] != (sessions.Head{Layer: 1, Head: 0}) {
+		t.Errorf("ablated evaluation %+v, want one with layer 1 head 0 off", ablated)
+	}
+	if m := tr.Model().HeadMask(); m[1][0] != 1 || m[0][0] != 1 {
+		t.Errorf("head mask %v after the run: training and the final evaluation use every head", m)
 	}
 }
 

@@ -28,9 +28,13 @@ const (
 	Resume
 	Stop
 	SetHead
+	RestoreHeads
 )
 
-// Command is an operator action; Layer, Head and On apply to SetHead.
+// Command is an operator action; Layer, Head and On apply to SetHead. Head switches ablate
+// heads in evaluations only (training always uses the whole model): after each switch, and
+// at every evaluation while any head is off, the trainer also scores the ablated model and
+// records it as an Eval whose Ablated lists the heads.
 type Command struct {
 	Kind        CommandKind
 	Layer, Head int
@@ -56,6 +60,43 @@ type Trainer struct {
 	cmds    chan Command
 	drops   atomic.Int64
 	step    int
+	sinks   []Sink
+	wall0   float64  // wall time already spent before a resume
+	off     [][]bool // heads switched off by the operator
+}
+
+// CommandOf turns a recorded operator event into a trainer command.
+func CommandOf(e sessions.Event) (Command, error) {
+	switch e.Kind {
+	case sessions.EventPause:
+		return Command{Kind: Pause}, nil
+	case sessions.EventResume:
+		return Command{Kind: Resume}, nil
+	case sessions.EventStop:
+		return Command{Kind: Stop}, nil
+	case sessions.EventHead:
+		return Command{Kind: SetHead, Layer: e.Layer, Head: e.Head, On: e.On}, nil
+	case sessions.EventRestore:
+		return Command{Kind: RestoreHeads}, nil
+	}
+	return Command{}, fmt.Errorf("lab: unknown command %q", e.Kind)
+}
+
+func (c Command) event(step int, wall float64) sessions.Event {
+	e := sessions.Event{Step: step, WallS: wall, Layer: c.Layer, Head: c.Head, On: c.On}
+	switch c.Kind {
+	case Pause:
+		e.Kind = sessions.EventPause
+	case Resume:
+		e.Kind = sessions.EventResume
+	case Stop:
+		e.Kind = sessions.EventStop
+	case SetHead:
+		e.Kind = sessions.EventHead
+	case RestoreHeads:
+		e.Kind = sessions.EventRestore
+	}
+	return e
 }
 
 // Result is the outcome of a run: the last evaluation and its inputs.
@@ -134,6 +175,12 @@ func New(cfg Config) (*Trainer, error) {
 		records: make(chan sessions.Record, 256),
 		cmds:    make(chan Command, 64),
 	}
+	if l, h := m.Heads(); h > 0 {
+		t.off = make([][]bool, l)
+		for i := range t.off {
+			t.off[i] = make([]bool, h)
+		}
+	}
 	t.opt.GroupLR = map[models.Group]float64{models.GroupValue: cfg.ValueLR, models.GroupQK: cfg.QKLR}
 	const chunk = 256
 	stream := tunnels.ProbeStream(cfg.Seed)
@@ -177,6 +224,9 @@ func (t *Trainer) Send(c Command) bool {
 }
 
 func (t *Trainer) emit(r sessions.Record) {
+	for _, s := range t.sinks {
+		s.Record(r)
+	}
 	select {
 	case t.records <- r:
 	default:
@@ -184,17 +234,97 @@ func (t *Trainer) emit(r sessions.Record) {
 	}
 }
 
-// Evaluate scores the model on the probe set.
+// Evaluate scores the whole model (no head ablated) on the probe set.
 func (t *Trainer) Evaluate() (diagnostics.Scores, error) {
+	s, _, err := t.evaluate(false, false)
+	return s, err
+}
+
+// evaluate scores the model on the probe set with the operator's ablations applied or not,
+// and reads a snapshot of its geometry when snap is set.
+func (t *Trainer) evaluate(ablated, snap bool) (diagnostics.Scores, *sessions.Snapshot, error) {
+	if ablated {
+		if err := t.applyMask(true); err != nil {
+			return diagnostics.Scores{}, nil, err
+		}
+		defer t.applyMask(false)
+	}
+	layers, heads := t.model.Heads()
+	var acc [][]float64
+	if snap && heads > 0 {
+		acc = make([][]float64, layers)
+		for l := range acc {
+			acc[l] = make([]float64, heads)
+		}
+	}
 	off := 0
 	for _, b := range t.probe {
 		n := b.N * b.P * b.C
 		if err := t.model.Predict(t.tunnel, b, t.q[off:off+n]); err != nil {
-			return diagnostics.Scores{}, err
+			return diagnostics.Scores{}, nil, err
+		}
+		if acc != nil {
+			if err := t.model.AttentionEntropy(t.tunnel, b, acc); err != nil {
+				return diagnostics.Scores{}, nil, err
+			}
 		}
 		off += n
 	}
-	return diagnostics.Score(t.q, t.post, t.cfg.ProbeSize, len(t.tunnel.Positions()), t.tunnel.Classes())
+	s, err := diagnostics.Score(t.q, t.post, t.cfg.ProbeSize, len(t.tunnel.Positions()), t.tunnel.Classes())
+	var sn *sessions.Snapshot
+	if snap {
+		sn = &sessions.Snapshot{}
+		for l := range acc {
+			for h := range acc[l] {
+				acc[l][h] /= float64(t.cfg.ProbeSize)
+			}
+		}
+		sn.AttentionEntropy = acc
+	}
+	return s, sn, err
+}
+
+// ablatedHeads lists the heads the operator has switched off.
+func (t *Trainer) ablatedHeads() []sessions.Head {
+	var hs []sessions.Head
+	for l, row := range t.off {
+		for h, off := range row {
+			if off {
+				hs = append(hs, sessions.Head{Layer: l, Head: h})
+			}
+		}
+	}
+	return hs
+}
+
+// applyMask switches the operator's ablated heads off (on = true) or every head back on.
+func (t *Trainer) applyMask(on bool) error {
+	for l, row := range t.off {
+		for h, off := range row {
+			if err := t.model.SetHeadMask(l, h, !(on && off)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ablatedRecord scores the ablated model and returns the record to emit (nil when no head
+// is off).
+func (t *Trainer) ablatedRecord(base sessions.Record) (*sessions.Record, error) {
+	hs := t.ablatedHeads()
+	if len(hs) == 0 {
+		return nil, nil
+	}
+	s, _, err := t.evaluate(true, false)
+	if err != nil {
+		return nil, err
+	}
+	r := base
+	r.Snapshot = nil
+	r.Eval = evalRecord(s)
+	r.Eval.Ablated = hs
+	return &r, nil
 }
 
 // ProbeBatches are the held-out probe sequences, in order.
@@ -219,33 +349,49 @@ func (t *Trainer) handle(c Command, paused *bool) (stop bool, err error) {
 	case Stop:
 		return true, nil
 	case SetHead:
-		return false, t.model.SetHeadMask(c.Layer, c.Head, c.On)
+		if c.Layer < 0 || c.Layer >= len(t.off) || c.Head < 0 || c.Head >= len(t.off[c.Layer]) {
+			return false, fmt.Errorf("no head %d.%d in this model", c.Layer, c.Head)
+		}
+		t.off[c.Layer][c.Head] = !c.On
+	case RestoreHeads:
+		for _, row := range t.off {
+			for h := range row {
+				row[h] = false
+			}
+		}
 	}
 	return false, nil
 }
 
 // Run trains until the step budget is spent, a Stop command arrives or ctx is done, and
-// returns the final evaluation. The records channel is closed when Run returns.
+// returns the final evaluation. The records channel is closed when Run returns. A
+// checkpoint goes to the sinks every CheckpointEvery steps and at the end.
 func (t *Trainer) Run(ctx context.Context) (Result, error) {
 	defer close(t.records)
 	batch := tunnels.NewBatch(t.tunnel, t.cfg.Batch)
 	stream := tunnels.TrainStream(t.cfg.Seed)
 	start := time.Now()
+	wall := func() float64 { return t.wall0 + time.Since(start).Seconds() }
 	var res Result
+	res.Last = sessions.Record{Step: t.step, WallS: t.wall0, State: sessions.Training}
 	paused := false
-	rate, lastT, lastStep := 0.0, start, 0
+	rate, lastT, lastStep := 0.0, start, t.step
 	state := sessions.Training
+	lastCkpt := -1
 	finish := func(state sessions.State, msg string) (Result, error) {
-		s, err := t.Evaluate()
+		s, sn, err := t.evaluate(false, true)
 		if err != nil {
 			return res, err
 		}
 		res.Scores, res.Q, res.Steps = s, t.q, t.step
-		res.WallS = time.Since(start).Seconds()
+		res.WallS = wall()
 		last := res.Last
-		last.State, last.Message, last.Eval, last.WallS = state, msg, evalRecord(s), res.WallS
+		last.State, last.Message, last.Eval, last.Snapshot, last.WallS = state, msg, evalRecord(s), sn, res.WallS
 		res.Last = last
 		t.emit(last)
+		if lastCkpt != t.step {
+			t.saveCheckpoint(res.WallS)
+		}
 		return res, nil
 	}
 	for t.step < t.cfg.Steps {
@@ -268,6 +414,8 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 			stop, err := t.handle(c, &paused)
 			if err != nil {
 				res.Last.Message = err.Error()
+			} else {
+				t.event(c.event(t.step, wall()))
 			}
 			if stop {
 				return finish(sessions.Stopped, "stopped by operator")
@@ -275,11 +423,31 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 			if paused && state != sessions.Paused {
 				state = sessions.Paused
 				r := res.Last
-				r.State = state
+				r.State, r.Eval, r.Snapshot = state, nil, nil
 				t.emit(r)
+			}
+			if err == nil && (c.Kind == SetHead || c.Kind == RestoreHeads) {
+				r := res.Last
+				r.Eval, r.Snapshot, r.State = nil, nil, state
+				ab, err := t.ablatedRecord(r)
+				if err != nil {
+					return res, fmt.Errorf("lab: ablated evaluation at step %d: %w", t.step, err)
+				}
+				if ab == nil { // every head back on: show the whole model again
+					s, _, err := t.evaluate(false, false)
+					if err != nil {
+						return res, fmt.Errorf("lab: evaluate at step %d: %w", t.step, err)
+					}
+					r.Eval = evalRecord(s)
+					ab = &r
+				}
+				t.emit(*ab)
 			}
 		}
 	train:
+		if state == sessions.Paused {
+			lastT, lastStep = time.Now(), t.step
+		}
 		state = sessions.Training
 		t0 := time.Now()
 		batch.Fill(t.tunnel, stream, uint64(t.step)*uint64(t.cfg.Batch))
@@ -290,7 +458,7 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
 			msg := fmt.Sprintf("loss is %v at step %d: training stopped (lower --lr?)", loss, t.step+1)
 			r := res.Last
-			r.State, r.Message = sessions.Failed, msg
+			r.State, r.Message, r.Eval, r.Snapshot = sessions.Failed, msg, nil, nil
 			t.emit(r)
 			res.Last = r
 			res.Steps = t.step
@@ -309,19 +477,47 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 				rate = 0.7*rate + 0.3*inst
 			}
 			lastT, lastStep = now, t.step
-		} else if rate == 0 && t.step > 0 {
-			rate = float64(t.step) / math.Max(now.Sub(start).Seconds(), 1e-9)
+		} else if rate == 0 && t.step > lastStep {
+			rate = float64(t.step-lastStep) / math.Max(now.Sub(start).Seconds(), 1e-9)
 		}
-		rec := sessions.Record{Step: t.step, WallS: now.Sub(start).Seconds(), Loss: loss, LR: lr, GradNorm: gn, StepsPerS: rate, State: state}
+		rec := sessions.Record{Step: t.step, WallS: wall(), Loss: loss, LR: lr, GradNorm: gn, StepsPerS: rate, State: state}
+		var ab *sessions.Record
 		if t.step%t.cfg.EvalEvery == 0 && t.step < t.cfg.Steps {
-			s, err := t.Evaluate()
+			s, sn, err := t.evaluate(false, true)
 			if err != nil {
 				return res, fmt.Errorf("lab: evaluate at step %d: %w", t.step, err)
 			}
-			rec.Eval = evalRecord(s)
+			rec.Eval, rec.Snapshot = evalRecord(s), sn
+			if ab, err = t.ablatedRecord(rec); err != nil {
+				return res, fmt.Errorf("lab: ablated evaluation at step %d: %w", t.step, err)
+			}
 		}
 		res.Last = rec
 		t.emit(rec)
+		if ab != nil {
+			t.emit(*ab)
+		}
+		if ce := t.cfg.CheckpointEvery; ce > 0 && t.step%ce == 0 && t.step < t.cfg.Steps {
+			t.saveCheckpoint(rec.WallS)
+			lastCkpt = t.step
+		}
 	}
 	return finish(sessions.Done, "")
+}
+
+func (t *Trainer) event(e sessions.Event) {
+	for _, s := range t.sinks {
+		s.Event(e)
+	}
+}
+
+// saveCheckpoint hands a copy of the parameters and optimiser state to the sinks.
+func (t *Trainer) saveCheckpoint(wall float64) {
+	if len(t.sinks) == 0 {
+		return
+	}
+	c := t.checkpoint(wall, true)
+	for _, s := range t.sinks {
+		s.Checkpoint(c)
+	}
 }

@@ -1,0 +1,107 @@
+package lab
+
+import (
+	"fmt"
+
+	"windtunnel/sessions"
+)
+
+// Sink receives everything a run produces, in order, from the trainer goroutine; it must
+// not block (sessions.Writer and sessions.Live queue in memory).
+type Sink interface {
+	Record(sessions.Record)
+	Event(sessions.Event)
+	Checkpoint(*sessions.Checkpoint)
+}
+
+// Attach adds a sink; call it before Run.
+func (t *Trainer) Attach(s Sink) { t.sinks = append(t.sinks, s) }
+
+// Step is the number of training steps done.
+func (t *Trainer) Step() int { return t.step }
+
+// checkpoint copies the parameters and, when withOpt, the optimiser state.
+func (t *Trainer) checkpoint(wall float64, withOpt bool) *sessions.Checkpoint {
+	c := &sessions.Checkpoint{Step: t.step, WallS: wall}
+	for _, p := range t.model.Params() {
+		ts := sessions.Tensor{Name: p.Name, Shape: append([]int(nil), p.Value.Shape()...)}
+		switch d := p.Value.Data().(type) {
+		case []float32:
+			ts.F32 = append([]float32(nil), d...)
+		case []float64:
+			ts.F64 = append([]float64(nil), d...)
+		}
+		c.Params = append(c.Params, ts)
+	}
+	if !withOpt {
+		return c
+	}
+	n, m, v := t.opt.State()
+	c.OptStep = n
+	for i, p := range c.Params {
+		mt := sessions.Tensor{Name: p.Name, Shape: p.Shape}
+		vt := mt
+		if m != nil {
+			mt.F64 = append([]float64(nil), m[i]...)
+			vt.F64 = append([]float64(nil), v[i]...)
+		} else {
+			mt.F64 = make([]float64, p.Len())
+			vt.F64 = make([]float64, p.Len())
+		}
+		c.M = append(c.M, mt)
+		c.V = append(c.V, vt)
+	}
+	return c
+}
+
+// LoadParams sets the model's parameters from a checkpoint (names, shapes and precision
+// must match).
+func (t *Trainer) LoadParams(c *sessions.Checkpoint) error {
+	ps := t.model.Params()
+	if len(c.Params) != len(ps) {
+		return fmt.Errorf("lab: checkpoint at step %d has %d parameters, the model %d", c.Step, len(c.Params), len(ps))
+	}
+	for i, p := range ps {
+		src := c.Params[i]
+		if src.Name != p.Name || src.Len() != p.Value.Shape().TotalSize() {
+			return fmt.Errorf("lab: checkpoint parameter %d is %s %v, the model's %s %v", i, src.Name, src.Shape, p.Name, p.Value.Shape())
+		}
+		switch d := p.Value.Data().(type) {
+		case []float32:
+			if src.F32 == nil {
+				return fmt.Errorf("lab: checkpoint parameter %s is float64, the model float32 (--precision)", p.Name)
+			}
+			copy(d, src.F32)
+		case []float64:
+			if src.F64 == nil {
+				return fmt.Errorf("lab: checkpoint parameter %s is float32, the model float64 (--precision)", p.Name)
+			}
+			copy(d, src.F64)
+		}
+	}
+	return nil
+}
+
+// Restore continues from a checkpoint: parameters, optimiser state and the step (and so the
+// schedule and the data stream). The checkpoint must carry optimiser state.
+func (t *Trainer) Restore(c *sessions.Checkpoint) error {
+	if c.M == nil {
+		return fmt.Errorf("lab: checkpoint at step %d has no optimiser state (only the last checkpoint of a session has)", c.Step)
+	}
+	if c.Step > t.cfg.Steps {
+		return fmt.Errorf("lab: checkpoint at step %d is past the run's %d steps", c.Step, t.cfg.Steps)
+	}
+	if err := t.LoadParams(c); err != nil {
+		return err
+	}
+	m := make([][]float64, len(c.M))
+	v := make([][]float64, len(c.V))
+	for i := range c.M {
+		m[i], v[i] = c.M[i].F64, c.V[i].F64
+	}
+	if err := t.opt.SetState(c.OptStep, m, v, t.model.Params()); err != nil {
+		return err
+	}
+	t.step, t.wall0 = c.Step, c.WallS
+	return nil
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"windtunnel/lab"
+	"windtunnel/sessions"
+)
+
+// defaultSessionPath is ./runs/<time>-<task>-<model>.wtlab.
+func defaultSessionPath(cfg lab.Config, now time.Time) string {
+	return filepath.Join("runs", fmt.Sprintf("%s-%s-%s.wtlab", now.Format("20060102-150405"), cfg.Task, cfg.Model))
+}
+
+// runMeta describes a run for its session.
+func runMeta(cfg lab.Config, tr *lab.Trainer, path string) (sessions.Meta, error) {
+	cj, err := json.Marshal(cfg)
+	if err != nil {
+		return sessions.Meta{}, fmt.Errorf("run: config: %w", err)
+	}
+	host, _ := os.Hostname()
+	m := tr.Model()
+	layers, heads := m.Heads()
+	if heads == 0 && cfg.Model == "transformer" {
+		layers = cfg.Transformer.Layers
+	}
+	return sessions.Meta{
+		Task: cfg.Task, Model: m.Kind(), Params: m.NumParams(), Layers: layers, Heads: heads, Steps: cfg.Steps,
+		Device: "cpu", DeviceName: fmt.Sprintf("%d CPU threads", workers(cfg)), BLAS: tr.BLAS(),
+		Version: version, Host: host, Created: time.Now().UTC().Truncate(time.Second), Config: cj, Path: path,
+	}, nil
+}
+
+func workers(cfg lab.Config) int {
+	if cfg.Workers > 0 {
+		return cfg.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// resumeConfig reads the configuration and last checkpoint of a session to continue it.
+func resumeConfig(path string) (lab.Config, *sessions.Checkpoint, error) {
+	r, err := sessions.Open(path)
+	if err != nil {
+		return lab.Config{}, nil, fmt.Errorf("--resume: %w", err)
+	}
+	defer r.Close()
+	var cfg lab.Config
+	if err := json.Unmarshal(r.Meta().Config, &cfg); err != nil {
+		return lab.Config{}, nil, fmt.Errorf("--resume %s: config: %w", path, err)
+	}
+	ck, ok, err := r.Checkpoint(-1)
+	if err != nil {
+		return lab.Config{}, nil, fmt.Errorf("--resume: %w", err)
+	}
+	if !ok {
+		return lab.Config{}, nil, fmt.Errorf("--resume %s: the session has no checkpoint yet (the first comes after %d steps)", path, cfg.CheckpointEvery)
+	}
+	return cfg, ck, nil
+}
+
+// sessionInfo is what `windtunnel info` prints.
+type sessionInfo struct {
+	Path        string          `json:"path"`
+	Bytes       int64           `json:"bytes"`
+	Task        string          `json:"task"`
+	Model       string          `json:"model"`
+	Params      int             `json:"params"`
+	Device      string          `json:"device"`
+	Version     string          `json:"version"`
+	Host        string          `json:"host"`
+	Created     time.Time       `json:"created"`
+	FirstStep   int             `json:"first_step"`
+	LastStep    int             `json:"last_step"`
+	PlanSteps   int             `json:"planned_steps"`
+	Records     int             `json:"records"`
+	Events      int             `json:"events"`
+	Checkpoints []int           `json:"checkpoints"`
+	State       string          `json:"state"`
+	Last        *sessions.Eval  `json:"last_eval,omitempty"`
+	LastLoss    float64         `json:"last_loss"`
+	WallS       float64         `json:"wall_s"`
+	Config      json.RawMessage `json:"config"`
+}
+
+func readInfo(path string) (sessionInfo, error) {
+	r, err := sessions.Open(path)
+	if err != nil {
+		return sessionInfo{}, err
+	}
+	defer r.Close()
+	m := r.Meta()
+	in := sessionInfo{Path: path, Task: m.Task, Model: m.Model, Params: m.Params, Device: m.Device, Version: m.Version,
+		Host: m.Host, Created: m.Created, PlanSteps: m.Steps, Config: m.Config}
+	if st, err := os.Stat(path); err == nil {
+		in.Bytes = st.Size()
+	}
+	in.FirstStep, in.LastStep, _ = r.Span()
+	if in.Records, err = r.Count(); err != nil {
+		return in, err
+	}
+	ev, err := r.Events(-1)
+	if err != nil {
+		return in, err
+	}
+	in.Events = len(ev)
+	if in.Checkpoints, err = r.Checkpoints(); err != nil {
+		return in, err
+	}
+	last, ok, err := r.At(-1)
+	if err != nil {
+		return in, err
+	}
+	if ok {
+		in.State, in.LastLoss, in.WallS = string(last.State), last.Loss, last.WallS
+	}
+	evs, err := r.Evals(-1, 0)
+	if err != nil {
+		return in, err
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if len(evs[i].Eval.Ablated) == 0 {
+			in.Last = evs[i].Eval
+			break
+		}
+	}
+	return in, nil
+}
+
+func printInfo(w *strings.Builder, in sessionInfo) {
+	fmt.Fprintf(w, "session   %s (%d bytes)\n", in.Path, in.Bytes)
+	fmt.Fprintf(w, "run       %s %s, %d parameters, %s, windtunnel %s on %s, %s\n", in.Task, in.Model, in.Params, in.Device, in.Version, in.Host, in.Created.Format(time.RFC3339))
+	fmt.Fprintf(w, "steps     %d..%d of %d planned, %d records, %d operator events, state %s, %.1f s\n", in.FirstStep, in.LastStep, in.PlanSteps, in.Records, in.Events, in.State, in.WallS)
+	fmt.Fprintf(w, "checkpts  %v\n", in.Checkpoints)
+	fmt.Fprintf(w, "last      loss %.5f", in.LastLoss)
+	if e := in.Last; e != nil {
+		fmt.Fprintf(w, "  bit error (a) %.5f  (b) %.5f  KL %.5f bits  TVD %.5f  accuracy %.4f", e.BitErrorPosition, e.BitErrorSample, e.KLBits, e.TVD, e.Accuracy)
+	}
+	fmt.Fprintln(w)
+	var cfg any
+	if json.Unmarshal(in.Config, &cfg) == nil {
+		b, _ := json.MarshalIndent(cfg, "          ", "  ")
+		fmt.Fprintf(w, "config    %s\n", b)
+	}
+}

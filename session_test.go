@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"windtunnel/lab"
+	"windtunnel/sessions"
+)
+
+// childEnv makes the test binary act as the windtunnel command (for kill -9 tests).
+const childEnv = "WINDTUNNEL_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// tinyRun is a bijection configuration that trains at a few ms a step.
+var tinyRun = []string{"--task", "bijection", "--v", "8", "--layers", "2", "--heads", "2", "--width", "32", "--batch", "32",
+	"--probe", "64", "--eval-every", "50", "--checkpoint-every", "50", "--lr", "3e-3", "--warmup", "40"}
+
+// tinyConfig is tinyRun as a lab configuration.
+func tinyConfig(t *testing.T, steps int) lab.Config {
+	t.Helper()
+	var f runFlags
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse(append(append([]string{}, tinyRun...), "--steps", itoa(steps))); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.config(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// trainInProcess runs cfg to the end with a session writer attached and returns the final
+// checkpoint and every record.
+func trainInProcess(t *testing.T, cfg lab.Config) (*sessions.Checkpoint, []sessions.Record) {
+	t.Helper()
+	tr, err := lab.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ref.wtlab")
+	w, err := sessions.Create(path, sessions.Meta{Task: cfg.Task}, sessions.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Attach(w)
+	go func() {
+		for range tr.Records() {
+		}
+	}()
+	if _, err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := sessions.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ck, ok, err := r.Checkpoint(-1)
+	if err != nil || !ok {
+		t.Fatalf("no final checkpoint: %v", err)
+	}
+	recs, err := r.Records(0, cfg.Steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ck, recs
+}
+
+func maxParamDiff(t *testing.T, a, b *sessions.Checkpoint) float64 {
+	t.Helper()
+	if len(a.Params) != len(b.Params) {
+		t.Fatalf("%d vs %d parameters", len(a.Params), len(b.Params))
+	}
+	d := 0.0
+	for i := range a.Params {
+		x, y := a.Params[i].F32, b.Params[i].F32
+		if len(x) != len(y) {
+			t.Fatalf("parameter %s: %d vs %d elements", a.Params[i].Name, len(x), len(y))
+		}
+		for j := range x {
+			d = math.Max(d, math.Abs(float64(x[j])-float64(y[j])))
+		}
+	}
+	return d
+}
+
+// TestKill9ThenResume runs windtunnel in a child process, kills it with SIGKILL mid-run,
+// checks that the session opens and holds every committed record with the values a clean
+// run produces, then resumes it from its last checkpoint to the end and checks that the
+// parameters equal those of an uninterrupted run.
+func TestKill9ThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains three short runs")
+	}
+	const steps = 1500
+	path := filepath.Join(t.TempDir(), "killed.wtlab")
+	args := append(append([]string{"run", "--headless", "--steps", itoa(steps), "--out", path}, tinyRun...), "--checkpoint-every", "400")
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoint at step ≥ 400 within 2 minutes")
+		}
+		time.Sleep(50 * time.Millisecond)
+		r, err := sessions.Open(path)
+		if err != nil {
+			continue
+		}
+		cks, _ := r.Checkpoints()
+		r.Close()
+		if len(cks) > 0 && cks[len(cks)-1] >= 400 {
+			break
+		}
+	}
+	time.Sleep(700 * time.Millisecond) // land between two commits
+	if err := cmd.Process.Signal(os.Kill); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+
+	refCk, ref := trainInProcess(t, tinyConfig(t, steps))
+	r, err := sessions.Open(path)
+	if err != nil {
+		t.Fatalf("killed session does not open: %v", err)
+	}
+	got, err := r.Records(0, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastCk, ok, err := r.Checkpoint(-1)
+	r.Close()
+	if err != nil || !ok {
+		t.Fatalf("killed session has no checkpoint: %v", err)
+	}
+	if len(got) < 400 || len(got) >= steps {
+		t.Fatalf("%d records survived the kill, want between 400 and %d", len(got), steps)
+	}
+	t.Logf("killed at step %d, last checkpoint %d", got[len(got)-1].Step, lastCk.Step)
+	for i, rec := range got {
+		want := ref[i]
+		if rec.Step != i+1 || rec.Step != want.Step || rec.Loss != want.Loss || rec.LR != want.LR || (rec.Eval == nil) != (want.Eval == nil) {
+			t.Fatalf("record %d: step %d loss %v lr %v, clean run: step %d loss %v lr %v", i, rec.Step, rec.Loss, rec.LR, want.Step, want.Loss, want.LR)
+		}
+		if rec.Eval != nil && rec.Eval.BitErrorPosition != want.Eval.BitErrorPosition {
+			t.Fatalf("step %d: bit error %v, clean run %v", rec.Step, rec.Eval.BitErrorPosition, want.Eval.BitErrorPosition)
+		}
+	}
+
+	code, out, errs := runCLI("run", "--headless", "--resume", path)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "resumed at step") {
+		t.Errorf("resume did not say where it resumed: %s", errs)
+	}
+	var s summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Steps != steps {
+		t.Fatalf("resume summary %q: %v", out, err)
+	}
+	r, err = sessions.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	endCk, _, err := r.Checkpoint(-1)
+	if err != nil || endCk.Step != steps {
+		t.Fatalf("resumed session's last checkpoint: %+v, %v", endCk, err)
+	}
+	if d := maxParamDiff(t, endCk, refCk); d > 1e-6 {
+		t.Errorf("resumed parameters differ from the uninterrupted run's by %g", d)
+	}
+	all, _ := r.Records(0, steps)
+	if all[len(all)-1].Step != steps || all[steps-1].Loss != ref[steps-1].Loss {
+		t.Errorf("resumed records end at step %d, loss %v (clean %v)", all[len(all)-1].Step, all[steps-1].Loss, ref[steps-1].Loss)
+	}
+}
+
+// TestSessionCommands covers info and export on a short run, and clear errors for files
+// that are not sessions.
+func TestSessionCommands(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.wtlab")
+	if code, _, errs := runCLI(append([]string{"run", "--headless", "--steps", "60", "--out", path}, tinyRun...)...); code != 0 {
+		t.Fatalf("run: %s", errs)
+	}
+	code, out, errs := runCLI("info", path)
+	if code != 0 || !strings.Contains(out, "steps     1..60 of 60") || !strings.Contains(out, "bit error (a)") {
+		t.Errorf("info: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = runCLI("export", path, "--format", "csv")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 1+61 || !strings.HasPrefix(lines[0], "step,") {
+		t.Errorf("export csv: exit %d, %d lines", code, len(lines))
+	}
+	code, out, _ = runCLI("export", path, "--format", "jsonl", "--what", "per-position")
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2*7 { // evaluations at 50 and 60, 7 scored positions (V=8)
+		t.Errorf("export per-position: exit %d, %d lines", code, len(lines))
+	}
+	junk := filepath.Join(dir, "junk.wtlab")
+	os.WriteFile(junk, []byte("hello, this is not a session"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"info", junk}, 1, "not a windtunnel session"},
+		{[]string{"info", filepath.Join(dir, "missing.wtlab")}, 1, "no such file"},
+		{[]string{"export", junk}, 1, "not a windtunnel session"},
+		{[]string{"export", path, "--format", "xml"}, 2, "--format"},
+		{[]string{"run", "--headless", "--resume", junk}, 2, "not a windtunnel session"},
+		{[]string{"run", "--headless", "--resume", path}, 2, "nothing to do"},
+		{[]string{"run", "--headless", "--resume", path, "--lr", "1"}, 2, "--lr"},
+		{[]string{"run", "--headless", "--out", path}, 1, "file exists"},
+	} {
+		code, _, errs := runCLI(c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit %d naming %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
