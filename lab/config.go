@@ -26,9 +26,9 @@ type Config struct {
 	QKLR      float64 `json:"qk_lr"`
 	EvalEvery int     `json:"eval_every"`
 	// CheckpointEvery is the parameter-checkpoint cadence in steps (0: only at the end).
-	CheckpointEvery int `json:"checkpoint_every"`
-	ProbeSize int     `json:"probe_size"`
-	Seed      uint64  `json:"seed"`
+	CheckpointEvery int    `json:"checkpoint_every"`
+	ProbeSize       int    `json:"probe_size"`
+	Seed            uint64 `json:"seed"`
 	// Target is "sampled", "posterior" or "" for the task's default.
 	Target string `json:"target"`
 	// BLAS is "auto", "openblas" or "gonum".
