@@ -1,8 +1,13 @@
 package lab
 
 import (
+	"context"
+	"path/filepath"
+	"time"
+
 	"fmt"
 	"testing"
+	"windtunnel/sessions"
 
 	"windtunnel/tunnels"
 )
@@ -44,4 +49,51 @@ func BenchmarkTrainStep(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/step")
 		})
 	}
+}
+
+// BenchmarkRecording runs the quick bijection preset for 500 steps (evaluation and
+// snapshot every 250, checkpoint every 250) without and with a session writer attached,
+// alternating, and reports the wall time per step of each; the difference is what
+// recording costs the trainer. -benchtime 1x is enough (each iteration is a whole run).
+func BenchmarkRecording(b *testing.B) {
+	cfg, err := Preset(PresetQuick, "bijection")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.Steps, cfg.EvalEvery, cfg.CheckpointEvery = 500, 250, 250
+	wall := map[bool]float64{}
+	for i := 0; i < b.N; i++ {
+		for _, rec := range []bool{false, true, false, true} {
+			tr, err := New(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var w *sessions.Writer
+			if rec {
+				w, err = sessions.Create(filepath.Join(b.TempDir(), "r.wtlab"), sessions.Meta{Task: cfg.Task}, sessions.WriterOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				tr.Attach(w)
+			}
+			go func() {
+				for range tr.Records() {
+				}
+			}()
+			t0 := time.Now()
+			if _, err := tr.Run(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			wall[rec] += time.Since(t0).Seconds()
+			if w != nil {
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	steps := float64(2 * b.N * cfg.Steps)
+	b.ReportMetric(1000*wall[false]/steps, "ms/step-off")
+	b.ReportMetric(1000*wall[true]/steps, "ms/step-on")
+	b.ReportMetric(100*(wall[true]/wall[false]-1), "%cost")
 }

@@ -106,8 +106,11 @@ func (r *Reader) wrap(what string, err error) error {
 
 // Span returns the first and last recorded steps.
 func (r *Reader) Span() (int, int, bool) {
-	var lo, hi sql.NullInt64
-	if err := r.db.QueryRow(`SELECT min(step), max(step) FROM records`).Scan(&lo, &hi); err != nil || !lo.Valid {
+	var lo, hi sql.NullInt64 // two queries: SQLite answers each from the step index alone
+	if err := r.db.QueryRow(`SELECT min(step) FROM records`).Scan(&lo); err != nil || !lo.Valid {
+		return 0, 0, false
+	}
+	if err := r.db.QueryRow(`SELECT max(step) FROM records`).Scan(&hi); err != nil || !hi.Valid {
 		return 0, 0, false
 	}
 	return int(lo.Int64), int(hi.Int64), true

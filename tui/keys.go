@@ -41,7 +41,7 @@ func defaultKeys() keyMap {
 		Quit:  b([]string{"q", "ctrl+c"}, "q", "quit"),
 		Help:  b([]string{"?"}, "?", "help"),
 		Next:  b([]string{"tab"}, "tab", "next pane"),
-		Prev:  b([]string{"shift+tab"}, "shift+tab", "previous pane"),
+		Prev:  b([]string{"shift+tab"}, "⇧tab", "previous pane"),
 		Pause: b([]string{"p"}, "p", "pause/resume"),
 		Back:  b([]string{"esc"}, "esc", "back / follow"),
 
@@ -50,32 +50,23 @@ func defaultKeys() keyMap {
 		BigBack:  b([]string{"shift+left", "<"}, "⇧←", "big step back"),
 		BigFwd:   b([]string{"shift+right", ">"}, "⇧→", "big step forward"),
 		First:    b([]string{"home"}, "home", "first step"),
-		Last:     b([]string{"end"}, "end", "last step, follow"),
+		Last:     b([]string{"end"}, "end", "newest step, follow"),
 		Goto:     b([]string{"g"}, "g", "go to step"),
 		Enter:    b([]string{"enter"}, "enter", "confirm step"),
 		Erase:    b([]string{"backspace"}, "bksp", "erase digit"),
 
 		LogScale: b([]string{"l"}, "l", "log scale"),
 
-		Up:      b([]string{"up", "k"}, "↑", "head cursor up"),
-		Down:    b([]string{"down", "j"}, "↓", "head cursor down"),
-		Left:    b([]string{"left"}, "←", "head cursor left"),
-		Right:   b([]string{"right"}, "→", "head cursor right"),
+		Up:      b([]string{"up", "k"}, "↑/k", "cursor up"),
+		Down:    b([]string{"down", "j"}, "↓/j", "cursor down"),
+		Left:    b([]string{"left"}, "←", "cursor left"),
+		Right:   b([]string{"right"}, "→", "cursor right"),
 		Toggle:  b([]string{" "}, "space", "toggle head"),
 		Restore: b([]string{"r"}, "r", "restore all heads"),
 	}
 }
 
-// ShortHelp is the one-line help at the bottom of the screen.
-func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Quit, k.Help, k.Next, k.Pause, k.StepBack, k.StepFwd, k.Goto}
-}
-
-// FullHelp is the `?` screen: global keys, the scrubber, then each pane's own keys.
-func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Quit, k.Help, k.Next, k.Prev, k.Pause, k.Back},
-		{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last, k.Goto, k.Enter, k.Erase},
-		{k.LogScale, k.Up, k.Down, k.Left, k.Right, k.Toggle, k.Restore},
-	}
+// global lists the keys that work everywhere, for the help screen.
+func (k keyMap) global() []key.Binding {
+	return []key.Binding{k.Help, k.Quit, k.Next, k.Prev, k.Pause, k.Back}
 }

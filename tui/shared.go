@@ -16,10 +16,11 @@ type shared struct {
 	st     styles
 	replay bool // the feed was not live when the dashboard opened
 
-	live   bool // the feed takes commands now
-	ended  bool // Changed was closed: nothing more will arrive
-	follow bool // the view tracks the newest step
-	step   int  // the current step: every query is made up to it
+	live   bool   // the feed takes commands now
+	ended  bool   // Changed was closed: nothing more will arrive
+	follow bool   // the view tracks the newest step
+	focus  string // title of the focused pane
+	step   int    // the current step: every query is made up to it
 	first  int
 	last   int
 	any    bool // the feed has at least one record
@@ -57,4 +58,6 @@ type pane interface {
 	View() string
 	// Help lists the pane's own keys.
 	Help() []key.Binding
+	// clone copies the pane's state onto the context sh, so that models stay values.
+	clone(sh *shared) pane
 }

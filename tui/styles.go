@@ -24,7 +24,9 @@ type styles struct {
 
 // newStyles returns the default palette.
 func newStyles() styles {
-	c := func(light, dark string) lipgloss.AdaptiveColor { return lipgloss.AdaptiveColor{Light: light, Dark: dark} }
+	c := func(light, dark string) lipgloss.AdaptiveColor {
+		return lipgloss.AdaptiveColor{Light: light, Dark: dark}
+	}
 	s := styles{
 		title:     lipgloss.NewStyle().Bold(true),
 		dim:       lipgloss.NewStyle().Foreground(c("245", "243")),

@@ -1,0 +1,206 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"windtunnel/sessions"
+)
+
+// logFloor is the smallest value plotted on the log scale (bits).
+const logFloor = 1e-4
+
+// bitErrorPane plots bit error (a), (b) and KL over steps, and the model's per-position
+// entropy against the Bayes curve at the current step.
+type bitErrorPane struct {
+	sh    *shared
+	w, h  int
+	log   bool
+	frame string
+}
+
+// newBitErrorPane returns the pane reading sh.
+func newBitErrorPane(sh *shared) *bitErrorPane { return &bitErrorPane{sh: sh} }
+
+// clone copies the pane onto sh.
+func (p *bitErrorPane) clone(sh *shared) pane {
+	c := *p
+	c.sh = sh
+	return &c
+}
+
+// Title names the pane.
+func (p *bitErrorPane) Title() string { return "Bit error" }
+
+// SetSize sets the inner size and redraws.
+func (p *bitErrorPane) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.draw()
+}
+
+// Refresh redraws from the evaluations the root fetched for the current step.
+func (p *bitErrorPane) Refresh() error {
+	p.draw()
+	return nil
+}
+
+// Update toggles the log scale (whether focused or not: the key is the pane's alone).
+func (p *bitErrorPane) Update(msg tea.KeyMsg, _ bool) (bool, tea.Cmd) {
+	if key.Matches(msg, p.sh.keys.LogScale) {
+		p.log = !p.log
+		p.draw()
+		return true, nil
+	}
+	return false, nil
+}
+
+// View returns the drawn charts.
+func (p *bitErrorPane) View() string { return p.frame }
+
+// Help lists the pane's keys.
+func (p *bitErrorPane) Help() []key.Binding { return []key.Binding{p.sh.keys.LogScale} }
+
+// draw renders both charts side by side when wide enough, else stacked.
+func (p *bitErrorPane) draw() {
+	w, h := p.w, p.h
+	if w <= 0 || h <= 0 {
+		p.frame = ""
+		return
+	}
+	if len(p.sh.evals) == 0 {
+		p.frame = fit(p.sh.st.dim.Render("no evaluations yet"), w, h)
+		return
+	}
+	if w >= 60 {
+		lw := w * 3 / 5
+		rw := w - lw - 1
+		p.frame = hjoin(p.stepsChart(lw, h), fit("", 1, h), p.entropyChart(rw, h))
+		return
+	}
+	th := h / 2
+	p.frame = vjoin(p.stepsChart(w, th), p.entropyChart(w, h-th))
+}
+
+// stepsChart draws the bit error and KL curves over steps in w×h cells.
+func (p *bitErrorPane) stepsChart(w, h int) string {
+	st, sh := p.sh.st, p.sh
+	last := sh.lastEval().Eval
+	scale := "linear"
+	if p.log {
+		scale = "log"
+	}
+	head := fmt.Sprintf("bits over steps · %s (l)", scale)
+	legend := strings.Join([]string{
+		st.seriesA.Render("•") + " (a) " + fnum(last.BitErrorPosition, 3),
+		st.seriesB.Render("∘") + " (b) " + fnum(last.BitErrorSample, 3),
+		st.seriesKL.Render("×") + " KL " + fnum(last.KLBits, 3),
+	}, "  ")
+	if h < 5 {
+		return fit(head+"\n"+legend, w, h)
+	}
+	idx := sessions.Thin(len(sh.evals), max(w-6, 2))
+	xs := make([]float64, len(idx))
+	a, b, kl := make([]float64, len(idx)), make([]float64, len(idx)), make([]float64, len(idx))
+	for j, i := range idx {
+		r := sh.evals[i]
+		xs[j] = float64(r.Step)
+		a[j], b[j], kl[j] = r.Eval.BitErrorPosition, r.Eval.BitErrorSample, r.Eval.KLBits
+	}
+	yr, yfmt := linearRange(a, b, kl), valueLabels
+	if p.log {
+		for _, s := range [][]float64{a, b, kl} {
+			for i, v := range s {
+				s[i] = math.Log10(math.Max(v, logFloor))
+			}
+		}
+		yr, yfmt = logRange(a, b, kl), powLabels
+	}
+	xr := span{float64(sh.first), float64(max(sh.step, sh.first+1))}
+	chart := lineChart(w, h-2, xr, yr, []series{
+		{glyph: '×', style: st.seriesKL, x: xs, y: kl},
+		{glyph: '∘', style: st.seriesB, x: xs, y: b},
+		{glyph: '•', style: st.seriesA, x: xs, y: a},
+	}, intLabels, yfmt)
+	return fit(head+"\n"+legend+"\n"+chart, w, h)
+}
+
+// entropyChart draws the model's per-position entropy against the Bayes curve.
+func (p *bitErrorPane) entropyChart(w, h int) string {
+	st := p.sh.st
+	r := p.sh.lastEval()
+	e := r.Eval
+	head := fmt.Sprintf("entropy by position @%d", r.Step)
+	if len(e.ModelEntropy) == 0 || len(e.BayesEntropy) == 0 {
+		return fit(head+"\n"+st.dim.Render("no per-position curves"), w, h)
+	}
+	legend := st.model.Render("●") + " model " + fnum(mean(e.ModelEntropy), 2) + "  " +
+		st.bayes.Render("·") + " Bayes " + fnum(mean(e.BayesEntropy), 2) + " bits"
+	if h < 5 {
+		return fit(head+"\n"+legend, w, h)
+	}
+	pos := func(n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(i + 1)
+		}
+		return xs
+	}
+	n := max(len(e.ModelEntropy), len(e.BayesEntropy))
+	yr := linearRange(e.ModelEntropy, e.BayesEntropy)
+	chart := lineChart(w, h-2, span{1, float64(n)}, yr, []series{
+		{glyph: '·', style: st.bayes, x: pos(len(e.BayesEntropy)), y: e.BayesEntropy},
+		{glyph: '●', style: st.model, x: pos(len(e.ModelEntropy)), y: e.ModelEntropy},
+	}, intLabels, valueLabels)
+	return fit(head+"\n"+legend+"\n"+chart, w, h)
+}
+
+// linearRange is [0, 1.1·max] over the finite values.
+func linearRange(ss ...[]float64) span {
+	hi := 0.0
+	for _, s := range ss {
+		for _, v := range s {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				hi = math.Max(hi, v)
+			}
+		}
+	}
+	if hi <= 0 {
+		hi = 1
+	}
+	return span{0, hi * 1.1}
+}
+
+// logRange spans the finite log10 values with a tenth of a decade to spare.
+func logRange(ss ...[]float64) span {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, v := range s {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return span{-1, 0}
+	}
+	return span{lo - 0.1, math.Max(hi, lo+0.5) + 0.1}
+}
+
+// mean is the average of the finite values (NaN when there are none).
+func mean(xs []float64) float64 {
+	s, n := 0.0, 0
+	for _, v := range xs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			s += v
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return s / float64(n)
+}

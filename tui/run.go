@@ -1,0 +1,245 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/NimbleMarkets/ntcharts/sparkline"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"windtunnel/sessions"
+)
+
+// runPane shows what runs where and how far it is: task, model, device, step, speed, ETA,
+// loss, bit error, state and the session file, with a loss sparkline when there is room.
+type runPane struct {
+	sh     *shared
+	w, h   int
+	losses []float64
+}
+
+// runLines is the number of text lines of the run pane before the sparkline.
+const runLines = 9
+
+// newRunPane returns the pane reading sh.
+func newRunPane(sh *shared) *runPane { return &runPane{sh: sh} }
+
+// clone copies the pane onto sh.
+func (p *runPane) clone(sh *shared) pane {
+	c := *p
+	c.sh = sh
+	return &c
+}
+
+// Title names the pane.
+func (p *runPane) Title() string { return "Run" }
+
+// SetSize sets the inner size.
+func (p *runPane) SetSize(w, h int) { p.w, p.h = w, h }
+
+// sparkSize is the size of the loss sparkline (0×0 when it does not fit).
+func (p *runPane) sparkSize() (int, int) {
+	const label = 10
+	if p.h < runLines+2 || p.w < label+10 {
+		return 0, 0
+	}
+	return p.w - label, min(p.h-runLines, 6)
+}
+
+// Refresh reads the loss curve up to the current step, thinned to the sparkline's width.
+func (p *runPane) Refresh() error {
+	p.losses = nil
+	w, _ := p.sparkSize()
+	if w == 0 || !p.sh.any {
+		return nil
+	}
+	recs, err := p.sh.feed.Scalars(p.sh.step, w)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if !math.IsNaN(r.Loss) && !math.IsInf(r.Loss, 0) {
+			p.losses = append(p.losses, r.Loss)
+		}
+	}
+	return nil
+}
+
+// Update handles no keys.
+func (p *runPane) Update(tea.KeyMsg, bool) (bool, tea.Cmd) { return false, nil }
+
+// Help lists the pane's keys (none).
+func (p *runPane) Help() []key.Binding { return nil }
+
+// View renders the run's description and progress.
+func (p *runPane) View() string {
+	sh := p.sh
+	m, r := sh.meta, sh.rec
+	row := func(k, v string) string { return fmt.Sprintf("%-10s%s", k, v) }
+	lines := []string{
+		row("task", m.Task),
+		row("model", modelLine(m)),
+		row("device", deviceLine(m)),
+		row("step", stepLine(sh)),
+		row("speed", fmt.Sprintf("%s steps/s · ETA %s", fnum(r.StepsPerS, 1), eta(m, r, sh.hasRec))),
+		row("loss", fmt.Sprintf("%s · lr %.1e · grad %s", fnum(r.Loss, 4), r.LR, fnum(r.GradNorm, 2))),
+		row("bit error", bitErrorLine(sh)),
+		row("state", stateLine(sh)),
+		row("session", orDash(m.Path)),
+	}
+	if !sh.hasRec {
+		lines[4], lines[5] = row("speed", "–"), row("loss", "–")
+	}
+	if w, h := p.sparkSize(); w > 0 && len(p.losses) > 0 {
+		lines = append(lines, p.spark(w, h, row)...)
+	}
+	return fit(strings.Join(lines, "\n"), p.w, p.h)
+}
+
+// spark draws the loss curve as a sparkline of w×h cells over its own range (minimum at
+// the bottom), labelled with that range.
+func (p *runPane) spark(w, h int, row func(k, v string) string) []string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range p.losses {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	hiS, loS := fnum(hi, 2), fnum(lo, 2)
+	lw := max(len(hiS), len(loS)) + 1
+	sl := sparkline.New(w-lw, h, sparkline.WithNoAutoMaxValue(), sparkline.WithMaxValue(math.Max(hi-lo, 1e-9)*1.05))
+	for _, v := range p.losses {
+		sl.Push(v - lo + 1e-9*(hi-lo))
+	}
+	sl.Draw()
+	var out []string
+	for i, l := range strings.Split(sl.View(), "\n") {
+		k, tag := "", ""
+		switch i {
+		case 0:
+			k, tag = "loss", hiS
+		case h - 1:
+			tag = loS
+		}
+		out = append(out, row(k, l+" "+tag))
+	}
+	return out
+}
+
+// headerLines is the compact run summary shown above the tabs on small terminals.
+func headerLines(sh *shared) string {
+	m, r := sh.meta, sh.rec
+	shape := ""
+	if m.Layers > 0 && m.Heads > 0 {
+		shape = fmt.Sprintf(" %dL×%dH", m.Layers, m.Heads)
+	}
+	l1 := fmt.Sprintf("%s %s · %s · %s%s · %s params · %s", modeBadge(sh), stateLine(sh), m.Task, m.Model, shape,
+		fcount(m.Params), deviceLine(m))
+	if !sh.hasRec {
+		return l1 + "\nstep – · waiting for the first record"
+	}
+	be := "–"
+	if e := sh.lastEval(); e != nil {
+		be = fmt.Sprintf("(a) %s (b) %s", fnum(e.Eval.BitErrorPosition, 3), fnum(e.Eval.BitErrorSample, 3))
+	}
+	step := fmt.Sprint(r.Step)
+	if m.Steps > 0 {
+		step += fmt.Sprintf("/%d", m.Steps)
+	}
+	l2 := fmt.Sprintf("step %s · %s/s · ETA %s · loss %s · bit error %s", step, fnum(r.StepsPerS, 1),
+		eta(m, r, sh.hasRec), fnum(r.Loss, 3), be)
+	return l1 + "\n" + l2
+}
+
+// modeBadge says whether the view is live or a replay, and whether it follows.
+func modeBadge(sh *shared) string {
+	switch {
+	case sh.replay:
+		return sh.st.title.Render("■ REPLAY")
+	case sh.ended:
+		return sh.st.title.Render("● LIVE (ended)")
+	default:
+		return sh.st.good.Render("● LIVE")
+	}
+}
+
+func modelLine(m sessions.Meta) string {
+	s := m.Model
+	if m.Params > 0 {
+		s += " · " + fcount(m.Params) + " params"
+	}
+	if m.Layers > 0 {
+		s += fmt.Sprintf(" · %d layers", m.Layers)
+		if m.Heads > 0 {
+			s += fmt.Sprintf(" × %d heads", m.Heads)
+		}
+	}
+	return s
+}
+
+func deviceLine(m sessions.Meta) string {
+	s := orDash(m.Device)
+	if m.DeviceName != "" {
+		s += " · " + m.DeviceName
+	}
+	return s
+}
+
+func stepLine(sh *shared) string {
+	if !sh.hasRec {
+		return "–"
+	}
+	if sh.meta.Steps <= 0 {
+		return fmt.Sprint(sh.rec.Step)
+	}
+	return fmt.Sprintf("%d/%d (%d%%)", sh.rec.Step, sh.meta.Steps, sh.rec.Step*100/sh.meta.Steps)
+}
+
+func bitErrorLine(sh *shared) string {
+	e := sh.lastEval()
+	if e == nil {
+		return "–"
+	}
+	return fmt.Sprintf("(a) %s (b) %s KL %s @%d", fnum(e.Eval.BitErrorPosition, 3), fnum(e.Eval.BitErrorSample, 3),
+		fnum(e.Eval.KLBits, 3), e.Step)
+}
+
+func stateLine(sh *shared) string {
+	if !sh.hasRec {
+		return "waiting"
+	}
+	s := string(sh.rec.State)
+	if sh.rec.State == sessions.Paused {
+		s = sh.st.warn.Render(s)
+	}
+	if sh.rec.Message != "" {
+		s += " (" + sh.rec.Message + ")"
+	}
+	return s
+}
+
+// eta is the time left at the record's speed; it uses no clock, so replays read the same.
+func eta(m sessions.Meta, r sessions.Record, ok bool) string {
+	if !ok {
+		return "–"
+	}
+	switch r.State {
+	case sessions.Done, sessions.Stopped, sessions.Failed:
+		return string(r.State)
+	case sessions.Paused:
+		return "paused"
+	}
+	if m.Steps <= 0 || r.StepsPerS <= 0 || math.IsNaN(r.StepsPerS) {
+		return "–"
+	}
+	left := float64(m.Steps-r.Step) / r.StepsPerS
+	return fduration(time.Duration(left * float64(time.Second)))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}

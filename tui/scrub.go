@@ -1,0 +1,120 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// scrubber is the step scrubber under the panes: it moves the current step that every pane
+// queries up to, and reads a step number after g.
+type scrubber struct {
+	sh    *shared
+	input bool   // reading a step number after g
+	buf   string // the digits typed so far
+}
+
+// newScrubber returns the scrubber driving sh.
+func newScrubber(sh *shared) *scrubber { return &scrubber{sh: sh} }
+
+// smallStep and bigStep are the scrub increments: 1/100 and 1/20 of the recorded span.
+func (s *scrubber) smallStep() int { return max(1, (s.sh.last-s.sh.first)/100) }
+func (s *scrubber) bigStep() int   { return max(1, (s.sh.last-s.sh.first)/20) }
+
+// moveTo leaves follow mode and sets the current step, kept inside the recorded span.
+func (s *scrubber) moveTo(step int) {
+	sh := s.sh
+	if !sh.any {
+		return
+	}
+	sh.follow = false
+	sh.step = min(max(step, sh.first), sh.last)
+}
+
+// cancel ends number entry without moving.
+func (s *scrubber) cancel() { s.input, s.buf = false, "" }
+
+// Update handles the scrubbing keys and, after g, the digits of a step number. It reports
+// whether the key was the scrubber's.
+func (s *scrubber) Update(msg tea.KeyMsg) bool {
+	k, sh := s.sh.keys, s.sh
+	if s.input {
+		switch {
+		case key.Matches(msg, k.Enter):
+			if n, err := strconv.Atoi(s.buf); err == nil {
+				s.moveTo(n)
+			}
+			s.cancel()
+		case key.Matches(msg, k.Erase):
+			if s.buf != "" {
+				s.buf = s.buf[:len(s.buf)-1]
+			}
+		case msg.Type == tea.KeyRunes && len(msg.Runes) > 0:
+			for _, r := range msg.Runes {
+				if r >= '0' && r <= '9' && len(s.buf) < 12 {
+					s.buf += string(r)
+				}
+			}
+		}
+		return true // while typing a number, other keys do nothing
+	}
+	switch {
+	case key.Matches(msg, k.StepBack):
+		s.moveTo(sh.step - s.smallStep())
+	case key.Matches(msg, k.StepFwd):
+		s.moveTo(sh.step + s.smallStep())
+	case key.Matches(msg, k.BigBack):
+		s.moveTo(sh.step - s.bigStep())
+	case key.Matches(msg, k.BigFwd):
+		s.moveTo(sh.step + s.bigStep())
+	case key.Matches(msg, k.First):
+		s.moveTo(sh.first)
+	case key.Matches(msg, k.Last):
+		sh.follow = true
+	case key.Matches(msg, k.Goto):
+		s.input, s.buf = true, ""
+	default:
+		return false
+	}
+	return true
+}
+
+// Help lists the scrubber's keys.
+func (s *scrubber) Help() []key.Binding {
+	k := s.sh.keys
+	return []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last, k.Goto}
+}
+
+// View renders the scrubber line, w cells wide.
+func (s *scrubber) View(w int) string {
+	sh := s.sh
+	if s.input {
+		return padLine(fmt.Sprintf("go to step: %s▏ (%d–%d · enter: go · esc: cancel)", s.buf, sh.first, sh.last), w)
+	}
+	if !sh.any {
+		return padLine("step – (no records yet)", w)
+	}
+	mode := "scrubbing · end: follow"
+	if sh.follow {
+		mode = "following"
+		if sh.replay || sh.ended {
+			mode = "at the end"
+		}
+	}
+	left := fmt.Sprintf("step %d ", sh.step)
+	right := fmt.Sprintf(" %d–%d · %s", sh.first, sh.last, mode)
+	bw := w - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
+	if bw < 5 {
+		return padLine(left+right, w)
+	}
+	pos := 0
+	if sh.last > sh.first {
+		pos = (sh.step - sh.first) * (bw - 1) / (sh.last - sh.first)
+	}
+	bar := sh.st.focus.Render(strings.Repeat("━", pos)+"●") + sh.st.dim.Render(strings.Repeat("─", bw-1-pos))
+	return padLine(left+"["+bar+"]"+right, w)
+}

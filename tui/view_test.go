@@ -1,0 +1,103 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"windtunnel/sessions"
+)
+
+// TestView compares the ANSI-stripped screen with testdata/TestView/*.golden (regenerate
+// with `go test ./tui -update`): a live run three quarters in, following, and a replay
+// scrubbed to the middle of its span, at 80×24 (tabs) and 160×48 (grid).
+func TestView(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		w, h := sz[0], sz[1]
+		t.Run(fmt.Sprintf("live_%dx%d", w, h), func(t *testing.T) {
+			l, _ := liveFixture(t, liveCut(t))
+			golden.RequireEqual(t, checkedView(t, sized(New(l, Options{}), w, h), w, h))
+		})
+		t.Run(fmt.Sprintf("replay_mid_%dx%d", w, h), func(t *testing.T) {
+			r := openFixture(t)
+			first, last := feedSpan(t, r)
+			m := typeStep(t, sized(New(r, Options{}), w, h), (first+last)/2)
+			golden.RequireEqual(t, checkedView(t, m, w, h))
+		})
+	}
+	// At 80×24 each pane in turn, the help and the log scale.
+	r := openFixture(t)
+	for _, title := range []string{"Run", "Attention focus", "Ablation"} {
+		t.Run("replay_80x24_"+strings.ReplaceAll(title, " ", "_"), func(t *testing.T) {
+			m := focusOn(t, sized(New(r, Options{}), 80, 24), title)
+			golden.RequireEqual(t, checkedView(t, m, 80, 24))
+		})
+	}
+	t.Run("replay_80x24_help", func(t *testing.T) {
+		m, _ := press(t, sized(New(r, Options{}), 80, 24), "?")
+		golden.RequireEqual(t, checkedView(t, m, 80, 24))
+	})
+	t.Run("replay_80x24_log", func(t *testing.T) {
+		m, _ := press(t, sized(New(r, Options{}), 80, 24), "l")
+		golden.RequireEqual(t, checkedView(t, m, 80, 24))
+	})
+}
+
+// checkedView returns the stripped view after checking that it is exactly w×h.
+func checkedView(t *testing.T, m Model, w, h int) string {
+	t.Helper()
+	v := plain(m)
+	lines := strings.Split(v, "\n")
+	if len(lines) != h {
+		t.Errorf("%d×%d: view has %d lines", w, h, len(lines))
+	}
+	for i, l := range lines {
+		if n := ansi.StringWidth(l); n > w {
+			t.Errorf("%d×%d: line %d is %d cells wide: %q", w, h, i, n, l)
+		}
+	}
+	return v
+}
+
+// TestViewSizes renders every pane, the help and the input line at several terminal sizes,
+// for a live and a replayed feed, and checks the screen is exactly the terminal's size.
+func TestViewSizes(t *testing.T) {
+	l, _ := liveFixture(t, liveCut(t))
+	feeds := map[string]sessions.Feed{"live": l, "replay": openFixture(t)}
+	sizes := [][2]int{{80, 24}, {100, 30}, {160, 48}, {81, 25}, {120, 40}, {200, 60}, {60, 20}, {40, 12}, {20, 5}, {1, 1}}
+	for name, f := range feeds {
+		for _, sz := range sizes {
+			w, h := sz[0], sz[1]
+			m := sized(New(f, Options{}), w, h)
+			for i := 0; i < len(m.panes); i++ {
+				checkedView(t, m, w, h)
+				m, _ = press(t, m, "tab")
+			}
+			m = focusOn(t, m, "Ablation")
+			for _, keys := range [][]string{{"l"}, {"home"}, {"down", "right", "right"}, {"?"}, {"esc", "g", "1"}} {
+				m, _ = press(t, m, keys...)
+				checkedView(t, m, w, h)
+			}
+			if t.Failed() {
+				t.Fatalf("%s at %d×%d", name, w, h)
+			}
+		}
+	}
+}
+
+// TestViewNoColorGlyphs checks that the attention heatmap carries shade glyphs and numbers,
+// so it reads with NO_COLOR (the test profile has no colour at all).
+func TestViewNoColorGlyphs(t *testing.T) {
+	r := openFixture(t)
+	m := focusOn(t, sized(New(r, Options{}), 80, 24), "Attention focus")
+	v := plain(m)
+	if !strings.ContainsAny(v, "░▒▓█") {
+		t.Errorf("no shade glyphs in the attention pane:\n%s", v)
+	}
+	if m.View() != v {
+		t.Error("the Ascii profile still emits escape sequences")
+	}
+}
