@@ -59,7 +59,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.tf.register(fs, "bijection")
 	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "starting configuration: quick (CPU, minutes) or paper (the paper's sizes)")
 	fs.StringVar(&f.model, "model", "transformer", "network: transformer or mlp (capacity-matched to the transformer)")
-	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, a JSON summary on stdout")
+	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, a JSON summary on stdout (implied when stdin or stdout is not a terminal)")
 	fs.IntVar(&f.steps, "steps", 0, "training steps (default: the preset's)")
 	fs.IntVar(&f.batch, "batch", 0, "sequences per step (default: the preset's)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed for data, probe set and initialisation")
@@ -262,6 +262,9 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 			st, err := f.setup(cmd.Flags())
 			if err != nil {
 				return err
+			}
+			if !f.headless && f.predictions == "" && onTerminal(stdout) {
+				return runTUI(cmd.Context(), st, stdout, stderr)
 			}
 			return runHeadless(cmd.Context(), st, f.predictions, stdout, stderr)
 		},

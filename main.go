@@ -57,14 +57,23 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%s: %w", c.CommandPath(), err)}
 	})
-	root.AddCommand(newSampleCmd(stdout), newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInfoCmd(stdout), newExportCmd(stdout))
+	root.AddCommand(newSampleCmd(stdout), newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInfoCmd(stdout), newExportCmd(stdout), newReplayCmd(stdout, stderr))
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
 			return usagef("unknown command %q (try --help)", args[0])
 		}
 		return nil
 	}
-	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	// Bare `windtunnel` on a terminal starts the quick bijection run in the dashboard.
+	root.RunE = func(c *cobra.Command, _ []string) error {
+		if !onTerminal(stdout) {
+			return c.Help()
+		}
+		rc := newRunCmd(stdout, stderr)
+		rc.SetArgs(nil)
+		rc.SetContext(c.Context())
+		return rc.RunE(rc, nil)
+	}
 	return root
 }
 

@@ -33,6 +33,11 @@ type Stats struct {
 	Refreshes int
 	// LastUpdate is when the feed was last re-queried.
 	LastUpdate time.Time
+	// Keys is the number of key presses handled; KeyTime their total and KeyMax the longest
+	// time from receiving a key to having the new screen ready.
+	Keys    int
+	KeyTime time.Duration
+	KeyMax  time.Duration
 }
 
 // Model is the root bubbletea model: it owns the panes, the scrubber, the focus and the
@@ -112,7 +117,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.refresh()
 		m.render()
 	case tea.KeyMsg:
-		return m.key(msg)
+		t0 := time.Now()
+		next, cmd := m.key(msg)
+		if nm, ok := next.(Model); ok {
+			d := time.Since(t0)
+			nm.stats.Keys++
+			nm.stats.KeyTime += d
+			nm.stats.KeyMax = max(nm.stats.KeyMax, d)
+			return nm, cmd
+		}
+		return next, cmd
 	case feedMsg:
 		return m.feed(msg)
 	case sentMsg:
@@ -283,6 +297,7 @@ func (m *Model) logRate(now time.Time) {
 	}
 	if d := now.Sub(m.logAt); d >= logInterval {
 		n := m.stats.Frames - m.logFrames
+		m.logger.Printf("tui: keys %d, key to screen mean %s max %s", m.stats.Keys, m.stats.KeyTime/time.Duration(max(m.stats.Keys, 1)), m.stats.KeyMax)
 		m.logger.Printf("tui: %.1f frames/s (%d frames in %s), %d refreshes, step %d", float64(n)/d.Seconds(), n,
 			d.Round(time.Millisecond), m.stats.Refreshes, m.sh.step)
 		m.logAt, m.logFrames = now, m.stats.Frames
