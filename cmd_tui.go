@@ -62,10 +62,8 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 	}
 	live := sessions.NewLive(st.meta, send, st.w)
 	tr.Attach(live)
-	go func() { // the records channel is for headless progress; drain it
-		for range tr.Records() {
-		}
-	}()
+	// The records channel (headless progress) is left undrained: the trainer's non-blocking
+	// send just counts drops, and no goroutine wakes per record.
 	trainCtx, stopTrain := context.WithCancel(context.Background())
 	defer stopTrain()
 	type outcome struct {

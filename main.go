@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
+	"runtime/trace"
 
 	"github.com/spf13/cobra"
 )
@@ -24,6 +26,26 @@ func (u usageError) Unwrap() error { return u.err }
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 func main() {
+	if path := os.Getenv("WINDTUNNEL_CPUPROFILE"); path != "" { // for measuring the tool itself
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				code := run(os.Args[1:], os.Stdout, os.Stderr)
+				pprof.StopCPUProfile()
+				f.Close()
+				os.Exit(code)
+			}
+		}
+	}
+	if path := os.Getenv("WINDTUNNEL_TRACE"); path != "" { // for measuring the tool itself
+		if f, err := os.Create(path); err == nil {
+			if trace.Start(f) == nil {
+				code := run(os.Args[1:], os.Stdout, os.Stderr)
+				trace.Stop()
+				f.Close()
+				os.Exit(code)
+			}
+		}
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

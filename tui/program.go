@@ -27,7 +27,7 @@ type Options struct {
 // Run shows the dashboard on feed until the user quits (q, ctrl+c) or ctx is done; both
 // return nil. Stopping a live run and closing its session is the caller's job.
 func Run(ctx context.Context, feed sessions.Feed, opts Options) error {
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(rendererFPS)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
