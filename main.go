@@ -26,27 +26,28 @@ func (u usageError) Unwrap() error { return u.err }
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 func main() {
-	if path := os.Getenv("WINDTUNNEL_CPUPROFILE"); path != "" { // for measuring the tool itself
-		if f, err := os.Create(path); err == nil {
-			if pprof.StartCPUProfile(f) == nil {
-				code := run(os.Args[1:], os.Stdout, os.Stderr)
-				pprof.StopCPUProfile()
-				f.Close()
-				os.Exit(code)
+	// For measuring the tool itself: WINDTUNNEL_CPUPROFILE and WINDTUNNEL_TRACE name files
+	// for a CPU profile and an execution trace of the whole command.
+	var stops []func()
+	for _, p := range []struct {
+		env   string
+		start func(io.Writer) error
+		stop  func()
+	}{
+		{"WINDTUNNEL_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile},
+		{"WINDTUNNEL_TRACE", trace.Start, trace.Stop},
+	} {
+		if path := os.Getenv(p.env); path != "" {
+			if f, err := os.Create(path); err == nil && p.start(f) == nil {
+				stops = append(stops, func() { p.stop(); f.Close() })
 			}
 		}
 	}
-	if path := os.Getenv("WINDTUNNEL_TRACE"); path != "" { // for measuring the tool itself
-		if f, err := os.Create(path); err == nil {
-			if trace.Start(f) == nil {
-				code := run(os.Args[1:], os.Stdout, os.Stderr)
-				trace.Stop()
-				f.Close()
-				os.Exit(code)
-			}
-		}
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	for _, stop := range stops {
+		stop()
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(code)
 }
 
 // run executes the command line and returns the exit status.
