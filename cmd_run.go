@@ -40,6 +40,8 @@ type runFlags struct {
 	qkLR        float64
 	evalEvery   int
 	probe       int
+	probeEvery  int
+	geometryN   int
 	layers      int
 	heads       int
 	width       int
@@ -71,6 +73,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.qkLR, "qk-lr", 1, "learning-rate multiplier for query/key projections")
 	fs.IntVar(&f.evalEvery, "eval-every", 0, "evaluate on the probe set every N steps (default: the preset's)")
 	fs.IntVar(&f.probe, "probe", 0, "held-out probe sequences (default: the preset's)")
+	fs.IntVar(&f.probeEvery, "probe-every", 0, "geometry snapshot (focus, keys, QK map, value manifold, ablation table) every N steps, 0 off (default: the preset's)")
+	fs.IntVar(&f.geometryN, "geometry-n", 0, "probe sequences the geometry and ablation table use (default: the preset's)")
 	fs.IntVar(&f.layers, "layers", 0, "transformer layers (default: the preset's)")
 	fs.IntVar(&f.heads, "heads", 0, "attention heads per layer (default: the preset's)")
 	fs.IntVar(&f.width, "width", 0, "transformer width d (default: the preset's)")
@@ -207,6 +211,8 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 	set("qk-lr", func() { c.QKLR = f.qkLR })
 	set("eval-every", func() { c.EvalEvery = f.evalEvery })
 	set("probe", func() { c.ProbeSize = f.probe })
+	set("probe-every", func() { c.ProbeEvery = f.probeEvery })
+	set("geometry-n", func() { c.GeometryN = f.geometryN })
 	set("layers", func() { c.Transformer.Layers = f.layers })
 	set("heads", func() { c.Transformer.Heads = f.heads })
 	set("width", func() { c.Transformer.Width = f.width })
@@ -281,6 +287,8 @@ type summary struct {
 	Steps            int                        `json:"steps"`
 	WallS            float64                    `json:"wall_s"`
 	MsPerStep        float64                    `json:"ms_per_step"` // median training step
+	EvalS            float64                    `json:"eval_s"`      // time scoring the probe set
+	GeometryS        float64                    `json:"geometry_s"`  // time in geometry snapshots
 	AllocPerStep     float64                    `json:"alloc_bytes_per_step"`
 	BLAS             string                     `json:"blas"`
 	State            string                     `json:"state"`
@@ -350,6 +358,7 @@ func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, 
 	}
 	if res.Steps > 0 {
 		s.MsPerStep = round(res.MedianStepMs(), 2)
+		s.EvalS, s.GeometryS = round(res.EvalS, 3), round(res.GeometryS, 3)
 		s.AllocPerStep = round(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(res.Steps), 0)
 	}
 	if runErr != nil {

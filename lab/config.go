@@ -28,6 +28,11 @@ type Config struct {
 	// CheckpointEvery is the parameter-checkpoint cadence in steps (0: only at the end).
 	CheckpointEvery int    `json:"checkpoint_every"`
 	ProbeSize       int    `json:"probe_size"`
+	// ProbeEvery is the geometry-probe cadence in steps (0: off): the first evaluation at or
+	// after each multiple of it also takes a geometry snapshot.
+	ProbeEvery int `json:"probe_every,omitempty"`
+	// GeometryN is the number of probe sequences the geometry and ablation table use.
+	GeometryN int `json:"geometry_n,omitempty"`
 	Seed            uint64 `json:"seed"`
 	// Target is "sampled", "posterior" or "" for the task's default.
 	Target string `json:"target"`
@@ -60,10 +65,12 @@ func Preset(name, task string) (Config, error) {
 		}
 		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 50000, 256, 3e-4, 2000, 0.1
 		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 500, 1024, 5000
+		c.ProbeEvery, c.GeometryN = 1000, 128
 	case PresetQuick:
 		c.Transformer = models.TransformerConfig{Layers: 4, Heads: 4, Width: 64}
 		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 3000, 64, 1e-3, 100, 0.01
 		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 250, 512, 500
+		c.ProbeEvery, c.GeometryN = 250, 64
 		if task == "hmm" {
 			c.Tunnel.K = 20
 			c.Steps = 1500 // 93 tokens a sequence: each step costs ~3× bijection's
@@ -105,6 +112,10 @@ func (c Config) Validate() error {
 		return bad("checkpoint-every", c.CheckpointEvery, "≥ 0 (0: only at the end)")
 	case c.ProbeSize < 1 || c.ProbeSize > 1<<20:
 		return bad("probe", c.ProbeSize, "1..1048576")
+	case c.ProbeEvery < 0:
+		return bad("probe-every", c.ProbeEvery, "≥ 0 (0: off)")
+	case c.ProbeEvery > 0 && (c.GeometryN < 3 || c.GeometryN > 4096):
+		return bad("geometry-n", c.GeometryN, "3..4096")
 	case c.Workers < 0 || c.Workers > 1024:
 		return bad("workers", c.Workers, "0..1024")
 	}

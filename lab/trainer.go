@@ -63,6 +63,7 @@ type Trainer struct {
 	sinks   []Sink
 	wall0   float64  // wall time already spent before a resume
 	off     [][]bool // heads switched off by the operator
+	geo     geometryState
 }
 
 // CommandOf turns a recorded operator event into a trainer command.
@@ -110,6 +111,10 @@ type Result struct {
 	Last sessions.Record
 	// StepMs is the wall time of every training step (batch, forward, backward, update) in ms.
 	StepMs []float64
+	// EvalS is the wall time spent scoring the probe set (evaluations and ablated
+	// evaluations), GeometryS the time spent in geometry snapshots (probe readouts,
+	// diagnostics and the ablation table).
+	EvalS, GeometryS float64
 }
 
 // MedianStepMs is the median training-step time, skipping the first three (warm-up) steps
@@ -383,6 +388,13 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 		if err != nil {
 			return res, err
 		}
+		if t.geometryDue(t.step, true) {
+			g0 := time.Now()
+			if err := t.Geometry(sn, s.BitErrorPosition, true); err != nil {
+				return res, err
+			}
+			res.GeometryS += time.Since(g0).Seconds()
+		}
 		res.Scores, res.Q, res.Steps = s, t.q, t.step
 		res.WallS = wall()
 		last := res.Last
@@ -483,11 +495,20 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 		rec := sessions.Record{Step: t.step, WallS: wall(), Loss: loss, LR: lr, GradNorm: gn, StepsPerS: rate, State: state}
 		var ab *sessions.Record
 		if t.step%t.cfg.EvalEvery == 0 && t.step < t.cfg.Steps {
+			e0 := time.Now()
 			s, sn, err := t.evaluate(false, true)
 			if err != nil {
 				return res, fmt.Errorf("lab: evaluate at step %d: %w", t.step, err)
 			}
 			rec.Eval, rec.Snapshot = evalRecord(s), sn
+			res.EvalS += time.Since(e0).Seconds()
+			if t.geometryDue(t.step, false) {
+				g0 := time.Now()
+				if err := t.Geometry(sn, s.BitErrorPosition, true); err != nil {
+					return res, fmt.Errorf("lab: geometry at step %d: %w", t.step, err)
+				}
+				res.GeometryS += time.Since(g0).Seconds()
+			}
 			if ab, err = t.ablatedRecord(rec); err != nil {
 				return res, fmt.Errorf("lab: ablated evaluation at step %d: %w", t.step, err)
 			}

@@ -27,6 +27,35 @@ type compiled[T Float] struct {
 	logits *G.Node
 	loss   *G.Node
 	attn   []*attnKernel[T]
+	taps   []tap
+}
+
+// tapKind names what a probe tap reads.
+type tapKind int
+
+const (
+	tapQ     tapKind = iota // a layer's queries, (N·T)×d
+	tapK                    // a layer's keys, (N·T)×d
+	tapV                    // a layer's values, (N·T)×d
+	tapResid                // the residual stream after a layer, (N·T)×d
+	tapFinal                // the input of the output head at the scored positions, (N·P)×d
+)
+
+// tap marks a kernel node whose output a probe copies out after a forward pass; each
+// kernel owns its output buffer, so it stays valid until the next pass.
+type tap struct {
+	kind  tapKind
+	layer int
+	op    *fwdOp
+}
+
+// addTap records node n (the output of a kernel added with apply) under kind and layer.
+func (c *compiled[T]) addTap(kind tapKind, layer int, n *G.Node) {
+	op, ok := n.Op().(*fwdOp)
+	if !ok {
+		panic(fmt.Sprintf("models: tap on %v, which is not a kernel node", n.Op()))
+	}
+	c.taps = append(c.taps, tap{kind: kind, layer: layer, op: op})
 }
 
 // buildFunc adds a network's forward pass to c.g (parameters in c.pnodes, tokens in c.ids)
@@ -46,6 +75,43 @@ type net[T Float] struct {
 	layers int
 	heads  int
 	mask   [][]float64
+	units  []Unit
+	gates  []*float64
+}
+
+// addUnit registers an ablatable unit and returns its gate (1 = on), for a gated kernel.
+// Call it while constructing the model, before any graph is built.
+func (m *net[T]) addUnit(kind string, layer int) *float64 {
+	g := new(float64)
+	*g = 1
+	m.units = append(m.units, Unit{Kind: kind, Layer: layer})
+	m.gates = append(m.gates, g)
+	return g
+}
+
+// Units implements Model.
+func (m *net[T]) Units() []Unit { return append([]Unit(nil), m.units...) }
+
+// SetUnit implements Model.
+func (m *net[T]) SetUnit(i int, on bool) error {
+	if i < 0 || i >= len(m.units) {
+		return fmt.Errorf("models: %s: unit %d out of range (%d units)", m.kind, i, len(m.units))
+	}
+	*m.gates[i] = 0
+	if on {
+		*m.gates[i] = 1
+	}
+	return nil
+}
+
+// unitGate is the gate of the unit of that kind and layer; it panics if there is none.
+func (m *net[T]) unitGate(kind string, layer int) *float64 {
+	for i, u := range m.units {
+		if u.Kind == kind && u.Layer == layer {
+			return m.gates[i]
+		}
+	}
+	panic(fmt.Sprintf("models: %s has no %s unit in layer %d", m.kind, kind, layer))
 }
 
 func (m *net[T]) pool() pool { return pool{workers: m.opt.Workers} }

@@ -169,7 +169,9 @@ const geluC = 0.7978845608028654 // sqrt(2/π)
 
 // linKernel is y = act(x·W + b) + res, where W is in×out (or out×in when transW, as for a
 // head tied to an embedding), and the bias, activation and residual are optional. Inputs:
-// x, W, then b if bias, then res if res.
+// x, W, then b if bias, then res if res. With a gate (only with res and no activation) the
+// output is y = res + g·(x·W + b), g = *gate read at every pass: 1 is the plain layer, 0
+// ablates it (zeroes its contribution to the residual stream).
 type linKernel[T Float] struct {
 	be     gemm.Backend
 	p      pool
@@ -177,10 +179,19 @@ type linKernel[T Float] struct {
 	bias   bool
 	res    bool
 	act    activation
+	gate   *float64
 	pre    []T // pre-activation u
 	th     []T // tanh(√(2/π)(u+0.044715u³)), saved for the backward pass
 	dpre   []T
 	part   [][]T
+}
+
+// scale is the gate's value, 1 without a gate.
+func (k *linKernel[T]) scale() T {
+	if k.gate == nil {
+		return 1
+	}
+	return T(*k.gate)
 }
 
 func (k *linKernel[T]) name() string {
@@ -216,6 +227,9 @@ func (k *linKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 		}
 		i++
 	}
+	if k.gate != nil && !k.res {
+		return nil, fmt.Errorf("a gate needs a residual input")
+	}
 	if k.res {
 		if k.act != actNone {
 			return nil, fmt.Errorf("an activation with a residual input is not supported")
@@ -242,11 +256,15 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		copy(y, data[T](in[i]))
 		beta = 1
 	}
+	g := k.scale()
+	if g == 0 {
+		return 0
+	}
 	ldw := o
 	if k.transW {
 		ldw = kin
 	}
-	mm(k.be, false, k.transW, m, o, kin, 1, x, kin, w, ldw, beta, y, o)
+	mm(k.be, false, k.transW, m, o, kin, g, x, kin, w, ldw, beta, y, o)
 	if b == nil && k.act == actNone {
 		return 0
 	}
@@ -261,7 +279,7 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 			yr := y[r*o : (r+1)*o]
 			if b != nil {
 				for j := range yr {
-					yr[j] += b[j]
+					yr[j] += g * b[j]
 				}
 			}
 			if k.act == actGELU {
@@ -297,6 +315,17 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 		g = dp
 	}
 	dx, dw := data[T](gin[0]), data[T](gin[1])
+	if s := k.scale(); s != 1 {
+		// y = res + s·(x·W + b): every gradient but the residual's is scaled by s.
+		if cap(k.dpre) < len(g) {
+			k.dpre = make([]T, len(g))
+		}
+		k.dpre = k.dpre[:len(g)]
+		for j, v := range g {
+			k.dpre[j] = s * v
+		}
+		g = k.dpre
+	}
 	if k.transW {
 		// y = x·Wᵀ, W out×in: dx = g·W, dW = gᵀ·x.
 		mm(k.be, false, false, m, kin, o, 1, g, o, w, kin, 0, dx, kin)

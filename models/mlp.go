@@ -125,6 +125,7 @@ func newMLP[T Float](c MLPConfig, t tunnels.Tunnel, o Options) *net[T] {
 		s.add(p+"b1", GroupOther, 1, f, 0, 0)
 		s.add(p+"w2", GroupOther, f, w, std, 0)
 		s.add(p+"b2", GroupOther, 1, w, 0, 0)
+		m.addUnit("layer", l)
 	}
 	s.add("ln.g", GroupOther, 1, w, 0, 1)
 	s.add("ln.b", GroupOther, 1, w, 0, 0)
@@ -150,14 +151,16 @@ func buildMLP[T Float](m *net[T], c MLPConfig, cg *compiled[T], t tunnels.Tunnel
 		if u, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, act: actGELU}, false, u, p[2], p[3]); err != nil {
 			return nil, err
 		}
-		if h, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, res: true}, false, u, p[4], p[5], h); err != nil {
+		if h, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, res: true, gate: m.unitGate("layer", l)}, false, u, p[4], p[5], h); err != nil {
 			return nil, err
 		}
+		cg.addTap(tapResid, l, h)
 	}
 	base := 2 + 6*c.Blocks
 	u, err := apply(m, &layerNormKernel[T]{eps: 1e-5, p: pl}, false, h, pn[base], pn[base+1])
 	if err != nil {
 		return nil, err
 	}
+	cg.addTap(tapFinal, 0, u)
 	return apply(m, &linKernel[T]{be: be, p: pl, bias: true}, false, u, pn[base+2], pn[base+3])
 }

@@ -59,7 +59,27 @@ type Model interface {
 	// AttentionEntropy adds the per-layer, per-head attention entropy (bits) at scored
 	// positions, summed over the sequences of b, into acc; it reads the last Predict on b.
 	AttentionEntropy(t tunnels.Tunnel, b *tunnels.Batch, acc [][]float64) error
+	// Units lists the ablatable parts other than single heads: each layer's attention and
+	// MLP for a transformer, each layer for a recurrent model, each block for the MLP.
+	Units() []Unit
+	// SetUnit switches unit i of Units on or off without rebuilding anything; off zeroes
+	// the unit's contribution to the residual stream.
+	SetUnit(i int, on bool) error
+	// Probe runs the model forward on b and copies out its internals as plain slices.
+	Probe(t tunnels.Tunnel, b *tunnels.Batch) (*Probe, error)
 }
+
+// Unit is an ablatable part of a model.
+type Unit struct {
+	// Kind is "attn" (a layer's attention), "mlp" (a layer's MLP) or "layer" (a whole
+	// recurrent layer or MLP block).
+	Kind string `json:"unit"`
+	// Layer is the block index.
+	Layer int `json:"layer"`
+}
+
+// String names the unit, e.g. "L2 mlp".
+func (u Unit) String() string { return fmt.Sprintf("L%d %s", u.Layer, u.Kind) }
 
 // Options are the build settings common to every model.
 type Options struct {

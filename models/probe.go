@@ -48,3 +48,98 @@ func (m *net[T]) AttentionEntropy(t tunnels.Tunnel, b *tunnels.Batch, acc [][]fl
 	}
 	return nil
 }
+
+// Probe is what one forward pass reveals of a model's internals, copied out as plain
+// row-major slices. Slices a model does not have are nil (no attention in an LSTM).
+type Probe struct {
+	// N is the number of sequences, T their length, P the number of scored positions.
+	N, T, P int
+	// Positions are the scored token indices.
+	Positions []int
+	// Width is the feature width of Q, K, V, Resid and Final.
+	Width int
+	// Layers and Heads are the attention layout (Heads 0 without attention).
+	Layers, Heads int
+	// Attn[l] holds the attention rows at the scored positions, N×Heads×P×T: row (s, h, i)
+	// is the weight of each key position in the query at Positions[i] (0 beyond it).
+	Attn [][]float64
+	// Q, K, V[l] hold the per-token projections of layer l, N×T×Width; head h is columns
+	// h·Width/Heads up to (h+1)·Width/Heads.
+	Q, K, V [][]float64
+	// Resid[l] is the residual stream after block l, ResidRows×Width.
+	Resid [][]float64
+	// ResidRows is N·T for sequence models, N·P for the MLP (which sees one row per scored
+	// position).
+	ResidRows int
+	// Final is the input of the output head at the scored positions, (N·P)×Width.
+	Final []float64
+	// Dist is the model's distribution over the classes at every scored position, N×P×C.
+	Dist []float64
+}
+
+// Probe implements Model: a Predict on b whose internals are copied out.
+func (m *net[T]) Probe(t tunnels.Tunnel, b *tunnels.Batch) (*Probe, error) {
+	dist := make([]float64, b.N*b.P*b.C)
+	if err := m.Predict(t, b, dist); err != nil {
+		return nil, err
+	}
+	c, ok := m.graphs[shapeKey{n: b.N, t: t.SeqLen(), p: len(t.Positions()), train: false}]
+	if !ok {
+		return nil, fmt.Errorf("models: %s: probe: no graph for batch size %d", m.kind, b.N)
+	}
+	pos := t.Positions()
+	pr := &Probe{N: b.N, T: t.SeqLen(), P: len(pos), Positions: pos, Layers: m.layers, Heads: m.heads, Dist: dist}
+	grow := func(s [][]float64, l int) [][]float64 {
+		for len(s) <= l {
+			s = append(s, nil)
+		}
+		return s
+	}
+	for _, tp := range c.taps {
+		if tp.op.out == nil {
+			return nil, fmt.Errorf("models: %s: probe: tap %d of layer %d holds no output", m.kind, tp.kind, tp.layer)
+		}
+		src := data[T](tp.op.out)
+		rows, w := rows2(tp.op.out.Shape())
+		cp := make([]float64, len(src))
+		for i, v := range src {
+			cp[i] = float64(v)
+		}
+		pr.Width = w
+		switch tp.kind {
+		case tapQ:
+			pr.Q = grow(pr.Q, tp.layer)
+			pr.Q[tp.layer] = cp
+		case tapK:
+			pr.K = grow(pr.K, tp.layer)
+			pr.K[tp.layer] = cp
+		case tapV:
+			pr.V = grow(pr.V, tp.layer)
+			pr.V[tp.layer] = cp
+		case tapResid:
+			pr.Resid = grow(pr.Resid, tp.layer)
+			pr.Resid[tp.layer] = cp
+			pr.ResidRows = rows
+		case tapFinal:
+			pr.Final = cp
+		}
+	}
+	L := pr.T
+	for l, k := range c.attn {
+		if len(k.probs) < b.N*m.heads*L*L {
+			return nil, fmt.Errorf("models: %s: probe: layer %d holds no attention for %d sequences", m.kind, l, b.N)
+		}
+		rows := make([]float64, b.N*m.heads*pr.P*L)
+		for item := 0; item < b.N*m.heads; item++ {
+			pm := k.probs[item*L*L:]
+			for i, q := range pos {
+				dst := rows[(item*pr.P+i)*L:][:L]
+				for j, v := range pm[q*L : q*L+q+1] {
+					dst[j] = float64(v)
+				}
+			}
+		}
+		pr.Attn = append(pr.Attn, rows)
+	}
+	return pr, nil
+}

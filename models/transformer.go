@@ -92,6 +92,8 @@ func newTransformer[T Float](c TransformerConfig, t tunnels.Tunnel, o Options) *
 			row[h] = 1
 		}
 		m.mask = append(m.mask, row)
+		m.addUnit("attn", l)
+		m.addUnit("mlp", l)
 	}
 	s.add("norm", GroupOther, 1, d, 0, 1)
 	if !m.out.tied {
@@ -104,8 +106,8 @@ func newTransformer[T Float](c TransformerConfig, t tunnels.Tunnel, o Options) *
 func buildTransformer[T Float](m *net[T], c TransformerConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
 	pn := cg.pnodes
 	be, pl := m.opt.Backend, m.pool()
-	lin := func(act activation, bias, res bool, in ...*G.Node) (*G.Node, error) {
-		return apply(m, &linKernel[T]{be: be, p: pl, bias: bias, res: res, act: act}, false, in...)
+	lin := func(act activation, bias, res bool, gate *float64, in ...*G.Node) (*G.Node, error) {
+		return apply(m, &linKernel[T]{be: be, p: pl, bias: bias, res: res, act: act, gate: gate}, false, in...)
 	}
 	x, err := apply(m, &embedKernel[T]{t: t.SeqLen(), ids: &cg.ids}, false, pn[0], pn[1])
 	if err != nil {
@@ -120,9 +122,10 @@ func buildTransformer[T Float](m *net[T], c TransformerConfig, cg *compiled[T], 
 		}
 		var qkv [3]*G.Node
 		for i := range qkv {
-			if qkv[i], err = lin(actNone, false, false, a, p[1+i]); err != nil {
+			if qkv[i], err = lin(actNone, false, false, nil, a, p[1+i]); err != nil {
 				return nil, err
 			}
+			cg.addTap(tapQ+tapKind(i), l, qkv[i])
 		}
 		ak := &attnKernel[T]{be: be, p: pl, t: t.SeqLen(), heads: c.Heads, mask: m.mask[l]}
 		cg.attn = append(cg.attn, ak)
@@ -130,19 +133,20 @@ func buildTransformer[T Float](m *net[T], c TransformerConfig, cg *compiled[T], 
 		if err != nil {
 			return nil, err
 		}
-		if x, err = lin(actNone, false, true, o, p[4], x); err != nil {
+		if x, err = lin(actNone, false, true, m.unitGate("attn", l), o, p[4], x); err != nil {
 			return nil, err
 		}
 		h, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl}, false, x, p[5])
 		if err != nil {
 			return nil, err
 		}
-		if h, err = lin(actGELU, true, false, h, p[6], p[7]); err != nil {
+		if h, err = lin(actGELU, true, false, nil, h, p[6], p[7]); err != nil {
 			return nil, err
 		}
-		if x, err = lin(actNone, true, true, h, p[8], p[9], x); err != nil {
+		if x, err = lin(actNone, true, true, m.unitGate("mlp", l), h, p[8], p[9], x); err != nil {
 			return nil, err
 		}
+		cg.addTap(tapResid, l, x)
 	}
 	base := 2 + 10*c.Layers
 	gs := &gatherSpec{t: t.SeqLen(), pos: t.Positions()}
@@ -150,6 +154,7 @@ func buildTransformer[T Float](m *net[T], c TransformerConfig, cg *compiled[T], 
 	if err != nil {
 		return nil, err
 	}
+	cg.addTap(tapFinal, 0, h)
 	if m.out.tied {
 		return apply(m, &linKernel[T]{be: be, p: pl, transW: true}, false, h, pn[0])
 	}

@@ -2,6 +2,9 @@ package sessions
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
 	"time"
 )
 
@@ -65,6 +68,101 @@ type Head struct {
 type Snapshot struct {
 	// AttentionEntropy is the mean entropy (bits) of attention rows at scored positions, [layer][head].
 	AttentionEntropy [][]float64 `json:"attention_entropy,omitempty"`
+	// AttentionMass is the mean attention mass on the evidence tokens at scored positions
+	// (for bijection: the revealed values), [layer][head].
+	AttentionMass [][]float64 `json:"attention_mass,omitempty"`
+	// KeyOrthogonality is the mean |off-diagonal cosine| of the per-token mean keys, [layer][head].
+	KeyOrthogonality [][]float64 `json:"key_orthogonality,omitempty"`
+	// KeyOrthogonalityRandom is the same statistic for random Gaussian vectors of the same
+	// count and dimension (the baseline the paper compares against).
+	KeyOrthogonalityRandom float64 `json:"key_orthogonality_random,omitempty"`
+	// QKAlignment is, per layer, the P×T map (row-major, flattened) of the cosine between the
+	// query at each scored position and each earlier key, averaged over heads and sequences;
+	// entries after the query's position are null.
+	QKAlignment [][]Num `json:"qk_alignment,omitempty"`
+	// QKPositions are the scored positions (rows of QKAlignment); T is its column count.
+	QKPositions []int `json:"qk_positions,omitempty"`
+	// Manifold is the value manifold: PCA of the final-norm residual at scored positions.
+	Manifold *Manifold `json:"value_manifold,omitempty"`
+	// Frame is the frame-precision history up to this snapshot.
+	Frame *Frame `json:"frame,omitempty"`
+	// Ablation holds the effect of zeroing each head, each layer's attention and MLP (or each
+	// recurrent layer) on the probe subset, as changes from the unablated model.
+	Ablation []Effect `json:"ablation,omitempty"`
+	// ProbeN is the number of probe sequences the geometry was computed on.
+	ProbeN int `json:"probe_n,omitempty"`
+}
+
+// Num is a float64 that encodes NaN as JSON null (and decodes null as NaN).
+type Num float64
+
+// MarshalJSON implements json.Marshaler.
+func (n Num) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (n *Num) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = Num(math.NaN())
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("sessions: number %q: %w", b, err)
+	}
+	*n = Num(f)
+	return nil
+}
+
+// Manifold is the value-manifold readout (DESIGN.md §4).
+type Manifold struct {
+	// Share is the explained-variance fraction of PC1..PC3.
+	Share []float64 `json:"share"`
+	// Pearson and Spearman correlate PC1 with the posterior entropy (null when undefined).
+	Pearson  Num `json:"pc1_entropy_pearson"`
+	Spearman Num `json:"pc1_entropy_spearman"`
+	// Points are the PC1..PC3 coordinates of a subsample of the scored positions.
+	Points [][]float64 `json:"points,omitempty"`
+	// Entropy is the posterior entropy (bits) at each point.
+	Entropy []float64 `json:"entropy,omitempty"`
+}
+
+// Frame is the frame-precision dissociation up to one snapshot: for every snapshot so far,
+// how far its attention pattern is from the previous one and from this (the latest) one,
+// beside the precision measures at that step.
+type Frame struct {
+	Points []FramePoint `json:"points"`
+}
+
+// FramePoint is one earlier (or this) snapshot's frame and precision.
+type FramePoint struct {
+	Step int `json:"step"`
+	// Drift is, per layer, 1 − mean Pearson correlation of the attention rows with the
+	// previous snapshot's (null at the first snapshot).
+	Drift []Num `json:"drift"`
+	// ToLatest is, per layer, the same distance to the snapshot holding this Frame.
+	ToLatest []Num `json:"to_latest"`
+	// BitError is bit error (a) at that step.
+	BitError float64 `json:"bit_error"`
+	// PC1Abs is |ρ(PC1, entropy)| (Spearman) and PC1Share the PC1 variance share.
+	PC1Abs   Num `json:"pc1_abs_rho"`
+	PC1Share Num `json:"pc1_share"`
+}
+
+// Effect is the change of probe-set scores when one unit is zeroed.
+type Effect struct {
+	// Unit is "head", "attn", "mlp" or "layer".
+	Unit  string `json:"unit"`
+	Layer int    `json:"layer"`
+	// Head is the head index for a head, -1 otherwise.
+	Head      int     `json:"head"`
+	DeltaBits float64 `json:"delta_bits"`
+	DeltaKL   float64 `json:"delta_kl"`
 }
 
 // EventKind names an operator action.

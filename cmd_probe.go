@@ -1,0 +1,229 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"windtunnel/lab"
+	"windtunnel/sessions"
+)
+
+// probeReport is what `windtunnel probe` prints: the diagnostics of DESIGN.md §4 for one
+// checkpoint of a session.
+type probeReport struct {
+	Path                   string             `json:"session"`
+	Task                   string             `json:"task"`
+	Model                  string             `json:"model"`
+	Step                   int                `json:"step"`
+	ProbeN                 int                `json:"probe_n"`
+	GeometryN              int                `json:"geometry_n"`
+	BitErrorPosition       float64            `json:"bit_error_position"`
+	BitErrorSample         float64            `json:"bit_error_sample"`
+	KLBits                 float64            `json:"kl_bits"`
+	Accuracy               float64            `json:"accuracy"`
+	AttentionEntropy       [][]float64        `json:"attention_entropy"`
+	AttentionMass          [][]float64        `json:"attention_mass"`
+	KeyOrthogonality       [][]float64        `json:"key_orthogonality"`
+	KeyOrthogonalityRandom *float64           `json:"key_orthogonality_random"`
+	ValuePCShare           []float64          `json:"value_pc_share"`
+	ValuePC1Spearman       sessions.Num       `json:"value_pc1_entropy_spearman"`
+	ValuePC1Pearson        sessions.Num       `json:"value_pc1_entropy_pearson"`
+	HeadAblationDeltaBits  [][]sessions.Num   `json:"head_ablation_delta_bits"`
+	Ablation               []sessions.Effect  `json:"ablation"`
+	QKAlignment            [][]sessions.Num   `json:"qk_alignment,omitempty"`
+	QKPositions            []int              `json:"qk_positions,omitempty"`
+	Frame                  *sessions.Frame    `json:"frame,omitempty"`
+	FrameStep              int                `json:"frame_step,omitempty"`
+	Manifold               *sessions.Manifold `json:"-"`
+}
+
+func newProbeCmd(stdout io.Writer) *cobra.Command {
+	var (
+		step      int
+		asJSON    bool
+		geometryN int
+		blas      string
+	)
+	c := &cobra.Command{
+		Use:   "probe FILE",
+		Short: "Load a session's checkpoint and print its geometry: focus, key orthogonality, value manifold, ablation table",
+		Long: "probe loads the checkpoint at or before --step (default: the last) of a session, rebuilds the model\n" +
+			"from the session's configuration and computes the diagnostics of DESIGN.md §4 on the run's probe set:\n" +
+			"bit error, attention focus, key orthogonality against random, the value manifold and the ablation table.",
+		Args: oneFile,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if geometryN != 0 && (geometryN < 3 || geometryN > 4096) {
+				return usagef("--geometry-n %d out of range: want 3..4096", geometryN)
+			}
+			rep, err := probeSession(args[0], step, geometryN, blas)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(stdout).Encode(rep)
+			}
+			_, err = io.WriteString(stdout, rep.text())
+			return err
+		},
+	}
+	c.Flags().IntVar(&step, "step", -1, "use the checkpoint at or before this step (default: the last)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	c.Flags().IntVar(&geometryN, "geometry-n", 0, "probe sequences for the geometry and ablation table (default: the run's, or 64)")
+	c.Flags().StringVar(&blas, "blas", "auto", "matrix-product backend: auto, openblas or gonum")
+	return c
+}
+
+// probeSession computes the report for the checkpoint at or before step.
+func probeSession(path string, step, geometryN int, blas string) (*probeReport, error) {
+	r, err := sessions.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var cfg lab.Config
+	if err := json.Unmarshal(r.Meta().Config, &cfg); err != nil {
+		return nil, fmt.Errorf("probe %s: config: %w", path, err)
+	}
+	ck, ok, err := r.Checkpoint(step)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		cks, _ := r.Checkpoints()
+		return nil, fmt.Errorf("probe %s: no checkpoint at or before step %d (checkpoints: %v)", path, step, cks)
+	}
+	if geometryN > 0 {
+		cfg.GeometryN = geometryN
+	} else if cfg.GeometryN == 0 {
+		cfg.GeometryN = 64
+	}
+	cfg.BLAS = blas
+	tr, err := lab.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("probe %s: %w", path, err)
+	}
+	if err := tr.LoadParams(ck); err != nil {
+		return nil, fmt.Errorf("probe %s: %w", path, err)
+	}
+	s, err := tr.Evaluate()
+	if err != nil {
+		return nil, fmt.Errorf("probe %s: %w", path, err)
+	}
+	sn := &sessions.Snapshot{}
+	if err := tr.Geometry(sn, s.BitErrorPosition, false); err != nil {
+		return nil, fmt.Errorf("probe %s: %w", path, err)
+	}
+	rep := &probeReport{
+		Path: path, Task: cfg.Task, Model: cfg.Model, Step: ck.Step, ProbeN: cfg.ProbeSize, GeometryN: sn.ProbeN,
+		BitErrorPosition: s.BitErrorPosition, BitErrorSample: s.BitErrorSample, KLBits: s.KLBits, Accuracy: s.Accuracy,
+		AttentionEntropy: sn.AttentionEntropy, AttentionMass: sn.AttentionMass,
+		KeyOrthogonality: sn.KeyOrthogonality, Ablation: sn.Ablation,
+		QKAlignment: sn.QKAlignment, QKPositions: sn.QKPositions, Manifold: sn.Manifold,
+		ValuePC1Spearman: sessions.Num(math.NaN()), ValuePC1Pearson: sessions.Num(math.NaN()),
+	}
+	if sn.KeyOrthogonality != nil {
+		v := sn.KeyOrthogonalityRandom
+		rep.KeyOrthogonalityRandom = &v
+	}
+	if m := sn.Manifold; m != nil {
+		rep.ValuePCShare, rep.ValuePC1Spearman, rep.ValuePC1Pearson = m.Share, m.Spearman, m.Pearson
+	}
+	if layers, heads := tr.Model().Heads(); heads > 0 {
+		rep.HeadAblationDeltaBits = make([][]sessions.Num, layers)
+		for l := range rep.HeadAblationDeltaBits {
+			rep.HeadAblationDeltaBits[l] = make([]sessions.Num, heads)
+			for h := range rep.HeadAblationDeltaBits[l] {
+				rep.HeadAblationDeltaBits[l][h] = sessions.Num(math.NaN())
+			}
+		}
+		for _, e := range sn.Ablation {
+			if e.Unit == "head" {
+				rep.HeadAblationDeltaBits[e.Layer][e.Head] = sessions.Num(e.DeltaBits)
+			}
+		}
+	}
+	// The recorded frame-precision history up to this step, when the run took snapshots.
+	if rec, at, err := r.Snapshot(ck.Step); err == nil && rec != nil && rec.Frame != nil {
+		rep.Frame, rep.FrameStep = rec.Frame, at
+	}
+	return rep, nil
+}
+
+// text renders the report for a terminal.
+func (p *probeReport) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s %s at step %d (probe %d sequences, geometry on %d)\n", p.Path, p.Task, p.Model, p.Step, p.ProbeN, p.GeometryN)
+	fmt.Fprintf(&b, "bit error (a) %.4f  (b) %.4f  KL %.4f bits  accuracy %.3f\n", p.BitErrorPosition, p.BitErrorSample, p.KLBits, p.Accuracy)
+	if p.KeyOrthogonality == nil {
+		b.WriteString("attention: none in this model\n")
+	} else {
+		fmt.Fprintf(&b, "key orthogonality (mean |cos|, random %.3f):\n", *p.KeyOrthogonalityRandom)
+		for l, row := range p.KeyOrthogonality {
+			fmt.Fprintf(&b, "  L%d %s   mean %.3f\n", l, floats(row, "%.3f"), mean(row))
+		}
+		b.WriteString("attention entropy (bits) / mass on evidence tokens:\n")
+		for l, row := range p.AttentionEntropy {
+			fmt.Fprintf(&b, "  L%d %s", l, floats(row, "%.2f"))
+			if l < len(p.AttentionMass) {
+				fmt.Fprintf(&b, "   mass %s", floats(p.AttentionMass[l], "%.2f"))
+			}
+			b.WriteString("\n")
+		}
+	}
+	if len(p.ValuePCShare) > 0 {
+		fmt.Fprintf(&b, "value manifold: PC1..3 %s of variance; ρ(PC1, entropy) Spearman %s Pearson %s\n",
+			floats(scale(p.ValuePCShare, 100), "%.1f%%"), numStr(p.ValuePC1Spearman), numStr(p.ValuePC1Pearson))
+	}
+	if len(p.Ablation) > 0 {
+		b.WriteString("ablation (Δ bit error (a), Δ KL bits):\n")
+		worst := p.Ablation[0]
+		for _, e := range p.Ablation {
+			if e.DeltaBits > worst.DeltaBits {
+				worst = e
+			}
+			name := fmt.Sprintf("L%d %s", e.Layer, e.Unit)
+			if e.Unit == "head" {
+				name = fmt.Sprintf("L%d H%d", e.Layer, e.Head)
+			}
+			fmt.Fprintf(&b, "  %-9s %+8.4f %+8.4f\n", name, e.DeltaBits, e.DeltaKL)
+		}
+		fmt.Fprintf(&b, "costliest: L%d %s %d: %+.4f bits\n", worst.Layer, worst.Unit, worst.Head, worst.DeltaBits)
+	}
+	return b.String()
+}
+
+func floats(xs []float64, f string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf(f, x)
+	}
+	return strings.Join(parts, " ")
+}
+
+func scale(xs []float64, k float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x * k
+	}
+	return out
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(max(len(xs), 1))
+}
+
+func numStr(n sessions.Num) string {
+	if math.IsNaN(float64(n)) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.3f", float64(n))
+}

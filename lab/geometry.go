@@ -1,0 +1,276 @@
+package lab
+
+import (
+	"fmt"
+	"math"
+
+	"windtunnel/diagnostics"
+	"windtunnel/sessions"
+	"windtunnel/tunnels"
+)
+
+// Geometry probes run on a fixed subset of the probe set: the first GeometryN sequences.
+// The frame (attention pattern) kept for the frame-precision history uses the first
+// frameSeqs of those, in float32, and at most maxFrames snapshots (older ones thinned).
+const (
+	frameSeqs      = 16
+	maxFrames      = 48
+	manifoldPoints = 400
+	randomTrials   = 8
+)
+
+// frameSample is one snapshot's attention pattern and precision, kept in memory for the
+// frame-precision history.
+type frameSample struct {
+	step     int
+	attn     [][]float32 // [layer] frameSeqs×H×P×T
+	bitError float64
+	pc1Abs   float64
+	pc1Share float64
+	drift    []sessions.Num
+}
+
+// geometryState holds the geometry probe's batch and the frame history.
+type geometryState struct {
+	batch  *tunnels.Batch
+	q      []float64
+	frames []frameSample
+}
+
+// geometryDue reports whether the evaluation at step also takes a geometry snapshot.
+func (t *Trainer) geometryDue(step int, final bool) bool {
+	if t.cfg.ProbeEvery <= 0 {
+		return false
+	}
+	k := len(t.geo.frames)
+	if k == 0 {
+		return final || step >= t.cfg.ProbeEvery
+	}
+	last := t.geo.frames[k-1].step
+	return step != last && (final || step/t.cfg.ProbeEvery > last/t.cfg.ProbeEvery)
+}
+
+// geometryBatch returns the geometry subset of the probe set (built on first use).
+func (t *Trainer) geometryBatch() *tunnels.Batch {
+	if t.geo.batch == nil {
+		n := min(t.cfg.GeometryN, t.cfg.ProbeSize)
+		b := tunnels.NewBatch(t.tunnel, n)
+		b.Fill(t.tunnel, tunnels.ProbeStream(t.cfg.Seed), 0)
+		t.geo.batch = b
+		t.geo.q = make([]float64, len(b.Posterior))
+	}
+	return t.geo.batch
+}
+
+// Geometry computes the diagnostics of DESIGN.md §4 on the geometry subset of the probe set
+// and adds them to sn: attention focus and evidence mass, key orthogonality against random,
+// the QK alignment map, the value manifold, the ablation table and, when history is set,
+// the frame-precision history (the current snapshot joins it). bitError is the whole probe
+// set's bit error (a) at this step. The operator's head ablations must be off.
+func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool) error {
+	b := t.geometryBatch()
+	pr, err := t.model.Probe(t.tunnel, b)
+	if err != nil {
+		return fmt.Errorf("lab: geometry probe: %w", err)
+	}
+	sn.ProbeN = b.N
+	if pr.Heads > 0 && len(pr.Attn) > 0 {
+		// Key orthogonality is taken over the evidence tokens (the hypotheses a prediction
+		// weighs: bijection values, HMM symbols, recall values) when the tunnel names them,
+		// else over every token.
+		var evidence func(seq, row int) []bool
+		var keep func(int) bool
+		if ev, ok := t.tunnel.(tunnels.Evidencer); ok {
+			marks := make([]bool, b.N*b.P*b.T)
+			evTok := map[int]bool{}
+			for s := 0; s < b.N; s++ {
+				toks := b.Tokens[s*b.T : (s+1)*b.T]
+				for i, pos := range pr.Positions {
+					m := marks[(s*b.P+i)*b.T:][:b.T]
+					ev.Evidence(toks, pos, m)
+					for j, on := range m[:pos+1] {
+						if on {
+							evTok[toks[j]] = true
+						}
+					}
+				}
+			}
+			evidence = func(seq, row int) []bool { return marks[(seq*b.P+row)*b.T:][:b.T] }
+			if len(evTok) >= 2 {
+				keep = func(tok int) bool { return evTok[tok] }
+			}
+		}
+		f, err := diagnostics.AttentionFocus(pr.Attn, b.N, pr.Heads, b.P, b.T, evidence)
+		if err != nil {
+			return fmt.Errorf("lab: attention focus: %w", err)
+		}
+		sn.AttentionMass = f.Mass
+		if sn.AttentionEntropy == nil {
+			sn.AttentionEntropy = f.Entropy
+		}
+		hd := pr.Width / pr.Heads
+		distinct := map[int]bool{}
+		for _, tok := range b.Tokens {
+			if keep == nil || keep(tok) {
+				distinct[tok] = true
+			}
+		}
+		sn.KeyOrthogonalityRandom = diagnostics.RandomOrthogonality(len(distinct), hd, t.cfg.Seed, randomTrials)
+		sn.QKPositions = pr.Positions
+		for l := range pr.K {
+			ko, err := diagnostics.KeyOrthogonality(pr.K[l], b.Tokens, b.N*b.T, pr.Width, pr.Heads, keep)
+			if err != nil {
+				return fmt.Errorf("lab: key orthogonality layer %d: %w", l, err)
+			}
+			sn.KeyOrthogonality = append(sn.KeyOrthogonality, ko)
+			qk, err := diagnostics.QKAlignment(pr.Q[l], pr.K[l], b.N, b.T, pr.Width, pr.Heads, pr.Positions)
+			if err != nil {
+				return fmt.Errorf("lab: QK alignment layer %d: %w", l, err)
+			}
+			row := make([]sessions.Num, len(qk))
+			for i, v := range qk {
+				row[i] = sessions.Num(v)
+			}
+			sn.QKAlignment = append(sn.QKAlignment, row)
+		}
+	}
+	if pr.Final != nil {
+		m, err := diagnostics.ValueManifold(pr.Final, b.N*b.P, pr.Width, b.EntropyBits, manifoldPoints)
+		if err != nil {
+			return fmt.Errorf("lab: value manifold: %w", err)
+		}
+		sm := &sessions.Manifold{Share: m.Share, Pearson: sessions.Num(m.Pearson), Spearman: sessions.Num(m.Spearman), Points: m.Points, Entropy: m.Entropy}
+		sn.Manifold = sm
+	}
+	if sn.Ablation, err = t.ablationTable(b, pr.Dist); err != nil {
+		return err
+	}
+	if history {
+		t.addFrame(sn, pr.Attn, b, bitError)
+	}
+	return nil
+}
+
+// ablationTable zeroes each head, each layer's attention and MLP (or each recurrent layer)
+// in turn and scores the geometry subset against the unablated distributions base.
+func (t *Trainer) ablationTable(b *tunnels.Batch, base []float64) ([]sessions.Effect, error) {
+	score := func(q []float64) (diagnostics.Scores, error) {
+		return diagnostics.Score(q, b.Posterior, b.N, b.P, b.C)
+	}
+	s0, err := score(base)
+	if err != nil {
+		return nil, fmt.Errorf("lab: ablation base: %w", err)
+	}
+	var out []sessions.Effect
+	add := func(unit string, layer, head int) error {
+		if err := t.model.Predict(t.tunnel, b, t.geo.q); err != nil {
+			return fmt.Errorf("lab: ablation %s L%d H%d: %w", unit, layer, head, err)
+		}
+		s, err := score(t.geo.q)
+		if err != nil {
+			return fmt.Errorf("lab: ablation %s L%d H%d: %w", unit, layer, head, err)
+		}
+		e := diagnostics.EffectOf(unit, layer, head, s0, s)
+		out = append(out, sessions.Effect{Unit: e.Unit, Layer: e.Layer, Head: e.Head, DeltaBits: e.DeltaBits, DeltaKL: e.DeltaKL})
+		return nil
+	}
+	layers, heads := t.model.Heads()
+	for l := 0; l < layers; l++ {
+		for h := 0; h < heads; h++ {
+			if err := t.model.SetHeadMask(l, h, false); err != nil {
+				return nil, err
+			}
+			err := add("head", l, h)
+			if e2 := t.model.SetHeadMask(l, h, true); err == nil {
+				err = e2
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i, u := range t.model.Units() {
+		if err := t.model.SetUnit(i, false); err != nil {
+			return nil, err
+		}
+		err := add(u.Kind, u.Layer, -1)
+		if e2 := t.model.SetUnit(i, true); err == nil {
+			err = e2
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// addFrame appends this snapshot's attention pattern and precision to the history and
+// writes the frame-precision points (drift from the previous snapshot, distance to this
+// one) into sn.
+func (t *Trainer) addFrame(sn *sessions.Snapshot, attn [][]float64, b *tunnels.Batch, bitError float64) {
+	fs := frameSample{step: t.step, bitError: bitError, pc1Abs: math.NaN(), pc1Share: math.NaN()}
+	if m := sn.Manifold; m != nil {
+		fs.pc1Abs = math.Abs(float64(m.Spearman))
+		if len(m.Share) > 0 {
+			fs.pc1Share = m.Share[0]
+		}
+	}
+	n := min(frameSeqs, b.N)
+	if len(attn) > 0 {
+		per := len(attn[0]) / b.N // H×P×T floats per sequence
+		for _, a := range attn {
+			cp := make([]float32, n*per)
+			for i := range cp {
+				cp[i] = float32(a[i])
+			}
+			fs.attn = append(fs.attn, cp)
+		}
+	}
+	dist := func(a, b [][]float32) []sessions.Num {
+		out := make([]sessions.Num, len(a))
+		for l := range a {
+			out[l] = sessions.Num(diagnostics.AttentionDrift(widen(a[l]), widen(b[l]), t.tunnel.SeqLen()))
+		}
+		return out
+	}
+	if k := len(t.geo.frames); k > 0 && fs.attn != nil {
+		fs.drift = dist(t.geo.frames[k-1].attn, fs.attn)
+	} else {
+		fs.drift = nanNums(len(fs.attn))
+	}
+	t.geo.frames = append(t.geo.frames, fs)
+	if len(t.geo.frames) > maxFrames {
+		// Keep the first and the latest; drop every other one in between.
+		fr := t.geo.frames
+		kept := fr[:1]
+		for i := 2; i < len(fr)-1; i += 2 {
+			kept = append(kept, fr[i])
+		}
+		t.geo.frames = append(kept, fr[len(fr)-1])
+	}
+	frame := &sessions.Frame{}
+	for _, f := range t.geo.frames {
+		p := sessions.FramePoint{Step: f.step, Drift: f.drift, BitError: f.bitError, PC1Abs: sessions.Num(f.pc1Abs), PC1Share: sessions.Num(f.pc1Share)}
+		if fs.attn != nil {
+			p.ToLatest = dist(f.attn, fs.attn)
+		}
+		frame.Points = append(frame.Points, p)
+	}
+	sn.Frame = frame
+}
+
+func widen(s []float32) []float64 {
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+func nanNums(n int) []sessions.Num {
+	out := make([]sessions.Num, n)
+	for i := range out {
+		out[i] = sessions.Num(math.NaN())
+	}
+	return out
+}
