@@ -115,10 +115,10 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 				distinct[tok] = true
 			}
 		}
-		sn.KeyOrthogonalityRandom = diagnostics.RandomOrthogonality(len(distinct), hd, t.cfg.Seed, randomTrials)
+		sn.KeyOrthogonalityRandom = diagnostics.RandomOrthogonality(len(distinct), hd, t.cfg.Seed, randomTrials, true)
 		sn.QKPositions = pr.Positions
 		for l := range pr.K {
-			ko, err := diagnostics.KeyOrthogonality(pr.K[l], b.Tokens, b.N*b.T, pr.Width, pr.Heads, keep)
+			ko, err := diagnostics.KeyOrthogonality(pr.K[l], b.Tokens, b.N*b.T, pr.Width, pr.Heads, keep, true)
 			if err != nil {
 				return fmt.Errorf("lab: key orthogonality layer %d: %w", l, err)
 			}

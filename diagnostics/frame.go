@@ -1,0 +1,116 @@
+package diagnostics
+
+import "math"
+
+// AttentionDrift returns 1 − the mean Pearson correlation between corresponding attention rows of a and b, each rowLen long.
+//
+// a and b hold the same rows (whole rows, zeros beyond the causal limit
+// included) from two snapshots. Rows where the correlation is undefined
+// (either side constant, such as a row with a single valid key, or NaN) are
+// skipped; if none remain the drift is 0. Identical patterns give 0, the range
+// is [0, 2]. Lengths that differ or are not a multiple of a positive rowLen
+// give NaN.
+func AttentionDrift(a, b []float64, rowLen int) float64 {
+	if rowLen <= 0 || len(a) != len(b) || len(a)%rowLen != 0 {
+		return math.NaN()
+	}
+	var sum float64
+	var rows int
+	for off := 0; off < len(a); off += rowLen {
+		r := Pearson(a[off:off+rowLen], b[off:off+rowLen])
+		if r != r {
+			continue
+		}
+		sum += r
+		rows++
+	}
+	if rows == 0 {
+		return 0
+	}
+	return 1 - sum/float64(rows)
+}
+
+// FramePoint is one training snapshot's frame (attention pattern) and precision measurements, per layer where a slice.
+type FramePoint struct {
+	// Step is the training step of the snapshot.
+	Step int `json:"step"`
+	// Drift is the AttentionDrift from the previous snapshot, per layer.
+	Drift []float64 `json:"drift"`
+	// ToLatest is the AttentionDrift to the latest snapshot, per layer.
+	ToLatest []float64 `json:"to_latest"`
+	// BitError is the bit error (a), per-position, on the probe set.
+	BitError float64 `json:"bit_error"`
+	// PC1Abs is |ρ(PC1, entropy)| of the value manifold.
+	PC1Abs float64 `json:"pc1_abs_rho"`
+	// PC1Share is the explained-variance fraction of PC1 of the value manifold.
+	PC1Share float64 `json:"pc1_share"`
+}
+
+// Normalise returns a new slice with xs mapped min–max onto [0, 1] over its finite values, so that series of different units share one axis.
+//
+// NaN and ±Inf entries come out NaN; if the finite values are all equal they
+// map to 0.
+func Normalise(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		if finite(x) {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	span := hi - lo
+	for i, x := range xs {
+		switch {
+		case !finite(x):
+			out[i] = math.NaN()
+		case span > 0:
+			out[i] = (x - lo) / span
+		default:
+			out[i] = 0
+		}
+	}
+	return out
+}
+
+// SettleStep returns the first step from which series stays within frac of its total range of its final value, e.g. where a frame or precision curve settled.
+//
+// The range and the final value are taken over finite entries; non-finite
+// entries neither break nor start the settled stretch; a negative or NaN frac
+// counts as 0. A constant series settles at its first finite entry. It returns -1 for empty input, lengths
+// that differ, or a series with no finite entry.
+func SettleStep(steps []int, series []float64, frac float64) int {
+	if len(steps) == 0 || len(steps) != len(series) {
+		return -1
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	last := -1
+	for i, x := range series {
+		if finite(x) {
+			lo, hi = min(lo, x), max(hi, x)
+			last = i
+		}
+	}
+	if last < 0 {
+		return -1
+	}
+	if !(frac > 0) { // negative or NaN fraction: stay exactly at the final value
+		frac = 0
+	}
+	final, band := series[last], frac*(hi-lo)
+	start := 0
+	for i := last; i >= 0; i-- {
+		if x := series[i]; finite(x) && math.Abs(x-final) > band {
+			start = i + 1
+			break
+		}
+	}
+	for !finite(series[start]) {
+		start++
+	}
+	return steps[start]
+}
+
+// finite reports whether x is neither NaN nor ±Inf.
+func finite(x float64) bool {
+	return !math.IsNaN(x) && !math.IsInf(x, 0)
+}
