@@ -1,0 +1,188 @@
+package lab
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"windtunnel/diagnostics"
+)
+
+// Primitive is one of Paper I's inference primitives, the tunnel that tests it, and the
+// criterion a model must meet to pass it.
+type Primitive struct {
+	// Task is the tunnel.
+	Task string `json:"task"`
+	// Name is the primitive the tunnel tests.
+	Name string `json:"primitive"`
+	// Metric is "bit_error_position" (pass when ≤ Threshold) or "accuracy" (pass when ≥).
+	Metric string `json:"metric"`
+	// Threshold is the pass bound.
+	Threshold float64 `json:"threshold"`
+}
+
+// Primitives are the architecture table's columns. The bounds are where the quick preset's
+// transformer lands comfortably (bijection 0.07 bits, HMM 0.08) and far below the uniform or
+// context-free guess (≥ 0.8 bits); recall is scored by MAP accuracy since its posterior is a
+// point mass (entropy 0).
+func Primitives() []Primitive {
+	return []Primitive{
+		{Task: "bijection", Name: "belief accumulation", Metric: "bit_error_position", Threshold: 0.15},
+		{Task: "hmm", Name: "belief transport", Metric: "bit_error_position", Threshold: 0.15},
+		{Task: "recall", Name: "random-access binding", Metric: "accuracy", Threshold: 0.9},
+	}
+}
+
+// PrimitiveOf returns the primitive a task tests.
+func PrimitiveOf(task string) (Primitive, bool) {
+	for _, p := range Primitives() {
+		if p.Task == task {
+			return p, true
+		}
+	}
+	return Primitive{}, false
+}
+
+// Stat is a mean and spread over seeds.
+type Stat struct {
+	Mean float64 `json:"mean"`
+	// SD is the sample standard deviation over seeds (0 for one seed).
+	SD     float64   `json:"sd"`
+	Values []float64 `json:"values"`
+}
+
+// StatOf summarises values.
+func StatOf(xs []float64) Stat {
+	s := Stat{Values: append([]float64(nil), xs...)}
+	if len(xs) == 0 {
+		s.Mean, s.SD = math.NaN(), math.NaN()
+		return s
+	}
+	for _, x := range xs {
+		s.Mean += x
+	}
+	s.Mean /= float64(len(xs))
+	if len(xs) > 1 {
+		v := 0.0
+		for _, x := range xs {
+			v += (x - s.Mean) * (x - s.Mean)
+		}
+		s.SD = math.Sqrt(v / float64(len(xs)-1))
+	}
+	return s
+}
+
+// String prints the mean ± sd with the given precision.
+func (s Stat) String(prec int) string {
+	if len(s.Values) < 2 {
+		return fmt.Sprintf("%.*f", prec, s.Mean)
+	}
+	return fmt.Sprintf("%.*f±%.*f", prec, s.Mean, prec, s.SD)
+}
+
+// RunScore is the outcome of one compared run.
+type RunScore struct {
+	Task    string             `json:"task"`
+	Model   string             `json:"model"`
+	Seed    uint64             `json:"seed"`
+	Params  int                `json:"params"`
+	Steps   int                `json:"steps"`
+	WallS   float64            `json:"wall_s"`
+	Scores  diagnostics.Scores `json:"-"`
+	Session string             `json:"session"`
+}
+
+// Cell is one (task, model) entry of the comparison table.
+type Cell struct {
+	Task      string    `json:"task"`
+	Model     string    `json:"model"`
+	Primitive Primitive `json:"primitive"`
+	Params    int       `json:"params"`
+	Seeds     []uint64  `json:"seeds"`
+	BitErrorA Stat      `json:"bit_error_position"`
+	BitErrorB Stat      `json:"bit_error_sample"`
+	KL        Stat      `json:"kl_bits"`
+	Accuracy  Stat      `json:"accuracy"`
+	WallS     Stat      `json:"wall_s"`
+	// Pass says whether the mean of the primitive's metric meets its threshold.
+	Pass     bool     `json:"pass"`
+	Sessions []string `json:"sessions"`
+}
+
+// Table gathers runs into cells, in the order tasks × models.
+func Table(runs []RunScore, tasks, models []string) []Cell {
+	var cells []Cell
+	for _, task := range tasks {
+		prim, _ := PrimitiveOf(task)
+		for _, model := range models {
+			c := Cell{Task: task, Model: model, Primitive: prim}
+			var a, b, kl, acc, wall []float64
+			for _, r := range runs {
+				if r.Task != task || r.Model != model {
+					continue
+				}
+				c.Seeds = append(c.Seeds, r.Seed)
+				c.Params = r.Params
+				c.Sessions = append(c.Sessions, r.Session)
+				a = append(a, r.Scores.BitErrorPosition)
+				b = append(b, r.Scores.BitErrorSample)
+				kl = append(kl, r.Scores.KLBits)
+				acc = append(acc, r.Scores.Accuracy)
+				wall = append(wall, r.WallS)
+			}
+			if len(c.Seeds) == 0 {
+				continue
+			}
+			c.BitErrorA, c.BitErrorB, c.KL, c.Accuracy, c.WallS = StatOf(a), StatOf(b), StatOf(kl), StatOf(acc), StatOf(wall)
+			switch prim.Metric {
+			case "accuracy":
+				c.Pass = c.Accuracy.Mean >= prim.Threshold
+			default:
+				c.Pass = c.BitErrorA.Mean <= prim.Threshold
+			}
+			cells = append(cells, c)
+		}
+	}
+	return cells
+}
+
+// FormatTable renders cells as a text table followed by the architecture summary (primitives
+// passed per model), the layout of Paper I's table.
+func FormatTable(cells []Cell) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-10s %-12s %9s %-15s %-15s %-15s %-13s %-10s %s\n", "task", "model", "params", "bit error (a)", "bit error (b)", "KL bits", "accuracy", "wall s", "primitive")
+	for _, c := range cells {
+		crit := fmt.Sprintf("≤ %.2f bits (a)", c.Primitive.Threshold)
+		if c.Primitive.Metric == "accuracy" {
+			crit = fmt.Sprintf("accuracy ≥ %.2f", c.Primitive.Threshold)
+		}
+		verdict := "FAIL"
+		if c.Pass {
+			verdict = "pass"
+		}
+		fmt.Fprintf(&b, "%-10s %-12s %9d %-15s %-15s %-15s %-13s %-10s %s %s (%s)\n", c.Task, c.Model, c.Params,
+			c.BitErrorA.String(4), c.BitErrorB.String(4), c.KL.String(4), c.Accuracy.String(3), c.WallS.String(0),
+			verdict, c.Primitive.Name, crit)
+	}
+	passes := map[string]int{}
+	tasks := map[string]bool{}
+	var order []string
+	for _, c := range cells {
+		if _, ok := passes[c.Model]; !ok {
+			order = append(order, c.Model)
+			passes[c.Model] = 0
+		}
+		tasks[c.Task] = true
+		if c.Pass {
+			passes[c.Model]++
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return passes[order[i]] > passes[order[j]] })
+	b.WriteString("\nprimitives passed:")
+	for _, m := range order {
+		fmt.Fprintf(&b, "  %s %d/%d", m, passes[m], len(tasks))
+	}
+	b.WriteString("\n")
+	return b.String()
+}

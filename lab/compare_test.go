@@ -1,0 +1,69 @@
+package lab
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"windtunnel/diagnostics"
+)
+
+func TestStatOf(t *testing.T) {
+	cases := []struct {
+		in       []float64
+		mean, sd float64
+	}{
+		{[]float64{2}, 2, 0},
+		{[]float64{1, 3}, 2, math.Sqrt2},
+		{[]float64{1, 2, 3, 4}, 2.5, math.Sqrt(5.0 / 3)},
+	}
+	for _, c := range cases {
+		s := StatOf(c.in)
+		if math.Abs(s.Mean-c.mean) > 1e-12 || math.Abs(s.SD-c.sd) > 1e-12 {
+			t.Errorf("StatOf(%v) = %g ± %g, want %g ± %g", c.in, s.Mean, s.SD, c.mean, c.sd)
+		}
+	}
+	if s := StatOf(nil); !math.IsNaN(s.Mean) {
+		t.Errorf("StatOf(nil) mean %g, want NaN", s.Mean)
+	}
+}
+
+func TestTable(t *testing.T) {
+	run := func(task, model string, seed uint64, a, acc float64) RunScore {
+		return RunScore{Task: task, Model: model, Seed: seed, Params: 100, WallS: 10,
+			Scores: diagnostics.Scores{BitErrorPosition: a, BitErrorSample: a, KLBits: a / 2, Accuracy: acc}}
+	}
+	runs := []RunScore{
+		run("bijection", "transformer", 1, 0.05, 0.99), run("bijection", "transformer", 2, 0.07, 0.99),
+		run("bijection", "mlp", 1, 1.1, 0.5),
+		run("recall", "transformer", 1, 0.3, 0.95), run("recall", "mlp", 1, 0.01, 0.2),
+	}
+	cells := Table(runs, []string{"bijection", "recall"}, []string{"transformer", "mlp"})
+	if len(cells) != 4 {
+		t.Fatalf("%d cells, want 4", len(cells))
+	}
+	want := []struct {
+		task, model string
+		seeds       int
+		pass        bool
+	}{
+		{"bijection", "transformer", 2, true}, {"bijection", "mlp", 1, false},
+		// Recall passes on accuracy, whatever its bit error.
+		{"recall", "transformer", 1, true}, {"recall", "mlp", 1, false},
+	}
+	for i, w := range want {
+		c := cells[i]
+		if c.Task != w.task || c.Model != w.model || len(c.Seeds) != w.seeds || c.Pass != w.pass {
+			t.Errorf("cell %d = %s %s seeds %v pass %v, want %+v", i, c.Task, c.Model, c.Seeds, c.Pass, w)
+		}
+	}
+	if m := cells[0].BitErrorA.Mean; math.Abs(m-0.06) > 1e-12 {
+		t.Errorf("transformer bijection mean %g, want 0.06", m)
+	}
+	out := FormatTable(cells)
+	for _, s := range []string{"0.0600±0.0141", "belief accumulation (≤ 0.15 bits (a))", "accuracy ≥ 0.90", "transformer 2/2", "mlp 0/2"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("table lacks %q:\n%s", s, out)
+		}
+	}
+}
