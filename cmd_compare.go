@@ -182,6 +182,7 @@ func compareRun(ctx context.Context, cfg lab.Config, path string, stderr io.Writ
 	if err != nil {
 		return lab.RunScore{}, err
 	}
+	defer tr.Close()
 	meta, err := runMeta(cfg, tr, path)
 	if err != nil {
 		return lab.RunScore{}, err

@@ -107,6 +107,7 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 	if err != nil {
 		return nil, fmt.Errorf("probe %s: %w", path, err)
 	}
+	defer tr.Close()
 	if err := tr.LoadParams(ck); err != nil {
 		return nil, fmt.Errorf("probe %s: %w", path, err)
 	}

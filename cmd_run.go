@@ -48,6 +48,7 @@ type runFlags struct {
 	mlpHidden   int
 	target      string
 	blas        string
+	device      string
 	workers     int
 	predictions string
 	mlpInput    string
@@ -60,7 +61,7 @@ type runFlags struct {
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.tf.register(fs, "bijection")
 	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "starting configuration: quick (CPU, minutes) or paper (the paper's sizes)")
-	fs.StringVar(&f.model, "model", "transformer", "network: transformer or mlp (capacity-matched to the transformer)")
+	fs.StringVar(&f.model, "model", "transformer", "network: transformer, or a baseline capacity-matched to it: mlp, lstm or mamba")
 	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, a JSON summary on stdout (implied when stdin or stdout is not a terminal)")
 	fs.IntVar(&f.steps, "steps", 0, "training steps (default: the preset's)")
 	fs.IntVar(&f.batch, "batch", 0, "sequences per step (default: the preset's)")
@@ -80,6 +81,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.width, "width", 0, "transformer width d (default: the preset's)")
 	fs.IntVar(&f.mlpHidden, "mlp-hidden", 0, "transformer MLP hidden width (default 4·width)")
 	fs.StringVar(&f.target, "target", "", "training target: sampled or posterior (default: the task's)")
+	fs.StringVar(&f.device, "device", "cpu", "where matrix products run: cpu or cuda (NVIDIA driver and cuBLAS loaded at run time)")
 	fs.StringVar(&f.blas, "blas", "auto", "matrix multiply: auto (OpenBLAS if found, else gonum), openblas or gonum")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels (default: all cores)")
 	fs.StringVar(&f.mlpInput, "mlp-input", "prefix", "MLP baseline input: prefix (one-hot prefix up to the scored position) or token (the scored token alone)")
@@ -91,7 +93,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 }
 
 // resumeFlags are the flags that may accompany --resume; the rest come from the session.
-var resumeFlags = map[string]bool{"resume": true, "headless": true, "steps": true, "workers": true, "blas": true, "predictions": true}
+var resumeFlags = map[string]bool{"resume": true, "headless": true, "steps": true, "workers": true, "blas": true, "predictions": true, "device": true}
 
 // runSetup is a run ready to start: its trainer and the session it writes.
 type runSetup struct {
@@ -133,7 +135,7 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*runSetup, error) {
 		}
 	})
 	if len(bad) > 0 {
-		return nil, usagef("--resume takes the run's settings from the session; %s cannot change them (allowed: --steps, --workers, --blas, --headless, --predictions)", strings.Join(bad, ", "))
+		return nil, usagef("--resume takes the run's settings from the session; %s cannot change them (allowed: --steps, --workers, --blas, --device, --headless, --predictions)", strings.Join(bad, ", "))
 	}
 	cfg, ck, err := resumeConfig(f.resume)
 	if err != nil {
@@ -147,6 +149,9 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*runSetup, error) {
 	}
 	if fs.Changed("blas") {
 		cfg.BLAS = f.blas
+	}
+	if fs.Changed("device") {
+		cfg.Device = f.device
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, usageError{err}
@@ -218,7 +223,7 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 	set("width", func() { c.Transformer.Width = f.width })
 	set("mlp-hidden", func() { c.Transformer.MLP = f.mlpHidden })
 	set("checkpoint-every", func() { c.CheckpointEvery = f.ckptEvery })
-	c.Target, c.BLAS, c.Workers = f.target, f.blas, f.workers
+	c.Target, c.BLAS, c.Workers, c.Device = f.target, f.blas, f.workers, f.device
 	c.MLP.Input = f.mlpInput
 	c.Precision = f.precision
 	if c.EvalEvery > c.Steps {
@@ -312,6 +317,7 @@ func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, 
 	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer cancel()
 	cfg, tr := st.cfg, st.tr
+	defer tr.Close()
 	defer func() {
 		if cerr := st.w.Close(); cerr != nil && err == nil {
 			err = cerr

@@ -50,6 +50,7 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 	}
 	defer closeLog()
 	tr := st.tr
+	defer tr.Close()
 	send := func(e sessions.Event) error {
 		c, err := lab.CommandOf(e)
 		if err != nil {

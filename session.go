@@ -32,7 +32,7 @@ func runMeta(cfg lab.Config, tr *lab.Trainer, path string) (sessions.Meta, error
 	}
 	return sessions.Meta{
 		Task: cfg.Task, Model: m.Kind(), Params: m.NumParams(), Layers: layers, Heads: heads, Steps: cfg.Steps,
-		Device: "cpu", DeviceName: fmt.Sprintf("%d CPU threads", workers(cfg)), BLAS: tr.BLAS(),
+		Device: tr.Device().Kind, DeviceName: tr.Device().Name, Driver: tr.Device().Driver, BLAS: tr.BLAS(),
 		Version: version, Host: host, Created: time.Now().UTC().Truncate(time.Second), Config: cj, Path: path,
 	}, nil
 }

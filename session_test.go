@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"windtunnel/cuda"
 	"windtunnel/lab"
 	"windtunnel/sessions"
 )
@@ -226,6 +227,30 @@ func TestSessionCommands(t *testing.T) {
 	if code != 0 || len(lines) != 2*7 { // evaluations at 50 and 60, 7 scored positions (V=8)
 		t.Errorf("export per-position: exit %d, %d lines", code, len(lines))
 	}
+	for _, step := range []string{"-1", "55"} {
+		code, out, errs = runCLI("probe", path, "--json", "--step", step)
+		var rep struct {
+			Step             int         `json:"step"`
+			BitError         float64     `json:"bit_error_position"`
+			KeyOrth          [][]float64 `json:"key_orthogonality"`
+			KeyOrthRandom    float64     `json:"key_orthogonality_random"`
+			AttentionEntropy [][]float64 `json:"attention_entropy"`
+			Share            []float64   `json:"value_pc_share"`
+			Spearman         *float64    `json:"value_pc1_entropy_spearman"`
+			HeadDelta        [][]float64 `json:"head_ablation_delta_bits"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+			t.Fatalf("probe --step %s: exit %d\n%s%s", step, code, out, errs)
+		}
+		wantStep := map[string]int{"-1": 60, "55": 50}[step]
+		if rep.Step != wantStep || !(rep.BitError > 0) || len(rep.KeyOrth) != 2 || len(rep.KeyOrth[1]) != 2 || !(rep.KeyOrthRandom > 0) ||
+			len(rep.AttentionEntropy) != 2 || len(rep.Share) != 3 || rep.Spearman == nil || len(rep.HeadDelta) != 2 || len(rep.HeadDelta[0]) != 2 {
+			t.Errorf("probe --step %s: %+v", step, rep)
+		}
+	}
+	if code, out, _ = runCLI("probe", path); code != 0 || !strings.Contains(out, "key orthogonality") || !strings.Contains(out, "costliest") {
+		t.Errorf("probe text: exit %d\n%s", code, out)
+	}
 	junk := filepath.Join(dir, "junk.wtlab")
 	os.WriteFile(junk, []byte("hello, this is not a session"), 0o644)
 	for _, c := range []struct {
@@ -241,10 +266,35 @@ func TestSessionCommands(t *testing.T) {
 		{[]string{"run", "--headless", "--resume", path}, 2, "nothing to do"},
 		{[]string{"run", "--headless", "--resume", path, "--lr", "1"}, 2, "--lr"},
 		{[]string{"run", "--headless", "--out", path}, 1, "file exists"},
+		{[]string{"probe", junk}, 1, "not a windtunnel session"},
+		{[]string{"probe", path, "--step", "10"}, 1, "no checkpoint at or before step 10"},
+		{[]string{"probe", path, "--geometry-n", "2"}, 2, "--geometry-n"},
+		{[]string{"compare", "--tasks", "maze"}, 2, "--tasks"},
+		{[]string{"compare", "--models", "rnn"}, 2, "--models"},
+		{[]string{"compare", "--seeds", "0"}, 2, "--seeds"},
+		{[]string{"compare", "--preset", "huge"}, 2, "--preset"},
 	} {
 		code, _, errs := runCLI(c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, %q; want exit %d naming %q", c.args, code, errs, c.code, c.want)
 		}
+	}
+}
+
+// TestDeviceFlag: a bad --device is a usage error; --device cuda on a machine without a GPU
+// exits 1 with the paths searched, never a panic.
+func TestDeviceFlag(t *testing.T) {
+	if code, _, errs := runCLI(append([]string{"run", "--headless", "--steps", "2", "--device", "tpu", "--out", filepath.Join(t.TempDir(), "d.wtlab")}, tinyRun...)...); code != 2 || !strings.Contains(errs, "--device") {
+		t.Errorf("--device tpu: exit %d, %q", code, errs)
+	}
+	if _, err := cuda.Probe(); err == nil {
+		t.Skip("a GPU is present: the no-GPU path cannot be checked here")
+	}
+	code, _, errs := runCLI(append([]string{"run", "--headless", "--steps", "2", "--device", "cuda", "--out", filepath.Join(t.TempDir(), "c.wtlab")}, tinyRun...)...)
+	if code != 1 || !strings.Contains(errs, "--device cuda") || !strings.Contains(errs, "libcuda.so.1") || strings.Contains(errs, "panic") {
+		t.Errorf("--device cuda without a GPU: exit %d, %q", code, errs)
+	}
+	if code, _, errs := runCLI("device"); code != 1 || !strings.Contains(errs, "no CUDA driver library") {
+		t.Errorf("device without a GPU: exit %d, %q", code, errs)
 	}
 }

@@ -11,8 +11,12 @@ import (
 type Config struct {
 	Task        string                   `json:"task"`
 	Tunnel      tunnels.Config           `json:"tunnel"`
-	Model       string                   `json:"model"` // "transformer" or "mlp"
+	Model       string                   `json:"model"` // "transformer", "mlp", "lstm" or "mamba"
 	Transformer models.TransformerConfig `json:"transformer"`
+	// LSTM and Mamba size the recurrent baselines; zero Width means "match the
+	// transformer's parameter count" (2 LSTM layers, 4 Mamba blocks, width solved for).
+	LSTM  models.LSTMConfig  `json:"lstm"`
+	Mamba models.MambaConfig `json:"mamba"`
 	// MLP sizes the baseline; zero Width means "match the transformer's parameter count".
 	MLP         models.MLPConfig `json:"mlp"`
 	Steps       int              `json:"steps"`
@@ -26,16 +30,18 @@ type Config struct {
 	QKLR      float64 `json:"qk_lr"`
 	EvalEvery int     `json:"eval_every"`
 	// CheckpointEvery is the parameter-checkpoint cadence in steps (0: only at the end).
-	CheckpointEvery int    `json:"checkpoint_every"`
-	ProbeSize       int    `json:"probe_size"`
+	CheckpointEvery int `json:"checkpoint_every"`
+	ProbeSize       int `json:"probe_size"`
 	// ProbeEvery is the geometry-probe cadence in steps (0: off): the first evaluation at or
 	// after each multiple of it also takes a geometry snapshot.
 	ProbeEvery int `json:"probe_every,omitempty"`
 	// GeometryN is the number of probe sequences the geometry and ablation table use.
-	GeometryN int `json:"geometry_n,omitempty"`
-	Seed            uint64 `json:"seed"`
+	GeometryN int    `json:"geometry_n,omitempty"`
+	Seed      uint64 `json:"seed"`
 	// Target is "sampled", "posterior" or "" for the task's default.
 	Target string `json:"target"`
+	// Device is "cpu" (default) or "cuda" (matrix products on an NVIDIA GPU).
+	Device string `json:"device,omitempty"`
 	// BLAS is "auto", "openblas" or "gonum".
 	BLAS string `json:"blas"`
 	// Workers is the goroutine count for kernels and GEMM splitting (0: all cores).
@@ -90,8 +96,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--%s %v out of range: want %s", flag, v, rng)
 	}
 	switch {
-	case c.Model != "transformer" && c.Model != "mlp":
-		return fmt.Errorf("--model %q: want transformer or mlp", c.Model)
+	case c.Model != "transformer" && c.Model != "mlp" && c.Model != "lstm" && c.Model != "mamba":
+		return fmt.Errorf("--model %q: want transformer, mlp, lstm or mamba", c.Model)
 	case c.Steps < 1 || c.Steps > 100_000_000:
 		return bad("steps", c.Steps, "1..100000000")
 	case c.Batch < 1 || c.Batch > 65536:
@@ -126,6 +132,9 @@ func (c Config) Validate() error {
 	}
 	if c.Precision != "" && c.Precision != "float32" && c.Precision != "float64" {
 		return fmt.Errorf("--precision %q: want float32 or float64", c.Precision)
+	}
+	if c.Device != "" && c.Device != "cpu" && c.Device != "cuda" {
+		return fmt.Errorf("--device %q: want cpu or cuda", c.Device)
 	}
 	switch c.BLAS {
 	case "auto", "openblas", "gonum":

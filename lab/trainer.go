@@ -12,6 +12,7 @@ import (
 
 	"gorgonia.org/tensor"
 
+	"windtunnel/cuda"
 	"windtunnel/diagnostics"
 	"windtunnel/gemm"
 	"windtunnel/models"
@@ -64,6 +65,8 @@ type Trainer struct {
 	wall0   float64  // wall time already spent before a resume
 	off     [][]bool // heads switched off by the operator
 	geo     geometryState
+	gpu     *cuda.Backend
+	device  Device
 }
 
 // CommandOf turns a recorded operator event into a trainer command.
@@ -154,6 +157,10 @@ func New(cfg Config) (*Trainer, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	be = gemm.Parallel(be, workers)
+	be, gpu, dev, err := openDevice(cfg, be, workers)
+	if err != nil {
+		return nil, err
+	}
 	opts := models.Options{Dtype: tensor.Float32, Backend: be, Workers: workers, Seed: cfg.Seed}
 	if cfg.Precision == "float64" {
 		opts.Dtype = tensor.Float64
@@ -169,12 +176,24 @@ func New(cfg Config) (*Trainer, error) {
 			mc.Input = cfg.MLP.Input
 		}
 		m, err = models.NewMLP(mc, tn, opts)
+	case "lstm":
+		lc := cfg.LSTM
+		if lc.Width == 0 {
+			lc = models.MatchLSTM(models.TransformerParams(cfg.Transformer, tn, 0), tn, 0)
+		}
+		m, err = models.NewLSTM(lc, tn, opts)
+	case "mamba":
+		mc := cfg.Mamba
+		if mc.Width == 0 {
+			mc = models.MatchMamba(models.TransformerParams(cfg.Transformer, tn, 0), tn, 0)
+		}
+		m, err = models.NewMamba(mc, tn, opts)
 	}
 	if err != nil {
 		return nil, err
 	}
 	t := &Trainer{
-		cfg: cfg, tunnel: tn, model: m, mode: mode, backend: be,
+		cfg: cfg, tunnel: tn, model: m, mode: mode, backend: be, gpu: gpu, device: dev,
 		opt:     NewAdamW(cfg.WeightDecay, cfg.Clip),
 		sched:   Schedule{Peak: cfg.LR, Warmup: cfg.Warmup, Total: cfg.Steps},
 		records: make(chan sessions.Record, 256),
@@ -186,6 +205,7 @@ func New(cfg Config) (*Trainer, error) {
 			t.off[i] = make([]bool, h)
 		}
 	}
+	t.residentWeights()
 	t.opt.GroupLR = map[models.Group]float64{models.GroupValue: cfg.ValueLR, models.GroupQK: cfg.QKLR}
 	const chunk = 256
 	stream := tunnels.ProbeStream(cfg.Seed)
@@ -462,6 +482,7 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 		}
 		state = sessions.Training
 		t0 := time.Now()
+		_, gmark := t.gpuSince(0)
 		batch.Fill(t.tunnel, stream, uint64(t.step)*uint64(t.cfg.Batch))
 		loss, err := t.model.TrainStep(t.tunnel, batch, t.mode)
 		if err != nil {
@@ -478,8 +499,12 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 		}
 		lr := t.sched.At(t.step)
 		gn := t.opt.Step(t.model.Params(), lr)
+		if t.gpu != nil {
+			t.gpu.Invalidate()
+		}
 		t.step++
 		now := time.Now()
+		gpuDt, _ := t.gpuSince(gmark)
 		res.StepMs = append(res.StepMs, float64(now.Sub(t0).Microseconds())/1000)
 		if dt := now.Sub(lastT).Seconds(); dt >= 0.5 {
 			inst := float64(t.step-lastStep) / dt
@@ -493,6 +518,9 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 			rate = float64(t.step-lastStep) / math.Max(now.Sub(start).Seconds(), 1e-9)
 		}
 		rec := sessions.Record{Step: t.step, WallS: wall(), Loss: loss, LR: lr, GradNorm: gn, StepsPerS: rate, State: state}
+		if t.gpu != nil {
+			rec.GPUShare = gpuDt.Seconds() / math.Max(now.Sub(t0).Seconds(), 1e-9)
+		}
 		var ab *sessions.Record
 		if t.step%t.cfg.EvalEvery == 0 && t.step < t.cfg.Steps {
 			e0 := time.Now()

@@ -1,0 +1,68 @@
+package lab
+
+import (
+	"fmt"
+	"time"
+
+	"windtunnel/cuda"
+	"windtunnel/gemm"
+)
+
+// Device describes where a run computes, for the session and the Run pane.
+type Device struct {
+	// Kind is "cpu" or "cuda".
+	Kind string
+	// Name is the GPU's name, or the CPU thread count.
+	Name string
+	// Driver is the NVIDIA driver and cuBLAS versions ("" on the CPU).
+	Driver string
+}
+
+// openDevice returns the matrix-product backend of cfg.Device: the CPU backend itself, or
+// the GPU with the CPU backend for products below the size threshold.
+func openDevice(cfg Config, cpu gemm.Backend, workers int) (gemm.Backend, *cuda.Backend, Device, error) {
+	if cfg.Device != "cuda" {
+		return cpu, nil, Device{Kind: "cpu", Name: fmt.Sprintf("%d CPU threads", workers)}, nil
+	}
+	g, err := cuda.Open(cuda.Options{Threshold: cuda.DefaultThreshold, CPU: cpu})
+	if err != nil {
+		return nil, nil, Device{}, fmt.Errorf("lab: --device cuda: %w", err)
+	}
+	in := g.Info()
+	return g, g, Device{Kind: "cuda", Name: in.Name, Driver: fmt.Sprintf("driver %s, cuBLAS %s", in.Driver, in.CUBLAS)}, nil
+}
+
+// Device reports where the run computes.
+func (t *Trainer) Device() Device { return t.device }
+
+// Close releases the GPU, if the run used one.
+func (t *Trainer) Close() error {
+	if t.gpu == nil {
+		return nil
+	}
+	err := t.gpu.Close()
+	t.gpu = nil
+	return err
+}
+
+// residentWeights marks the model's float32 parameters resident on the GPU: their device
+// copies are reused by every product of a step until the optimiser changes them.
+func (t *Trainer) residentWeights() {
+	if t.gpu == nil {
+		return
+	}
+	for _, p := range t.model.Params() {
+		if d, ok := p.Value.Data().([]float32); ok {
+			t.gpu.Resident(d)
+		}
+	}
+}
+
+// gpuSince returns the GPU time since the mark and a new mark (zero without a GPU).
+func (t *Trainer) gpuSince(mark time.Duration) (time.Duration, time.Duration) {
+	if t.gpu == nil {
+		return 0, 0
+	}
+	now := t.gpu.GPUTime()
+	return now - mark, now
+}

@@ -1,0 +1,161 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"windtunnel/tunnels"
+)
+
+// LSTMConfig sizes the LSTM baseline of DESIGN.md §3.
+type LSTMConfig struct {
+	Layers int // residual LSTM layers, ≥ 1
+	Width  int // residual stream width d, also the LSTM hidden size
+}
+
+// Validate reports the first out-of-range field, naming it.
+func (c LSTMConfig) Validate() error {
+	switch {
+	case c.Layers < 1 || c.Layers > 64:
+		return fmt.Errorf("models: lstm layers=%d out of range 1..64", c.Layers)
+	case c.Width < 1 || c.Width > 4096:
+		return fmt.Errorf("models: lstm width=%d out of range 1..4096", c.Width)
+	}
+	return nil
+}
+
+// LSTMParams is the parameter count of the LSTM baseline for a tunnel without building it.
+func LSTMParams(c LSTMConfig, t tunnels.Tunnel, maxLen int) int {
+	if maxLen <= 0 {
+		maxLen = t.SeqLen() + 1
+	}
+	d := c.Width
+	// Per layer: norm d, Wx d×4d, Wh d×4d, b 4d, Wout d×d, bout d.
+	n := t.Vocab()*d + maxLen*d + c.Layers*(9*d*d+6*d) + d
+	if l := layoutFor(t); !l.tied {
+		n += d * l.width
+	}
+	return n
+}
+
+// lstmMatchLayers is the depth MatchLSTM uses.
+const lstmMatchLayers = 2
+
+// MatchLSTM chooses the LSTM baseline (2 layers) whose parameter count is closest to target.
+func MatchLSTM(target int, t tunnels.Tunnel, maxLen int) LSTMConfig {
+	best, bestErr := LSTMConfig{Layers: lstmMatchLayers, Width: 1}, math.Inf(1)
+	for w := 1; w <= 4096; w++ {
+		c := LSTMConfig{Layers: lstmMatchLayers, Width: w}
+		n := LSTMParams(c, t, maxLen)
+		if e := math.Abs(float64(n - target)); e < bestErr {
+			best, bestErr = c, e
+		}
+		if n > target {
+			break
+		}
+	}
+	return best
+}
+
+// NewLSTM builds the LSTM baseline for a tunnel: token and learned position embeddings,
+// Layers pre-norm residual layers x ← x + LSTM(RMSNorm(x))·Wout + bout (hidden size Width,
+// forget-gate bias 1), a final RMSNorm at the scored positions and an output head tied to
+// the token embedding when the tunnel's classes are tokens. Weights are drawn from
+// N(0, 0.02). Each layer is an ablatable unit ("layer").
+func NewLSTM(c LSTMConfig, t tunnels.Tunnel, o Options) (Model, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults(t)
+	if err := o.check(t); err != nil {
+		return nil, err
+	}
+	if o.Dtype == tensor.Float64 {
+		return newLSTM[float64](c, t, o), nil
+	}
+	return newLSTM[float32](c, t, o), nil
+}
+
+func newLSTM[T Float](c LSTMConfig, t tunnels.Tunnel, o Options) *net[T] {
+	m := &net[T]{kind: "lstm", opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
+	const std = 0.02
+	d, s := c.Width, m.st
+	s.add("tok", GroupOther, t.Vocab(), d, std, 0)
+	s.add("pos", GroupOther, o.MaxLen, d, std, 0)
+	for l := 0; l < c.Layers; l++ {
+		p := fmt.Sprintf("layer%d.", l)
+		s.add(p+"norm", GroupOther, 1, d, 0, 1)
+		s.add(p+"wx", GroupOther, d, 4*d, std, 0)
+		s.add(p+"wh", GroupOther, d, 4*d, std, 0)
+		b := s.add(p+"b", GroupOther, 1, 4*d, 0, 0)
+		for j := d; j < 2*d; j++ { // forget gate
+			setAt(b, j, 1)
+		}
+		s.add(p+"wo", GroupOther, d, d, std, 0)
+		s.add(p+"bo", GroupOther, 1, d, 0, 0)
+		m.addUnit("layer", l)
+	}
+	s.add("norm", GroupOther, 1, d, 0, 1)
+	if !m.out.tied {
+		s.add("head", GroupOther, d, m.out.width, std, 0)
+	}
+	m.build = func(cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) { return buildLSTM(m, c, cg, t) }
+	return m
+}
+
+// setAt sets element i of a float32 or float64 tensor.
+func setAt(v *tensor.Dense, i int, x float64) {
+	switch d := v.Data().(type) {
+	case []float32:
+		d[i] = float32(x)
+	case []float64:
+		d[i] = x
+	}
+}
+
+func buildLSTM[T Float](m *net[T], c LSTMConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
+	pn := cg.pnodes
+	be, pl := m.opt.Backend, m.pool()
+	x, err := apply(m, &embedKernel[T]{t: t.SeqLen(), ids: &cg.ids}, false, pn[0], pn[1])
+	if err != nil {
+		return nil, err
+	}
+	for l := 0; l < c.Layers; l++ {
+		p := pn[2+6*l : 8+6*l]
+		a, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl}, false, x, p[0])
+		if err != nil {
+			return nil, err
+		}
+		h, err := apply(m, &lstmKernel[T]{be: be, p: pl, t: t.SeqLen()}, false, a, p[1], p[2], p[3])
+		if err != nil {
+			return nil, err
+		}
+		if x, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, res: true, gate: m.unitGate("layer", l)}, false, h, p[4], p[5], x); err != nil {
+			return nil, err
+		}
+		cg.addTap(tapResid, l, x)
+	}
+	base := 2 + 6*c.Layers
+	return finalHead(m, cg, t, x, base)
+}
+
+// finalHead is the shared ending of the sequence models: RMSNorm of the residual stream at
+// the scored positions (parameter pn[base], tapped as the probe's Final), then the output
+// head, tied to the token embedding pn[0] or the untied pn[base+1].
+func finalHead[T Float](m *net[T], cg *compiled[T], t tunnels.Tunnel, x *G.Node, base int) (*G.Node, error) {
+	pn := cg.pnodes
+	be, pl := m.opt.Backend, m.pool()
+	gs := &gatherSpec{t: t.SeqLen(), pos: t.Positions()}
+	h, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl, gather: gs}, false, x, pn[base])
+	if err != nil {
+		return nil, err
+	}
+	cg.addTap(tapFinal, 0, h)
+	if m.out.tied {
+		return apply(m, &linKernel[T]{be: be, p: pl, transW: true}, false, h, pn[0])
+	}
+	return apply(m, &linKernel[T]{be: be, p: pl}, false, h, pn[base+1])
+}

@@ -1,0 +1,474 @@
+package models
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"windtunnel/gemm"
+	"windtunnel/tunnels"
+)
+
+// Recurrent baselines: the LSTM, causal-convolution and selective-scan kernels against
+// naive references, finite differences, float32 and several workers; the LSTM and Mamba
+// models' gradients on every tunnel, their layer gates, probes and parameter counts.
+
+// rkCase is one recurrent kernel with its inputs and a naive float64 reference forward.
+type rkCase struct {
+	name string
+	k    kernel
+	in   []*tensor.Dense
+	ref  func(in [][]float64) []float64
+}
+
+// recSizes: n sequences of t tokens.
+type recSizes struct{ n, t, workers int }
+
+func sigmoid64(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+func recurrentCases[T Float](sz recSizes) []rkCase {
+	rng := rand.New(rand.NewPCG(21, 22))
+	pl, be := pool{workers: sz.workers}, gemm.Gonum()
+	n, L := sz.n, sz.t
+	m := n * L
+	mat := func(r, c int, a float64) *tensor.Dense { return randDense(rng, r, c, a) }
+	var cs []rkCase
+
+	const d, h = 4, 3
+	cs = append(cs, rkCase{
+		name: "LSTM", k: &lstmKernel[T]{be: be, p: pl, t: L},
+		in: []*tensor.Dense{mat(m, d, 1), mat(d, 4*h, 0.8), mat(h, 4*h, 0.8), mat(1, 4*h, 0.5)},
+		ref: func(in [][]float64) []float64 {
+			x, wx, wh, b := in[0], in[1], in[2], in[3]
+			y := make([]float64, m*h)
+			for q := 0; q < n; q++ {
+				hp, cp := make([]float64, h), make([]float64, h)
+				for s := 0; s < L; s++ {
+					r := q*L + s
+					pre := append([]float64(nil), b...)
+					for j := 0; j < 4*h; j++ {
+						for i := 0; i < d; i++ {
+							pre[j] += x[r*d+i] * wx[i*4*h+j]
+						}
+						for i := 0; i < h; i++ {
+							pre[j] += hp[i] * wh[i*4*h+j]
+						}
+					}
+					for j := 0; j < h; j++ {
+						ig, fg, gg, og := sigmoid64(pre[j]), sigmoid64(pre[h+j]), math.Tanh(pre[2*h+j]), sigmoid64(pre[3*h+j])
+						cp[j] = fg*cp[j] + ig*gg
+						hp[j] = og * math.Tanh(cp[j])
+						y[r*h+j] = hp[j]
+					}
+				}
+			}
+			return y
+		},
+	})
+
+	const e, kw, ns = 5, 3, 3
+	cs = append(cs, rkCase{
+		name: "CausalConv", k: &convKernel[T]{p: pl, t: L},
+		in: []*tensor.Dense{mat(m, e, 1), mat(kw, e, 1), mat(1, e, 0.5)},
+		ref: func(in [][]float64) []float64 {
+			u, w, b := in[0], in[1], in[2]
+			y := make([]float64, m*e)
+			for q := 0; q < n; q++ {
+				for s := 0; s < L; s++ {
+					for c := 0; c < e; c++ {
+						v := b[c]
+						for j := 0; j < kw; j++ {
+							if t := s - kw + 1 + j; t >= 0 {
+								v += w[j*e+c] * u[(q*L+t)*e+c]
+							}
+						}
+						y[(q*L+s)*e+c] = v * sigmoid64(v)
+					}
+				}
+			}
+			return y
+		},
+	})
+
+	cs = append(cs, rkCase{
+		name: "SelectiveScan", k: &scanKernel[T]{p: pl, t: L},
+		in: []*tensor.Dense{mat(m, e, 1), mat(m, e, 1.5), mat(e, ns, 1), mat(m, ns, 1), mat(m, ns, 1), mat(1, e, 1), mat(m, e, 2)},
+		ref: func(in [][]float64) []float64 {
+			u, dr, alog, bm, cm, dv, z := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
+			y := make([]float64, m*e)
+			for q := 0; q < n; q++ {
+				for c := 0; c < e; c++ {
+					hs := make([]float64, ns)
+					for s := 0; s < L; s++ {
+						r := q*L + s
+						dl := math.Log(1 + math.Exp(dr[r*e+c]))
+						acc := dv[c] * u[r*e+c]
+						for j := range hs {
+							hs[j] = math.Exp(-dl*math.Exp(alog[c*ns+j]))*hs[j] + dl*bm[r*ns+j]*u[r*e+c]
+							acc += cm[r*ns+j] * hs[j]
+						}
+						zv := z[r*e+c]
+						y[r*e+c] = acc * zv * sigmoid64(zv)
+					}
+				}
+			}
+			return y
+		},
+	})
+	return cs
+}
+
+func inputs64(in []*tensor.Dense) [][]float64 {
+	out := make([][]float64, len(in))
+	for i, d := range in {
+		out[i] = d.Float64s()
+	}
+	return out
+}
+
+var recSmall = recSizes{n: 3, t: 5, workers: 2}
+
+func TestRecurrentKernelsMatchReference(t *testing.T) {
+	for _, c := range recurrentCases[float64](recSmall) {
+		t.Run(c.name, func(t *testing.T) {
+			got := runGraph(t, tensor.Float64, c.in, kernelGraph(c.k, false, tensor.Float64))
+			want := c.ref(inputs64(c.in))
+			if e := maxRelErr(got.out, want); e > 1e-12 {
+				t.Errorf("forward differs from the naive reference by %.3g\n kernel %.6g\n naive  %.6g", e, got.out, want)
+			}
+			if maxAbs(want) < 1e-3 {
+				t.Errorf("reference output is all near zero: the check would be vacuous")
+			}
+		})
+	}
+}
+
+func TestRecurrentKernelsFiniteDifferences(t *testing.T) {
+	const h, tol = 1e-6, 1e-6
+	for _, c := range recurrentCases[float64](recSmall) {
+		t.Run(c.name, func(t *testing.T) {
+			an := runGraph(t, tensor.Float64, c.in, kernelGraph(c.k, false, tensor.Float64))
+			in := cloneDenses(c.in)
+			worst := 0.0
+			for i, d := range in {
+				if maxAbs(an.grads[i]) == 0 {
+					t.Errorf("gradient of input %d is all zeros", i)
+				}
+				v := d.Float64s()
+				for j, old := range v {
+					v[j] = old + h
+					lp := kernelLoss(c.k, false, in)
+					v[j] = old - h
+					lm := kernelLoss(c.k, false, in)
+					v[j] = old
+					num, a := (lp-lm)/(2*h), an.grads[i][j]
+					e := math.Abs(num-a) / math.Max(1, math.Abs(a))
+					worst = math.Max(worst, e)
+					if e > tol {
+						t.Errorf("input %d[%d]: analytic %.10g, numeric %.10g (rel %.3g)", i, j, a, num, e)
+					}
+				}
+			}
+			t.Logf("worst relative error %.3g", worst)
+		})
+	}
+}
+
+func TestRecurrentKernelsFloat32(t *testing.T) {
+	const fwdTol, gradTol = 1e-5, 1e-4
+	c64, c32 := recurrentCases[float64](recSmall), recurrentCases[float32](recSmall)
+	for i := range c64 {
+		t.Run(c64[i].name, func(t *testing.T) {
+			want := runGraph(t, tensor.Float64, c64[i].in, kernelGraph(c64[i].k, false, tensor.Float64))
+			got := runGraph(t, tensor.Float32, c32[i].in, kernelGraph(c32[i].k, false, tensor.Float32))
+			e := maxRelErr(got.out, want.out)
+			if e > fwdTol {
+				t.Errorf("float32 forward differs from float64 by %.3g (tolerance %g)", e, fwdTol)
+			}
+			worst := 0.0
+			for j := range want.grads {
+				ge := maxRelErr(got.grads[j], want.grads[j])
+				worst = math.Max(worst, ge)
+				if ge > gradTol {
+					t.Errorf("float32 gradient of input %d differs from float64 by %.3g (tolerance %g)", j, ge, gradTol)
+				}
+			}
+			t.Logf("forward %.3g, gradients %.3g", e, worst)
+		})
+	}
+}
+
+// TestRecurrentKernelsParallel compares three workers with one on enough sequences that
+// every loop splits.
+func TestRecurrentKernelsParallel(t *testing.T) {
+	big := recSizes{n: 40, t: 6, workers: 1}
+	serial := recurrentCases[float64](big)
+	big.workers = 3
+	par := recurrentCases[float64](big)
+	for i := range serial {
+		t.Run(serial[i].name, func(t *testing.T) {
+			want := runGraph(t, tensor.Float64, serial[i].in, kernelGraph(serial[i].k, false, tensor.Float64))
+			got := runGraph(t, tensor.Float64, par[i].in, kernelGraph(par[i].k, false, tensor.Float64))
+			if e := maxRelErr(got.out, want.out); e > 1e-12 {
+				t.Errorf("forward with 3 workers differs from 1 worker by %.3g", e)
+			}
+			for j := range want.grads {
+				if e := maxRelErr(got.grads[j], want.grads[j]); e > 1e-12 {
+					t.Errorf("gradient of input %d with 3 workers differs from 1 worker by %.3g", j, e)
+				}
+			}
+		})
+	}
+}
+
+func TestFastMath(t *testing.T) {
+	worst := 0.0
+	for _, x := range []float32{1e-30, 1e-6, 0.1, 0.5, 0.70710677, 0.7071068, 1, 1.0000001, 1.5, 2, 3.7, 1e6, 3e38} {
+		want := math.Log(float64(x))
+		e := math.Abs(float64(logf(x))-want) / math.Max(1, math.Abs(want))
+		worst = math.Max(worst, e)
+	}
+	for i := 0; i < 10000; i++ {
+		x := float32(1 + float64(i)/10000)
+		e := math.Abs(float64(logf(x)) - math.Log(float64(x)))
+		worst = math.Max(worst, e)
+	}
+	if worst > 3e-7 {
+		t.Errorf("logf error %.3g", worst)
+	}
+	// expRow in float32 against math.Exp, relative error.
+	var a, dst []float32
+	for i := 0; i <= 20000; i++ {
+		a = append(a, float32(-86+float64(i)*(86+88)/20000))
+	}
+	dst = make([]float32, len(a))
+	expRow(dst, a, 1)
+	worst = 0
+	for i, v := range a {
+		want := math.Exp(float64(v))
+		worst = math.Max(worst, math.Abs(float64(dst[i])-want)/want)
+	}
+	if worst > 5e-7 {
+		t.Errorf("expRow relative error %.3g", worst)
+	}
+	t.Logf("expRow worst relative error %.3g", worst)
+}
+
+// recurrentModels builds the two baselines on small float64 configurations.
+var recurrentModels = []struct {
+	name string
+	new  func(tunnels.Tunnel, Options) (Model, error)
+}{
+	{"lstm", func(t tunnels.Tunnel, o Options) (Model, error) {
+		return NewLSTM(LSTMConfig{Layers: 2, Width: 6}, t, o)
+	}},
+	{"mamba", func(t tunnels.Tunnel, o Options) (Model, error) {
+		return NewMamba(MambaConfig{Layers: 2, Width: 6, State: 3, Expand: 2, Conv: 3}, t, o)
+	}},
+}
+
+func smallTunnels() []struct {
+	name string
+	tn   tunnels.Tunnel
+	mode tunnels.TargetMode
+} {
+	bij, _ := tunnels.NewBijection(5)
+	hmm, _ := tunnels.NewHMM(3, 3, 4)
+	rec, _ := tunnels.NewRecall(3, 6, 6, 2, 2)
+	return []struct {
+		name string
+		tn   tunnels.Tunnel
+		mode tunnels.TargetMode
+	}{
+		{"bijection/sampled", bij, tunnels.Sampled},
+		{"hmm/posterior", hmm, tunnels.Posterior},
+		{"recall/sampled", rec, tunnels.Sampled},
+	}
+}
+
+func TestRecurrentGradients(t *testing.T) {
+	for _, mk := range recurrentModels {
+		for _, c := range smallTunnels() {
+			t.Run(mk.name+"/"+c.name, func(t *testing.T) {
+				m, err := mk.new(c.tn, Options{Dtype: tensor.Float64, Seed: 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Larger weights than the init make every path matter.
+				scaleParams(m, 0.5, 4)
+				checkGradients(t, m, c.tn, c.mode)
+			})
+		}
+	}
+}
+
+// TestRecurrentFloat32 checks that the float32 models (fast exp, tanh, log) follow float64.
+func TestRecurrentFloat32(t *testing.T) {
+	for _, mk := range recurrentModels {
+		for _, c := range smallTunnels() {
+			t.Run(mk.name+"/"+c.name, func(t *testing.T) {
+				b := tunnels.NewBatch(c.tn, 4)
+				b.Fill(c.tn, tunnels.TrainStream(5), 0)
+				var loss [2]float64
+				for i, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
+					m, err := mk.new(c.tn, Options{Dtype: dt, Seed: 3})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if loss[i], err = m.TrainStep(c.tn, b, c.mode); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if e := math.Abs(loss[0]-loss[1]) / loss[1]; e > 1e-5 {
+					t.Errorf("float32 loss %.8f, float64 %.8f", loss[0], loss[1])
+				}
+			})
+		}
+	}
+}
+
+func TestRecurrentProbeAndGates(t *testing.T) {
+	for _, mk := range recurrentModels {
+		for _, c := range smallTunnels() {
+			t.Run(mk.name+"/"+c.name, func(t *testing.T) {
+				m, err := mk.new(c.tn, Options{Dtype: tensor.Float64, Seed: 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				scaleParams(m, 0.5, 4)
+				if l, h := m.Heads(); l != 0 || h != 0 {
+					t.Errorf("Heads() = %d, %d, want 0, 0", l, h)
+				}
+				if err := m.AttentionEntropy(c.tn, tunnels.NewBatch(c.tn, 1), nil); err == nil {
+					t.Error("AttentionEntropy: no error from a model without attention")
+				}
+				units := m.Units()
+				if len(units) != 2 || units[0] != (Unit{Kind: "layer", Layer: 0}) || units[1] != (Unit{Kind: "layer", Layer: 1}) {
+					t.Fatalf("units %v, want layer 0 and layer 1", units)
+				}
+				b := tunnels.NewBatch(c.tn, 3)
+				b.Fill(c.tn, tunnels.TrainStream(9), 0)
+				pr, err := m.Probe(c.tn, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				const d = 6
+				T, P := c.tn.SeqLen(), len(c.tn.Positions())
+				if pr.Attn != nil || pr.Q != nil || pr.K != nil || pr.V != nil {
+					t.Error("probe of a recurrent model has attention or Q/K/V")
+				}
+				if len(pr.Resid) != 2 || pr.ResidRows != 3*T || pr.Width != d {
+					t.Fatalf("probe: %d residual layers of %d rows, width %d; want 2 of %d, width %d", len(pr.Resid), pr.ResidRows, pr.Width, 3*T, d)
+				}
+				for l, r := range pr.Resid {
+					if len(r) != 3*T*d {
+						t.Errorf("Resid[%d] has %d values, want %d", l, len(r), 3*T*d)
+					}
+				}
+				if len(pr.Final) != 3*P*d || len(pr.Dist) != 3*P*c.tn.Classes() {
+					t.Errorf("Final %d, Dist %d values; want %d, %d", len(pr.Final), len(pr.Dist), 3*P*d, 3*P*c.tn.Classes())
+				}
+				// Layer 1 off: its output is its input, the stream after layer 0.
+				if err := m.SetUnit(1, false); err != nil {
+					t.Fatal(err)
+				}
+				off, err := m.Probe(c.tn, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := maxRelErr(off.Resid[1], off.Resid[0]); e != 0 {
+					t.Errorf("layer 1 off: output differs from input by %.3g", e)
+				}
+				if e := maxRelErr(off.Resid[0], pr.Resid[0]); e != 0 {
+					t.Errorf("layer 1 off changed layer 0's output by %.3g", e)
+				}
+				if maxRelErr(off.Dist, pr.Dist) == 0 {
+					t.Error("layer 1 off did not change the prediction")
+				}
+				// Layer 0 off as well: the stream after layer 0 is the embedding.
+				_ = m.SetUnit(0, false)
+				off, err = m.Probe(c.tn, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok, pos := m.Params()[0].Value.Float64s(), m.Params()[1].Value.Float64s()
+				emb := make([]float64, 3*T*d)
+				for r, id := range b.Tokens {
+					for j := 0; j < d; j++ {
+						emb[r*d+j] = tok[id*d+j] + pos[(r%T)*d+j]
+					}
+				}
+				if e := maxRelErr(off.Resid[0], emb); e != 0 {
+					t.Errorf("layer 0 off: output differs from the embedding by %.3g", e)
+				}
+				_ = m.SetUnit(0, true)
+				_ = m.SetUnit(1, true)
+				on, err := m.Probe(c.tn, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := maxRelErr(on.Dist, pr.Dist); e != 0 {
+					t.Errorf("both layers back on: prediction differs by %.3g", e)
+				}
+			})
+		}
+	}
+}
+
+func TestRecurrentParamCounts(t *testing.T) {
+	bij, _ := tunnels.NewBijection(20)
+	hmm, _ := tunnels.NewHMM(5, 5, 20)
+	for _, tn := range []tunnels.Tunnel{bij, hmm} {
+		target := TransformerParams(TransformerConfig{Layers: 4, Heads: 4, Width: 64}, tn, 0)
+		lc := MatchLSTM(target, tn, 0)
+		lm, err := NewLSTM(lc, tn, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lm.NumParams() != LSTMParams(lc, tn, 0) {
+			t.Errorf("LSTM %+v: built %d parameters, formula %d", lc, lm.NumParams(), LSTMParams(lc, tn, 0))
+		}
+		mc := MatchMamba(target, tn, 0)
+		mb, err := NewMamba(mc, tn, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mb.NumParams() != MambaParams(mc, tn, 0) {
+			t.Errorf("Mamba %+v: built %d parameters, formula %d", mc, mb.NumParams(), MambaParams(mc, tn, 0))
+		}
+		for _, got := range []struct {
+			name string
+			n    int
+		}{{"lstm", lm.NumParams()}, {"mamba", mb.NumParams()}} {
+			if e := math.Abs(float64(got.n-target)) / float64(target); e > 0.01 {
+				t.Errorf("%s: %s has %d parameters, %.2f%% from the transformer's %d", tn.Name(), got.name, got.n, 100*e, target)
+			}
+		}
+		t.Logf("%s: transformer %d, LSTM %+v %d, Mamba %+v %d", tn.Name(), target, lc, lm.NumParams(), mc, mb.NumParams())
+	}
+	for _, c := range []struct {
+		err  error
+		name string
+	}{
+		{LSTMConfig{Layers: 0, Width: 4}.Validate(), "layers"},
+		{LSTMConfig{Layers: 1, Width: 0}.Validate(), "width"},
+		{MambaConfig{Layers: 1, Width: 4, State: -1}.Validate(), "state"},
+		{MambaConfig{Layers: 1, Width: 4, Expand: 99}.Validate(), "expand"},
+		{MambaConfig{Layers: 1, Width: 4, Conv: -2}.Validate(), "conv"},
+	} {
+		if c.err == nil || !containsStr(c.err.Error(), c.name) {
+			t.Errorf("Validate: %v, want an error naming %s", c.err, c.name)
+		}
+	}
+}
+
+func containsStr(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
