@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -107,19 +108,36 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 
 func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 	return &cobra.Command{
-		Use:   "replay FILE",
-		Short: "Open the dashboard on a saved session (follows it if a run is still writing it)",
-		Args:  oneFile,
+		Use:   "replay FILE [FILE...]",
+		Short: "Open the dashboard on a saved session (follows it if a run is still writing it); several sessions: overlay their bit error",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("%s takes one or more session files", c.CommandPath())
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !onTerminal(stdout) {
 				return usagef("replay needs a terminal; use `windtunnel info` or `windtunnel export` to read a session without one")
 			}
-			r, err := sessions.Open(args[0])
-			if err != nil {
-				return err
+			var feeds []sessions.Feed
+			var names []string
+			task := ""
+			for _, path := range args {
+				r, err := sessions.Open(path)
+				if err != nil {
+					return err
+				}
+				defer r.Close()
+				if task == "" {
+					task = r.Meta().Task
+				} else if r.Meta().Task != task {
+					return usagef("replay: %s is a %s session and %s a %s one: overlay sessions of one task", args[0], task, path, r.Meta().Task)
+				}
+				r.Follow(500 * time.Millisecond)
+				feeds = append(feeds, r)
+				names = append(names, fmt.Sprintf("%s (%s)", r.Meta().Model, filepath.Base(path)))
 			}
-			defer r.Close()
-			r.Follow(500 * time.Millisecond)
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -131,7 +149,11 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 				logger, closeLog = log.New(io.Discard, "", 0), func() {}
 			}
 			defer closeLog()
-			return tui.Run(ctx, r, tui.Options{Logger: logger, AltScreen: true})
+			opts := tui.Options{Logger: logger, AltScreen: true}
+			if len(feeds) > 1 {
+				return tui.RunOverlay(ctx, feeds, names, opts)
+			}
+			return tui.Run(ctx, feeds[0], opts)
 		},
 	}
 }

@@ -115,7 +115,9 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 				distinct[tok] = true
 			}
 		}
-		sn.KeyOrthogonalityRandom = diagnostics.RandomOrthogonality(len(distinct), hd, t.cfg.Seed, randomTrials, true)
+		if r := diagnostics.RandomOrthogonality(len(distinct), hd, t.cfg.Seed, randomTrials, true); !math.IsNaN(r) {
+			sn.KeyOrthogonalityRandom = r
+		}
 		sn.QKPositions = pr.Positions
 		for l := range pr.K {
 			ko, err := diagnostics.KeyOrthogonality(pr.K[l], b.Tokens, b.N*b.T, pr.Width, pr.Heads, keep, true)

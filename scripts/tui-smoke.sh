@@ -50,7 +50,8 @@ done
 screen | grep -q '\[Ablation\]' || fail "tab never focused the Ablation pane"
 tm send-keys -t smoke ' '
 wait_for 'sent: L0H0 off' 10
-wait_for 'Δ' 20
+wait_for 'ablated eval @[0-9]+ without L0H0' 20
+wait_for 'vs [0-9.]+ +Δ [-+][0-9]' 5
 ok "head toggled, ablated bit error shown"
 
 tm send-keys -t smoke p

@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -86,5 +87,33 @@ func TestRoundTrip(t *testing.T) {
 	c, ok, err := r.Checkpoint(-1)
 	if err != nil || !ok || !reflect.DeepEqual(c, ck) {
 		t.Errorf("checkpoint %+v %v %v", c, ok, err)
+	}
+}
+
+// A snapshot that cannot be encoded as JSON (NaN in a plain float) is dropped from its
+// record with a message; the record and its neighbours are kept.
+func TestUnencodableSnapshot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nan.wtlab")
+	w, err := Create(path, Meta{Task: "bijection", Model: "transformer"}, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Record(Record{Step: 1, Loss: 1})
+	w.Record(Record{Step: 2, Loss: 2, Snapshot: &Snapshot{KeyOrthogonalityRandom: math.NaN()}})
+	w.Record(Record{Step: 3, Loss: 3})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	recs, err := r.Records(1, 3)
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	if recs[1].Snapshot != nil || !strings.Contains(recs[1].Message, "snapshot not recorded") {
+		t.Errorf("record 2: snapshot %v, message %q", recs[1].Snapshot, recs[1].Message)
 	}
 }

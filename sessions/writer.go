@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -255,13 +256,17 @@ func writeAll(tx *sql.Tx, recs []Record, events []Event, ckpts []*Checkpoint) er
 					return fmt.Errorf("record at step %d: eval: %w", r.Step, err)
 				}
 			}
+			msg := r.Message
 			if r.Snapshot != nil {
 				if sn, err = json.Marshal(r.Snapshot); err != nil {
-					return fmt.Errorf("record at step %d: snapshot: %w", r.Step, err)
+					// A snapshot that cannot be encoded (a NaN in a plain float) must not
+					// cost the records around it: keep the record, say why it has none.
+					sn = nil
+					msg = strings.TrimSpace(msg + " (snapshot not recorded: " + err.Error() + ")")
 				}
 			}
 			if _, err := st.Exec(r.Step, real(r.WallS), real(r.Loss), real(r.LR), real(r.GradNorm), real(r.StepsPerS),
-				string(r.State), r.Message, real(r.GPUShare), bep, bes, kl, tvd, acc, ev, sn); err != nil {
+				string(r.State), msg, real(r.GPUShare), bep, bes, kl, tvd, acc, ev, sn); err != nil {
 				return fmt.Errorf("record at step %d: %w", r.Step, err)
 			}
 		}

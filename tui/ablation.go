@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"sort"
 	"strings"
 
@@ -14,12 +16,17 @@ import (
 
 // ablationPane is the layer × head grid: arrows move the cursor, space switches the head
 // under it off or on, r restores every head. Which heads are off comes from the feed's
-// events up to the current step, so a replay shows them as they were.
+// events up to the current step, so a replay shows them as they were. Each cell also shows
+// the change of bit error when that head alone is zeroed, from the snapshot's ablation
+// table, and the costliest head is marked; the layers' attention, MLP (or recurrent layer)
+// effects are listed beside or below the grid.
 type ablationPane struct {
 	sh       *shared
 	w, h     int
 	row, col int
 	off      map[sessions.Head]int // head → step it went off
+	offGen   int                   // bumped when off changes
+	cache    viewCache
 }
 
 // newAblationPane returns the pane reading sh.
@@ -37,21 +44,27 @@ func (p *ablationPane) clone(sh *shared) pane {
 // Title names the pane.
 func (p *ablationPane) Title() string { return "Ablation" }
 
+// Tab is the short name.
+func (p *ablationPane) Tab() string { return "Ablation" }
+
 // SetSize sets the inner size.
 func (p *ablationPane) SetSize(w, h int) { p.w, p.h = w, h }
 
 // Refresh replays the head events up to the current step.
 func (p *ablationPane) Refresh() error {
-	p.off = map[sessions.Head]int{}
-	if !p.sh.hasAttention() || !p.sh.any {
-		return nil
+	off := map[sessions.Head]int{}
+	var err error
+	if p.sh.hasAttention() && p.sh.any {
+		var evs []sessions.Event
+		if evs, err = p.sh.feed.Events(p.sh.step); err == nil {
+			off = offHeads(evs)
+		}
 	}
-	evs, err := p.sh.feed.Events(p.sh.step)
-	if err != nil {
-		return err
+	if !maps.Equal(off, p.off) {
+		p.off = off
+		p.offGen++
 	}
-	p.off = offHeads(evs)
-	return nil
+	return err
 }
 
 // offHeads folds head and restore events into the set of heads switched off.
@@ -109,35 +122,182 @@ func (p *ablationPane) Help() []key.Binding {
 	return []key.Binding{k.Toggle, k.Restore, k.Up, k.Down, k.Left, k.Right}
 }
 
-// View renders the grid, the heads that are off and the ablated bit error.
+// ablationKey is what the view depends on.
+type ablationKey struct {
+	w, h, row, col int
+	focused        bool
+	offGen, geoGen int
+	evals          evalKey
+}
+
+// View renders the grid, the heads that are off, the ablated bit error and the ablation
+// table (cached until one of them, the cursor, the focus or the size changes).
 func (p *ablationPane) View() string {
+	sh := p.sh
+	k := ablationKey{p.w, p.h, p.row, p.col, p.focused(), p.offGen, sh.geoGen, sh.evalKey}
+	return p.cache.get(sh, k, p.draw)
+}
+
+// effects is the snapshot's ablation table, indexed.
+type effects struct {
+	at      int
+	probeN  int
+	heads   map[sessions.Head]sessions.Effect
+	units   []string                   // the non-head units present, in order attn, mlp, layer, others
+	byLayer map[int]map[string]float64 // layer → unit → Δbits
+	layers  []int
+	worst   sessions.Head
+	hasWrst bool
+}
+
+// readEffects indexes the ablation table of the current snapshot (nil when there is none).
+func (p *ablationPane) readEffects() *effects {
+	sh := p.sh
+	if sh.geo == nil || len(sh.geo.Ablation) == 0 {
+		return nil
+	}
+	e := &effects{at: sh.geoAt, probeN: sh.geo.ProbeN, heads: map[sessions.Head]sessions.Effect{}, byLayer: map[int]map[string]float64{}}
+	seen := map[string]bool{}
+	worst := math.Inf(-1)
+	for _, ef := range sh.geo.Ablation {
+		if ef.Unit == "head" {
+			hd := sessions.Head{Layer: ef.Layer, Head: ef.Head}
+			e.heads[hd] = ef
+			if !math.IsNaN(ef.DeltaBits) && ef.DeltaBits > worst {
+				worst, e.worst, e.hasWrst = ef.DeltaBits, hd, true
+			}
+			continue
+		}
+		if e.byLayer[ef.Layer] == nil {
+			e.byLayer[ef.Layer] = map[string]float64{}
+			e.layers = append(e.layers, ef.Layer)
+		}
+		e.byLayer[ef.Layer][ef.Unit] = ef.DeltaBits
+		seen[ef.Unit] = true
+	}
+	sort.Ints(e.layers)
+	for _, u := range []string{"attn", "mlp", "layer"} {
+		if seen[u] {
+			e.units = append(e.units, u)
+			delete(seen, u)
+		}
+	}
+	rest := make([]string, 0, len(seen))
+	for u := range seen {
+		rest = append(rest, u)
+	}
+	sort.Strings(rest)
+	e.units = append(e.units, rest...)
+	return e
+}
+
+// abCell is how a head's cell is drawn: the on/off glyph (3 cells, bracketed under the
+// cursor), then the Δbits in numW cells and a marker cell; numW 0 draws the glyph only.
+type abCell struct{ numW, dec int }
+
+// width is the cells a head takes.
+func (c abCell) width() int {
+	if c.numW == 0 {
+		return 5
+	}
+	return 3 + c.numW + 2
+}
+
+// pickAbCell chooses the widest cell that fits heads cells in w.
+func pickAbCell(w, labelW, heads int, numbers bool) abCell {
+	if numbers {
+		for _, c := range []abCell{{6, 3}, {5, 2}, {4, -1}} {
+			if labelW+heads*c.width() <= w {
+				return c
+			}
+		}
+	}
+	return abCell{}
+}
+
+// fdelta formats a Δbits value in n cells: "+0.123", "+0.12" or, for n = 4, "+.12"/"+1.2".
+func fdelta(v float64, c abCell) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return padLine("  –", c.numW)
+	}
+	if c.dec >= 0 {
+		return fsigned(v, c.dec)
+	}
+	a, sign := math.Abs(v), "+"
+	if v < 0 {
+		sign = "-"
+	}
+	if a >= 9.95 {
+		return sign + fmt.Sprintf("%.0f", math.Min(a, 99))
+	}
+	if a >= 0.995 {
+		return sign + fmt.Sprintf("%.1f", a)
+	}
+	return sign + strings.TrimPrefix(fmt.Sprintf("%.2f", a), "0")
+}
+
+// draw renders the view.
+func (p *ablationPane) draw() string {
 	st, sh := p.sh.st, p.sh
 	w, h := p.w, p.h
+	eff := p.readEffects()
 	if !sh.hasAttention() {
-		return fit(st.dim.Render("no attention heads in this model to ablate"), w, h)
+		lines := []string{st.dim.Render("no attention heads in this model to ablate")}
+		if eff != nil {
+			lines = append(lines, "", fmt.Sprintf("Δ bits when zeroed · snapshot @%d%s", eff.at, probeNote(eff.probeN)))
+			lines = append(lines, p.unitsTable(eff, h-3)...)
+		}
+		return fit(strings.Join(lines, "\n"), w, h)
 	}
-	cellW := 5
 	labelW := len(fmt.Sprintf("L%d ", sh.meta.Layers-1)) + 1
-	if labelW+sh.meta.Heads*cellW > w {
-		cellW = 3
+	cell := pickAbCell(w, labelW, sh.meta.Heads, eff != nil && len(eff.heads) > 0)
+	if cell.numW == 0 && labelW+sh.meta.Heads*cell.width() > w {
+		cell = abCell{numW: -1} // 3 cells: the glyph alone
 	}
-	footer := p.footer()
-	rows := min(sh.meta.Layers, max(h-2-len(footer), 1))
+	cw := cell.width()
+	if cell.numW < 0 {
+		cw = 3
+	}
+	gridW := labelW + sh.meta.Heads*cw
+
+	var units []string
+	side := false // the units table beside the grid
+	if eff != nil && len(eff.units) > 0 {
+		units = p.unitsTable(eff, sh.meta.Layers+1)
+		uw := 0
+		for _, l := range units {
+			uw = max(uw, ansi.StringWidth(l))
+		}
+		side = gridW+3+uw <= w
+	}
+
+	footer := p.footer(eff)
+	fixed := 3 + len(footer) // legend, table title, header
+	rows := min(sh.meta.Layers, max(h-fixed, 1))
 	start := min(max(p.row-rows/2, 0), sh.meta.Layers-rows)
 
 	var lines []string
 	lines = append(lines, "● on  ○ off  · space toggles, r restores all")
+	switch {
+	case eff == nil:
+		lines = append(lines, st.dim.Render("no ablation table in this snapshot"))
+	case len(eff.heads) == 0:
+		lines = append(lines, fmt.Sprintf("Δ bits when zeroed · snapshot @%d%s (no per-head table)", eff.at, probeNote(eff.probeN)))
+	default:
+		lines = append(lines, fmt.Sprintf("Δ bits (a) when zeroed · snapshot @%d%s · ▲ costliest", eff.at, probeNote(eff.probeN)))
+	}
 	hdr := strings.Repeat(" ", labelW)
 	for hd := 0; hd < sh.meta.Heads; hd++ {
-		hdr += padLine(center(fmt.Sprintf("H%d", hd), cellW), cellW)
+		hdr += padLine(center(fmt.Sprintf("H%d", hd), min(cw, 5)), cw)
 	}
-	lines = append(lines, st.dim.Render(hdr))
+	grid := []string{st.dim.Render(hdr)}
 	focused := p.focused()
 	for l := start; l < start+rows; l++ {
 		line := padLine(fmt.Sprintf("L%d", l), labelW)
 		for hd := 0; hd < sh.meta.Heads; hd++ {
+			head := sessions.Head{Layer: l, Head: hd}
 			g := "●"
-			if _, off := p.off[sessions.Head{Layer: l, Head: hd}]; off {
+			if _, off := p.off[head]; off {
 				g = st.warn.Render("○")
 			}
 			if focused && l == p.row && hd == p.col {
@@ -145,21 +305,107 @@ func (p *ablationPane) View() string {
 			} else {
 				g = " " + g + " "
 			}
-			line += padLine(center(g, cellW), cellW)
+			switch {
+			case cell.numW < 0:
+				line += padLine(g, cw)
+			case cell.numW == 0:
+				line += padLine(center(g, cw), cw)
+			default:
+				num, mark := padLine("  ·", cell.numW), " "
+				if ef, ok := eff.heads[head]; ok {
+					num = fdelta(ef.DeltaBits, cell)
+					if eff.hasWrst && head == eff.worst {
+						num, mark = st.warn.Render(num), st.warn.Render("▲")
+					}
+				}
+				line += g + padLine(num, cell.numW) + mark + " "
+			}
 		}
-		lines = append(lines, line)
+		grid = append(grid, line)
+	}
+	if side {
+		for i := range max(len(grid), len(units)) {
+			l := padLine("", gridW)
+			if i < len(grid) {
+				l = padLine(grid[i], gridW)
+			}
+			if i < len(units) {
+				l += "   " + units[i]
+			}
+			lines = append(lines, l)
+		}
+	} else {
+		lines = append(lines, grid...)
 	}
 	lines = append(lines, footer...)
+	if !side && len(units) > 0 {
+		if room := h - len(lines) - 1; room >= 2 {
+			lines = append(lines, "")
+			if len(units) > room {
+				units = append(units[:room-1], st.dim.Render(fmt.Sprintf("… %d more layers", len(units)-room+1)))
+			}
+			lines = append(lines, units...)
+		}
+	}
 	return fit(strings.Join(lines, "\n"), w, h)
+}
+
+// probeNote is " (n=256)" for the probe sequences, or "".
+func probeNote(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (n=%d)", n)
+}
+
+// unitsTable lists the layers' non-head units with their Δbits, a header and at most
+// rows lines.
+func (p *ablationPane) unitsTable(eff *effects, rows int) []string {
+	if len(eff.units) == 0 || rows < 2 {
+		return nil
+	}
+	labelW := 0
+	for _, l := range eff.layers {
+		labelW = max(labelW, len(fmt.Sprintf("L%d", l)))
+	}
+	hdr := padLine("Δbits", max(labelW, 5))
+	for _, u := range eff.units {
+		hdr += " " + padLine(fmt.Sprintf("%6s", u), 7)
+	}
+	out := []string{p.sh.st.dim.Render(hdr)}
+	for i, l := range eff.layers {
+		if len(out) == rows-1 && i < len(eff.layers)-1 {
+			out = append(out, p.sh.st.dim.Render(fmt.Sprintf("… %d more", len(eff.layers)-i)))
+			break
+		}
+		line := padLine(fmt.Sprintf("L%d", l), max(labelW, 5))
+		for _, u := range eff.units {
+			v, ok := eff.byLayer[l][u]
+			s := "     ·"
+			if ok {
+				s = fmt.Sprintf("%6s", fsigned(v, 3))
+			}
+			line += " " + padLine(s, 7)
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // focused reports whether the root gave this pane focus (it records that in the shared context).
 func (p *ablationPane) focused() bool { return p.sh.focus == p.Title() }
 
-// footer lists the heads that are off and the bit error of the ablated model.
-func (p *ablationPane) footer() []string {
+// footer names the costliest head, lists the heads that are off and the bit error of the
+// ablated model.
+func (p *ablationPane) footer(eff *effects) []string {
 	sh := p.sh
-	var heads []sessions.Head
+	var out []string
+	if eff != nil && eff.hasWrst {
+		ef := eff.heads[eff.worst]
+		out = append(out, fmt.Sprintf("costliest head %s: Δ (a) %s bits, Δ KL %s", headName(eff.worst.Layer, eff.worst.Head),
+			fsigned(ef.DeltaBits, 3), fsigned(ef.DeltaKL, 3)))
+	}
+	heads := make([]sessions.Head, 0, len(p.off))
 	for hd := range p.off {
 		heads = append(heads, hd)
 	}
@@ -169,7 +415,6 @@ func (p *ablationPane) footer() []string {
 		}
 		return heads[i].Head < heads[j].Head
 	})
-	var out []string
 	if len(heads) == 0 {
 		out = append(out, "off: none (all heads on)")
 	} else {

@@ -24,6 +24,7 @@ type attentionPane struct {
 	at     int
 	prev   *sessions.Snapshot
 	prevAt int
+	cache  viewCache
 }
 
 // newAttentionPane returns the pane reading sh.
@@ -39,28 +40,23 @@ func (p *attentionPane) clone(sh *shared) pane {
 // Title names the pane.
 func (p *attentionPane) Title() string { return "Attention focus" }
 
+// Tab is the short name.
+func (p *attentionPane) Tab() string { return "Attention" }
+
 // SetSize sets the inner size.
 func (p *attentionPane) SetSize(w, h int) { p.w, p.h = w, h }
 
-// Refresh reads the newest snapshot at or before the current step and the one before it.
+// Refresh takes the snapshot at the current step and the one before it from what the root
+// fetched.
 func (p *attentionPane) Refresh() error {
 	p.snap, p.prev = nil, nil
-	if !p.sh.hasAttention() || !p.sh.any {
+	sh := p.sh
+	if !sh.hasAttention() || sh.snap == nil || len(sh.snap.AttentionEntropy) == 0 {
 		return nil
 	}
-	snap, at, err := p.sh.feed.Snapshot(p.sh.step)
-	if err != nil || snap == nil || len(snap.AttentionEntropy) == 0 {
-		return err
-	}
-	p.snap, p.at = snap, at
-	if at > 0 {
-		prev, prevAt, err := p.sh.feed.Snapshot(at - 1)
-		if err != nil {
-			return err
-		}
-		if prev != nil && len(prev.AttentionEntropy) > 0 {
-			p.prev, p.prevAt = prev, prevAt
-		}
+	p.snap, p.at = sh.snap, sh.snapAt
+	if sh.prev != nil && len(sh.prev.AttentionEntropy) > 0 {
+		p.prev, p.prevAt = sh.prev, sh.prevAt
 	}
 	return nil
 }
@@ -90,8 +86,22 @@ func (c cellMode) width() int {
 	return w
 }
 
-// View renders the grid.
+// snapKey is what a view drawn from the snapshots depends on: the size, the snapshots and
+// the pane's own toggles.
+type snapKey struct {
+	w, h    int
+	snapGen int
+	focused bool
+	opt     int // the pane's toggles and scroll position
+}
+
+// View renders the grid (cached until the size or the snapshots change).
 func (p *attentionPane) View() string {
+	return p.cache.get(p.sh, snapKey{w: p.w, h: p.h, snapGen: p.sh.snapGen}, p.draw)
+}
+
+// draw renders the grid.
+func (p *attentionPane) draw() string {
 	st, sh := p.sh.st, p.sh
 	w, h := p.w, p.h
 	switch {

@@ -20,7 +20,7 @@ type bitErrorPane struct {
 	sh    *shared
 	w, h  int
 	log   bool
-	frame string
+	cache viewCache
 }
 
 // newBitErrorPane returns the pane reading sh.
@@ -36,53 +36,57 @@ func (p *bitErrorPane) clone(sh *shared) pane {
 // Title names the pane.
 func (p *bitErrorPane) Title() string { return "Bit error" }
 
-// SetSize sets the inner size and redraws.
-func (p *bitErrorPane) SetSize(w, h int) {
-	p.w, p.h = w, h
-	p.draw()
-}
+// Tab is the short name.
+func (p *bitErrorPane) Tab() string { return "Bit error" }
 
-// Refresh redraws from the evaluations the root fetched for the current step.
-func (p *bitErrorPane) Refresh() error {
-	p.draw()
-	return nil
-}
+// SetSize sets the inner size.
+func (p *bitErrorPane) SetSize(w, h int) { p.w, p.h = w, h }
+
+// Refresh has nothing to read: the root fetched the evaluations.
+func (p *bitErrorPane) Refresh() error { return nil }
 
 // Update toggles the log scale (whether focused or not: the key is the pane's alone).
 func (p *bitErrorPane) Update(msg tea.KeyMsg, _ bool) (bool, tea.Cmd) {
 	if key.Matches(msg, p.sh.keys.LogScale) {
 		p.log = !p.log
-		p.draw()
 		return true, nil
 	}
 	return false, nil
 }
 
-// View returns the drawn charts.
-func (p *bitErrorPane) View() string { return p.frame }
+// bitErrorKey is what the charts depend on: the size, the scale and the evaluations (the
+// x axis ends at the newest evaluation, so new records without one change nothing).
+type bitErrorKey struct {
+	w, h  int
+	log   bool
+	evals evalKey
+	first int
+}
+
+// View returns the charts, redrawn only when an input changed.
+func (p *bitErrorPane) View() string {
+	return p.cache.get(p.sh, bitErrorKey{p.w, p.h, p.log, p.sh.evalKey, p.sh.first}, p.draw)
+}
 
 // Help lists the pane's keys.
 func (p *bitErrorPane) Help() []key.Binding { return []key.Binding{p.sh.keys.LogScale} }
 
 // draw renders both charts side by side when wide enough, else stacked.
-func (p *bitErrorPane) draw() {
+func (p *bitErrorPane) draw() string {
 	w, h := p.w, p.h
 	if w <= 0 || h <= 0 {
-		p.frame = ""
-		return
+		return ""
 	}
 	if len(p.sh.evals) == 0 {
-		p.frame = fit(p.sh.st.dim.Render("no evaluations yet"), w, h)
-		return
+		return fit(p.sh.st.dim.Render("no evaluations yet"), w, h)
 	}
 	if w >= 60 {
 		lw := w * 3 / 5
 		rw := w - lw - 1
-		p.frame = hjoin(p.stepsChart(lw, h), fit("", 1, h), p.entropyChart(rw, h))
-		return
+		return hcat(p.stepsChart(lw, h), fit("", 1, h), p.entropyChart(rw, h))
 	}
 	th := h / 2
-	p.frame = vjoin(p.stepsChart(w, th), p.entropyChart(w, h-th))
+	return vcat(p.stepsChart(w, th), p.entropyChart(w, h-th))
 }
 
 // stepsChart draws the bit error and KL curves over steps in w×h cells.
@@ -119,7 +123,7 @@ func (p *bitErrorPane) stepsChart(w, h int) string {
 		}
 		yr, yfmt = logRange(a, b, kl), powLabels
 	}
-	xr := span{float64(sh.first), float64(max(sh.step, sh.first+1))}
+	xr := span{float64(sh.first), float64(max(sh.lastEval().Step, sh.first+1))}
 	chart := lineChart(w, h-2, xr, yr, []series{
 		{glyph: '×', style: st.seriesKL, x: xs, y: kl},
 		{glyph: '∘', style: st.seriesB, x: xs, y: b},

@@ -1,6 +1,9 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // keyMap is the one key table of the dashboard: Update dispatches on these bindings and the
 // help views are generated from them, so the two cannot disagree.
@@ -11,6 +14,10 @@ type keyMap struct {
 	Prev  key.Binding
 	Pause key.Binding
 	Back  key.Binding
+
+	PageNext key.Binding
+	PagePrev key.Binding
+	Jump     key.Binding
 
 	StepBack key.Binding
 	StepFwd  key.Binding
@@ -23,6 +30,11 @@ type keyMap struct {
 	Erase    key.Binding
 
 	LogScale key.Binding
+
+	PerHead  key.Binding
+	Scroll   key.Binding
+	Axis     key.Binding
+	PerLayer key.Binding
 
 	Up      key.Binding
 	Down    key.Binding
@@ -45,6 +57,10 @@ func defaultKeys() keyMap {
 		Pause: b([]string{"p"}, "p", "pause/resume"),
 		Back:  b([]string{"esc"}, "esc", "back / follow"),
 
+		PageNext: b([]string{"]"}, "]", "next page"),
+		PagePrev: b([]string{"["}, "[", "previous page"),
+		Jump:     b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1–7", "pane N"),
+
 		StepBack: b([]string{"left", ","}, "←/,", "step back"),
 		StepFwd:  b([]string{"right", "."}, "→/.", "step forward"),
 		BigBack:  b([]string{"shift+left", "<"}, "⇧←", "big step back"),
@@ -57,6 +73,11 @@ func defaultKeys() keyMap {
 
 		LogScale: b([]string{"l"}, "l", "log scale"),
 
+		PerHead:  b([]string{"h"}, "h", "per-head keys"),
+		Scroll:   b([]string{"up", "down", "k", "j"}, "↑/↓", "scroll bars"),
+		Axis:     b([]string{"y"}, "y", "PC2/PC3 axis"),
+		PerLayer: b([]string{"f"}, "f", "per-layer frame"),
+
 		Up:      b([]string{"up", "k"}, "↑/k", "cursor up"),
 		Down:    b([]string{"down", "j"}, "↓/j", "cursor down"),
 		Left:    b([]string{"left"}, "←", "cursor left"),
@@ -68,5 +89,17 @@ func defaultKeys() keyMap {
 
 // global lists the keys that work everywhere, for the help screen.
 func (k keyMap) global() []key.Binding {
-	return []key.Binding{k.Help, k.Quit, k.Next, k.Prev, k.Pause, k.Back}
+	return []key.Binding{k.Help, k.Quit, k.Next, k.Prev, k.PageNext, k.PagePrev, k.Jump, k.Pause, k.Back}
+}
+
+// jumpIndex returns the pane index (0-based) a digit key names, or -1.
+func jumpIndex(msg tea.KeyMsg) int {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) != 1 {
+		return -1
+	}
+	r := msg.Runes[0]
+	if r < '1' || r > '9' {
+		return -1
+	}
+	return int(r - '1')
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ import (
 const (
 	defaultWidth  = 80
 	defaultHeight = 24
-	gridWidth     = 160 // at this size and above every pane shows at once
+	gridWidth     = 160 // at this size and above a page of four panes shows at once
 	gridHeight    = 48
 )
 
@@ -38,6 +39,9 @@ type Stats struct {
 	Keys    int
 	KeyTime time.Duration
 	KeyMax  time.Duration
+	// Renders counts the views drawn afresh (pane, box, header, scrubber and footer cache
+	// misses); a frame whose inputs did not change draws nothing.
+	Renders int
 }
 
 // Model is the root bubbletea model: it owns the panes, the scrubber, the focus and the
@@ -50,13 +54,17 @@ type Model struct {
 	help   help.Model
 
 	focus         int
+	page          int // the grid page (pane group) shown
 	showHelp      bool
 	width, height int
 	frame         string
 	status        string
 	feedErr       string
 
-	evalCache evalCache // every evaluation up to some step, until the feed changes
+	evalCache evalCache // every evaluation up to some step
+	snapCache snapCache // the snapshots read lately and the steps they are known to cover
+	geoCache  geoCache  // the geometry snapshots found lately and the steps they answer for
+	views     *rootViews
 
 	closed      bool // Changed was closed
 	dirty       bool // the feed changed since the last refresh
@@ -77,12 +85,14 @@ func New(feed sessions.Feed, opts Options) Model {
 	m := Model{
 		sh:     sh,
 		logger: logger,
-		panes:  []pane{newRunPane(sh), newBitErrorPane(sh), newAttentionPane(sh), newAblationPane(sh)},
+		panes: []pane{newRunPane(sh), newBitErrorPane(sh), newAttentionPane(sh), newAblationPane(sh),
+			newKeysPane(sh), newManifoldPane(sh), newFramePane(sh)},
 		scrub:  newScrubber(sh),
 		help:   help.New(),
 		focus:  1,
 		width:  defaultWidth,
 		height: defaultHeight,
+		views:  &rootViews{},
 	}
 	sh.focus = m.panes[m.focus].Title()
 	m.layout()
@@ -98,7 +108,14 @@ func (m Model) Init() tea.Cmd { return m.wait(time.Now()) }
 func (m Model) View() string { return m.frame }
 
 // Stats returns the frame and refresh counters.
-func (m Model) Stats() Stats { return m.stats }
+func (m Model) Stats() Stats {
+	s := m.stats
+	s.Renders = m.sh.renders
+	return s
+}
+
+// Page returns the grid page shown (0: training, 1: geometry) and its name.
+func (m Model) Page() (int, string) { return m.page, pages[m.page].name }
 
 // Step returns the current step and whether the view follows the newest one.
 func (m Model) Step() (int, bool) { return m.sh.step, m.sh.follow }
@@ -149,6 +166,11 @@ func (m Model) clone() Model {
 	sc := *m.scrub
 	sc.sh = &sh
 	m.scrub = &sc
+	v := *m.views
+	v.boxes = append([]boxCache(nil), v.boxes...)
+	m.views = &v
+	m.snapCache.entries = append([]snapEntry(nil), m.snapCache.entries...)
+	m.geoCache.entries = append([]snapEntry(nil), m.geoCache.entries...)
 	return m
 }
 
@@ -186,6 +208,12 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.setFocus(m.focus + 1)
 	case key.Matches(msg, k.Prev):
 		m.setFocus(m.focus - 1)
+	case key.Matches(msg, k.PageNext):
+		m.setPage(m.page + 1)
+	case key.Matches(msg, k.PagePrev):
+		m.setPage(m.page - 1)
+	case key.Matches(msg, k.Jump) && jumpIndex(msg) >= 0 && jumpIndex(msg) < len(m.panes):
+		m.setFocus(jumpIndex(msg))
 	case key.Matches(msg, k.Pause):
 		cmd = m.pause()
 	default:
@@ -208,11 +236,21 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// setFocus moves the focus to pane i (cyclically).
+// setFocus moves the focus to pane i (cyclically) and shows the page holding it.
 func (m *Model) setFocus(i int) {
 	n := len(m.panes)
 	m.focus = ((i % n) + n) % n
 	m.sh.focus = m.panes[m.focus].Title()
+	if p := pageOf(m.focus); p >= 0 {
+		m.page = p
+	}
+}
+
+// setPage shows page i (cyclically) and focuses its first pane.
+func (m *Model) setPage(i int) {
+	n := len(pages)
+	m.page = ((i % n) + n) % n
+	m.setFocus(pages[m.page].first)
 }
 
 // pause asks the run to pause, or to resume when its newest record says it is paused.
@@ -262,7 +300,9 @@ func (m Model) feed(msg feedMsg) (tea.Model, tea.Cmd) {
 	}
 	if msg.changed || msg.closed {
 		m.dirty = true
-		m.evalCache = evalCache{}
+		m.evalCache.stale = true
+		m.snapCache.changed()
+		m.geoCache.changed()
 	}
 	now := time.Now()
 	if m.dirty && now.Sub(m.lastRefresh) >= minFrame {
@@ -304,12 +344,15 @@ func (m *Model) logRate(now time.Time) {
 	}
 }
 
-// refresh re-reads the feed up to the current step and lets every pane do the same.
+// refresh re-reads the feed up to the current step and lets every pane do the same. What
+// cannot have changed is not read again: the evaluations and snapshots come from caches
+// that know which steps they cover, and the versions in sh change only with the data.
 func (m *Model) refresh() {
 	sh := m.sh
 	now := time.Now()
 	m.stats.Refreshes++
 	m.stats.LastUpdate, m.lastRefresh = now, now
+	sh.gen++
 	sh.live = sh.feed.Live()
 	sh.first, sh.last, sh.any = sh.feed.Span()
 	if sh.follow || !sh.any {
@@ -321,20 +364,7 @@ func (m *Model) refresh() {
 	rec, ok, err := sh.feed.At(sh.step)
 	errs = append(errs, err)
 	sh.rec, sh.hasRec = rec, ok && err == nil && sh.any
-	sh.evals, sh.ablated = nil, nil
-	if sh.any {
-		evals, err := m.evalCache.upTo(sh.feed, sh.step)
-		errs = append(errs, err)
-		for i := range evals {
-			switch {
-			case evals[i].Eval == nil:
-			case len(evals[i].Eval.Ablated) > 0:
-				sh.ablated = &evals[i]
-			default:
-				sh.evals = append(sh.evals, evals[i])
-			}
-		}
-	}
+	errs = append(errs, m.refreshEvals(), m.refreshSnapshots())
 	for _, p := range m.panes {
 		errs = append(errs, p.Refresh())
 	}
@@ -348,47 +378,256 @@ func (m *Model) refresh() {
 	m.feedErr = msg
 }
 
-// evalCache keeps the evaluations read up to a step, so that scrubbing back and forth
-// between feed changes filters them in memory instead of reading them again.
+// refreshEvals sets sh.evals and sh.ablated for the current step, keeping the previous
+// slices (and sh.evalKey) when they are the same.
+func (m *Model) refreshEvals() error {
+	sh := m.sh
+	if !sh.any {
+		sh.evals, sh.ablated, sh.evalKey = nil, nil, evalKey{}
+		return nil
+	}
+	evals, err := m.evalCache.upTo(sh.feed, sh.step, sh.last, !sh.replay)
+	if err != nil {
+		sh.evals, sh.ablated, sh.evalKey = nil, nil, evalKey{gen: -1}
+		return err
+	}
+	k := evalKey{m.evalCache.gen, len(evals)}
+	if k == sh.evalKey {
+		return nil
+	}
+	sh.evalKey, sh.evals, sh.ablated = k, nil, nil
+	for i := range evals {
+		switch {
+		case evals[i].Eval == nil:
+		case len(evals[i].Eval.Ablated) > 0:
+			sh.ablated = &evals[i]
+		default:
+			sh.evals = append(sh.evals, evals[i])
+		}
+	}
+	return nil
+}
+
+// refreshSnapshots sets sh.snap (the newest snapshot at or before the step) and sh.prev
+// (the one before it), bumping sh.snapGen when either changed.
+func (m *Model) refreshSnapshots() error {
+	sh := m.sh
+	var snap, prev *sessions.Snapshot
+	at, prevAt := 0, 0
+	var errs []error
+	if sh.any {
+		var err error
+		snap, at, err = m.snapCache.get(sh.feed, sh.step, sh.last, sh.replay)
+		errs = append(errs, err)
+		if snap != nil && at > 0 {
+			prev, prevAt, err = m.snapCache.get(sh.feed, at-1, sh.last, sh.replay)
+			errs = append(errs, err)
+		}
+	}
+	if snap != sh.snap || at != sh.snapAt || prev != sh.prev || prevAt != sh.prevAt {
+		sh.snapGen++
+	}
+	sh.snap, sh.snapAt, sh.prev, sh.prevAt = snap, at, prev, prevAt
+
+	var geo, geoPrev *sessions.Snapshot
+	geoAt, geoPrevAt := 0, 0
+	if sh.any {
+		var err error
+		geo, geoAt, err = m.geometryAt(sh.step)
+		errs = append(errs, err)
+		if geo != nil && geoAt > 0 {
+			geoPrev, geoPrevAt, err = m.geometryAt(geoAt - 1)
+			errs = append(errs, err)
+		}
+	}
+	if geo != sh.geo || geoAt != sh.geoAt || geoPrev != sh.geoPrev || geoPrevAt != sh.geoPrevAt {
+		sh.geoGen++
+	}
+	sh.geo, sh.geoAt, sh.geoPrev, sh.geoPrevAt = geo, geoAt, geoPrev, geoPrevAt
+	return errors.Join(errs...)
+}
+
+// geoWalk is how many snapshots back the geometry lookup looks at most.
+const geoWalk = 64
+
+// geoCache remembers, like snapCache, which geometry snapshot answers for which steps.
+type geoCache struct{ snapCache }
+
+// lookup returns the cached answer for step, if any.
+func (c *geoCache) lookup(step int) (snapEntry, bool) {
+	for _, e := range c.entries {
+		if e.at <= step && step <= e.hi {
+			return e, true
+		}
+	}
+	return snapEntry{}, false
+}
+
+// geometryAt returns the newest snapshot at or before step that carries geometry, walking
+// back through the snapshots without it until one that has it or a step the cache already
+// answers for; while following a run only the snapshots that arrived since are visited.
+func (m *Model) geometryAt(step int) (*sessions.Snapshot, int, error) {
+	sh, c := m.sh, &m.geoCache
+	if e, ok := c.lookup(step); ok {
+		return e.snap, max(e.at, 0), nil
+	}
+	found := snapEntry{at: noSnap}
+	s := step
+	for range geoWalk {
+		sn, at, err := m.snapCache.get(sh.feed, s, sh.last, sh.replay)
+		if err != nil {
+			return nil, 0, err
+		}
+		if sn == nil {
+			break
+		}
+		if hasGeometry(sn) {
+			found = snapEntry{at: at, snap: sn}
+			break
+		}
+		if e, ok := c.lookup(at); ok {
+			found = e
+			break
+		}
+		if at <= 0 {
+			break
+		}
+		s = at - 1
+	}
+	found.hi, found.final = step, sh.last
+	for i, e := range c.entries {
+		if e.at == found.at && e.snap == found.snap {
+			c.entries = append(c.entries[:i:i], c.entries[i+1:]...)
+			found.hi = max(found.hi, e.hi)
+			break
+		}
+	}
+	c.entries = append([]snapEntry{found}, c.entries...)
+	if len(c.entries) > snapCacheSize {
+		c.entries = c.entries[:snapCacheSize]
+	}
+	return found.snap, max(found.at, 0), nil
+}
+
+// evalCache keeps the evaluations read up to a step, so that scrubbing and following a
+// live run read only what may have changed.
 type evalCache struct {
 	valid bool
-	step  int
+	gen   int  // bumped whenever recs change
+	step  int  // recs hold every evaluation with Step ≤ step, as of the query
+	final int  // evaluations at steps below final cannot change any more (the feed's last step then)
+	stale bool // the feed changed since the query
 	recs  []sessions.Record
 }
 
-// upTo returns the evaluations with Step ≤ step, from the cache when it covers step.
-func (c *evalCache) upTo(f sessions.Feed, step int) ([]sessions.Record, error) {
-	if !c.valid || step > c.step {
-		recs, err := f.Evals(step, 0)
+// upTo returns the evaluations with Step ≤ step. It answers from the cache when the cache
+// covers step; when following a live feed (probe) it first asks for the newest evaluation
+// only and extends the cache when that is the one it already has.
+func (c *evalCache) upTo(f sessions.Feed, step, last int, probe bool) ([]sessions.Record, error) {
+	covered := c.valid && step <= c.step && (!c.stale || step < c.final)
+	if !covered && c.valid && probe && step >= c.step {
+		newest, err := f.Evals(step, 1)
 		if err != nil {
-			*c = evalCache{}
+			*c = evalCache{gen: c.gen + 1}
 			return nil, err
 		}
-		*c = evalCache{valid: true, step: step, recs: recs}
+		n := len(c.recs)
+		same := len(newest) == 0 && n == 0 ||
+			len(newest) == 1 && n > 0 && newest[0].Step == c.recs[n-1].Step && newest[0].Eval == c.recs[n-1].Eval
+		if same {
+			c.step, c.final, c.stale, covered = step, last, false, true
+		}
+	}
+	if !covered {
+		recs, err := f.Evals(step, 0)
+		if err != nil {
+			*c = evalCache{gen: c.gen + 1}
+			return nil, err
+		}
+		*c = evalCache{valid: true, gen: c.gen + 1, step: step, final: last, recs: recs}
 	}
 	n := sort.Search(len(c.recs), func(i int) bool { return c.recs[i].Step > step })
 	return c.recs[:n:n], nil
 }
 
-// grid reports whether the terminal is large enough to show every pane at once.
-func (m *Model) grid() bool { return m.width >= gridWidth && m.height >= gridHeight }
-
-// gridSizes returns the outer sizes of the grid layout: left column width, run pane height,
-// bit error pane height, for a body of w×h.
-func gridSizes(w, h int) (lw, runH, bitH int) {
-	return w * 2 / 5, min(runLines+2+4, h/2), h / 2
+// snapCache keeps the last few snapshots read and, for each, the steps it is known to be
+// the newest snapshot of, so that scrubbing within them and following a live run without
+// new snapshots read (and decode) nothing.
+type snapCache struct {
+	entries []snapEntry // most recent first
 }
+
+// snapEntry is one snapshot (nil: none) and the steps [at, hi] it answers for; final is
+// the feed's last step when hi was confirmed.
+type snapEntry struct {
+	at, hi, final int
+	snap          *sessions.Snapshot
+}
+
+// noSnap is the at of an entry recording that there is no snapshot up to its hi.
+const noSnap = math.MinInt
+
+// snapCacheSize is how many snapshots the cache keeps.
+const snapCacheSize = 8
+
+// changed notes that the feed changed: a new snapshot may have arrived at the last step
+// any entry was confirmed at, so the entries no longer answer for it.
+func (c *snapCache) changed() {
+	for i := range c.entries {
+		e := &c.entries[i]
+		e.hi = min(e.hi, e.final-1)
+	}
+}
+
+// get returns the newest snapshot at or before step and its step. A snapshot read again
+// at the same step keeps the object already held when the feed is a replay (which decodes
+// anew on every read), so the panes' caches stay valid.
+func (c *snapCache) get(f sessions.Feed, step, last int, replay bool) (*sessions.Snapshot, int, error) {
+	for _, e := range c.entries {
+		if e.at <= step && step <= e.hi {
+			if e.snap == nil {
+				return nil, 0, nil
+			}
+			return e.snap, e.at, nil
+		}
+	}
+	snap, at, err := f.Snapshot(step)
+	if err != nil {
+		return nil, 0, err
+	}
+	if snap == nil {
+		at = noSnap
+	}
+	for i, e := range c.entries {
+		if e.at == at && (e.snap == snap || replay) {
+			e.hi, e.final = max(e.hi, step), last
+			if e.hi < e.at { // clipped by changed: confirmed again from at
+				e.hi = step
+			}
+			copy(c.entries[1:i+1], c.entries[:i])
+			c.entries[0] = e
+			return e.snap, max(e.at, 0), nil
+		}
+	}
+	c.entries = append([]snapEntry{{at: at, hi: step, final: last, snap: snap}}, c.entries...)
+	if len(c.entries) > snapCacheSize {
+		c.entries = c.entries[:snapCacheSize]
+	}
+	return snap, max(at, 0), nil
+}
+
+// grid reports whether the terminal is large enough to show a page of panes at once.
+func (m *Model) grid() bool { return m.width >= gridWidth && m.height >= gridHeight }
 
 // layout gives every pane its inner size for the current terminal size.
 func (m *Model) layout() {
 	w, bh := m.width, m.height-2 // the scrubber and the help line
 	if m.grid() {
-		lw, runH, bitH := gridSizes(w, bh)
-		run, bit, att, abl := m.panes[0], m.panes[1], m.panes[2], m.panes[3]
-		run.SetSize(lw-2, runH-2)
-		abl.SetSize(lw-2, bh-runH-2)
-		bit.SetSize(w-lw-2, bitH-2)
-		att.SetSize(w-lw-2, bh-bitH-2)
+		for _, pg := range pages {
+			for slot, r := range gridRects(w, bh-1) { // the page bar
+				m.panes[pg.panes[slot]].SetSize(r.w-2, r.h-2)
+			}
+		}
 		return
 	}
 	for _, p := range m.panes {
@@ -396,7 +635,8 @@ func (m *Model) layout() {
 	}
 }
 
-// render lays the screen out into m.frame, exactly width × height.
+// render lays the screen out into m.frame, exactly width × height. Every part comes from a
+// cache that is redrawn only when its inputs changed.
 func (m *Model) render() {
 	w, h := m.width, m.height
 	bh := h - 2
@@ -406,42 +646,146 @@ func (m *Model) render() {
 	} else {
 		body = m.renderTabs(w, bh)
 	}
-	m.frame = fit(body+"\n"+m.scrub.View(w)+"\n"+m.footer(w), w, h)
+	parts := [3]string{body, m.scrubView(w), m.footer(w)}
+	if v := m.views; v.frameParts != parts || v.frameW != w || v.frameH != h {
+		// Strings that come from the caches compare by pointer first, so this is cheap.
+		v.frameParts, v.frameW, v.frameH = parts, w, h
+		v.frame = exact(body+"\n"+parts[1]+"\n"+parts[2], w, h)
+	}
+	m.frame = m.views.frame
 	m.stats.Frames++
 }
 
-// renderGrid shows every pane: run over ablation on the left, bit error over attention on the right.
+// exact returns s when it has h lines (its parts are each exactly w wide), else fits it.
+func exact(s string, w, h int) string {
+	if strings.Count(s, "\n") == h-1 {
+		return s
+	}
+	return fit(s, w, h)
+}
+
+// renderGrid shows the page bar and the page's four panes: run over ablation (or keys) on
+// the left, bit error over attention (or manifold over frame-precision) on the right.
 func (m *Model) renderGrid(w, h int) string {
 	if m.showHelp {
-		return box("Keys — ? or esc closes", m.fullHelp(w-2, h-2), w, h, true, m.sh.st)
+		return m.helpBox(w, h)
 	}
-	lw, runH, bitH := gridSizes(w, h)
-	b := func(i, bw, bh int) string {
-		p := m.panes[i]
-		return box(p.Title(), p.View(), bw, bh, i == m.focus, m.sh.st)
+	bar := m.views.pageBar.get(m.sh, pageBarKey{w, m.page}, func() string { return pageBar(m.page, w, m.sh.st) })
+	pg := pages[m.page]
+	rs := gridRects(w, h-1)
+	var parts [5]string
+	parts[0] = bar
+	for slot := range 4 {
+		i := pg.panes[slot]
+		parts[slot+1] = m.boxed(i, rs[slot].w, rs[slot].h, i == m.focus)
 	}
-	left := vjoin(b(0, lw, runH), b(3, lw, h-runH))
-	right := vjoin(b(1, w-lw, bitH), b(2, w-lw, h-bitH))
-	return hjoin(left, right)
+	if v := m.views; v.gridParts != parts {
+		v.gridParts = parts
+		v.grid = bar + "\n" + hcat(vcat(parts[1], parts[2]), vcat(parts[3], parts[4]))
+	}
+	return m.views.grid
 }
 
 // renderTabs shows the run summary, a tab bar and the focused pane.
 func (m *Model) renderTabs(w, h int) string {
-	titles := make([]string, len(m.panes))
-	for i, p := range m.panes {
-		titles[i] = p.Title()
-	}
-	top := fit(headerLines(m.sh), w, 2) + "\n" + tabBar(titles, m.focus, w, m.sh.st)
+	sh := m.sh
+	head := m.views.header.get(sh, headerKey{w, sh.gen}, func() string { return fit(headerLines(sh), w, 2) })
+	tabs := m.views.tabs.get(sh, tabsKey{w, m.focus}, func() string { return m.tabBar(w) })
+	top := head + "\n" + tabs
 	bh := h - 3
 	if bh < 3 {
 		return top
 	}
 	if m.showHelp {
-		return top + "\n" + box("Keys — ? or esc closes", m.fullHelp(w-2, bh-2), w, bh, true, m.sh.st)
+		return top + "\n" + m.helpBox(w, bh)
 	}
-	p := m.panes[m.focus]
-	return top + "\n" + box(p.Title(), p.View(), w, bh, true, m.sh.st)
+	return top + "\n" + m.boxed(m.focus, w, bh, true)
 }
+
+// helpBox is the full help in a w×h box.
+func (m *Model) helpBox(w, h int) string {
+	return m.views.help.get(m.sh, helpKey{w, h}, func() string {
+		return box("Keys — ? or esc closes", m.fullHelp(w-2, h-2), w, h, true, m.sh.st)
+	})
+}
+
+// boxed returns pane i's view in its w×h box, re-boxing only when the view, the size or
+// the focus changed.
+func (m *Model) boxed(i, w, h int, focused bool) string {
+	p := m.panes[i]
+	content := p.View()
+	if len(m.views.boxes) != len(m.panes) {
+		m.views.boxes = make([]boxCache, len(m.panes))
+	}
+	c := &m.views.boxes[i]
+	if c.ok && c.epoch == m.sh.epoch && c.w == w && c.h == h && c.focused == focused && c.content == content {
+		return c.out
+	}
+	m.sh.renders++
+	*c = boxCache{ok: true, epoch: m.sh.epoch, w: w, h: h, focused: focused, content: content,
+		out: box(p.Title(), content, w, h, focused, m.sh.st)}
+	return c.out
+}
+
+// tabBar lists the panes, with full titles when they fit, else the focused one in full and
+// the others short, else all short.
+func (m *Model) tabBar(w int) string {
+	full, mixed, short := make([]string, len(m.panes)), make([]string, len(m.panes)), make([]string, len(m.panes))
+	for i, p := range m.panes {
+		full[i], mixed[i], short[i] = p.Title(), p.Tab(), p.Tab()
+	}
+	mixed[m.focus] = full[m.focus]
+	for _, titles := range [][]string{full, mixed} {
+		if tabBarWidth(titles) <= w {
+			return tabBar(titles, m.focus, w, m.sh.st)
+		}
+	}
+	return tabBar(short, m.focus, w, m.sh.st)
+}
+
+// scrubView is the scrubber line, cached on what it shows.
+func (m *Model) scrubView(w int) string {
+	sh, sc := m.sh, m.scrub
+	k := scrubKey{w, sh.step, sh.first, sh.last, sh.any, sh.follow, sh.replay, sh.ended, sc.input, sc.buf}
+	return m.views.scrub.get(sh, k, func() string { return sc.View(w) })
+}
+
+// rootViews caches the parts of the screen the root draws itself.
+type rootViews struct {
+	header, tabs, scrub, footer, help, pageBar viewCache
+	boxes                                      []boxCache
+
+	gridParts      [5]string // the page bar and the boxes the grid was joined from
+	grid           string
+	frameParts     [3]string // body, scrubber and footer of the frame
+	frameW, frameH int
+	frame          string
+}
+
+// boxCache is one pane's boxed view and what it was drawn from.
+type boxCache struct {
+	ok          bool
+	epoch, w, h int
+	focused     bool
+	content     string
+	out         string
+}
+
+type (
+	headerKey  struct{ w, gen int }
+	tabsKey    struct{ w, focus int }
+	helpKey    struct{ w, h int }
+	pageBarKey struct{ w, page int }
+	footerKey  struct {
+		w, focus int
+		msg      string
+	}
+	scrubKey struct {
+		w, step, first, last              int
+		any, follow, replay, ended, input bool
+		buf                               string
+	}
+)
 
 // footer is the status or error message, if any, then the short help.
 func (m *Model) footer(w int) string {
@@ -449,10 +793,12 @@ func (m *Model) footer(w int) string {
 	if msg == "" && m.feedErr != "" {
 		msg = "feed: " + m.feedErr
 	}
-	if msg != "" {
-		msg = m.sh.st.warn.Render(msg) + "  "
-	}
-	return padLine(msg+shortHelp(m.help, m.sh.keys, m.panes[m.focus].Help(), w-ansi.StringWidth(msg)), w)
+	return m.views.footer.get(m.sh, footerKey{w, m.focus, msg}, func() string {
+		if msg != "" {
+			msg = m.sh.st.warn.Render(msg) + "  "
+		}
+		return padLine(msg+shortHelp(m.help, m.sh.keys, m.panes[m.focus].Help(), w-ansi.StringWidth(msg)), w)
+	})
 }
 
 // fullHelp lists every key, grouped: global, scrubber, then each pane's own.

@@ -31,7 +31,8 @@ func TestFocusCycle(t *testing.T) {
 	if m.Focused() != titles[0] {
 		t.Errorf("tab ×%d ends on %q, want %q", len(titles), m.Focused(), titles[0])
 	}
-	if want := []string{"Bit error", "Attention focus", "Ablation", "Run"}; fmt.Sprint(titles) != fmt.Sprint(want) {
+	want := []string{"Bit error", "Attention focus", "Ablation", "Key orthogonality", "Value manifold", "Frame-precision", "Run"}
+	if fmt.Sprint(titles) != fmt.Sprint(want) {
 		t.Errorf("focus order %q, want %q", titles, want)
 	}
 	m, _ = press(t, m, "shift+tab")
@@ -353,19 +354,34 @@ func TestFeedCoalesce(t *testing.T) {
 }
 
 func TestNoAttention(t *testing.T) {
-	meta := sessions.Meta{Task: "bijection", Model: "mlp", Params: 1000, Layers: 2, Heads: 0, Steps: 10, Device: "cpu"}
+	meta := sessions.Meta{Task: "bijection", Model: "lstm", Params: 1000, Layers: 2, Heads: 0, Steps: 10, Device: "cpu"}
 	l := sessions.NewLive(meta, nil, nil)
 	for s := 1; s <= 10; s++ {
-		l.Record(sessions.Record{Step: s, Loss: 1, StepsPerS: 5, State: sessions.Training,
-			Eval: &sessions.Eval{BitErrorPosition: 0.5, ModelEntropy: []float64{1, 2}, BayesEntropy: []float64{1, 1.5}}})
+		r := sessions.Record{Step: s, Loss: 1, StepsPerS: 5, State: sessions.Training,
+			Eval: &sessions.Eval{BitErrorPosition: 0.5, ModelEntropy: []float64{1, 2}, BayesEntropy: []float64{1, 1.5}}}
+		if s%5 == 0 {
+			// A recurrent model's snapshot: no attention, keys or frame; a manifold and
+			// whole-layer ablations.
+			r.Snapshot = &sessions.Snapshot{ProbeN: 64,
+				Manifold: &sessions.Manifold{Share: []float64{0.5, 0.2, 0.1}, Pearson: -0.8, Spearman: -0.7,
+					Points: [][]float64{{-1, 0, 0}, {0, 1, 0}, {1, 0, 1}, {2, -1, 0}}, Entropy: []float64{3, 2, 1.5, 1}},
+				Ablation: []sessions.Effect{{Unit: "layer", Layer: 0, Head: -1, DeltaBits: 0.4}, {Unit: "layer", Layer: 1, Head: -1, DeltaBits: 0.7}}}
+		}
+		l.Record(r)
 	}
 	m := focusOn(t, New(l, Options{}), "Attention focus")
 	mustContain(t, plain(m), "no attention in this model")
 	m = focusOn(t, m, "Ablation")
-	mustContain(t, plain(m), "no attention heads")
+	mustContain(t, plain(m), "no attention heads", "Δ bits when zeroed · snapshot @10 (n=64)", "layer", "+0.700")
 	if _, msgs := press(t, m, " "); len(sent(msgs)) != 0 {
 		t.Errorf("space on a model without heads sent %v", msgs)
 	}
+	for _, title := range []string{"Key orthogonality", "Frame-precision"} {
+		mm, _ := press(t, focusOn(t, m, title), "h", "f")
+		mustContain(t, plain(mm), "no attention in this model")
+	}
+	m = focusOn(t, m, "Value manifold")
+	mustContain(t, plain(m), "value manifold @10", "Spearman -0.70", "●", "·")
 }
 
 func TestEmptyFeed(t *testing.T) {

@@ -16,9 +16,15 @@ import (
 // runPane shows what runs where and how far it is: task, model, device, step, speed, ETA,
 // loss, bit error, state and the session file, with a loss sparkline when there is room.
 type runPane struct {
-	sh     *shared
-	w, h   int
-	losses []float64
+	sh       *shared
+	w, h     int
+	losses   []float64
+	lossTo   int  // the step the losses were read up to
+	lossW    int  // and the sparkline width they were thinned to
+	lossOK   bool // losses hold that read
+	sparkOut []string
+	sparkKey [3]int // lossTo, w, h of sparkOut
+	cache    viewCache
 }
 
 // runLines is the number of text lines of the run pane before the sparkline.
@@ -37,6 +43,9 @@ func (p *runPane) clone(sh *shared) pane {
 // Title names the pane.
 func (p *runPane) Title() string { return "Run" }
 
+// Tab is the short name.
+func (p *runPane) Tab() string { return "Run" }
+
 // SetSize sets the inner size.
 func (p *runPane) SetSize(w, h int) { p.w, p.h = w, h }
 
@@ -49,17 +58,44 @@ func (p *runPane) sparkSize() (int, int) {
 	return p.w - label, min(p.h-runLines, 6)
 }
 
-// Refresh reads the loss curve up to the current step, thinned to the sparkline's width.
+// sparkTo is the step the loss sparkline is drawn up to: the current step rounded down to
+// a multiple of a power-of-two stride of about a column's worth of steps. The curve then
+// changes (and is read and drawn again) once per stride instead of on every record; the
+// loss line above it shows the newest value.
+func sparkTo(first, step, cols int) int {
+	if cols <= 0 || step <= first {
+		return step
+	}
+	q := 1
+	for q*cols < step-first {
+		q *= 2
+	}
+	q = max(q/2, 1)
+	return first + (step-first)/q*q
+}
+
+// Refresh reads the loss curve up to the current step (sparkTo while following a live
+// run), thinned to the sparkline's width, unless it
+// holds that read already.
 func (p *runPane) Refresh() error {
-	p.losses = nil
 	w, _ := p.sparkSize()
 	if w == 0 || !p.sh.any {
+		p.losses, p.lossOK = nil, false
 		return nil
 	}
-	recs, err := p.sh.feed.Scalars(p.sh.step, w)
+	to := p.sh.step
+	if p.sh.follow && !p.sh.replay && !p.sh.ended {
+		to = sparkTo(p.sh.first, p.sh.step, w) // following a live run: once per stride
+	}
+	if p.lossOK && p.lossTo == to && p.lossW == w {
+		return nil
+	}
+	recs, err := p.sh.feed.Scalars(to, w)
 	if err != nil {
+		p.losses, p.lossOK = nil, false
 		return err
 	}
+	p.losses, p.lossTo, p.lossW, p.lossOK = nil, to, w, true
 	for _, r := range recs {
 		if !math.IsNaN(r.Loss) && !math.IsInf(r.Loss, 0) {
 			p.losses = append(p.losses, r.Loss)
@@ -74,8 +110,17 @@ func (p *runPane) Update(tea.KeyMsg, bool) (bool, tea.Cmd) { return false, nil }
 // Help lists the pane's keys (none).
 func (p *runPane) Help() []key.Binding { return nil }
 
-// View renders the run's description and progress.
+// runKey is what the run pane's view depends on: its size and the refresh (the pane shows
+// the newest record, which changes with every refresh).
+type runKey struct{ w, h, gen int }
+
+// View renders the run's description and progress (cached until the next refresh).
 func (p *runPane) View() string {
+	return p.cache.get(p.sh, runKey{p.w, p.h, p.sh.gen}, p.draw)
+}
+
+// draw renders the view.
+func (p *runPane) draw() string {
 	sh := p.sh
 	m, r := sh.meta, sh.rec
 	row := func(k, v string) string { return fmt.Sprintf("%-10s%s", k, v) }
@@ -94,7 +139,10 @@ func (p *runPane) View() string {
 		lines[4], lines[5] = row("speed", "–"), row("loss", "–")
 	}
 	if w, h := p.sparkSize(); w > 0 && len(p.losses) > 0 {
-		lines = append(lines, p.spark(w, h, row)...)
+		if k := [3]int{p.lossTo, w, h}; p.sparkOut == nil || p.sparkKey != k {
+			p.sparkOut, p.sparkKey = p.spark(w, h, row), k
+		}
+		lines = append(lines, p.sparkOut...)
 	}
 	return fit(strings.Join(lines, "\n"), p.w, p.h)
 }
@@ -109,8 +157,10 @@ func (p *runPane) spark(w, h int, row func(k, v string) string) []string {
 	hiS, loS := fnum(hi, 2), fnum(lo, 2)
 	lw := max(len(hiS), len(loS)) + 1
 	sl := sparkline.New(w-lw, h, sparkline.WithNoAutoMaxValue(), sparkline.WithMaxValue(math.Max(hi-lo, 1e-9)*1.05))
-	for _, v := range p.losses {
-		sl.Push(v - lo + 1e-9*(hi-lo))
+	// One value per column: the sparkline keeps only the newest w−lw values, and the
+	// oldest (the start of training, the highest loss) must not scroll out.
+	for _, i := range sessions.Thin(len(p.losses), w-lw) {
+		sl.Push(p.losses[i] - lo + 1e-9*(hi-lo))
 	}
 	sl.Draw()
 	var out []string

@@ -115,6 +115,8 @@ func (s *scrubber) View(w int) string {
 	if sh.last > sh.first {
 		pos = (sh.step - sh.first) * (bw - 1) / (sh.last - sh.first)
 	}
-	bar := sh.st.focus.Render(strings.Repeat("━", pos)+"●") + sh.st.dim.Render(strings.Repeat("─", bw-1-pos))
-	return padLine(left+"["+bar+"]"+right, w)
+	// Exactly w cells by construction; the styles wrap the long runs without Render's
+	// per-cell work (this line changes with every record while following).
+	bar := paintOf(sh.st.focus).wrap(strings.Repeat("━", pos)+"●") + paintOf(sh.st.dim).wrap(strings.Repeat("─", bw-1-pos))
+	return left + "[" + bar + "]" + right
 }

@@ -29,6 +29,61 @@ type shared struct {
 	hasRec  bool
 	evals   []sessions.Record // evaluations of the whole model up to step, oldest first
 	ablated *sessions.Record  // newest evaluation with ablated heads up to step
+
+	snap   *sessions.Snapshot // newest snapshot at or before step (nil: none yet)
+	snapAt int
+	prev   *sessions.Snapshot // the snapshot before snap (nil: none)
+	prevAt int
+
+	// geo is the newest snapshot at or before step that carries the geometry probe's
+	// readouts (key orthogonality, manifold, frame, ablation table): the lab takes those at
+	// its own cadence, so most evaluation snapshots have attention entropy only. geoPrev is
+	// the geometry snapshot before it.
+	geo       *sessions.Snapshot
+	geoAt     int
+	geoPrev   *sessions.Snapshot
+	geoPrevAt int
+
+	// Versions of what the root fetched, for the panes' render caches: gen counts refreshes,
+	// evalKey changes only when evals or ablated do, snapGen only when snap or prev do, and
+	// epoch drops every cached view at once.
+	gen     int
+	evalKey evalKey
+	snapGen int
+	geoGen  int
+	epoch   int
+	renders int // views rendered afresh (cache misses), for Stats
+}
+
+// noGeometry is what the geometry panes say before the first geometry snapshot.
+const noGeometry = "no geometry snapshot yet (the lab takes one every --probe-every steps)"
+
+// hasGeometry reports whether a snapshot carries the geometry probe's readouts.
+func hasGeometry(s *sessions.Snapshot) bool {
+	return s != nil && (s.KeyOrthogonality != nil || s.Manifold != nil || s.Frame != nil || len(s.Ablation) > 0 ||
+		s.QKAlignment != nil || s.AttentionMass != nil)
+}
+
+// evalKey identifies the evaluations the root handed to the panes: the generation of the
+// evaluation cache and how many of its records are up to the current step.
+type evalKey struct{ gen, n int }
+
+// viewCache keeps a pane's rendered view until the inputs it was drawn from change.
+type viewCache struct {
+	key   any // a comparable value of the inputs
+	epoch int
+	s     string
+	ok    bool
+}
+
+// get returns the cached view when k (and the epoch) match, else draws and keeps it.
+func (c *viewCache) get(sh *shared, k any, draw func() string) string {
+	if c.ok && c.epoch == sh.epoch && c.key == k {
+		return c.s
+	}
+	sh.renders++
+	c.key, c.epoch, c.s, c.ok = k, sh.epoch, draw(), true
+	return c.s
 }
 
 // lastEval is the newest evaluation of the whole model up to the current step.
@@ -47,6 +102,8 @@ func (s *shared) hasAttention() bool { return s.meta.Heads > 0 && s.meta.Layers 
 type pane interface {
 	// Title names the pane in its border and in the tab bar.
 	Title() string
+	// Tab is the short name used in the tab bar when the titles do not fit.
+	Tab() string
 	// SetSize gives the pane its inner size (inside the border).
 	SetSize(w, h int)
 	// Refresh re-reads the pane's data from the feed up to the current step.
@@ -54,7 +111,8 @@ type pane interface {
 	// Update handles a key; focused tells whether the pane has focus. It reports whether
 	// the key was the pane's.
 	Update(msg tea.KeyMsg, focused bool) (bool, tea.Cmd)
-	// View renders the pane's content at exactly its inner size.
+	// View renders the pane's content at exactly its inner size. It returns the cached view
+	// unless its inputs (size, focus, toggles, the data it shows) changed.
 	View() string
 	// Help lists the pane's own keys.
 	Help() []key.Binding

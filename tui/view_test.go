@@ -44,6 +44,45 @@ func TestView(t *testing.T) {
 		m, _ := press(t, sized(New(r, Options{}), 80, 24), "l")
 		golden.RequireEqual(t, checkedView(t, m, 80, 24))
 	})
+	// The geometry panes at 80×24, at the end and scrubbed to the middle, with their toggles.
+	first, last := feedSpan(t, r)
+	for _, c := range []struct {
+		title string
+		keys  []string
+	}{
+		{"Key orthogonality", nil},
+		{"Key orthogonality", []string{"h"}},
+		{"Value manifold", nil},
+		{"Value manifold", []string{"y"}},
+		{"Frame-precision", nil},
+		{"Frame-precision", []string{"f"}},
+	} {
+		name := strings.ReplaceAll(c.title, " ", "_")
+		if len(c.keys) > 0 {
+			name += "_" + strings.Join(c.keys, "")
+		}
+		t.Run("replay_80x24_"+name, func(t *testing.T) {
+			m, _ := press(t, focusOn(t, sized(New(r, Options{}), 80, 24), c.title), c.keys...)
+			golden.RequireEqual(t, checkedView(t, m, 80, 24))
+		})
+		if len(c.keys) == 0 {
+			t.Run("replay_mid_80x24_"+name, func(t *testing.T) {
+				m := typeStep(t, focusOn(t, sized(New(r, Options{}), 80, 24), c.title), (first+last)/2)
+				golden.RequireEqual(t, checkedView(t, m, 80, 24))
+			})
+		}
+	}
+	// The geometry page of the grid, live and scrubbed to the middle.
+	t.Run("live_160x48_geometry", func(t *testing.T) {
+		l, _ := liveFixture(t, liveCut(t))
+		m, _ := press(t, sized(New(l, Options{}), 160, 48), "]")
+		golden.RequireEqual(t, checkedView(t, m, 160, 48))
+	})
+	t.Run("replay_mid_160x48_geometry", func(t *testing.T) {
+		m := typeStep(t, sized(New(r, Options{}), 160, 48), (first+last)/2)
+		m, _ = press(t, m, "]", "h", "f")
+		golden.RequireEqual(t, checkedView(t, m, 160, 48))
+	})
 }
 
 // checkedView returns the stripped view after checking that it is exactly w×h.
@@ -77,7 +116,8 @@ func TestViewSizes(t *testing.T) {
 				m, _ = press(t, m, "tab")
 			}
 			m = focusOn(t, m, "Ablation")
-			for _, keys := range [][]string{{"l"}, {"home"}, {"down", "right", "right"}, {"?"}, {"esc", "g", "1"}} {
+			for _, keys := range [][]string{{"l"}, {"home"}, {"down", "right", "right"}, {"?"}, {"esc", "]"}, {"h", "f", "y"},
+				{"tab", "down", "down"}, {"["}, {"g", "1"}} {
 				m, _ = press(t, m, keys...)
 				checkedView(t, m, w, h)
 			}
@@ -88,16 +128,29 @@ func TestViewSizes(t *testing.T) {
 	}
 }
 
-// TestViewNoColorGlyphs checks that the attention heatmap carries shade glyphs and numbers,
-// so it reads with NO_COLOR (the test profile has no colour at all).
+// TestViewNoColorGlyphs checks that the attention heatmap, the key-orthogonality bars, the
+// manifold scatter and the frame curves carry glyphs and numbers, so they read with
+// NO_COLOR (the test profile has no colour at all).
 func TestViewNoColorGlyphs(t *testing.T) {
 	r := openFixture(t)
-	m := focusOn(t, sized(New(r, Options{}), 80, 24), "Attention focus")
-	v := plain(m)
-	if !strings.ContainsAny(v, "░▒▓█") {
-		t.Errorf("no shade glyphs in the attention pane:\n%s", v)
-	}
-	if m.View() != v {
-		t.Error("the Ascii profile still emits escape sequences")
+	for _, c := range []struct{ title, glyphs string }{
+		{"Attention focus", "░▒▓█"},
+		{"Key orthogonality", "█"},
+		{"Key orthogonality", "░"},
+		{"Value manifold", "●"},
+		{"Value manifold", "○"},
+		{"Value manifold", "∘"},
+		{"Value manifold", "·"},
+		{"Frame-precision", "●"},
+		{"Frame-precision", "•"},
+	} {
+		m := focusOn(t, sized(New(r, Options{}), 80, 24), c.title)
+		v := plain(m)
+		if !strings.ContainsAny(v, c.glyphs) {
+			t.Errorf("no %q glyphs in the %s pane:\n%s", c.glyphs, c.title, v)
+		}
+		if m.View() != v {
+			t.Error("the Ascii profile still emits escape sequences")
+		}
 	}
 }

@@ -1,0 +1,287 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"windtunnel/sessions"
+)
+
+// settleBand is the band, as a fraction of a series' range, it must stay within from its
+// final value to count as settled.
+const settleBand = 0.1
+
+// framePane is the frame-precision dissociation at the current snapshot: over the steps of
+// the snapshots so far, the frame (the attention pattern's distance to this snapshot's,
+// mean over layers or per layer) and the precision (bit error, 1 − |ρ(PC1, entropy)|),
+// each scaled min–max to [0, 1] on one time axis, and when each settled.
+type framePane struct {
+	sh       *shared
+	w, h     int
+	perLayer bool
+	cache    viewCache
+}
+
+// newFramePane returns the pane reading sh.
+func newFramePane(sh *shared) *framePane { return &framePane{sh: sh} }
+
+// clone copies the pane onto sh.
+func (p *framePane) clone(sh *shared) pane {
+	c := *p
+	c.sh = sh
+	return &c
+}
+
+// Title names the pane.
+func (p *framePane) Title() string { return "Frame-precision" }
+
+// Tab is the short name.
+func (p *framePane) Tab() string { return "Frame" }
+
+// SetSize sets the inner size.
+func (p *framePane) SetSize(w, h int) { p.w, p.h = w, h }
+
+// Refresh has nothing to read: the root fetched the snapshot.
+func (p *framePane) Refresh() error { return nil }
+
+// Update switches between the mean frame line and one per layer (anywhere: the key is the
+// pane's alone).
+func (p *framePane) Update(msg tea.KeyMsg, _ bool) (bool, tea.Cmd) {
+	if key.Matches(msg, p.sh.keys.PerLayer) {
+		p.perLayer = !p.perLayer
+		return true, nil
+	}
+	return false, nil
+}
+
+// Help lists the pane's keys.
+func (p *framePane) Help() []key.Binding { return []key.Binding{p.sh.keys.PerLayer} }
+
+// View renders the curves (cached until the snapshot, the size or the toggle changes).
+func (p *framePane) View() string {
+	opt := 0
+	if p.perLayer {
+		opt = 1
+	}
+	return p.cache.get(p.sh, snapKey{w: p.w, h: p.h, snapGen: p.sh.geoGen, opt: opt}, p.draw)
+}
+
+// wrap breaks s into lines of at most w cells at spaces (a word longer than w is cut).
+func wrap(s string, w int) []string {
+	if w <= 0 || ansi.StringWidth(s) <= w {
+		return []string{s}
+	}
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= w:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+	}
+	return append(out, line)
+}
+
+// layerGlyphs mark the per-layer frame lines.
+const layerGlyphs = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+// minMax scales the finite values of vs to [0, 1] (all 0 when they are equal); NaN stays.
+func minMax(vs []float64) []float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			out[i] = math.NaN()
+		case hi > lo:
+			out[i] = (v - lo) / (hi - lo)
+		default:
+			out[i] = 0
+		}
+	}
+	return out
+}
+
+// settleStep returns the first step after which the series stays within band·range of its
+// final value, and false when it has not settled before its last point (or has too few).
+func settleStep(steps []int, vs []float64, band float64) (int, bool) {
+	last := -1
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, v := range vs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			last = i
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if last < 1 {
+		return 0, false
+	}
+	tol := band * (hi - lo)
+	at := last
+	for i := last; i >= 0; i-- {
+		v := vs[i]
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		if math.Abs(v-vs[last]) > tol {
+			break
+		}
+		at = i
+	}
+	if at == last {
+		return steps[last], false
+	}
+	return steps[at], true
+}
+
+// frameSeries are the pane's curves at the current snapshot.
+type frameSeries struct {
+	steps    []int
+	frame    []float64   // mean over layers of ToLatest
+	layers   [][]float64 // ToLatest per layer
+	bitError []float64
+	rho      []float64 // 1 − |ρ(PC1, entropy)|
+	hasRho   bool
+	drift    float64 // the latest mean drift
+}
+
+// readFrame collects the curves from the snapshot's frame history.
+func readFrame(f *sessions.Frame) frameSeries {
+	var s frameSeries
+	nl := 0
+	for _, pt := range f.Points {
+		nl = max(nl, len(pt.ToLatest))
+	}
+	s.layers = make([][]float64, nl)
+	s.drift = math.NaN()
+	for _, pt := range f.Points {
+		s.steps = append(s.steps, pt.Step)
+		tl := make([]float64, len(pt.ToLatest))
+		for l := range nl {
+			v := math.NaN()
+			if l < len(pt.ToLatest) {
+				v = float64(pt.ToLatest[l])
+				tl[l] = v
+			}
+			s.layers[l] = append(s.layers[l], v)
+		}
+		s.frame = append(s.frame, mean(tl))
+		s.bitError = append(s.bitError, pt.BitError)
+		r := math.NaN()
+		if a := float64(pt.PC1Abs); !math.IsNaN(a) {
+			r, s.hasRho = 1-a, true
+		}
+		s.rho = append(s.rho, r)
+		d := make([]float64, len(pt.Drift))
+		for i, v := range pt.Drift {
+			d[i] = float64(v)
+		}
+		s.drift = mean(d)
+	}
+	return s
+}
+
+// draw renders the view.
+func (p *framePane) draw() string {
+	st, sh := p.sh.st, p.sh
+	w, h := p.w, p.h
+	switch {
+	case sh.geo == nil && !sh.hasAttention():
+		return fit(st.dim.Render("no attention in this model: no frame to track"), w, h)
+	case sh.geo == nil:
+		return fit(st.dim.Render(noGeometry), w, h)
+	case sh.geo.Frame == nil && !sh.hasAttention():
+		return fit(st.dim.Render("no attention in this model: no frame to track"), w, h)
+	case sh.geo.Frame == nil:
+		return fit(st.dim.Render("no frame history in this snapshot"), w, h)
+	}
+	s := readFrame(sh.geo.Frame)
+	if len(s.steps) < 2 {
+		return fit(st.dim.Render(fmt.Sprintf("frame-precision @%d: one snapshot so far, nothing to compare yet", sh.geoAt)), w, h)
+	}
+	title := fmt.Sprintf("frame vs precision @%d · %d snapshots · latest drift %s", sh.geoAt, len(s.steps), fnum(s.drift, 4))
+	title = appendFits(title, " · each scaled min–max to [0,1]", w)
+	legend := st.seriesKL.Render("●") + fmt.Sprintf(" frame: attention distance to @%d, mean of %d layers", sh.geoAt, len(s.layers))
+	if p.perLayer {
+		legend = fmt.Sprintf("0–%d frame of each layer (distance to @%d)", len(s.layers)-1, sh.geoAt)
+	}
+	legend += "  " + st.seriesA.Render("•") + " bit error"
+	if s.hasRho {
+		legend += "  " + st.seriesB.Render("∘") + " 1−|ρ(PC1,H)|"
+	}
+
+	xs := make([]float64, len(s.steps))
+	for i, v := range s.steps {
+		xs[i] = float64(v)
+	}
+	var ss []series
+	if s.hasRho {
+		ss = append(ss, series{glyph: '∘', style: st.seriesB, x: xs, y: minMax(s.rho)})
+	}
+	ss = append(ss, series{glyph: '•', style: st.seriesA, x: xs, y: minMax(s.bitError)})
+	if p.perLayer {
+		for l, ys := range s.layers {
+			g := rune(layerGlyphs[l%len(layerGlyphs)])
+			ss = append(ss, series{glyph: g, style: st.lines[l%len(st.lines)], x: xs, y: minMax(ys)})
+		}
+	} else {
+		ss = append(ss, series{glyph: '●', style: st.seriesKL, x: xs, y: minMax(s.frame)})
+	}
+
+	verdict := wrap(p.verdict(s), w)
+	lines := []string{title, legend}
+	if ch := h - 2 - len(verdict); ch >= 4 {
+		xr := span{xs[0], xs[len(xs)-1]}
+		lines = append(lines, lineChart(w, ch, xr, span{0, 1}, ss, intLabels, valueLabels))
+	}
+	lines = append(lines, verdict...)
+	return fit(strings.Join(lines, "\n"), w, h)
+}
+
+// verdict says when the frame and the precision settled (within settleBand of their range
+// from their final value), e.g. "frame settled at step 750 (10% band), precision at 2250".
+func (p *framePane) verdict(s frameSeries) string {
+	band := int(math.Round(settleBand * 100))
+	fAt, fOK := settleStep(s.steps, s.frame, settleBand)
+	pAt, pOK := settleStep(s.steps, s.bitError, settleBand)
+	v := "frame not settled yet"
+	if fOK {
+		v = fmt.Sprintf("frame settled at step %d", fAt)
+	}
+	if pOK {
+		v += fmt.Sprintf(", precision at %d", pAt)
+	} else {
+		v += ", precision not yet"
+	}
+	v += fmt.Sprintf(" (%d%% band, bit error", band)
+	if s.hasRho {
+		if at, ok := settleStep(s.steps, s.rho, settleBand); ok {
+			v += fmt.Sprintf("; |ρ| at %d", at)
+		} else {
+			v += "; |ρ| not yet"
+		}
+	}
+	v += ")"
+	switch {
+	case fOK && (!pOK || fAt < pAt):
+		v += " → frame first"
+	case pOK && (!fOK || pAt < fAt):
+		v += " → precision first"
+	}
+	return v
+}

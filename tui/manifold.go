@@ -1,0 +1,208 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/NimbleMarkets/ntcharts/canvas"
+	"github.com/NimbleMarkets/ntcharts/linechart"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"windtunnel/sessions"
+)
+
+// binGlyphs mark the posterior-entropy bins, lowest entropy (most certain) first, so the
+// scatter reads without colour.
+var binGlyphs = []rune{'●', '○', '∘', '·'}
+
+// manifoldPane is the value manifold: a scatter of the probe positions' PC1 against PC2 (or
+// PC3) of the final-norm residual, each point's glyph and colour by its posterior-entropy
+// bin, under the explained-variance shares and the correlation of PC1 with the entropy.
+type manifoldPane struct {
+	sh    *shared
+	w, h  int
+	pc3   bool // y axis PC3 instead of PC2
+	cache viewCache
+}
+
+// newManifoldPane returns the pane reading sh.
+func newManifoldPane(sh *shared) *manifoldPane { return &manifoldPane{sh: sh} }
+
+// clone copies the pane onto sh.
+func (p *manifoldPane) clone(sh *shared) pane {
+	c := *p
+	c.sh = sh
+	return &c
+}
+
+// Title names the pane.
+func (p *manifoldPane) Title() string { return "Value manifold" }
+
+// Tab is the short name.
+func (p *manifoldPane) Tab() string { return "Manifold" }
+
+// SetSize sets the inner size.
+func (p *manifoldPane) SetSize(w, h int) { p.w, p.h = w, h }
+
+// Refresh has nothing to read: the root fetched the snapshot.
+func (p *manifoldPane) Refresh() error { return nil }
+
+// Update switches the y axis between PC2 and PC3 (anywhere: the key is the pane's alone).
+func (p *manifoldPane) Update(msg tea.KeyMsg, _ bool) (bool, tea.Cmd) {
+	if key.Matches(msg, p.sh.keys.Axis) {
+		p.pc3 = !p.pc3
+		return true, nil
+	}
+	return false, nil
+}
+
+// Help lists the pane's keys.
+func (p *manifoldPane) Help() []key.Binding { return []key.Binding{p.sh.keys.Axis} }
+
+// View renders the scatter (cached until the snapshot, the size or the axis changes).
+func (p *manifoldPane) View() string {
+	opt := 0
+	if p.pc3 {
+		opt = 1
+	}
+	return p.cache.get(p.sh, snapKey{w: p.w, h: p.h, snapGen: p.sh.geoGen, opt: opt}, p.draw)
+}
+
+// entropyBins returns three cut points splitting vs into four bins: the quartiles when
+// they are distinct, else equal widths over the range; and which of the two it is.
+func entropyBins(vs []float64) ([3]float64, string) {
+	var finite []float64
+	for _, v := range vs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			finite = append(finite, v)
+		}
+	}
+	if len(finite) == 0 {
+		return [3]float64{1, 2, 3}, "equal width"
+	}
+	slices.Sort(finite)
+	q := func(f float64) float64 { return finite[min(int(f*float64(len(finite))), len(finite)-1)] }
+	lo, hi := finite[0], finite[len(finite)-1]
+	cuts := [3]float64{q(0.25), q(0.5), q(0.75)}
+	if lo < cuts[0] && cuts[0] < cuts[1] && cuts[1] < cuts[2] && cuts[2] <= hi {
+		return cuts, "quartiles"
+	}
+	d := (hi - lo) / 4
+	if d <= 0 {
+		d = 1
+	}
+	return [3]float64{lo + d, lo + 2*d, lo + 3*d}, "equal width"
+}
+
+// appendFits appends extra to s when the result fits w cells.
+func appendFits(s, extra string, w int) string {
+	if ansi.StringWidth(s)+ansi.StringWidth(extra) <= w {
+		return s + extra
+	}
+	return s
+}
+
+// binOf is the bin of v for the cut points.
+func binOf(v float64, cuts [3]float64) int {
+	for i, c := range cuts {
+		if v < c {
+			return i
+		}
+	}
+	return 3
+}
+
+// draw renders the view.
+func (p *manifoldPane) draw() string {
+	st, sh := p.sh.st, p.sh
+	w, h := p.w, p.h
+	if sh.geo == nil {
+		return fit(st.dim.Render(noGeometry), w, h)
+	}
+	mf := sh.geo.Manifold
+	if mf == nil {
+		return fit(st.dim.Render("no value-manifold readout in this snapshot"), w, h)
+	}
+	yAxis := 1
+	if p.pc3 {
+		yAxis = 2
+	}
+	share := func(i int) string {
+		if i < len(mf.Share) {
+			return fnum(100*mf.Share[i], 1) + "%"
+		}
+		return "–"
+	}
+	title := fmt.Sprintf("value manifold @%d · PCA of the final-norm residual · %d points%s", sh.geoAt, len(mf.Points), probeNote(sh.geo.ProbeN))
+	caption := fmt.Sprintf("PC1 %s  PC2 %s  PC3 %s · ρ(PC1,H) Pearson %s  Spearman %s", share(0), share(1), share(2),
+		fsigned(float64(mf.Pearson), 2), fsigned(float64(mf.Spearman), 2))
+	if sh.geoPrev != nil && sh.geoPrev.Manifold != nil {
+		caption = appendFits(caption, fmt.Sprintf(" (@%d: %s)", sh.geoPrevAt, fsigned(float64(sh.geoPrev.Manifold.Spearman), 2)), w)
+	}
+	cuts, how := entropyBins(mf.Entropy)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range mf.Entropy {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	edges := []float64{lo, cuts[0], cuts[1], cuts[2], hi}
+	parts := make([]string, 4)
+	for i := range parts {
+		parts[i] = st.bins[i].Render(string(binGlyphs[i])) + " " + fnum(edges[i], 1) + "–" + fnum(edges[i+1], 1)
+	}
+	legend := "entropy, bits: " + strings.Join(parts, "  ")
+	legend = appendFits(legend, " ("+how+")", w)
+	legend = appendFits(legend, fmt.Sprintf("  y: PC%d", yAxis+1), w)
+	lines := []string{title, caption}
+	if ch := h - 3; ch >= 4 && len(mf.Points) > 0 {
+		lines = append(lines, p.scatter(mf, yAxis, cuts, w, ch))
+	}
+	lines = append(lines, legend)
+	return fit(strings.Join(lines, "\n"), w, h)
+}
+
+// scatter draws PC1 against PC yAxis+1 in w×h cells, axes included, points of the highest
+// entropy bin first so that the more certain ones show where points share a cell.
+func (p *manifoldPane) scatter(mf *sessions.Manifold, yAxis int, cuts [3]float64, w, h int) string {
+	if w < 10 {
+		return fit("", w, h)
+	}
+	xr, yr := span{math.Inf(1), math.Inf(-1)}, span{math.Inf(1), math.Inf(-1)}
+	ok := func(pt []float64) bool {
+		return len(pt) > yAxis && !math.IsNaN(pt[0]) && !math.IsNaN(pt[yAxis]) && !math.IsInf(pt[0], 0) && !math.IsInf(pt[yAxis], 0)
+	}
+	for _, pt := range mf.Points {
+		if ok(pt) {
+			xr = span{math.Min(xr.lo, pt[0]), math.Max(xr.hi, pt[0])}
+			yr = span{math.Min(yr.lo, pt[yAxis]), math.Max(yr.hi, pt[yAxis])}
+		}
+	}
+	if math.IsInf(xr.lo, 0) {
+		return fit(p.sh.st.dim.Render(fmt.Sprintf("no PC%d coordinates", yAxis+1)), w, h)
+	}
+	pad := func(s span) span {
+		s = s.widen()
+		d := (s.hi - s.lo) * 0.04
+		return span{s.lo - d, s.hi + d}
+	}
+	xr, yr = pad(xr), pad(yr)
+	lc := linechart.New(w, h, xr.lo, xr.hi, yr.lo, yr.hi,
+		linechart.WithXYSteps(8, 2),
+		linechart.WithXLabelFormatter(valueLabels),
+		linechart.WithYLabelFormatter(valueLabels))
+	lc.DrawXYAxisAndLabel()
+	for bin := 3; bin >= 0; bin-- {
+		for i, pt := range mf.Points {
+			if !ok(pt) || i >= len(mf.Entropy) || binOf(mf.Entropy[i], cuts) != bin {
+				continue
+			}
+			lc.DrawRuneWithStyle(canvas.Float64Point{X: pt[0], Y: pt[yAxis]}, binGlyphs[bin], p.sh.st.bins[bin])
+		}
+	}
+	return fit(lc.View(), w, h)
+}
