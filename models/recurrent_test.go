@@ -26,8 +26,6 @@ type rkCase struct {
 // recSizes: n sequences of t tokens.
 type recSizes struct{ n, t, workers int }
 
-func sigmoid64(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-
 func recurrentCases[T Float](sz recSizes) []rkCase {
 	rng := rand.New(rand.NewPCG(21, 22))
 	pl, be := pool{workers: sz.workers}, gemm.Gonum()
@@ -92,31 +90,33 @@ func recurrentCases[T Float](sz recSizes) []rkCase {
 		},
 	})
 
-	cs = append(cs, rkCase{
-		name: "SelectiveScan", k: &scanKernel[T]{p: pl, t: L},
-		in: []*tensor.Dense{mat(m, e, 1), mat(m, e, 1.5), mat(e, ns, 1), mat(m, ns, 1), mat(m, ns, 1), mat(1, e, 1), mat(m, e, 2)},
-		ref: func(in [][]float64) []float64 {
-			u, dr, alog, bm, cm, dv, z := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
-			y := make([]float64, m*e)
-			for q := 0; q < n; q++ {
-				for c := 0; c < e; c++ {
-					hs := make([]float64, ns)
-					for s := 0; s < L; s++ {
-						r := q*L + s
-						dl := math.Log(1 + math.Exp(dr[r*e+c]))
-						acc := dv[c] * u[r*e+c]
-						for j := range hs {
-							hs[j] = math.Exp(-dl*math.Exp(alog[c*ns+j]))*hs[j] + dl*bm[r*ns+j]*u[r*e+c]
-							acc += cm[r*ns+j] * hs[j]
-						}
-						zv := z[r*e+c]
-						y[r*e+c] = acc * zv * sigmoid64(zv)
+	scanIn := []*tensor.Dense{mat(m, e, 1), mat(m, e, 1.5), mat(e, ns, 1), mat(m, ns, 1), mat(m, ns, 1), mat(1, e, 1), mat(m, e, 2)}
+	scanRef := func(in [][]float64) []float64 {
+		u, dr, alog, bm, cm, dv, z := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
+		y := make([]float64, m*e)
+		for q := 0; q < n; q++ {
+			for c := 0; c < e; c++ {
+				hs := make([]float64, ns)
+				for s := 0; s < L; s++ {
+					r := q*L + s
+					dl := math.Log(1 + math.Exp(dr[r*e+c]))
+					acc := dv[c] * u[r*e+c]
+					for j := range hs {
+						hs[j] = math.Exp(-dl*math.Exp(alog[c*ns+j]))*hs[j] + dl*bm[r*ns+j]*u[r*e+c]
+						acc += cm[r*ns+j] * hs[j]
 					}
+					zv := z[r*e+c]
+					y[r*e+c] = acc * zv * sigmoid64(zv)
 				}
 			}
-			return y
-		},
-	})
+		}
+		return y
+	}
+	// With the decays kept by the forward pass (training) and recomputed.
+	cs = append(cs,
+		rkCase{name: "SelectiveScan", k: &scanKernel[T]{p: pl, t: L, save: true}, in: scanIn, ref: scanRef},
+		rkCase{name: "SelectiveScan/recompute", k: &scanKernel[T]{p: pl, t: L}, in: scanIn, ref: scanRef},
+	)
 	return cs
 }
 
@@ -223,37 +223,64 @@ func TestRecurrentKernelsParallel(t *testing.T) {
 	}
 }
 
+// TestFastMath checks the float32 pointwise functions of the scan against float64.
 func TestFastMath(t *testing.T) {
-	worst := 0.0
-	for _, x := range []float32{1e-30, 1e-6, 0.1, 0.5, 0.70710677, 0.7071068, 1, 1.0000001, 1.5, 2, 3.7, 1e6, 3e38} {
-		want := math.Log(float64(x))
-		e := math.Abs(float64(logf(x))-want) / math.Max(1, math.Abs(want))
-		worst = math.Max(worst, e)
-	}
-	for i := 0; i < 10000; i++ {
-		x := float32(1 + float64(i)/10000)
-		e := math.Abs(float64(logf(x)) - math.Log(float64(x)))
-		worst = math.Max(worst, e)
-	}
-	if worst > 3e-7 {
-		t.Errorf("logf error %.3g", worst)
-	}
-	// expRow in float32 against math.Exp, relative error.
-	var a, dst []float32
+	// scanStep32's exp on the scan's range (arguments ≤ 0): the rounding of x·log2(e) costs
+	// relative accuracy only for large |x|, where exp(x) is negligible.
+	var a []float32
 	for i := 0; i <= 20000; i++ {
-		a = append(a, float32(-86+float64(i)*(86+88)/20000))
+		a = append(a, float32(-85*float64(i)/20000))
 	}
-	dst = make([]float32, len(a))
-	expRow(dst, a, 1)
-	worst = 0
+	dst, ones, zeros := make([]float32, len(a)), make([]float32, len(a)), make([]float32, len(a))
+	for i := range ones {
+		ones[i] = 1
+	}
+	a2 := make([]float32, len(a))
+	for i, v := range a {
+		a2[i] = v * math.Log2E
+	}
+	scanStep32(dst, ones, make([]float32, len(a)), a2, zeros, 1, 0, nil) // dst = 2^(a·log2 e)·1 + 0
+	worst, far := 0.0, 0.0
 	for i, v := range a {
 		want := math.Exp(float64(v))
-		worst = math.Max(worst, math.Abs(float64(dst[i])-want)/want)
+		e := math.Abs(float64(dst[i])-want) / want
+		if v >= -8 {
+			worst = math.Max(worst, e)
+		} else {
+			far = math.Max(far, e)
+		}
 	}
-	if worst > 5e-7 {
-		t.Errorf("expRow relative error %.3g", worst)
+	if worst > 6e-7 || far > 4e-6 {
+		t.Errorf("scanStep32 exp relative error %.3g on [−8, 0], %.3g below", worst, far)
 	}
-	t.Logf("expRow worst relative error %.3g", worst)
+	// softplus and sigmoid on ±100, absolute error (relative for softplus above 1).
+	var x []float32
+	for i := 0; i <= 40000; i++ {
+		x = append(x, float32(-100+200*float64(i)/40000))
+	}
+	x = append(x, 0, -1e-8, 1e-8, float32(math.Inf(1)), float32(math.Inf(-1)))
+	sp, sg, sg2 := make([]float32, len(x)), make([]float32, len(x)), make([]float32, len(x))
+	softplusSigmoidArr(sp, sg, x)
+	sigmoidArr(sg2, x)
+	var esp, esg float64
+	for i, v := range x {
+		f := float64(v)
+		wsp := math.Max(f, 0) + math.Log1p(math.Exp(-math.Abs(f)))
+		wsg := sigmoid64(f)
+		if math.IsInf(f, 0) {
+			// −∞ is clamped like −86: e^−86 ≈ 4e-38 stands for 0.
+			if math.Abs(float64(sp[i])-wsp) > 1e-37 || math.Abs(float64(sg[i])-wsg) > 1e-37 || math.Abs(float64(sg2[i])-wsg) > 1e-37 {
+				t.Errorf("x=%v: softplus %v sigmoid %v %v", f, sp[i], sg[i], sg2[i])
+			}
+			continue
+		}
+		esp = math.Max(esp, math.Abs(float64(sp[i])-wsp)/math.Max(1, wsp))
+		esg = math.Max(esg, math.Max(math.Abs(float64(sg[i])-wsg), math.Abs(float64(sg2[i])-wsg)))
+	}
+	if esp > 3e-7 || esg > 3e-7 {
+		t.Errorf("softplus error %.3g, sigmoid error %.3g", esp, esg)
+	}
+	t.Logf("exp relative error %.3g on [−8, 0], %.3g below; softplus %.3g, sigmoid %.3g", worst, far, esp, esg)
 }
 
 // recurrentModels builds the two baselines on small float64 configurations.
