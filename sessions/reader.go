@@ -22,6 +22,7 @@ type Reader struct {
 	stop    chan struct{}
 	wg      sync.WaitGroup
 	closed  bool
+	snaps   snapCache
 }
 
 // Open opens a session for reading. A file that is not a session, is truncated or was
@@ -285,24 +286,66 @@ func (r *Reader) Evals(upTo, max int) ([]Record, error) {
 }
 
 // Snapshot returns the newest snapshot at a step ≤ step (step < 0: the newest) and its step.
+// Decoded snapshots are cached (a replay asks for the same few over and over): the result is
+// shared and must not be modified.
 func (r *Reader) Snapshot(step int) (*Snapshot, int, error) {
 	if step < 0 {
 		step = int(^uint(0) >> 1)
 	}
 	var at int
-	var sn []byte
-	err := r.db.QueryRow(`SELECT step, snapshot FROM records WHERE snapshot IS NOT NULL AND step <= ? ORDER BY step DESC, seq DESC LIMIT 1`, step).Scan(&at, &sn)
+	var seq int64
+	err := r.db.QueryRow(`SELECT seq, step FROM records WHERE snapshot IS NOT NULL AND step <= ? ORDER BY step DESC, seq DESC LIMIT 1`, step).Scan(&seq, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, nil
 	}
 	if err != nil {
 		return nil, 0, r.wrap("read", err)
 	}
+	if s := r.snaps.get(seq); s != nil {
+		return s, at, nil
+	}
+	var sn []byte
+	if err := r.db.QueryRow(`SELECT snapshot FROM records WHERE seq = ?`, seq).Scan(&sn); err != nil {
+		return nil, 0, r.wrap("read", err)
+	}
 	s := new(Snapshot)
 	if err := json.Unmarshal(sn, s); err != nil {
 		return nil, 0, r.wrap("read", fmt.Errorf("snapshot at step %d: %w", at, err))
 	}
+	r.snaps.put(seq, s)
 	return s, at, nil
+}
+
+// snapCache keeps the last few decoded snapshots by record sequence number.
+type snapCache struct {
+	mu   sync.Mutex
+	keys []int64
+	vals map[int64]*Snapshot
+}
+
+const snapCacheSize = 8
+
+func (c *snapCache) get(seq int64) *Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.vals[seq]
+}
+
+func (c *snapCache) put(seq int64, s *Snapshot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.vals == nil {
+		c.vals = map[int64]*Snapshot{}
+	}
+	if _, ok := c.vals[seq]; ok {
+		return
+	}
+	if len(c.keys) == snapCacheSize {
+		delete(c.vals, c.keys[0])
+		c.keys = c.keys[1:]
+	}
+	c.keys = append(c.keys, seq)
+	c.vals[seq] = s
 }
 
 // Events returns the operator events with Step ≤ upTo (all for upTo < 0).
