@@ -434,12 +434,13 @@ func TestParallelSplits(t *testing.T) {
 		m, n, k int
 		want    [][2]int // blocks (in any order)
 	}{
-		{16, 16, 16, [][2]int{{16, 16}}},                 // below the threshold: one direct call
-		{2368, 64, 64, [][2]int{{1184, 64}, {1184, 64}}}, // rows
-		{64, 2368, 64, [][2]int{{64, 1184}, {64, 1184}}}, // columns
-		{101, 64, 1024, [][2]int{{52, 64}, {49, 64}}},    // rows, block edge on a multiple of 4
-		{64, 101, 1024, [][2]int{{64, 64}, {64, 37}}},    // columns, block edge on a multiple of 16
-		{128, 128, 128, [][2]int{{128, 128}}},            // 2.1M, below the threshold
+		{16, 16, 16, [][2]int{{16, 16}}}, // below the threshold: one direct call
+		// Three blocks per worker, edges on multiples of 4 rows or 16 columns.
+		{2368, 64, 64, [][2]int{{396, 64}, {396, 64}, {396, 64}, {396, 64}, {396, 64}, {388, 64}}}, // rows
+		{64, 2368, 64, [][2]int{{64, 400}, {64, 400}, {64, 400}, {64, 400}, {64, 400}, {64, 368}}}, // columns
+		{101, 64, 1024, [][2]int{{20, 64}, {20, 64}, {20, 64}, {20, 64}, {21, 64}}},                // a 1-row remainder joins the last block
+		{64, 101, 1024, [][2]int{{64, 32}, {64, 32}, {64, 37}}},                                    // columns
+		{128, 128, 128, [][2]int{{128, 128}}},                                                      // 2.1M, below the threshold
 	} {
 		r := &recorder{}
 		p := Parallel(r, 2)

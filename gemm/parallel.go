@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 )
@@ -15,6 +16,13 @@ import (
 // (~105 GFLOP/s single-threaded) two blocks lost up to 160³ (4.1M), broke
 // even around 5M and won from 192³ (7.1M, 1.1–1.3×) and 2368×64×64 (9.7M,
 // 1.3–1.4×); see BenchmarkSgemmSmall.
+// splitBlocks is how many blocks per worker a split product is dealt in, and
+// minSplitRows the smallest block edge.
+const (
+	splitBlocks  = 3
+	minSplitRows = 16
+)
+
 const parallelMinWork = 6 << 20
 
 // parallelMinWorkAVX512 is parallelMinWork for OpenBLAS's AVX-512 kernels
@@ -94,19 +102,25 @@ func (p *parallel) split(tA, tB blas.Transpose, m, n, k, lenA, lda, lenB, ldb, l
 
 type gemmFunc[T float] func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
 
-// splitGemm computes the product in up to workers blocks of rows of C (when
-// m >= n) or of columns of C, one on the calling goroutine and the others
-// new goroutines. The blocks write disjoint parts of C.
+// splitGemm computes the product in blocks of rows of C (when m >= n) or of
+// columns of C, splitBlocks per worker, dealt from a shared counter to the
+// calling goroutine and workers−1 new ones: a worker whose core is briefly
+// taken by another process (a dashboard, a terminal) computes fewer blocks
+// instead of holding up the product. The blocks write disjoint parts of C and
+// their boundaries depend only on the sizes, so results do not depend on
+// which goroutine computes which block.
 func splitGemm[T float](workers int, f gemmFunc[T], tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	byRows := m >= n
 	dim, align := n, 16 // columns: keep block edges on 64-byte boundaries of float32 rows
 	if byRows {
 		dim, align = m, 4
 	}
-	chunk := (dim + workers - 1) / workers
+	blocks := workers * splitBlocks
+	chunk := (dim + blocks - 1) / blocks
 	if chunk > align {
 		chunk = (chunk + align - 1) / align * align
 	}
+	chunk = max(chunk, min(dim, minSplitRows))
 	run := func(lo, hi int) {
 		if byRows {
 			aOff := lo * lda // rows lo.. of A
@@ -122,14 +136,34 @@ func splitGemm[T float](workers int, f gemmFunc[T], tA, tB blas.Transpose, m, n,
 		}
 		f(tA, tB, m, hi-lo, k, alpha, a, lda, b[bOff:], ldb, beta, c[lo:], ldc)
 	}
-	var wg sync.WaitGroup
-	for lo := chunk; lo < dim; lo += chunk {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			run(lo, hi)
-		}(lo, min(lo+chunk, dim))
+	// A remainder under a quarter block joins the last block rather than being a call of
+	// its own.
+	nblocks := dim / chunk
+	if rem := dim - nblocks*chunk; rem > 0 && (nblocks == 0 || 4*rem >= chunk) {
+		nblocks++
 	}
-	run(0, min(chunk, dim))
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= nblocks {
+				return
+			}
+			lo, hi := i*chunk, (i+1)*chunk
+			if i == nblocks-1 {
+				hi = dim
+			}
+			run(lo, hi)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < min(workers, nblocks); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
 	wg.Wait()
 }
