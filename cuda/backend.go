@@ -419,7 +419,7 @@ func (b *Backend) Close() error {
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C in single precision, on the GPU when the product is large enough.
 func (b *Backend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, bm []float32, ldb int, beta float32, c []float32, ldc int) {
-	if !checkGemm(tA, tB, m, n, k, len(a), lda, len(bm), ldb, len(c), ldc) {
+	if !gemm.CheckGemm(tA, tB, m, n, k, len(a), lda, len(bm), ldb, len(c), ldc) {
 		return
 	}
 	if b.wantGPU(m, n, k, lda, ldb, ldc, alpha != 0) && gpuGemm(b, tA, tB, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc) {
@@ -431,7 +431,7 @@ func (b *Backend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []f
 
 // Dgemm computes C = alpha·op(A)·op(B) + beta·C in double precision, on the GPU when the product is large enough.
 func (b *Backend) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, bm []float64, ldb int, beta float64, c []float64, ldc int) {
-	if !checkGemm(tA, tB, m, n, k, len(a), lda, len(bm), ldb, len(c), ldc) {
+	if !gemm.CheckGemm(tA, tB, m, n, k, len(a), lda, len(bm), ldb, len(c), ldc) {
 		return
 	}
 	if b.wantGPU(m, n, k, lda, ldb, ldc, alpha != 0) && gpuGemm(b, tA, tB, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc) {
@@ -661,47 +661,4 @@ func (b *Backend) buffer(slot int, bytes uintptr) (devPtr, error) {
 	}
 	*buf = devBuf{ptr: p, size: size}
 	return p, nil
-}
-
-// checkGemm validates the arguments of a row-major GEMM as gonum does (same
-// panic messages) and reports whether there is any work to do.
-func checkGemm(tA, tB blas.Transpose, m, n, k, lenA, lda, lenB, ldb, lenC, ldc int) bool {
-	for _, t := range [...]blas.Transpose{tA, tB} {
-		switch t {
-		case blas.NoTrans, blas.Trans, blas.ConjTrans:
-		default:
-			panic("blas: illegal transpose")
-		}
-	}
-	switch {
-	case m < 0:
-		panic("blas: m < 0")
-	case n < 0:
-		panic("blas: n < 0")
-	case k < 0:
-		panic("blas: k < 0")
-	}
-	aTrans, bTrans := tA != blas.NoTrans, tB != blas.NoTrans
-	if (aTrans && lda < max(1, m)) || (!aTrans && lda < max(1, k)) {
-		panic("blas: bad leading dimension of A")
-	}
-	if (bTrans && ldb < max(1, k)) || (!bTrans && ldb < max(1, n)) {
-		panic("blas: bad leading dimension of B")
-	}
-	if ldc < max(1, n) {
-		panic("blas: bad leading dimension of C")
-	}
-	if m == 0 || n == 0 {
-		return false
-	}
-	if (aTrans && lenA < (k-1)*lda+m) || (!aTrans && lenA < (m-1)*lda+k) {
-		panic("blas: insufficient length of a")
-	}
-	if (bTrans && lenB < (n-1)*ldb+k) || (!bTrans && lenB < (k-1)*ldb+n) {
-		panic("blas: insufficient length of b")
-	}
-	if lenC < (m-1)*ldc+n {
-		panic("blas: insufficient length of c")
-	}
-	return true
 }

@@ -50,10 +50,10 @@ func (gonumBackend) Name() string { return "gonum (pure Go)" }
 // float is the element type of a GEMM.
 type float interface{ ~float32 | ~float64 }
 
-// checkGemm validates the arguments of a row-major GEMM exactly as gonum
+// CheckGemm validates the arguments of a row-major GEMM exactly as gonum
 // does (same panic messages) and reports whether there is any work to do.
 // When it returns false, C needs no update at all.
-func checkGemm(tA, tB blas.Transpose, m, n, k, lenA, lda, lenB, ldb, lenC, ldc int) bool {
+func CheckGemm(tA, tB blas.Transpose, m, n, k, lenA, lda, lenB, ldb, lenC, ldc int) bool {
 	switch tA {
 	case blas.NoTrans, blas.Trans, blas.ConjTrans:
 	default:

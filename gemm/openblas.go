@@ -225,7 +225,7 @@ func (o *openBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []
 
 // f77Gemm checks the arguments and calls the Fortran GEMM fn (sgemm_ or dgemm_, matching T).
 func f77Gemm[T float](o *openBLAS, fn uintptr, tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	if !checkGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+	if !CheckGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
 		return
 	}
 	if alpha == 0 || k == 0 {

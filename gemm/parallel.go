@@ -90,7 +90,7 @@ func (p *parallel) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []
 // goroutine with gonum's message) and reports whether the product is worth
 // splitting.
 func (p *parallel) split(tA, tB blas.Transpose, m, n, k, lenA, lda, lenB, ldb, lenC, ldc int, alphaZero bool) bool {
-	if !checkGemm(tA, tB, m, n, k, lenA, lda, lenB, ldb, lenC, ldc) || alphaZero || k == 0 {
+	if !CheckGemm(tA, tB, m, n, k, lenA, lda, lenB, ldb, lenC, ldc) || alphaZero || k == 0 {
 		return false
 	}
 	if max(m, n) < 2 {
