@@ -41,7 +41,8 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	var presets []string
 	var steps, paperSteps int
 	var script, python, blas string
-	var asJSON, accuracy bool
+	var asJSON, accuracy, dashboard bool
+	dash := dashOptions{Windows: 16, Window: 3 * time.Second, Settle: 500 * time.Millisecond, Key: 500 * time.Millisecond}
 	c := &cobra.Command{
 		Use:   "bench",
 		Short: "Time the training step against the PyTorch reference, side by side",
@@ -49,9 +50,28 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 			"the quick and paper presets, then runs the PyTorch reference (peers/torch_reference.py) on the same\n" +
 			"configuration at 1 and 2 threads, keeping its faster, and prints median ms per step and the ratio\n" +
 			"windtunnel/PyTorch (below 1: windtunnel is faster). --accuracy also measures the time both take\n" +
-			"to reach 0.05 bits (a) with the quick configuration.",
+			"to reach 0.05 bits (a) with the quick configuration.\n\n" +
+			"--dashboard instead measures what the dashboard costs the trainer: one quick bijection run, the\n" +
+			"dashboard switched on and off in alternating windows (off, on, on, off, …) in the same process,\n" +
+			"a Tab typed every --key while it runs; it prints the trainer's step time in each window, the\n" +
+			"ratios, the dashboard's screens per second and its key-to-screen time. On a terminal the\n" +
+			"dashboard draws there, otherwise into a virtual 160×48 terminal.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dashboard {
+				if dash.Windows < 2 || dash.Windows%2 != 0 {
+					return usagef("--windows must be an even number ≥ 2, got %d", dash.Windows)
+				}
+				if dash.Window < time.Second || dash.Settle < 0 || dash.Settle >= dash.Window || dash.Key < 0 {
+					return usagef("--window must be at least 1s, --settle in [0, --window), --key ≥ 0")
+				}
+				dash.BLAS = blas
+				r, err := benchDashboard(cmd.Context(), dash, stdout, stderr)
+				if err != nil {
+					return err
+				}
+				return printDashboard(stdout, r, asJSON)
+			}
 			if steps < 5 || paperSteps < 5 {
 				return usagef("--steps and --paper-steps must be at least 5")
 			}
@@ -98,6 +118,11 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	c.Flags().StringVar(&python, "python", "/usr/bin/python3", "Python with PyTorch (Debian's python3-torch)")
 	c.Flags().StringVar(&blas, "blas", "auto", "windtunnel's matrix multiply: auto, openblas or gonum")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per configuration")
+	c.Flags().BoolVar(&dashboard, "dashboard", false, "measure the dashboard's cost to the trainer instead (alternating windows in one run)")
+	c.Flags().IntVar(&dash.Windows, "windows", dash.Windows, "--dashboard: number of windows, even (half with the dashboard)")
+	c.Flags().DurationVar(&dash.Window, "window", dash.Window, "--dashboard: length of each window")
+	c.Flags().DurationVar(&dash.Settle, "settle", dash.Settle, "--dashboard: time left out at the start of each window")
+	c.Flags().DurationVar(&dash.Key, "key", dash.Key, "--dashboard: type a Tab this often while the dashboard runs (0: never)")
 	c.Flags().BoolVar(&accuracy, "accuracy", false, "also measure wall time to 0.05 bits (a) on bijection V=20, quick configuration")
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -343,13 +344,18 @@ func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, 
 		tty = isatty.IsTerminal(f.Fd())
 	}
 	done := make(chan struct{})
-	go func() {
+	// Labels for CPU profiles (WINDTUNNEL_CPUPROFILE; go tool pprof -tags), as in runTUI.
+	go pprof.Do(ctx, pprof.Labels("part", "progress"), func(context.Context) {
 		defer close(done)
 		progress(tr, cfg, tty, stderr)
-	}()
+	})
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	res, runErr := tr.Run(ctx)
+	var res lab.Result
+	var runErr error
+	pprof.Do(ctx, pprof.Labels("part", "trainer"), func(ctx context.Context) {
+		res, runErr = tr.Run(ctx)
+	})
 	runtime.ReadMemStats(&ms1)
 	<-done
 	if runErr != nil && res.Steps == 0 {

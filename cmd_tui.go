@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -74,12 +75,17 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 	}
 	done := make(chan outcome, 1)
 	logger.Printf("run: %s %s, %d parameters, session %s", st.cfg.Task, st.meta.Model, st.meta.Params, st.w.Path())
-	go func() {
-		res, err := tr.Run(trainCtx)
+	// The labels let a CPU profile (WINDTUNNEL_CPUPROFILE) split the process's time
+	// between the trainer and the dashboard: go tool pprof -tags.
+	go pprof.Do(trainCtx, pprof.Labels("part", "trainer"), func(ctx context.Context) {
+		res, err := tr.Run(ctx)
 		live.End()
 		done <- outcome{res, err}
-	}()
-	uiErr := tui.Run(ctx, live, tui.Options{Logger: logger, AltScreen: true})
+	})
+	var uiErr error
+	pprof.Do(ctx, pprof.Labels("part", "dashboard"), func(ctx context.Context) {
+		_, uiErr = tui.Run(ctx, live, tui.Options{Logger: logger, AltScreen: true})
+	})
 	tr.Send(lab.Command{Kind: lab.Stop})
 	var o outcome
 	select {
@@ -153,7 +159,8 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 			if len(feeds) > 1 {
 				return tui.RunOverlay(ctx, feeds, names, opts)
 			}
-			return tui.Run(ctx, feeds[0], opts)
+			_, err = tui.Run(ctx, feeds[0], opts)
+			return err
 		},
 	}
 }

@@ -98,6 +98,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--headless", "--target", "soft"}, "--target"},
 		{[]string{"run", "--headless", "--heads", "3"}, "heads"},
 		{[]string{"run", "--headless", "--blas", "mkl"}, "--blas"},
+		{[]string{"bench", "--dashboard", "--windows", "3"}, "--windows"},
+		{[]string{"bench", "--dashboard", "--window", "10ms"}, "--window"},
+		{[]string{"bench", "--dashboard", "--settle", "5s"}, "--settle"},
 		{[]string{"frobnicate"}, "unknown command"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -147,5 +150,42 @@ func TestRunHeadless(t *testing.T) {
 	}
 	if len(p.Model) != len(p.Posterior) || len(p.Model[0]) != 5 {
 		t.Errorf("model distributions %v do not match posterior shape", p.Model)
+	}
+}
+
+// TestBenchDashboard runs the dashboard benchmark briefly: the dashboard draws into the
+// virtual terminal in the second window only, and keys typed there reach the screen.
+func TestBenchDashboard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the quick preset for a few seconds")
+	}
+	code, out, errs := runCLI("bench", "--dashboard", "--windows", "2", "--window", "1500ms", "--settle", "200ms", "--key", "300ms", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r dashResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	if len(r.Windows) != 2 || r.Windows[0].On || !r.Windows[1].On {
+		t.Fatalf("windows %+v: want off, on", r.Windows)
+	}
+	for i, w := range r.Windows {
+		if w.Steps == 0 || w.MedianMs <= 0 {
+			t.Errorf("window %d timed no steps: %+v", i, w)
+		}
+	}
+	if r.Windows[0].Frames != 0 || r.Windows[1].Frames == 0 {
+		t.Errorf("frames %d, %d: want none while off and some while on", r.Windows[0].Frames, r.Windows[1].Frames)
+	}
+	if len(r.PairRatios) != 1 || r.MeanRatio <= 0 || r.BytesPerS <= 0 {
+		t.Errorf("ratios %v mean %v, %v bytes/s", r.PairRatios, r.MeanRatio, r.BytesPerS)
+	}
+	// Keys every 300 ms in a 1.5 s window; the renderer writes at most 1/15 s after one.
+	if r.Keys < 2 || r.KeyToScreenMs[3] <= 0 || r.KeyToScreenMs[3] > 1000 {
+		t.Errorf("%d keys, key to screen %v ms", r.Keys, r.KeyToScreenMs)
+	}
+	if !strings.Contains(r.Terminal, "virtual") {
+		t.Errorf("terminal %q: the test's stdout is not a terminal", r.Terminal)
 	}
 }

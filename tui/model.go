@@ -94,6 +94,9 @@ func New(feed sessions.Feed, opts Options) Model {
 		height: defaultHeight,
 		views:  &rootViews{},
 	}
+	if opts.Width > 0 && opts.Height > 0 {
+		m.width, m.height = opts.Width, opts.Height
+	}
 	sh.focus = m.panes[m.focus].Title()
 	m.layout()
 	m.refresh()

@@ -398,8 +398,11 @@ func TestEmptyFeed(t *testing.T) {
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
 	done := make(chan error, 1)
+	var st Stats
 	go func() {
-		done <- Run(context.Background(), openFixture(t), Options{Input: strings.NewReader("q"), Output: &out})
+		var err error
+		st, err = Run(context.Background(), openFixture(t), Options{Input: strings.NewReader("q"), Output: &out, Width: 160, Height: 48})
+		done <- err
 	}()
 	select {
 	case err := <-done:
@@ -412,11 +415,22 @@ func TestRun(t *testing.T) {
 	if !strings.Contains(out.String(), "Bit error") {
 		t.Errorf("nothing drawn: %q", out.String())
 	}
+	// Width and Height stand in for the size a terminal would report: at 160×48 the grid
+	// has two pages, which the 80×24 tabs do not.
+	if !strings.Contains(out.String(), "2 Geometry") {
+		t.Errorf("Width/Height 160×48 did not give the grid: %q", out.String())
+	}
+	if st.Keys != 1 || st.Frames < 1 {
+		t.Errorf("stats after one key: %+v", st)
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	go func() { done <- Run(ctx, openFixture(t), Options{Input: pr, Output: io.Discard}) }()
+	go func() {
+		_, err := Run(ctx, openFixture(t), Options{Input: pr, Output: io.Discard})
+		done <- err
+	}()
 	time.Sleep(50 * time.Millisecond)
 	cancel()
 	select {

@@ -22,11 +22,15 @@ type Options struct {
 	Logger *log.Logger
 	// AltScreen runs the dashboard in the terminal's alternate screen.
 	AltScreen bool
+	// Width and Height, when both are positive, are the screen size to draw for until the
+	// terminal reports one; an Output that is not a terminal never does.
+	Width, Height int
 }
 
-// Run shows the dashboard on feed until the user quits (q, ctrl+c) or ctx is done; both
-// return nil. Stopping a live run and closing its session is the caller's job.
-func Run(ctx context.Context, feed sessions.Feed, opts Options) error {
+// Run shows the dashboard on feed until the user quits (q, ctrl+c) or ctx is done (both
+// return a nil error) and returns its frame and key counters. Stopping a live run and
+// closing its session is the caller's job.
+func Run(ctx context.Context, feed sessions.Feed, opts Options) (Stats, error) {
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(rendererFPS)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
@@ -37,9 +41,13 @@ func Run(ctx context.Context, feed sessions.Feed, opts Options) error {
 	if opts.AltScreen {
 		popts = append(popts, tea.WithAltScreen())
 	}
-	_, err := tea.NewProgram(New(feed, opts), popts...).Run()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil
+	final, err := tea.NewProgram(New(feed, opts), popts...).Run()
+	var st Stats
+	if m, ok := final.(Model); ok {
+		st = m.Stats()
 	}
-	return err
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return st, nil
+	}
+	return st, err
 }
