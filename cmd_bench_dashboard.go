@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -40,6 +41,9 @@ type dashWindow struct {
 	MeanMs   float64 `json:"mean_step_ms"`
 	Frames   int     `json:"frames,omitempty"`
 	Keys     int     `json:"keys,omitempty"`
+	// AllocMBps is the process's allocation rate and GCs its garbage collections in the window.
+	AllocMBps float64 `json:"alloc_mb_per_s"`
+	GCs       uint32  `json:"gcs"`
 }
 
 // dashResult is the benchmark's outcome.
@@ -245,6 +249,8 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 	for i := 0; i < o.Windows; i++ {
 		on := (i%4 == 1) || (i%4 == 2)
 		start := time.Since(clock.t0)
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
 		fmt.Fprintf(stderr, "bench: window %d/%d, dashboard %s\n", i+1, o.Windows, onOff(on))
 		win := dashWindow{On: on}
 		if on {
@@ -273,7 +279,10 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 		if ctx.Err() != nil {
 			break
 		}
+		runtime.ReadMemStats(&m1)
 		ms := clock.window(start+o.Settle, time.Since(clock.t0))
+		win.AllocMBps = float64(m1.TotalAlloc-m0.TotalAlloc) / 1e6 / (time.Since(clock.t0) - start).Seconds()
+		win.GCs = m1.NumGC - m0.NumGC
 		win.Steps, win.MedianMs, win.MeanMs = len(ms), median(ms), mean(ms)
 		res.Windows = append(res.Windows, win)
 	}
@@ -407,9 +416,9 @@ func printDashboard(w io.Writer, r dashResult, asJSON bool) error {
 	fmt.Fprintf(w, "%d windows of %.1f s (off, on, on, off, …; the first %.1f s of each left out), dashboard drawing to %s\n\n",
 		len(r.Windows), r.WindowS, r.SettleS, r.Terminal)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "window\tdashboard\tsteps\tmedian ms/step\tmean ms/step\tframes\t")
+	fmt.Fprintln(tw, "window\tdashboard\tsteps\tmedian ms/step\tmean ms/step\tframes\talloc MB/s\tGCs\t")
 	for i, win := range r.Windows {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%.2f\t%.2f\t%d\t\n", i+1, onOff(win.On), win.Steps, win.MedianMs, win.MeanMs, win.Frames)
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%.2f\t%.2f\t%d\t%.1f\t%d\t\n", i+1, onOff(win.On), win.Steps, win.MedianMs, win.MeanMs, win.Frames, win.AllocMBps, win.GCs)
 	}
 	tw.Flush()
 	rs := make([]string, len(r.PairRatios))
