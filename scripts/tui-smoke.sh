@@ -84,4 +84,14 @@ ok "replay scrubbed (g 40, home, end)"
 tm send-keys -t smoke q
 wait_for 'EXITED 0' 20
 ok "replay quit"
+
+# The dashboard benchmark draws on the real terminal during its "on" window.
+tm kill-session -t smoke
+tm new-session -d -s smoke -x 160 -y 48 "$bin bench --dashboard --windows 2 --window 2s --settle 300ms; echo EXITED \$?; sleep 60"
+wait_for 'LIVE training' 30
+ok "bench --dashboard drew the dashboard on the terminal"
+wait_for 'EXITED 0' 60
+screen | grep -q 'median pair ratio' || fail "bench --dashboard printed no ratio"
+screen | grep -q 'drawing to this terminal' || fail "bench --dashboard did not draw on the terminal"
+ok "bench --dashboard measured"
 echo "tui-smoke: PASS"

@@ -8,13 +8,16 @@ import (
 	"windtunnel/sessions"
 )
 
-// Pacing of the feed: the dashboard polls it every tickInterval (5 times a second: a step
+// Pacing of the feed: the dashboard polls it every tickInterval (twice a second: a step
 // counter needs no more, charts change only at evaluations, and keys redraw at once) and
-// redraws when it changed. It does not wake per record: every wake-up of a goroutine costs
-// the trainer, whose kernels split each step over all cores and wait for the slowest part
-// (waking on each record took 20% of the trainer's speed; see the README).
+// redraws when it changed. It does not wake per record. Every redraw costs the trainer far
+// more than its own CPU time, because the trainer's kernels split each step over all cores
+// and wait for the slowest part: measured with `windtunnel bench --dashboard` (README,
+// "What the dashboard costs"), polling 5 times a second cost the trainer 3–4% of its speed,
+// twice a second 1.4%, once a second with a 5 fps renderer 0.4%; waking on each record had
+// cost 20%.
 const (
-	tickInterval = 200 * time.Millisecond
+	tickInterval = 500 * time.Millisecond
 	minFrame     = tickInterval
 	logInterval  = 5 * time.Second
 	// rendererFPS caps bubbletea's own repaint ticker (default 60 a second).
