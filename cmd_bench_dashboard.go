@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -195,7 +196,10 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 		return dashResult{}, fmt.Errorf("bench: %w", err)
 	}
 	out := &stampedWriter{w: io.Discard}
-	live := sessions.NewLive(meta, nil, w)
+	// A live feed (the dashboard shows it as a run in progress) that takes no commands: the
+	// benchmark's trainer must not pause or switch heads off.
+	refuse := func(sessions.Event) error { return errors.New("bench --dashboard takes no commands") }
+	live := sessions.NewLive(meta, refuse, w)
 	clock := &stepClock{t0: time.Now()}
 	out.t0 = clock.t0
 	tr.Attach(live)

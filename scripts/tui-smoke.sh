@@ -88,7 +88,7 @@ ok "replay quit"
 # The dashboard benchmark draws on the real terminal during its "on" window.
 tm kill-session -t smoke
 tm new-session -d -s smoke -x 160 -y 48 "$bin bench --dashboard --windows 2 --window 2s --settle 300ms; echo EXITED \$?; sleep 60"
-wait_for 'LIVE training' 30
+wait_for 'state +training' 30
 ok "bench --dashboard drew the dashboard on the terminal"
 wait_for 'EXITED 0' 60
 screen | grep -q 'median pair ratio' || fail "bench --dashboard printed no ratio"
