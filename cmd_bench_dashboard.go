@@ -301,7 +301,6 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 	if trainErr != nil && trainErr != context.Canceled {
 		return res, fmt.Errorf("bench: trainer: %w", trainErr)
 	}
-	var on, off []float64
 	for i := 0; i+1 < len(res.Windows); i += 2 {
 		a, b := res.Windows[i], res.Windows[i+1]
 		if a.On {
@@ -311,17 +310,18 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 			res.PairRatios = append(res.PairRatios, b.MedianMs/a.MedianMs)
 		}
 	}
+	// Mean step time over all timed steps of each kind: windows weighted by their steps.
+	var sum, n [2]float64 // [off, on]
 	for _, win := range res.Windows {
-		for j := 0; j < win.Steps; j++ {
-			if win.On {
-				on = append(on, win.MeanMs)
-			} else {
-				off = append(off, win.MeanMs)
-			}
+		k := 0
+		if win.On {
+			k = 1
 		}
+		sum[k] += win.MeanMs * float64(win.Steps)
+		n[k] += float64(win.Steps)
 	}
 	res.MedianPairRatio = median(res.PairRatios)
-	res.OnMeanMs, res.OffMeanMs = mean(on), mean(off)
+	res.OffMeanMs, res.OnMeanMs = sum[0]/max(n[0], 1), sum[1]/max(n[1], 1)
 	if res.OffMeanMs > 0 {
 		res.MeanRatio = res.OnMeanMs / res.OffMeanMs
 	}
