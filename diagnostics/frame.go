@@ -72,15 +72,19 @@ func Normalise(xs []float64) []float64 {
 	return out
 }
 
-// SettleStep returns the first step from which series stays within frac of its total range of its final value, e.g. where a frame or precision curve settled.
+// SettleStep returns the first step from which series stays within frac of its total range
+// of its final value, e.g. where a frame or precision curve settled, and whether it settled
+// before its final entry.
 //
-// The range and the final value are taken over finite entries; non-finite
-// entries neither break nor start the settled stretch; a negative or NaN frac
-// counts as 0. A constant series settles at its first finite entry. It returns -1 for empty input, lengths
-// that differ, or a series with no finite entry.
-func SettleStep(steps []int, series []float64, frac float64) int {
+// The range and the final value are taken over finite entries; non-finite entries neither
+// break nor start the settled stretch; a negative or NaN frac counts as 0. A constant series
+// settles at its first finite entry. A series whose stretch starts at its final finite entry
+// (a single point, or one that moved at the last) has not settled: it returns that entry's
+// step and false. It returns −1 and false for empty input, lengths that differ, or a series
+// with no finite entry.
+func SettleStep(steps []int, series []float64, frac float64) (int, bool) {
 	if len(steps) == 0 || len(steps) != len(series) {
-		return -1
+		return -1, false
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	last := -1
@@ -91,7 +95,7 @@ func SettleStep(steps []int, series []float64, frac float64) int {
 		}
 	}
 	if last < 0 {
-		return -1
+		return -1, false
 	}
 	if !(frac > 0) { // negative or NaN fraction: stay exactly at the final value
 		frac = 0
@@ -107,7 +111,7 @@ func SettleStep(steps []int, series []float64, frac float64) int {
 	for !finite(series[start]) {
 		start++
 	}
-	return steps[start]
+	return steps[start], start < last
 }
 
 // finite reports whether x is neither NaN nor ±Inf.

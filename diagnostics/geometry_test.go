@@ -853,29 +853,30 @@ func TestSettleStep(t *testing.T) {
 		series []float64
 		frac   float64
 		want   int
+		ok     bool
 	}{
 		// Final 0.98, range 9.1, band 0.91: 2 is 1.02 away, 1.2 and later within.
-		{"decay", steps, []float64{10, 5, 2, 1.2, 0.9, 1.05, 1.0, 0.98}, 0.1, 300},
+		{"decay", steps, []float64{10, 5, 2, 1.2, 0.9, 1.05, 1.0, 0.98}, 0.1, 300, true},
 		// A late excursion resets the settle point.
-		{"late excursion", steps, []float64{10, 1, 1, 1, 4, 1, 1, 1}, 0.1, 500},
-		{"rising", steps, []float64{0, 0.5, 0.8, 0.95, 0.97, 1, 1, 1}, 0.1, 300},
-		{"wide band", steps, []float64{10, 5, 2, 1.2, 0.9, 1.05, 1.0, 0.98}, 0.5, 100},
-		{"frac 0", []int{1, 2, 3, 4, 5}, []float64{3, 2, 1, 1, 1}, 0, 3},
-		{"negative frac", []int{1, 2, 3, 4, 5}, []float64{3, 2, 1, 1, 1}, -0.2, 3},
-		{"constant", []int{5, 6, 7}, []float64{2, 2, 2}, 0.1, 5},
-		{"last only moves", []int{1, 2, 3}, []float64{0, 0, 1}, 0.1, 3},
-		{"single", []int{42}, []float64{1}, 0.1, 42},
+		{"late excursion", steps, []float64{10, 1, 1, 1, 4, 1, 1, 1}, 0.1, 500, true},
+		{"rising", steps, []float64{0, 0.5, 0.8, 0.95, 0.97, 1, 1, 1}, 0.1, 300, true},
+		{"wide band", steps, []float64{10, 5, 2, 1.2, 0.9, 1.05, 1.0, 0.98}, 0.5, 100, true},
+		{"frac 0", []int{1, 2, 3, 4, 5}, []float64{3, 2, 1, 1, 1}, 0, 3, true},
+		{"negative frac", []int{1, 2, 3, 4, 5}, []float64{3, 2, 1, 1, 1}, -0.2, 3, true},
+		{"constant", []int{5, 6, 7}, []float64{2, 2, 2}, 0.1, 5, true},
+		{"last only moves", []int{1, 2, 3}, []float64{0, 0, 1}, 0.1, 3, false},
+		{"single", []int{42}, []float64{1}, 0.1, 42, false},
 		// NaNs are skipped: the reference is the last finite value, 1.
-		{"NaN entries", []int{1, 2, 3, 4, 5, 6}, []float64{nan, 10, nan, 1, nan, nan}, 0.1, 4},
-		{"leading NaN constant", []int{1, 2, 3}, []float64{nan, 2, 2}, 0.1, 2},
-		{"all NaN", []int{1, 2}, []float64{nan, nan}, 0.1, -1},
-		{"empty", nil, nil, 0.1, -1},
-		{"mismatched", []int{1, 2}, []float64{1}, 0.1, -1},
+		{"NaN entries", []int{1, 2, 3, 4, 5, 6}, []float64{nan, 10, nan, 1, nan, nan}, 0.1, 4, false},
+		{"leading NaN constant", []int{1, 2, 3}, []float64{nan, 2, 2}, 0.1, 2, true},
+		{"all NaN", []int{1, 2}, []float64{nan, nan}, 0.1, -1, false},
+		{"empty", nil, nil, 0.1, -1, false},
+		{"mismatched", []int{1, 2}, []float64{1}, 0.1, -1, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := SettleStep(tc.steps, tc.series, tc.frac); got != tc.want {
-				t.Errorf("SettleStep = %d, want %d", got, tc.want)
+			if got, ok := SettleStep(tc.steps, tc.series, tc.frac); got != tc.want || ok != tc.ok {
+				t.Errorf("SettleStep = %d, %v, want %d, %v", got, ok, tc.want, tc.ok)
 			}
 		})
 	}

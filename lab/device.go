@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"windtunnel/cuda"
-	"windtunnel/gemm"
+	"windtunnel/backends/cuda"
+	"windtunnel/backends/gemm"
 )
 
 // Device describes where a run computes, for the session and the Run pane.

@@ -12,9 +12,9 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"windtunnel/cuda"
+	"windtunnel/backends/cuda"
+	"windtunnel/backends/gemm"
 	"windtunnel/diagnostics"
-	"windtunnel/gemm"
 	"windtunnel/models"
 	"windtunnel/sessions"
 	"windtunnel/tunnels"

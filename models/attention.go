@@ -6,7 +6,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"windtunnel/gemm"
+	"windtunnel/backends/gemm"
 )
 
 // attnKernel is fused causal multi-head self-attention over N sequences of T tokens:

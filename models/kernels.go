@@ -6,7 +6,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"windtunnel/gemm"
+	"windtunnel/backends/gemm"
 )
 
 // rows2 returns the two dimensions of a 2-D shape.

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
-	"windtunnel/gemm"
+	"windtunnel/backends/gemm"
 )
 
 // Float is the element type a model computes in: float32 for training, float64 for

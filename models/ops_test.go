@@ -8,7 +8,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"windtunnel/gemm"
+	"windtunnel/backends/gemm"
 )
 
 // Each custom kernel is checked alone, in float64, against

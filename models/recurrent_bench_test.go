@@ -7,7 +7,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"windtunnel/gemm"
+	"windtunnel/backends/gemm"
 	"windtunnel/tunnels"
 )
 

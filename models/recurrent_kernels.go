@@ -6,7 +6,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"windtunnel/gemm"
+	"windtunnel/backends/gemm"
 )
 
 // Kernels of the recurrent baselines: the LSTM recurrence, and Mamba's causal depthwise

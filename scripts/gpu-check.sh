@@ -12,7 +12,7 @@ set -euo pipefail
 case "${1:-run}" in
 build)
 	mkdir -p gpu
-	CGO_ENABLED=0 go build -o gpu/windtunnel .
+	CGO_ENABLED=0 go build -o gpu/windtunnel ./cmd/windtunnel
 	CGO_ENABLED=0 go test -c -o gpu/cuda.test ./cuda
 	cp "${TORCH_REFERENCE:-../shared/peers/torch_reference.py}" gpu/
 	grep -qx '/gpu/' .git/info/exclude 2>/dev/null || echo '/gpu/' >>.git/info/exclude

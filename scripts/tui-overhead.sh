@@ -15,7 +15,7 @@ sock="wt-overhead-$$"
 tm() { tmux -L "$sock" "$@"; }
 trap 'tm kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 bin="$work/windtunnel"
-(cd "$here" && CGO_ENABLED=0 go build -o "$bin" .)
+(cd "$here" && CGO_ENABLED=0 go build -o "$bin" ./cmd/windtunnel)
 cd "$work"
 # ms/step of the training records (wall time between the first and last training record).
 msstep() {

@@ -13,7 +13,7 @@ trap cleanup EXIT
 bin=${1:-}
 if [[ -z "$bin" ]]; then
 	bin="$work/windtunnel"
-	(cd "$here" && CGO_ENABLED=0 go build -o "$bin" .)
+	(cd "$here" && CGO_ENABLED=0 go build -o "$bin" ./cmd/windtunnel)
 fi
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 screen() { tm capture-pane -p -t smoke; }

@@ -61,12 +61,19 @@ func Thin(n, max int) []int {
 	return idx
 }
 
+// Control is what obeys operator events: a running trainer. It applies the event between
+// steps and records that same event (with the step it took effect at) through its sinks.
+type Control interface {
+	// Send queues an event for the run; it fails when the event cannot be queued.
+	Send(Event) error
+}
+
 // Live is an in-memory Feed fed by a running trainer: it keeps every record and event,
-// forwards them to an optional Writer, and hands commands to the trainer. Adding never
-// blocks (a mutex-protected append and a non-blocking notify).
+// forwards them to an optional Writer, and hands operator events to the trainer. Adding
+// never blocks (a mutex-protected append and a non-blocking notify).
 type Live struct {
 	meta   Meta
-	send   func(Event) error
+	ctl    Control
 	writer *Writer
 
 	mu      sync.Mutex
@@ -78,10 +85,10 @@ type Live struct {
 	closed  bool
 }
 
-// NewLive returns a live feed for a run described by meta. send delivers commands to the
-// trainer (nil: commands are refused with ErrReadOnly); w, if not nil, receives everything.
-func NewLive(meta Meta, send func(Event) error, w *Writer) *Live {
-	return &Live{meta: meta, send: send, writer: w, changed: make(chan struct{}, 1)}
+// NewLive returns a live feed for a run described by meta. ctl receives the operator's
+// events (nil: they are refused with ErrReadOnly); w, if not nil, receives everything.
+func NewLive(meta Meta, ctl Control, w *Writer) *Live {
+	return &Live{meta: meta, ctl: ctl, writer: w, changed: make(chan struct{}, 1)}
 }
 
 func (l *Live) notify() {
@@ -151,7 +158,7 @@ func (l *Live) Meta() Meta { return l.meta }
 func (l *Live) Live() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return !l.closed && l.send != nil
+	return !l.closed && l.ctl != nil
 }
 
 // Changed is signalled when records or events arrive and closed at the end of the run.
@@ -239,10 +246,16 @@ func (l *Live) Events(upTo int) ([]Event, error) {
 	return append([]Event(nil), l.events[:n]...), nil
 }
 
-// Send hands a command to the trainer.
+// Send hands an operator event to the trainer.
 func (l *Live) Send(e Event) error {
 	if !l.Live() {
 		return ErrReadOnly
 	}
-	return l.send(e)
+	return l.ctl.Send(e)
 }
+
+// ControlFunc adapts a function to Control.
+type ControlFunc func(Event) error
+
+// Send calls f.
+func (f ControlFunc) Send(e Event) error { return f(e) }

@@ -89,6 +89,13 @@ type Snapshot struct {
 	// Ablation holds the effect of zeroing each head, each layer's attention and MLP (or each
 	// recurrent layer) on the probe subset, as changes from the unablated model.
 	Ablation []Effect `json:"ablation,omitempty"`
+	// HeadDelta is Δ bit error (a) with each head zeroed, [layer][head] (null where not
+	// measured), derived from Ablation when the snapshot was taken.
+	HeadDelta [][]Num `json:"head_delta,omitempty"`
+	// Costliest is the unit of Ablation (any kind) whose zeroing costs the most bits, and
+	// CostliestHead the costliest head; nil when there is none.
+	Costliest     *Effect `json:"costliest,omitempty"`
+	CostliestHead *Effect `json:"costliest_head,omitempty"`
 	// ProbeN is the number of probe sequences the geometry was computed on.
 	ProbeN int `json:"probe_n,omitempty"`
 }
@@ -137,6 +144,20 @@ type Manifold struct {
 // beside the precision measures at that step.
 type Frame struct {
 	Points []FramePoint `json:"points"`
+	// Settle says when each series settled, derived when the snapshot was taken; nil in
+	// sessions written before it was recorded.
+	Settle *Settle `json:"settle,omitempty"`
+}
+
+// Settle holds the steps from which the frame and precision series stayed within Band (a
+// fraction of each series' range) of their value at this snapshot: the frame is the mean
+// over layers of FramePoint.ToLatest, the precision bit error (a) and 1−|ρ(PC1, entropy)|.
+// A step of −1 means the series has not settled (it last left the band at its newest point).
+type Settle struct {
+	Band     float64 `json:"band"`
+	Frame    int     `json:"frame"`
+	BitError int     `json:"bit_error"`
+	Rho      int     `json:"rho"`
 }
 
 // FramePoint is one earlier (or this) snapshot's frame and precision.

@@ -352,10 +352,10 @@ func liveFixture(t testing.TB, upTo int) (*sessions.Live, *[]sessions.Event) {
 	t.Helper()
 	r := openFixture(t)
 	sent := new([]sessions.Event)
-	l := sessions.NewLive(r.Meta(), func(e sessions.Event) error {
+	l := sessions.NewLive(r.Meta(), sessions.ControlFunc(func(e sessions.Event) error {
 		*sent = append(*sent, e)
 		return nil
-	}, nil)
+	}), nil)
 	first, _, ok := r.Span()
 	if !ok {
 		t.Fatal("empty fixture")

@@ -199,7 +199,7 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 	// A live feed (the dashboard shows it as a run in progress) that takes no commands: the
 	// benchmark's trainer must not pause or switch heads off.
 	refuse := func(sessions.Event) error { return errors.New("bench --dashboard takes no commands") }
-	live := sessions.NewLive(meta, refuse, w)
+	live := sessions.NewLive(meta, sessions.ControlFunc(refuse), w)
 	clock := &stepClock{t0: time.Now()}
 	out.t0 = clock.t0
 	tr.Attach(live)

@@ -63,7 +63,7 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 		}
 		return nil
 	}
-	live := sessions.NewLive(st.meta, send, st.w)
+	live := sessions.NewLive(st.meta, sessions.ControlFunc(send), st.w)
 	tr.Attach(live)
 	// The records channel (headless progress) is left undrained: the trainer's non-blocking
 	// send just counts drops, and no goroutine wakes per record.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"windtunnel/cuda"
+	"windtunnel/backends/cuda"
 	"windtunnel/lab"
 	"windtunnel/sessions"
 )

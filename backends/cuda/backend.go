@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
-	"windtunnel/gemm"
+	"windtunnel/backends/gemm"
 )
 
 // DefaultThreshold is a suggested Options.Threshold in multiply-adds (m·n·k, about 128³): smaller

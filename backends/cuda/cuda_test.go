@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
-	"windtunnel/gemm"
+	"windtunnel/backends/gemm"
 )
 
 var _ gemm.Backend = (*Backend)(nil)

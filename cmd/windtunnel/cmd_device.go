@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"windtunnel/cuda"
+	"windtunnel/backends/cuda"
 )
 
 func newDeviceCmd(stdout io.Writer) *cobra.Command {
