@@ -17,38 +17,24 @@ import (
 // ablationPane is the layer × head grid: arrows move the cursor, space switches the head
 // under it off or on, r restores every head. Which heads are off comes from the feed's
 // events up to the current step, so a replay shows them as they were. Each cell also shows
-// the change of bit error when that head alone is zeroed, from the snapshot's ablation
-// table, and the costliest head is marked; the layers' attention, MLP (or recurrent layer)
-// effects are listed beside or below the grid.
+// the change of bit error when that head alone is zeroed and the costliest head is marked,
+// both as the lab recorded them in the snapshot (HeadDelta, CostliestHead); the layers'
+// attention, MLP (or recurrent layer) effects from its ablation table are listed beside or
+// below the grid.
 type ablationPane struct {
-	sh       *shared
-	w, h     int
+	paneBase
 	row, col int
 	off      map[sessions.Head]int // head → step it went off
 	offGen   int                   // bumped when off changes
-	cache    viewCache
 }
 
 // newAblationPane returns the pane reading sh.
 func newAblationPane(sh *shared) *ablationPane {
-	return &ablationPane{sh: sh, off: map[sessions.Head]int{}}
+	return &ablationPane{paneBase: newPaneBase(sh, "Ablation", "Ablation"), off: map[sessions.Head]int{}}
 }
 
 // clone copies the pane onto sh.
-func (p *ablationPane) clone(sh *shared) pane {
-	c := *p
-	c.sh = sh
-	return &c
-}
-
-// Title names the pane.
-func (p *ablationPane) Title() string { return "Ablation" }
-
-// Tab is the short name.
-func (p *ablationPane) Tab() string { return "Ablation" }
-
-// SetSize sets the inner size.
-func (p *ablationPane) SetSize(w, h int) { p.w, p.h = w, h }
+func (p *ablationPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // Refresh replays the head events up to the current step.
 func (p *ablationPane) Refresh() error {
@@ -138,59 +124,6 @@ func (p *ablationPane) View() string {
 	return p.cache.get(sh, k, p.draw)
 }
 
-// effects is the snapshot's ablation table, indexed.
-type effects struct {
-	at      int
-	probeN  int
-	heads   map[sessions.Head]sessions.Effect
-	units   []string                   // the non-head units present, in order attn, mlp, layer, others
-	byLayer map[int]map[string]float64 // layer → unit → Δbits
-	layers  []int
-	worst   sessions.Head
-	hasWrst bool
-}
-
-// readEffects indexes the ablation table of the current snapshot (nil when there is none).
-func (p *ablationPane) readEffects() *effects {
-	sh := p.sh
-	if sh.geo == nil || len(sh.geo.Ablation) == 0 {
-		return nil
-	}
-	e := &effects{at: sh.geoAt, probeN: sh.geo.ProbeN, heads: map[sessions.Head]sessions.Effect{}, byLayer: map[int]map[string]float64{}}
-	seen := map[string]bool{}
-	worst := math.Inf(-1)
-	for _, ef := range sh.geo.Ablation {
-		if ef.Unit == "head" {
-			hd := sessions.Head{Layer: ef.Layer, Head: ef.Head}
-			e.heads[hd] = ef
-			if !math.IsNaN(ef.DeltaBits) && ef.DeltaBits > worst {
-				worst, e.worst, e.hasWrst = ef.DeltaBits, hd, true
-			}
-			continue
-		}
-		if e.byLayer[ef.Layer] == nil {
-			e.byLayer[ef.Layer] = map[string]float64{}
-			e.layers = append(e.layers, ef.Layer)
-		}
-		e.byLayer[ef.Layer][ef.Unit] = ef.DeltaBits
-		seen[ef.Unit] = true
-	}
-	sort.Ints(e.layers)
-	for _, u := range []string{"attn", "mlp", "layer"} {
-		if seen[u] {
-			e.units = append(e.units, u)
-			delete(seen, u)
-		}
-	}
-	rest := make([]string, 0, len(seen))
-	for u := range seen {
-		rest = append(rest, u)
-	}
-	sort.Strings(rest)
-	e.units = append(e.units, rest...)
-	return e
-}
-
 // abCell is how a head's cell is drawn: the on/off glyph (3 cells, bracketed under the
 // cursor), then the Δbits in numW cells and a marker cell; numW 0 draws the glyph only.
 type abCell struct{ numW, dec int }
@@ -250,7 +183,7 @@ func (p *ablationPane) draw() string {
 		return fit(strings.Join(lines, "\n"), w, h)
 	}
 	labelW := len(fmt.Sprintf("L%d ", sh.meta.Layers-1)) + 1
-	cell := pickAbCell(w, labelW, sh.meta.Heads, eff != nil && len(eff.heads) > 0)
+	cell := pickAbCell(w, labelW, sh.meta.Heads, eff != nil && eff.measured)
 	if cell.numW == 0 && labelW+sh.meta.Heads*cell.width() > w {
 		cell = abCell{numW: -1} // 3 cells: the glyph alone
 	}
@@ -281,10 +214,16 @@ func (p *ablationPane) draw() string {
 	switch {
 	case eff == nil:
 		lines = append(lines, st.dim.Render("no ablation table in this snapshot"))
-	case len(eff.heads) == 0:
+	case eff.unrecorded(): // the footer says so
+		lines = append(lines, fmt.Sprintf("Δ bits when zeroed · snapshot @%d%s", eff.at, probeNote(eff.probeN)))
+	case !eff.measured:
 		lines = append(lines, fmt.Sprintf("Δ bits when zeroed · snapshot @%d%s (no per-head table)", eff.at, probeNote(eff.probeN)))
 	default:
-		lines = append(lines, fmt.Sprintf("Δ bits (a) when zeroed · snapshot @%d%s · ▲ costliest", eff.at, probeNote(eff.probeN)))
+		mark := ""
+		if eff.costliest != nil {
+			mark = " · ▲ costliest"
+		}
+		lines = append(lines, fmt.Sprintf("Δ bits (a) when zeroed · snapshot @%d%s%s", eff.at, probeNote(eff.probeN), mark))
 	}
 	hdr := strings.Repeat(" ", labelW)
 	for hd := 0; hd < sh.meta.Heads; hd++ {
@@ -312,9 +251,9 @@ func (p *ablationPane) draw() string {
 				line += padLine(center(g, cw), cw)
 			default:
 				num, mark := padLine("  ·", cell.numW), " "
-				if ef, ok := eff.heads[head]; ok {
-					num = fdelta(ef.DeltaBits, cell)
-					if eff.hasWrst && head == eff.worst {
+				if v, ok := eff.headDelta(l, hd); ok {
+					num = fdelta(v, cell)
+					if eff.isCostliest(l, hd) {
 						num, mark = st.warn.Render(num), st.warn.Render("▲")
 					}
 				}
@@ -350,59 +289,17 @@ func (p *ablationPane) draw() string {
 	return fit(strings.Join(lines, "\n"), w, h)
 }
 
-// probeNote is " (n=256)" for the probe sequences, or "".
-func probeNote(n int) string {
-	if n <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (n=%d)", n)
-}
-
-// unitsTable lists the layers' non-head units with their Δbits, a header and at most
-// rows lines.
-func (p *ablationPane) unitsTable(eff *effects, rows int) []string {
-	if len(eff.units) == 0 || rows < 2 {
-		return nil
-	}
-	labelW := 0
-	for _, l := range eff.layers {
-		labelW = max(labelW, len(fmt.Sprintf("L%d", l)))
-	}
-	hdr := padLine("Δbits", max(labelW, 5))
-	for _, u := range eff.units {
-		hdr += " " + padLine(fmt.Sprintf("%6s", u), 7)
-	}
-	out := []string{p.sh.st.dim.Render(hdr)}
-	for i, l := range eff.layers {
-		if len(out) == rows-1 && i < len(eff.layers)-1 {
-			out = append(out, p.sh.st.dim.Render(fmt.Sprintf("… %d more", len(eff.layers)-i)))
-			break
-		}
-		line := padLine(fmt.Sprintf("L%d", l), max(labelW, 5))
-		for _, u := range eff.units {
-			v, ok := eff.byLayer[l][u]
-			s := "     ·"
-			if ok {
-				s = fmt.Sprintf("%6s", fsigned(v, 3))
-			}
-			line += " " + padLine(s, 7)
-		}
-		out = append(out, line)
-	}
-	return out
-}
-
-// focused reports whether the root gave this pane focus (it records that in the shared context).
-func (p *ablationPane) focused() bool { return p.sh.focus == p.Title() }
-
 // footer names the costliest head, lists the heads that are off and the bit error of the
 // ablated model.
 func (p *ablationPane) footer(eff *effects) []string {
 	sh := p.sh
 	var out []string
-	if eff != nil && eff.hasWrst {
-		ef := eff.heads[eff.worst]
-		out = append(out, fmt.Sprintf("costliest head %s: Δ (a) %s bits, Δ KL %s", headName(eff.worst.Layer, eff.worst.Head),
+	if eff != nil && eff.unrecorded() {
+		out = append(out, sh.st.dim.Render("per-head Δ not recorded in this session"))
+	}
+	if eff != nil && eff.costliest != nil {
+		ef := eff.costliest
+		out = append(out, fmt.Sprintf("costliest head %s: Δ (a) %s bits, Δ KL %s", headName(ef.Layer, ef.Head),
 			fsigned(ef.DeltaBits, 3), fsigned(ef.DeltaKL, 3)))
 	}
 	heads := make([]sessions.Head, 0, len(p.off))

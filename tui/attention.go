@@ -5,9 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
-
 	"windtunnel/sessions"
 )
 
@@ -18,33 +15,20 @@ const shadeRamp = "░▒▓█"
 // and numbers, which reads without colour, plus each layer's change since the previous
 // snapshot.
 type attentionPane struct {
-	sh     *shared
-	w, h   int
+	paneBase
 	snap   *sessions.Snapshot
 	at     int
 	prev   *sessions.Snapshot
 	prevAt int
-	cache  viewCache
 }
 
 // newAttentionPane returns the pane reading sh.
-func newAttentionPane(sh *shared) *attentionPane { return &attentionPane{sh: sh} }
-
-// clone copies the pane onto sh.
-func (p *attentionPane) clone(sh *shared) pane {
-	c := *p
-	c.sh = sh
-	return &c
+func newAttentionPane(sh *shared) *attentionPane {
+	return &attentionPane{paneBase: newPaneBase(sh, "Attention focus", "Attention")}
 }
 
-// Title names the pane.
-func (p *attentionPane) Title() string { return "Attention focus" }
-
-// Tab is the short name.
-func (p *attentionPane) Tab() string { return "Attention" }
-
-// SetSize sets the inner size.
-func (p *attentionPane) SetSize(w, h int) { p.w, p.h = w, h }
+// clone copies the pane onto sh.
+func (p *attentionPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // Refresh takes the snapshot at the current step and the one before it from what the root
 // fetched.
@@ -60,12 +44,6 @@ func (p *attentionPane) Refresh() error {
 	}
 	return nil
 }
-
-// Update handles no keys.
-func (p *attentionPane) Update(tea.KeyMsg, bool) (bool, tea.Cmd) { return false, nil }
-
-// Help lists the pane's keys (none).
-func (p *attentionPane) Help() []key.Binding { return nil }
 
 // cellMode is how much of a cell fits: glyphs and a number, or glyphs only.
 type cellMode struct {

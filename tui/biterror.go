@@ -17,33 +17,17 @@ const logFloor = 1e-4
 // bitErrorPane plots bit error (a), (b) and KL over steps, and the model's per-position
 // entropy against the Bayes curve at the current step.
 type bitErrorPane struct {
-	sh    *shared
-	w, h  int
-	log   bool
-	cache viewCache
+	paneBase
+	log bool
 }
 
 // newBitErrorPane returns the pane reading sh.
-func newBitErrorPane(sh *shared) *bitErrorPane { return &bitErrorPane{sh: sh} }
-
-// clone copies the pane onto sh.
-func (p *bitErrorPane) clone(sh *shared) pane {
-	c := *p
-	c.sh = sh
-	return &c
+func newBitErrorPane(sh *shared) *bitErrorPane {
+	return &bitErrorPane{paneBase: newPaneBase(sh, "Bit error", "Bit error")}
 }
 
-// Title names the pane.
-func (p *bitErrorPane) Title() string { return "Bit error" }
-
-// Tab is the short name.
-func (p *bitErrorPane) Tab() string { return "Bit error" }
-
-// SetSize sets the inner size.
-func (p *bitErrorPane) SetSize(w, h int) { p.w, p.h = w, h }
-
-// Refresh has nothing to read: the root fetched the evaluations.
-func (p *bitErrorPane) Refresh() error { return nil }
+// clone copies the pane onto sh.
+func (p *bitErrorPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // Update toggles the log scale (whether focused or not: the key is the pane's alone).
 func (p *bitErrorPane) Update(msg tea.KeyMsg, _ bool) (bool, tea.Cmd) {

@@ -58,3 +58,56 @@ func waitFeed(ch <-chan struct{}, d time.Duration) tea.Cmd {
 func sendCmd(f sessions.Feed, e sessions.Event) tea.Cmd {
 	return func() tea.Msg { return sentMsg{ev: e, err: f.Send(e)} }
 }
+
+// feed handles a feed notification or tick: it re-queries at most every minFrame and logs
+// the frame rate every logInterval.
+func (m Model) feed(msg feedMsg) (tea.Model, tea.Cmd) {
+	if msg.closed {
+		m.closed = true
+		m.sh.ended = !m.sh.replay
+	}
+	if msg.changed || msg.closed {
+		m.dirty = true
+		m.evalCache.stale = true
+		m.snapCache.changed()
+		m.geoCache.changed()
+	}
+	now := time.Now()
+	if m.dirty && now.Sub(m.lastRefresh) >= minFrame {
+		m.dirty = false
+		m.refresh()
+		m.render()
+	}
+	m.logRate(now)
+	return m, m.wait(now)
+}
+
+// wait is the next feed wait: on Changed or a tick, or, with a redraw pending, only on the
+// rest of the frame interval (Changed keeps its signal meanwhile).
+func (m Model) wait(now time.Time) tea.Cmd {
+	ch := m.sh.feed.Changed()
+	if m.closed {
+		ch = nil
+	}
+	d := tickInterval
+	if m.dirty {
+		ch = nil
+		d = max(minFrame-now.Sub(m.lastRefresh), time.Millisecond)
+	}
+	return waitFeed(ch, d)
+}
+
+// logRate writes the frame rate to the logger every logInterval.
+func (m *Model) logRate(now time.Time) {
+	if m.logAt.IsZero() {
+		m.logAt, m.logFrames = now, m.stats.Frames
+		return
+	}
+	if d := now.Sub(m.logAt); d >= logInterval {
+		n := m.stats.Frames - m.logFrames
+		m.logger.Printf("tui: keys %d, key to screen mean %s max %s", m.stats.Keys, m.stats.KeyTime/time.Duration(max(m.stats.Keys, 1)), m.stats.KeyMax)
+		m.logger.Printf("tui: %.1f frames/s (%d frames in %s), %d refreshes, step %d", float64(n)/d.Seconds(), n,
+			d.Round(time.Millisecond), m.stats.Refreshes, m.sh.step)
+		m.logAt, m.logFrames = now, m.stats.Frames
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"windtunnel/diagnostics"
 	"windtunnel/sessions"
 )
 
@@ -107,12 +108,44 @@ func fxSnapshot(s int) *sessions.Snapshot {
 		return &sessions.Snapshot{AttentionEntropy: ae}
 	}
 	m := fxManifold(s)
-	return &sessions.Snapshot{
+	snap := &sessions.Snapshot{
 		AttentionEntropy: ae, AttentionMass: mass,
 		KeyOrthogonality: ko, KeyOrthogonalityRandom: 0.082,
 		QKAlignment: fxQK(s), QKPositions: fxQKPositions(),
 		Manifold: m, Frame: fxFrame(s), Ablation: fxAblation(s), ProbeN: fxProbeN,
 	}
+	fxDeriveAblation(snap, fxLayers, fxHeads)
+	return snap
+}
+
+// fxDeriveAblation fills the snapshot's derived ablation fields from its table as the lab
+// does: the head table, the costliest unit and the costliest head (diagnostics.HeadTable
+// and Worst).
+func fxDeriveAblation(snap *sessions.Snapshot, layers, heads int) {
+	all := make([]diagnostics.Effect, len(snap.Ablation))
+	var headEffects []diagnostics.Effect
+	for i, e := range snap.Ablation {
+		all[i] = diagnostics.Effect{Unit: e.Unit, Layer: e.Layer, Head: e.Head, DeltaBits: e.DeltaBits, DeltaKL: e.DeltaKL}
+		if e.Unit == diagnostics.UnitHead {
+			headEffects = append(headEffects, all[i])
+		}
+	}
+	table := diagnostics.HeadTable(all, layers, heads)
+	snap.HeadDelta = make([][]sessions.Num, len(table))
+	for l, row := range table {
+		snap.HeadDelta[l] = make([]sessions.Num, len(row))
+		for h, v := range row {
+			snap.HeadDelta[l][h] = sessions.Num(v)
+		}
+	}
+	effect := func(e diagnostics.Effect, ok bool) *sessions.Effect {
+		if !ok {
+			return nil
+		}
+		return &sessions.Effect{Unit: e.Unit, Layer: e.Layer, Head: e.Head, DeltaBits: e.DeltaBits, DeltaKL: e.DeltaKL}
+	}
+	snap.Costliest = effect(diagnostics.Worst(all))
+	snap.CostliestHead = effect(diagnostics.Worst(headEffects))
 }
 
 // fxRound rounds v to dec decimals (short JSON).
@@ -260,7 +293,38 @@ func fxFrame(s int) *sessions.Frame {
 			BitError: fxRound(fxBitError(step), 4), PC1Abs: sessions.Num(math.Abs(float64(m.Spearman))),
 			PC1Share: sessions.Num(m.Share[0])})
 	}
+	f.Settle = fxSettle(f.Points, 0.1)
 	return &f
+}
+
+// fxSettle is when the frame (the mean over layers of ToLatest), bit error (a) and
+// 1 − |ρ| settled within band, as the lab records it (diagnostics.SettleStep; −1: not
+// settled).
+func fxSettle(pts []sessions.FramePoint, band float64) *sessions.Settle {
+	steps := make([]int, len(pts))
+	frame, bits, rho := make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts))
+	for i, pt := range pts {
+		steps[i] = pt.Step
+		sum, n := 0.0, 0
+		for _, v := range pt.ToLatest {
+			if f := float64(v); !math.IsNaN(f) && !math.IsInf(f, 0) {
+				sum, n = sum+f, n+1
+			}
+		}
+		frame[i] = math.NaN()
+		if n > 0 {
+			frame[i] = sum / float64(n)
+		}
+		bits[i] = pt.BitError
+		rho[i] = 1 - float64(pt.PC1Abs) // NaN stays NaN
+	}
+	at := func(series []float64) int {
+		if step, ok := diagnostics.SettleStep(steps, series, band); ok {
+			return step
+		}
+		return -1
+	}
+	return &sessions.Settle{Band: band, Frame: at(frame), BitError: at(bits), Rho: at(rho)}
 }
 
 // fxAblation is the ablation table at step s: every head, and each layer's attention and

@@ -12,42 +12,23 @@ import (
 	"windtunnel/sessions"
 )
 
-// settleBand is the band, as a fraction of a series' range, it must stay within from its
-// final value to count as settled.
-const settleBand = 0.1
-
 // framePane is the frame-precision dissociation at the current snapshot: over the steps of
 // the snapshots so far, the frame (the attention pattern's distance to this snapshot's,
 // mean over layers or per layer) and the precision (bit error, 1 − |ρ(PC1, entropy)|),
-// each scaled min–max to [0, 1] on one time axis, and when each settled.
+// each scaled min–max to [0, 1] on one time axis, and when each settled (as the lab recorded
+// it in Frame.Settle).
 type framePane struct {
-	sh       *shared
-	w, h     int
+	paneBase
 	perLayer bool
-	cache    viewCache
 }
 
 // newFramePane returns the pane reading sh.
-func newFramePane(sh *shared) *framePane { return &framePane{sh: sh} }
-
-// clone copies the pane onto sh.
-func (p *framePane) clone(sh *shared) pane {
-	c := *p
-	c.sh = sh
-	return &c
+func newFramePane(sh *shared) *framePane {
+	return &framePane{paneBase: newPaneBase(sh, "Frame-precision", "Frame")}
 }
 
-// Title names the pane.
-func (p *framePane) Title() string { return "Frame-precision" }
-
-// Tab is the short name.
-func (p *framePane) Tab() string { return "Frame" }
-
-// SetSize sets the inner size.
-func (p *framePane) SetSize(w, h int) { p.w, p.h = w, h }
-
-// Refresh has nothing to read: the root fetched the snapshot.
-func (p *framePane) Refresh() error { return nil }
+// clone copies the pane onto sh.
+func (p *framePane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // Update switches between the mean frame line and one per layer (anywhere: the key is the
 // pane's alone).
@@ -115,38 +96,6 @@ func minMax(vs []float64) []float64 {
 		}
 	}
 	return out
-}
-
-// settleStep returns the first step after which the series stays within band·range of its
-// final value, and false when it has not settled before its last point (or has too few).
-func settleStep(steps []int, vs []float64, band float64) (int, bool) {
-	last := -1
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i, v := range vs {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			last = i
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
-	if last < 1 {
-		return 0, false
-	}
-	tol := band * (hi - lo)
-	at := last
-	for i := last; i >= 0; i-- {
-		v := vs[i]
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
-		}
-		if math.Abs(v-vs[last]) > tol {
-			break
-		}
-		at = i
-	}
-	if at == last {
-		return steps[last], false
-	}
-	return steps[at], true
 }
 
 // frameSeries are the pane's curves at the current snapshot.
@@ -243,7 +192,7 @@ func (p *framePane) draw() string {
 		ss = append(ss, series{glyph: '●', style: st.seriesKL, x: xs, y: minMax(s.frame)})
 	}
 
-	verdict := wrap(p.verdict(s), w)
+	verdict := wrap(p.verdict(s, sh.geo.Frame.Settle), w)
 	lines := []string{title, legend}
 	if ch := h - 2 - len(verdict); ch >= 4 {
 		xr := span{xs[0], xs[len(xs)-1]}
@@ -253,12 +202,17 @@ func (p *framePane) draw() string {
 	return fit(strings.Join(lines, "\n"), w, h)
 }
 
-// verdict says when the frame and the precision settled (within settleBand of their range
-// from their final value), e.g. "frame settled at step 750 (10% band), precision at 2250".
-func (p *framePane) verdict(s frameSeries) string {
-	band := int(math.Round(settleBand * 100))
-	fAt, fOK := settleStep(s.steps, s.frame, settleBand)
-	pAt, pOK := settleStep(s.steps, s.bitError, settleBand)
+// verdict says when the frame and the precision settled, as the lab recorded it (within
+// Settle.Band of their range from their value at this snapshot), e.g. "frame settled at
+// step 750 (10% band, bit error), precision at 2250"; sessions written before it was
+// recorded say so.
+func (p *framePane) verdict(s frameSeries, st *sessions.Settle) string {
+	if st == nil {
+		return "settle steps not recorded"
+	}
+	band := int(math.Round(st.Band * 100))
+	fAt, fOK := st.Frame, st.Frame >= 0
+	pAt, pOK := st.BitError, st.BitError >= 0
 	v := "frame not settled yet"
 	if fOK {
 		v = fmt.Sprintf("frame settled at step %d", fAt)
@@ -270,8 +224,8 @@ func (p *framePane) verdict(s frameSeries) string {
 	}
 	v += fmt.Sprintf(" (%d%% band, bit error", band)
 	if s.hasRho {
-		if at, ok := settleStep(s.steps, s.rho, settleBand); ok {
-			v += fmt.Sprintf("; |ρ| at %d", at)
+		if st.Rho >= 0 {
+			v += fmt.Sprintf("; |ρ| at %d", st.Rho)
 		} else {
 			v += "; |ρ| not yet"
 		}

@@ -14,34 +14,18 @@ import (
 // bar for random Gaussian vectors of the same count and dimension. Bars and numbers carry
 // everything, so it reads without colour.
 type keysPane struct {
-	sh      *shared
-	w, h    int
+	paneBase
 	perHead bool
 	scroll  int
-	cache   viewCache
 }
 
 // newKeysPane returns the pane reading sh.
-func newKeysPane(sh *shared) *keysPane { return &keysPane{sh: sh} }
-
-// clone copies the pane onto sh.
-func (p *keysPane) clone(sh *shared) pane {
-	c := *p
-	c.sh = sh
-	return &c
+func newKeysPane(sh *shared) *keysPane {
+	return &keysPane{paneBase: newPaneBase(sh, "Key orthogonality", "Keys")}
 }
 
-// Title names the pane.
-func (p *keysPane) Title() string { return "Key orthogonality" }
-
-// Tab is the short name.
-func (p *keysPane) Tab() string { return "Keys" }
-
-// SetSize sets the inner size.
-func (p *keysPane) SetSize(w, h int) { p.w, p.h = w, h }
-
-// Refresh has nothing to read: the root fetched the snapshot.
-func (p *keysPane) Refresh() error { return nil }
+// clone copies the pane onto sh.
+func (p *keysPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // Update toggles per-head bars (anywhere: the key is the pane's alone) and scrolls them
 // when focused.
@@ -76,8 +60,7 @@ func (p *keysPane) View() string {
 	if p.perHead {
 		opt |= 1
 	}
-	focused := p.sh.focus == p.Title()
-	return p.cache.get(p.sh, snapKey{p.w, p.h, p.sh.geoGen, focused, opt}, p.draw)
+	return p.cache.get(p.sh, snapKey{p.w, p.h, p.sh.geoGen, p.focused(), opt}, p.draw)
 }
 
 // keysHeader is the number of lines above the layer bars: the title and the random bar.

@@ -23,33 +23,17 @@ var binGlyphs = []rune{'●', '○', '∘', '·'}
 // PC3) of the final-norm residual, each point's glyph and colour by its posterior-entropy
 // bin, under the explained-variance shares and the correlation of PC1 with the entropy.
 type manifoldPane struct {
-	sh    *shared
-	w, h  int
-	pc3   bool // y axis PC3 instead of PC2
-	cache viewCache
+	paneBase
+	pc3 bool // y axis PC3 instead of PC2
 }
 
 // newManifoldPane returns the pane reading sh.
-func newManifoldPane(sh *shared) *manifoldPane { return &manifoldPane{sh: sh} }
-
-// clone copies the pane onto sh.
-func (p *manifoldPane) clone(sh *shared) pane {
-	c := *p
-	c.sh = sh
-	return &c
+func newManifoldPane(sh *shared) *manifoldPane {
+	return &manifoldPane{paneBase: newPaneBase(sh, "Value manifold", "Manifold")}
 }
 
-// Title names the pane.
-func (p *manifoldPane) Title() string { return "Value manifold" }
-
-// Tab is the short name.
-func (p *manifoldPane) Tab() string { return "Manifold" }
-
-// SetSize sets the inner size.
-func (p *manifoldPane) SetSize(w, h int) { p.w, p.h = w, h }
-
-// Refresh has nothing to read: the root fetched the snapshot.
-func (p *manifoldPane) Refresh() error { return nil }
+// clone copies the pane onto sh.
+func (p *manifoldPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // Update switches the y axis between PC2 and PC3 (anywhere: the key is the pane's alone).
 func (p *manifoldPane) Update(msg tea.KeyMsg, _ bool) (bool, tea.Cmd) {

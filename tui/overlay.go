@@ -1,10 +1,7 @@
 package tui
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log"
 	"math"
 	"strings"
@@ -46,13 +43,9 @@ type overlayKeys struct{ Quit, LogScale key.Binding }
 // NewOverlay returns the comparison view of feeds, named by names (a missing name is the
 // feed's model), at 80×24 until the terminal reports its size.
 func NewOverlay(feeds []sessions.Feed, names []string, opts Options) Overlay {
-	logger := opts.Logger
-	if logger == nil {
-		logger = log.New(io.Discard, "", 0)
-	}
 	k := defaultKeys()
 	o := Overlay{
-		feeds: feeds, logger: logger, st: newStyles(), help: help.New(),
+		feeds: feeds, logger: opts.logger(), st: newStyles(), help: help.New(),
 		keys:  overlayKeys{Quit: k.Quit, LogScale: k.LogScale},
 		width: defaultWidth, height: defaultHeight,
 		curves: make([][]sessions.Record, len(feeds)), errs: make([]string, len(feeds)), closed: make([]bool, len(feeds)),
@@ -71,29 +64,6 @@ func NewOverlay(feeds []sessions.Feed, names []string, opts Options) Overlay {
 	}
 	o.render()
 	return o
-}
-
-// RunOverlay shows the comparison view of feeds until the user quits (q, ctrl+c) or ctx is
-// done; both return nil.
-func RunOverlay(ctx context.Context, feeds []sessions.Feed, names []string, opts Options) error {
-	if len(feeds) == 0 {
-		return errors.New("tui: no sessions to compare")
-	}
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(rendererFPS)}
-	if opts.Input != nil {
-		popts = append(popts, tea.WithInput(opts.Input))
-	}
-	if opts.Output != nil {
-		popts = append(popts, tea.WithOutput(opts.Output))
-	}
-	if opts.AltScreen {
-		popts = append(popts, tea.WithAltScreen())
-	}
-	_, err := tea.NewProgram(NewOverlay(feeds, names, opts), popts...).Run()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil
-	}
-	return err
 }
 
 // overlayMsg reports which feeds changed (or that a tick passed).
@@ -228,7 +198,7 @@ func (o *Overlay) render() {
 		xs, ys = append(xs, x), append(ys, y)
 	}
 	foot := padLine(o.help.ShortHelpView([]key.Binding{o.keys.LogScale, o.keys.Quit}), w)
-	ch := h - len(lines) - 1
+	ch := h - len(lines) - footerH
 	if ch >= 4 && !math.IsInf(xr.lo, 0) {
 		width := max(w-6, 2)
 		yr, yfmt := linearRange(ys...), valueLabels
@@ -254,7 +224,7 @@ func (o *Overlay) render() {
 		lines = append(lines, fit(st.dim.Render("no evaluations yet"), w, ch))
 	}
 	o.frame = fit(strings.Join(lines, "\n")+"\n"+foot, w, h)
-	if len(lines) >= h { // too small for the keys line: keep it in view
-		o.frame = fit(strings.Join(lines[:max(h-1, 0)], "\n")+"\n"+foot, w, h)
+	if len(lines) > h-footerH { // too small for the keys line: keep it in view
+		o.frame = fit(strings.Join(lines[:max(h-footerH, 0)], "\n")+"\n"+foot, w, h)
 	}
 }

@@ -133,54 +133,91 @@ func TestKeysScroll(t *testing.T) {
 	}
 }
 
-// TestAblationDeltas checks that every head's Δbits from the snapshot's ablation table
-// shows in the grid, the costliest head is marked and the layer units are listed.
+// TestAblationDeltas checks that every head's Δbits as recorded in the snapshot's head
+// table shows in the grid, the recorded costliest head is marked and the layer units are
+// listed.
 func TestAblationDeltas(t *testing.T) {
 	r := openFixture(t)
 	first, last := feedSpan(t, r)
 	step := first + (last-first)/2
 	snap, at, err := r.Snapshot(step)
-	if err != nil || snap == nil || len(snap.Ablation) == 0 {
-		t.Fatal("no ablation table in the fixture", err)
+	if err != nil || snap == nil || len(snap.Ablation) == 0 || len(snap.HeadDelta) == 0 || snap.CostliestHead == nil {
+		t.Fatal("no ablation table, head table or costliest head in the fixture", err)
+	}
+	if c := snap.CostliestHead; c.Layer != 1 || c.Head != 2 {
+		t.Fatalf("the fixture's costliest head is %s, want L1H2", headName(c.Layer, c.Head))
 	}
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 		m := typeStep(t, focusOn(t, sized(New(r, Options{}), sz[0], sz[1]), "Ablation"), step)
 		v := plain(m)
 		mustContain(t, v, fmt.Sprintf("snapshot @%d", at))
-		worst, worstV := "", math.Inf(-1)
-		for _, e := range snap.Ablation {
-			mustContain(t, v, fsigned(e.DeltaBits, 3))
-			if e.Unit == "head" && e.DeltaBits > worstV {
-				worst, worstV = headName(e.Layer, e.Head), e.DeltaBits
+		for _, row := range snap.HeadDelta {
+			for _, d := range row {
+				mustContain(t, v, fsigned(float64(d), 3))
 			}
 		}
-		mustContain(t, v, fsigned(worstV, 3)+"▲", "costliest head "+worst, "attn", "mlp")
+		for _, e := range snap.Ablation {
+			if e.Unit != "head" {
+				mustContain(t, v, fsigned(e.DeltaBits, 3))
+			}
+		}
+		c := snap.CostliestHead
+		mustContain(t, v, fsigned(c.DeltaBits, 3)+"▲", "costliest head "+headName(c.Layer, c.Head), "attn", "mlp")
 	}
 }
 
-// TestFrameSettle checks the settle step on simple series.
-func TestFrameSettle(t *testing.T) {
-	steps := []int{100, 200, 300, 400, 500}
-	cases := []struct {
-		vs   []float64
-		want int
-		ok   bool
-	}{
-		{[]float64{1, 0.5, 0.05, 0.02, 0}, 300, true},
-		{[]float64{1, 0.8, 0.6, 0.4, 0}, 0, false},
-		{[]float64{1, 0, 0.5, 0, 0}, 400, true},
-		{[]float64{1, math.NaN(), 0.05, math.NaN(), 0}, 300, true},
-		{[]float64{2}, 0, false},
+// preDerived is a feed as a session written before the lab recorded the derived values:
+// its snapshots have no head table, costliest units or settle steps.
+type preDerived struct{ sessions.Feed }
+
+func (f preDerived) Snapshot(step int) (*sessions.Snapshot, int, error) {
+	s, at, err := f.Feed.Snapshot(step)
+	if s != nil {
+		c := *s
+		c.HeadDelta, c.Costliest, c.CostliestHead = nil, nil, nil
+		if c.Frame != nil {
+			fr := *c.Frame
+			fr.Settle = nil
+			c.Frame = &fr
+		}
+		s = &c
 	}
-	for _, c := range cases {
-		got, ok := settleStep(steps[:len(c.vs)], c.vs, settleBand)
-		if ok != c.ok || ok && got != c.want {
-			t.Errorf("settleStep(%v) = %d, %v; want %d, %v", c.vs, got, ok, c.want, c.ok)
+	return s, at, err
+}
+
+// TestFrameSettle checks that the frame pane shows the settle steps the lab recorded.
+func TestFrameSettle(t *testing.T) {
+	r := openFixture(t)
+	snap, _, err := r.Snapshot(-1)
+	if err != nil || snap == nil || snap.Frame == nil || snap.Frame.Settle == nil {
+		t.Fatal("no settle steps in the fixture's last snapshot", err)
+	}
+	st := snap.Frame.Settle
+	if st.Frame < 0 || st.BitError < 0 || st.Frame >= st.BitError {
+		t.Fatalf("the fixture's frame should settle before its precision: %+v", *st)
+	}
+	m := focusOn(t, sized(New(r, Options{}), 160, 48), "Frame-precision")
+	mustContain(t, plain(m), fmt.Sprintf("frame settled at step %d", st.Frame), fmt.Sprintf("precision at %d", st.BitError),
+		fmt.Sprintf("(%d%% band", int(math.Round(st.Band*100))), "→ frame first")
+}
+
+// TestPreDerived checks that a session without the derived values shows the ablation and
+// frame panes without them.
+func TestPreDerived(t *testing.T) {
+	f := preDerived{openFixture(t)}
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		m := sized(New(f, Options{}), sz[0], sz[1])
+		v := plain(focusOn(t, m, "Ablation"))
+		mustContain(t, v, "per-head Δ not recorded", "attn", "mlp", "off: L1H2@")
+		if strings.Contains(v, "costliest") || strings.Contains(v, "▲") {
+			t.Errorf("%dx%d: a costliest head without one recorded:\n%s", sz[0], sz[1], v)
+		}
+		v = plain(focusOn(t, m, "Frame-precision"))
+		mustContain(t, v, "settle steps not recorded", "frame vs precision")
+		if strings.Contains(v, "settled at") {
+			t.Errorf("%dx%d: settle steps without any recorded:\n%s", sz[0], sz[1], v)
 		}
 	}
-	// The fixture's frame settles before its precision.
-	m := focusOn(t, sized(New(openFixture(t), Options{}), 160, 48), "Frame-precision")
-	mustContain(t, plain(m), "frame settled at step", "→ frame first")
 }
 
 // countingFeed counts the queries that read evaluations and snapshots.

@@ -27,10 +27,40 @@ type Options struct {
 	Width, Height int
 }
 
+// logger is the Logger to write to (one that discards when none was given).
+func (o Options) logger() *log.Logger {
+	if o.Logger == nil {
+		return log.New(io.Discard, "", 0)
+	}
+	return o.Logger
+}
+
 // Run shows the dashboard on feed until the user quits (q, ctrl+c) or ctx is done (both
 // return a nil error) and returns its frame and key counters. Stopping a live run and
 // closing its session is the caller's job.
 func Run(ctx context.Context, feed sessions.Feed, opts Options) (Stats, error) {
+	final, err := runProgram(ctx, New(feed, opts), opts)
+	var st Stats
+	if m, ok := final.(Model); ok {
+		st = m.Stats()
+	}
+	return st, err
+}
+
+// RunOverlay shows the comparison view of feeds until the user quits (q, ctrl+c) or ctx is
+// done; both return nil.
+func RunOverlay(ctx context.Context, feeds []sessions.Feed, names []string, opts Options) error {
+	if len(feeds) == 0 {
+		return errors.New("tui: no sessions to compare")
+	}
+	_, err := runProgram(ctx, NewOverlay(feeds, names, opts), opts)
+	return err
+}
+
+// runProgram runs model as a bubbletea program on the terminal opts name, at the
+// dashboard's renderer rate, until it quits or ctx is done, and returns its final model.
+// Ending by ctx is not an error.
+func runProgram(ctx context.Context, model tea.Model, opts Options) (tea.Model, error) {
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(rendererFPS)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
@@ -41,13 +71,9 @@ func Run(ctx context.Context, feed sessions.Feed, opts Options) (Stats, error) {
 	if opts.AltScreen {
 		popts = append(popts, tea.WithAltScreen())
 	}
-	final, err := tea.NewProgram(New(feed, opts), popts...).Run()
-	var st Stats
-	if m, ok := final.(Model); ok {
-		st = m.Stats()
-	}
+	final, err := tea.NewProgram(model, popts...).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return st, nil
+		return final, nil
 	}
-	return st, err
+	return final, err
 }

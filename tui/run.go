@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/NimbleMarkets/ntcharts/sparkline"
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
 
 	"windtunnel/sessions"
 )
@@ -16,38 +14,23 @@ import (
 // runPane shows what runs where and how far it is: task, model, device, step, speed, ETA,
 // loss, bit error, state and the session file, with a loss sparkline when there is room.
 type runPane struct {
-	sh       *shared
-	w, h     int
+	paneBase
 	losses   []float64
 	lossTo   int  // the step the losses were read up to
 	lossW    int  // and the sparkline width they were thinned to
 	lossOK   bool // losses hold that read
 	sparkOut []string
 	sparkKey [3]int // lossTo, w, h of sparkOut
-	cache    viewCache
 }
 
 // runLines is the number of text lines of the run pane before the sparkline.
 const runLines = 9
 
 // newRunPane returns the pane reading sh.
-func newRunPane(sh *shared) *runPane { return &runPane{sh: sh} }
+func newRunPane(sh *shared) *runPane { return &runPane{paneBase: newPaneBase(sh, "Run", "Run")} }
 
 // clone copies the pane onto sh.
-func (p *runPane) clone(sh *shared) pane {
-	c := *p
-	c.sh = sh
-	return &c
-}
-
-// Title names the pane.
-func (p *runPane) Title() string { return "Run" }
-
-// Tab is the short name.
-func (p *runPane) Tab() string { return "Run" }
-
-// SetSize sets the inner size.
-func (p *runPane) SetSize(w, h int) { p.w, p.h = w, h }
+func (p *runPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // sparkSize is the size of the loss sparkline (0×0 when it does not fit).
 func (p *runPane) sparkSize() (int, int) {
@@ -103,12 +86,6 @@ func (p *runPane) Refresh() error {
 	}
 	return nil
 }
-
-// Update handles no keys.
-func (p *runPane) Update(tea.KeyMsg, bool) (bool, tea.Cmd) { return false, nil }
-
-// Help lists the pane's keys (none).
-func (p *runPane) Help() []key.Binding { return nil }
 
 // runKey is what the run pane's view depends on: its size and the refresh (the pane shows
 // the newest record, which changes with every refresh).

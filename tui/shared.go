@@ -1,11 +1,6 @@
 package tui
 
-import (
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
-
-	"windtunnel/sessions"
-)
+import "windtunnel/sessions"
 
 // shared is the context every pane reads: the feed, the styles and key table, the current
 // step and what the root fetched for it. The root owns it; panes only read it.
@@ -96,26 +91,3 @@ func (s *shared) lastEval() *sessions.Record {
 
 // hasAttention reports whether the model has attention heads at all.
 func (s *shared) hasAttention() bool { return s.meta.Heads > 0 && s.meta.Layers > 0 }
-
-// pane is one component of the dashboard. The root sizes it, asks it to re-query the feed
-// when the step or the data changed, forwards keys to it and boxes its View.
-type pane interface {
-	// Title names the pane in its border and in the tab bar.
-	Title() string
-	// Tab is the short name used in the tab bar when the titles do not fit.
-	Tab() string
-	// SetSize gives the pane its inner size (inside the border).
-	SetSize(w, h int)
-	// Refresh re-reads the pane's data from the feed up to the current step.
-	Refresh() error
-	// Update handles a key; focused tells whether the pane has focus. It reports whether
-	// the key was the pane's.
-	Update(msg tea.KeyMsg, focused bool) (bool, tea.Cmd)
-	// View renders the pane's content at exactly its inner size. It returns the cached view
-	// unless its inputs (size, focus, toggles, the data it shows) changed.
-	View() string
-	// Help lists the pane's own keys.
-	Help() []key.Binding
-	// clone copies the pane's state onto the context sh, so that models stay values.
-	clone(sh *shared) pane
-}

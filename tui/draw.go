@@ -1,0 +1,119 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// padLine cuts a line to w cells (ANSI-aware) and pads it with spaces to exactly w.
+func padLine(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) > w {
+		s = ansi.Truncate(s, w, "…")
+	}
+	if n := ansi.StringWidth(s); n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// fit makes s exactly w cells wide and h lines high, cutting or padding as needed.
+func fit(s string, w, h int) string {
+	if h <= 0 {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		lines[i] = padLine(l, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// borderChars are the glyphs of one box style.
+type borderChars struct{ h, v, tl, tr, bl, br string }
+
+// borders returns the thin box glyphs, or the thick ones for the focused pane.
+func borders(focused bool) borderChars {
+	if focused {
+		return borderChars{"━", "┃", "┏", "┓", "┗", "┛"}
+	}
+	return borderChars{"─", "│", "╭", "╮", "╰", "╯"}
+}
+
+// box draws content in a w×h frame with the title in its top edge. A focused box has a
+// thick border and a ▶ before its title, so focus shows without colour.
+func box(title, content string, w, h int, focused bool, st styles) string {
+	if w < borderW || h < borderH {
+		return fit("", w, h)
+	}
+	b, bs := borders(focused), st.border
+	label := " " + title + " "
+	if focused {
+		bs = st.focus
+		label = " ▶ " + title + " "
+	}
+	inner := w - borderW
+	if ansi.StringWidth(label) > inner-1 {
+		label = ansi.Truncate(label, max(inner-1, 0), "…")
+	}
+	// The edges are single lines in plain styles: wrap them in the styles' sequences
+	// (Style.Render works per cell and this runs whenever a pane's content changes).
+	bp := paintOf(bs)
+	top := bp.wrap(b.tl+b.h) + paintOf(st.title).wrap(label)
+	top += bp.wrap(strings.Repeat(b.h, max(inner-1-ansi.StringWidth(label), 0)) + b.tr)
+	lines := []string{top}
+	body := strings.Split(fit(content, inner, h-borderH), "\n")
+	side := bp.wrap(b.v)
+	for _, l := range body {
+		if h-borderH <= 0 {
+			break
+		}
+		lines = append(lines, side+l+side)
+	}
+	lines = append(lines, bp.wrap(b.bl+strings.Repeat(b.h, inner)+b.br))
+	return strings.Join(lines, "\n")
+}
+
+// hjoin places blocks of any size side by side, top-aligned and padded (lipgloss).
+func hjoin(blocks ...string) string { return lipgloss.JoinHorizontal(lipgloss.Top, blocks...) }
+
+// hcat places blocks side by side. Each must already be exactly sized and all of the same
+// height: nothing is measured, so it costs only the copying (it runs on every frame).
+func hcat(blocks ...string) string {
+	if len(blocks) == 1 {
+		return blocks[0]
+	}
+	lines := make([][]string, len(blocks))
+	n, size := 0, 0
+	for i, b := range blocks {
+		lines[i] = strings.Split(b, "\n")
+		n = max(n, len(lines[i]))
+		size += len(b)
+	}
+	var sb strings.Builder
+	sb.Grow(size + n)
+	for r := range n {
+		if r > 0 {
+			sb.WriteByte('\n')
+		}
+		for _, ls := range lines {
+			if r < len(ls) {
+				sb.WriteString(ls[r])
+			}
+		}
+	}
+	return sb.String()
+}
+
+// vcat stacks blocks, each already exactly sized and of the same width.
+func vcat(blocks ...string) string { return strings.Join(blocks, "\n") }

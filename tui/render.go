@@ -1,0 +1,220 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// render lays the screen out into m.frame, exactly width × height. Every part comes from a
+// cache that is redrawn only when its inputs changed.
+func (m *Model) render() {
+	w, h := m.width, m.height
+	bh := bodyHeight(h)
+	var body string
+	if m.grid() {
+		body = m.renderGrid(w, bh)
+	} else {
+		body = m.renderTabs(w, bh)
+	}
+	parts := [3]string{body, m.scrubView(w), m.footer(w)}
+	if v := m.views; v.frameParts != parts || v.frameW != w || v.frameH != h {
+		// Strings that come from the caches compare by pointer first, so this is cheap.
+		v.frameParts, v.frameW, v.frameH = parts, w, h
+		v.frame = exact(body+"\n"+parts[1]+"\n"+parts[2], w, h)
+	}
+	m.frame = m.views.frame
+	m.stats.Frames++
+}
+
+// exact returns s when it has h lines (its parts are each exactly w wide), else fits it.
+func exact(s string, w, h int) string {
+	if strings.Count(s, "\n") == h-1 {
+		return s
+	}
+	return fit(s, w, h)
+}
+
+// renderGrid shows the page bar and the page's four panes: run over ablation (or keys) on
+// the left, bit error over attention (or manifold over frame-precision) on the right.
+func (m *Model) renderGrid(w, h int) string {
+	if m.showHelp {
+		return m.helpBox(w, h)
+	}
+	bar := m.views.pageBar.get(m.sh, pageBarKey{w, m.page}, func() string { return pageBar(m.page, w, m.sh.st) })
+	pg := pages[m.page]
+	rs := gridSlots(w, h)
+	var parts [5]string
+	parts[0] = bar
+	for slot := range 4 {
+		i := pg.panes[slot]
+		parts[slot+1] = m.boxed(i, rs[slot].w, rs[slot].h, i == m.focus)
+	}
+	if v := m.views; v.gridParts != parts {
+		v.gridParts = parts
+		v.grid = bar + "\n" + hcat(vcat(parts[1], parts[2]), vcat(parts[3], parts[4]))
+	}
+	return m.views.grid
+}
+
+// renderTabs shows the run summary, a tab bar and the focused pane.
+func (m *Model) renderTabs(w, h int) string {
+	sh := m.sh
+	head := m.views.header.get(sh, headerKey{w, sh.gen}, func() string { return fit(headerLines(sh), w, headerH) })
+	tabs := m.views.tabs.get(sh, tabsKey{w, m.focus}, func() string { return m.tabBar(w) })
+	top := head + "\n" + tabs
+	r := tabRect(w, h)
+	if r.h < minBoxH {
+		return top
+	}
+	if m.showHelp {
+		return top + "\n" + m.helpBox(r.w, r.h)
+	}
+	return top + "\n" + m.boxed(m.focus, r.w, r.h, true)
+}
+
+// helpBox is the full help in a w×h box.
+func (m *Model) helpBox(w, h int) string {
+	return m.views.help.get(m.sh, helpKey{w, h}, func() string {
+		iw, ih := rect{w, h}.inner()
+		return box("Keys — ? or esc closes", m.fullHelp(iw, ih), w, h, true, m.sh.st)
+	})
+}
+
+// boxed returns pane i's view in its w×h box, re-boxing only when the view, the size or
+// the focus changed.
+func (m *Model) boxed(i, w, h int, focused bool) string {
+	p := m.panes[i]
+	content := p.View()
+	if len(m.views.boxes) != len(m.panes) {
+		m.views.boxes = make([]boxCache, len(m.panes))
+	}
+	c := &m.views.boxes[i]
+	if c.ok && c.epoch == m.sh.epoch && c.w == w && c.h == h && c.focused == focused && c.content == content {
+		return c.out
+	}
+	m.sh.renders++
+	*c = boxCache{ok: true, epoch: m.sh.epoch, w: w, h: h, focused: focused, content: content,
+		out: box(p.Title(), content, w, h, focused, m.sh.st)}
+	return c.out
+}
+
+// tabBar lists the panes, with full titles when they fit, else the focused one in full and
+// the others short, else all short.
+func (m *Model) tabBar(w int) string {
+	full, mixed, short := make([]string, len(m.panes)), make([]string, len(m.panes)), make([]string, len(m.panes))
+	for i, p := range m.panes {
+		full[i], mixed[i], short[i] = p.Title(), p.Tab(), p.Tab()
+	}
+	mixed[m.focus] = full[m.focus]
+	for _, titles := range [][]string{full, mixed} {
+		if tabBarWidth(titles) <= w {
+			return tabBar(titles, m.focus, w, m.sh.st)
+		}
+	}
+	return tabBar(short, m.focus, w, m.sh.st)
+}
+
+// scrubView is the scrubber line, cached on what it shows.
+func (m *Model) scrubView(w int) string {
+	sh, sc := m.sh, m.scrub
+	k := scrubKey{w, sh.step, sh.first, sh.last, sh.any, sh.follow, sh.replay, sh.ended, sc.input, sc.buf}
+	return m.views.scrub.get(sh, k, func() string { return sc.View(w) })
+}
+
+// rootViews caches the parts of the screen the root draws itself.
+type rootViews struct {
+	header, tabs, scrub, footer, help, pageBar viewCache
+	boxes                                      []boxCache
+
+	gridParts      [5]string // the page bar and the boxes the grid was joined from
+	grid           string
+	frameParts     [3]string // body, scrubber and footer of the frame
+	frameW, frameH int
+	frame          string
+}
+
+// boxCache is one pane's boxed view and what it was drawn from.
+type boxCache struct {
+	ok          bool
+	epoch, w, h int
+	focused     bool
+	content     string
+	out         string
+}
+
+type (
+	headerKey  struct{ w, gen int }
+	tabsKey    struct{ w, focus int }
+	helpKey    struct{ w, h int }
+	pageBarKey struct{ w, page int }
+	footerKey  struct {
+		w, focus int
+		msg      string
+	}
+	scrubKey struct {
+		w, step, first, last              int
+		any, follow, replay, ended, input bool
+		buf                               string
+	}
+)
+
+// footer is the status or error message, if any, then the short help.
+func (m *Model) footer(w int) string {
+	msg := m.status
+	if msg == "" && m.feedErr != "" {
+		msg = "feed: " + m.feedErr
+	}
+	return m.views.footer.get(m.sh, footerKey{w, m.focus, msg}, func() string {
+		if msg != "" {
+			msg = m.sh.st.warn.Render(msg) + "  "
+		}
+		return padLine(msg+shortHelp(m.help, m.sh.keys, m.panes[m.focus].Help(), w-ansi.StringWidth(msg)), w)
+	})
+}
+
+// fullHelp lists every key, grouped: global, scrubber, then each pane's own.
+func (m *Model) fullHelp(w, h int) string {
+	groups := []helpGroup{{"Global", m.sh.keys.global()}, {"Scrubber", append(m.scrub.Help(), m.sh.keys.Enter, m.sh.keys.Erase)}}
+	for _, p := range m.panes {
+		groups = append(groups, helpGroup{p.Title(), p.Help()})
+	}
+	return fullHelp(groups, w, h, m.sh.st)
+}
+
+// tabBar lists the panes with the focused one marked [like this].
+func tabBar(titles []string, focus, w int, st styles) string {
+	var parts []string
+	for i, t := range titles {
+		if i == focus {
+			parts = append(parts, st.tabActive.Render("["+t+"]"))
+		} else {
+			parts = append(parts, st.tab.Render(" "+t+" "))
+		}
+	}
+	return padLine(strings.Join(parts, st.dim.Render("│")), w)
+}
+
+// pageBar names the pages, the shown one marked [like this], and the keys that switch.
+func pageBar(cur, w int, st styles) string {
+	var parts []string
+	for i, pg := range pages {
+		label := fmt.Sprintf("%d %s", i+1, pg.name)
+		if i == cur {
+			parts = append(parts, st.tabActive.Render("["+label+"]"))
+		} else {
+			parts = append(parts, st.tab.Render(" "+label+" "))
+		}
+	}
+	return padLine("page "+strings.Join(parts, st.dim.Render("│"))+st.dim.Render("  ] [ switch pages · 1–7 panes"), w)
+}
+
+// tabBarWidth is the width tabBar needs for titles.
+func tabBarWidth(titles []string) int {
+	n := len(titles) - 1 // separators
+	for _, t := range titles {
+		n += ansi.StringWidth(t) + 2
+	}
+	return n
+}

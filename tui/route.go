@@ -1,0 +1,128 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"windtunnel/sessions"
+)
+
+// key dispatches one key through the key table.
+func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		// Fast typing arrives as one message ("g200"): take the runes one by one.
+		var cmds []tea.Cmd
+		for _, r := range msg.Runes {
+			nm, cmd := m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+			m, cmds = nm.(Model), append(cmds, cmd)
+		}
+		return m, tea.Batch(cmds...)
+	}
+	sh, k := m.sh, m.sh.keys
+	step, follow := sh.step, sh.follow
+	m.status = ""
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m, tea.Quit
+	case m.scrub.input && key.Matches(msg, k.Back):
+		m.scrub.cancel()
+	case m.scrub.input:
+		m.scrub.Update(msg)
+	case key.Matches(msg, k.Help):
+		m.showHelp = !m.showHelp
+	case key.Matches(msg, k.Back):
+		if m.showHelp {
+			m.showHelp = false
+		} else {
+			sh.follow = true
+		}
+	case key.Matches(msg, k.Next):
+		m.setFocus(m.focus + 1)
+	case key.Matches(msg, k.Prev):
+		m.setFocus(m.focus - 1)
+	case key.Matches(msg, k.PageNext):
+		m.setPage(m.page + 1)
+	case key.Matches(msg, k.PagePrev):
+		m.setPage(m.page - 1)
+	case key.Matches(msg, k.Jump) && jumpIndex(msg) >= 0 && jumpIndex(msg) < len(m.panes):
+		m.setFocus(jumpIndex(msg))
+	case key.Matches(msg, k.Pause):
+		cmd = m.pause()
+	default:
+		handled := false
+		for i := range m.panes {
+			j := (m.focus + i) % len(m.panes) // the focused pane first
+			if ok, c := m.panes[j].Update(msg, j == m.focus); ok {
+				handled, cmd = true, c
+				break
+			}
+		}
+		if !handled {
+			m.scrub.Update(msg)
+		}
+	}
+	if sh.step != step || sh.follow != follow {
+		m.refresh()
+	}
+	m.render()
+	return m, cmd
+}
+
+// setFocus moves the focus to pane i (cyclically) and shows the page holding it.
+func (m *Model) setFocus(i int) {
+	n := len(m.panes)
+	m.focus = ((i % n) + n) % n
+	m.sh.focus = m.panes[m.focus].Title()
+	if p := pageOf(m.focus); p >= 0 {
+		m.page = p
+	}
+}
+
+// setPage shows page i (cyclically) and focuses its first pane.
+func (m *Model) setPage(i int) {
+	n := len(pages)
+	m.page = ((i % n) + n) % n
+	m.setFocus(pages[m.page].first)
+}
+
+// pause asks the run to pause, or to resume when its newest record says it is paused.
+func (m *Model) pause() tea.Cmd {
+	latest, ok, err := m.sh.feed.At(-1)
+	if err != nil {
+		m.status = "pause: " + err.Error()
+		return nil
+	}
+	kind := sessions.EventPause
+	if ok && latest.State == sessions.Paused {
+		kind = sessions.EventResume
+	}
+	return sendCmd(m.sh.feed, sessions.Event{Step: latest.Step, Kind: kind})
+}
+
+// sentText describes the outcome of a sent event for the status line.
+func (m *Model) sentText(msg sentMsg) string {
+	switch {
+	case errors.Is(msg.err, sessions.ErrReadOnly) && m.sh.replay:
+		return "replay: read-only"
+	case errors.Is(msg.err, sessions.ErrReadOnly):
+		return "run ended: read-only"
+	case msg.err != nil:
+		m.logger.Printf("tui: send %s: %v", msg.ev.Kind, msg.err)
+		return "send failed: " + msg.err.Error()
+	}
+	switch msg.ev.Kind {
+	case sessions.EventHead:
+		state := "off"
+		if msg.ev.On {
+			state = "on"
+		}
+		return fmt.Sprintf("sent: %s %s", headName(msg.ev.Layer, msg.ev.Head), state)
+	case sessions.EventRestore:
+		return "sent: restore all heads"
+	}
+	return "sent: " + string(msg.ev.Kind)
+}
