@@ -1,16 +1,16 @@
-// Package diagnostics computes how far a network's predictions are from the
-// exact Bayesian posterior, in bits, and (later) the geometry of its attention
-// and residual stream. It takes plain slices, never gorgonia nodes.
+// Package diagnostics computes how far a network's predictions are from the exact
+// Bayesian posterior, in bits (Score: bit error both ways, KL, TVD, accuracy, per-position
+// curves; Entropy is the one entropy-in-bits function), and the geometry of its attention
+// and residual stream. It takes plain slices, never gorgonia nodes, and imports no other
+// package of the project.
 //
-// The geometry diagnostics of DESIGN.md §4 work on the same kind of flat,
-// row-major float64 slices: AttentionFocus (attention-row entropy and mass on
-// evidence-consistent keys per layer and head), KeyOrthogonality beside
-// RandomOrthogonality (mean |off-diagonal cosine| of per-token mean keys
-// against Gaussian vectors of the head's dimension), QKAlignment (query–key
-// cosine maps), ValueManifold (PCA of the final residual, PC1 against the
-// posterior entropy), AttentionDrift, Normalise and SettleStep for the
-// frame–precision dissociation over training, and Effect, HeadTable and Worst
-// for ablations. Bad sizes return errors prefixed "diagnostics: "; functions
-// without an error result signal inconsistent input with NaN or -1 as
-// documented, and TokenMeans panics on it.
+// The geometry diagnostics of DESIGN.md §4 work on the same kind of flat, row-major
+// float64 slices: AttentionFocus (attention-row entropy and mass on evidence-consistent
+// keys per layer and head), KeyOrthogonality beside RandomOrthogonality (mean |off-diagonal
+// cosine| of per-token mean keys against Gaussian vectors of the head's dimension),
+// QKAlignment (query–key cosine maps), ValueManifold (PCA of the final residual, PC1
+// against the posterior entropy), AttentionDrift and SettleStep for the frame–precision
+// dissociation over training, and Effect, HeadTable and Worst for ablations. Bad sizes
+// return errors prefixed "diagnostics: "; functions without an error result signal
+// inconsistent input with NaN or -1 as documented, and TokenMeans panics on it.
 package diagnostics

@@ -5,14 +5,6 @@ import (
 	"math"
 )
 
-// EntropyBits returns the Shannon entropy in bits of the distribution p (0·log 0 = 0); it is Entropy under the name the geometry code uses.
-//
-// p is assumed normalised and is not renormalised; entries ≤ 0 contribute 0
-// and a NaN entry makes the result NaN.
-func EntropyBits(p []float64) float64 {
-	return Entropy(p)
-}
-
 // EvidenceMass returns the sum of row[i] over the positions i where evidence[i] is true.
 //
 // Entries of evidence beyond len(row) are ignored; positions of row beyond

@@ -30,48 +30,6 @@ func AttentionDrift(a, b []float64, rowLen int) float64 {
 	return 1 - sum/float64(rows)
 }
 
-// FramePoint is one training snapshot's frame (attention pattern) and precision measurements, per layer where a slice.
-type FramePoint struct {
-	// Step is the training step of the snapshot.
-	Step int `json:"step"`
-	// Drift is the AttentionDrift from the previous snapshot, per layer.
-	Drift []float64 `json:"drift"`
-	// ToLatest is the AttentionDrift to the latest snapshot, per layer.
-	ToLatest []float64 `json:"to_latest"`
-	// BitError is the bit error (a), per-position, on the probe set.
-	BitError float64 `json:"bit_error"`
-	// PC1Abs is |ρ(PC1, entropy)| of the value manifold.
-	PC1Abs float64 `json:"pc1_abs_rho"`
-	// PC1Share is the explained-variance fraction of PC1 of the value manifold.
-	PC1Share float64 `json:"pc1_share"`
-}
-
-// Normalise returns a new slice with xs mapped min–max onto [0, 1] over its finite values, so that series of different units share one axis.
-//
-// NaN and ±Inf entries come out NaN; if the finite values are all equal they
-// map to 0.
-func Normalise(xs []float64) []float64 {
-	out := make([]float64, len(xs))
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
-		if finite(x) {
-			lo, hi = min(lo, x), max(hi, x)
-		}
-	}
-	span := hi - lo
-	for i, x := range xs {
-		switch {
-		case !finite(x):
-			out[i] = math.NaN()
-		case span > 0:
-			out[i] = (x - lo) / span
-		default:
-			out[i] = 0
-		}
-	}
-	return out
-}
-
 // SettleStep returns the first step from which series stays within frac of its total range
 // of its final value, e.g. where a frame or precision curve settled, and whether it settled
 // before its final entry.

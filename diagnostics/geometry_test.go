@@ -56,7 +56,7 @@ func expectPanic(t *testing.T, want string, f func()) {
 	f()
 }
 
-func TestEntropyBits(t *testing.T) {
+func TestEntropyGeometryCases(t *testing.T) {
 	tests := []struct {
 		name string
 		p    []float64
@@ -71,14 +71,14 @@ func TestEntropyBits(t *testing.T) {
 		{"empty", nil, 0},
 	}
 	for _, tc := range tests {
-		checkScalar(t, "EntropyBits("+tc.name+")", EntropyBits(tc.p), tc.want, tol)
+		checkScalar(t, "Entropy("+tc.name+")", Entropy(tc.p), tc.want, tol)
 	}
 	for _, n := range []int{5, 16, 20, 100} {
 		u := make([]float64, n)
 		for i := range u {
 			u[i] = 1 / float64(n)
 		}
-		checkScalar(t, fmt.Sprintf("EntropyBits(uniform %d)", n), EntropyBits(u), math.Log2(float64(n)), tol)
+		checkScalar(t, fmt.Sprintf("Entropy(uniform %d)", n), Entropy(u), math.Log2(float64(n)), tol)
 	}
 }
 
@@ -818,32 +818,6 @@ func TestAttentionDrift(t *testing.T) {
 	}
 }
 
-func TestNormalise(t *testing.T) {
-	nan := math.NaN()
-	tests := []struct {
-		name   string
-		xs     []float64
-		want   []float64
-		sameIn bool
-	}{
-		{"range", []float64{2, 4, 3}, []float64{0, 1, 0.5}, false},
-		{"decreasing", []float64{1, 0.5, 0.25, 0}, []float64{1, 0.5, 0.25, 0}, false},
-		{"NaN and Inf", []float64{2, nan, 4, 3, math.Inf(1), math.Inf(-1)}, []float64{0, nan, 1, 0.5, nan, nan}, false},
-		{"constant", []float64{5, 5, 5}, []float64{0, 0, 0}, false},
-		{"constant with NaN", []float64{nan, 5}, []float64{nan, 0}, false},
-		{"all NaN", []float64{nan, nan}, []float64{nan, nan}, false},
-		{"empty", nil, []float64{}, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			in := append([]float64(nil), tc.xs...)
-			got := Normalise(tc.xs)
-			checkNaNCurve(t, "Normalise", got, tc.want, 1e-15)
-			checkNaNCurve(t, "input after Normalise", tc.xs, in, 0)
-		})
-	}
-}
-
 func TestSettleStep(t *testing.T) {
 	steps := []int{0, 100, 200, 300, 400, 500, 600, 700}
 	nan := math.NaN()
@@ -966,8 +940,6 @@ func TestGeometryJSON(t *testing.T) {
 	}{
 		{"Manifold", Manifold{Share: []float64{1}, Pearson: 0.5, Spearman: 0.25, Points: [][]float64{{1, 2, 3}}, Entropy: []float64{2}},
 			[]string{`"share":[1]`, `"pc1_entropy_pearson":0.5`, `"pc1_entropy_spearman":0.25`, `"points":[[1,2,3]]`, `"entropy":[2]`}},
-		{"FramePoint", FramePoint{Step: 7, Drift: []float64{0.1}, ToLatest: []float64{0.2}, BitError: 0.3, PC1Abs: 0.4, PC1Share: 0.5},
-			[]string{`"step":7`, `"drift":[0.1]`, `"to_latest":[0.2]`, `"bit_error":0.3`, `"pc1_abs_rho":0.4`, `"pc1_share":0.5`}},
 		{"Effect", Effect{Unit: UnitMLP, Layer: 1, Head: -1, DeltaBits: 0.5, DeltaKL: 0.25},
 			[]string{`"unit":"mlp"`, `"layer":1`, `"head":-1`, `"delta_bits":0.5`, `"delta_kl":0.25`}},
 	}

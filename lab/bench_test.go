@@ -76,10 +76,6 @@ func BenchmarkRecording(b *testing.B) {
 				}
 				tr.Attach(w)
 			}
-			go func() {
-				for range tr.Records() {
-				}
-			}()
 			t0 := time.Now()
 			if _, err := tr.Run(context.Background()); err != nil {
 				b.Fatal(err)

@@ -6,8 +6,9 @@ import (
 	"windtunnel/sessions"
 )
 
-// Sink receives everything a run produces, in order, from the trainer goroutine; it must
-// not block (sessions.Writer and sessions.Live queue in memory).
+// Sink receives everything a run produces, in order, on the trainer goroutine: the
+// trainer's only outlet. Its methods must never block training (sessions.Writer and
+// sessions.Live queue in memory; a progress line draws at most so often and returns).
 type Sink interface {
 	Record(sessions.Record)
 	Event(sessions.Event)
@@ -16,6 +17,17 @@ type Sink interface {
 
 // Attach adds a sink; call it before Run.
 func (t *Trainer) Attach(s Sink) { t.sinks = append(t.sinks, s) }
+
+// saveCheckpoint hands a copy of the parameters and optimiser state to the sinks.
+func (t *Trainer) saveCheckpoint(wall float64) {
+	if len(t.sinks) == 0 {
+		return
+	}
+	c := t.checkpoint(wall, true)
+	for _, s := range t.sinks {
+		s.Checkpoint(c)
+	}
+}
 
 // Step is the number of training steps done.
 func (t *Trainer) Step() int { return t.step }
@@ -69,12 +81,12 @@ func (t *Trainer) LoadParams(c *sessions.Checkpoint) error {
 		switch d := p.Value.Data().(type) {
 		case []float32:
 			if src.F32 == nil {
-				return fmt.Errorf("lab: checkpoint parameter %s is float64, the model float32 (--precision)", p.Name)
+				return fmt.Errorf("lab: checkpoint parameter %s is float64 and the model float32: run at the checkpoint's precision", p.Name)
 			}
 			copy(d, src.F32)
 		case []float64:
 			if src.F64 == nil {
-				return fmt.Errorf("lab: checkpoint parameter %s is float32, the model float64 (--precision)", p.Name)
+				return fmt.Errorf("lab: checkpoint parameter %s is float32 and the model float64: run at the checkpoint's precision", p.Name)
 			}
 			copy(d, src.F64)
 		}

@@ -11,7 +11,7 @@ import (
 type Config struct {
 	Task        string                   `json:"task"`
 	Tunnel      tunnels.Config           `json:"tunnel"`
-	Model       string                   `json:"model"` // "transformer", "mlp", "lstm" or "mamba"
+	Model       string                   `json:"model"` // one of models.Kinds()
 	Transformer models.TransformerConfig `json:"transformer"`
 	// LSTM and Mamba size the recurrent baselines; zero Width means "match the
 	// transformer's parameter count" (2 LSTM layers, 4 Mamba blocks, width solved for).
@@ -62,7 +62,7 @@ const (
 // the authors' code, L=9, H=8, d=256, MLP 1024; batch 256, AdamW 3e-4, 2k warm-up, cosine,
 // weight decay 0.1). quick: sizes that show the separation on a 2-core CPU in minutes.
 func Preset(name, task string) (Config, error) {
-	c := Config{Task: task, Model: "transformer", Clip: 1, ValueLR: 1, QKLR: 1, BLAS: "auto", Target: "", Seed: 1}
+	c := Config{Task: task, Model: models.KindTransformer, Clip: 1, ValueLR: 1, QKLR: 1, BLAS: "auto", Target: "", Seed: 1}
 	switch name {
 	case PresetPaper:
 		c.Transformer = models.TransformerConfig{Layers: 6, Heads: 6, Width: 192}
@@ -90,62 +90,68 @@ func Preset(name, task string) (Config, error) {
 	return c, nil
 }
 
-// Validate reports the first bad field, naming it as a flag and giving the valid range.
+// FieldError is the error Validate returns: Field is the Config field's Go name, dotted
+// into the model sizes ("Steps", "Transformer.Heads", "MLP.Input"), Value its value and
+// Reason the valid range. It is models.FieldError: the model sizes are Config fields too.
+type FieldError = models.FieldError
+
+// Spec is the model part of the configuration.
+func (c Config) Spec() models.Spec {
+	return models.Spec{Kind: c.Model, Transformer: c.Transformer, MLP: c.MLP, LSTM: c.LSTM, Mamba: c.Mamba}
+}
+
+// Validate reports the first bad field as a *FieldError giving the valid range.
 func (c Config) Validate() error {
-	bad := func(flag string, v any, rng string) error {
-		return fmt.Errorf("--%s %v out of range: want %s", flag, v, rng)
+	bad := func(field string, v any, want string) error {
+		return &FieldError{Field: field, Value: v, Reason: "want " + want}
 	}
 	switch {
-	case c.Model != "transformer" && c.Model != "mlp" && c.Model != "lstm" && c.Model != "mamba":
-		return fmt.Errorf("--model %q: want transformer, mlp, lstm or mamba", c.Model)
+	case !models.KnownKind(c.Model):
+		return bad("Model", c.Model, models.KindList())
 	case c.Steps < 1 || c.Steps > 100_000_000:
-		return bad("steps", c.Steps, "1..100000000")
+		return bad("Steps", c.Steps, "1..100000000")
 	case c.Batch < 1 || c.Batch > 65536:
-		return bad("batch", c.Batch, "1..65536")
+		return bad("Batch", c.Batch, "1..65536")
 	case !(c.LR > 0 && c.LR <= 10):
-		return bad("lr", c.LR, "(0, 10]")
+		return bad("LR", c.LR, "(0, 10]")
 	case c.Warmup < 0:
-		return bad("warmup", c.Warmup, "≥ 0")
+		return bad("Warmup", c.Warmup, "≥ 0")
 	case !(c.WeightDecay >= 0 && c.WeightDecay < 1):
-		return bad("weight-decay", c.WeightDecay, "[0, 1)")
+		return bad("WeightDecay", c.WeightDecay, "[0, 1)")
 	case !(c.Clip >= 0):
-		return bad("clip", c.Clip, "≥ 0 (0 disables)")
-	case !(c.ValueLR > 0) || !(c.QKLR > 0):
-		return fmt.Errorf("--value-lr %v / --qk-lr %v: want > 0", c.ValueLR, c.QKLR)
+		return bad("Clip", c.Clip, "≥ 0 (0 disables)")
+	case !(c.ValueLR > 0):
+		return bad("ValueLR", c.ValueLR, "> 0")
+	case !(c.QKLR > 0):
+		return bad("QKLR", c.QKLR, "> 0")
 	case c.EvalEvery < 1:
-		return bad("eval-every", c.EvalEvery, "≥ 1")
+		return bad("EvalEvery", c.EvalEvery, "≥ 1")
 	case c.CheckpointEvery < 0:
-		return bad("checkpoint-every", c.CheckpointEvery, "≥ 0 (0: only at the end)")
+		return bad("CheckpointEvery", c.CheckpointEvery, "≥ 0 (0: only at the end)")
 	case c.ProbeSize < 1 || c.ProbeSize > 1<<20:
-		return bad("probe", c.ProbeSize, "1..1048576")
+		return bad("ProbeSize", c.ProbeSize, "1..1048576")
 	case c.ProbeEvery < 0:
-		return bad("probe-every", c.ProbeEvery, "≥ 0 (0: off)")
+		return bad("ProbeEvery", c.ProbeEvery, "≥ 0 (0: off)")
 	case c.ProbeEvery > 0 && (c.GeometryN < 3 || c.GeometryN > 4096):
-		return bad("geometry-n", c.GeometryN, "3..4096")
+		return bad("GeometryN", c.GeometryN, "3..4096")
 	case c.Workers < 0 || c.Workers > 1024:
-		return bad("workers", c.Workers, "0..1024")
+		return bad("Workers", c.Workers, "0..1024")
 	}
 	if c.Target != "" {
 		if _, err := tunnels.ParseTargetMode(c.Target); err != nil {
-			return fmt.Errorf("--target %q: want sampled or posterior", c.Target)
+			return bad("Target", c.Target, "sampled or posterior")
 		}
 	}
 	if c.Precision != "" && c.Precision != "float32" && c.Precision != "float64" {
-		return fmt.Errorf("--precision %q: want float32 or float64", c.Precision)
+		return bad("Precision", c.Precision, "float32 or float64")
 	}
 	if c.Device != "" && c.Device != "cpu" && c.Device != "cuda" {
-		return fmt.Errorf("--device %q: want cpu or cuda", c.Device)
+		return bad("Device", c.Device, "cpu or cuda")
 	}
 	switch c.BLAS {
 	case "auto", "openblas", "gonum":
 	default:
-		return fmt.Errorf("--blas %q: want auto, openblas or gonum", c.BLAS)
+		return bad("BLAS", c.BLAS, "auto, openblas or gonum")
 	}
-	if err := c.Transformer.Validate(); err != nil {
-		return err
-	}
-	if c.MLP.Input != "" && c.MLP.Input != "prefix" && c.MLP.Input != "token" {
-		return fmt.Errorf("--mlp-input %q: want prefix or token", c.MLP.Input)
-	}
-	return nil
+	return c.Spec().Validate()
 }

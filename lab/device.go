@@ -26,11 +26,25 @@ func openDevice(cfg Config, cpu gemm.Backend, workers int) (gemm.Backend, *cuda.
 	}
 	g, err := cuda.Open(cuda.Options{Threshold: cuda.DefaultThreshold, CPU: cpu})
 	if err != nil {
-		return nil, nil, Device{}, fmt.Errorf("lab: --device cuda: %w", err)
+		return nil, nil, Device{}, &DeviceError{Device: cfg.Device, Err: err}
 	}
 	in := g.Info()
 	return g, g, Device{Kind: "cuda", Name: in.Name, Driver: fmt.Sprintf("driver %s, cuBLAS %s", in.Driver, in.CUBLAS)}, nil
 }
+
+// DeviceError is returned by New when the configured device cannot be opened.
+type DeviceError struct {
+	// Device is the configured device, e.g. "cuda".
+	Device string
+	// Err is why it could not be opened.
+	Err error
+}
+
+// Error says which device failed and why.
+func (e *DeviceError) Error() string { return fmt.Sprintf("lab: device %s: %v", e.Device, e.Err) }
+
+// Unwrap returns the cause.
+func (e *DeviceError) Unwrap() error { return e.Err }
 
 // Device reports where the run computes.
 func (t *Trainer) Device() Device { return t.device }

@@ -1,5 +1,19 @@
-// Package lab is the training runtime: the trainer goroutine that draws fresh batches from
-// a tunnel, steps a model with AdamW under a warm-up + cosine schedule, evaluates it on the
-// fixed held-out probe set, sends Records without ever blocking, and obeys Commands
-// (pause, resume, stop, head masks).
+// Package lab is the training runtime. New builds a run from a Config (the model through
+// models.New); Run, on the trainer's own goroutine, draws fresh batches from a tunnel,
+// steps the model with AdamW under a warm-up + cosine schedule, evaluates it on the fixed
+// held-out probe set and, at the probe cadence, takes a geometry snapshot through
+// diagnostics, recording there what is derived from it (head table, costliest unit and
+// head, settle steps) so that readers never recompute it.
+//
+// The trainer's one outlet is its sinks (Attach): every record, operator event and
+// checkpoint goes to them, and they never block it. Operator actions come in as
+// sessions.Event through Send (the Trainer is a sessions.Control): pause, resume, stop and
+// head switches are applied between steps and recorded as the same event, with the step
+// at which it took effect.
+//
+// Files: trainer.go (construction, accessors), run.go (the run loop and one step),
+// events.go (operator events), eval.go (probe-set evaluation, ablated evaluations),
+// geometry.go (snapshots and derived values), checkpoint.go (sinks, checkpoints, resume),
+// config.go (Config, presets, validation), adamw.go, device.go, compare.go (the
+// architecture comparison table).
 package lab

@@ -17,6 +17,8 @@ const (
 	maxFrames      = 48
 	manifoldPoints = 400
 	randomTrials   = 8
+	// settleBand is the band, a fraction of each series' range, Frame.Settle is measured in.
+	settleBand = 0.1
 )
 
 // frameSample is one snapshot's attention pattern and precision, kept in memory for the
@@ -64,8 +66,9 @@ func (t *Trainer) geometryBatch() *tunnels.Batch {
 
 // Geometry computes the diagnostics of DESIGN.md §4 on the geometry subset of the probe set
 // and adds them to sn: attention focus and evidence mass, key orthogonality against random,
-// the QK alignment map, the value manifold, the ablation table and, when history is set,
-// the frame-precision history (the current snapshot joins it). bitError is the whole probe
+// the QK alignment map, the value manifold, the ablation table with what is derived from it
+// (head table, costliest unit and head) and, when history is set, the frame-precision
+// history (the current snapshot joins it) with its settle steps. bitError is the whole probe
 // set's bit error (a) at this step. The operator's head ablations must be off.
 func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool) error {
 	b := t.geometryBatch()
@@ -129,11 +132,7 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 			if err != nil {
 				return fmt.Errorf("lab: QK alignment layer %d: %w", l, err)
 			}
-			row := make([]sessions.Num, len(qk))
-			for i, v := range qk {
-				row[i] = sessions.Num(v)
-			}
-			sn.QKAlignment = append(sn.QKAlignment, row)
+			sn.QKAlignment = append(sn.QKAlignment, nums(qk))
 		}
 	}
 	if pr.Final != nil {
@@ -144,9 +143,11 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 		sm := &sessions.Manifold{Share: m.Share, Pearson: sessions.Num(m.Pearson), Spearman: sessions.Num(m.Spearman), Points: m.Points, Entropy: m.Entropy}
 		sn.Manifold = sm
 	}
-	if sn.Ablation, err = t.ablationTable(b, pr.Dist); err != nil {
+	effects, err := t.ablationTable(b, pr.Dist)
+	if err != nil {
 		return err
 	}
+	setAblation(sn, effects, t.layers, t.heads)
 	if history {
 		t.addFrame(sn, pr.Attn, b, bitError)
 	}
@@ -155,7 +156,7 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 
 // ablationTable zeroes each head, each layer's attention and MLP (or each recurrent layer)
 // in turn and scores the geometry subset against the unablated distributions base.
-func (t *Trainer) ablationTable(b *tunnels.Batch, base []float64) ([]sessions.Effect, error) {
+func (t *Trainer) ablationTable(b *tunnels.Batch, base []float64) ([]diagnostics.Effect, error) {
 	score := func(q []float64) (diagnostics.Scores, error) {
 		return diagnostics.Score(q, b.Posterior, b.N, b.P, b.C)
 	}
@@ -163,7 +164,7 @@ func (t *Trainer) ablationTable(b *tunnels.Batch, base []float64) ([]sessions.Ef
 	if err != nil {
 		return nil, fmt.Errorf("lab: ablation base: %w", err)
 	}
-	var out []sessions.Effect
+	var out []diagnostics.Effect
 	add := func(unit string, layer, head int) error {
 		if err := t.model.Predict(t.tunnel, b, t.geo.q); err != nil {
 			return fmt.Errorf("lab: ablation %s L%d H%d: %w", unit, layer, head, err)
@@ -172,17 +173,15 @@ func (t *Trainer) ablationTable(b *tunnels.Batch, base []float64) ([]sessions.Ef
 		if err != nil {
 			return fmt.Errorf("lab: ablation %s L%d H%d: %w", unit, layer, head, err)
 		}
-		e := diagnostics.EffectOf(unit, layer, head, s0, s)
-		out = append(out, sessions.Effect{Unit: e.Unit, Layer: e.Layer, Head: e.Head, DeltaBits: e.DeltaBits, DeltaKL: e.DeltaKL})
+		out = append(out, diagnostics.EffectOf(unit, layer, head, s0, s))
 		return nil
 	}
-	layers, heads := t.model.Heads()
-	for l := 0; l < layers; l++ {
-		for h := 0; h < heads; h++ {
+	for l := 0; l < t.layers; l++ {
+		for h := 0; h < t.heads; h++ {
 			if err := t.model.SetHeadMask(l, h, false); err != nil {
 				return nil, err
 			}
-			err := add("head", l, h)
+			err := add(diagnostics.UnitHead, l, h)
 			if e2 := t.model.SetHeadMask(l, h, true); err == nil {
 				err = e2
 			}
@@ -258,7 +257,84 @@ func (t *Trainer) addFrame(sn *sessions.Snapshot, attn [][]float64, b *tunnels.B
 		}
 		frame.Points = append(frame.Points, p)
 	}
+	frame.Settle = settle(frame.Points)
 	sn.Frame = frame
+}
+
+// setAblation records the ablation table in sn with what is derived from it once, here:
+// the head table (Δ bit error per head), the costliest unit and the costliest head.
+func setAblation(sn *sessions.Snapshot, effects []diagnostics.Effect, layers, heads int) {
+	sn.Ablation = nil
+	var headEffects []diagnostics.Effect
+	for _, e := range effects {
+		sn.Ablation = append(sn.Ablation, recordedEffect(e))
+		if e.Unit == diagnostics.UnitHead {
+			headEffects = append(headEffects, e)
+		}
+	}
+	if heads > 0 {
+		for _, row := range diagnostics.HeadTable(effects, layers, heads) {
+			sn.HeadDelta = append(sn.HeadDelta, nums(row))
+		}
+	}
+	if w, ok := diagnostics.Worst(effects); ok {
+		e := recordedEffect(w)
+		sn.Costliest = &e
+	}
+	if w, ok := diagnostics.Worst(headEffects); ok {
+		e := recordedEffect(w)
+		sn.CostliestHead = &e
+	}
+}
+
+func recordedEffect(e diagnostics.Effect) sessions.Effect {
+	return sessions.Effect{Unit: e.Unit, Layer: e.Layer, Head: e.Head, DeltaBits: e.DeltaBits, DeltaKL: e.DeltaKL}
+}
+
+// settle finds where the frame-precision series settled within settleBand: the frame is
+// the mean over layers of ToLatest (NaN skipped), the precision bit error (a) and
+// 1 − |ρ(PC1, entropy)|; −1 where a series has not settled.
+func settle(points []sessions.FramePoint) *sessions.Settle {
+	steps := make([]int, len(points))
+	frame := make([]float64, len(points))
+	bitError := make([]float64, len(points))
+	rho := make([]float64, len(points))
+	for i, p := range points {
+		steps[i] = p.Step
+		frame[i] = nanMean(p.ToLatest)
+		bitError[i] = p.BitError
+		rho[i] = 1 - float64(p.PC1Abs)
+	}
+	at := func(series []float64) int {
+		if s, ok := diagnostics.SettleStep(steps, series, settleBand); ok {
+			return s
+		}
+		return -1
+	}
+	return &sessions.Settle{Band: settleBand, Frame: at(frame), BitError: at(bitError), Rho: at(rho)}
+}
+
+// nanMean is the mean of the values that are not NaN (NaN when there are none).
+func nanMean(xs []sessions.Num) float64 {
+	sum, n := 0.0, 0
+	for _, x := range xs {
+		if !math.IsNaN(float64(x)) {
+			sum += float64(x)
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+func nums(xs []float64) []sessions.Num {
+	out := make([]sessions.Num, len(xs))
+	for i, x := range xs {
+		out[i] = sessions.Num(x)
+	}
+	return out
 }
 
 func widen(s []float32) []float64 {

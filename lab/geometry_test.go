@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"windtunnel/diagnostics"
 	"windtunnel/sessions"
 )
 
@@ -16,20 +17,15 @@ func runSnapshots(t *testing.T, c Config) ([]sessions.Record, Result) {
 		t.Fatal(err)
 	}
 	var snaps []sessions.Record
-	done := make(chan struct{})
-	go func() {
-		for r := range tr.Records() {
-			if r.Snapshot != nil && r.Snapshot.ProbeN > 0 {
-				snaps = append(snaps, r)
-			}
+	tr.Attach(&collector{onRecord: func(r sessions.Record) {
+		if r.Snapshot != nil && r.Snapshot.ProbeN > 0 {
+			snaps = append(snaps, r)
 		}
-		close(done)
-	}()
+	}})
 	res, err := tr.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-done
 	return snaps, res
 }
 
@@ -86,6 +82,7 @@ func TestGeometrySnapshots(t *testing.T) {
 		if i > 0 && float64(f.Points[0].ToLatest[0]) <= 0 {
 			t.Errorf("snapshot %d: the first frame is at distance %g from the latest", i, f.Points[0].ToLatest[0])
 		}
+		checkDerived(t, sn, 2, 2)
 	}
 	if res.GeometryS <= 0 {
 		t.Errorf("geometry time %g", res.GeometryS)
@@ -111,5 +108,116 @@ func TestGeometryWithoutAttention(t *testing.T) {
 		if e.Unit != "layer" || e.Head != -1 {
 			t.Errorf("MLP ablation row %+v", e)
 		}
+	}
+	if sn.HeadDelta != nil || sn.CostliestHead != nil || sn.Costliest == nil {
+		t.Errorf("an MLP snapshot: head table %v, costliest head %v, costliest %v", sn.HeadDelta, sn.CostliestHead, sn.Costliest)
+	}
+	checkDerived(t, sn, 0, 0)
+}
+
+// checkDerived checks that the values derived at snapshot time (head table, costliest
+// unit and head, settle steps) are what diagnostics computes from the recorded table and
+// frame history.
+func checkDerived(t *testing.T, sn *sessions.Snapshot, layers, heads int) {
+	t.Helper()
+	var all, onlyHeads []diagnostics.Effect
+	for _, e := range sn.Ablation {
+		d := diagnostics.Effect{Unit: e.Unit, Layer: e.Layer, Head: e.Head, DeltaBits: e.DeltaBits, DeltaKL: e.DeltaKL}
+		all = append(all, d)
+		if e.Unit == diagnostics.UnitHead {
+			onlyHeads = append(onlyHeads, d)
+		}
+	}
+	if heads > 0 {
+		want := diagnostics.HeadTable(all, layers, heads)
+		if len(sn.HeadDelta) != layers {
+			t.Fatalf("head table has %d layers, want %d", len(sn.HeadDelta), layers)
+		}
+		for l, row := range want {
+			for h, v := range row {
+				if got := float64(sn.HeadDelta[l][h]); got != v && !(math.IsNaN(got) && math.IsNaN(v)) {
+					t.Errorf("head table L%d H%d = %g, want %g", l, h, got, v)
+				}
+			}
+		}
+	}
+	same := func(name string, got *sessions.Effect, effects []diagnostics.Effect) {
+		w, ok := diagnostics.Worst(effects)
+		switch {
+		case !ok && got != nil:
+			t.Errorf("%s %+v, want none", name, *got)
+		case ok && (got == nil || *got != sessions.Effect{Unit: w.Unit, Layer: w.Layer, Head: w.Head, DeltaBits: w.DeltaBits, DeltaKL: w.DeltaKL}):
+			t.Errorf("%s %v, want %+v", name, got, w)
+		}
+	}
+	same("costliest", sn.Costliest, all)
+	same("costliest head", sn.CostliestHead, onlyHeads)
+	f := sn.Frame
+	if f == nil || f.Settle == nil {
+		t.Fatalf("no settle steps in the frame %+v", f)
+	}
+	var steps []int
+	var frame, bitError, rho []float64
+	for _, p := range f.Points {
+		steps = append(steps, p.Step)
+		sum, n := 0.0, 0
+		for _, v := range p.ToLatest {
+			if !math.IsNaN(float64(v)) {
+				sum, n = sum+float64(v), n+1
+			}
+		}
+		frame = append(frame, sum/float64(n)) // 0/0 = NaN without layers
+		bitError = append(bitError, p.BitError)
+		rho = append(rho, 1-float64(p.PC1Abs))
+	}
+	at := func(series []float64) int {
+		s, ok := diagnostics.SettleStep(steps, series, 0.1)
+		if !ok {
+			return -1
+		}
+		return s
+	}
+	want := sessions.Settle{Band: 0.1, Frame: at(frame), BitError: at(bitError), Rho: at(rho)}
+	if *f.Settle != want {
+		t.Errorf("settle %+v, want %+v", *f.Settle, want)
+	}
+}
+
+// TestDerivedSynthetic checks the derivations on a table and a history built by hand: the
+// frame settles at step 300 (layer means 0.9, 0.5, 0.05, 0.02, 0; a NaN layer skipped),
+// the bit error has not settled (it moved at the last point), ρ at its first point.
+func TestDerivedSynthetic(t *testing.T) {
+	nan := sessions.Num(math.NaN())
+	pts := []sessions.FramePoint{
+		{Step: 100, ToLatest: []sessions.Num{0.8, 1.0}, BitError: 0.9, PC1Abs: 0.5},
+		{Step: 200, ToLatest: []sessions.Num{0.5, nan}, BitError: 0.5, PC1Abs: 0.5},
+		{Step: 300, ToLatest: []sessions.Num{0.05, 0.05}, BitError: 0.3, PC1Abs: 0.5},
+		{Step: 400, ToLatest: []sessions.Num{0.02, 0.02}, BitError: 0.2, PC1Abs: 0.5},
+		{Step: 500, ToLatest: []sessions.Num{0, 0}, BitError: 0.01, PC1Abs: 0.5},
+	}
+	want := sessions.Settle{Band: 0.1, Frame: 300, BitError: -1, Rho: 100}
+	if got := settle(pts); *got != want {
+		t.Errorf("settle %+v, want %+v", *got, want)
+	}
+	effects := []diagnostics.Effect{
+		{Unit: "head", Layer: 0, Head: 1, DeltaBits: 0.2},
+		{Unit: "head", Layer: 1, Head: 0, DeltaBits: 0.1},
+		{Unit: "attn", Layer: 0, Head: -1, DeltaBits: 0.7},
+	}
+	var sn sessions.Snapshot
+	setAblation(&sn, effects, 2, 2)
+	if len(sn.Ablation) != 3 || sn.Ablation[2].Unit != "attn" {
+		t.Errorf("ablation %+v", sn.Ablation)
+	}
+	if !math.IsNaN(float64(sn.HeadDelta[0][0])) || sn.HeadDelta[0][1] != 0.2 || sn.HeadDelta[1][0] != 0.1 {
+		t.Errorf("head table %v", sn.HeadDelta)
+	}
+	if sn.Costliest == nil || sn.Costliest.Unit != "attn" || sn.CostliestHead == nil || sn.CostliestHead.Head != 1 {
+		t.Errorf("costliest %+v, costliest head %+v", sn.Costliest, sn.CostliestHead)
+	}
+	sn = sessions.Snapshot{}
+	setAblation(&sn, nil, 0, 0)
+	if sn.HeadDelta != nil || sn.Costliest != nil || sn.CostliestHead != nil {
+		t.Errorf("derived values of an empty table: %+v", sn)
 	}
 }

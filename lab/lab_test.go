@@ -22,16 +22,30 @@ func tiny(model string) Config {
 	}
 }
 
+// collector is a Sink that keeps everything a run produces; onRecord, if set, sees each
+// record as it is emitted (on the trainer goroutine).
+type collector struct {
+	records     []sessions.Record
+	events      []sessions.Event
+	checkpoints []*sessions.Checkpoint
+	onRecord    func(sessions.Record)
+}
+
+func (c *collector) Record(r sessions.Record) {
+	c.records = append(c.records, r)
+	if c.onRecord != nil {
+		c.onRecord(r)
+	}
+}
+func (c *collector) Event(e sessions.Event)            { c.events = append(c.events, e) }
+func (c *collector) Checkpoint(k *sessions.Checkpoint) { c.checkpoints = append(c.checkpoints, k) }
+
 func train(t *testing.T, c Config) Result {
 	t.Helper()
 	tr, err := New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		for range tr.Records() {
-		}
-	}()
 	res, err := tr.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -90,25 +104,22 @@ func TestDivergenceStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.Model().Params()[0].Value.Data().([]float32)[0] = float32(math.NaN())
-	var last sessions.Record
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for r := range tr.Records() {
-			last = r
-		}
-	}()
+	var sink collector
+	tr.Attach(&sink)
 	_, err = tr.Run(context.Background())
-	<-done
 	if !errors.Is(err, ErrDiverged) {
 		t.Fatalf("Run error %v, want ErrDiverged", err)
 	}
-	if last.State != sessions.Failed || !contains(last.Message, "NaN") {
+	if len(sink.records) == 0 {
+		t.Fatal("no record")
+	}
+	if last := sink.records[len(sink.records)-1]; last.State != sessions.Failed || !contains(last.Message, "NaN") {
 		t.Errorf("last record %+v, want state failed with a message naming NaN", last)
 	}
 }
 
-// TestCommands checks pause, head masking and stop from another goroutine.
+// TestCommands checks pause, head masking and stop sent while the trainer runs, and that
+// each event is recorded as sent, at the step it took effect.
 func TestCommands(t *testing.T) {
 	c := tiny("transformer")
 	c.Steps = 100000
@@ -118,30 +129,51 @@ func TestCommands(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	type out struct {
-		res Result
-		err error
-	}
-	ch := make(chan out, 1)
-	go func() { r, err := tr.Run(ctx); ch <- out{r, err} }()
 	var sawPaused bool
 	var ablated *sessions.Eval
-	for r := range tr.Records() {
+	send := func(e sessions.Event) {
+		if err := tr.Send(e); err != nil {
+			t.Errorf("Send(%+v): %v", e, err)
+		}
+	}
+	sent := []sessions.Event{
+		{Kind: sessions.EventHead, Layer: 1, Head: 0, On: false},
+		{Kind: sessions.EventPause},
+		{Kind: sessions.EventStop},
+	}
+	sink := &collector{onRecord: func(r sessions.Record) {
 		if r.Eval != nil && len(r.Eval.Ablated) > 0 {
 			ablated = r.Eval
 		}
 		switch {
-		case r.Step == 5 && r.State == sessions.Training:
-			tr.Send(Command{Kind: SetHead, Layer: 1, Head: 0, On: false})
-			tr.Send(Command{Kind: Pause})
+		case r.Step == 5 && r.State == sessions.Training && r.Eval == nil: // not the ablated evaluation
+			send(sent[0])
+			send(sent[1])
 		case r.State == sessions.Paused:
 			sawPaused = true
-			tr.Send(Command{Kind: Stop})
+			send(sent[2])
 		}
+	}}
+	tr.Attach(sink)
+	var o struct {
+		res Result
+		err error
 	}
-	o := <-ch
+	o.res, o.err = tr.Run(ctx)
 	if o.err != nil {
 		t.Fatal(o.err)
+	}
+	if len(sink.events) != len(sent) {
+		t.Fatalf("recorded events %+v, want %d", sink.events, len(sent))
+	}
+	for i, e := range sink.events {
+		if e.Step != 5 || e.WallS <= 0 {
+			t.Errorf("event %d took effect at step %d, %g s; want step 5", i, e.Step, e.WallS)
+		}
+		e.Step, e.WallS = 0, 0
+		if e != sent[i] {
+			t.Errorf("recorded event %+v, sent %+v", e, sent[i])
+		}
 	}
 	if !sawPaused {
 		t.Error("no paused record")
@@ -175,26 +207,29 @@ func TestSchedule(t *testing.T) {
 func TestValidate(t *testing.T) {
 	good := tiny("transformer")
 	for _, c := range []struct {
-		name string
-		mod  func(*Config)
-		flag string
+		name  string
+		mod   func(*Config)
+		field string
 	}{
-		{"model", func(c *Config) { c.Model = "rnn" }, "--model"},
-		{"steps", func(c *Config) { c.Steps = 0 }, "--steps"},
-		{"batch", func(c *Config) { c.Batch = -1 }, "--batch"},
-		{"lr", func(c *Config) { c.LR = math.NaN() }, "--lr"},
-		{"decay", func(c *Config) { c.WeightDecay = 2 }, "--weight-decay"},
-		{"eval", func(c *Config) { c.EvalEvery = 0 }, "--eval-every"},
-		{"target", func(c *Config) { c.Target = "soft" }, "--target"},
-		{"blas", func(c *Config) { c.BLAS = "mkl" }, "--blas"},
-		{"heads", func(c *Config) { c.Transformer.Heads = 3 }, "heads"},
+		{"model", func(c *Config) { c.Model = "rnn" }, "Model"},
+		{"steps", func(c *Config) { c.Steps = 0 }, "Steps"},
+		{"batch", func(c *Config) { c.Batch = -1 }, "Batch"},
+		{"lr", func(c *Config) { c.LR = math.NaN() }, "LR"},
+		{"decay", func(c *Config) { c.WeightDecay = 2 }, "WeightDecay"},
+		{"qk", func(c *Config) { c.QKLR = 0 }, "QKLR"},
+		{"eval", func(c *Config) { c.EvalEvery = 0 }, "EvalEvery"},
+		{"target", func(c *Config) { c.Target = "soft" }, "Target"},
+		{"blas", func(c *Config) { c.BLAS = "mkl" }, "BLAS"},
+		{"heads", func(c *Config) { c.Transformer.Heads = 3 }, "Transformer.Heads"},
+		{"mlp input", func(c *Config) { c.MLP.Input = "suffix" }, "MLP.Input"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bad := good
 			c.mod(&bad)
 			err := bad.Validate()
-			if err == nil || !contains(err.Error(), c.flag) {
-				t.Errorf("Validate() = %v, want an error naming %s", err, c.flag)
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != c.field || !contains(err.Error(), c.field) {
+				t.Errorf("Validate() = %v, want a field error on %s", err, c.field)
 			}
 		})
 	}
@@ -241,18 +276,13 @@ func lossCurve(t *testing.T, c Config) []float64 {
 		t.Fatal(err)
 	}
 	var losses []float64
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for r := range tr.Records() {
-			if r.State == sessions.Training {
-				losses = append(losses, r.Loss)
-			}
+	tr.Attach(&collector{onRecord: func(r sessions.Record) {
+		if r.State == sessions.Training {
+			losses = append(losses, r.Loss)
 		}
-	}()
+	}})
 	if _, err := tr.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	<-done
 	return losses
 }

@@ -1,8 +1,14 @@
-// Package models holds the networks trained in the wind tunnels (transformer, MLP baseline)
-// as gorgonia expression graphs. The hot paths are custom gorgonia ops with hand-written
-// forward and backward passes over BLAS that write into memory they own, so a steady-state
-// training step allocates almost nothing.
+// Package models holds the networks trained in the wind tunnels as gorgonia expression
+// graphs: the transformer and its capacity-matched baselines, the MLP, the LSTM and Mamba
+// (a selective state-space model). Kinds lists them and New builds one from a Spec,
+// matching a baseline to the transformer's parameter count when its width is not given.
+// The hot paths are custom gorgonia ops with hand-written forward and backward passes over
+// BLAS (and sequential scans for the recurrent models) that write into memory they own, so
+// a steady-state training step allocates almost nothing.
 //
 // Parameters live once per model and are shared by every compiled graph (one per batch
-// size). Models know nothing of the UI; they import at most the tunnels package.
+// size). Every model can be probed (attention, queries, keys, values, residual stream,
+// copied out as plain slices) and ablated (head masks and units are graph inputs).
+// Models know nothing of the UI; they import the tunnels package and the compute
+// back-ends under backends/ and no other package of the project.
 package models

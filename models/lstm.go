@@ -16,13 +16,13 @@ type LSTMConfig struct {
 	Width  int // residual stream width d, also the LSTM hidden size
 }
 
-// Validate reports the first out-of-range field, naming it.
+// Validate reports the first out-of-range field as a *FieldError ("LSTM.Width").
 func (c LSTMConfig) Validate() error {
 	switch {
 	case c.Layers < 1 || c.Layers > 64:
-		return fmt.Errorf("models: lstm layers=%d out of range 1..64", c.Layers)
+		return fieldErr("LSTM.Layers", c.Layers, "want 1..64")
 	case c.Width < 1 || c.Width > 4096:
-		return fmt.Errorf("models: lstm width=%d out of range 1..4096", c.Width)
+		return fieldErr("LSTM.Width", c.Width, "want 1..4096")
 	}
 	return nil
 }
@@ -67,7 +67,7 @@ func MatchLSTM(target int, t tunnels.Tunnel, maxLen int) LSTMConfig {
 // N(0, 0.02). Each layer is an ablatable unit ("layer").
 func NewLSTM(c LSTMConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("models: %w", err)
 	}
 	o = o.withDefaults(t)
 	if err := o.check(t); err != nil {
@@ -80,7 +80,7 @@ func NewLSTM(c LSTMConfig, t tunnels.Tunnel, o Options) (Model, error) {
 }
 
 func newLSTM[T Float](c LSTMConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: "lstm", opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
+	m := &net[T]{kind: KindLSTM, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
 	const std = 0.02
 	d, s := c.Width, m.st
 	s.add("tok", GroupOther, t.Vocab(), d, std, 0)

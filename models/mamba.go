@@ -19,19 +19,19 @@ type MambaConfig struct {
 	Conv   int // causal depthwise convolution width; 0 means 4
 }
 
-// Validate reports the first out-of-range field, naming it.
+// Validate reports the first out-of-range field as a *FieldError ("Mamba.State").
 func (c MambaConfig) Validate() error {
 	switch {
 	case c.Layers < 1 || c.Layers > 64:
-		return fmt.Errorf("models: mamba layers=%d out of range 1..64", c.Layers)
+		return fieldErr("Mamba.Layers", c.Layers, "want 1..64")
 	case c.Width < 1 || c.Width > 4096:
-		return fmt.Errorf("models: mamba width=%d out of range 1..4096", c.Width)
+		return fieldErr("Mamba.Width", c.Width, "want 1..4096")
 	case c.State < 0 || c.State > 256:
-		return fmt.Errorf("models: mamba state=%d out of range 0..256 (0: 16)", c.State)
+		return fieldErr("Mamba.State", c.State, "want 0..256 (0: 16)")
 	case c.Expand < 0 || c.Expand > 16:
-		return fmt.Errorf("models: mamba expand=%d out of range 0..16 (0: 2)", c.Expand)
+		return fieldErr("Mamba.Expand", c.Expand, "want 0..16 (0: 2)")
 	case c.Conv < 0 || c.Conv > 64:
-		return fmt.Errorf("models: mamba conv=%d out of range 0..64 (0: 4)", c.Conv)
+		return fieldErr("Mamba.Conv", c.Conv, "want 0..64 (0: 4)")
 	}
 	return nil
 }
@@ -104,7 +104,7 @@ func MatchMamba(target int, t tunnels.Tunnel, maxLen int) MambaConfig {
 // and an untied head are N(0, 0.02) as in the transformer.
 func NewMamba(c MambaConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("models: %w", err)
 	}
 	o = o.withDefaults(t)
 	if err := o.check(t); err != nil {
@@ -121,7 +121,7 @@ func NewMamba(c MambaConfig, t tunnels.Tunnel, o Options) (Model, error) {
 const mambaBlockParams = 13
 
 func newMamba[T Float](c MambaConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: "mamba", opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
+	m := &net[T]{kind: KindMamba, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
 	const std = 0.02
 	d, e, ns, k, r, s := c.Width, c.Expand*c.Width, c.State, c.Conv, c.dtRank(), m.st
 	fan := func(in int) float64 { return 1 / math.Sqrt(3*float64(in)) }

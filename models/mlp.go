@@ -22,17 +22,17 @@ type MLPConfig struct {
 	Input string
 }
 
-// Validate reports the first out-of-range field, naming it.
+// Validate reports the first out-of-range field as a *FieldError ("MLP.Width").
 func (c MLPConfig) Validate() error {
 	switch {
 	case c.Blocks < 0 || c.Blocks > 64:
-		return fmt.Errorf("models: mlp blocks=%d out of range 0..64", c.Blocks)
+		return fieldErr("MLP.Blocks", c.Blocks, "want 0..64")
 	case c.Width < 1 || c.Width > 65536:
-		return fmt.Errorf("models: mlp width=%d out of range 1..65536", c.Width)
+		return fieldErr("MLP.Width", c.Width, "want 1..65536")
 	case c.Hidden < 0 || c.Hidden > 262144:
-		return fmt.Errorf("models: mlp hidden=%d out of range 0..262144", c.Hidden)
+		return fieldErr("MLP.Hidden", c.Hidden, "want 0..262144 (0: 2·Width)")
 	case c.Input != "" && c.Input != "prefix" && c.Input != "token":
-		return fmt.Errorf("models: mlp input %q: want prefix or token", c.Input)
+		return fieldErr("MLP.Input", c.Input, "want prefix or token")
 	}
 	return nil
 }
@@ -96,7 +96,7 @@ func MatchMLP(target int, t tunnels.Tunnel, maxLen int) MLPConfig {
 // the one-hot encoding of its prefix, zero-padded to the model's maximum length.
 func NewMLP(c MLPConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("models: %w", err)
 	}
 	o = o.withDefaults(t)
 	if err := o.check(t); err != nil {
@@ -112,7 +112,7 @@ func NewMLP(c MLPConfig, t tunnels.Tunnel, o Options) (Model, error) {
 }
 
 func newMLP[T Float](c MLPConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: "mlp", opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
+	m := &net[T]{kind: KindMLP, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
 	const std = 0.02
 	w, f, s := c.Width, c.Hidden, m.st
 	s.add("in", GroupOther, o.MaxLen*t.Vocab(), w, std, 0)

@@ -38,7 +38,7 @@ type Param struct {
 // Model is a network trained on a tunnel. Its methods are not safe for concurrent use: the
 // trainer goroutine owns it. Recurrent models satisfy the same interface.
 type Model interface {
-	// Kind is the architecture's flag spelling ("transformer", "mlp").
+	// Kind is the architecture, one of Kinds().
 	Kind() string
 	// NumParams is the number of trainable scalars.
 	NumParams() int

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -479,14 +480,15 @@ func TestRecurrentParamCounts(t *testing.T) {
 		err  error
 		name string
 	}{
-		{LSTMConfig{Layers: 0, Width: 4}.Validate(), "layers"},
-		{LSTMConfig{Layers: 1, Width: 0}.Validate(), "width"},
-		{MambaConfig{Layers: 1, Width: 4, State: -1}.Validate(), "state"},
-		{MambaConfig{Layers: 1, Width: 4, Expand: 99}.Validate(), "expand"},
-		{MambaConfig{Layers: 1, Width: 4, Conv: -2}.Validate(), "conv"},
+		{LSTMConfig{Layers: 0, Width: 4}.Validate(), "LSTM.Layers"},
+		{LSTMConfig{Layers: 1, Width: 0}.Validate(), "LSTM.Width"},
+		{MambaConfig{Layers: 1, Width: 4, State: -1}.Validate(), "Mamba.State"},
+		{MambaConfig{Layers: 1, Width: 4, Expand: 99}.Validate(), "Mamba.Expand"},
+		{MambaConfig{Layers: 1, Width: 4, Conv: -2}.Validate(), "Mamba.Conv"},
 	} {
-		if c.err == nil || !containsStr(c.err.Error(), c.name) {
-			t.Errorf("Validate: %v, want an error naming %s", c.err, c.name)
+		var fe *FieldError
+		if !errors.As(c.err, &fe) || fe.Field != c.name || !containsStr(c.err.Error(), c.name) {
+			t.Errorf("Validate: %v, want a field error naming %s", c.err, c.name)
 		}
 	}
 }

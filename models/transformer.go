@@ -17,17 +17,17 @@ type TransformerConfig struct {
 	MLP    int // MLP hidden width; 0 means 4·Width
 }
 
-// Validate reports the first out-of-range field, naming it.
+// Validate reports the first out-of-range field as a *FieldError ("Transformer.Heads").
 func (c TransformerConfig) Validate() error {
 	switch {
 	case c.Layers < 1 || c.Layers > 64:
-		return fmt.Errorf("models: layers=%d out of range 1..64", c.Layers)
+		return fieldErr("Transformer.Layers", c.Layers, "want 1..64")
 	case c.Width < 1 || c.Width > 4096:
-		return fmt.Errorf("models: width=%d out of range 1..4096", c.Width)
+		return fieldErr("Transformer.Width", c.Width, "want 1..4096")
 	case c.Heads < 1 || c.Heads > c.Width || c.Width%c.Heads != 0:
-		return fmt.Errorf("models: heads=%d must divide width %d", c.Heads, c.Width)
+		return fieldErr("Transformer.Heads", c.Heads, fmt.Sprintf("want a divisor of Transformer.Width (%d)", c.Width))
 	case c.MLP < 0 || c.MLP > 65536:
-		return fmt.Errorf("models: mlp=%d out of range 0..65536", c.MLP)
+		return fieldErr("Transformer.MLP", c.MLP, "want 0..65536 (0: 4·Width)")
 	}
 	return nil
 }
@@ -54,7 +54,7 @@ func TransformerParams(c TransformerConfig, t tunnels.Tunnel, maxLen int) int {
 // when the tunnel's classes are tokens. Weights are drawn from N(0, 0.02).
 func NewTransformer(c TransformerConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("models: %w", err)
 	}
 	o = o.withDefaults(t)
 	if err := o.check(t); err != nil {
@@ -70,7 +70,7 @@ func NewTransformer(c TransformerConfig, t tunnels.Tunnel, o Options) (Model, er
 }
 
 func newTransformer[T Float](c TransformerConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: "transformer", opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t), layers: c.Layers, heads: c.Heads}
+	m := &net[T]{kind: KindTransformer, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t), layers: c.Layers, heads: c.Heads}
 	const std = 0.02
 	d, f, s := c.Width, c.MLP, m.st
 	s.add("tok", GroupOther, t.Vocab(), d, std, 0)

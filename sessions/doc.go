@@ -1,4 +1,8 @@
-// Package sessions holds the recorded run: the Record type every pane shows and every
-// session file stores, and (later) the SQLite writer, reader and exporters. It imports no
-// other package of the project.
+// Package sessions holds the recorded run. Record (with its Eval and geometry Snapshot),
+// Event (the one vocabulary of operator actions) and Checkpoint are what every pane shows
+// and every session file stores. A session is one embedded SQLite file (pure Go, no cgo):
+// Writer records a run without ever blocking the trainer, Reader replays it, also while it
+// is still being written. Feed is what the dashboard reads, live (Live, fed by the
+// trainer, which passes operator events to a Control) or replayed (Reader), through one
+// interface. The package imports no other package of the project.
 package sessions

@@ -32,7 +32,7 @@ func closeSlices(t *testing.T, what string, got, want []float64, tol float64) {
 	}
 }
 
-// entropyBitsRef is the entropy of p in bits, computed independently of EntropyBits.
+// entropyBitsRef is the entropy of p in bits, computed independently of the tunnels (which use gonum's stat.Entropy).
 func entropyBitsRef(p []float64) float64 {
 	h := 0.0
 	for _, x := range p {

@@ -3,6 +3,8 @@ package tunnels
 import (
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // HMM header and observation tokens; probability p on the grid is token round(100p)−5, and
@@ -164,7 +166,7 @@ func (h *HMM) Fill(s *Sequence, stream uint64, i uint64) {
 			la[a] = next[a] - z
 			row[a] = math.Exp(la[a])
 		}
-		s.EntropyBits[t] = EntropyBits(row)
+		s.EntropyBits[t] = stat.Entropy(row) / math.Ln2
 	}
 }
 

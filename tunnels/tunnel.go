@@ -1,9 +1,6 @@
 package tunnels
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // TargetMode says what a network is trained against at each scored position.
 type TargetMode int
@@ -140,15 +137,4 @@ func mix64(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
-}
-
-// EntropyBits returns the Shannon entropy of p in bits (0·log 0 = 0).
-func EntropyBits(p []float64) float64 {
-	h := 0.0
-	for _, x := range p {
-		if x > 0 {
-			h -= x * math.Log2(x)
-		}
-	}
-	return h
 }

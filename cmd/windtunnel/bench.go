@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"windtunnel/lab"
+	"windtunnel/sessions"
 )
 
 // benchRow is one configuration's side-by-side timing.
@@ -116,8 +117,8 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	c.Flags().IntVar(&paperSteps, "paper-steps", 12, "timed steps per run for the paper configuration")
 	c.Flags().StringVar(&script, "torch-script", "", "path of torch_reference.py (default: peers/ or ../shared/peers/)")
 	c.Flags().StringVar(&python, "python", "/usr/bin/python3", "Python with PyTorch (Debian's python3-torch)")
-	c.Flags().StringVar(&blas, "blas", "auto", "windtunnel's matrix multiply: auto, openblas or gonum")
-	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per configuration")
+	blasFlag(c.Flags(), &blas)
+	jsonFlag(c.Flags(), &asJSON, "one JSON object per configuration")
 	c.Flags().BoolVar(&dashboard, "dashboard", false, "measure the dashboard's cost to the trainer instead (alternating windows in one run)")
 	c.Flags().IntVar(&dash.Windows, "windows", dash.Windows, "--dashboard: number of windows, even (half with the dashboard)")
 	c.Flags().DurationVar(&dash.Window, "window", dash.Window, "--dashboard: length of each window")
@@ -152,10 +153,6 @@ func benchPreset(ctx context.Context, preset string, steps int, blas, script, py
 	row := benchRow{Preset: preset, Steps: steps, Params: tr.Model().NumParams(), BLAS: tr.BLAS(),
 		Config: fmt.Sprintf("V=20 d=%d L=%d H=%d batch=%d", tc.Width, tc.Layers, tc.Heads, cfg.Batch)}
 	fmt.Fprintf(stderr, "bench: %s: windtunnel, %d steps ...\n", preset, steps)
-	go func() {
-		for range tr.Records() {
-		}
-	}()
 	res, err := tr.Run(ctx)
 	if err != nil {
 		return row, err
@@ -260,20 +257,16 @@ func benchAccuracy(ctx context.Context, blas, script, python string, stdout, std
 	defer cancel()
 	reached := -1.0
 	reachedStep := 0
-	go func() {
-		for r := range tr.Records() {
-			if r.Eval != nil && r.Eval.BitErrorPosition <= target && reached < 0 {
-				reached, reachedStep = r.WallS, r.Step
-				cancel()
-			}
+	tr.Attach(recordFunc(func(r sessions.Record) {
+		if r.Eval != nil && r.Eval.BitErrorPosition <= target && reached < 0 {
+			reached, reachedStep = r.WallS, r.Step
+			cancel()
 		}
-	}()
+	}))
 	fmt.Fprintf(stderr, "bench: time to %.2f bits: windtunnel ...\n", target)
-	start := time.Now()
 	if _, err := tr.Run(ctx2); err != nil {
 		return err
 	}
-	_ = start
 	fmt.Fprintf(stdout, "windtunnel: ")
 	if reached < 0 {
 		fmt.Fprintf(stdout, "did not reach %.2f bits in %d steps\n", target, cfg.Steps)

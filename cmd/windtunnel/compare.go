@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"windtunnel/lab"
+	"windtunnel/models"
 	"windtunnel/sessions"
 	"windtunnel/tunnels"
 )
@@ -31,8 +29,6 @@ type compareFlags struct {
 	workers       int
 	asJSON        bool
 }
-
-var compareModels = []string{"transformer", "mamba", "lstm", "mlp"}
 
 func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f compareFlags
@@ -50,14 +46,14 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	fs := c.Flags()
 	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks")
-	fs.StringVar(&f.models, "models", strings.Join(compareModels, ","), "comma-separated models")
+	fs.StringVar(&f.models, "models", strings.Join(models.Kinds(), ","), "comma-separated models")
 	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "sizes and schedule: quick or paper")
 	fs.IntVar(&f.seeds, "seeds", 1, "runs per pair, seeds 1..N")
 	fs.IntVar(&f.steps, "steps", 0, "training steps per run (default: the preset's)")
 	fs.StringVar(&f.out, "out", "", "folder for the sessions (default ./runs/compare-<time>)")
-	fs.StringVar(&f.blas, "blas", "auto", "matrix-product backend: auto, openblas or gonum")
+	blasFlag(fs, &f.blas)
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels (0: all cores)")
-	fs.BoolVar(&f.asJSON, "json", false, "print the table as one JSON object instead of text")
+	jsonFlag(fs, &f.asJSON, "the table as one JSON object")
 	return c
 }
 
@@ -89,11 +85,11 @@ func parseList(flag, s string, allowed []string) ([]string, error) {
 }
 
 // compareConfigs builds and validates every run's configuration before any training starts.
-func compareConfigs(f compareFlags) (tasks, models []string, cfgs []lab.Config, err error) {
+func compareConfigs(f compareFlags) (tasks, kinds []string, cfgs []lab.Config, err error) {
 	if tasks, err = parseList("tasks", f.tasks, tunnels.Names()); err != nil {
 		return nil, nil, nil, err
 	}
-	if models, err = parseList("models", f.models, compareModels); err != nil {
+	if kinds, err = parseList("models", f.models, models.Kinds()); err != nil {
 		return nil, nil, nil, err
 	}
 	if f.seeds < 1 || f.seeds > 100 {
@@ -103,7 +99,7 @@ func compareConfigs(f compareFlags) (tasks, models []string, cfgs []lab.Config, 
 		return nil, nil, nil, usagef("--steps %d out of range: want ≥ 1 (or 0 for the preset's)", f.steps)
 	}
 	for _, task := range tasks {
-		for _, model := range models {
+		for _, model := range kinds {
 			for seed := 1; seed <= f.seeds; seed++ {
 				c, err := lab.Preset(f.preset, task)
 				if err != nil {
@@ -114,13 +110,13 @@ func compareConfigs(f compareFlags) (tasks, models []string, cfgs []lab.Config, 
 					c.Steps = f.steps
 				}
 				if err := c.Validate(); err != nil {
-					return nil, nil, nil, usageError{err}
+					return nil, nil, nil, flagError(err)
 				}
 				cfgs = append(cfgs, c)
 			}
 		}
 	}
-	return tasks, models, cfgs, nil
+	return tasks, kinds, cfgs, nil
 }
 
 func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) error {
@@ -128,10 +124,7 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, cancel := signalContext(ctx)
 	defer cancel()
 	dir := f.out
 	if dir == "" {
@@ -192,13 +185,10 @@ func compareRun(ctx context.Context, cfg lab.Config, path string, stderr io.Writ
 		return lab.RunScore{}, err
 	}
 	tr.Attach(w)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		progress(tr, cfg, isTerminal(stderr), stderr)
-	}()
+	prog := newProgressLine(ctx, cfg.Steps, stderr)
+	tr.Attach(prog)
 	res, runErr := tr.Run(ctx)
-	<-done
+	prog.Close()
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -207,10 +197,4 @@ func compareRun(ctx context.Context, cfg lab.Config, path string, stderr io.Writ
 	}
 	return lab.RunScore{Task: cfg.Task, Model: cfg.Model, Seed: cfg.Seed, Params: tr.Model().NumParams(), Steps: res.Steps,
 		WallS: res.WallS, Scores: res.Scores, Session: path}, nil
-}
-
-// isTerminal reports whether w is a terminal (progress lines then rewrite in place).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && isatty.IsTerminal(f.Fd())
 }

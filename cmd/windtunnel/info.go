@@ -1,26 +1,17 @@
 package main
 
 import (
-	"bufio"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"windtunnel/sessions"
 )
-
-// oneFile accepts exactly one positional argument, the session file.
-func oneFile(c *cobra.Command, args []string) error {
-	if len(args) != 1 {
-		return usagef("%s takes one session file, got %d arguments", c.CommandPath(), len(args))
-	}
-	return nil
-}
 
 func newInfoCmd(stdout io.Writer) *cobra.Command {
 	var asJSON bool
@@ -42,127 +33,91 @@ func newInfoCmd(stdout io.Writer) *cobra.Command {
 			return err
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	jsonFlag(c.Flags(), &asJSON, "one JSON object")
 	return c
 }
 
-func newExportCmd(stdout io.Writer) *cobra.Command {
-	var format, what string
-	c := &cobra.Command{
-		Use:   "export FILE",
-		Short: "Write a session's scalars or per-position curves as CSV or JSON Lines on stdout",
-		Args:  oneFile,
-		RunE: func(_ *cobra.Command, args []string) error {
-			if format != "csv" && format != "jsonl" {
-				return usagef("--format %q: want csv or jsonl", format)
-			}
-			if what != "scalars" && what != "per-position" {
-				return usagef("--what %q: want scalars or per-position", what)
-			}
-			r, err := sessions.Open(args[0])
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			bw := bufio.NewWriter(stdout)
-			if err := export(r, bw, format, what); err != nil {
-				return err
-			}
-			return bw.Flush()
-		},
-	}
-	c.Flags().StringVar(&format, "format", "csv", "csv or jsonl")
-	c.Flags().StringVar(&what, "what", "scalars", "scalars (one row per record) or per-position (one row per evaluation and scored position)")
-	return c
+// sessionInfo is what `windtunnel info` prints.
+type sessionInfo struct {
+	Path        string          `json:"path"`
+	Bytes       int64           `json:"bytes"`
+	Task        string          `json:"task"`
+	Model       string          `json:"model"`
+	Params      int             `json:"params"`
+	Device      string          `json:"device"`
+	Version     string          `json:"version"`
+	Host        string          `json:"host"`
+	Created     time.Time       `json:"created"`
+	FirstStep   int             `json:"first_step"`
+	LastStep    int             `json:"last_step"`
+	PlanSteps   int             `json:"planned_steps"`
+	Records     int             `json:"records"`
+	Events      int             `json:"events"`
+	Checkpoints []int           `json:"checkpoints"`
+	State       string          `json:"state"`
+	Last        *sessions.Eval  `json:"last_eval,omitempty"`
+	LastLoss    float64         `json:"last_loss"`
+	WallS       float64         `json:"wall_s"`
+	Config      json.RawMessage `json:"config"`
 }
 
-// export streams the session in chunks of steps so a long session never sits in memory.
-func export(r *sessions.Reader, w io.Writer, format, what string) error {
-	lo, hi, ok := r.Span()
-	cw := csv.NewWriter(w)
-	enc := json.NewEncoder(w)
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	if format == "csv" {
-		head := []string{"step", "wall_s", "loss", "lr", "grad_norm", "steps_per_s", "state", "bit_error_position", "bit_error_sample", "kl_bits", "tvd", "accuracy", "ablated", "message"}
-		if what == "per-position" {
-			head = []string{"step", "ablated", "position", "model_entropy_bits", "bayes_entropy_bits"}
-		}
-		cw.Write(head)
+func readInfo(path string) (sessionInfo, error) {
+	r, err := sessions.Open(path)
+	if err != nil {
+		return sessionInfo{}, err
 	}
-	ablated := func(e *sessions.Eval) string {
-		var s []string
-		for _, h := range e.Ablated {
-			s = append(s, fmt.Sprintf("%d.%d", h.Layer, h.Head))
-		}
-		return strings.Join(s, " ")
+	defer r.Close()
+	m := r.Meta()
+	in := sessionInfo{Path: path, Task: m.Task, Model: m.Model, Params: m.Params, Device: m.Device, Version: m.Version,
+		Host: m.Host, Created: m.Created, PlanSteps: m.Steps, Config: m.Config}
+	if st, err := os.Stat(path); err == nil {
+		in.Bytes = st.Size()
 	}
-	const chunk = 5000
-	for from := lo; ok && from <= hi; from += chunk {
-		recs, err := r.Records(from, min(hi, from+chunk-1))
-		if err != nil {
-			return err
-		}
-		for _, rec := range recs {
-			switch {
-			case what == "scalars" && format == "jsonl":
-				rec.Snapshot = nil
-				if rec.Eval != nil {
-					e := *rec.Eval
-					e.ModelEntropy, e.BayesEntropy = nil, nil
-					rec.Eval = &e
-				}
-				if err := enc.Encode(jsonRecord(rec)); err != nil {
-					return fmt.Errorf("export: %w", err)
-				}
-			case what == "scalars":
-				row := []string{strconv.Itoa(rec.Step), f(rec.WallS), f(rec.Loss), f(rec.LR), f(rec.GradNorm), f(rec.StepsPerS), string(rec.State), "", "", "", "", "", "", rec.Message}
-				if e := rec.Eval; e != nil {
-					row[7], row[8], row[9], row[10], row[11], row[12] = f(e.BitErrorPosition), f(e.BitErrorSample), f(e.KLBits), f(e.TVD), f(e.Accuracy), ablated(e)
-				}
-				cw.Write(row)
-			case rec.Eval != nil && format == "jsonl":
-				for p := range rec.Eval.ModelEntropy {
-					row := map[string]any{"step": rec.Step, "ablated": rec.Eval.Ablated, "position": p,
-						"model_entropy_bits": rec.Eval.ModelEntropy[p], "bayes_entropy_bits": rec.Eval.BayesEntropy[p]}
-					if err := enc.Encode(row); err != nil {
-						return fmt.Errorf("export: %w", err)
-					}
-				}
-			case rec.Eval != nil:
-				for p := range rec.Eval.ModelEntropy {
-					cw.Write([]string{strconv.Itoa(rec.Step), ablated(rec.Eval), strconv.Itoa(p), f(rec.Eval.ModelEntropy[p]), f(rec.Eval.BayesEntropy[p])})
-				}
-			}
-		}
-		cw.Flush()
-		if err := cw.Error(); err != nil {
-			return fmt.Errorf("export: %w", err)
+	in.FirstStep, in.LastStep, _ = r.Span()
+	if in.Records, err = r.Count(); err != nil {
+		return in, err
+	}
+	ev, err := r.Events(-1)
+	if err != nil {
+		return in, err
+	}
+	in.Events = len(ev)
+	if in.Checkpoints, err = r.Checkpoints(); err != nil {
+		return in, err
+	}
+	last, ok, err := r.At(-1)
+	if err != nil {
+		return in, err
+	}
+	if ok {
+		in.State, in.LastLoss, in.WallS = string(last.State), last.Loss, last.WallS
+	}
+	evs, err := r.Evals(-1, 0)
+	if err != nil {
+		return in, err
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if len(evs[i].Eval.Ablated) == 0 {
+			in.Last = evs[i].Eval
+			break
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return in, nil
 }
 
-// jsonRecord makes a record JSON-safe: non-finite numbers (a diverged loss) become null.
-func jsonRecord(r sessions.Record) map[string]any {
-	b, err := json.Marshal(r)
-	if err == nil {
-		var m map[string]any
-		if json.Unmarshal(b, &m) == nil {
-			return m
-		}
+func printInfo(w *strings.Builder, in sessionInfo) {
+	fmt.Fprintf(w, "session   %s (%d bytes)\n", in.Path, in.Bytes)
+	fmt.Fprintf(w, "run       %s %s, %d parameters, %s, windtunnel %s on %s, %s\n", in.Task, in.Model, in.Params, in.Device, in.Version, in.Host, in.Created.Format(time.RFC3339))
+	fmt.Fprintf(w, "steps     %d..%d of %d planned, %d records, %d operator events, state %s, %.1f s\n", in.FirstStep, in.LastStep, in.PlanSteps, in.Records, in.Events, in.State, in.WallS)
+	fmt.Fprintf(w, "checkpts  %v\n", in.Checkpoints)
+	fmt.Fprintf(w, "last      loss %.5f", in.LastLoss)
+	if e := in.Last; e != nil {
+		fmt.Fprintf(w, "  bit error (a) %.5f  (b) %.5f  KL %.5f bits  TVD %.5f  accuracy %.4f", e.BitErrorPosition, e.BitErrorSample, e.KLBits, e.TVD, e.Accuracy)
 	}
-	fin := func(x float64) any {
-		if x != x || x > 1e308 || x < -1e308 {
-			return nil
-		}
-		return x
+	fmt.Fprintln(w)
+	var cfg any
+	if json.Unmarshal(in.Config, &cfg) == nil {
+		b, _ := json.MarshalIndent(cfg, "          ", "  ")
+		fmt.Fprintf(w, "config    %s\n", b)
 	}
-	m := map[string]any{"step": r.Step, "wall_s": fin(r.WallS), "loss": fin(r.Loss), "lr": fin(r.LR), "grad_norm": fin(r.GradNorm),
-		"steps_per_s": fin(r.StepsPerS), "state": r.State, "message": r.Message}
-	if e := r.Eval; e != nil {
-		m["eval"] = map[string]any{"bit_error_position": fin(e.BitErrorPosition), "bit_error_sample": fin(e.BitErrorSample),
-			"kl_bits": fin(e.KLBits), "tvd": fin(e.TVD), "accuracy": fin(e.Accuracy), "ablated": e.Ablated}
-	}
-	return m
 }

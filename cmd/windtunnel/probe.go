@@ -35,6 +35,7 @@ type probeReport struct {
 	ValuePC1Pearson        sessions.Num       `json:"value_pc1_entropy_pearson"`
 	HeadAblationDeltaBits  [][]sessions.Num   `json:"head_ablation_delta_bits"`
 	Ablation               []sessions.Effect  `json:"ablation"`
+	Costliest              *sessions.Effect   `json:"costliest,omitempty"`
 	QKAlignment            [][]sessions.Num   `json:"qk_alignment,omitempty"`
 	QKPositions            []int              `json:"qk_positions,omitempty"`
 	Frame                  *sessions.Frame    `json:"frame,omitempty"`
@@ -72,9 +73,9 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	c.Flags().IntVar(&step, "step", -1, "use the checkpoint at or before this step (default: the last)")
-	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	jsonFlag(c.Flags(), &asJSON, "one JSON object")
 	c.Flags().IntVar(&geometryN, "geometry-n", 0, "probe sequences for the geometry and ablation table (default: the run's, or 64)")
-	c.Flags().StringVar(&blas, "blas", "auto", "matrix-product backend: auto, openblas or gonum")
+	blasFlag(c.Flags(), &blas)
 	return c
 }
 
@@ -134,20 +135,7 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 	if m := sn.Manifold; m != nil {
 		rep.ValuePCShare, rep.ValuePC1Spearman, rep.ValuePC1Pearson = m.Share, m.Spearman, m.Pearson
 	}
-	if layers, heads := tr.Model().Heads(); heads > 0 {
-		rep.HeadAblationDeltaBits = make([][]sessions.Num, layers)
-		for l := range rep.HeadAblationDeltaBits {
-			rep.HeadAblationDeltaBits[l] = make([]sessions.Num, heads)
-			for h := range rep.HeadAblationDeltaBits[l] {
-				rep.HeadAblationDeltaBits[l][h] = sessions.Num(math.NaN())
-			}
-		}
-		for _, e := range sn.Ablation {
-			if e.Unit == "head" {
-				rep.HeadAblationDeltaBits[e.Layer][e.Head] = sessions.Num(e.DeltaBits)
-			}
-		}
-	}
+	rep.HeadAblationDeltaBits, rep.Costliest = sn.HeadDelta, sn.Costliest
 	// The recorded frame-precision history up to this step, when the run took snapshots.
 	if rec, at, err := r.Snapshot(ck.Step); err == nil && rec != nil && rec.Frame != nil {
 		rep.Frame, rep.FrameStep = rec.Frame, at
@@ -182,20 +170,40 @@ func (p *probeReport) text() string {
 	}
 	if len(p.Ablation) > 0 {
 		b.WriteString("ablation (Δ bit error (a), Δ KL bits):\n")
-		worst := p.Ablation[0]
 		for _, e := range p.Ablation {
-			if e.DeltaBits > worst.DeltaBits {
-				worst = e
-			}
-			name := fmt.Sprintf("L%d %s", e.Layer, e.Unit)
-			if e.Unit == "head" {
-				name = fmt.Sprintf("L%d H%d", e.Layer, e.Head)
-			}
-			fmt.Fprintf(&b, "  %-9s %+8.4f %+8.4f\n", name, e.DeltaBits, e.DeltaKL)
+			fmt.Fprintf(&b, "  %-9s %+8.4f %+8.4f\n", unitName(e), e.DeltaBits, e.DeltaKL)
 		}
-		fmt.Fprintf(&b, "costliest: L%d %s %d: %+.4f bits\n", worst.Layer, worst.Unit, worst.Head, worst.DeltaBits)
+		if c := p.Costliest; c != nil {
+			fmt.Fprintf(&b, "costliest: %s, %+.4f bits\n", unitName(*c), c.DeltaBits)
+		}
+	}
+	if p.Frame != nil && p.Frame.Settle != nil {
+		st := p.Frame.Settle
+		fmt.Fprintf(&b, "settled (recorded at step %d, %.0f%% band): frame %s, bit error %s, 1−|ρ| %s\n",
+			p.FrameStep, st.Band*100, settled(st.Frame), settled(st.BitError), settled(st.Rho))
 	}
 	return b.String()
+}
+
+// settled prints a settle step, or "not yet".
+func settled(step int) string {
+	if step < 0 {
+		return "not yet"
+	}
+	return fmt.Sprintf("at step %d", step)
+}
+
+// unitName names an ablated unit: "L1 H2" for a head, "L1 attention", "L1 MLP", "L1".
+func unitName(e sessions.Effect) string {
+	switch e.Unit {
+	case "head":
+		return fmt.Sprintf("L%d H%d", e.Layer, e.Head)
+	case "attn":
+		return fmt.Sprintf("L%d attention", e.Layer)
+	case "mlp":
+		return fmt.Sprintf("L%d MLP", e.Layer)
+	}
+	return fmt.Sprintf("L%d %s", e.Layer, e.Unit)
 }
 
 func floats(xs []float64, f string) string {

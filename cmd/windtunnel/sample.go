@@ -51,7 +51,7 @@ func newSampleCmd(stdout io.Writer) *cobra.Command {
 	tf.register(c.Flags(), "bijection")
 	c.Flags().IntVar(&n, "n", 1, "number of sequences (1..1000000)")
 	c.Flags().Uint64Var(&seed, "seed", 1, "stream seed")
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines, one object per sequence")
+	jsonFlag(c.Flags(), &asJSON, "JSON Lines, one object per sequence")
 	c.Flags().BoolVar(&probe, "probe", false, "draw from the held-out probe set instead of the training stream")
 	return c
 }

@@ -65,10 +65,6 @@ func trainInProcess(t *testing.T, cfg lab.Config) (*sessions.Checkpoint, []sessi
 		t.Fatal(err)
 	}
 	tr.Attach(w)
-	go func() {
-		for range tr.Records() {
-		}
-	}()
 	if _, err := tr.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"windtunnel/sessions"
+)
+
+func newExportCmd(stdout io.Writer) *cobra.Command {
+	var format, what string
+	c := &cobra.Command{
+		Use:   "export FILE",
+		Short: "Write a session's scalars or per-position curves as CSV or JSON Lines on stdout",
+		Args:  oneFile,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if format != "csv" && format != "jsonl" {
+				return usagef("--format %q: want csv or jsonl", format)
+			}
+			if what != "scalars" && what != "per-position" {
+				return usagef("--what %q: want scalars or per-position", what)
+			}
+			r, err := sessions.Open(args[0])
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			bw := bufio.NewWriter(stdout)
+			if err := export(r, bw, format, what); err != nil {
+				return err
+			}
+			return bw.Flush()
+		},
+	}
+	c.Flags().StringVar(&format, "format", "csv", "csv or jsonl")
+	c.Flags().StringVar(&what, "what", "scalars", "scalars (one row per record) or per-position (one row per evaluation and scored position)")
+	return c
+}
+
+// export streams the session in chunks of steps so a long session never sits in memory.
+func export(r *sessions.Reader, w io.Writer, format, what string) error {
+	lo, hi, ok := r.Span()
+	cw := csv.NewWriter(w)
+	enc := json.NewEncoder(w)
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	if format == "csv" {
+		head := []string{"step", "wall_s", "loss", "lr", "grad_norm", "steps_per_s", "state", "bit_error_position", "bit_error_sample", "kl_bits", "tvd", "accuracy", "ablated", "message"}
+		if what == "per-position" {
+			head = []string{"step", "ablated", "position", "model_entropy_bits", "bayes_entropy_bits"}
+		}
+		cw.Write(head)
+	}
+	ablated := func(e *sessions.Eval) string {
+		var s []string
+		for _, h := range e.Ablated {
+			s = append(s, fmt.Sprintf("%d.%d", h.Layer, h.Head))
+		}
+		return strings.Join(s, " ")
+	}
+	const chunk = 5000
+	for from := lo; ok && from <= hi; from += chunk {
+		recs, err := r.Records(from, min(hi, from+chunk-1))
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			switch {
+			case what == "scalars" && format == "jsonl":
+				rec.Snapshot = nil
+				if rec.Eval != nil {
+					e := *rec.Eval
+					e.ModelEntropy, e.BayesEntropy = nil, nil
+					rec.Eval = &e
+				}
+				if err := enc.Encode(jsonRecord(rec)); err != nil {
+					return fmt.Errorf("export: %w", err)
+				}
+			case what == "scalars":
+				row := []string{strconv.Itoa(rec.Step), f(rec.WallS), f(rec.Loss), f(rec.LR), f(rec.GradNorm), f(rec.StepsPerS), string(rec.State), "", "", "", "", "", "", rec.Message}
+				if e := rec.Eval; e != nil {
+					row[7], row[8], row[9], row[10], row[11], row[12] = f(e.BitErrorPosition), f(e.BitErrorSample), f(e.KLBits), f(e.TVD), f(e.Accuracy), ablated(e)
+				}
+				cw.Write(row)
+			case rec.Eval != nil && format == "jsonl":
+				for p := range rec.Eval.ModelEntropy {
+					row := map[string]any{"step": rec.Step, "ablated": rec.Eval.Ablated, "position": p,
+						"model_entropy_bits": rec.Eval.ModelEntropy[p], "bayes_entropy_bits": rec.Eval.BayesEntropy[p]}
+					if err := enc.Encode(row); err != nil {
+						return fmt.Errorf("export: %w", err)
+					}
+				}
+			case rec.Eval != nil:
+				for p := range rec.Eval.ModelEntropy {
+					cw.Write([]string{strconv.Itoa(rec.Step), ablated(rec.Eval), strconv.Itoa(p), f(rec.Eval.ModelEntropy[p]), f(rec.Eval.BayesEntropy[p])})
+				}
+			}
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// jsonRecord makes a record JSON-safe: non-finite numbers (a diverged loss) become null.
+func jsonRecord(r sessions.Record) map[string]any {
+	b, err := json.Marshal(r)
+	if err == nil {
+		var m map[string]any
+		if json.Unmarshal(b, &m) == nil {
+			return m
+		}
+	}
+	fin := func(x float64) any {
+		if x != x || x > 1e308 || x < -1e308 {
+			return nil
+		}
+		return x
+	}
+	m := map[string]any{"step": r.Step, "wall_s": fin(r.WallS), "loss": fin(r.Loss), "lr": fin(r.LR), "grad_norm": fin(r.GradNorm),
+		"steps_per_s": fin(r.StepsPerS), "state": r.State, "message": r.Message}
+	if e := r.Eval; e != nil {
+		m["eval"] = map[string]any{"bit_error_position": fin(e.BitErrorPosition), "bit_error_sample": fin(e.BitErrorSample),
+			"kl_bits": fin(e.KLBits), "tvd": fin(e.TVD), "accuracy": fin(e.Accuracy), "ablated": e.Ablated}
+	}
+	return m
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// version is the tool version recorded in sessions.
+const version = "0.1.0"
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // the command failed
+	exitUsage = 2 // a bad command line
+)
+
+// usageError marks a bad command line: exit status 2.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// usagef formats a usage error.
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// run executes the command line and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "windtunnel: %v\n", err)
+	var u usageError
+	if errors.As(err, &u) {
+		return exitUsage
+	}
+	return exitError
+}
+
+// newRoot builds the command tree.
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "windtunnel",
+		Short:         "A terminal lab bench for Bayesian wind tunnels",
+		Long:          "windtunnel trains small transformers and baselines on tasks whose exact Bayesian posterior is known,\nand scores every prediction against that optimum in bits.",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%s: %w", c.CommandPath(), err)}
+	})
+	runCmd := newRunCmd(stdout, stderr)
+	root.AddCommand(newSampleCmd(stdout), runCmd, newBenchCmd(stdout, stderr), newInfoCmd(stdout), newExportCmd(stdout),
+		newReplayCmd(stdout, stderr), newProbeCmd(stdout), newCompareCmd(stdout, stderr), newDeviceCmd(stdout))
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("unknown command %q (try --help)", args[0])
+		}
+		return nil
+	}
+	// Bare `windtunnel` on a terminal starts the quick bijection run in the dashboard.
+	root.RunE = func(c *cobra.Command, _ []string) error {
+		if !onTerminal(stdout) {
+			return c.Help()
+		}
+		runCmd.SetContext(c.Context())
+		return runCmd.RunE(runCmd, nil)
+	}
+	return root
+}
+
+// noArgs rejects positional arguments as a usage error.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments, got %q", c.CommandPath(), args)
+	}
+	return nil
+}
+
+// oneFile accepts exactly one positional argument, the session file.
+func oneFile(c *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usagef("%s takes one session file, got %d arguments", c.CommandPath(), len(args))
+	}
+	return nil
+}
+
+// signalContext returns the command's context, cancelled by SIGINT, SIGTERM or SIGHUP (a
+// dropped SSH connection): every long command stops the same way, cleanly.
+func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// onTerminal reports whether both stdin and stdout are terminals (so the dashboard can own them).
+func onTerminal(stdout io.Writer) bool {
+	return isTerminal(stdout) && isTerminal(os.Stdin)
+}
+
+// jsonFlag registers --json, which prints what is described as JSON instead of text.
+func jsonFlag(fs *pflag.FlagSet, p *bool, what string) {
+	fs.BoolVar(p, "json", false, "print "+what)
+}
+
+// blasFlag registers --blas, the matrix-product backend.
+func blasFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "blas", "auto", "matrix-product backend: auto (OpenBLAS if found, else gonum), openblas or gonum")
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"windtunnel/lab"
+	"windtunnel/models"
+	"windtunnel/tunnels"
+)
+
+// runFlags are the flags of `windtunnel run`.
+type runFlags struct {
+	tf          tunnelFlags
+	preset      string
+	model       string
+	headless    bool
+	steps       int
+	batch       int
+	seed        uint64
+	lr          float64
+	warmup      int
+	wd          float64
+	clip        float64
+	valueLR     float64
+	qkLR        float64
+	evalEvery   int
+	probe       int
+	probeEvery  int
+	geometryN   int
+	layers      int
+	heads       int
+	width       int
+	mlpHidden   int
+	target      string
+	blas        string
+	device      string
+	workers     int
+	predictions string
+	mlpInput    string
+	precision   string
+	out         string
+	resume      string
+	ckptEvery   int
+}
+
+func (f *runFlags) register(fs *pflag.FlagSet) {
+	f.tf.register(fs, "bijection")
+	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "starting configuration: quick (CPU, minutes) or paper (the paper's sizes)")
+	fs.StringVar(&f.model, "model", "transformer", "network: "+models.KindList()+" (baselines are capacity-matched to the transformer)")
+	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, a JSON summary on stdout (implied when stdin or stdout is not a terminal)")
+	fs.IntVar(&f.steps, "steps", 0, "training steps (default: the preset's)")
+	fs.IntVar(&f.batch, "batch", 0, "sequences per step (default: the preset's)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed for data, probe set and initialisation")
+	fs.Float64Var(&f.lr, "lr", 0, "peak learning rate (default: the preset's)")
+	fs.IntVar(&f.warmup, "warmup", 0, "linear warm-up steps (default: the preset's)")
+	fs.Float64Var(&f.wd, "weight-decay", 0, "AdamW decoupled weight decay (default: the preset's)")
+	fs.Float64Var(&f.clip, "clip", 1, "global gradient-norm clip (0 disables)")
+	fs.Float64Var(&f.valueLR, "value-lr", 1, "learning-rate multiplier for value projections")
+	fs.Float64Var(&f.qkLR, "qk-lr", 1, "learning-rate multiplier for query/key projections")
+	fs.IntVar(&f.evalEvery, "eval-every", 0, "evaluate on the probe set every N steps (default: the preset's)")
+	fs.IntVar(&f.probe, "probe", 0, "held-out probe sequences (default: the preset's)")
+	fs.IntVar(&f.probeEvery, "probe-every", 0, "geometry snapshot (focus, keys, QK map, value manifold, ablation table) every N steps, 0 off (default: the preset's)")
+	fs.IntVar(&f.geometryN, "geometry-n", 0, "probe sequences the geometry and ablation table use (default: the preset's)")
+	fs.IntVar(&f.layers, "layers", 0, "transformer layers (default: the preset's)")
+	fs.IntVar(&f.heads, "heads", 0, "attention heads per layer (default: the preset's)")
+	fs.IntVar(&f.width, "width", 0, "transformer width d (default: the preset's)")
+	fs.IntVar(&f.mlpHidden, "mlp-hidden", 0, "transformer MLP hidden width (default 4·width)")
+	fs.StringVar(&f.target, "target", "", "training target: sampled or posterior (default: the task's)")
+	fs.StringVar(&f.device, "device", "cpu", "where matrix products run: cpu or cuda (NVIDIA driver and cuBLAS loaded at run time)")
+	blasFlag(fs, &f.blas)
+	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels (default: all cores)")
+	fs.StringVar(&f.mlpInput, "mlp-input", "prefix", "MLP baseline input: prefix (one-hot prefix up to the scored position) or token (the scored token alone)")
+	fs.StringVar(&f.precision, "precision", "float32", "arithmetic: float32 (fast kernels) or float64 (exact, for checks)")
+	fs.StringVar(&f.predictions, "predictions", "", "write the probe set with the model's distributions to this JSON Lines file")
+	fs.StringVar(&f.out, "out", "", "session file to write (default ./runs/<time>-<task>-<model>.wtlab)")
+	fs.StringVar(&f.resume, "resume", "", "continue the session FILE from its last checkpoint (model, optimiser, schedule and data stream)")
+	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "save parameters and optimiser state every N steps (default: the preset's; 0 with the flag: only at the end)")
+}
+
+// config turns the flags into a validated lab configuration.
+func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
+	if err := f.tf.checkExplicit(fs); err != nil {
+		return lab.Config{}, err
+	}
+	if !validTask(f.tf.task) {
+		_, err := f.tf.build()
+		return lab.Config{}, err
+	}
+	if f.preset != lab.PresetQuick && f.preset != lab.PresetPaper {
+		return lab.Config{}, usagef("--preset %q: want quick or paper", f.preset)
+	}
+	c, err := lab.Preset(f.preset, f.tf.task)
+	if err != nil {
+		return lab.Config{}, usageError{err}
+	}
+	set := func(name string, apply func()) {
+		if fs.Changed(name) {
+			apply()
+		}
+	}
+	for _, name := range []string{"v", "states", "symbols", "k", "pairs", "keys", "values", "fillers", "queries"} {
+		if fs.Changed(name) {
+			c.Tunnel = mergeTunnel(c.Tunnel, f.tf.cfg, fs)
+			break
+		}
+	}
+	if _, err := f.tf.buildWith(c.Tunnel); err != nil {
+		return lab.Config{}, err
+	}
+	c.Model = f.model
+	c.Seed = f.seed
+	set("steps", func() { c.Steps = f.steps })
+	set("batch", func() { c.Batch = f.batch })
+	set("lr", func() { c.LR = f.lr })
+	set("warmup", func() { c.Warmup = f.warmup })
+	set("weight-decay", func() { c.WeightDecay = f.wd })
+	set("clip", func() { c.Clip = f.clip })
+	set("value-lr", func() { c.ValueLR = f.valueLR })
+	set("qk-lr", func() { c.QKLR = f.qkLR })
+	set("eval-every", func() { c.EvalEvery = f.evalEvery })
+	set("probe", func() { c.ProbeSize = f.probe })
+	set("probe-every", func() { c.ProbeEvery = f.probeEvery })
+	set("geometry-n", func() { c.GeometryN = f.geometryN })
+	set("layers", func() { c.Transformer.Layers = f.layers })
+	set("heads", func() { c.Transformer.Heads = f.heads })
+	set("width", func() { c.Transformer.Width = f.width })
+	set("mlp-hidden", func() { c.Transformer.MLP = f.mlpHidden })
+	set("checkpoint-every", func() { c.CheckpointEvery = f.ckptEvery })
+	c.Target, c.BLAS, c.Workers, c.Device = f.target, f.blas, f.workers, f.device
+	c.MLP.Input = f.mlpInput
+	c.Precision = f.precision
+	if c.EvalEvery > c.Steps {
+		c.EvalEvery = c.Steps
+	}
+	if err := c.Validate(); err != nil {
+		return lab.Config{}, flagError(err)
+	}
+	return c, nil
+}
+
+// mergeTunnel overrides the preset's tunnel sizes with the explicitly given flags.
+func mergeTunnel(base, flags tunnels.Config, fs *pflag.FlagSet) tunnels.Config {
+	pick := func(name string, dst *int, v int) {
+		if fs.Changed(name) {
+			*dst = v
+		}
+	}
+	pick("v", &base.V, flags.V)
+	pick("states", &base.States, flags.States)
+	pick("symbols", &base.Symbols, flags.Symbols)
+	pick("k", &base.K, flags.K)
+	pick("pairs", &base.Pairs, flags.Pairs)
+	pick("keys", &base.Keys, flags.Keys)
+	pick("values", &base.Values, flags.Values)
+	pick("fillers", &base.Fillers, flags.Fillers)
+	pick("queries", &base.Queries, flags.Queries)
+	return base
+}
+
+func (f *tunnelFlags) buildWith(c tunnels.Config) (tunnels.Tunnel, error) {
+	g := *f
+	g.cfg = c
+	return g.build()
+}
+
+// configFlags names the flag that sets each lab.Config field a FieldError can name.
+var configFlags = map[string]string{
+	"Model": "model", "Steps": "steps", "Batch": "batch", "LR": "lr", "Warmup": "warmup",
+	"WeightDecay": "weight-decay", "Clip": "clip", "ValueLR": "value-lr", "QKLR": "qk-lr",
+	"EvalEvery": "eval-every", "CheckpointEvery": "checkpoint-every", "ProbeSize": "probe",
+	"ProbeEvery": "probe-every", "GeometryN": "geometry-n", "Workers": "workers", "Target": "target",
+	"Precision": "precision", "Device": "device", "BLAS": "blas", "Transformer.Layers": "layers",
+	"Transformer.Heads": "heads", "Transformer.Width": "width", "Transformer.MLP": "mlp-hidden",
+	"MLP.Input": "mlp-input",
+}
+
+// flagError turns a configuration error into a usage error that names the flag (or the
+// configuration field, for one no flag sets).
+func flagError(err error) error {
+	var fe *lab.FieldError
+	if !errors.As(err, &fe) {
+		return usageError{err}
+	}
+	v := fmt.Sprint(fe.Value)
+	if s, ok := fe.Value.(string); ok {
+		v = fmt.Sprintf("%q", s)
+	}
+	if name, ok := configFlags[fe.Field]; ok {
+		return usagef("--%s %s: %s", name, v, fe.Reason)
+	}
+	return usagef("configuration %s %s: %s", fe.Field, v, fe.Reason)
+}

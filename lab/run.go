@@ -1,0 +1,156 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"windtunnel/sessions"
+	"windtunnel/tunnels"
+)
+
+// runState is what one Run keeps between steps.
+type runState struct {
+	batch  *tunnels.Batch
+	stream uint64
+	start  time.Time
+	wall0  float64 // wall time spent before a resume
+	res    Result
+	paused bool
+	state  sessions.State
+	// rate is the smoothed steps per second, measured from lastT and lastStep.
+	rate     float64
+	lastT    time.Time
+	lastStep int
+	lastCkpt int // the step of the last checkpoint handed out (−1: none)
+}
+
+// wall is the run's wall time so far, including the time before a resume.
+func (r *runState) wall() float64 { return r.wall0 + time.Since(r.start).Seconds() }
+
+// Run trains until the step budget is spent, a stop event arrives or ctx is done, and
+// returns the final evaluation. Every record, event and checkpoint goes to the sinks: a
+// checkpoint every CheckpointEvery steps and at the end.
+func (t *Trainer) Run(ctx context.Context) (Result, error) {
+	r := &runState{
+		batch:  tunnels.NewBatch(t.tunnel, t.cfg.Batch),
+		stream: tunnels.TrainStream(t.cfg.Seed),
+		start:  time.Now(),
+		wall0:  t.wall0,
+		state:  sessions.Training,
+	}
+	r.lastT, r.lastStep, r.lastCkpt = r.start, t.step, -1
+	r.res.Last = sessions.Record{Step: t.step, WallS: t.wall0, State: sessions.Training}
+	for t.step < t.cfg.Steps {
+		end, err := t.obey(ctx, r)
+		if err != nil {
+			return r.res, err
+		}
+		if end != "" {
+			return t.finish(r, sessions.Stopped, end)
+		}
+		rec, err := t.trainStep(r)
+		if err != nil {
+			return r.res, err
+		}
+		ab, err := t.evalAtCadence(r, &rec)
+		if err != nil {
+			return r.res, err
+		}
+		r.res.Last = rec
+		t.emit(rec)
+		if ab != nil {
+			t.emit(*ab)
+		}
+		if ce := t.cfg.CheckpointEvery; ce > 0 && t.step%ce == 0 && t.step < t.cfg.Steps {
+			t.saveCheckpoint(rec.WallS)
+			r.lastCkpt = t.step
+		}
+	}
+	return t.finish(r, sessions.Done, "")
+}
+
+// trainStep draws the next batch, steps the model and the optimiser, and returns the
+// step's record (without an evaluation). A non-finite loss emits a failed record and
+// returns ErrDiverged.
+func (t *Trainer) trainStep(r *runState) (sessions.Record, error) {
+	if r.state == sessions.Paused {
+		r.lastT, r.lastStep = time.Now(), t.step
+	}
+	r.state = sessions.Training
+	t0 := time.Now()
+	_, gmark := t.gpuSince(0)
+	r.batch.Fill(t.tunnel, r.stream, uint64(t.step)*uint64(t.cfg.Batch))
+	loss, err := t.model.TrainStep(t.tunnel, r.batch, t.mode)
+	if err != nil {
+		return sessions.Record{}, fmt.Errorf("lab: step %d: %w", t.step+1, err)
+	}
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		msg := fmt.Sprintf("loss is %v at step %d: training stopped (lower the learning rate?)", loss, t.step+1)
+		rec := r.res.Last
+		rec.State, rec.Message, rec.Eval, rec.Snapshot = sessions.Failed, msg, nil, nil
+		t.emit(rec)
+		r.res.Last = rec
+		r.res.Steps = t.step
+		return sessions.Record{}, fmt.Errorf("lab: %w: %s", ErrDiverged, msg)
+	}
+	lr := t.sched.At(t.step)
+	gn := t.opt.Step(t.model.Params(), lr)
+	if t.gpu != nil {
+		t.gpu.Invalidate()
+	}
+	t.step++
+	now := time.Now()
+	gpuDt, _ := t.gpuSince(gmark)
+	r.res.StepMs = append(r.res.StepMs, float64(now.Sub(t0).Microseconds())/1000)
+	r.measureRate(now, t.step)
+	rec := sessions.Record{Step: t.step, WallS: r.wall(), Loss: loss, LR: lr, GradNorm: gn, StepsPerS: r.rate, State: r.state}
+	if t.gpu != nil {
+		rec.GPUShare = gpuDt.Seconds() / math.Max(now.Sub(t0).Seconds(), 1e-9)
+	}
+	return rec, nil
+}
+
+// measureRate updates the smoothed steps per second at least half a second apart (the
+// first estimate as soon as there is a step).
+func (r *runState) measureRate(now time.Time, step int) {
+	if dt := now.Sub(r.lastT).Seconds(); dt >= 0.5 {
+		inst := float64(step-r.lastStep) / dt
+		if r.rate == 0 {
+			r.rate = inst
+		} else {
+			r.rate = 0.7*r.rate + 0.3*inst
+		}
+		r.lastT, r.lastStep = now, step
+	} else if r.rate == 0 && step > r.lastStep {
+		r.rate = float64(step-r.lastStep) / math.Max(now.Sub(r.start).Seconds(), 1e-9)
+	}
+}
+
+// finish takes the final evaluation (with a geometry snapshot when one is due), emits the
+// final record in the given state and hands out the last checkpoint.
+func (t *Trainer) finish(r *runState, state sessions.State, msg string) (Result, error) {
+	res := &r.res
+	s, sn, err := t.evaluate(false, true)
+	if err != nil {
+		return *res, err
+	}
+	if t.geometryDue(t.step, true) {
+		g0 := time.Now()
+		if err := t.Geometry(sn, s.BitErrorPosition, true); err != nil {
+			return *res, err
+		}
+		res.GeometryS += time.Since(g0).Seconds()
+	}
+	res.Scores, res.Q, res.Steps = s, t.q, t.step
+	res.WallS = r.wall()
+	last := res.Last
+	last.State, last.Message, last.Eval, last.Snapshot, last.WallS = state, msg, evalRecord(s), sn, res.WallS
+	res.Last = last
+	t.emit(last)
+	if r.lastCkpt != t.step {
+		t.saveCheckpoint(res.WallS)
+	}
+	return *res, nil
+}
