@@ -69,14 +69,8 @@ func NewLSTM(c LSTMConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
-	o = o.withDefaults(t)
-	if err := o.check(t); err != nil {
-		return nil, err
-	}
-	if o.Dtype == tensor.Float64 {
-		return newLSTM[float64](c, t, o), nil
-	}
-	return newLSTM[float32](c, t, o), nil
+	return construct(t, o, func(o Options) Model { return newLSTM[float32](c, t, o) },
+		func(o Options) Model { return newLSTM[float64](c, t, o) })
 }
 
 func newLSTM[T Float](c LSTMConfig, t tunnels.Tunnel, o Options) *net[T] {

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"windtunnel/tunnels"
 )
@@ -106,15 +105,9 @@ func NewMamba(c MambaConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
-	o = o.withDefaults(t)
-	if err := o.check(t); err != nil {
-		return nil, err
-	}
 	c = c.withDefaults()
-	if o.Dtype == tensor.Float64 {
-		return newMamba[float64](c, t, o), nil
-	}
-	return newMamba[float32](c, t, o), nil
+	return construct(t, o, func(o Options) Model { return newMamba[float32](c, t, o) },
+		func(o Options) Model { return newMamba[float64](c, t, o) })
 }
 
 // mambaBlockParams is the number of parameter tensors of one block.

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"windtunnel/tunnels"
 )
@@ -98,17 +97,11 @@ func NewMLP(c MLPConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
-	o = o.withDefaults(t)
-	if err := o.check(t); err != nil {
-		return nil, err
-	}
 	if c.Hidden == 0 {
 		c.Hidden = 2 * c.Width
 	}
-	if o.Dtype == tensor.Float64 {
-		return newMLP[float64](c, t, o), nil
-	}
-	return newMLP[float32](c, t, o), nil
+	return construct(t, o, func(o Options) Model { return newMLP[float32](c, t, o) },
+		func(o Options) Model { return newMLP[float64](c, t, o) })
 }
 
 func newMLP[T Float](c MLPConfig, t tunnels.Tunnel, o Options) *net[T] {

@@ -195,3 +195,16 @@ func classDists[T Float](logits []T, width, off, c int, q []float64) {
 		}
 	}
 }
+
+// construct completes the options for a tunnel, checks them and builds the model at their
+// precision with f32 or f64 (the configuration is already validated).
+func construct(t tunnels.Tunnel, o Options, f32, f64 func(Options) Model) (Model, error) {
+	o = o.withDefaults(t)
+	if err := o.check(t); err != nil {
+		return nil, err
+	}
+	if o.Dtype == tensor.Float64 {
+		return f64(o), nil
+	}
+	return f32(o), nil
+}

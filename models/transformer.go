@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"windtunnel/tunnels"
 )
@@ -56,17 +55,11 @@ func NewTransformer(c TransformerConfig, t tunnels.Tunnel, o Options) (Model, er
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
-	o = o.withDefaults(t)
-	if err := o.check(t); err != nil {
-		return nil, err
-	}
 	if c.MLP == 0 {
 		c.MLP = 4 * c.Width
 	}
-	if o.Dtype == tensor.Float64 {
-		return newTransformer[float64](c, t, o), nil
-	}
-	return newTransformer[float32](c, t, o), nil
+	return construct(t, o, func(o Options) Model { return newTransformer[float32](c, t, o) },
+		func(o Options) Model { return newTransformer[float64](c, t, o) })
 }
 
 func newTransformer[T Float](c TransformerConfig, t tunnels.Tunnel, o Options) *net[T] {
