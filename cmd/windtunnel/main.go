@@ -1,6 +1,3 @@
-// Command windtunnel is a terminal lab bench for Bayesian wind tunnels: it trains small
-// networks on sequence tasks whose exact Bayesian posterior is known and scores every
-// prediction against that optimum in bits.
 package main
 
 import (
