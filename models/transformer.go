@@ -141,15 +141,5 @@ func buildTransformer[T Float](m *net[T], c TransformerConfig, cg *compiled[T], 
 		}
 		cg.addTap(tapResid, l, x)
 	}
-	base := 2 + 10*c.Layers
-	gs := &gatherSpec{t: t.SeqLen(), pos: t.Positions()}
-	h, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl, gather: gs}, false, x, pn[base])
-	if err != nil {
-		return nil, err
-	}
-	cg.addTap(tapFinal, 0, h)
-	if m.out.tied {
-		return apply(m, &linKernel[T]{be: be, p: pl, transW: true}, false, h, pn[0])
-	}
-	return apply(m, &linKernel[T]{be: be, p: pl}, false, h, pn[base+1])
+	return finalHead(m, cg, t, x, 2+10*c.Layers)
 }
