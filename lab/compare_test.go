@@ -61,9 +61,31 @@ func TestTable(t *testing.T) {
 		t.Errorf("transformer bijection mean %g, want 0.06", m)
 	}
 	out := FormatTable(cells)
-	for _, s := range []string{"0.0600±0.0141", "belief accumulation (≤ 0.15 bits (a))", "accuracy ≥ 0.90", "transformer 2/2", "mlp 0/2"} {
+	if c := cells[0]; c.SeedsPassed != 2 || c.Paper != "pass" {
+		t.Errorf("transformer bijection: %d seeds passed, paper %q; want 2, pass", c.SeedsPassed, c.Paper)
+	}
+	if c := cells[3]; c.SeedsPassed != 0 || c.Paper != "fail" {
+		t.Errorf("mlp recall: %d seeds passed, paper %q; want 0, fail", c.SeedsPassed, c.Paper)
+	}
+	for _, s := range []string{"0.0600±0.0141", "belief accumulation (≤ 0.15 bits (a))", "accuracy ≥ 0.90", "transformer 2/2", "mlp 0/2",
+		"pass 2/2", "FAIL 0/1", "pass ✓", "fail ✓"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("table lacks %q:\n%s", s, out)
+		}
+	}
+}
+
+func TestPaperVerdict(t *testing.T) {
+	tests := []struct{ task, model, want string }{
+		{"bijection", "transformer", "pass"}, {"hmm", "transformer", "pass"}, {"recall", "transformer", "pass"},
+		{"bijection", "mamba", "pass"}, {"hmm", "mamba", "pass"}, {"recall", "mamba", "fail"},
+		{"bijection", "lstm", "pass"}, {"hmm", "lstm", "fail"}, {"recall", "lstm", "fail"},
+		{"bijection", "mlp", "fail"}, {"hmm", "mlp", "fail"}, {"recall", "mlp", "fail"},
+		{"bijection", "mlp-prefix", ""},
+	}
+	for _, tc := range tests {
+		if got := PaperVerdict(tc.task, tc.model); got != tc.want {
+			t.Errorf("PaperVerdict(%s, %s) = %q, want %q", tc.task, tc.model, got, tc.want)
 		}
 	}
 }

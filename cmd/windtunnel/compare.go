@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ type compareFlags struct {
 	blas          string
 	workers       int
 	asJSON        bool
+	from          string
 }
 
 func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -38,7 +40,10 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: "compare trains each model on each task (one run per seed, each saved as a session), then prints\n" +
 			"bit error (a) and (b), KL and accuracy as mean ± sd over seeds, and a pass/fail per inference\n" +
 			"primitive with its threshold: belief accumulation (bijection), belief transport (hmm) and\n" +
-			"random-access binding (recall). Replay the sessions side by side with `windtunnel replay A B ...`.",
+			"random-access binding (recall), beside Paper I's verdict. Sessions already in --out are reused\n" +
+			"(finished) or resumed (unfinished), so an interrupted compare continues where it stopped;\n" +
+			"--from DIR rebuilds the table from a folder's sessions without training. Replay the sessions\n" +
+			"side by side with `windtunnel replay A B ...`.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCompare(cmd.Context(), f, stdout, stderr)
@@ -54,6 +59,7 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	blasFlag(fs, &f.blas)
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels (0: all cores)")
 	jsonFlag(fs, &f.asJSON, "the table as one JSON object")
+	fs.StringVar(&f.from, "from", "", "rebuild the table from the finished sessions in this folder, without training")
 	return c
 }
 
@@ -120,7 +126,10 @@ func compareConfigs(f compareFlags) (tasks, kinds []string, cfgs []lab.Config, e
 }
 
 func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) error {
-	tasks, models, cfgs, err := compareConfigs(f)
+	if f.from != "" {
+		return compareFrom(f, stdout, stderr)
+	}
+	tasks, kinds, cfgs, err := compareConfigs(f)
 	if err != nil {
 		return err
 	}
@@ -134,67 +143,208 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 		return fmt.Errorf("compare: %w", err)
 	}
 	fmt.Fprintf(stderr, "windtunnel compare: %d runs (%d tasks × %d models × %d seeds, preset %s), sessions in %s\n",
-		len(cfgs), len(tasks), len(models), f.seeds, f.preset, dir)
+		len(cfgs), len(tasks), len(kinds), f.seeds, f.preset, dir)
 	start := time.Now()
 	var runs []lab.RunScore
+	eta := newCompareETA()
 	for i, cfg := range cfgs {
 		if ctx.Err() != nil {
 			break
 		}
 		path := filepath.Join(dir, fmt.Sprintf("%s-%s-s%d.wtlab", cfg.Task, cfg.Model, cfg.Seed))
-		fmt.Fprintf(stderr, "[%d/%d] %s %s seed %d (%d steps)\n", i+1, len(cfgs), cfg.Task, cfg.Model, cfg.Seed, cfg.Steps)
-		r, err := compareRun(ctx, cfg, path, stderr)
+		tag := fmt.Sprintf("[%d/%d] %s %s seed %d", i+1, len(cfgs), cfg.Task, cfg.Model, cfg.Seed)
+		r, reused, err := compareRun(ctx, cfg, path, tag, stderr)
 		if err != nil {
 			return fmt.Errorf("compare: %s %s seed %d: %w", cfg.Task, cfg.Model, cfg.Seed, err)
 		}
-		fmt.Fprintf(stderr, "[%d/%d] %s %s seed %d: bit error (a) %.4f, KL %.4f, accuracy %.3f, %d params, %.1f s\n",
-			i+1, len(cfgs), cfg.Task, cfg.Model, cfg.Seed, r.Scores.BitErrorPosition, r.Scores.KLBits, r.Scores.Accuracy, r.Params, r.WallS)
+		how := ""
+		if reused {
+			how = " (reused " + path + ")"
+		}
+		fmt.Fprintf(stderr, "%s: bit error (a) %.4f (b) %.4f, KL %.4f, accuracy %.3f, %d params, %.1f s%s\n",
+			tag, r.Scores.BitErrorPosition, r.Scores.BitErrorSample, r.Scores.KLBits, r.Scores.Accuracy, r.Params, r.WallS, how)
 		runs = append(runs, r)
+		eta.add(r)
+		if left := cfgs[i+1:]; len(left) > 0 {
+			if d, ok := eta.remaining(left); ok {
+				fmt.Fprintf(stderr, "compare: %d runs left, about %s (done near %s)\n", len(left), d.Round(time.Second), time.Now().Add(d).Format("15:04"))
+			}
+		}
 	}
-	cells := lab.Table(runs, tasks, models)
-	if f.asJSON {
-		return json.NewEncoder(stdout).Encode(struct {
+	err = printCompare(stdout, f.preset, f.seeds, time.Since(start).Seconds(), dir, lab.Table(runs, tasks, kinds), f.asJSON)
+	if ctx.Err() != nil && err == nil {
+		err = fmt.Errorf("compare: interrupted after %d of %d runs (run the same command again to continue)", len(runs), len(cfgs))
+	}
+	return err
+}
+
+// printCompare prints the table (or one JSON object).
+func printCompare(w io.Writer, preset string, seeds int, wallS float64, dir string, cells []lab.Cell, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(struct {
 			Preset string     `json:"preset"`
 			Seeds  int        `json:"seeds"`
 			WallS  float64    `json:"wall_s"`
 			Dir    string     `json:"sessions"`
 			Cells  []lab.Cell `json:"cells"`
-		}{f.preset, f.seeds, round(time.Since(start).Seconds(), 1), dir, cells})
+		}{preset, seeds, round(wallS, 1), dir, cells})
 	}
-	fmt.Fprintf(stdout, "preset %s, seeds 1..%d, %d runs in %.0f s, sessions in %s\n", f.preset, f.seeds, len(runs), time.Since(start).Seconds(), dir)
-	_, err = io.WriteString(stdout, lab.FormatTable(cells))
-	if ctx.Err() != nil && err == nil {
-		err = fmt.Errorf("compare: interrupted after %d of %d runs", len(runs), len(cfgs))
-	}
+	fmt.Fprintf(w, "preset %s, seeds 1..%d, %.0f s, sessions in %s\n", preset, seeds, wallS, dir)
+	_, err := io.WriteString(w, lab.FormatTable(cells))
 	return err
 }
 
-// compareRun trains one configuration into its own session.
-func compareRun(ctx context.Context, cfg lab.Config, path string, stderr io.Writer) (lab.RunScore, error) {
-	tr, err := lab.New(cfg)
+// compareFrom rebuilds the table from the sessions of a folder without training.
+func compareFrom(f compareFlags, stdout, stderr io.Writer) error {
+	srs, errs, err := lab.ReadSessionDir(f.from)
 	if err != nil {
-		return lab.RunScore{}, err
+		return usageError{fmt.Errorf("--from: %w", err)}
 	}
+	for _, e := range errs {
+		fmt.Fprintf(stderr, "compare: skipped: %v\n", e)
+	}
+	var runs []lab.RunScore
+	var tasks, kinds []string
+	seen := map[string]bool{}
+	seeds := 0
+	for _, sr := range srs {
+		if !sr.Done {
+			fmt.Fprintf(stderr, "compare: skipped %s: not finished (%s at step %d of %d)\n", sr.Score.Session, sr.State, sr.Score.Steps, sr.Config.Steps)
+			continue
+		}
+		runs = append(runs, sr.Score)
+		if !seen["t"+sr.Score.Task] {
+			seen["t"+sr.Score.Task] = true
+			tasks = append(tasks, sr.Score.Task)
+		}
+		if !seen["m"+sr.Score.Model] {
+			seen["m"+sr.Score.Model] = true
+			kinds = append(kinds, sr.Score.Model)
+		}
+		seeds = max(seeds, int(sr.Score.Seed))
+	}
+	if len(runs) == 0 {
+		return fmt.Errorf("compare --from %s: no finished sessions", f.from)
+	}
+	tasks = ordered(tasks, tunnels.Names())
+	kinds = ordered(kinds, models.Kinds())
+	wall := 0.0
+	for _, r := range runs {
+		wall += r.WallS
+	}
+	return printCompare(stdout, "from sessions", seeds, wall, f.from, lab.Table(runs, tasks, kinds), f.asJSON)
+}
+
+// ordered sorts names by their index in order (unknown names last, as found).
+func ordered(names, order []string) []string {
+	rank := func(s string) int {
+		for i, o := range order {
+			if o == s {
+				return i
+			}
+		}
+		return len(order)
+	}
+	sort.SliceStable(names, func(i, j int) bool { return rank(names[i]) < rank(names[j]) })
+	return names
+}
+
+// compareETA estimates the wall time of the runs left from the seconds per step of the
+// runs done: of the same task and model where there is one, else of all of them.
+type compareETA struct {
+	perStep map[string]float64 // task/model → seconds per step
+	all     []float64
+}
+
+func newCompareETA() *compareETA { return &compareETA{perStep: map[string]float64{}} }
+
+func (e *compareETA) add(r lab.RunScore) {
+	if r.Steps <= 0 || r.WallS <= 0 {
+		return
+	}
+	v := r.WallS / float64(r.Steps)
+	e.perStep[r.Task+"/"+r.Model] = v
+	e.all = append(e.all, v)
+}
+
+// remaining estimates the wall time of the runs left; false before any run was timed.
+func (e *compareETA) remaining(left []lab.Config) (time.Duration, bool) {
+	if len(e.all) == 0 {
+		return 0, false
+	}
+	mean := 0.0
+	for _, v := range e.all {
+		mean += v
+	}
+	mean /= float64(len(e.all))
+	s := 0.0
+	for _, c := range left {
+		v, ok := e.perStep[c.Task+"/"+c.Model]
+		if !ok {
+			v = mean
+		}
+		s += v * float64(c.Steps)
+	}
+	return time.Duration(s * float64(time.Second)), true
+}
+
+// compareRun trains one configuration into its own session. A finished session of the
+// same run already at path is reused (reused is true); an unfinished one is resumed from
+// its last checkpoint.
+func compareRun(ctx context.Context, cfg lab.Config, path, tag string, stderr io.Writer) (r lab.RunScore, reused bool, err error) {
+	var st *runSetup
+	if _, serr := os.Stat(path); serr == nil {
+		sr, err := lab.ReadSessionRun(path)
+		switch {
+		case err == nil && sr.Done && sameRun(sr.Config, cfg):
+			return sr.Score, true, nil
+		case err == nil && !sameRun(sr.Config, cfg):
+			return r, false, fmt.Errorf("%s holds a different run (%s %s seed %d, %d steps): choose another --out", path, sr.Config.Task, sr.Config.Model, sr.Config.Seed, sr.Config.Steps)
+		}
+		fmt.Fprintf(stderr, "%s: resuming %s\n", tag, path)
+		if st, err = resumeSetup(path, func(c *lab.Config) { c.BLAS, c.Workers = cfg.BLAS, cfg.Workers }); err != nil {
+			return r, false, err
+		}
+	} else {
+		fmt.Fprintf(stderr, "%s (%d steps)\n", tag, cfg.Steps)
+		tr, err := newTrainer(cfg)
+		if err != nil {
+			return r, false, err
+		}
+		meta, err := runMeta(cfg, tr, path)
+		if err != nil {
+			tr.Close()
+			return r, false, err
+		}
+		w, err := sessions.Create(path, meta, sessions.WriterOptions{})
+		if err != nil {
+			tr.Close()
+			return r, false, err
+		}
+		st = &runSetup{cfg: cfg, tr: tr, w: w, meta: meta}
+	}
+	tr := st.tr
 	defer tr.Close()
-	meta, err := runMeta(cfg, tr, path)
-	if err != nil {
-		return lab.RunScore{}, err
-	}
-	w, err := sessions.Create(path, meta, sessions.WriterOptions{})
-	if err != nil {
-		return lab.RunScore{}, err
-	}
-	tr.Attach(w)
+	tr.Attach(st.w)
 	prog := newProgressLine(ctx, cfg.Steps, stderr)
 	tr.Attach(prog)
 	res, runErr := tr.Run(ctx)
 	prog.Close()
-	if err := w.Close(); err != nil && runErr == nil {
+	if err := st.w.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
 	if runErr != nil {
-		return lab.RunScore{}, runErr
+		return r, false, runErr
 	}
 	return lab.RunScore{Task: cfg.Task, Model: cfg.Model, Seed: cfg.Seed, Params: tr.Model().NumParams(), Steps: res.Steps,
-		WallS: res.WallS, Scores: res.Scores, Session: path}, nil
+		WallS: res.WallS, Scores: res.Scores, Session: path}, false, nil
+}
+
+// sameRun reports whether a session's configuration is the planned run (task, model, seed,
+// steps and sizes; the BLAS and worker count may differ).
+func sameRun(a, b lab.Config) bool {
+	a.BLAS, a.Workers, b.BLAS, b.Workers = "", 0, "", 0
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }

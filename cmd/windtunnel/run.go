@@ -86,36 +86,44 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*runSetup, error) {
 	if len(bad) > 0 {
 		return nil, usagef("--resume takes the run's settings from the session; %s cannot change them (allowed: --steps, --workers, --blas, --device, --headless, --predictions)", strings.Join(bad, ", "))
 	}
-	cfg, ck, err := resumeConfig(f.resume)
+	return resumeSetup(f.resume, func(cfg *lab.Config) {
+		if fs.Changed("steps") {
+			cfg.Steps = f.steps
+		}
+		if fs.Changed("workers") {
+			cfg.Workers = f.workers
+		}
+		if fs.Changed("blas") {
+			cfg.BLAS = f.blas
+		}
+		if fs.Changed("device") {
+			cfg.Device = f.device
+		}
+	})
+}
+
+// resumeSetup reopens a session to continue it from its last checkpoint, with the
+// configuration changes adjust makes (steps, workers, BLAS, device).
+func resumeSetup(path string, adjust func(*lab.Config)) (*runSetup, error) {
+	cfg, ck, err := resumeConfig(path)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if fs.Changed("steps") {
-		cfg.Steps = f.steps
-	}
-	if fs.Changed("workers") {
-		cfg.Workers = f.workers
-	}
-	if fs.Changed("blas") {
-		cfg.BLAS = f.blas
-	}
-	if fs.Changed("device") {
-		cfg.Device = f.device
-	}
+	adjust(&cfg)
 	if err := cfg.Validate(); err != nil {
 		return nil, flagError(err)
 	}
 	if ck.Step >= cfg.Steps {
-		return nil, usagef("--resume %s: the last checkpoint is at step %d and the run has %d steps: nothing to do (raise --steps)", f.resume, ck.Step, cfg.Steps)
+		return nil, usagef("--resume %s: the last checkpoint is at step %d and the run has %d steps: nothing to do (raise --steps)", path, ck.Step, cfg.Steps)
 	}
 	tr, err := newTrainer(cfg)
 	if err != nil {
 		return nil, err
 	}
 	if err := tr.Restore(ck); err != nil {
-		return nil, fmt.Errorf("--resume %s: %w", f.resume, err)
+		return nil, fmt.Errorf("--resume %s: %w", path, err)
 	}
-	w, meta, err := sessions.Append(f.resume, ck.Step, sessions.WriterOptions{})
+	w, meta, err := sessions.Append(path, ck.Step, sessions.WriterOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("--resume: %w", err)
 	}
