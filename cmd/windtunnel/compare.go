@@ -52,7 +52,7 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs := c.Flags()
 	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks")
 	fs.StringVar(&f.models, "models", strings.Join(models.Kinds(), ","), "comma-separated models")
-	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "sizes and schedule: quick or paper")
+	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "sizes and schedule: "+strings.Join(lab.PresetNames(), ", "))
 	fs.IntVar(&f.seeds, "seeds", 1, "runs per pair, seeds 1..N")
 	fs.IntVar(&f.steps, "steps", 0, "training steps per run (default: the preset's)")
 	fs.StringVar(&f.out, "out", "", "folder for the sessions (default ./runs/compare-<time>)")
@@ -109,7 +109,7 @@ func compareConfigs(f compareFlags) (tasks, kinds []string, cfgs []lab.Config, e
 			for seed := 1; seed <= f.seeds; seed++ {
 				c, err := lab.Preset(f.preset, task)
 				if err != nil {
-					return nil, nil, nil, usagef("--preset %q: want quick or paper", f.preset)
+					return nil, nil, nil, usagef("--preset %q: want %s", f.preset, strings.Join(lab.PresetNames(), ", "))
 				}
 				c.Model, c.Seed, c.BLAS, c.Workers = model, uint64(seed), f.blas, f.workers
 				if f.steps > 0 {

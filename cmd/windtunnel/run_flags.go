@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -48,7 +50,7 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.tf.register(fs, "bijection")
-	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "starting configuration: quick (CPU, minutes) or paper (the paper's sizes)")
+	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "starting configuration: quick (CPU, minutes), mid (CPU, ≤ 45 min, head dimension 32: the geometry can appear) or paper (the paper's sizes, for a GPU)")
 	fs.StringVar(&f.model, "model", "transformer", "network: "+models.KindList()+" (baselines are capacity-matched to the transformer)")
 	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, a JSON summary on stdout (implied when stdin or stdout is not a terminal)")
 	fs.IntVar(&f.steps, "steps", 0, "training steps (default: the preset's)")
@@ -89,8 +91,8 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 		_, err := f.tf.build()
 		return lab.Config{}, err
 	}
-	if f.preset != lab.PresetQuick && f.preset != lab.PresetPaper {
-		return lab.Config{}, usagef("--preset %q: want quick or paper", f.preset)
+	if !slices.Contains(lab.PresetNames(), f.preset) {
+		return lab.Config{}, usagef("--preset %q: want %s", f.preset, strings.Join(lab.PresetNames(), ", "))
 	}
 	c, err := lab.Preset(f.preset, f.tf.task)
 	if err != nil {
