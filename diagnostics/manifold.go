@@ -139,6 +139,34 @@ func ValueManifold(x []float64, n, dim int, entropy []float64, maxPoints int) (M
 	return out, nil
 }
 
+// SequenceManifold is ValueManifold over one sequence's scored positions (the sampling of the
+// authors' figures): x is the (seqs·p)×dim row-major matrix of seqs sequences of p scored
+// positions each, sequence-major, and entropy its seqs·p entropies; sequence seq's p rows
+// are taken and every point is kept. Within one sequence the PC1 share is larger than across
+// many (DESIGN.md §4), |ρ(PC1, entropy)| comparable. Bad sizes or seq out of range return an
+// error, as do the failures of ValueManifold (p < 3 among them).
+func SequenceManifold(x []float64, seqs, p, dim int, entropy []float64, seq int) (Manifold, error) {
+	if seqs <= 0 || p <= 0 || dim <= 0 {
+		return Manifold{}, fmt.Errorf("diagnostics: sequence manifold: sizes must be positive (seqs=%d p=%d dim=%d)", seqs, p, dim)
+	}
+	if seq < 0 || seq >= seqs {
+		return Manifold{}, fmt.Errorf("diagnostics: sequence manifold: sequence %d outside [0, %d)", seq, seqs)
+	}
+	rows, err := product(seqs, p)
+	if err != nil {
+		return Manifold{}, fmt.Errorf("diagnostics: sequence manifold: %w", err)
+	}
+	want, err := product(rows, dim)
+	if err != nil {
+		return Manifold{}, fmt.Errorf("diagnostics: sequence manifold: %w", err)
+	}
+	if len(x) != want || len(entropy) != rows {
+		return Manifold{}, fmt.Errorf("diagnostics: sequence manifold: x has %d values and entropy %d, want %d and %d (seqs=%d p=%d dim=%d)",
+			len(x), len(entropy), want, rows, seqs, p, dim)
+	}
+	return ValueManifold(x[seq*p*dim:(seq+1)*p*dim], p, dim, entropy[seq*p:(seq+1)*p], 0)
+}
+
 // Pearson returns the Pearson correlation of a and b, or NaN when the lengths differ, there are fewer than 2 values, or either side is constant.
 func Pearson(a, b []float64) float64 {
 	if len(a) != len(b) || len(a) < 2 {

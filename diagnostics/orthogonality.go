@@ -218,3 +218,86 @@ func CentreRows(rows []float64, n, dim int) {
 		floats.Sub(rows[i*dim:(i+1)*dim], mean)
 	}
 }
+
+// EmbedKeyOrthogonality is the authors' key orthogonality (DESIGN.md §4, statistic 2): per
+// head, the mean |off-diagonal cosine| between the keys of n token embeddings, each
+// normalised as the layer's pre-attention RMSNorm does and projected through W_K restricted
+// to the head's columns; no position embedding, no centring.
+//
+// emb is n×d (row-major), one row e_i per token; scale (length d) is the RMSNorm's learned
+// gain g and eps its epsilon:
+//
+//	x̂_i = e_i / sqrt(mean_j e_ij² + eps) ⊙ g,   k_i = x̂_i · W_K,
+//	out[h] = mean over pairs i<j of |cos(k_i[h·hd:(h+1)·hd], k_j[h·hd:(h+1)·hd])|,
+//
+// with wk d×width (row-major, input × output: the layer computes x·W_K) and hd =
+// width/heads. The per-row factor 1/sqrt(mean e² + eps) cancels in the cosine, so of the
+// norm only the gain changes the result; it is applied anyway, so the keys are the layer's.
+// Bad sizes, width not divisible by heads, or a head with fewer than 2 non-zero keys return
+// an error.
+func EmbedKeyOrthogonality(emb []float64, n, d int, scale []float64, eps float64, wk []float64, width, heads int) ([]float64, error) {
+	if n <= 0 || d <= 0 || width <= 0 || heads <= 0 {
+		return nil, fmt.Errorf("diagnostics: embedding key orthogonality: sizes must be positive (n=%d d=%d width=%d heads=%d)",
+			n, d, width, heads)
+	}
+	if width%heads != 0 {
+		return nil, fmt.Errorf("diagnostics: embedding key orthogonality: width %d not divisible by heads %d", width, heads)
+	}
+	ne, err := product(n, d)
+	if err != nil {
+		return nil, fmt.Errorf("diagnostics: embedding key orthogonality: %w", err)
+	}
+	nw, err := product(d, width)
+	if err != nil {
+		return nil, fmt.Errorf("diagnostics: embedding key orthogonality: %w", err)
+	}
+	nk, err := product(n, width)
+	if err != nil {
+		return nil, fmt.Errorf("diagnostics: embedding key orthogonality: %w", err)
+	}
+	switch {
+	case len(emb) != ne:
+		return nil, fmt.Errorf("diagnostics: embedding key orthogonality: emb has %d values, want %d (n=%d d=%d)", len(emb), ne, n, d)
+	case len(scale) != d:
+		return nil, fmt.Errorf("diagnostics: embedding key orthogonality: scale has %d values, want %d", len(scale), d)
+	case len(wk) != nw:
+		return nil, fmt.Errorf("diagnostics: embedding key orthogonality: W_K has %d values, want %d (d=%d width=%d)", len(wk), nw, d, width)
+	case eps < 0:
+		return nil, fmt.Errorf("diagnostics: embedding key orthogonality: negative eps %g", eps)
+	}
+	keys := make([]float64, nk)
+	x := make([]float64, d)
+	for i := range n {
+		e := emb[i*d : (i+1)*d]
+		ss := floats.Dot(e, e)
+		inv := 1 / math.Sqrt(ss/float64(d)+eps)
+		if math.IsInf(inv, 0) { // a zero row with eps 0: a zero key, skipped below
+			inv = 0
+		}
+		for j, v := range e {
+			x[j] = v * inv * scale[j]
+		}
+		k := keys[i*width : (i+1)*width]
+		for j, v := range x {
+			if v != 0 {
+				floats.AddScaled(k, v, wk[j*width:(j+1)*width])
+			}
+		}
+	}
+	hd := width / heads
+	sub := make([]float64, n*hd)
+	buf := make([]float64, 0, n*hd)
+	out := make([]float64, heads)
+	for h := range heads {
+		for i := range n {
+			copy(sub[i*hd:(i+1)*hd], keys[i*width+h*hd:i*width+(h+1)*hd])
+		}
+		v, ok := meanAbsOffDiagCosine(sub, n, hd, buf)
+		if !ok {
+			return nil, fmt.Errorf("diagnostics: embedding key orthogonality: head %d: need at least 2 tokens with a non-zero key, have %d of %d",
+				h, usableRows(sub, n, hd), n)
+		}
+		out[h] = v
+	}
+	return out, nil
+}

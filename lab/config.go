@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"windtunnel/models"
@@ -17,14 +18,19 @@ type Config struct {
 	// transformer's parameter count" (2 LSTM layers, 4 Mamba blocks, width solved for).
 	LSTM  models.LSTMConfig  `json:"lstm"`
 	Mamba models.MambaConfig `json:"mamba"`
-	// MLP sizes the baseline; zero Width means "match the transformer's parameter count".
-	MLP         models.MLPConfig `json:"mlp"`
-	Steps       int              `json:"steps"`
-	Batch       int              `json:"batch"`
-	LR          float64          `json:"lr"`
-	Warmup      int              `json:"warmup"`
-	WeightDecay float64          `json:"weight_decay"`
-	Clip        float64          `json:"clip"`
+	// MLP sizes the per-position MLP (model "mlp", Paper I's baseline) and PrefixMLP the
+	// prefix MLP (model "mlp-prefix", an ablation; its Input is prefix or token); zero Width
+	// means "match the transformer's parameter count". Sessions written before the
+	// per-position MLP existed hold model "mlp" with a prefix-MLP "mlp" object (Input set):
+	// UnmarshalJSON reads them as "mlp-prefix", the model they trained.
+	MLP         models.MLPConfig       `json:"mlp"`
+	PrefixMLP   models.PrefixMLPConfig `json:"mlp_prefix"`
+	Steps       int                    `json:"steps"`
+	Batch       int                    `json:"batch"`
+	LR          float64                `json:"lr"`
+	Warmup      int                    `json:"warmup"`
+	WeightDecay float64                `json:"weight_decay"`
+	Clip        float64                `json:"clip"`
 	// ValueLR and QKLR multiply the learning rate of value and query/key projections.
 	ValueLR   float64 `json:"value_lr"`
 	QKLR      float64 `json:"qk_lr"`
@@ -32,6 +38,11 @@ type Config struct {
 	// CheckpointEvery is the parameter-checkpoint cadence in steps (0: only at the end).
 	CheckpointEvery int `json:"checkpoint_every"`
 	ProbeSize       int `json:"probe_size"`
+	// EvalK lists the observation counts K an hmm run is also scored at (length
+	// generalisation, DESIGN.md §2: the presets' 20, 30 and 50), each on its own fixed probe
+	// set; the training K is always scored. Empty: the training K only. The model's position
+	// table is sized for the longest. Only the hmm task has a K.
+	EvalK []int `json:"eval_k,omitempty"`
 	// ProbeEvery is the geometry-probe cadence in steps (0: off): the first evaluation at or
 	// after each multiple of it also takes a geometry snapshot.
 	ProbeEvery int `json:"probe_every,omitempty"`
@@ -106,17 +117,49 @@ func Preset(name, task string) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("lab: preset %q: want quick, mid or paper", name)
 	}
+	if task == "hmm" {
+		c.EvalK = append([]int(nil), PaperEvalK...)
+	}
 	return c, nil
 }
 
 // FieldError is the error Validate returns: Field is the Config field's Go name, dotted
-// into the model sizes ("Steps", "Transformer.Heads", "MLP.Input"), Value its value and
+// into the model sizes ("Steps", "Transformer.Heads", "PrefixMLP.Input"), Value its value and
 // Reason the valid range. It is models.FieldError: the model sizes are Config fields too.
 type FieldError = models.FieldError
 
 // Spec is the model part of the configuration.
 func (c Config) Spec() models.Spec {
-	return models.Spec{Kind: c.Model, Transformer: c.Transformer, MLP: c.MLP, LSTM: c.LSTM, Mamba: c.Mamba}
+	return models.Spec{Kind: c.Model, Transformer: c.Transformer, MLP: c.MLP, PrefixMLP: c.PrefixMLP, LSTM: c.LSTM, Mamba: c.Mamba}
+}
+
+// UnmarshalJSON implements json.Unmarshaler: the fields as written, with the legacy form
+// mapped (see upgradeLegacyMLP), so a resumed or probed session builds the model it trained.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type plain Config
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var legacy struct {
+		MLP *models.PrefixMLPConfig `json:"mlp"`
+	}
+	if err := json.Unmarshal(b, &legacy); err != nil {
+		return err
+	}
+	*c = Config(p)
+	c.upgradeLegacyMLP(legacy.MLP)
+	return nil
+}
+
+// upgradeLegacyMLP maps a configuration written when model "mlp" was the prefix MLP —
+// model "mlp" whose "mlp" object has an Input (always set then) — to model "mlp-prefix"
+// with those sizes. A per-position MLP's "mlp" object has no Input, so it is left alone.
+func (c *Config) upgradeLegacyMLP(old *models.PrefixMLPConfig) {
+	if c.Model != models.KindMLP || old == nil || old.Input == "" {
+		return
+	}
+	c.Model, c.PrefixMLP, c.MLP = models.KindPrefixMLP, *old, models.MLPConfig{}
 }
 
 // Validate reports the first bad field as a *FieldError giving the valid range.
@@ -171,6 +214,9 @@ func (c Config) Validate() error {
 	case "auto", "openblas", "gonum":
 	default:
 		return bad("BLAS", c.BLAS, "auto, openblas or gonum")
+	}
+	if err := c.validateEvalK(); err != nil {
+		return err
 	}
 	return c.Spec().Validate()
 }

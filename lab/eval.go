@@ -70,6 +70,11 @@ func (t *Trainer) evalAtCadence(r *runState, rec *sessions.Record) (*sessions.Re
 		return nil, fmt.Errorf("lab: evaluate at step %d: %w", t.step, err)
 	}
 	rec.Eval, rec.Snapshot = evalRecord(s), sn
+	if t.lengthsDue() {
+		if err := t.withLengths(rec.Eval, s); err != nil {
+			return nil, fmt.Errorf("lab: evaluate lengths at step %d: %w", t.step, err)
+		}
+	}
 	r.res.EvalS += time.Since(e0).Seconds()
 	if t.geometryDue(t.step, false) {
 		g0 := time.Now()

@@ -37,6 +37,11 @@ type geometryState struct {
 	batch  *tunnels.Batch
 	q      []float64
 	frames []frameSample
+	// The authors' key orthogonality: the value tokens and the statistic at
+	// initialisation, computed at the first snapshot (embedDone) and reused.
+	embedDone   bool
+	embedTokens []int
+	embedInit   [][]float64
 }
 
 // geometryDue reports whether the evaluation at step also takes a geometry snapshot.
@@ -65,10 +70,11 @@ func (t *Trainer) geometryBatch() *tunnels.Batch {
 }
 
 // Geometry computes the diagnostics of DESIGN.md §4 on the geometry subset of the probe set
-// and adds them to sn: attention focus and evidence mass, key orthogonality against random,
-// the QK alignment map, the value manifold, the ablation table with what is derived from it
-// (head table, costliest unit and head) and, when history is set, the frame-precision
-// history (the current snapshot joins it) with its settle steps. bitError is the whole probe
+// and adds them to sn: attention focus and evidence mass, key orthogonality both ways (the
+// bench's against random, the authors' now and at initialisation), the QK alignment map,
+// the value manifold over many sequences and over one, the ablation table with what is
+// derived from it (head table, costliest unit and head) and, when history is set, the
+// frame-precision history (the current snapshot joins it) with its settle steps. bitError is the whole probe
 // set's bit error (a) at this step. The operator's head ablations must be off.
 func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool) error {
 	b := t.geometryBatch()
@@ -83,9 +89,9 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 		// else over every token.
 		var evidence func(seq, row int) []bool
 		var keep func(int) bool
+		evTok := map[int]bool{}
 		if ev, ok := t.tunnel.(tunnels.Evidencer); ok {
 			marks := make([]bool, b.N*b.P*b.T)
-			evTok := map[int]bool{}
 			for s := 0; s < b.N; s++ {
 				toks := b.Tokens[s*b.T : (s+1)*b.T]
 				for i, pos := range pr.Positions {
@@ -134,14 +140,24 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 			}
 			sn.QKAlignment = append(sn.QKAlignment, nums(qk))
 		}
+		if err := t.embedKeys(sn, evTok); err != nil {
+			return err
+		}
 	}
 	if pr.Final != nil {
 		m, err := diagnostics.ValueManifold(pr.Final, b.N*b.P, pr.Width, b.EntropyBits, manifoldPoints)
 		if err != nil {
 			return fmt.Errorf("lab: value manifold: %w", err)
 		}
-		sm := &sessions.Manifold{Share: m.Share, Pearson: sessions.Num(m.Pearson), Spearman: sessions.Num(m.Spearman), Points: m.Points, Entropy: m.Entropy}
-		sn.Manifold = sm
+		sn.Manifold = recordedManifold(m, b.N, b.N*b.P)
+		// The authors' sampling: the scored positions of one sequence, the probe set's first.
+		if b.P >= 3 {
+			m1, err := diagnostics.SequenceManifold(pr.Final, b.N, b.P, pr.Width, b.EntropyBits, 0)
+			if err != nil {
+				return fmt.Errorf("lab: value manifold of one sequence: %w", err)
+			}
+			sn.ManifoldOne = recordedManifold(m1, 1, b.P)
+		}
 	}
 	effects, err := t.ablationTable(b, pr.Dist)
 	if err != nil {
@@ -285,6 +301,12 @@ func setAblation(sn *sessions.Snapshot, effects []diagnostics.Effect, layers, he
 		e := recordedEffect(w)
 		sn.CostliestHead = &e
 	}
+}
+
+// recordedManifold is the recorded form of a value manifold over n points of seqs sequences.
+func recordedManifold(m diagnostics.Manifold, seqs, n int) *sessions.Manifold {
+	return &sessions.Manifold{Share: m.Share, Pearson: sessions.Num(m.Pearson), Spearman: sessions.Num(m.Spearman),
+		Points: m.Points, Entropy: m.Entropy, Sequences: seqs, N: n}
 }
 
 func recordedEffect(e diagnostics.Effect) sessions.Effect {

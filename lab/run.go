@@ -136,6 +136,10 @@ func (t *Trainer) finish(r *runState, state sessions.State, msg string) (Result,
 	if err != nil {
 		return *res, err
 	}
+	ev := evalRecord(s)
+	if err := t.withLengths(ev, s); err != nil { // the final evaluation always has them
+		return *res, err
+	}
 	if t.geometryDue(t.step, true) {
 		g0 := time.Now()
 		if err := t.Geometry(sn, s.BitErrorPosition, true); err != nil {
@@ -146,7 +150,7 @@ func (t *Trainer) finish(r *runState, state sessions.State, msg string) (Result,
 	res.Scores, res.Q, res.Steps = s, t.q, t.step
 	res.WallS = r.wall()
 	last := res.Last
-	last.State, last.Message, last.Eval, last.Snapshot, last.WallS = state, msg, evalRecord(s), sn, res.WallS
+	last.State, last.Message, last.Eval, last.Snapshot, last.WallS = state, msg, ev, sn, res.WallS
 	res.Last = last
 	t.emit(last)
 	if r.lastCkpt != t.step {

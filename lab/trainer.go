@@ -42,6 +42,11 @@ type Trainer struct {
 	geo     geometryState
 	gpu     *cuda.Backend
 	device  Device
+	// maxLen is the model's position-table length; evalK the lengths K an hmm run is scored
+	// at (nil: the training K only) and lengths the probe sets of those other than it.
+	maxLen  int
+	evalK   []int
+	lengths []lengthProbe
 }
 
 // Result is the outcome of a run: the last evaluation and its inputs.
@@ -109,12 +114,12 @@ func New(cfg Config) (*Trainer, error) {
 	if cfg.Precision == "float64" {
 		opts.Dtype = tensor.Float64
 	}
-	m, err := models.New(cfg.Spec(), tn, opts)
+	m, maxLen, err := buildModel(cfg, tn, opts)
 	if err != nil {
 		return nil, err
 	}
 	t := &Trainer{
-		cfg: cfg, tunnel: tn, model: m, mode: mode, backend: be, gpu: gpu, device: dev,
+		cfg: cfg, tunnel: tn, model: m, mode: mode, backend: be, gpu: gpu, device: dev, maxLen: maxLen,
 		opt:    NewAdamW(cfg.WeightDecay, cfg.Clip),
 		sched:  Schedule{Peak: cfg.LR, Warmup: cfg.Warmup, Total: cfg.Steps},
 		events: make(chan sessions.Event, eventQueue),
@@ -128,15 +133,11 @@ func New(cfg Config) (*Trainer, error) {
 	}
 	t.residentWeights()
 	t.opt.GroupLR = map[models.Group]float64{models.GroupValue: cfg.ValueLR, models.GroupQK: cfg.QKLR}
-	const chunk = 256
-	stream := tunnels.ProbeStream(cfg.Seed)
-	for first := 0; first < cfg.ProbeSize; first += chunk {
-		b := tunnels.NewBatch(tn, min(chunk, cfg.ProbeSize-first))
-		b.Fill(tn, stream, uint64(first))
-		t.probe = append(t.probe, b)
-		t.post = append(t.post, b.Posterior...)
-	}
+	t.probe, t.post = drawProbe(tn, tunnels.ProbeStream(cfg.Seed), cfg.ProbeSize, probeChunk)
 	t.q = make([]float64, len(t.post))
+	if err := t.setupLengths(); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 

@@ -1,7 +1,12 @@
 // Package models holds the networks trained in the wind tunnels as gorgonia expression
-// graphs: the transformer and its capacity-matched baselines, the MLP, the LSTM and Mamba
-// (a selective state-space model). Kinds lists them and New builds one from a Spec,
-// matching a baseline to the transformer's parameter count when its width is not given.
+// graphs: the transformer and its capacity-matched baselines, Mamba (a selective
+// state-space model), the LSTM and the per-position MLP — the rows of Paper I's
+// architecture table, PaperKinds — and the prefix MLP ("mlp-prefix"), an ablation that
+// reads the flattened one-hot prefix and so sees the whole context. Kinds lists them all
+// and New builds one from a Spec, matching a baseline to the transformer's parameter count
+// when its width is not given (the per-position MLP as the authors did: the transformer's
+// width, hidden 4·width, the block count closest to the count; 9 blocks at the paper's
+// bijection size).
 // The hot paths are custom gorgonia ops with hand-written forward and backward passes over
 // BLAS (and sequential scans for the recurrent models) that write into memory they own, so
 // a steady-state training step allocates almost nothing.

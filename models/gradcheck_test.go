@@ -93,6 +93,31 @@ func scaleParams(m Model, a float64, seed uint64) {
 func TestMLPGradients(t *testing.T) {
 	bij, _ := tunnels.NewBijection(5)
 	hmm, _ := tunnels.NewHMM(3, 3, 4)
+	rec, _ := tunnels.NewRecall(3, 6, 6, 2, 2)
+	for _, c := range []struct {
+		name string
+		tn   tunnels.Tunnel
+		mode tunnels.TargetMode
+	}{
+		{"bijection/sampled", bij, tunnels.Sampled},
+		{"bijection/posterior", bij, tunnels.Posterior},
+		{"hmm/posterior", hmm, tunnels.Posterior}, // untied head
+		{"recall/sampled", rec, tunnels.Sampled},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := NewMLP(MLPConfig{Blocks: 2, Width: 6, Hidden: 10}, c.tn, Options{Dtype: tensor.Float64, Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			scaleParams(m, 0.5, 6)
+			checkGradients(t, m, c.tn, c.mode)
+		})
+	}
+}
+
+func TestPrefixMLPGradients(t *testing.T) {
+	bij, _ := tunnels.NewBijection(5)
+	hmm, _ := tunnels.NewHMM(3, 3, 4)
 	for _, c := range []struct {
 		name  string
 		tn    tunnels.Tunnel
@@ -100,7 +125,7 @@ func TestMLPGradients(t *testing.T) {
 		input string
 	}{{"bijection", bij, tunnels.Sampled, "prefix"}, {"hmm", hmm, tunnels.Posterior, "prefix"}, {"bijection/token", bij, tunnels.Sampled, "token"}} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := NewMLP(MLPConfig{Blocks: 2, Width: 6, Hidden: 10, Input: c.input}, c.tn, Options{Dtype: tensor.Float64, Seed: 5})
+			m, err := NewPrefixMLP(PrefixMLPConfig{Blocks: 2, Width: 6, Hidden: 10, Input: c.input}, c.tn, Options{Dtype: tensor.Float64, Seed: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,13 +149,13 @@ func TestParamCounts(t *testing.T) {
 		t.Errorf("built %d parameters, formula says otherwise", m.NumParams())
 	}
 	for _, target := range []int{m.NumParams(), 200_000, 2677440} {
-		mc := MatchMLP(target, bij, 0)
-		mm, err := NewMLP(mc, bij, Options{})
+		mc := MatchPrefixMLP(target, bij, 0)
+		mm, err := NewPrefixMLP(mc, bij, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if e := math.Abs(float64(mm.NumParams()-target)) / float64(target); e > 0.01 {
-			t.Errorf("MLP %+v has %d parameters, %.2f%% from %d", mc, mm.NumParams(), 100*e, target)
+			t.Errorf("prefix MLP %+v has %d parameters, %.2f%% from %d", mc, mm.NumParams(), 100*e, target)
 		}
 	}
 }

@@ -68,8 +68,8 @@ type Probe struct {
 	Q, K, V [][]float64
 	// Resid[l] is the residual stream after block l, ResidRows×Width.
 	Resid [][]float64
-	// ResidRows is N·T for sequence models, N·P for the MLP (which sees one row per scored
-	// position).
+	// ResidRows is N·T for sequence models and the per-position MLP, N·P for the prefix MLP
+	// (which sees one row per scored position).
 	ResidRows int
 	// Final is the input of the output head at the scored positions, (N·P)×Width.
 	Final []float64

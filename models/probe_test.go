@@ -154,9 +154,9 @@ func TestUnitsAndHeadAblation(t *testing.T) {
 	}
 }
 
-func TestMLPProbeAndUnits(t *testing.T) {
+func TestPrefixMLPProbeAndUnits(t *testing.T) {
 	bij, _ := tunnels.NewBijection(5)
-	m, err := NewMLP(MLPConfig{Blocks: 2, Width: 6, Hidden: 10}, bij, Options{Dtype: tensor.Float64, Seed: 5})
+	m, err := NewPrefixMLP(PrefixMLPConfig{Blocks: 2, Width: 6, Hidden: 10}, bij, Options{Dtype: tensor.Float64, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,20 +13,30 @@ const (
 	KindTransformer = "transformer"
 	KindMamba       = "mamba"
 	KindLSTM        = "lstm"
-	KindMLP         = "mlp"
+	// KindMLP is Paper I's MLP baseline: per position, no mixing across positions (NewMLP).
+	KindMLP = "mlp"
+	// KindPrefixMLP is the flattened one-hot prefix MLP, a named ablation: it sees the whole
+	// context (NewPrefixMLP).
+	KindPrefixMLP = "mlp-prefix"
 )
 
-// Kinds lists the model kinds New builds, in the order of Paper I's architecture table
-// (the primitives each passes, most first): the transformer, then its capacity-matched
-// baselines.
+// Kinds lists the model kinds New builds: the rows of Paper I's architecture table in its
+// order (PaperKinds), then the prefix-MLP ablation.
 func Kinds() []string {
+	return append(PaperKinds(), KindPrefixMLP)
+}
+
+// PaperKinds lists the rows of Paper I's architecture table, in its order (the primitives
+// each passes, most first: Transformer 3/3, Mamba 2/3, LSTM 1/3, MLP 0/3): the transformer,
+// then its capacity-matched baselines. It is the default model set of a comparison.
+func PaperKinds() []string {
 	return []string{KindTransformer, KindMamba, KindLSTM, KindMLP}
 }
 
 // KnownKind reports whether New builds kind.
 func KnownKind(kind string) bool { return slices.Contains(Kinds(), kind) }
 
-// KindList names the kinds for a message: "transformer, mamba, lstm or mlp".
+// KindList names the kinds for a message: "transformer, mamba, lstm, mlp or mlp-prefix".
 func KindList() string {
 	k := Kinds()
 	return strings.Join(k[:len(k)-1], ", ") + " or " + k[len(k)-1]
@@ -34,20 +44,21 @@ func KindList() string {
 
 // Spec is what New needs to build a model: its kind and the sizes of every architecture.
 // The transformer's sizes are always used: a baseline whose Width is 0 is capacity-matched
-// to the transformer's parameter count (MatchMLP, MatchLSTM, MatchMamba).
+// to the transformer's parameter count (MatchMLP, MatchPrefixMLP, MatchLSTM, MatchMamba).
 type Spec struct {
 	// Kind is one of Kinds.
 	Kind        string
 	Transformer TransformerConfig
 	MLP         MLPConfig
+	PrefixMLP   PrefixMLPConfig
 	LSTM        LSTMConfig
 	Mamba       MambaConfig
 }
 
 // Validate reports the first bad field as a *FieldError whose Field is the path in Spec
-// (e.g. "Transformer.Heads"): an unknown kind, transformer sizes out of range, an MLP input
-// other than prefix or token, or out-of-range sizes of the chosen baseline when they are
-// given (Width ≠ 0).
+// (e.g. "Transformer.Heads"): an unknown kind, transformer sizes out of range, a prefix-MLP
+// input other than prefix or token (whatever the kind), or out-of-range sizes of the chosen
+// baseline when they are given (Width ≠ 0).
 func (s Spec) Validate() error {
 	if !KnownKind(s.Kind) {
 		return &FieldError{Field: "Kind", Value: s.Kind, Reason: "want " + KindList()}
@@ -55,12 +66,14 @@ func (s Spec) Validate() error {
 	if err := s.Transformer.Validate(); err != nil {
 		return err
 	}
-	if in := s.MLP.Input; in != "" && in != "prefix" && in != "token" {
-		return &FieldError{Field: "MLP.Input", Value: in, Reason: "want prefix or token"}
+	if in := s.PrefixMLP.Input; in != "" && in != "prefix" && in != "token" {
+		return &FieldError{Field: "PrefixMLP.Input", Value: in, Reason: "want prefix or token"}
 	}
 	switch {
 	case s.Kind == KindMLP && s.MLP.Width != 0:
 		return s.MLP.Validate()
+	case s.Kind == KindPrefixMLP && s.PrefixMLP.Width != 0:
+		return s.PrefixMLP.Validate()
 	case s.Kind == KindLSTM && s.LSTM.Width != 0:
 		return s.LSTM.Validate()
 	case s.Kind == KindMamba && s.Mamba.Width != 0:
@@ -70,16 +83,21 @@ func (s Spec) Validate() error {
 }
 
 // Resolved returns the spec with the chosen baseline's sizes filled in when its Width is
-// 0: matched to the transformer's parameter count on t within 1% where the architecture
-// allows (MLP Input is kept).
+// 0: matched to the transformer's parameter count on t (within 1% where the architecture
+// allows). The per-position MLP keeps the transformer's width (MatchMLP); the prefix MLP
+// keeps its Input.
 func (s Spec) Resolved(t tunnels.Tunnel) Spec {
 	target := func() int { return TransformerParams(s.Transformer, t, 0) }
 	switch s.Kind {
 	case KindMLP:
 		if s.MLP.Width == 0 {
-			in := s.MLP.Input
-			s.MLP = MatchMLP(target(), t, 0)
-			s.MLP.Input = in
+			s.MLP = MatchMLP(target(), s.Transformer.Width, t, 0)
+		}
+	case KindPrefixMLP:
+		if s.PrefixMLP.Width == 0 {
+			in := s.PrefixMLP.Input
+			s.PrefixMLP = MatchPrefixMLP(target(), t, 0)
+			s.PrefixMLP.Input = in
 		}
 	case KindLSTM:
 		if s.LSTM.Width == 0 {
@@ -93,6 +111,23 @@ func (s Spec) Resolved(t tunnels.Tunnel) Spec {
 	return s
 }
 
+// Params is the parameter count of the model New builds from s on t with the default
+// maximum length (Options.MaxLen 0), without building it.
+func (s Spec) Params(t tunnels.Tunnel) int {
+	s = s.Resolved(t)
+	switch s.Kind {
+	case KindMLP:
+		return MLPParams(s.MLP, t, 0)
+	case KindPrefixMLP:
+		return PrefixMLPParams(s.PrefixMLP, t, 0)
+	case KindLSTM:
+		return LSTMParams(s.LSTM, t, 0)
+	case KindMamba:
+		return MambaParams(s.Mamba, t, 0)
+	}
+	return TransformerParams(s.Transformer, t, 0)
+}
+
 // New builds the model of s.Kind for a tunnel; a baseline with Width 0 is capacity-matched
 // to the transformer first (see Resolved). An unknown kind is an error listing Kinds.
 func New(s Spec, t tunnels.Tunnel, o Options) (Model, error) {
@@ -103,6 +138,8 @@ func New(s Spec, t tunnels.Tunnel, o Options) (Model, error) {
 	switch s.Kind {
 	case KindMLP:
 		return NewMLP(s.MLP, t, o)
+	case KindPrefixMLP:
+		return NewPrefixMLP(s.PrefixMLP, t, o)
 	case KindLSTM:
 		return NewLSTM(s.LSTM, t, o)
 	case KindMamba:

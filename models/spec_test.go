@@ -3,6 +3,7 @@ package models
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,11 +16,15 @@ func TestNewEveryKind(t *testing.T) {
 	bij, _ := tunnels.NewBijection(8)
 	tf := TransformerConfig{Layers: 2, Heads: 2, Width: 32}
 	target := TransformerParams(tf, bij, 0)
-	if got := Kinds(); len(got) != 4 || got[0] != KindTransformer {
+	if got := Kinds(); !slices.Equal(got, []string{KindTransformer, KindMamba, KindLSTM, KindMLP, KindPrefixMLP}) {
 		t.Fatalf("Kinds() = %v", got)
 	}
+	if got := PaperKinds(); !slices.Equal(got, []string{"transformer", "mamba", "lstm", "mlp"}) {
+		t.Fatalf("PaperKinds() = %v", got)
+	}
 	for _, kind := range Kinds() {
-		m, err := New(Spec{Kind: kind, Transformer: tf, MLP: MLPConfig{Input: "token"}}, bij, Options{})
+		s := Spec{Kind: kind, Transformer: tf, PrefixMLP: PrefixMLPConfig{Input: "token"}}
+		m, err := New(s, bij, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -29,11 +34,18 @@ func TestNewEveryKind(t *testing.T) {
 		if e := math.Abs(float64(m.NumParams()-target)) / float64(target); e > 0.01 {
 			t.Errorf("%s has %d parameters, %.2f%% from the transformer's %d", kind, m.NumParams(), 100*e, target)
 		}
+		if got := s.Params(bij); got != m.NumParams() {
+			t.Errorf("%s: Spec.Params %d, built %d", kind, got, m.NumParams())
+		}
 	}
-	// The MLP keeps its input when matched; explicit sizes are used as given.
-	s := Spec{Kind: KindMLP, Transformer: tf, MLP: MLPConfig{Input: "token"}}.Resolved(bij)
-	if s.MLP.Input != "token" || s.MLP.Width == 0 {
-		t.Errorf("resolved MLP %+v", s.MLP)
+	// The prefix MLP keeps its input when matched; the per-position MLP keeps the
+	// transformer's width; explicit sizes are used as given.
+	s := Spec{Kind: KindPrefixMLP, Transformer: tf, PrefixMLP: PrefixMLPConfig{Input: "token"}}.Resolved(bij)
+	if s.PrefixMLP.Input != "token" || s.PrefixMLP.Width == 0 {
+		t.Errorf("resolved prefix MLP %+v", s.PrefixMLP)
+	}
+	if s := (Spec{Kind: KindMLP, Transformer: tf}).Resolved(bij); s.MLP.Width != tf.Width || s.MLP.Hidden != 4*tf.Width {
+		t.Errorf("resolved MLP %+v, want width %d and hidden %d", s.MLP, tf.Width, 4*tf.Width)
 	}
 	m, err := New(Spec{Kind: KindLSTM, Transformer: tf, LSTM: LSTMConfig{Layers: 1, Width: 8}}, bij, Options{})
 	if err != nil {
@@ -62,7 +74,9 @@ func TestSpecErrors(t *testing.T) {
 	}{
 		{Spec{Kind: "gru", Transformer: tf}, "Kind"},
 		{Spec{Kind: KindTransformer, Transformer: TransformerConfig{Layers: 2, Heads: 3, Width: 32}}, "Transformer.Heads"},
-		{Spec{Kind: KindMLP, Transformer: tf, MLP: MLPConfig{Input: "suffix"}}, "MLP.Input"},
+		{Spec{Kind: KindPrefixMLP, Transformer: tf, PrefixMLP: PrefixMLPConfig{Input: "suffix"}}, "PrefixMLP.Input"},
+		{Spec{Kind: KindMLP, Transformer: tf, MLP: MLPConfig{Blocks: 65, Width: 8}}, "MLP.Blocks"},
+		{Spec{Kind: KindPrefixMLP, Transformer: tf, PrefixMLP: PrefixMLPConfig{Blocks: 1, Width: -1}}, "PrefixMLP.Width"},
 		{Spec{Kind: KindMamba, Transformer: tf, Mamba: MambaConfig{Layers: 0, Width: 8}}, "Mamba.Layers"},
 	} {
 		var fe *FieldError

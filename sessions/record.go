@@ -55,6 +55,27 @@ type Eval struct {
 	BayesEntropy []float64 `json:"bayes_entropy_bits"`
 	// Ablated lists the heads that were zeroed for this evaluation (empty: the whole model).
 	Ablated []Head `json:"ablated,omitempty"`
+	// Lengths is the length-generalisation curve of an hmm run (DESIGN.md §2): the whole
+	// model scored on a probe set drawn at each evaluated K, ascending, the training K
+	// included (its entry repeats the scores above); nil when the run evaluates one length
+	// and for an ablated evaluation (or the one taken when every head is switched back on).
+	Lengths []LengthScore `json:"lengths,omitempty"`
+}
+
+// LengthScore is the probe-set scores at one sequence length K (HMM observations). The
+// numbers are Num so that a model gone non-finite at an untrained length still records.
+type LengthScore struct {
+	K int `json:"k"`
+	// Train marks the training length: positions after it were never trained.
+	Train bool `json:"train,omitempty"`
+	// KLBits is the mean KL(p*‖q) in bits; BitErrorPosition and BitErrorSample are bit
+	// error (a) and (b); Accuracy the MAP accuracy (definitions: DESIGN.md §4).
+	KLBits           Num `json:"kl_bits"`
+	BitErrorPosition Num `json:"bit_error_position"`
+	BitErrorSample   Num `json:"bit_error_sample"`
+	Accuracy         Num `json:"accuracy"`
+	// KLByPosition is the mean KL(p*‖q) in bits at each of the K scored positions.
+	KLByPosition []Num `json:"kl_by_position,omitempty"`
 }
 
 // Head names one attention head.
@@ -76,6 +97,19 @@ type Snapshot struct {
 	// KeyOrthogonalityRandom is the same statistic for random Gaussian vectors of the same
 	// count and dimension (the baseline the paper compares against).
 	KeyOrthogonalityRandom float64 `json:"key_orthogonality_random,omitempty"`
+	// KeyOrthogonalityEmbed is the authors' key orthogonality (DESIGN.md §4, statistic 2),
+	// [layer][head]: the value tokens' embeddings (no position embedding), normalised by the
+	// layer's pre-attention RMSNorm with its learned scale, projected through the layer's W_K
+	// restricted to the head's columns, mean |off-diagonal cosine| (no centring). The value
+	// tokens are the tunnel's class tokens (bijection and recall values), else its evidence
+	// tokens (HMM symbols). nil without attention, and in sessions written before it was
+	// recorded.
+	KeyOrthogonalityEmbed [][]float64 `json:"key_orthogonality_embed,omitempty"`
+	// KeyOrthogonalityEmbedInit is the same statistic for the same model at initialisation
+	// (the parameters rebuilt from the run's seed), [layer][head].
+	KeyOrthogonalityEmbedInit [][]float64 `json:"key_orthogonality_embed_init,omitempty"`
+	// KeyOrthogonalityEmbedTokens is the number of value tokens both were taken over.
+	KeyOrthogonalityEmbedTokens int `json:"key_orthogonality_embed_tokens,omitempty"`
 	// QKAlignment is, per layer, the P×T map (row-major, flattened) of the cosine between the
 	// query at each scored position and each earlier key, averaged over heads and sequences;
 	// entries after the query's position are null.
@@ -84,6 +118,11 @@ type Snapshot struct {
 	QKPositions []int `json:"qk_positions,omitempty"`
 	// Manifold is the value manifold: PCA of the final-norm residual at scored positions.
 	Manifold *Manifold `json:"value_manifold,omitempty"`
+	// ManifoldOne is the value manifold over one sequence's scored positions (the first
+	// sequence of the probe set; the sampling of the authors' figures). Its PC1 share is
+	// larger than Manifold's (≈60% vs ≈30% for an exact-Bayes representation), |ρ(PC1,
+	// entropy)| comparable. nil in sessions written before it was recorded.
+	ManifoldOne *Manifold `json:"value_manifold_one_sequence,omitempty"`
 	// Frame is the frame-precision history up to this snapshot.
 	Frame *Frame `json:"frame,omitempty"`
 	// Ablation holds the effect of zeroing each head, each layer's attention and MLP (or each
@@ -137,6 +176,11 @@ type Manifold struct {
 	Points [][]float64 `json:"points,omitempty"`
 	// Entropy is the posterior entropy (bits) at each point.
 	Entropy []float64 `json:"entropy,omitempty"`
+	// Sequences is the number of probe sequences whose scored positions were sampled (1 for
+	// the one-sequence sampling) and N the number of points the shares and correlations were
+	// computed on (Points may be a subsample); 0 in sessions written before they were recorded.
+	Sequences int `json:"sequences,omitempty"`
+	N         int `json:"n_points,omitempty"`
 }
 
 // Frame is the frame-precision dissociation up to one snapshot: for every snapshot so far,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"windtunnel/sessions"
 )
@@ -55,7 +56,8 @@ func (p *bitErrorPane) View() string {
 // Help lists the pane's keys.
 func (p *bitErrorPane) Help() []key.Binding { return []key.Binding{p.sh.keys.LogScale} }
 
-// draw renders both charts side by side when wide enough, else stacked.
+// draw renders both charts side by side when wide enough, else stacked, over the
+// length-generalisation line of an hmm run when there is room for both.
 func (p *bitErrorPane) draw() string {
 	w, h := p.w, p.h
 	if w <= 0 || h <= 0 {
@@ -64,6 +66,18 @@ func (p *bitErrorPane) draw() string {
 	if len(p.sh.evals) == 0 {
 		return fit(p.sh.st.dim.Render("no evaluations yet"), w, h)
 	}
+	if ls := p.lengthLines(w); len(ls) > 0 && h-len(ls) >= minChartsH {
+		n := len(ls)
+		return vcat(p.charts(w, h-n), fit(strings.Join(ls, "\n"), w, n))
+	}
+	return p.charts(w, h)
+}
+
+// minChartsH is the least height the charts keep when the length line takes rows.
+const minChartsH = 6
+
+// charts renders both charts in w×h: side by side when wide enough, else stacked.
+func (p *bitErrorPane) charts(w, h int) string {
 	if w >= 60 {
 		lw := w * 3 / 5
 		rw := w - lw - 1
@@ -144,6 +158,66 @@ func (p *bitErrorPane) entropyChart(w, h int) string {
 		{glyph: '●', style: st.model, x: pos(len(e.ModelEntropy)), y: e.ModelEntropy},
 	}, intLabels, valueLabels)
 	return fit(head+"\n"+legend+"\n"+chart, w, h)
+}
+
+// lengthLines is the length-generalisation summary of the newest evaluation that scored
+// several lengths (an hmm run scores them at every evaluation but the one taken when the
+// operator switches every head back on), wrapped
+// to w cells: "length generalisation (trained K=20): K=20 (a) 0.080 (b) 0.130 KL 0.073 ·
+// K=30 …", with "@step" when it is older than the newest evaluation; nil when none did.
+func (p *bitErrorPane) lengthLines(w int) []string {
+	sh, st := p.sh, p.sh.st
+	var r *sessions.Record
+	for i := len(sh.evals) - 1; i >= 0; i-- {
+		if len(sh.evals[i].Eval.Lengths) > 0 {
+			r = &sh.evals[i]
+			break
+		}
+	}
+	if r == nil {
+		return nil
+	}
+	title := "length generalisation"
+	for _, l := range r.Eval.Lengths {
+		if l.Train {
+			title += fmt.Sprintf(" (trained K=%d)", l.K)
+		}
+	}
+	if r.Step != sh.lastEval().Step {
+		title += fmt.Sprintf(" @%d", r.Step)
+	}
+	parts := []string{st.dim.Render(title + ":")}
+	for _, l := range r.Eval.Lengths {
+		parts = append(parts, st.title.Render(fmt.Sprintf("K=%d", l.K))+
+			" (a) "+fnum(float64(l.BitErrorPosition), 3)+
+			" (b) "+fnum(float64(l.BitErrorSample), 3)+
+			" KL "+fnum(float64(l.KLBits), 3))
+	}
+	return wrapParts(parts, w, " · ")
+}
+
+// wrapParts lays parts out in lines of at most w cells (a part wider than w gets a line of
+// its own, cut when drawn): the first two are joined by a space, the rest by sep, and a
+// continuation line starts with sep without its leading space.
+func wrapParts(parts []string, w int, sep string) []string {
+	var lines []string
+	cur := ""
+	for i, part := range parts {
+		join := sep
+		if i == 1 {
+			join = " "
+		}
+		switch {
+		case i == 0:
+			cur = part
+		case ansi.StringWidth(cur)+ansi.StringWidth(join)+ansi.StringWidth(part) <= w:
+			cur += join + part
+		default:
+			lines = append(lines, cur)
+			cur = strings.TrimLeft(join, " ") + part
+		}
+	}
+	return append(lines, cur)
 }
 
 // linearRange is [0, 1.1·max] over the finite values.

@@ -115,6 +115,7 @@ func fxSnapshot(s int) *sessions.Snapshot {
 		Manifold: m, Frame: fxFrame(s), Ablation: fxAblation(s), ProbeN: fxProbeN,
 	}
 	fxDeriveAblation(snap, fxLayers, fxHeads)
+	withFidelity(snap, s)
 	return snap
 }
 

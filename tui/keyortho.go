@@ -7,12 +7,16 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
-// keysPane shows key orthogonality: per layer (the mean over heads) or per head, the mean
-// |off-diagonal cosine| of the token keys as a horizontal bar of block glyphs, beside a
-// bar for random Gaussian vectors of the same count and dimension. Bars and numbers carry
-// everything, so it reads without colour.
+// keysPane shows key orthogonality, the two statistics of DESIGN.md §4 side by side, each
+// labelled: per layer (the mean over heads) or per head, the bench's (the mean |off-diagonal
+// cosine| of the centred per-token mean keys of the evidence tokens) as a horizontal bar of
+// block glyphs beside a bar for random Gaussian vectors of the same count and dimension, and
+// the authors' (the value tokens' embeddings through the layer's norm and W_K of the head)
+// now, with its level at initialisation marked. Bars, marks and numbers carry everything, so
+// it reads without colour. Sessions recorded before the authors' statistic say so.
 type keysPane struct {
 	paneBase
 	perHead bool
@@ -63,10 +67,11 @@ func (p *keysPane) View() string {
 	return p.cache.get(p.sh, snapKey{p.w, p.h, p.sh.geoGen, p.focused(), opt}, p.draw)
 }
 
-// keysHeader is the number of lines above the layer bars: the title and the random bar.
-const keysHeader = 2
+// keysHeader is the number of lines above the layer bars: the title, the column header
+// (or the note that the authors' statistic was not recorded) and the random bar.
+const keysHeader = 3
 
-// rows is the number of bars below the random one.
+// rows is the number of bar rows below the random one.
 func (p *keysPane) rows() int {
 	ko := p.data()
 	if !p.perHead {
@@ -90,11 +95,70 @@ func (p *keysPane) data() [][]float64 {
 	return p.sh.geo.KeyOrthogonality
 }
 
-// keyBar is one labelled bar.
+// keyBar is one labelled row: the bench's statistic and, when recorded, the authors'.
 type keyBar struct {
 	label string
 	v     float64
 	prev  float64 // the same at the previous snapshot (NaN: none)
+	emb   float64 // the authors' statistic now (NaN: none)
+	init  float64 // the authors' statistic at initialisation (NaN: none)
+}
+
+// cellAt is m[l][h], NaN where m has no such cell.
+func cellAt(m [][]float64, l, h int) float64 {
+	if l < len(m) && h >= 0 && h < len(m[l]) {
+		return m[l][h]
+	}
+	return math.NaN()
+}
+
+// rowMean is the mean of m[l], NaN where m has no such row.
+func rowMean(m [][]float64, l int) float64 {
+	if l < len(m) && len(m[l]) > 0 {
+		return mean(m[l])
+	}
+	return math.NaN()
+}
+
+// finiteMax is the largest finite value among top and vs.
+func finiteMax(top float64, vs ...float64) float64 {
+	for _, v := range vs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			top = math.Max(top, v)
+		}
+	}
+	return top
+}
+
+// pickFits is the first of the texts that fits w cells, else the last.
+func pickFits(w int, texts ...string) string {
+	for _, t := range texts {
+		if ansi.StringWidth(t) <= w {
+			return t
+		}
+	}
+	return texts[len(texts)-1]
+}
+
+// markBar puts the mark glyph in column col of bar (a w-cell bar), whether the bar reaches
+// it or not; col < 0 leaves the bar as it is.
+func markBar(bar string, col int) string {
+	if col < 0 {
+		return bar
+	}
+	r := []rune(bar)
+	if col < len(r) {
+		r[col] = '┆'
+	}
+	return string(r)
+}
+
+// markCol is the column of v on a 0..top scale in a w-cell bar (−1: none).
+func markCol(v, top float64, w int) int {
+	if math.IsNaN(v) || math.IsInf(v, 0) || !(v > 0) || w <= 0 {
+		return -1
+	}
+	return min(int(v/top*float64(w)), w-1)
 }
 
 // draw renders the view.
@@ -114,67 +178,94 @@ func (p *keysPane) draw() string {
 	if sh.geoPrev != nil {
 		prevKO = sh.geoPrev.KeyOrthogonality
 	}
-	at := func(m [][]float64, l, hd int) float64 {
-		if l < len(m) && hd < len(m[l]) {
-			return m[l][hd]
-		}
-		return math.NaN()
-	}
+	emb, embInit := sh.geo.KeyOrthogonalityEmbed, sh.geo.KeyOrthogonalityEmbedInit
+	authors := len(emb) > 0
 	var bars []keyBar
 	for l, row := range ko {
 		if p.perHead {
 			for hd, v := range row {
-				bars = append(bars, keyBar{headName(l, hd), v, at(prevKO, l, hd)})
+				bars = append(bars, keyBar{headName(l, hd), v, cellAt(prevKO, l, hd), cellAt(emb, l, hd), cellAt(embInit, l, hd)})
 			}
 			continue
 		}
-		pv := math.NaN()
-		if l < len(prevKO) {
-			pv = mean(prevKO[l])
-		}
-		bars = append(bars, keyBar{fmt.Sprintf("L%d", l), mean(row), pv})
+		bars = append(bars, keyBar{fmt.Sprintf("L%d", l), mean(row), rowMean(prevKO, l), rowMean(emb, l), rowMean(embInit, l)})
 	}
 	rnd := sh.geo.KeyOrthogonalityRandom
-	top := rnd
+	top, topA := rnd, 0.0
 	for _, b := range bars {
-		if !math.IsNaN(b.v) && !math.IsInf(b.v, 0) {
-			top = math.Max(top, b.v)
-		}
+		top = finiteMax(top, b.v)
+		topA = finiteMax(topA, b.emb, b.init)
 	}
 	if !(top > 0) {
 		top = 1
 	}
-	top *= 1.05
+	if !(topA > 0) {
+		topA = 1
+	}
+	top, topA = top*1.05, topA*1.05
 
 	labelW := len("random") + 1
 	for _, b := range bars {
 		labelW = max(labelW, len(b.label)+1)
 	}
 	withPrev := sh.geoPrev != nil && len(prevKO) > 0
-	numW := 14 // " 0.053  0.65×r"
-	if withPrev && w-labelW-numW-10 >= 12 {
+	// The bench's column: bar and numbers (" 0.053  0.65×", then "  Δ-0.0031" when there is
+	// room); the authors' column, when recorded: " │ ", bar and " 0.452  init 0.143".
+	numW, sep, numA := 14, 0, 0
+	if authors {
+		sep, numA = 3, 18
+	}
+	layout := func(numW int) (barW, barA int) {
+		avail := w - labelW - numW - sep - numA
+		if !authors {
+			return avail, 0
+		}
+		return avail / 2, avail - avail/2
+	}
+	barW, barA := layout(numW)
+	if bw, _ := layout(numW + 10); withPrev && bw >= 12 {
 		numW += 10 // "  Δ-0.0031"
+		barW, barA = layout(numW)
 	} else {
 		withPrev = false
 	}
-	barW := w - labelW - numW
-	if barW < 4 {
-		barW, numW, withPrev = max(w-labelW-7, 1), 7, false
+	if barW < 4 { // numbers only (the bench's column keeps a bar when it is alone)
+		if authors {
+			barW, barA, numW = 0, 0, 7
+		} else {
+			barW, numW = max(w-labelW-7, 1), 7
+		}
 	}
 
 	unit := "layer means"
 	if p.perHead {
 		unit = "per head"
 	}
-	title := appendFits(fmt.Sprintf("mean |cos| of token keys, %s · @%d", unit, sh.geoAt), " · lower = more orthogonal", w)
+	title := appendFits(fmt.Sprintf("mean |cos| between token keys, %s · @%d", unit, sh.geoAt), " · lower = more orthogonal", w)
 	lines := []string{title}
-
-	rndCol := -1
-	if rnd > 0 {
-		rndCol = min(int(rnd/top*float64(barW)), barW-1)
+	if authors {
+		bench := pickFits(barW+numW, "bench's: centred evidence keys vs random", "bench's: centred evidence keys",
+			"bench's: evidence keys", "bench's")
+		auth := pickFits(barA+numA, "authors': value tokens' embed·W_K, now", "authors': value tokens' embed·W_K",
+			"authors': value embed·W_K", "authors': embed·W_K", "authors'")
+		lines = append(lines, padLine("", labelW)+padLine(bench, barW+numW)+st.dim.Render(" │ ")+auth)
+	} else {
+		lines = append(lines, st.dim.Render(pickFits(w, "authors' statistic (value tokens' embeddings·W_K vs init): not recorded in this session",
+			"authors' statistic (value tokens' embeddings·W_K vs init): not recorded",
+			"authors' statistic (embed·W_K vs init): not recorded", "authors' statistic: not recorded", "not recorded")))
 	}
+
+	rndCol := markCol(rnd, top, barW)
 	rndBar := strings.Repeat("░", max(int(math.Round(rnd/top*float64(barW))), 0))
-	lines = append(lines, padLine("random", labelW)+st.dim.Render(padLine(rndBar, barW))+p.numbers(rnd, rnd, math.NaN(), numW, withPrev, true))
+	rndLine := padLine("random", labelW) + st.dim.Render(padLine(rndBar, barW)) + p.numbers(rnd, rnd, math.NaN(), numW, withPrev, true)
+	if authors {
+		note := "┆ = at initialisation"
+		if k := sh.geo.KeyOrthogonalityEmbedTokens; k > 0 {
+			note = pickFits(barA+numA, fmt.Sprintf("┆ = at initialisation · %d tokens", k), note)
+		}
+		rndLine += st.dim.Render(" │ ") + st.dim.Render(padLine(note, barA+numA))
+	}
+	lines = append(lines, rndLine)
 
 	room := p.barRoom()
 	scroll := min(p.scroll, max(len(bars)-room, 0))
@@ -190,25 +281,32 @@ func (p *keysPane) draw() string {
 	}
 	for _, b := range shown {
 		bar := hbar(b.v, top, barW)
-		if rndCol >= 0 && b.v < rnd {
+		if b.v < rnd {
 			// Mark where the random level is, past the end of the bar.
-			r := []rune(bar)
-			if rndCol < len(r) && r[rndCol] == ' ' {
-				r[rndCol] = '┆'
+			if r := []rune(bar); rndCol >= 0 && rndCol < len(r) && r[rndCol] == ' ' {
+				bar = markBar(bar, rndCol)
 			}
-			bar = string(r)
 		}
 		style := st.good
 		if b.v >= rnd {
 			style = st.warn
 		}
-		lines = append(lines, padLine(b.label, labelW)+style.Render(bar)+p.numbers(b.v, rnd, b.prev, numW, withPrev, false))
+		line := padLine(b.label, labelW) + style.Render(bar) + p.numbers(b.v, rnd, b.prev, numW, withPrev, false)
+		if authors {
+			abar := markBar(hbar(b.emb, topA, barA), markCol(b.init, topA, barA))
+			line += st.dim.Render(" │ ") + st.seriesA.Render(abar) + padLine(" "+fnum(b.emb, 3)+"  init "+fnum(b.init, 3), numA)
+		}
+		lines = append(lines, line)
 	}
 	if more > 0 || scroll > 0 {
 		lines = append(lines, st.dim.Render(fmt.Sprintf("↑ %d above · ↓ %d below (↑/↓ when focused)", scroll, more)))
 	}
 	legend := "█ keys  ░ random Gaussian (same count, dim)"
-	legend = appendFits(legend, "  ┆ random", w)
+	if authors {
+		legend = "█ keys  ░ random (same count, dim)  ┆ random · init"
+	} else {
+		legend = appendFits(legend, "  ┆ random", w)
+	}
 	legend = appendFits(legend, "  ×: ratio", w)
 	if withPrev {
 		legend = appendFits(legend, fmt.Sprintf("  Δ: vs @%d", sh.geoPrevAt), w)

@@ -20,8 +20,12 @@ import (
 var binGlyphs = []rune{'●', '○', '∘', '·'}
 
 // manifoldPane is the value manifold: a scatter of the probe positions' PC1 against PC2 (or
-// PC3) of the final-norm residual, each point's glyph and colour by its posterior-entropy
-// bin, under the explained-variance shares and the correlation of PC1 with the entropy.
+// PC3) of the final-norm residual over many sequences, each point's glyph and colour by its
+// posterior-entropy bin, under a table of the two samplings of DESIGN.md §4, each labelled:
+// many sequences and one sequence's positions (the authors' figures), with |ρ(PC1, entropy)|
+// (Spearman) first, the headline (the PC1 share depends on the sampling, |ρ| does not), then
+// the PC1..PC3 shares and the signed correlations. Sessions recorded before the one-sequence
+// sampling say so.
 type manifoldPane struct {
 	paneBase
 	pc3 bool // y axis PC3 instead of PC2
@@ -115,18 +119,14 @@ func (p *manifoldPane) draw() string {
 	if p.pc3 {
 		yAxis = 2
 	}
-	share := func(i int) string {
-		if i < len(mf.Share) {
-			return fnum(100*mf.Share[i], 1) + "%"
-		}
-		return "–"
-	}
 	title := fmt.Sprintf("value manifold @%d · PCA of the final-norm residual · %d points%s", sh.geoAt, len(mf.Points), probeNote(sh.geo.ProbeN))
-	caption := fmt.Sprintf("PC1 %s  PC2 %s  PC3 %s · ρ(PC1,H) Pearson %s  Spearman %s", share(0), share(1), share(2),
-		fsigned(float64(mf.Pearson), 2), fsigned(float64(mf.Spearman), 2))
-	if sh.geoPrev != nil && sh.geoPrev.Manifold != nil {
-		caption = appendFits(caption, fmt.Sprintf(" (@%d: %s)", sh.geoPrevAt, fsigned(float64(sh.geoPrev.Manifold.Spearman), 2)), w)
+	title = appendFits(title, " · scatter: many sequences", w)
+	var prevMany, prevOne *sessions.Manifold
+	if sh.geoPrev != nil {
+		prevMany, prevOne = sh.geoPrev.Manifold, sh.geoPrev.ManifoldOne
 	}
+	lines := []string{title}
+	lines = append(lines, manifoldTable(st, sh.geo, prevMany, prevOne, sh.geoPrevAt, w)...)
 	cuts, how := entropyBins(mf.Entropy)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range mf.Entropy {
@@ -142,8 +142,7 @@ func (p *manifoldPane) draw() string {
 	legend := "entropy, bits: " + strings.Join(parts, "  ")
 	legend = appendFits(legend, " ("+how+")", w)
 	legend = appendFits(legend, fmt.Sprintf("  y: PC%d", yAxis+1), w)
-	lines := []string{title, caption}
-	if ch := h - 3; ch >= 4 && len(mf.Points) > 0 {
+	if ch := h - len(lines) - 1; ch >= 4 && len(mf.Points) > 0 {
 		lines = append(lines, p.scatter(mf, yAxis, cuts, w, ch))
 	}
 	lines = append(lines, legend)
@@ -189,4 +188,53 @@ func (p *manifoldPane) scatter(mf *sessions.Manifold, yAxis int, cuts [3]float64
 		}
 	}
 	return fit(lc.View(), w, h)
+}
+
+// manifoldTable is the table of the two samplings: a header and one row each for many
+// sequences (sn.Manifold) and one sequence (sn.ManifoldOne), |ρ(PC1, H)| (Spearman) first,
+// then the PC1..PC3 shares and, as room allows, the signed Spearman and Pearson
+// correlations, sequences × positions sampled and |ρ| at the previous snapshot (prevAt).
+func manifoldTable(st styles, sn *sessions.Snapshot, prevMany, prevOne *sessions.Manifold, prevAt, w int) []string {
+	const labelW = 15
+	row := func(label string, m, prev *sessions.Manifold, sampled string) string {
+		s := padLine(label, labelW)
+		if m == nil {
+			return s + st.dim.Render("not recorded in this session")
+		}
+		share := func(i int) string {
+			if i < len(m.Share) {
+				return fnum(100*m.Share[i], 1) + "%"
+			}
+			return "–"
+		}
+		s += st.title.Render(fmt.Sprintf("%10s", fnum(math.Abs(float64(m.Spearman)), 2))) +
+			fmt.Sprintf(" %5s %5s %5s", share(0), share(1), share(2))
+		s = appendFits(s, "  Spearman "+fsigned(float64(m.Spearman), 2), w)
+		s = appendFits(s, " Pearson "+fsigned(float64(m.Pearson), 2), w)
+		s = appendFits(s, "  "+sampled, w)
+		if prev != nil {
+			s = appendFits(s, fmt.Sprintf(" (@%d: %s)", prevAt, fnum(math.Abs(float64(prev.Spearman)), 2)), w)
+		}
+		return s
+	}
+	sampled := func(m *sessions.Manifold, seqs int) string {
+		if m != nil && m.Sequences > 0 && m.N > 0 {
+			return fmt.Sprintf("%d×%d", m.Sequences, m.N/m.Sequences)
+		}
+		if seqs > 0 {
+			return fmt.Sprintf("%d×?", seqs)
+		}
+		return "?"
+	}
+	sm := sampled(sn.Manifold, sn.ProbeN)
+	many := row("many sequences", sn.Manifold, prevMany, sm)
+	one := row("one sequence", sn.ManifoldOne, prevOne, sampled(sn.ManifoldOne, 1))
+	head := padLine("", labelW) + st.title.Render("|ρ(PC1,H)|") + "   PC1   PC2   PC3"
+	if strings.Contains(many, " Pearson ") {
+		head += "  signed ρ"
+		if strings.Contains(many, "  "+sm) {
+			head = appendFits(head, " · sequences×positions", w)
+		}
+	}
+	return []string{head, many, one}
 }

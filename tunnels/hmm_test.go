@@ -32,8 +32,35 @@ func hmmFromTokens(t *testing.T, h *HMM, tok []int) (T, E [][]float64, obs []int
 	return T, E, obs
 }
 
-// TestHMMBruteForce sums p(path, o_1..o_t) over all S^t hidden paths and compares the
-// resulting p(s_t | o_1..o_t) with the forward-algorithm posterior.
+// bruteForceFiltering sums p(path, o_1..o_k) over all S^k hidden paths (initial state
+// uniform) and returns p(s_k | o_1..o_k).
+func bruteForceFiltering(T, E [][]float64, obs []int, k int) []float64 {
+	S := len(T)
+	want := make([]float64, S)
+	path := make([]int, k)
+	for {
+		p := 1 / float64(S) * E[path[0]][obs[0]]
+		for m := 1; m < k; m++ {
+			p *= T[path[m-1]][path[m]] * E[path[m]][obs[m]]
+		}
+		want[path[k-1]] += p
+		// next path in lexicographic order
+		m := k - 1
+		for m >= 0 && path[m] == S-1 {
+			path[m] = 0
+			m--
+		}
+		if m < 0 {
+			break
+		}
+		path[m]++
+	}
+	normalise(want)
+	return want
+}
+
+// TestHMMBruteForce compares the forward-algorithm posterior with brute-force enumeration
+// at every step.
 func TestHMMBruteForce(t *testing.T) {
 	for _, S := range []int{2, 3, 5} {
 		for _, O := range []int{2, 3, 5} {
@@ -43,30 +70,38 @@ func TestHMMBruteForce(t *testing.T) {
 				s := Draw(h, stream, i)
 				T, E, obs := hmmFromTokens(t, h, s.Tokens)
 				for k := 1; k <= len(obs); k++ {
-					want := make([]float64, S)
-					path := make([]int, k)
-					for {
-						p := 1 / float64(S) * E[path[0]][obs[0]]
-						for m := 1; m < k; m++ {
-							p *= T[path[m-1]][path[m]] * E[path[m]][obs[m]]
-						}
-						want[path[k-1]] += p
-						// next path in lexicographic order
-						m := k - 1
-						for m >= 0 && path[m] == S-1 {
-							path[m] = 0
-							m--
-						}
-						if m < 0 {
-							break
-						}
-						path[m]++
-					}
-					normalise(want)
+					want := bruteForceFiltering(T, E, obs, k)
 					closeSlices(t, "hmm posterior", s.Posterior[k-1], want, 1e-10)
 					if got, w := s.EntropyBits[k-1], entropyBitsRef(want); math.Abs(got-w) > 1e-10 {
 						t.Fatalf("S=%d O=%d seq %d t=%d: entropy %v, brute force %v", S, O, i, k, got, w)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestHMMWithKBruteForce checks a WithK tunnel (the length-generalisation probe sets: a
+// K=3 tunnel lengthened to 9) against brute-force enumeration at every step, the steps
+// past the original K included, on the probe stream the lab evaluates.
+func TestHMMWithKBruteForce(t *testing.T) {
+	for _, sz := range []struct{ S, O int }{{2, 3}, {3, 2}, {4, 4}} {
+		h := must(NewHMM(sz.S, sz.O, 3))
+		hk := must(h.WithK(9))
+		if _, _, k := hk.Sizes(); k != 9 || hk.SeqLen() != h.SeqLen()+12 || len(hk.Positions()) != 9 {
+			t.Fatalf("%+v: WithK(9) has K %d, %d tokens, %d positions", sz, k, hk.SeqLen(), len(hk.Positions()))
+		}
+		for i := uint64(0); i < 4; i++ {
+			s := Draw(hk, ProbeStream(7), i)
+			T, E, obs := hmmFromTokens(t, hk, s.Tokens)
+			if len(obs) != 9 {
+				t.Fatalf("%+v seq %d: %d observations", sz, i, len(obs))
+			}
+			for k := 1; k <= 9; k++ {
+				want := bruteForceFiltering(T, E, obs, k)
+				closeSlices(t, "WithK posterior", s.Posterior[k-1], want, 1e-10)
+				if got, w := s.EntropyBits[k-1], entropyBitsRef(want); math.Abs(got-w) > 1e-10 {
+					t.Fatalf("%+v seq %d t=%d: entropy %v, brute force %v", sz, i, k, got, w)
 				}
 			}
 		}

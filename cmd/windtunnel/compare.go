@@ -51,7 +51,7 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	fs := c.Flags()
 	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks")
-	fs.StringVar(&f.models, "models", strings.Join(models.Kinds(), ","), "comma-separated models")
+	fs.StringVar(&f.models, "models", strings.Join(models.PaperKinds(), ","), "comma-separated models: "+strings.Join(models.Kinds(), ", "))
 	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "sizes and schedule: "+strings.Join(lab.PresetNames(), ", "))
 	fs.IntVar(&f.seeds, "seeds", 1, "runs per pair, seeds 1..N")
 	fs.IntVar(&f.steps, "steps", 0, "training steps per run (default: the preset's)")

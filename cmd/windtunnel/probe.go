@@ -41,6 +41,22 @@ type probeReport struct {
 	Frame                  *sessions.Frame    `json:"frame,omitempty"`
 	FrameStep              int                `json:"frame_step,omitempty"`
 	Manifold               *sessions.Manifold `json:"-"`
+	// The authors' key orthogonality (DESIGN.md §4, statistic 2), [layer][head], now and at
+	// initialisation: the value tokens' embeddings through each layer's norm1 and W_K of the
+	// head, mean |off-diagonal cosine|; null without attention.
+	KeyOrthogonalityEmbed       [][]float64 `json:"key_orthogonality_embed"`
+	KeyOrthogonalityEmbedInit   [][]float64 `json:"key_orthogonality_embed_init"`
+	KeyOrthogonalityEmbedTokens int         `json:"key_orthogonality_embed_tokens,omitempty"`
+	// The value manifold over one sequence's scored positions (the first probe sequence; the
+	// authors' figures), beside ValuePCShare... over many sequences.
+	ValueOnePCShare     []float64          `json:"value_one_sequence_pc_share"`
+	ValueOnePC1Spearman sessions.Num       `json:"value_one_sequence_pc1_entropy_spearman"`
+	ValueOnePC1Pearson  sessions.Num       `json:"value_one_sequence_pc1_entropy_pearson"`
+	ValueOnePoints      int                `json:"value_one_sequence_points,omitempty"`
+	ManifoldOne         *sessions.Manifold `json:"-"`
+	// Lengths is an hmm run's length-generalisation curve: the scores on the probe set
+	// drawn at each evaluated K (the training K marked train).
+	Lengths []sessions.LengthScore `json:"lengths,omitempty"`
 }
 
 func newProbeCmd(stdout io.Writer) *cobra.Command {
@@ -116,6 +132,10 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 	if err != nil {
 		return nil, fmt.Errorf("probe %s: %w", path, err)
 	}
+	lengths, err := tr.EvaluateLengths(s)
+	if err != nil {
+		return nil, fmt.Errorf("probe %s: %w", path, err)
+	}
 	sn := &sessions.Snapshot{}
 	if err := tr.Geometry(sn, s.BitErrorPosition, false); err != nil {
 		return nil, fmt.Errorf("probe %s: %w", path, err)
@@ -127,6 +147,9 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 		KeyOrthogonality: sn.KeyOrthogonality, Ablation: sn.Ablation,
 		QKAlignment: sn.QKAlignment, QKPositions: sn.QKPositions, Manifold: sn.Manifold,
 		ValuePC1Spearman: sessions.Num(math.NaN()), ValuePC1Pearson: sessions.Num(math.NaN()),
+		ValueOnePC1Spearman: sessions.Num(math.NaN()), ValueOnePC1Pearson: sessions.Num(math.NaN()),
+		KeyOrthogonalityEmbed: sn.KeyOrthogonalityEmbed, KeyOrthogonalityEmbedInit: sn.KeyOrthogonalityEmbedInit,
+		KeyOrthogonalityEmbedTokens: sn.KeyOrthogonalityEmbedTokens, ManifoldOne: sn.ManifoldOne,
 	}
 	if sn.KeyOrthogonality != nil {
 		v := sn.KeyOrthogonalityRandom
@@ -135,7 +158,11 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 	if m := sn.Manifold; m != nil {
 		rep.ValuePCShare, rep.ValuePC1Spearman, rep.ValuePC1Pearson = m.Share, m.Spearman, m.Pearson
 	}
+	if m := sn.ManifoldOne; m != nil {
+		rep.ValueOnePCShare, rep.ValueOnePC1Spearman, rep.ValueOnePC1Pearson, rep.ValueOnePoints = m.Share, m.Spearman, m.Pearson, m.N
+	}
 	rep.HeadAblationDeltaBits, rep.Costliest = sn.HeadDelta, sn.Costliest
+	rep.Lengths = lengths
 	// The recorded frame-precision history up to this step, when the run took snapshots.
 	if rec, at, err := r.Snapshot(ck.Step); err == nil && rec != nil && rec.Frame != nil {
 		rep.Frame, rep.FrameStep = rec.Frame, at
@@ -148,13 +175,16 @@ func (p *probeReport) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s %s at step %d (probe %d sequences, geometry on %d)\n", p.Path, p.Task, p.Model, p.Step, p.ProbeN, p.GeometryN)
 	fmt.Fprintf(&b, "bit error (a) %.4f  (b) %.4f  KL %.4f bits  accuracy %.3f\n", p.BitErrorPosition, p.BitErrorSample, p.KLBits, p.Accuracy)
+	b.WriteString(lengthsText(p.Lengths))
 	if p.KeyOrthogonality == nil {
 		b.WriteString("attention: none in this model\n")
 	} else {
-		fmt.Fprintf(&b, "key orthogonality (mean |cos|, random %.3f):\n", *p.KeyOrthogonalityRandom)
+		fmt.Fprintf(&b, "key orthogonality, bench's (centred per-token mean keys of the evidence tokens, mean |cos|; random %.3f):\n",
+			*p.KeyOrthogonalityRandom)
 		for l, row := range p.KeyOrthogonality {
 			fmt.Fprintf(&b, "  L%d %s   mean %.3f\n", l, floats(row, "%.3f"), mean(row))
 		}
+		b.WriteString(embedKeysText(p.KeyOrthogonalityEmbed, p.KeyOrthogonalityEmbedInit, p.KeyOrthogonalityEmbedTokens))
 		b.WriteString("attention entropy (bits) / mass on evidence tokens:\n")
 		for l, row := range p.AttentionEntropy {
 			fmt.Fprintf(&b, "  L%d %s", l, floats(row, "%.2f"))
@@ -165,8 +195,14 @@ func (p *probeReport) text() string {
 		}
 	}
 	if len(p.ValuePCShare) > 0 {
-		fmt.Fprintf(&b, "value manifold: PC1..3 %s of variance; ρ(PC1, entropy) Spearman %s Pearson %s\n",
-			floats(scale(p.ValuePCShare, 100), "%.1f%%"), numStr(p.ValuePC1Spearman), numStr(p.ValuePC1Pearson))
+		fmt.Fprintf(&b, "value manifold, many sequences (%d): |ρ(PC1, entropy)| %s; PC1..3 %s of variance; ρ Spearman %s Pearson %s\n",
+			p.GeometryN, absStr(p.ValuePC1Spearman), floats(scale(p.ValuePCShare, 100), "%.1f%%"), numStr(p.ValuePC1Spearman), numStr(p.ValuePC1Pearson))
+		if len(p.ValueOnePCShare) > 0 {
+			fmt.Fprintf(&b, "value manifold, one sequence (the first probe sequence, %d positions): |ρ(PC1, entropy)| %s; PC1..3 %s of variance; ρ Spearman %s Pearson %s\n",
+				p.ValueOnePoints, absStr(p.ValueOnePC1Spearman), floats(scale(p.ValueOnePCShare, 100), "%.1f%%"), numStr(p.ValueOnePC1Spearman), numStr(p.ValueOnePC1Pearson))
+		} else {
+			b.WriteString("value manifold, one sequence: not computed (fewer than 3 scored positions)\n")
+		}
 	}
 	if len(p.Ablation) > 0 {
 		b.WriteString("ablation (Δ bit error (a), Δ KL bits):\n")
@@ -235,4 +271,83 @@ func numStr(n sessions.Num) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%+.3f", float64(n))
+}
+
+// lengthsText is the length-generalisation block of the probe report ("" without one):
+// the scores at each K, and the mean KL at the trained positions and after them.
+func lengthsText(ls []sessions.LengthScore) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	train := 0
+	for _, l := range ls {
+		if l.Train {
+			train = l.K
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "length generalisation (* trained at K=%d; later positions never trained):\n", train)
+	b.WriteString("  K      (a)      (b)       KL  accuracy  KL ≤train  KL >train\n")
+	for _, l := range ls {
+		mark := " "
+		if l.Train {
+			mark = "*"
+		}
+		n := min(train, len(l.KLByPosition))
+		fmt.Fprintf(&b, "  %-4s %s %s %s %s %s %s\n", fmt.Sprintf("%d%s", l.K, mark),
+			numCol(l.BitErrorPosition, 8, 4), numCol(l.BitErrorSample, 8, 4), numCol(l.KLBits, 8, 4),
+			numCol(l.Accuracy, 9, 3), numCol(meanNum(l.KLByPosition[:n]), 10, 4), numCol(meanNum(l.KLByPosition[n:]), 10, 4))
+	}
+	return b.String()
+}
+
+// numCol right-aligns n with prec decimals in width columns ("n/a" for NaN, "–" for an
+// empty mean).
+func numCol(n sessions.Num, width, prec int) string {
+	v := float64(n)
+	switch {
+	case math.IsInf(v, 1):
+		return fmt.Sprintf("%*s", width, "–")
+	case math.IsNaN(v):
+		return fmt.Sprintf("%*s", width, "n/a")
+	}
+	return fmt.Sprintf("%*.*f", width, prec, v)
+}
+
+// meanNum is the mean of xs, +Inf for none (printed as "–").
+func meanNum(xs []sessions.Num) sessions.Num {
+	if len(xs) == 0 {
+		return sessions.Num(math.Inf(1))
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += float64(x)
+	}
+	return sessions.Num(s / float64(len(xs)))
+}
+
+// embedKeysText is the authors' key orthogonality block of the probe report: per layer the
+// heads now, their mean, and the mean at initialisation; a line saying why not without it.
+func embedKeysText(now, init [][]float64, tokens int) string {
+	if len(now) == 0 {
+		return "key orthogonality, authors': not computed (no value tokens in this task)\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "key orthogonality, authors' (%d value tokens' embeddings through norm1 and W_K of the head, mean |cos|; now vs init):\n", tokens)
+	for l, row := range now {
+		fmt.Fprintf(&b, "  L%d %s   mean %.3f", l, floats(row, "%.3f"), mean(row))
+		if l < len(init) {
+			fmt.Fprintf(&b, "   init %s   mean %.3f", floats(init[l], "%.3f"), mean(init[l]))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// absStr prints |n| with three decimals, or "n/a".
+func absStr(n sessions.Num) string {
+	if math.IsNaN(float64(n)) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3f", math.Abs(float64(n)))
 }

@@ -46,12 +46,13 @@ type runFlags struct {
 	out         string
 	resume      string
 	ckptEvery   int
+	evalK       []int
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.tf.register(fs, "bijection")
 	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "starting configuration: quick (CPU, minutes), mid (CPU, ≤ 45 min, head dimension 32: the geometry can appear) or paper (the paper's sizes, for a GPU)")
-	fs.StringVar(&f.model, "model", "transformer", "network: "+models.KindList()+" (baselines are capacity-matched to the transformer)")
+	fs.StringVar(&f.model, "model", "transformer", "network: "+models.KindList()+" (baselines are capacity-matched to the transformer; mlp is Paper I's per-position MLP, mlp-prefix the ablation that reads the one-hot prefix)")
 	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, a JSON summary on stdout (implied when stdin or stdout is not a terminal)")
 	fs.IntVar(&f.steps, "steps", 0, "training steps (default: the preset's)")
 	fs.IntVar(&f.batch, "batch", 0, "sequences per step (default: the preset's)")
@@ -74,11 +75,12 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.device, "device", "cpu", "where matrix products run: cpu or cuda (NVIDIA driver and cuBLAS loaded at run time)")
 	blasFlag(fs, &f.blas)
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels (default: all cores)")
-	fs.StringVar(&f.mlpInput, "mlp-input", "prefix", "MLP baseline input: prefix (one-hot prefix up to the scored position) or token (the scored token alone)")
+	fs.StringVar(&f.mlpInput, "mlp-input", "prefix", "input of --model mlp-prefix: prefix (one-hot prefix up to the scored position) or token (the scored token alone)")
 	fs.StringVar(&f.precision, "precision", "float32", "arithmetic: float32 (fast kernels) or float64 (exact, for checks)")
 	fs.StringVar(&f.predictions, "predictions", "", "write the probe set with the model's distributions to this JSON Lines file")
 	fs.StringVar(&f.out, "out", "", "session file to write (default ./runs/<time>-<task>-<model>.wtlab)")
 	fs.StringVar(&f.resume, "resume", "", "continue the session FILE from its last checkpoint (model, optimiser, schedule and data stream)")
+	fs.IntSliceVar(&f.evalK, "eval-k", nil, "hmm: observation counts K to evaluate at, each on its own probe set, e.g. 20,30,50 (length generalisation; the training K is always evaluated, so giving only it turns the others off; default: the preset's 20,30,50)")
 	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "save parameters and optimiser state every N steps (default: the preset's; 0 with the flag: only at the end)")
 }
 
@@ -131,8 +133,9 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 	set("width", func() { c.Transformer.Width = f.width })
 	set("mlp-hidden", func() { c.Transformer.MLP = f.mlpHidden })
 	set("checkpoint-every", func() { c.CheckpointEvery = f.ckptEvery })
+	set("eval-k", func() { c.EvalK = f.evalK })
 	c.Target, c.BLAS, c.Workers, c.Device = f.target, f.blas, f.workers, f.device
-	c.MLP.Input = f.mlpInput
+	c.PrefixMLP.Input = f.mlpInput
 	c.Precision = f.precision
 	if c.EvalEvery > c.Steps {
 		c.EvalEvery = c.Steps
@@ -176,7 +179,7 @@ var configFlags = map[string]string{
 	"ProbeEvery": "probe-every", "GeometryN": "geometry-n", "Workers": "workers", "Target": "target",
 	"Precision": "precision", "Device": "device", "BLAS": "blas", "Transformer.Layers": "layers",
 	"Transformer.Heads": "heads", "Transformer.Width": "width", "Transformer.MLP": "mlp-hidden",
-	"MLP.Input": "mlp-input",
+	"PrefixMLP.Input": "mlp-input", "EvalK": "eval-k",
 }
 
 // flagError turns a configuration error into a usage error that names the flag (or the

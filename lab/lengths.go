@@ -1,0 +1,224 @@
+package lab
+
+import (
+	"fmt"
+	"slices"
+
+	"windtunnel/diagnostics"
+	"windtunnel/models"
+	"windtunnel/sessions"
+	"windtunnel/tunnels"
+)
+
+// Length generalisation (DESIGN.md §2): an hmm run trains at one K and is also scored on
+// probe sets drawn at other K (the paper: train at 20, evaluate at 20, 30 and 50), so the
+// model's position table must cover the longest of them.
+
+// PaperEvalK are the lengths the hmm presets evaluate at: the training length and the
+// paper's two longer ones.
+var PaperEvalK = []int{20, 30, 50}
+
+// EvalLengths is the sorted set of observation counts K an hmm run is scored at: EvalK with
+// the training K added (it is always scored); nil when EvalK is empty or the task has no
+// length to vary.
+func (c Config) EvalLengths() []int {
+	if c.Task != "hmm" || len(c.EvalK) == 0 {
+		return nil
+	}
+	ks := append([]int{c.Tunnel.WithDefaults().K}, c.EvalK...)
+	slices.Sort(ks)
+	return slices.Compact(ks)
+}
+
+// validateEvalK checks EvalK: only the hmm task has a length to vary, and each K must be a
+// length the tunnel can draw.
+func (c Config) validateEvalK() error {
+	if len(c.EvalK) == 0 {
+		return nil
+	}
+	if c.Task != "hmm" {
+		return &FieldError{Field: "EvalK", Value: c.EvalK, Reason: "want none: only the hmm task has a length K to vary"}
+	}
+	for _, k := range c.EvalK {
+		if k < tunnels.MinK || k > tunnels.MaxK {
+			return &FieldError{Field: "EvalK", Value: k, Reason: fmt.Sprintf("want each K in %d..%d", tunnels.MinK, tunnels.MaxK)}
+		}
+	}
+	return nil
+}
+
+// longestTunnel is the tunnel at the longest evaluated K (tn itself when no other K is
+// longer): the model's position table is sized for it.
+func longestTunnel(cfg Config, tn tunnels.Tunnel) (tunnels.Tunnel, error) {
+	ks := cfg.EvalLengths()
+	h, ok := tn.(*tunnels.HMM)
+	if len(ks) == 0 || !ok {
+		return tn, nil
+	}
+	_, _, k := h.Sizes()
+	if top := ks[len(ks)-1]; top > k {
+		return h.WithK(top)
+	}
+	return tn, nil
+}
+
+// buildModel builds the configured model with a position table long enough for the longest
+// evaluated sequence. A capacity-matched baseline is matched to the transformer at that
+// same length (Spec.Resolved on the longest tunnel: only the position table, and for the
+// prefix MLP its input, depend on the length), so both gain the same positions and the
+// comparison stays fair.
+func buildModel(cfg Config, tn tunnels.Tunnel, opts models.Options) (models.Model, int, error) {
+	long, err := longestTunnel(cfg, tn)
+	if err != nil {
+		return nil, 0, err
+	}
+	spec := cfg.Spec()
+	if long != tn {
+		spec = spec.Resolved(long)
+	}
+	opts.MaxLen = long.SeqLen() + 1
+	m, err := models.New(spec, tn, opts)
+	return m, opts.MaxLen, err
+}
+
+// lengthProbe is the fixed probe set of one extra evaluated K: the same stream as the main
+// probe set (the same matrices and, over the shared steps, the same observations), drawn
+// at that K.
+type lengthProbe struct {
+	k      int
+	tunnel tunnels.Tunnel
+	probe  []*tunnels.Batch
+	post   []float64
+	q      []float64
+}
+
+// probeChunk is the number of sequences in a batch of the training-length probe set.
+const probeChunk = 256
+
+// lengthChunk is the number of sequences in a batch of a longer probe set of n sequences
+// of seqLen tokens: fewer than probeChunk, so that its graph's attention (sequences ×
+// length²) is no larger than the training length's (trainLen tokens), and a divisor of n
+// when one is near, so that the set compiles one graph shape. A compiled graph keeps its
+// buffers: at 256 sequences, K=30 and K=50 would add about 2 GB at the quick preset.
+func lengthChunk(n, seqLen, trainLen int) int {
+	if seqLen <= trainLen {
+		return probeChunk
+	}
+	r := float64(trainLen) / float64(seqLen)
+	c := max(1, int(probeChunk*r*r))
+	for d := c; d > c/2; d-- {
+		if n%d == 0 {
+			return d
+		}
+	}
+	return c
+}
+
+// drawProbe draws the n-sequence probe set of tn from stream in batches of chunk sequences
+// and returns them with their posteriors laid end to end.
+func drawProbe(tn tunnels.Tunnel, stream uint64, n, chunk int) ([]*tunnels.Batch, []float64) {
+	var bs []*tunnels.Batch
+	var post []float64
+	for first := 0; first < n; first += chunk {
+		b := tunnels.NewBatch(tn, min(chunk, n-first))
+		b.Fill(tn, stream, uint64(first))
+		bs = append(bs, b)
+		post = append(post, b.Posterior...)
+	}
+	return bs, post
+}
+
+// setupLengths draws the probe sets of the evaluated lengths other than the training one.
+func (t *Trainer) setupLengths() error {
+	ks := t.cfg.EvalLengths()
+	h, ok := t.tunnel.(*tunnels.HMM)
+	if len(ks) == 0 || !ok {
+		return nil
+	}
+	_, _, train := h.Sizes()
+	t.evalK = ks
+	for _, k := range ks {
+		if k == train {
+			continue
+		}
+		tk, err := h.WithK(k)
+		if err != nil {
+			return fmt.Errorf("lab: evaluation length K=%d: %w", k, err)
+		}
+		if tk.SeqLen() > t.maxLen {
+			return fmt.Errorf("lab: evaluation length K=%d needs %d positions, the model has %d", k, tk.SeqLen(), t.maxLen)
+		}
+		lp := lengthProbe{k: k, tunnel: tk}
+		chunk := lengthChunk(t.cfg.ProbeSize, tk.SeqLen(), t.tunnel.SeqLen())
+		lp.probe, lp.post = drawProbe(tk, tunnels.ProbeStream(t.cfg.Seed), t.cfg.ProbeSize, chunk)
+		lp.q = make([]float64, len(lp.post))
+		t.lengths = append(t.lengths, lp)
+	}
+	return nil
+}
+
+// EvaluateLengths scores the whole model (no head ablated) at every evaluated length, given
+// main, the scores of the training-length probe set (Evaluate's); nil when the run
+// evaluates one length only.
+func (t *Trainer) EvaluateLengths(main diagnostics.Scores) ([]sessions.LengthScore, error) {
+	if len(t.evalK) == 0 {
+		return nil, nil
+	}
+	_, _, train := t.tunnel.(*tunnels.HMM).Sizes()
+	out := make([]sessions.LengthScore, 0, len(t.evalK))
+	i := 0
+	for _, k := range t.evalK {
+		if k == train {
+			out = append(out, lengthScore(k, true, main))
+			continue
+		}
+		lp := &t.lengths[i]
+		i++
+		off := 0
+		for _, b := range lp.probe {
+			n := b.N * b.P * b.C
+			if err := t.model.Predict(lp.tunnel, b, lp.q[off:off+n]); err != nil {
+				return nil, fmt.Errorf("lab: evaluate at K=%d: %w", k, err)
+			}
+			off += n
+		}
+		s, err := diagnostics.Score(lp.q, lp.post, t.cfg.ProbeSize, len(lp.tunnel.Positions()), lp.tunnel.Classes())
+		if err != nil {
+			return nil, fmt.Errorf("lab: evaluate at K=%d: %w", k, err)
+		}
+		out = append(out, lengthScore(k, false, s))
+	}
+	return out, nil
+}
+
+// lengthScore is the recorded form of one length's scores.
+func lengthScore(k int, train bool, s diagnostics.Scores) sessions.LengthScore {
+	kl := make([]sessions.Num, len(s.PerPosition.KLBits))
+	for i, v := range s.PerPosition.KLBits {
+		kl[i] = sessions.Num(v)
+	}
+	return sessions.LengthScore{
+		K: k, Train: train,
+		KLBits: sessions.Num(s.KLBits), BitErrorPosition: sessions.Num(s.BitErrorPosition),
+		BitErrorSample: sessions.Num(s.BitErrorSample), Accuracy: sessions.Num(s.Accuracy),
+		KLByPosition: kl,
+	}
+}
+
+// lengthsDue reports whether the evaluation at step also scores the other lengths: every
+// evaluation of the whole model on the cadence, and the final one (not the ablated ones,
+// nor the re-evaluation when the operator switches every head back on). Measured at the
+// hmm quick preset on a loaded 2-core CPU, K=30 and K=50 cost about 2–3× a K=20
+// evaluation, 4.6–6% of the run when taken at every evaluation (transformer 6.0%, MLP
+// 5.9%, LSTM 4.6%, Mamba 5.7%): under the 10% that would call for a sparser cadence.
+func (t *Trainer) lengthsDue() bool { return len(t.evalK) > 0 }
+
+// withLengths adds the length-generalisation scores to an unablated evaluation record.
+func (t *Trainer) withLengths(e *sessions.Eval, main diagnostics.Scores) error {
+	ls, err := t.EvaluateLengths(main)
+	if err != nil {
+		return err
+	}
+	e.Lengths = ls
+	return nil
+}
