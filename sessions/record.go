@@ -250,6 +250,9 @@ type Event struct {
 	Layer int       `json:"layer,omitempty"`
 	Head  int       `json:"head,omitempty"`
 	On    bool      `json:"on,omitempty"`
+	// By names who sent the event when it came from outside the trainer's own terminal:
+	// "ssh:SHA256:…" for a key admitted by serve, "" for the local dashboard.
+	By string `json:"by,omitempty"`
 }
 
 // Meta describes a run: what it trains and where.
@@ -274,4 +277,6 @@ type Meta struct {
 	Config json.RawMessage `json:"config"`
 	// Path is the session file ("" when not recorded).
 	Path string `json:"path,omitempty"`
+	// Socket is the live run's control socket ("" when it has none).
+	Socket string `json:"socket,omitempty"`
 }
