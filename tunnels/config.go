@@ -16,6 +16,9 @@ type Config struct {
 	// (default 256), Vv (default 256), F (0..1024, default 32) and M (default 3). A zero
 	// Fillers takes the default like every field; NewRecall builds a recall with no fillers.
 	Pairs, Keys, Values, Fillers, Queries int
+	// Layout is recall's pair layout: "store" (`STORE k SEP v`, the default; "" reads as it)
+	// or "kv" (`k v`).
+	Layout string `json:",omitempty"`
 }
 
 // Default sizes: the paper's.
@@ -119,7 +122,7 @@ func New(task string, c Config) (Tunnel, error) {
 		}
 		return t, nil
 	case "recall":
-		t, err := NewRecall(c.Pairs, c.Keys, c.Values, c.Fillers, c.Queries)
+		t, err := NewRecallLayout(c.Pairs, c.Keys, c.Values, c.Fillers, c.Queries, c.Layout)
 		if err != nil {
 			return nil, err
 		}

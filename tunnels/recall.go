@@ -1,5 +1,7 @@
 package tunnels
 
+import "fmt"
+
 // Recall special tokens; key k is token RecallKeyBase+k and value v is token
 // RecallKeyBase+Kv+v.
 const (
@@ -11,17 +13,44 @@ const (
 	RecallKeyBase = 10
 )
 
+// Recall layouts: how each stored pair is written.
+const (
+	// RecallLayoutStore writes `STORE k SEP v` (the authors' generator; the default).
+	RecallLayoutStore = "store"
+	// RecallLayoutPairs writes `k v` (multi-query associative recall's layout): the value
+	// follows its key, so the first layer's previous-token head is one step back.
+	RecallLayoutPairs = "kv"
+)
+
 // Recall is the associative-recall tunnel: N key→value pairs are stored, then after fillers
 // M of the keys are queried and the network must name the stored value.
 type Recall struct {
 	n, kv, vv, f, m int
-	positions       []int
+	layout          string
+	// stride is the tokens a stored pair takes; koff and voff its key's and value's offsets.
+	stride, koff, voff int
+	positions          []int
 }
 
 // NewRecall builds the tunnel with n pairs drawn from kv keys and vv values, f fillers and
-// m queries.
+// m queries, in the default layout (`STORE k SEP v`).
 func NewRecall(n, kv, vv, f, m int) (*Recall, error) {
+	return NewRecallLayout(n, kv, vv, f, m, RecallLayoutStore)
+}
+
+// NewRecallLayout is NewRecall with the pairs' layout: RecallLayoutStore ("store" or "")
+// or RecallLayoutPairs ("kv").
+func NewRecallLayout(n, kv, vv, f, m int, layout string) (*Recall, error) {
 	const task = "recall"
+	stride, koff, voff := 4, 1, 3
+	switch layout {
+	case "", RecallLayoutStore:
+		layout = RecallLayoutStore
+	case RecallLayoutPairs:
+		stride, koff, voff = 2, 0, 1
+	default:
+		return nil, fmt.Errorf("tunnels: recall: layout %q: want %s or %s", layout, RecallLayoutStore, RecallLayoutPairs)
+	}
 	if err := checkRange(task, "pairs", n, 1, MaxKeys, "at most the 4096 keys"); err != nil {
 		return nil, err
 	}
@@ -37,7 +66,7 @@ func NewRecall(n, kv, vv, f, m int) (*Recall, error) {
 	if err := checkRange(task, "queries", m, 1, n, "distinct stored keys, at most pairs"); err != nil {
 		return nil, err
 	}
-	rc := &Recall{n: n, kv: kv, vv: vv, f: f, m: m, positions: make([]int, m)}
+	rc := &Recall{n: n, kv: kv, vv: vv, f: f, m: m, layout: layout, stride: stride, koff: koff, voff: voff, positions: make([]int, m)}
 	for q := range rc.positions {
 		rc.positions[q] = rc.queryStart() + q*(2+f/2) + 1
 	}
@@ -49,8 +78,11 @@ func (rc *Recall) Sizes() (pairs, keys, values, fillers, queries int) {
 	return rc.n, rc.kv, rc.vv, rc.f, rc.m
 }
 
+// Layout is how each pair is written: RecallLayoutStore or RecallLayoutPairs.
+func (rc *Recall) Layout() string { return rc.layout }
+
 // queryStart is the index of the first QUERY token: after the stores and the fillers.
-func (rc *Recall) queryStart() int { return 4*rc.n + rc.f }
+func (rc *Recall) queryStart() int { return rc.stride*rc.n + rc.f }
 
 // Name is "recall".
 func (rc *Recall) Name() string { return "recall" }
@@ -58,7 +90,7 @@ func (rc *Recall) Name() string { return "recall" }
 // Vocab is 10+Kv+Vv: the specials, the keys and the values.
 func (rc *Recall) Vocab() int { return RecallKeyBase + rc.kv + rc.vv }
 
-// SeqLen is 4N + F + 2M + (M−1)·⌊F/2⌋.
+// SeqLen is sN + F + 2M + (M−1)·⌊F/2⌋, s the pair's length (4 for `STORE k SEP v`, 2 for `k v`).
 func (rc *Recall) SeqLen() int { return rc.queryStart() + 2*rc.m + (rc.m-1)*(rc.f/2) }
 
 // Classes is Vv: the stored value.
@@ -73,7 +105,7 @@ func (rc *Recall) ClassTokens() (int, bool) { return RecallKeyBase + rc.kv, true
 // DefaultTarget is Sampled, as the paper trains.
 func (rc *Recall) DefaultTarget() TargetMode { return Sampled }
 
-// Fill writes sequence i of the stream into s: `STORE k SEP v` per pair, F fillers, then M
+// Fill writes sequence i of the stream into s: `STORE k SEP v` (or `k v`) per pair, F fillers, then M
 // queries `QUERY k` of distinct stored keys with ⌊F/2⌋ fillers between them; the target and
 // one-hot posterior at each query's key are the value stored with it.
 func (rc *Recall) Fill(s *Sequence, stream uint64, i uint64) {
@@ -88,9 +120,12 @@ func (rc *Recall) Fill(s *Sequence, stream uint64, i uint64) {
 		for used.testAndSet(k) {
 			k = r.intN(rc.kv)
 		}
-		s.Tokens[4*j] = RecallSTORE
-		s.Tokens[4*j+1] = RecallKeyBase + k
-		s.Tokens[4*j+2] = RecallSEP
+		at := rc.stride * j
+		if rc.stride == 4 {
+			s.Tokens[at] = RecallSTORE
+			s.Tokens[at+2] = RecallSEP
+		}
+		s.Tokens[at+rc.koff] = RecallKeyBase + k
 	}
 	used = bitset{}
 	for j := 0; j < rc.n; j++ {
@@ -98,9 +133,9 @@ func (rc *Recall) Fill(s *Sequence, stream uint64, i uint64) {
 		for used.testAndSet(v) {
 			v = r.intN(rc.vv)
 		}
-		s.Tokens[4*j+3] = valBase + v
+		s.Tokens[rc.stride*j+rc.voff] = valBase + v
 	}
-	pos := 4 * rc.n
+	pos := rc.stride * rc.n
 	for j := 0; j < rc.f; j++ {
 		s.Tokens[pos+j] = RecallFILLER
 	}
@@ -117,9 +152,9 @@ func (rc *Recall) Fill(s *Sequence, stream uint64, i uint64) {
 		for used.testAndSet(pair) {
 			pair = r.intN(rc.n)
 		}
-		value := s.Tokens[4*pair+3] - valBase
+		value := s.Tokens[rc.stride*pair+rc.voff] - valBase
 		s.Tokens[pos] = RecallQUERY
-		s.Tokens[pos+1] = s.Tokens[4*pair+1]
+		s.Tokens[pos+1] = s.Tokens[rc.stride*pair+rc.koff]
 		pos += 2
 		s.Targets[q] = value
 		row := s.Posterior[q]

@@ -101,3 +101,44 @@ func TestRecallUniform(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallPairsLayout checks the `k v` layout against the default one: sequence i of a
+// stream stores the same pairs and queries the same keys in both, each value directly after
+// its key, and the target at a query is the token after that key's stored occurrence.
+func TestRecallPairsLayout(t *testing.T) {
+	for _, sz := range []struct{ N, Kv, Vv, F, M int }{{4, 32, 32, 2, 4}, {8, 32, 32, 8, 3}, {1, 1, 1, 0, 1}, {5, 9, 7, 3, 5}} {
+		store := must(NewRecall(sz.N, sz.Kv, sz.Vv, sz.F, sz.M))
+		pairs := must(NewRecallLayout(sz.N, sz.Kv, sz.Vv, sz.F, sz.M, RecallLayoutPairs))
+		if pairs.Layout() != RecallLayoutPairs || store.Layout() != RecallLayoutStore {
+			t.Fatalf("layouts %q %q", store.Layout(), pairs.Layout())
+		}
+		if want := 2*sz.N + sz.F + 2*sz.M + (sz.M-1)*(sz.F/2); pairs.SeqLen() != want {
+			t.Fatalf("%+v: seqlen %d, want %d", sz, pairs.SeqLen(), want)
+		}
+		for i := uint64(0); i < 20; i++ {
+			a, b := Draw(store, TrainStream(3), i), Draw(pairs, TrainStream(3), i)
+			for j := 0; j < sz.N; j++ {
+				if a.Tokens[4*j+1] != b.Tokens[2*j] || a.Tokens[4*j+3] != b.Tokens[2*j+1] {
+					t.Fatalf("%+v seq %d: pair %d differs: %v vs %v", sz, i, j, a.Tokens[4*j:4*j+4], b.Tokens[2*j:2*j+2])
+				}
+			}
+			for q, p := range b.Positions {
+				if b.Tokens[p-1] != RecallQUERY || b.Tokens[p] != a.Tokens[a.Positions[q]] || b.Targets[q] != a.Targets[q] {
+					t.Fatalf("%+v seq %d: query %d differs", sz, i, q)
+				}
+				found := false
+				for j := 0; j < sz.N; j++ {
+					if b.Tokens[2*j] == b.Tokens[p] {
+						found = b.Tokens[2*j+1]-(RecallKeyBase+sz.Kv) == b.Targets[q] && b.Posterior[q][b.Targets[q]] == 1
+					}
+				}
+				if !found {
+					t.Fatalf("%+v seq %d: query %d target %d is not the value after its key", sz, i, q, b.Targets[q])
+				}
+			}
+		}
+	}
+	if _, err := NewRecallLayout(2, 4, 4, 0, 1, "vk"); err == nil {
+		t.Error("layout vk accepted")
+	}
+}

@@ -162,6 +162,9 @@ func mergeTunnel(base, flags tunnels.Config, fs *pflag.FlagSet) tunnels.Config {
 	pick("values", &base.Values, flags.Values)
 	pick("fillers", &base.Fillers, flags.Fillers)
 	pick("queries", &base.Queries, flags.Queries)
+	if fs.Changed("layout") {
+		base.Layout = flags.Layout
+	}
 	return base
 }
 

@@ -27,6 +27,7 @@ func (f *tunnelFlags) register(fs *pflag.FlagSet, defTask string) {
 	fs.IntVar(&f.cfg.Values, "values", 0, "recall: value vocabulary Vv (default 256)")
 	fs.IntVar(&f.cfg.Fillers, "fillers", 0, "recall: filler tokens F (default 32)")
 	fs.IntVar(&f.cfg.Queries, "queries", 0, "recall: queries M (default 3)")
+	fs.StringVar(&f.cfg.Layout, "layout", "", "recall: pair layout, store (STORE k SEP v, the authors') or kv (k v, as multi-query associative recall) (default: the preset's)")
 }
 
 // checkExplicit rejects explicitly given non-positive sizes (0 would silently mean "default").
