@@ -41,20 +41,34 @@ func LSTMParams(c LSTMConfig, t tunnels.Tunnel, maxLen int) int {
 	return n
 }
 
-// lstmMatchLayers is the depth MatchLSTM uses.
+// lstmMatchLayers is the depth MatchLSTM prefers.
 const lstmMatchLayers = 2
 
-// MatchLSTM chooses the LSTM baseline (2 layers) whose parameter count is closest to target.
+// MatchLSTM chooses the LSTM baseline whose parameter count is closest to target: 2 layers
+// when a width comes within 1% of it, else whichever depth of 1 to 4 comes closest (a small
+// model's width steps are coarser than 1%).
 func MatchLSTM(target int, t tunnels.Tunnel, maxLen int) LSTMConfig {
-	best, bestErr := LSTMConfig{Layers: lstmMatchLayers, Width: 1}, math.Inf(1)
-	for w := 1; w <= 4096; w++ {
-		c := LSTMConfig{Layers: lstmMatchLayers, Width: w}
-		n := LSTMParams(c, t, maxLen)
-		if e := math.Abs(float64(n - target)); e < bestErr {
-			best, bestErr = c, e
+	closest := func(layers int) (LSTMConfig, float64) {
+		best, bestErr := LSTMConfig{Layers: layers, Width: 1}, math.Inf(1)
+		for w := 1; w <= 4096; w++ {
+			c := LSTMConfig{Layers: layers, Width: w}
+			n := LSTMParams(c, t, maxLen)
+			if e := math.Abs(float64(n - target)); e < bestErr {
+				best, bestErr = c, e
+			}
+			if n > target {
+				break
+			}
 		}
-		if n > target {
-			break
+		return best, bestErr
+	}
+	best, bestErr := closest(lstmMatchLayers)
+	if bestErr <= 0.01*float64(target) {
+		return best
+	}
+	for _, layers := range []int{1, 3, 4} {
+		if c, e := closest(layers); e < bestErr {
+			best, bestErr = c, e
 		}
 	}
 	return best

@@ -157,6 +157,12 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 		if err != nil {
 			return fmt.Errorf("compare: %s %s seed %d: %w", cfg.Task, cfg.Model, cfg.Seed, err)
 		}
+		if !reused && r.Steps < cfg.Steps {
+			// Stopped part-way (a signal): its session resumes on the next call, and a
+			// partial score does not belong in the table.
+			fmt.Fprintf(stderr, "%s: stopped at step %d of %d, not scored (run the same command again to resume it)\n", tag, r.Steps, cfg.Steps)
+			break
+		}
 		how := ""
 		if reused {
 			how = " (reused " + path + ")"
