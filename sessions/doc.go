@@ -2,7 +2,10 @@
 // Event (the one vocabulary of operator actions) and Checkpoint are what every pane shows
 // and every session file stores. A session is one embedded SQLite file (pure Go, no cgo):
 // Writer records a run without ever blocking the trainer, Reader replays it, also while it
-// is still being written. Feed is what the dashboard reads, live (Live, fed by the
+// is still being written. While a Writer is open SQLite keeps its log (-wal, -shm) beside
+// the file; once the Writer and the last Reader have closed, the session is one file again,
+// and a Reader of a closed session creates nothing beside it (it reads from a read-only
+// directory too; files.go). Feed is what the dashboard reads, live (Live, fed by the
 // trainer, which passes operator events to a Control) or replayed (Reader), through one
 // interface. The package imports no other package of the project.
 package sessions

@@ -83,6 +83,7 @@ type Live struct {
 	events  []Event
 	changed chan struct{}
 	closed  bool
+	subs    map[chan struct{}]struct{} // Subscribe's channels, signalled like changed
 }
 
 // NewLive returns a live feed for a run described by meta. ctl receives the operator's
@@ -91,10 +92,17 @@ func NewLive(meta Meta, ctl Control, w *Writer) *Live {
 	return &Live{meta: meta, ctl: ctl, writer: w, changed: make(chan struct{}, 1)}
 }
 
+// notify signals Changed and every subscriber without blocking; l.mu is held.
 func (l *Live) notify() {
 	select {
 	case l.changed <- struct{}{}:
 	default:
+	}
+	for ch := range l.subs {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -112,11 +120,11 @@ func (l *Live) Record(r Record) {
 	if r.Snapshot != nil {
 		l.snaps = append(l.snaps, len(l.recs)-1)
 	}
+	l.notify()
 	l.mu.Unlock()
 	if l.writer != nil {
 		l.writer.Record(r)
 	}
-	l.notify()
 }
 
 // Event adds one operator event as it took effect in the trainer.
@@ -127,11 +135,11 @@ func (l *Live) Event(e Event) {
 		return
 	}
 	l.events = append(l.events, e)
+	l.notify()
 	l.mu.Unlock()
 	if l.writer != nil {
 		l.writer.Event(e)
 	}
-	l.notify()
 }
 
 // Checkpoint forwards a checkpoint to the writer.
@@ -148,6 +156,10 @@ func (l *Live) End() {
 	if !l.closed {
 		l.closed = true
 		close(l.changed)
+		for ch := range l.subs {
+			close(ch)
+		}
+		l.subs = nil
 	}
 }
 

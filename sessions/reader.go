@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,15 +24,24 @@ type Reader struct {
 	wg      sync.WaitGroup
 	closed  bool
 	snaps   snapCache
+	// sentBy is set once the events table is known to have the sent_by column (files
+	// written before Event.By was recorded lack it until a resumed run adds it).
+	sentBy atomic.Bool
 }
 
 // Open opens a session for reading. A file that is not a session, is truncated or was
-// written by a newer schema gives an error wrapping ErrNotSession or ErrNewerSchema.
+// written by a newer schema gives an error wrapping ErrNotSession or ErrNewerSchema. A
+// closed session is opened without creating anything beside it, so it reads from a
+// read-only directory too.
 func Open(path string) (*Reader, error) {
 	if err := checkFile(path); err != nil {
 		return nil, fmt.Errorf("sessions: open %s: %w", path, err)
 	}
-	db, err := sql.Open("sqlite", dsn(path, true))
+	src, err := readDSN(path)
+	if err != nil {
+		return nil, fmt.Errorf("sessions: open %s: %w", path, err)
+	}
+	db, err := sql.Open("sqlite", src)
 	if err != nil {
 		return nil, fmt.Errorf("sessions: open %s: %w", path, err)
 	}
@@ -45,7 +55,8 @@ func Open(path string) (*Reader, error) {
 	return &Reader{path: path, db: db, meta: meta, changed: make(chan struct{}, 1), stop: make(chan struct{})}, nil
 }
 
-// Close releases the file.
+// Close releases the file. The last to leave a session whose Writer has closed makes it
+// one file again (see tidy).
 func (r *Reader) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -57,7 +68,9 @@ func (r *Reader) Close() error {
 	r.mu.Unlock()
 	r.wg.Wait()
 	close(r.changed)
-	return r.db.Close()
+	err := r.db.Close()
+	tidy(r.path)
+	return err
 }
 
 // Follow polls the file every interval for records and events a live writer adds and
@@ -354,7 +367,18 @@ func (r *Reader) Events(upTo int) ([]Event, error) {
 	if upTo < 0 {
 		upTo = int(^uint(0) >> 1)
 	}
-	rows, err := r.db.Query(`SELECT step, wall_s, kind, layer, head, turn_on FROM events WHERE step <= ? ORDER BY seq`, upTo)
+	by := `''`
+	if !r.sentBy.Load() {
+		has, err := hasSentBy(r.db)
+		if err != nil {
+			return nil, r.wrap("read events layout", err)
+		}
+		r.sentBy.Store(has)
+	}
+	if r.sentBy.Load() {
+		by = `sent_by`
+	}
+	rows, err := r.db.Query(`SELECT step, wall_s, kind, layer, head, turn_on, `+by+` FROM events WHERE step <= ? ORDER BY seq`, upTo)
 	if err != nil {
 		return nil, r.wrap("read", err)
 	}
@@ -364,7 +388,7 @@ func (r *Reader) Events(upTo int) ([]Event, error) {
 		var e Event
 		var wall sql.NullFloat64
 		var kind string
-		if err := rows.Scan(&e.Step, &wall, &kind, &e.Layer, &e.Head, &e.On); err != nil {
+		if err := rows.Scan(&e.Step, &wall, &kind, &e.Layer, &e.Head, &e.On, &e.By); err != nil {
 			return nil, r.wrap("read", err)
 		}
 		e.WallS, e.Kind = unreal(wall), EventKind(kind)

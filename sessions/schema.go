@@ -13,7 +13,9 @@ import (
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 )
 
-// SchemaVersion is the session file layout this build writes and the newest it reads.
+// SchemaVersion is the session file layout this build writes and the newest it reads. A
+// column added later with a default (events.sent_by) does not change it: older builds
+// select the columns they know and ignore it, this build reads files without it.
 const SchemaVersion = 1
 
 // Application marks a session file in the meta table.
@@ -39,9 +41,25 @@ CREATE INDEX records_eval ON records(step) WHERE eval IS NOT NULL;
 CREATE INDEX records_snapshot ON records(step) WHERE snapshot IS NOT NULL;
 CREATE TABLE events(
 	seq INTEGER PRIMARY KEY, step INTEGER NOT NULL, wall_s REAL,
-	kind TEXT NOT NULL, layer INTEGER NOT NULL, head INTEGER NOT NULL, turn_on INTEGER NOT NULL);
+	kind TEXT NOT NULL, layer INTEGER NOT NULL, head INTEGER NOT NULL, turn_on INTEGER NOT NULL,
+	sent_by TEXT NOT NULL DEFAULT '');
 CREATE TABLE checkpoints(step INTEGER PRIMARY KEY, wall_s REAL, params BLOB NOT NULL, optimizer BLOB);
 `
+
+// addSentBy gives the events table of a session written before Event.By was recorded its
+// sent_by column (Append runs it on such files).
+const addSentBy = `ALTER TABLE events ADD COLUMN sent_by TEXT NOT NULL DEFAULT ''`
+
+// hasSentBy reports whether the session's events table has the sent_by column.
+func hasSentBy(q interface {
+	QueryRow(string, ...any) *sql.Row
+}) (bool, error) {
+	var n int
+	if err := q.QueryRow(`SELECT count(*) FROM pragma_table_info('events') WHERE name = 'sent_by'`).Scan(&n); err != nil {
+		return false, err
+	}
+	return n > 0, nil
+}
 
 // sqliteMagic opens every SQLite 3 database file.
 const sqliteMagic = "SQLite format 3\x00"

@@ -84,8 +84,9 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 }
 
 // Append reopens an existing session to continue it after step: records, events and
-// checkpoints later than step are removed (a resumed run recomputes them). It returns the
-// writer and the session's meta.
+// checkpoints later than step are removed (a resumed run recomputes them), and a session
+// written before events recorded who sent them gains that column. It returns the writer
+// and the session's meta.
 func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
 	if err := checkFile(path); err != nil {
 		return nil, Meta{}, fmt.Errorf("sessions: open %s: %w", path, err)
@@ -104,6 +105,15 @@ func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
 		for _, q := range []string{`DELETE FROM records WHERE step > ?`, `DELETE FROM events WHERE step > ?`, `DELETE FROM checkpoints WHERE step > ?`} {
 			if _, err := tx.Exec(q, step); err != nil {
 				return err
+			}
+		}
+		has, err := hasSentBy(tx)
+		if err != nil {
+			return fmt.Errorf("events layout: %w", err)
+		}
+		if !has {
+			if _, err := tx.Exec(addSentBy); err != nil {
+				return fmt.Errorf("events: add sent_by: %w", err)
 			}
 		}
 		return nil
@@ -272,8 +282,8 @@ func writeAll(tx *sql.Tx, recs []Record, events []Event, ckpts []*Checkpoint) er
 		}
 	}
 	for _, e := range events {
-		if _, err := tx.Exec(`INSERT INTO events(step, wall_s, kind, layer, head, turn_on) VALUES(?,?,?,?,?,?)`,
-			e.Step, real(e.WallS), string(e.Kind), e.Layer, e.Head, e.On); err != nil {
+		if _, err := tx.Exec(`INSERT INTO events(step, wall_s, kind, layer, head, turn_on, sent_by) VALUES(?,?,?,?,?,?,?)`,
+			e.Step, real(e.WallS), string(e.Kind), e.Layer, e.Head, e.On, e.By); err != nil {
 			return fmt.Errorf("event at step %d: %w", e.Step, err)
 		}
 	}
@@ -325,8 +335,9 @@ func (w *Writer) Close() error {
 	if _, e := w.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); e != nil && err == nil {
 		err = fmt.Errorf("sessions: close %s: %w", w.path, e)
 	}
-	// Leaving WAL mode needs the file to itself; with a reader attached it stays in WAL mode
-	// (already checkpointed), which is harmless.
+	// Leaving WAL mode removes the -wal and -shm files but needs the file to itself: with a
+	// Reader attached it stays in WAL mode (already checkpointed) and the last Reader to
+	// close leaves it (tidy).
 	w.db.Exec(`PRAGMA journal_mode=DELETE`)
 	if e := w.db.Close(); e != nil && err == nil {
 		err = fmt.Errorf("sessions: close %s: %w", w.path, e)

@@ -21,6 +21,8 @@
 //   - model.go: the root Model (its state, New, Update, clone) and Stats.
 //   - route.go: key routing: global keys, focus and pages, pause, then the panes and the
 //     scrubber; the status line for sent events.
+//   - quit.go: the quit dialog q and ctrl+c open on a live run (detach: the run goes on;
+//     stop run; cancel), drawn over the screen and taking every key while open.
 //   - feed.go: feed pacing: polling the feed's Changed signal, redraw rate, sending events.
 //   - cache.go: re-reading the feed up to the step, and the evaluation, snapshot and
 //     geometry caches.
@@ -34,10 +36,14 @@
 //     keyortho.go, manifold.go, frame.go: the panes; scrub.go the step scrubber.
 //   - shared.go: the context the root hands the panes; keys.go the key table, help.go the
 //     help views, styles.go, chart.go and format.go the styles, line charts and numbers.
-//   - program.go: Options and the one program runner behind Run and RunOverlay;
+//   - program.go: Options (Renderer: the lipgloss renderer of the dashboard's terminal, one
+//     per SSH viewer) and the one program runner behind Run and RunOverlay, whose options
+//     ProgramOptions gives a host running New's model in its own program;
 //     overlay.go: the comparison view.
 //
 // Entry points: New builds the root tea.Model, Run runs it as a program until q, ctrl+c or
-// the context ends; NewOverlay and RunOverlay do the same for the comparison of several
-// sessions' bit error on one chart.
+// the context ends (on a live run q asks first, and Stats.Detached or Stats.Stopped tell
+// the caller what the user chose: keeping a detached run going is the caller's job);
+// NewOverlay and RunOverlay do the same for the comparison of several sessions' bit error
+// on one chart.
 package tui

@@ -23,6 +23,12 @@ func shortHelp(h help.Model, k keyMap, pane []key.Binding, w int) string {
 	return h.ShortHelpView(bs)
 }
 
+// quitHelp renders the one-line help of the quit dialog (which takes every key while open).
+func quitHelp(h help.Model, k keyMap, w int) string {
+	h.Width = w
+	return h.ShortHelpView(k.quitDialog())
+}
+
 // fullHelp renders the groups as titled blocks flowed into as many columns as fit w×h.
 func fullHelp(groups []helpGroup, w, h int, st styles) string {
 	var blocks [][]string

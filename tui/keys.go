@@ -42,6 +42,11 @@ type keyMap struct {
 	Right   key.Binding
 	Toggle  key.Binding
 	Restore key.Binding
+
+	// The quit dialog of a live run (q, ctrl+c): detach, stop the run, cancel.
+	Detach  key.Binding
+	StopRun key.Binding
+	Cancel  key.Binding
 }
 
 // defaultKeys returns the dashboard's key table.
@@ -84,13 +89,22 @@ func defaultKeys() keyMap {
 		Right:   b([]string{"right"}, "→", "cursor right"),
 		Toggle:  b([]string{" "}, "space", "toggle head"),
 		Restore: b([]string{"r"}, "r", "restore all heads"),
+
+		Detach:  b([]string{"d"}, "d", "detach (the run goes on)"),
+		StopRun: b([]string{"s"}, "s", "stop the run"),
+		Cancel:  b([]string{"c"}, "c/esc", "cancel"),
 	}
 }
 
 // global lists the keys that work everywhere, for the help screen.
 func (k keyMap) global() []key.Binding {
-	return []key.Binding{k.Help, k.Quit, k.Next, k.Prev, k.PageNext, k.PagePrev, k.Jump, k.Pause, k.Back}
+	quit := k.Quit // the full help says more than the footer: on a live run q asks first
+	quit.SetHelp("q/^c", "quit/detach")
+	return []key.Binding{k.Help, quit, k.Next, k.Prev, k.PageNext, k.PagePrev, k.Jump, k.Pause, k.Back}
 }
+
+// quitDialog lists the keys of the quit dialog, for its footer.
+func (k keyMap) quitDialog() []key.Binding { return []key.Binding{k.Detach, k.StopRun, k.Cancel} }
 
 // jumpIndex returns the pane index (0-based) a digit key names, or -1.
 func jumpIndex(msg tea.KeyMsg) int {

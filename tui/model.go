@@ -10,7 +10,8 @@ import (
 	"windtunnel/sessions"
 )
 
-// Stats counts the dashboard's work so its redraw rate can be measured.
+// Stats counts the dashboard's work so its redraw rate can be measured, and says how the
+// user left a live run.
 type Stats struct {
 	// Frames is the number of screens rendered (each View returns the latest one).
 	Frames int
@@ -26,6 +27,11 @@ type Stats struct {
 	// Renders counts the views drawn afresh (pane, box, header, scrubber and footer cache
 	// misses); a frame whose inputs did not change draws nothing.
 	Renders int
+	// Detached is set when the user left a live run going (d in the quit dialog): the
+	// caller keeps the run and its session going without the dashboard. Stopped is set
+	// when they stopped it (s), once the stop event was sent.
+	Detached bool
+	Stopped  bool
 }
 
 // Model is the root bubbletea model: it owns the panes, the scrubber, the focus and the
@@ -52,6 +58,11 @@ type Model struct {
 	geoCache  geoCache  // the geometry snapshots found lately and the steps they answer for
 	views     *rootViews
 
+	quit     quitDialog // what q asks on a live run
+	detached bool       // left with detach: the run goes on
+	stopping bool       // stop chosen: quit once the stop event has gone
+	stopped  bool       // left with stop
+
 	closed      bool // Changed was closed
 	dirty       bool // the feed changed since the last refresh
 	lastRefresh time.Time
@@ -63,18 +74,22 @@ type Model struct {
 // New returns the dashboard on feed, already showing its newest step at 80×24 until the
 // terminal reports its size.
 func New(feed sessions.Feed, opts Options) Model {
-	sh := &shared{feed: feed, meta: feed.Meta(), keys: defaultKeys(), st: newStyles(), replay: !feed.Live(), follow: true}
+	sh := &shared{feed: feed, meta: feed.Meta(), keys: defaultKeys(), st: newStyles(opts.Renderer), replay: !feed.Live(), follow: true}
 	m := Model{
 		sh:     sh,
 		logger: opts.logger(),
 		panes: []pane{newRunPane(sh), newBitErrorPane(sh), newAttentionPane(sh), newAblationPane(sh),
 			newKeysPane(sh), newManifoldPane(sh), newFramePane(sh)},
 		scrub:  newScrubber(sh),
-		help:   help.New(),
+		help:   newHelp(opts.Renderer),
 		focus:  1,
 		width:  defaultWidth,
 		height: defaultHeight,
 		views:  &rootViews{},
+		quit:   quitDialog{note: opts.DetachNote},
+	}
+	if m.quit.note == "" {
+		m.quit.note = defaultDetachNote
 	}
 	if opts.Width > 0 && opts.Height > 0 {
 		m.width, m.height = opts.Width, opts.Height
@@ -96,8 +111,12 @@ func (m Model) View() string { return m.frame }
 func (m Model) Stats() Stats {
 	s := m.stats
 	s.Renders = m.sh.renders
+	s.Detached, s.Stopped = m.detached, m.stopped
 	return s
 }
+
+// Detached reports whether the user left the live run going (d in the quit dialog).
+func (m Model) Detached() bool { return m.detached }
 
 // Page returns the grid page shown (0: training, 1: geometry) and its name.
 func (m Model) Page() (int, string) { return m.page, pages[m.page].name }
@@ -133,6 +152,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.feed(msg)
 	case sentMsg:
 		m.status = m.sentText(msg)
+		if cmd := m.stopSent(msg); cmd != nil {
+			return m, cmd
+		}
 		m.render()
 	}
 	return m, nil

@@ -45,7 +45,7 @@ type overlayKeys struct{ Quit, LogScale key.Binding }
 func NewOverlay(feeds []sessions.Feed, names []string, opts Options) Overlay {
 	k := defaultKeys()
 	o := Overlay{
-		feeds: feeds, logger: opts.logger(), st: newStyles(), help: help.New(),
+		feeds: feeds, logger: opts.logger(), st: newStyles(opts.Renderer), help: newHelp(opts.Renderer),
 		keys:  overlayKeys{Quit: k.Quit, LogScale: k.LogScale},
 		width: defaultWidth, height: defaultHeight,
 		curves: make([][]sessions.Record, len(feeds)), errs: make([]string, len(feeds)), closed: make([]bool, len(feeds)),

@@ -7,6 +7,7 @@ import (
 	"log"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"windtunnel/sessions"
 )
@@ -23,8 +24,16 @@ type Options struct {
 	// AltScreen runs the dashboard in the terminal's alternate screen.
 	AltScreen bool
 	// Width and Height, when both are positive, are the screen size to draw for until the
-	// terminal reports one; an Output that is not a terminal never does.
+	// terminal reports one; an Output that is not a terminal never does (a host that knows
+	// the size, such as an SSH server, sends tea.WindowSizeMsg when it changes).
 	Width, Height int
+	// Renderer styles the dashboard for its terminal: its colour profile and background
+	// (nil: lipgloss's default renderer, which follows the process's own terminal). A
+	// server showing the dashboard to several terminals gives each its own.
+	Renderer *lipgloss.Renderer
+	// DetachNote says, in the quit dialog of a live run, what detaching does there (empty:
+	// the dashboard closes and the run goes on); the caller does it when Stats.Detached.
+	DetachNote string
 }
 
 // logger is the Logger to write to (one that discards when none was given).
@@ -36,8 +45,10 @@ func (o Options) logger() *log.Logger {
 }
 
 // Run shows the dashboard on feed until the user quits (q, ctrl+c) or ctx is done (both
-// return a nil error) and returns its frame and key counters. Stopping a live run and
-// closing its session is the caller's job.
+// return a nil error) and returns its frame and key counters and how the user left: on a
+// live run q asks whether to detach (Stats.Detached) or stop the run (Stats.Stopped, the
+// stop event sent). Keeping a detached run going, or waiting for a stopped one and
+// closing its session, is the caller's job.
 func Run(ctx context.Context, feed sessions.Feed, opts Options) (Stats, error) {
 	final, err := runProgram(ctx, New(feed, opts), opts)
 	var st Stats
@@ -57,11 +68,11 @@ func RunOverlay(ctx context.Context, feeds []sessions.Feed, names []string, opts
 	return err
 }
 
-// runProgram runs model as a bubbletea program on the terminal opts name, at the
-// dashboard's renderer rate, until it quits or ctx is done, and returns its final model.
-// Ending by ctx is not an error.
-func runProgram(ctx context.Context, model tea.Model, opts Options) (tea.Model, error) {
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(rendererFPS)}
+// ProgramOptions returns the bubbletea options Run uses for opts: the dashboard's renderer
+// rate, the input and output, the alternate screen. A host that runs New's model inside its
+// own program (an SSH server's run picker) starts it with these.
+func ProgramOptions(opts Options) []tea.ProgramOption {
+	popts := []tea.ProgramOption{tea.WithFPS(rendererFPS)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
@@ -71,6 +82,14 @@ func runProgram(ctx context.Context, model tea.Model, opts Options) (tea.Model, 
 	if opts.AltScreen {
 		popts = append(popts, tea.WithAltScreen())
 	}
+	return popts
+}
+
+// runProgram runs model as a bubbletea program on the terminal opts name, at the
+// dashboard's renderer rate, until it quits or ctx is done, and returns its final model.
+// Ending by ctx is not an error.
+func runProgram(ctx context.Context, model tea.Model, opts Options) (tea.Model, error) {
+	popts := append(ProgramOptions(opts), tea.WithContext(ctx))
 	final, err := tea.NewProgram(model, popts...).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return final, nil

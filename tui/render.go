@@ -25,6 +25,9 @@ func (m *Model) render() {
 		v.frame = exact(body+"\n"+parts[1]+"\n"+parts[2], w, h)
 	}
 	m.frame = m.views.frame
+	if m.quit.open {
+		m.frame = place(m.frame, m.quit.view(w, h, m.sh.st), w, h)
+	}
 	m.stats.Frames++
 }
 
@@ -152,6 +155,7 @@ type (
 	footerKey  struct {
 		w, focus int
 		msg      string
+		quit     bool
 	}
 	scrubKey struct {
 		w, step, first, last              int
@@ -166,9 +170,12 @@ func (m *Model) footer(w int) string {
 	if msg == "" && m.feedErr != "" {
 		msg = "feed: " + m.feedErr
 	}
-	return m.views.footer.get(m.sh, footerKey{w, m.focus, msg}, func() string {
+	return m.views.footer.get(m.sh, footerKey{w, m.focus, msg, m.quit.open}, func() string {
 		if msg != "" {
 			msg = m.sh.st.warn.Render(msg) + "  "
+		}
+		if m.quit.open {
+			return padLine(msg+quitHelp(m.help, m.sh.keys, w-ansi.StringWidth(msg)), w)
 		}
 		return padLine(msg+shortHelp(m.help, m.sh.keys, m.panes[m.focus].Help(), w-ansi.StringWidth(msg)), w)
 	})

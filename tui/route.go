@@ -21,11 +21,16 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(cmds...)
 	}
+	if m.quit.open {
+		return m.quitKey(msg)
+	}
 	sh, k := m.sh, m.sh.keys
 	step, follow := sh.step, sh.follow
 	m.status = ""
 	var cmd tea.Cmd
 	switch {
+	case key.Matches(msg, k.Quit) && m.runGoesOn():
+		m.quit.open, m.quit.sel = true, 0 // ask: detach or stop?
 	case key.Matches(msg, k.Quit):
 		return m, tea.Quit
 	case m.scrub.input && key.Matches(msg, k.Back):

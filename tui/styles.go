@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
 )
 
@@ -28,37 +29,55 @@ type styles struct {
 	lines     []lipgloss.Style  // one per line of multi-line charts (layers, sessions)
 }
 
-// newStyles returns the default palette.
-func newStyles() styles {
+// newStyles returns the default palette, rendered by r (nil: lipgloss's default renderer).
+func newStyles(r *lipgloss.Renderer) styles {
 	c := func(light, dark string) lipgloss.AdaptiveColor {
 		return lipgloss.AdaptiveColor{Light: light, Dark: dark}
 	}
+	ns := lipgloss.NewStyle
+	if r != nil {
+		ns = r.NewStyle
+	}
 	s := styles{
-		title:     lipgloss.NewStyle().Bold(true),
-		dim:       lipgloss.NewStyle().Foreground(c("245", "243")),
-		border:    lipgloss.NewStyle().Foreground(c("250", "240")),
-		focus:     lipgloss.NewStyle().Foreground(c("27", "39")).Bold(true),
-		tab:       lipgloss.NewStyle().Foreground(c("245", "246")),
-		tabActive: lipgloss.NewStyle().Bold(true).Reverse(true),
-		warn:      lipgloss.NewStyle().Foreground(c("160", "203")).Bold(true),
-		good:      lipgloss.NewStyle().Foreground(c("28", "78")),
-		seriesA:   lipgloss.NewStyle().Foreground(c("27", "39")),
-		seriesB:   lipgloss.NewStyle().Foreground(c("130", "214")),
-		seriesKL:  lipgloss.NewStyle().Foreground(c("90", "170")),
-		model:     lipgloss.NewStyle().Foreground(c("27", "39")),
-		bayes:     lipgloss.NewStyle().Foreground(c("240", "250")),
-		cursor:    lipgloss.NewStyle().Reverse(true),
+		title:     ns().Bold(true),
+		dim:       ns().Foreground(c("245", "243")),
+		border:    ns().Foreground(c("250", "240")),
+		focus:     ns().Foreground(c("27", "39")).Bold(true),
+		tab:       ns().Foreground(c("245", "246")),
+		tabActive: ns().Bold(true).Reverse(true),
+		warn:      ns().Foreground(c("160", "203")).Bold(true),
+		good:      ns().Foreground(c("28", "78")),
+		seriesA:   ns().Foreground(c("27", "39")),
+		seriesB:   ns().Foreground(c("130", "214")),
+		seriesKL:  ns().Foreground(c("90", "170")),
+		model:     ns().Foreground(c("27", "39")),
+		bayes:     ns().Foreground(c("240", "250")),
+		cursor:    ns().Reverse(true),
 	}
 	for i, col := range []string{"238", "24", "31", "38", "51"} {
-		s.shades[i] = lipgloss.NewStyle().Foreground(lipgloss.Color(col))
+		s.shades[i] = ns().Foreground(lipgloss.Color(col))
 	}
 	for i, col := range []string{"27", "37", "178", "203"} {
-		s.bins[i] = lipgloss.NewStyle().Foreground(lipgloss.Color(col))
+		s.bins[i] = ns().Foreground(lipgloss.Color(col))
 	}
 	for _, col := range []string{"39", "214", "170", "78", "203", "141", "45", "220"} {
-		s.lines = append(s.lines, lipgloss.NewStyle().Foreground(lipgloss.Color(col)))
+		s.lines = append(s.lines, ns().Foreground(lipgloss.Color(col)))
 	}
 	return s
+}
+
+// newHelp returns the key help with its styles rendered by r (nil: the default renderer).
+func newHelp(r *lipgloss.Renderer) help.Model {
+	h := help.New()
+	if r == nil {
+		return h
+	}
+	st := &h.Styles
+	for _, s := range []*lipgloss.Style{&st.Ellipsis, &st.ShortKey, &st.ShortDesc, &st.ShortSeparator,
+		&st.FullKey, &st.FullDesc, &st.FullSeparator} {
+		*s = s.Renderer(r)
+	}
+	return h
 }
 
 // paint is a style's escape sequences before and after a text, for wrapping long single

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -17,6 +18,9 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "replay FILE [FILE...]",
 		Short: "Open the dashboard on a saved session (follows it if a run is still writing it); several sessions: overlay their bit error",
+		Long: "replay opens the dashboard on a saved session, or overlays the bit error of several. It only\n" +
+			"reads: nothing is written beside the sessions (they may be in a read-only directory); its\n" +
+			"log goes to the user's cache directory (" + viewerLogHint + ").",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("%s takes one or more session files", c.CommandPath())
@@ -47,7 +51,7 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
-			logger, closeLog, err := openLog(args[0] + ".replay")
+			logger, closeLog, err := openViewerLog(args[0])
 			if err != nil {
 				logger, closeLog = log.New(io.Discard, "", 0), func() {}
 			}
@@ -60,4 +64,28 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// viewerLogHint says where viewers log, for the help.
+const viewerLogHint = "$XDG_CACHE_HOME/windtunnel/logs or ~/.cache/windtunnel/logs on Linux"
+
+// openViewerLog opens the log of a dashboard that only reads session (replay, attach) in
+// the user's cache directory, os.UserCacheDir()/windtunnel/logs/<session base>.log, each
+// line marked with this process's pid: a viewer writes nothing beside a session it reads.
+// Without a cache directory the log is discarded.
+func openViewerLog(session string) (*log.Logger, func(), error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return nil, nil, fmt.Errorf("log: %w", err)
+	}
+	dir = filepath.Join(dir, "windtunnel", "logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("log: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, filepath.Base(session)+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("log: %w", err)
+	}
+	prefix := fmt.Sprintf("[%d] ", os.Getpid())
+	return log.New(f, prefix, log.LstdFlags|log.Lmicroseconds), func() { f.Close() }, nil
 }

@@ -67,6 +67,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	runCmd := newRunCmd(stdout, stderr)
 	root.AddCommand(newSampleCmd(stdout), runCmd, newBenchCmd(stdout, stderr), newInfoCmd(stdout), newExportCmd(stdout),
 		newReplayCmd(stdout, stderr), newProbeCmd(stdout), newCompareCmd(stdout, stderr), newDeviceCmd(stdout))
+	root.AddCommand(newServeCmd(stdout, stderr))
+	root.AddCommand(newAttachCmd(stdout, stderr), newLsCmd(stdout, stderr))
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
 			return usagef("unknown command %q (try --help)", args[0])
@@ -101,12 +103,18 @@ func oneFile(c *cobra.Command, args []string) error {
 }
 
 // signalContext returns the command's context, cancelled by SIGINT, SIGTERM or SIGHUP (a
-// dropped SSH connection): every long command stops the same way, cleanly.
+// dropped SSH connection): every long command stops the same way, cleanly. A process
+// started with SIGHUP ignored (nohup, a detached run) leaves it ignored: asking to be
+// notified of it would turn it back on, and closing the terminal would stop the run.
 func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return signal.NotifyContext(ctx, sigs...)
 }
 
 // isTerminal reports whether w is a terminal.

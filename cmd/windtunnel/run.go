@@ -19,14 +19,19 @@ import (
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f runFlags
+	var detach bool
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Train a network on a tunnel and score it against the Bayes optimum",
 		Long: "run trains a transformer (or the capacity-matched MLP) on a tunnel, evaluating it on a fixed\n" +
 			"held-out probe set, records everything in a session file, and prints a JSON summary on stdout\n" +
-			"at the end.",
+			"at the end. While it runs it listens on a control socket: `windtunnel attach` opens the dashboard\n" +
+			"on it, `windtunnel ls` lists it. --detach starts it in the background and returns at once.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if detach {
+				return runDetached(cmd.Context(), &f, cmd.Flags(), stdout)
+			}
 			st, err := f.setup(cmd.Flags())
 			if err != nil {
 				return err
@@ -38,11 +43,12 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	f.register(c.Flags())
+	c.Flags().BoolVar(&detach, "detach", false, "run in the background (headless, its output in <session>.log), print how to attach, and return at once")
 	return c
 }
 
 // resumeFlags are the flags that may accompany --resume; the rest come from the session.
-var resumeFlags = map[string]bool{"resume": true, "headless": true, "steps": true, "workers": true, "blas": true, "predictions": true, "device": true}
+var resumeFlags = map[string]bool{"resume": true, "headless": true, "detach": true, "steps": true, "workers": true, "blas": true, "predictions": true, "device": true}
 
 // runSetup is a run ready to start: its trainer and the session it writes.
 type runSetup struct {
@@ -84,7 +90,7 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*runSetup, error) {
 		}
 	})
 	if len(bad) > 0 {
-		return nil, usagef("--resume takes the run's settings from the session; %s cannot change them (allowed: --steps, --workers, --blas, --device, --headless, --predictions)", strings.Join(bad, ", "))
+		return nil, usagef("--resume takes the run's settings from the session; %s cannot change them (allowed: --steps, --workers, --blas, --device, --headless, --detach, --predictions)", strings.Join(bad, ", "))
 	}
 	return resumeSetup(f.resume, func(cfg *lab.Config) {
 		if fs.Changed("steps") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -9,7 +10,6 @@ import (
 	"runtime/pprof"
 	"time"
 
-	"windtunnel/lab"
 	"windtunnel/sessions"
 	"windtunnel/tui"
 )
@@ -24,8 +24,10 @@ func openLog(session string) (*log.Logger, func(), error) {
 }
 
 // runTUI trains on a background goroutine while the dashboard shows the live feed. Quitting
-// the dashboard stops the run cleanly (final evaluation and checkpoint), then closes the
-// session; SIGTERM and SIGHUP (a dropped SSH connection) do the same.
+// the dashboard asks first (run_foreground.go): stop the run cleanly (final evaluation and
+// checkpoint), then close the session; or detach, and the run goes on in this process,
+// headless, until it ends. SIGINT, SIGTERM and SIGHUP (a dropped SSH connection) stop it
+// cleanly too, recorded as interrupted.
 func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err error) {
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
@@ -37,35 +39,58 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 	defer closeLog()
 	tr := st.tr
 	defer tr.Close()
-	live := sessions.NewLive(st.meta, tr, st.w)
+	// The live feed writes the session and serves the control socket (attach, ls).
+	ctl := startControl(st, logger, logger.Writer())
+	defer ctl.stop()
+	live := ctl.live
 	tr.Attach(live)
-	trainCtx, stopTrain := context.WithCancel(context.Background())
+	bg := &detachedProgress{} // the progress line, once detached
+	tr.Attach(bg)
+	// The trainer sees the signals (and records the run as interrupted); the dashboard's
+	// end does not stop it.
+	trainCtx, stopTrain := context.WithCancel(ctx)
 	defer stopTrain()
-	type outcome struct {
-		res lab.Result
-		err error
-	}
-	done := make(chan outcome, 1)
+	done := make(chan runOutcome, 1)
 	logger.Printf("run: %s %s, %d parameters, session %s", st.cfg.Task, st.meta.Model, st.meta.Params, st.w.Path())
 	// The labels let a CPU profile (WINDTUNNEL_CPUPROFILE) split the process's time
 	// between the trainer and the dashboard: go tool pprof -tags.
 	go pprof.Do(trainCtx, pprof.Labels("part", "trainer"), func(ctx context.Context) {
 		res, err := tr.Run(ctx)
 		live.End()
-		done <- outcome{res, err}
+		done <- runOutcome{res, err}
 	})
+	uiCtx, endUI := watchTerminal(ctx, os.Stdin, time.Second)
+	defer endUI()
+	var ui tui.Stats
 	var uiErr error
-	pprof.Do(ctx, pprof.Labels("part", "dashboard"), func(ctx context.Context) {
-		_, uiErr = tui.Run(ctx, live, tui.Options{Logger: logger, AltScreen: true})
+	opts := tui.Options{Logger: logger, AltScreen: true, DetachNote: detachNote(os.Getpid(), ctl.socket != "")}
+	pprof.Do(uiCtx, pprof.Labels("part", "dashboard"), func(ctx context.Context) {
+		ui, uiErr = tui.Run(ctx, live, opts)
 	})
-	tr.Send(sessions.Event{Kind: sessions.EventStop})
-	var o outcome
-	select {
-	case o = <-done:
-	case <-time.After(2 * time.Minute): // a paused or slow step: cancel
-		stopTrain()
+	var o runOutcome
+	switch {
+	case ctx.Err() != nil: // a signal: the trainer has it too
 		o = <-done
+	case ui.Detached || uiErr != nil || errors.Is(context.Cause(uiCtx), errTerminalLost):
+		// Detached, or the dashboard failed, or its terminal went away with SIGHUP ignored:
+		// the run goes on here.
+		why := "detached"
+		switch {
+		case uiErr != nil:
+			why = "the dashboard failed: " + uiErr.Error()
+			fmt.Fprintf(stderr, "windtunnel: %s\n", why)
+		case !ui.Detached:
+			why = errTerminalLost.Error()
+		}
+		logger.Printf("run: %s; the run goes on in this process", why)
+		o = continueDetached(ctx, bg, st.cfg.Steps, st.w.Path(), done, stderr)
+	default: // stop chosen (the event went), or the run had ended
+		if !ui.Stopped {
+			tr.Send(sessions.Event{Kind: sessions.EventStop})
+		}
+		o = awaitStop(done, stopTrain)
 	}
+	ctl.stop()
 	if cerr := st.w.Close(); cerr != nil && err == nil {
 		err = cerr
 	}

@@ -39,7 +39,7 @@ type summary struct {
 }
 
 // runHeadless trains with a progress line (or log lines) on stderr, records the session,
-// and prints the JSON summary. SIGINT, SIGTERM and SIGHUP stop the run cleanly: the final
+// serves the run on its control socket (attach, ls), and prints the JSON summary. SIGINT, SIGTERM and SIGHUP stop the run cleanly: the final
 // evaluation and checkpoint are recorded and the session file is closed.
 func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, stderr io.Writer) (err error) {
 	ctx, cancel := signalContext(ctx)
@@ -51,7 +51,10 @@ func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, 
 			err = cerr
 		}
 	}()
-	tr.Attach(st.w)
+	// The live feed writes the session and serves the control socket (attach, ls).
+	ctl := startControl(st, controlLogger(stderr), stderr)
+	defer ctl.stop()
+	tr.Attach(ctl.live)
 	var pw *os.File
 	if predictions != "" {
 		if pw, err = os.Create(predictions); err != nil {

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"windtunnel/relay"
+	"windtunnel/sessions"
+	"windtunnel/tui"
+)
+
+func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "attach [RUN]",
+		Short: "Open the dashboard on a live run (history from its session, the rest from its control socket)",
+		Long: "attach opens the dashboard on a run that is still training in another process (run --detach,\n" +
+			"a headless or dashboard run elsewhere): the history from its session file, new records and operator\n" +
+			"events as they happen through the run's control socket; head toggles, pause and stop go to the run.\n" +
+			"q asks whether to detach (the run goes on) or stop the run. RUN is the session file, or a prefix or\n" +
+			"a unique part of a live run's session name (`windtunnel ls` lists them); without RUN, the one live\n" +
+			"run. The viewer's log goes to the user's cache directory (" + viewerLogHint + ").",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("%s takes at most one run, got %d arguments", c.CommandPath(), len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := signalContext(cmd.Context())
+			defer cancel()
+			query := ""
+			if len(args) == 1 {
+				query = args[0]
+			}
+			run, err := pickRun(ctx, query)
+			if err != nil {
+				return err
+			}
+			if !onTerminal(stdout) {
+				return usagef("attach needs a terminal; `windtunnel ls` shows where %s stands", run.Name())
+			}
+			feed, err := relay.OpenFeed(ctx, run.Socket)
+			if err != nil {
+				return fmt.Errorf("attach: %w", err)
+			}
+			defer feed.Close()
+			logger, closeLog, err := openViewerLog(run.Hello.Meta.Path)
+			if err != nil {
+				logger, closeLog = log.New(io.Discard, "", 0), func() {}
+			}
+			defer closeLog()
+			name := run.Name()
+			st, err := tui.Run(ctx, feed, tui.Options{Logger: logger, AltScreen: true,
+				DetachNote: "close this viewer; the run goes on (windtunnel attach " + name + " comes back)"})
+			if st.Stopped {
+				awaitEnd(ctx, feed, attachStopWait)
+			}
+			if last, ok, _ := feed.At(-1); !feed.Live() && ok {
+				fmt.Fprintf(stderr, "windtunnel: %s %s at step %d\n", name, last.State, last.Step)
+			} else {
+				fmt.Fprintf(stderr, "windtunnel: detached; %s goes on (pid %d): windtunnel attach %s\n", name, run.Hello.Pid, name)
+			}
+			return err
+		},
+	}
+}
+
+// attachStopWait bounds how long attach waits for a run it stopped to end (its final
+// evaluation and checkpoint).
+const attachStopWait = 2 * time.Minute
+
+// awaitEnd waits until feed's run has ended, ctx is done or d has passed.
+func awaitEnd(ctx context.Context, feed sessions.Feed, d time.Duration) {
+	timeout := time.After(d)
+	for {
+		select {
+		case _, ok := <-feed.Changed():
+			if !ok {
+				return
+			}
+		case <-ctx.Done():
+			return
+		case <-timeout:
+			return
+		}
+	}
+}
+
+// pickRun finds the live run query names (see relay.Select; a session file that no live
+// run writes is an error that suggests replay). Without a query there must be exactly one
+// live run; several, or a query that matches several or none, is a usage error listing
+// the live runs.
+func pickRun(ctx context.Context, query string) (relay.Run, error) {
+	dir, err := relay.SocketDir()
+	if err != nil {
+		return relay.Run{}, fmt.Errorf("attach: %w", err)
+	}
+	runs, err := relay.List(ctx, dir)
+	if err != nil {
+		return relay.Run{}, fmt.Errorf("attach: %w", err)
+	}
+	sel := relay.Select(runs, query)
+	if fi, err := os.Stat(query); query != "" && err == nil && !fi.IsDir() {
+		sel = nil
+		for _, r := range runs {
+			if lf, err := os.Stat(r.Hello.Meta.Path); err == nil && os.SameFile(fi, lf) {
+				sel = append(sel, r)
+			}
+		}
+		if len(sel) == 0 {
+			if _, err := sessions.Open(query); err != nil {
+				return relay.Run{}, fmt.Errorf("attach: %w", err)
+			}
+			return relay.Run{}, fmt.Errorf("attach: no live run writes %s (see it with `windtunnel replay %s`)", query, query)
+		}
+	}
+	switch {
+	case len(sel) == 1:
+		return sel[0], nil
+	case len(runs) == 0:
+		return relay.Run{}, fmt.Errorf("attach: no live runs (start one in the background with `windtunnel run --detach`)")
+	case len(sel) == 0:
+		return relay.Run{}, usagef("attach: no live run matches %q; live runs:\n%s", query, runList(runs))
+	case query == "":
+		return relay.Run{}, usagef("attach: %d live runs, name one:\n%s", len(sel), runList(sel))
+	default:
+		return relay.Run{}, usagef("attach: %d live runs match %q, name one:\n%s", len(sel), query, runList(sel))
+	}
+}
+
+// runList lists live runs, one a line.
+func runList(runs []relay.Run) string {
+	var b strings.Builder
+	for _, r := range runs {
+		h := r.Hello
+		fmt.Fprintf(&b, "  %s  (%s %s, step %d/%d, pid %d)\n", r.Name(), h.Meta.Task, h.Meta.Model, h.Step, h.Meta.Steps, h.Pid)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

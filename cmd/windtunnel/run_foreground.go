@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"windtunnel/lab"
+	"windtunnel/sessions"
+)
+
+// What becomes of a run whose dashboard has the terminal (runTUI) when the dashboard ends:
+//   - the user chose detach (d in the quit dialog): the run goes on headless in this
+//     process, its progress on stderr, until it ends or a signal stops it (continueDetached);
+//   - the user chose stop (s), or the run had ended: the trainer finishes (awaitStop);
+//   - a signal (SIGINT, SIGTERM, SIGHUP when the terminal closed): the trainer has the same
+//     context and records the run as interrupted, never as stopped by the operator;
+//   - the terminal went away with SIGHUP ignored (nohup): watchTerminal ends the dashboard
+//     and the run goes on as if detached.
+
+// runOutcome is how a trainer's Run ended.
+type runOutcome struct {
+	res lab.Result
+	err error
+}
+
+// stopWait bounds the wait for a stopped run's final evaluation and checkpoint before its
+// context is cancelled (a paused or very slow step).
+const stopWait = 2 * time.Minute
+
+// errTerminalLost is the cause of watchTerminal's context ending when the terminal went away.
+var errTerminalLost = errors.New("the terminal went away")
+
+// detachNote is what the quit dialog says detaching does for a run in this process.
+func detachNote(pid int, socket bool) string {
+	s := fmt.Sprintf("close the dashboard; the run goes on in this process (pid %d), printing its progress here until it ends (ctrl+c then stops it)", pid)
+	if socket {
+		s += "; windtunnel attach shows it again"
+	}
+	return s
+}
+
+// continueDetached carries a run on in this process after its dashboard detached: it says
+// so on stderr, has bg print the run's progress there (an updating line on a terminal,
+// else log lines) and waits for the trainer to end, by itself or by a signal, which ends
+// ctx: the trainer, run under ctx, records the run as interrupted.
+func continueDetached(ctx context.Context, bg *detachedProgress, steps int, session string, done <-chan runOutcome, stderr io.Writer) runOutcome {
+	pid := os.Getpid()
+	fmt.Fprintf(stderr, "windtunnel: detached: run continues in this process (pid %d); session %s\n", pid, session)
+	fmt.Fprintf(stderr, "windtunnel: ctrl+c or kill %d stops it cleanly (final evaluation and checkpoint)\n", pid)
+	bg.start(ctx, steps, stderr)
+	o := <-done
+	bg.Close()
+	return o
+}
+
+// awaitStop waits for a run that was asked to stop to finish, cancelling it (cancel) after
+// stopWait.
+func awaitStop(done <-chan runOutcome, cancel context.CancelFunc) runOutcome {
+	select {
+	case o := <-done:
+		return o
+	case <-time.After(stopWait):
+		cancel()
+		return <-done
+	}
+}
+
+// watchTerminal returns a context that ends with ctx, or with cause errTerminalLost once f
+// is no longer a terminal: a hung-up terminal fails the check, so a dashboard whose
+// terminal closed while SIGHUP is ignored does not stay open forever. It checks every
+// interval; call the cancel function when done.
+func watchTerminal(ctx context.Context, f *os.File, every time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if !isatty.IsTerminal(f.Fd()) {
+					cancel(errTerminalLost)
+					return
+				}
+			}
+		}
+	}()
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// detachedProgress is a trainer sink that stays silent while the dashboard owns the
+// terminal and, once the dashboard detached (start), hands the records to a progress line.
+type detachedProgress struct{ p atomic.Pointer[progressLine] }
+
+// start begins printing the run's progress (steps in all) to w.
+func (d *detachedProgress) start(ctx context.Context, steps int, w io.Writer) {
+	d.p.Store(newProgressLine(ctx, steps, w))
+}
+
+// Record passes the record on once started.
+func (d *detachedProgress) Record(r sessions.Record) {
+	if p := d.p.Load(); p != nil {
+		p.Record(r)
+	}
+}
+
+// Event is ignored: the session records operator events.
+func (d *detachedProgress) Event(sessions.Event) {}
+
+// Checkpoint is ignored.
+func (d *detachedProgress) Checkpoint(*sessions.Checkpoint) {}
+
+// Close ends the progress line, if started; call it after the trainer's Run returned.
+func (d *detachedProgress) Close() {
+	if p := d.p.Load(); p != nil {
+		p.Close()
+	}
+}

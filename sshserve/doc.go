@@ -1,0 +1,29 @@
+// Package sshserve shows the windtunnel dashboard over SSH (`windtunnel serve`), built on
+// charmbracelet/wish and its bubbletea middleware. Every connection gets its own dashboard
+// program, drawn at its own terminal size (window changes resize it) and in its own colour
+// profile (a lipgloss renderer per session, from the terminal type and environment the
+// client sent; the client's terminal is never queried).
+//
+// Runs come from a Source, so the package knows nothing of how a live run is reached: with
+// one live run a viewer goes straight to its dashboard, with several a picker lists them,
+// with none it lists the recent runs to replay read-only.
+//
+// Admission: public keys only, those listed in an OpenSSH authorized_keys file (re-read
+// when it changes). A key whose options field holds OperatorOption ("windtunnel-operator")
+// may operate a live run (pause, stop, toggle heads); every event it sends carries
+// Event.By = "ssh:" + its SHA256 fingerprint, so the session records who sent it. Other keys
+// watch read-only: their sends fail with ErrNotOperator, which the dashboard's status line
+// shows. Lines with options the server cannot honour (from=, command=, cert-authority, ...)
+// are skipped rather than admitted without their restriction.
+//
+// Safe defaults: no password or keyboard-interactive authentication, no commands or
+// subsystems (a command gets a message and exit status 1), no port or X11 forwarding (an
+// agent request is acknowledged by the SSH library, but no agent channel is ever opened), a
+// terminal required; connections idle for Config.IdleTimeout are closed, and sessions are
+// bounded per key (Config.MaxSessionsPerKey) and in all (Config.MaxSessions). HostKey loads
+// the server's key or generates one (ed25519, mode 0600).
+//
+// Files: server.go (Config, Server, the connection gate), keys.go (authorized keys),
+// hostkey.go (host key and default paths), session.go (one viewer: its feed, renderer and
+// program), picker.go (the run picker in front of the dashboard).
+package sshserve

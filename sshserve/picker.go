@@ -1,0 +1,233 @@
+package sshserve
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"windtunnel/sessions"
+	"windtunnel/tui"
+)
+
+// picker is a session's root model: it lists the runs and opens the one picked (at once
+// when exactly one is live), then hands every message to that run's dashboard.
+type picker struct {
+	ctx  context.Context
+	src  Source
+	v    *viewer
+	opts tui.Options // the dashboard's options; Width and Height follow the terminal
+	st   pickStyles
+
+	runs    []Run
+	listed  bool   // the first listing arrived
+	err     string // the last listing or opening error
+	cursor  int
+	opening string // the run being opened
+	dash    tea.Model
+}
+
+// pickStyles are the picker's styles, rendered for the session's terminal.
+type pickStyles struct{ title, dim, cursor, warn, live lipgloss.Style }
+
+// runsMsg carries a listing of the runs.
+type runsMsg struct {
+	runs []Run
+	err  error
+}
+
+// openedMsg carries the feed of a run opened for the viewer.
+type openedMsg struct {
+	run  Run
+	feed sessions.Feed
+	err  error
+}
+
+// newPicker returns the picker of one session; opts.Renderer draws it.
+func newPicker(ctx context.Context, src Source, v *viewer, opts tui.Options) picker {
+	ns := lipgloss.NewStyle
+	if opts.Renderer != nil {
+		ns = opts.Renderer.NewStyle
+	}
+	st := pickStyles{
+		title:  ns().Bold(true),
+		dim:    ns().Faint(true),
+		cursor: ns().Reverse(true),
+		warn:   ns().Foreground(lipgloss.AdaptiveColor{Light: "160", Dark: "203"}).Bold(true),
+		live:   ns().Foreground(lipgloss.AdaptiveColor{Light: "28", Dark: "78"}),
+	}
+	return picker{ctx: ctx, src: src, v: v, opts: opts, st: st}
+}
+
+// Init lists the runs.
+func (p picker) Init() tea.Cmd { return p.list() }
+
+// list asks the Source for the runs.
+func (p picker) list() tea.Cmd {
+	return func() tea.Msg {
+		runs, err := p.src.Runs(p.ctx)
+		return runsMsg{runs, err}
+	}
+}
+
+// open asks the Source for a run's feed; the session keeps its release function.
+func (p picker) open(r Run) tea.Cmd {
+	v := p.v
+	return func() tea.Msg {
+		f, release, err := p.src.Open(p.ctx, r, v.key.By(), v.key.Operator)
+		if err != nil {
+			return openedMsg{run: r, err: err}
+		}
+		v.hold(release)
+		return openedMsg{run: r, feed: f}
+	}
+}
+
+// Update follows the terminal's size, moves through the list and opens the run picked;
+// once a dashboard is open, it gets every message.
+func (p picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if ws, ok := msg.(tea.WindowSizeMsg); ok {
+		p.opts.Width, p.opts.Height = ws.Width, ws.Height
+	}
+	if p.dash != nil {
+		var cmd tea.Cmd
+		p.dash, cmd = p.dash.Update(msg)
+		return p, cmd
+	}
+	switch msg := msg.(type) {
+	case runsMsg:
+		first := !p.listed
+		p.listed, p.err = true, ""
+		if msg.err != nil {
+			p.err = "listing the runs: " + msg.err.Error()
+			return p, nil
+		}
+		p.runs = liveFirst(msg.runs)
+		p.cursor = min(p.cursor, max(len(p.runs)-1, 0))
+		if live := countLive(p.runs); first && live == 1 {
+			p.opening = p.runs[0].Name
+			return p, p.open(p.runs[0])
+		}
+	case openedMsg:
+		p.opening = ""
+		if msg.err != nil {
+			p.err = fmt.Sprintf("opening %s: %v", msg.run.Name, msg.err)
+			return p, nil
+		}
+		p.dash = tui.New(p.v.feed(msg.run, msg.feed), p.opts)
+		return p, p.dash.Init()
+	case tea.KeyMsg:
+		switch msg.String() {
+		case "q", "ctrl+c", "esc":
+			return p, tea.Quit
+		case "up", "k":
+			p.cursor = max(p.cursor-1, 0)
+		case "down", "j":
+			p.cursor = min(p.cursor+1, max(len(p.runs)-1, 0))
+		case "r":
+			return p, p.list()
+		case "enter":
+			if p.opening == "" && p.cursor < len(p.runs) {
+				p.opening, p.err = p.runs[p.cursor].Name, ""
+				return p, p.open(p.runs[p.cursor])
+			}
+		}
+	}
+	return p, nil
+}
+
+// liveFirst orders the live runs before the finished ones, keeping the Source's order.
+func liveFirst(runs []Run) []Run {
+	out := make([]Run, 0, len(runs))
+	for _, live := range []bool{true, false} {
+		for _, r := range runs {
+			if r.Live == live {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// countLive counts the live runs.
+func countLive(runs []Run) int {
+	n := 0
+	for _, r := range runs {
+		if r.Live {
+			n++
+		}
+	}
+	return n
+}
+
+// View draws the dashboard once a run is open, else the list of runs.
+func (p picker) View() string {
+	if p.dash != nil {
+		return p.dash.View()
+	}
+	w, h := max(p.opts.Width, 20), max(p.opts.Height, 6)
+	role := "read-only"
+	if p.v.key.Operator {
+		role = "operator"
+	}
+	head := []string{
+		p.st.title.Render("windtunnel serve") + p.st.dim.Render(fmt.Sprintf(" · %s key %s", role, p.v.key.Fingerprint)),
+		"",
+	}
+	live := countLive(p.runs)
+	switch {
+	case !p.listed:
+		head = append(head, "listing the runs…")
+	case p.opening != "":
+		head = append(head, "opening "+p.opening+"…")
+	case len(p.runs) == 0:
+		head = append(head, "No run is live, and no recorded run was found.")
+	case live == 0:
+		head = append(head, "No run is live. Recent runs, replayed read-only:")
+	default:
+		head = append(head, fmt.Sprintf("%d runs are live: pick one.", live))
+	}
+	var foot []string
+	if p.err != "" {
+		foot = append(foot, p.st.warn.Render(p.err))
+	}
+	foot = append(foot, p.st.dim.Render("↑/↓ move · enter open · r refresh · q quit"))
+	rows := max(h-len(head)-len(foot)-1, 1)
+	top := max(p.cursor-rows+1, 0)
+	lines := head
+	for i := top; i < len(p.runs) && i < top+rows; i++ {
+		lines = append(lines, p.row(p.runs[i], i == p.cursor))
+	}
+	for len(lines) < h-len(foot) {
+		lines = append(lines, "")
+	}
+	lines = append(lines, foot...)
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, w, "…")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// row is one run of the list.
+func (p picker) row(r Run, selected bool) string {
+	state := p.st.dim.Render("■ done")
+	if r.Live {
+		state = p.st.live.Render("● live")
+	}
+	step := fmt.Sprintf("step %d", r.Step)
+	if r.Steps > 0 {
+		step = fmt.Sprintf("step %d/%d", r.Step, r.Steps)
+	}
+	name := r.Name
+	if selected {
+		name = p.st.cursor.Render(name)
+	}
+	mark := "  "
+	if selected {
+		mark = "▸ "
+	}
+	return fmt.Sprintf("%s%s  %s  %s", mark, state, name, p.st.dim.Render(fmt.Sprintf("%s · %s · %s", r.Task, r.Model, step)))
+}

@@ -1,0 +1,159 @@
+package tui
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"windtunnel/sessions"
+)
+
+// quitAction is what the quit dialog's user chose.
+type quitAction int
+
+const (
+	quitNone   quitAction = iota // nothing yet: the dialog stays open
+	quitDetach                   // leave the dashboard; the run goes on
+	quitStop                     // stop the run, then leave
+	quitCancel                   // back to the dashboard
+)
+
+// defaultDetachNote says what detaching does when Options.DetachNote does not.
+const defaultDetachNote = "close the dashboard; the run goes on and keeps recording its session"
+
+// quitDialog is what q (or ctrl+c) opens on a live run instead of quitting: detach (the
+// dashboard closes, the run goes on), stop the run, or cancel. It is drawn over the middle
+// of the screen; while it is open it takes every key.
+type quitDialog struct {
+	open bool
+	sel  int    // the highlighted option, an index into options
+	note string // what detaching does here
+}
+
+// quitOption is one line of the dialog.
+type quitOption struct {
+	key, name, text string
+	act             quitAction
+}
+
+// options are the dialog's choices, detach first (the default: it loses nothing).
+func (d quitDialog) options() []quitOption {
+	return []quitOption{
+		{"d", "detach", d.note, quitDetach},
+		{"s", "stop run", "final evaluation and checkpoint, then quit", quitStop},
+		{"c", "cancel", "back to the dashboard (esc)", quitCancel},
+	}
+}
+
+// update takes one key and returns the choice it makes, if any: d, s and c choose directly,
+// the arrows and tab move the highlight and enter chooses it; esc, q and ctrl+c cancel.
+func (d *quitDialog) update(msg tea.KeyMsg, k keyMap) quitAction {
+	opts := d.options()
+	switch {
+	case key.Matches(msg, k.Detach):
+		return quitDetach
+	case key.Matches(msg, k.StopRun):
+		return quitStop
+	case key.Matches(msg, k.Cancel, k.Back, k.Quit):
+		return quitCancel
+	case key.Matches(msg, k.Enter):
+		return opts[d.sel].act
+	case key.Matches(msg, k.Up, k.Left, k.Prev):
+		d.sel = (d.sel + len(opts) - 1) % len(opts)
+	case key.Matches(msg, k.Down, k.Right, k.Next):
+		d.sel = (d.sel + 1) % len(opts)
+	}
+	return quitNone
+}
+
+// view draws the dialog in a box at most w×h: the question, then each option with its key,
+// the highlighted one marked ▶ and reversed (so it shows without colour).
+func (d quitDialog) view(w, h int, st styles) string {
+	bw := min(w, 66)
+	iw := bw - borderW
+	if iw < 8 || h < borderH+1 {
+		return ""
+	}
+	lines := []string{"The run is still training.", ""}
+	for i, o := range d.options() {
+		mark, label := "  ", "["+o.key+"] "+o.name
+		if i == d.sel {
+			mark, label = "▶ ", st.cursor.Render(label)
+		}
+		text := ansi.Wrap(o.text, max(iw-5, 4), " ")
+		rest := strings.Split(text, "\n")
+		lines = append(lines, mark+label)
+		for _, l := range rest {
+			lines = append(lines, "    "+st.dim.Render(l))
+		}
+	}
+	bh := min(len(lines)+borderH, h)
+	return box("quit: detach or stop the run?", strings.Join(lines, "\n"), bw, bh, true, st)
+}
+
+// place draws block (lines of equal width) over the middle of frame, exactly w×h.
+func place(frame, block string, w, h int) string {
+	if block == "" {
+		return frame
+	}
+	rows := strings.Split(frame, "\n")
+	bl := strings.Split(block, "\n")
+	bw := ansi.StringWidth(bl[0])
+	x, y := max((w-bw)/2, 0), max((h-len(bl))/2, 0)
+	for i, l := range bl {
+		if y+i >= len(rows) {
+			break
+		}
+		r := rows[y+i]
+		// Reset after the left part so its colours do not run into the box.
+		rows[y+i] = padLine(ansi.Cut(r, 0, x)+"\x1b[m"+l+ansi.Cut(r, x+bw, w), w)
+	}
+	return strings.Join(rows, "\n")
+}
+
+// runGoesOn reports whether quitting would leave a run going: the feed is live and the
+// run has not ended.
+func (m *Model) runGoesOn() bool {
+	return !m.sh.replay && !m.sh.ended && m.sh.feed.Live()
+}
+
+// quitKey handles a key while the quit dialog is open: detach quits at once, stop sends
+// the stop event and quits once it has gone (stopSent), cancel closes the dialog.
+func (m Model) quitKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch m.quit.update(msg, m.sh.keys) {
+	case quitDetach:
+		m.quit.open, m.detached = false, true
+		cmd = tea.Quit
+	case quitStop:
+		m.quit.open, m.stopping = false, true
+		m.status = "stopping the run…"
+		step := 0
+		if latest, ok, _ := m.sh.feed.At(-1); ok {
+			step = latest.Step
+		}
+		cmd = sendCmd(m.sh.feed, sessions.Event{Step: step, Kind: sessions.EventStop})
+	case quitCancel:
+		m.quit.open = false
+	}
+	m.render()
+	return m, cmd
+}
+
+// stopSent quits once the stop event chosen in the dialog has been sent (or the run had
+// ended meanwhile); a refused send (a viewer without the right to stop, a full queue)
+// stays, with the reason on the status line.
+func (m *Model) stopSent(msg sentMsg) tea.Cmd {
+	if !m.stopping || msg.ev.Kind != sessions.EventStop {
+		return nil
+	}
+	m.stopping = false
+	if msg.err != nil && !(errors.Is(msg.err, sessions.ErrReadOnly) && !m.sh.feed.Live()) {
+		return nil
+	}
+	m.stopped = true
+	return tea.Quit
+}
