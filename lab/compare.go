@@ -207,15 +207,16 @@ func FormatTable(cells []Cell) string {
 			c.BitErrorA.String(4), c.BitErrorB.String(4), c.KL.String(4), c.Accuracy.String(3), c.WallS.String(0),
 			verdict, paper, c.Primitive.Name, crit)
 	}
-	passes := map[string]int{}
-	tasks := map[string]bool{}
+	// Each model is counted over the tasks it has a cell for (a model measured on one task
+	// passes k of 1, not k of every task in the table).
+	passes, tasks := map[string]int{}, map[string]int{}
 	var order []string
 	for _, c := range cells {
 		if _, ok := passes[c.Model]; !ok {
 			order = append(order, c.Model)
 			passes[c.Model] = 0
 		}
-		tasks[c.Task] = true
+		tasks[c.Model]++
 		if c.Pass {
 			passes[c.Model]++
 		}
@@ -223,7 +224,7 @@ func FormatTable(cells []Cell) string {
 	sort.SliceStable(order, func(i, j int) bool { return passes[order[i]] > passes[order[j]] })
 	b.WriteString("\nprimitives passed:")
 	for _, m := range order {
-		fmt.Fprintf(&b, "  %s %d/%d", m, passes[m], len(tasks))
+		fmt.Fprintf(&b, "  %s %d/%d", m, passes[m], tasks[m])
 	}
 	b.WriteString("\n(b)* is the per-sample bit error, the authors' headline; verdict: on the mean over seeds, then seeds passing; paper: Paper I's verdict, ✓ where the bench agrees\n")
 	return b.String()

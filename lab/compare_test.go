@@ -37,10 +37,11 @@ func TestTable(t *testing.T) {
 		run("bijection", "transformer", 1, 0.05, 0.99), run("bijection", "transformer", 2, 0.07, 0.99),
 		run("bijection", "mlp", 1, 1.1, 0.5),
 		run("recall", "transformer", 1, 0.3, 0.95), run("recall", "mlp", 1, 0.01, 0.2),
+		run("recall", "lstm", 1, 0.01, 0.95), // measured on one task only: 1/1, not 1/2
 	}
-	cells := Table(runs, []string{"bijection", "recall"}, []string{"transformer", "mlp"})
-	if len(cells) != 4 {
-		t.Fatalf("%d cells, want 4", len(cells))
+	cells := Table(runs, []string{"bijection", "recall"}, []string{"transformer", "mlp", "lstm"})
+	if len(cells) != 5 {
+		t.Fatalf("%d cells, want 5", len(cells))
 	}
 	want := []struct {
 		task, model string
@@ -67,7 +68,7 @@ func TestTable(t *testing.T) {
 	if c := cells[3]; c.SeedsPassed != 0 || c.Paper != "fail" {
 		t.Errorf("mlp recall: %d seeds passed, paper %q; want 0, fail", c.SeedsPassed, c.Paper)
 	}
-	for _, s := range []string{"0.0600±0.0141", "belief accumulation (≤ 0.15 bits (a))", "accuracy ≥ 0.90", "transformer 2/2", "mlp 0/2",
+	for _, s := range []string{"0.0600±0.0141", "belief accumulation (≤ 0.15 bits (a))", "accuracy ≥ 0.90", "transformer 2/2", "mlp 0/2", "lstm 1/1",
 		"pass 2/2", "FAIL 0/1", "pass ✓", "fail ✓"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("table lacks %q:\n%s", s, out)
