@@ -314,8 +314,8 @@ func recordedEffect(e diagnostics.Effect) sessions.Effect {
 }
 
 // settle finds where the frame-precision series settled within settleBand: the frame is
-// the mean over layers of ToLatest (NaN skipped), the precision bit error (a) and
-// 1 − |ρ(PC1, entropy)|; −1 where a series has not settled.
+// the mean over layers of ToLatest (NaN skipped), the precision log2 of bit error (a) (see
+// precisionScale) and 1 − |ρ(PC1, entropy)|; −1 where a series has not settled.
 func settle(points []sessions.FramePoint) *sessions.Settle {
 	steps := make([]int, len(points))
 	frame := make([]float64, len(points))
@@ -324,7 +324,7 @@ func settle(points []sessions.FramePoint) *sessions.Settle {
 	for i, p := range points {
 		steps[i] = p.Step
 		frame[i] = nanMean(p.ToLatest)
-		bitError[i] = p.BitError
+		bitError[i] = precisionScale(p.BitError)
 		rho[i] = 1 - float64(p.PC1Abs)
 	}
 	at := func(series []float64) int {
@@ -334,6 +334,17 @@ func settle(points []sessions.FramePoint) *sessions.Settle {
 		return -1
 	}
 	return &sessions.Settle{Band: settleBand, Frame: at(frame), BitError: at(bitError), Rho: at(rho)}
+}
+
+// bitErrorFloor is the smallest bit error precisionScale tells apart (10⁻⁴ bits).
+const bitErrorFloor = 1e-4
+
+// precisionScale is the scale bit error settles on: log2, floored at bitErrorFloor. Bit error
+// falls over decades (4 bits to 0.01 on the mid preset), so on a linear scale its range is its
+// first fall and a 10% band is crossed long before precision stops improving; on a log scale
+// each halving counts the same.
+func precisionScale(bits float64) float64 {
+	return math.Log2(max(bits, bitErrorFloor))
 }
 
 // nanMean is the mean of the values that are not NaN (NaN when there are none).

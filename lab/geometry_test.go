@@ -167,7 +167,7 @@ func checkDerived(t *testing.T, sn *sessions.Snapshot, layers, heads int) {
 			}
 		}
 		frame = append(frame, sum/float64(n)) // 0/0 = NaN without layers
-		bitError = append(bitError, p.BitError)
+		bitError = append(bitError, math.Log2(max(p.BitError, 1e-4)))
 		rho = append(rho, 1-float64(p.PC1Abs))
 	}
 	at := func(series []float64) int {
@@ -219,5 +219,35 @@ func TestDerivedSynthetic(t *testing.T) {
 	setAblation(&sn, nil, 0, 0)
 	if sn.HeadDelta != nil || sn.Costliest != nil || sn.CostliestHead != nil {
 		t.Errorf("derived values of an empty table: %+v", sn)
+	}
+}
+
+// TestPrecisionSettlesOnLogScale: a bit error that falls from 4.3 bits to 0.07 by step 3000
+// and keeps halving to 0.012 by step 18000 has not settled at step 3000 (a linear 10% band,
+// 0.43 bits, would say it had), while the frame series that stops moving at 11000 has.
+func TestPrecisionSettlesOnLogScale(t *testing.T) {
+	bits := map[int]float64{1000: 4.3, 2000: 0.5, 3000: 0.07, 6000: 0.05, 9000: 0.035, 12000: 0.025, 15000: 0.017, 18000: 0.012}
+	var pts []sessions.FramePoint
+	for _, st := range []int{1000, 2000, 3000, 6000, 9000, 12000, 15000, 18000} {
+		f := 0.0
+		if st < 11000 {
+			f = 1 - float64(st)/11000
+		}
+		pts = append(pts, sessions.FramePoint{Step: st, ToLatest: []sessions.Num{sessions.Num(f)}, BitError: bits[st], PC1Abs: 0.9})
+	}
+	got := settle(pts)
+	if got.Frame != 12000 {
+		t.Errorf("frame settled at %d, want 12000", got.Frame)
+	}
+	if got.BitError >= 0 && got.BitError <= 3000 {
+		t.Errorf("bit error settled at %d: the linear-range artefact", got.BitError)
+	}
+	steps := []int{1000, 2000, 3000, 6000, 9000, 12000, 15000, 18000}
+	var lin []float64
+	for _, st := range steps {
+		lin = append(lin, bits[st])
+	}
+	if s, ok := diagnostics.SettleStep(steps, lin, settleBand); !ok || s != 3000 {
+		t.Errorf("linear criterion settles at %d (%v), want 3000: the test no longer shows the artefact", s, ok)
 	}
 }

@@ -195,7 +195,8 @@ type Frame struct {
 
 // Settle holds the steps from which the frame and precision series stayed within Band (a
 // fraction of each series' range) of their value at this snapshot: the frame is the mean
-// over layers of FramePoint.ToLatest, the precision bit error (a) and 1−|ρ(PC1, entropy)|.
+// over layers of FramePoint.ToLatest, the precision log2 of bit error (a) (floored at 10⁻⁴
+// bits; sessions written before 2026-11-23 used bit error itself) and 1−|ρ(PC1, entropy)|.
 // A step of −1 means the series has not settled (it last left the band at its newest point).
 type Settle struct {
 	Band     float64 `json:"band"`
