@@ -71,7 +71,7 @@ func ReadSessionDir(dir string) ([]SessionRun, []error, error) {
 	}
 	if len(paths) == 0 {
 		if _, err := os.Stat(dir); err != nil {
-			return nil, nil, fmt.Errorf("lab: read %s: %w", dir, err)
+			return nil, nil, fmt.Errorf("lab: read sessions: %w", err) // names dir
 		}
 		return nil, nil, fmt.Errorf("lab: read %s: no sessions (*.wtlab) in it", dir)
 	}

@@ -131,6 +131,31 @@ func Preset(name, task string) (Config, error) {
 	return c, nil
 }
 
+// The fewest evaluations, geometry snapshots and checkpoints FitCadence leaves a run.
+const (
+	fitEvals       = 12
+	fitSnapshots   = 6
+	fitCheckpoints = 3
+)
+
+// FitCadence shortens the evaluation, geometry-probe and checkpoint cadences (a preset's)
+// to the run's length: each becomes min(its value, max(1, Steps/n)) with n = 12
+// evaluations, 6 geometry snapshots and 3 checkpoints, so a short run (--steps 300) is
+// still evaluated along the way; a cadence that is off (0) stays off. The presets' own
+// lengths keep their cadences, except quick hmm (1,500 steps), evaluated every 125 steps.
+func (c Config) FitCadence() Config {
+	fit := func(every, n int) int {
+		if every <= 0 {
+			return every
+		}
+		return min(every, max(1, c.Steps/n))
+	}
+	c.EvalEvery = fit(c.EvalEvery, fitEvals)
+	c.ProbeEvery = fit(c.ProbeEvery, fitSnapshots)
+	c.CheckpointEvery = fit(c.CheckpointEvery, fitCheckpoints)
+	return c
+}
+
 // QuickRecall is the recall tunnel of the quick and mid presets: N=4 pairs of Kv=Vv=32 keys
 // and values in the `k v` layout, F=2 fillers, all M=4 keys queried.
 func QuickRecall() tunnels.Config {

@@ -111,6 +111,27 @@ func (s Spec) Resolved(t tunnels.Tunnel) Spec {
 	return s
 }
 
+// Effective is Resolved with the sizes that 0 stands for filled in (the transformer's and
+// the MLPs' hidden widths, Mamba's state, expansion and convolution, the prefix MLP's
+// input): the sizes New builds, for display.
+func (s Spec) Effective(t tunnels.Tunnel) Spec {
+	s = s.Resolved(t)
+	if s.Transformer.MLP == 0 {
+		s.Transformer.MLP = 4 * s.Transformer.Width
+	}
+	if s.MLP.Hidden == 0 {
+		s.MLP.Hidden = 4 * s.MLP.Width
+	}
+	if s.PrefixMLP.Hidden == 0 {
+		s.PrefixMLP.Hidden = 2 * s.PrefixMLP.Width
+	}
+	if s.PrefixMLP.Input == "" {
+		s.PrefixMLP.Input = "prefix"
+	}
+	s.Mamba = s.Mamba.withDefaults()
+	return s
+}
+
 // Params is the parameter count of the model New builds from s on t with the default
 // maximum length (Options.MaxLen 0), without building it.
 func (s Spec) Params(t tunnels.Tunnel) int {

@@ -121,7 +121,7 @@ shell viewer
 wait_for '^smoke\$' 10
 type_line "$bin attach detach; echo ATTACH1 \$?"
 wait_for 'LIVE training' 30
-wait_for '^step [0-9]+ \[' 30
+wait_for '^step +[0-9]+ \[' 30
 ok "attach: the live dashboard is up"
 focus_ablation
 tm send-keys -t "$pane" ' '
@@ -185,7 +185,7 @@ shell ssh
 wait_for '^smoke\$' 10
 type_line "ssh -tt -i operator_key ${ssh_opts[*]} 127.0.0.1; echo SSHEXIT \$?"
 wait_for 'LIVE training' 30
-wait_for '^step [0-9]+ \[' 30
+wait_for '^step +[0-9]+ \[' 30
 grep -q "operator $op_fp (operator@smoke) connected" serve.out || fail "serve did not log the operator's connection"
 ok "ssh with the operator key: the live dashboard"
 rc=0

@@ -64,8 +64,10 @@ wait_for 'LIVE training' 10
 ok "paused and resumed"
 
 tm send-keys -t smoke q
+wait_for 'detach' 10
+tm send-keys -t smoke s
 wait_for 'EXITED 0' 60
-ok "quit cleanly"
+ok "q asked detach/stop; s stopped the run cleanly"
 "$bin" info s.wtlab >info.txt || fail "info after quit: $(cat info.txt)"
 grep -Eq '[3-9] operator events|[1-9][0-9]+ operator events' info.txt || fail "events not recorded: $(cat info.txt)"
 grep -q 'state stopped' info.txt || fail "final state: $(cat info.txt)"
@@ -75,9 +77,9 @@ tm kill-session -t smoke
 tm new-session -d -s smoke -x 80 -y 24 "$bin replay s.wtlab; echo EXITED \$?; sleep 60"
 wait_for 'REPLAY' 30
 tm send-keys -t smoke g 4 0 Enter
-wait_for '^step 40 ' 10
+wait_for '^step +40 ' 10
 tm send-keys -t smoke Home
-wait_for '^step 1 ' 10
+wait_for '^step +1 ' 10
 tm send-keys -t smoke End
 wait_for 'following|end' 10
 ok "replay scrubbed (g 40, home, end)"

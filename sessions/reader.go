@@ -35,11 +35,11 @@ type Reader struct {
 // read-only directory too.
 func Open(path string) (*Reader, error) {
 	if err := checkFile(path); err != nil {
-		return nil, fmt.Errorf("sessions: open %s: %w", path, err)
+		return nil, openError("open", path, err)
 	}
 	src, err := readDSN(path)
 	if err != nil {
-		return nil, fmt.Errorf("sessions: open %s: %w", path, err)
+		return nil, openError("open", path, err)
 	}
 	db, err := sql.Open("sqlite", src)
 	if err != nil {

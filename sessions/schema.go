@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net/url"
 	"os"
@@ -74,6 +75,16 @@ func dsn(path string, readOnly bool) string {
 		q.Add("_pragma", "synchronous(NORMAL)")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// openError wraps an error opening the session at path so that the path is named once:
+// an *fs.PathError for path itself (a missing or unreadable file) names it already.
+func openError(op, path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return fmt.Errorf("sessions: %w", err)
+	}
+	return fmt.Errorf("sessions: %s %s: %w", op, path, err)
 }
 
 // checkFile rejects what is plainly not a complete SQLite file before the driver sees it.

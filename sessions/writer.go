@@ -89,7 +89,7 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 // and the session's meta.
 func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
 	if err := checkFile(path); err != nil {
-		return nil, Meta{}, fmt.Errorf("sessions: open %s: %w", path, err)
+		return nil, Meta{}, openError("open", path, err)
 	}
 	db, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {

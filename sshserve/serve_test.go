@@ -33,10 +33,10 @@ func TestServeDashboard(t *testing.T) {
 		t.Error("no 256-colour sequences for an xterm-256color terminal")
 	}
 
-	if err := s.sess.WindowChange(40, 120); err != nil {
+	if err := s.sess.WindowChange(34, 110); err != nil {
 		t.Fatal(err)
 	}
-	s.waitFor("┗" + strings.Repeat("━", 118) + "┛")
+	s.waitFor("┗" + strings.Repeat("━", 108) + "┛")
 
 	s.press("4")
 	s.waitFor("space toggles")

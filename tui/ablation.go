@@ -321,7 +321,7 @@ func (p *ablationPane) footer(eff *effects) []string {
 		}
 		out = append(out, "off: "+strings.Join(names, " "))
 	}
-	ab, full := sh.ablated, sh.lastEval()
+	ab := sh.ablated
 	if ab == nil {
 		return append(out, sh.st.dim.Render("no ablated evaluation yet"))
 	}
@@ -330,17 +330,31 @@ func (p *ablationPane) footer(eff *effects) []string {
 		names[i] = headName(hd.Layer, hd.Head)
 	}
 	out = append(out, fmt.Sprintf("ablated eval @%d without %s:", ab.Step, strings.Join(names, " ")))
+	// Δ compares the two evaluations of one step: the lab evaluates the ablated model beside
+	// the whole one at every evaluation while heads are off, and alone right after a switch.
+	full := wholeEvalAt(sh, ab.Step)
 	if full == nil {
-		return append(out, "  (a) "+fnum(ab.Eval.BitErrorPosition, 3)+" bits")
+		return append(out,
+			fmt.Sprintf("  (a) %s · KL %s bits · Δ —", fnum(ab.Eval.BitErrorPosition, 3), fnum(ab.Eval.KLBits, 3)),
+			sh.st.dim.Render(fmt.Sprintf("  (no whole-model eval @%d: a head switch between evaluations)", ab.Step)))
 	}
 	row := func(name string, a, f float64) string {
 		return fmt.Sprintf("  %-4s %s vs %s  Δ %s bits", name, fnum(a, 3), fnum(f, 3), fsigned(a-f, 3))
 	}
-	out = append(out,
+	return append(out,
 		row("(a)", ab.Eval.BitErrorPosition, full.Eval.BitErrorPosition),
 		row("KL", ab.Eval.KLBits, full.Eval.KLBits),
-		sh.st.dim.Render(fmt.Sprintf("  (whole model @%d)", full.Step)))
-	return out
+		sh.st.dim.Render(fmt.Sprintf("  (whole model @%d, the same step)", full.Step)))
+}
+
+// wholeEvalAt is the evaluation of the whole model at step, nil when there is none.
+func wholeEvalAt(sh *shared, step int) *sessions.Record {
+	for i := len(sh.evals) - 1; i >= 0 && sh.evals[i].Step >= step; i-- {
+		if sh.evals[i].Step == step {
+			return &sh.evals[i]
+		}
+	}
+	return nil
 }
 
 // center pads s on the left so it sits in the middle of w cells.

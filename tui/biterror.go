@@ -30,9 +30,9 @@ func newBitErrorPane(sh *shared) *bitErrorPane {
 // clone copies the pane onto sh.
 func (p *bitErrorPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
-// Update toggles the log scale (whether focused or not: the key is the pane's alone).
+// Update toggles the log-Y scale of the steps chart (whether focused or not: the key is the pane's alone).
 func (p *bitErrorPane) Update(msg tea.KeyMsg, _ bool) (bool, tea.Cmd) {
-	if key.Matches(msg, p.sh.keys.LogScale) {
+	if key.Matches(msg, p.sh.keys.LogY) {
 		p.log = !p.log
 		return true, nil
 	}
@@ -46,15 +46,20 @@ type bitErrorKey struct {
 	log   bool
 	evals evalKey
 	first int
+	wait  int // the first evaluation's step, while there is none yet
 }
 
 // View returns the charts, redrawn only when an input changed.
 func (p *bitErrorPane) View() string {
-	return p.cache.get(p.sh, bitErrorKey{p.w, p.h, p.log, p.sh.evalKey, p.sh.first}, p.draw)
+	wait := 0
+	if len(p.sh.evals) == 0 {
+		wait = firstEvalStep(p.sh)
+	}
+	return p.cache.get(p.sh, bitErrorKey{p.w, p.h, p.log, p.sh.evalKey, p.sh.first, wait}, p.draw)
 }
 
 // Help lists the pane's keys.
-func (p *bitErrorPane) Help() []key.Binding { return []key.Binding{p.sh.keys.LogScale} }
+func (p *bitErrorPane) Help() []key.Binding { return []key.Binding{p.sh.keys.LogY} }
 
 // draw renders both charts side by side when wide enough, else stacked, over the
 // length-generalisation line of an hmm run when there is room for both.
@@ -64,7 +69,7 @@ func (p *bitErrorPane) draw() string {
 		return ""
 	}
 	if len(p.sh.evals) == 0 {
-		return fit(p.sh.st.dim.Render("no evaluations yet"), w, h)
+		return fit(p.sh.st.dim.Render(strings.Join(wrap(waitingForEval(p.sh), w), "\n")), w, h)
 	}
 	if ls := p.lengthLines(w); len(ls) > 0 && h-len(ls) >= minChartsH {
 		n := len(ls)
@@ -75,90 +80,6 @@ func (p *bitErrorPane) draw() string {
 
 // minChartsH is the least height the charts keep when the length line takes rows.
 const minChartsH = 6
-
-// charts renders both charts in w×h: side by side when wide enough, else stacked.
-func (p *bitErrorPane) charts(w, h int) string {
-	if w >= 60 {
-		lw := w * 3 / 5
-		rw := w - lw - 1
-		return hcat(p.stepsChart(lw, h), fit("", 1, h), p.entropyChart(rw, h))
-	}
-	th := h / 2
-	return vcat(p.stepsChart(w, th), p.entropyChart(w, h-th))
-}
-
-// stepsChart draws the bit error and KL curves over steps in w×h cells.
-func (p *bitErrorPane) stepsChart(w, h int) string {
-	st, sh := p.sh.st, p.sh
-	last := sh.lastEval().Eval
-	scale := "linear"
-	if p.log {
-		scale = "log"
-	}
-	head := fmt.Sprintf("bits over steps · %s (l)", scale)
-	legend := strings.Join([]string{
-		st.seriesA.Render("•") + " (a) " + fnum(last.BitErrorPosition, 3),
-		st.seriesB.Render("∘") + " (b) " + fnum(last.BitErrorSample, 3),
-		st.seriesKL.Render("×") + " KL " + fnum(last.KLBits, 3),
-	}, "  ")
-	if h < 5 {
-		return fit(head+"\n"+legend, w, h)
-	}
-	idx := sessions.Thin(len(sh.evals), max(w-6, 2))
-	xs := make([]float64, len(idx))
-	a, b, kl := make([]float64, len(idx)), make([]float64, len(idx)), make([]float64, len(idx))
-	for j, i := range idx {
-		r := sh.evals[i]
-		xs[j] = float64(r.Step)
-		a[j], b[j], kl[j] = r.Eval.BitErrorPosition, r.Eval.BitErrorSample, r.Eval.KLBits
-	}
-	yr, yfmt := linearRange(a, b, kl), valueLabels
-	if p.log {
-		for _, s := range [][]float64{a, b, kl} {
-			for i, v := range s {
-				s[i] = math.Log10(math.Max(v, logFloor))
-			}
-		}
-		yr, yfmt = logRange(a, b, kl), powLabels
-	}
-	xr := span{float64(sh.first), float64(max(sh.lastEval().Step, sh.first+1))}
-	chart := lineChart(w, h-2, xr, yr, []series{
-		{glyph: '×', style: st.seriesKL, x: xs, y: kl},
-		{glyph: '∘', style: st.seriesB, x: xs, y: b},
-		{glyph: '•', style: st.seriesA, x: xs, y: a},
-	}, intLabels, yfmt)
-	return fit(head+"\n"+legend+"\n"+chart, w, h)
-}
-
-// entropyChart draws the model's per-position entropy against the Bayes curve.
-func (p *bitErrorPane) entropyChart(w, h int) string {
-	st := p.sh.st
-	r := p.sh.lastEval()
-	e := r.Eval
-	head := fmt.Sprintf("entropy by position @%d", r.Step)
-	if len(e.ModelEntropy) == 0 || len(e.BayesEntropy) == 0 {
-		return fit(head+"\n"+st.dim.Render("no per-position curves"), w, h)
-	}
-	legend := st.model.Render("●") + " model " + fnum(mean(e.ModelEntropy), 2) + "  " +
-		st.bayes.Render("·") + " Bayes " + fnum(mean(e.BayesEntropy), 2) + " bits"
-	if h < 5 {
-		return fit(head+"\n"+legend, w, h)
-	}
-	pos := func(n int) []float64 {
-		xs := make([]float64, n)
-		for i := range xs {
-			xs[i] = float64(i + 1)
-		}
-		return xs
-	}
-	n := max(len(e.ModelEntropy), len(e.BayesEntropy))
-	yr := linearRange(e.ModelEntropy, e.BayesEntropy)
-	chart := lineChart(w, h-2, span{1, float64(n)}, yr, []series{
-		{glyph: '·', style: st.bayes, x: pos(len(e.BayesEntropy)), y: e.BayesEntropy},
-		{glyph: '●', style: st.model, x: pos(len(e.ModelEntropy)), y: e.ModelEntropy},
-	}, intLabels, valueLabels)
-	return fit(head+"\n"+legend+"\n"+chart, w, h)
-}
 
 // lengthLines is the length-generalisation summary of the newest evaluation that scored
 // several lengths (an hmm run scores them at every evaluation but the one taken when the
@@ -218,38 +139,6 @@ func wrapParts(parts []string, w int, sep string) []string {
 		}
 	}
 	return append(lines, cur)
-}
-
-// linearRange is [0, 1.1·max] over the finite values.
-func linearRange(ss ...[]float64) span {
-	hi := 0.0
-	for _, s := range ss {
-		for _, v := range s {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				hi = math.Max(hi, v)
-			}
-		}
-	}
-	if hi <= 0 {
-		hi = 1
-	}
-	return span{0, hi * 1.1}
-}
-
-// logRange spans the finite log10 values with a tenth of a decade to spare.
-func logRange(ss ...[]float64) span {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range ss {
-		for _, v := range s {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
-	}
-	if math.IsInf(lo, 0) {
-		return span{-1, 0}
-	}
-	return span{lo - 0.1, math.Max(hi, lo+0.5) + 0.1}
 }
 
 // mean is the average of the finite values (NaN when there are none).

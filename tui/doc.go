@@ -2,10 +2,18 @@
 // ntcharts. One component per pane (run, bit error, attention focus, ablation, key
 // orthogonality, value manifold, frame-precision) plus a step scrubber, all fed by a
 // sessions.Feed whether the run is live or replayed: the panes query the feed up to the
-// current step, so scrubbing moves every pane at once. Below 160×48 each pane is a tab; at
-// 160×48 and above two grid pages of four panes each (training and geometry, ] and [
-// switch) show at once. It imports only windtunnel/sessions: it reads records and sends
-// operator events, never touching models.
+// current step, so scrubbing moves every pane at once. From 80×24 each pane is a tab under
+// the run summary; from 120×36 two pages (training and geometry, ] and [ switch) show three
+// panes each under the run summary, and from 160×48 four, the run pane too; below 80×24 the
+// screen says it is too small. Nothing is cut within a word: lines that do not fit end in
+// " …" after a whole word, legends wrap and titles take a shorter form. It imports only
+// windtunnel/sessions: it reads records and sends operator events, never touching models.
+//
+// Every chart has axis titles and glyphs that read without colour; where two curves fall on
+// one cell a combined glyph shows both (⊙ bit error (a) on (b), ◉ the model's entropy on
+// the Bayes curve). The bit-error chart has reference lines: Bayes at 0, the pass threshold
+// of compare (0.15 bits) and, for a bijection, the context-free level (1.107 bits at V=20);
+// before the first evaluation the pane says at which step it comes (eval_every).
 //
 // The panes only read what the lab derived and recorded: the ablation pane takes the head
 // table and the costliest head from the snapshot (HeadDelta, CostliestHead), the
@@ -26,24 +34,32 @@
 //   - feed.go: feed pacing: polling the feed's Changed signal, redraw rate, sending events.
 //   - cache.go: re-reading the feed up to the step, and the evaluation, snapshot and
 //     geometry caches.
-//   - layout.go: the screen's geometry: default and grid sizes, the chrome heights (the one
-//     place they are counted), the grid pages and the panes' sizes.
+//   - layout.go: the screen's geometry: the layouts and the sizes they start at, the chrome
+//     heights (the one place they are counted), the pages and the panes' sizes.
 //   - render.go: drawing the screen from cached parts: body, tab and page bars, boxes,
-//     scrubber line, footer and full help.
-//   - draw.go: text and box primitives (padLine, fit, box, hcat, vcat).
+//     scrubber line, footer and full help, or the too-small notice.
+//   - draw.go: text and box primitives (padLine and cut, fitParts, fit, box, hcat, vcat).
 //   - pane.go: the pane interface and paneBase, the state every pane embeds.
-//   - run.go, biterror.go, attention.go, ablation.go (+ effects.go, its ablation table),
-//     keyortho.go, manifold.go, frame.go: the panes; scrub.go the step scrubber.
+//   - run.go, biterror.go (+ bitcharts.go, its two charts, and reference.go, their
+//     reference levels and what it reads of the configuration), attention.go, ablation.go
+//     (+ effects.go, its ablation table), keyortho.go, manifold.go, frame.go: the panes;
+//     scrub.go the step scrubber.
 //   - shared.go: the context the root hands the panes; keys.go the key table, help.go the
-//     help views, styles.go, chart.go and format.go the styles, line charts and numbers.
+//     help views, styles.go, chart.go and format.go the styles, line charts (axis titles,
+//     reference lines, combined glyphs) and numbers.
 //   - program.go: Options (Renderer: the lipgloss renderer of the dashboard's terminal, one
 //     per SSH viewer) and the one program runner behind Run and RunOverlay, whose options
 //     ProgramOptions gives a host running New's model in its own program;
-//     overlay.go: the comparison view.
+//     overlay.go: the comparison view (its state, key dispatch, feed polling), overlay_keys.go its
+//     key table and scrubbing cursor, overlay_groups.go the labels (what differs between the
+//     runs' configurations) and the seed groups, overlay_band.go the metrics and the mean ±
+//     sd band on the union of the seeds' steps, overlay_chart.go the legend and the chart.
 //
 // Entry points: New builds the root tea.Model, Run runs it as a program until q, ctrl+c or
 // the context ends (on a live run q asks first, and Stats.Detached or Stats.Stopped tell
 // the caller what the user chose: keeping a detached run going is the caller's job);
-// NewOverlay and RunOverlay do the same for the comparison of several sessions' bit error
-// on one chart.
+// NewOverlay and RunOverlay do the same for the comparison of several sessions on one
+// chart: bit error (a), (b) or KL over steps, each run labelled by what differs in its
+// configuration, the seeds of one configuration as a mean line in a ± sd band, with a
+// scrubbing cursor whose values the legend lists.
 package tui

@@ -7,18 +7,52 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// padLine cuts a line to w cells (ANSI-aware) and pads it with spaces to exactly w.
+// padLine cuts a line to w cells (ANSI-aware, at a word boundary: see cut) and pads it
+// with spaces to exactly w.
 func padLine(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
 	if ansi.StringWidth(s) > w {
-		s = ansi.Truncate(s, w, "…")
+		s = cut(s, w)
 	}
 	if n := ansi.StringWidth(s); n < w {
 		s += strings.Repeat(" ", w-n)
 	}
 	return s
+}
+
+// cut shortens s (ANSI-aware) to at most w cells ending in " …" after the last whole word
+// that fits, so no word is cut; only a first word wider than w is cut within.
+func cut(s string, w int) string {
+	if w < 3 {
+		return ansi.Truncate(s, w, "")
+	}
+	plain := ansi.Strip(s)
+	head := ansi.Strip(ansi.Truncate(s, w-2, ""))
+	// The end of head is a word boundary when it ends in a space or a space follows it.
+	end := len(head)
+	if rest, ok := strings.CutPrefix(plain, head); !ok || !(strings.HasSuffix(head, " ") || strings.HasPrefix(rest, " ")) {
+		end = strings.LastIndexByte(head, ' ') + 1
+	}
+	kept := strings.TrimRight(head[:end], " ")
+	if kept == "" {
+		return ansi.Truncate(s, w, "…")
+	}
+	return ansi.Truncate(s, ansi.StringWidth(kept), "") + " …"
+}
+
+// fitParts keeps the parts of line (split at sep) that fit w cells, in order, leaving out
+// whole parts that do not, and pads it to exactly w; only a first part wider than w is cut.
+func fitParts(line, sep string, w int) string {
+	parts := strings.Split(line, sep)
+	out := parts[0]
+	for _, p := range parts[1:] {
+		if ansi.StringWidth(out)+ansi.StringWidth(sep)+ansi.StringWidth(p) <= w {
+			out += sep + p
+		}
+	}
+	return padLine(out, w)
 }
 
 // fit makes s exactly w cells wide and h lines high, cutting or padding as needed.
@@ -64,7 +98,7 @@ func box(title, content string, w, h int, focused bool, st styles) string {
 	}
 	inner := w - borderW
 	if ansi.StringWidth(label) > inner-1 {
-		label = ansi.Truncate(label, max(inner-1, 0), "…")
+		label = cut(label, max(inner-1, 0))
 	}
 	// The edges are single lines in plain styles: wrap them in the styles' sequences
 	// (Style.Render works per cell and this runs whenever a pane's content changes).

@@ -105,17 +105,17 @@ func TestFidelityPanes(t *testing.T) {
 	}{
 		{"keys_80x24", fid, 80, 24, "Key orthogonality", nil,
 			[]string{"bench's: centred evidence keys", "authors': value embed·W_K", "random", "L0", "L3", "init 0.1", "┆ = at initialisation", "│"}},
-		{"keys_80x24_h", fid, 80, 24, "Key orthogonality", []string{"h"},
+		{"keys_80x24_e", fid, 80, 24, "Key orthogonality", []string{"e"},
 			[]string{"bench's", "authors'", "L0H0", "init 0.130", "↑ 0 above"}},
 		{"keys_old_80x24", old, 80, 24, "Key orthogonality", nil,
 			[]string{"authors' statistic (value tokens' embeddings·W_K vs init): not recorded", "random", "L3"}},
 		{"manifold_80x24", fid, 80, 24, "Value manifold", nil,
-			[]string{"|ρ(PC1,H)|", "many sequences", "one sequence", "Spearman -0.97", "Pearson -0.98", "y: PC2", "●"}},
+			[]string{"|ρ(PC1,H)|", "many sequences", "one sequence", "Spearman -0.97", "Pearson -0.98", "┃PC2 ", "●"}},
 		{"manifold_old_80x24", old, 80, 24, "Value manifold", nil,
 			[]string{"many sequences", "one sequence   not recorded in this session", "Spearman -0.97"}},
 		{"geometry_160x48", fid, 160, 48, "", []string{"]"},
 			[]string{"bench's: evidence keys", "authors': value embed·W_K", "many sequences", "one sequence", "256×19", "1×19", "(@550: 0.97)", "(@550: 0.98)"}},
-		{"geometry_160x48_h", fid, 160, 48, "", []string{"]", "h"},
+		{"geometry_160x48_e", fid, 160, 48, "", []string{"]", "e"},
 			[]string{"L0H0", "init 0.130", "many sequences"}},
 		{"geometry_old_160x48", old, 160, 48, "", []string{"]"},
 			[]string{"authors' statistic (embed·W_K vs init): not recorded", "one sequence   not recorded"}},
@@ -175,7 +175,7 @@ func TestFidelitySizes(t *testing.T) {
 		for _, title := range []string{"Key orthogonality", "Value manifold"} {
 			m := focusOn(t, sized(New(fid, Options{}), w, h), title)
 			checkedView(t, m, w, h)
-			for _, keys := range [][]string{{"h"}, {"down", "down"}, {"y"}, {"]"}} {
+			for _, keys := range [][]string{{"e"}, {"down", "down"}, {"a"}, {"]"}} {
 				m, _ = press(t, m, keys...)
 				checkedView(t, m, w, h)
 			}

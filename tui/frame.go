@@ -164,15 +164,16 @@ func (p *framePane) draw() string {
 		return fit(st.dim.Render(fmt.Sprintf("frame-precision @%d: one snapshot so far, nothing to compare yet", sh.geoAt)), w, h)
 	}
 	title := fmt.Sprintf("frame vs precision @%d · %d snapshots · latest drift %s", sh.geoAt, len(s.steps), fnum(s.drift, 4))
-	title = appendFits(title, " · each scaled min–max to [0,1]", w)
-	legend := st.seriesKL.Render("●") + fmt.Sprintf(" frame: attention distance to @%d, mean of %d layers", sh.geoAt, len(s.layers))
+	title = fitParts(appendFits(title, " · each scaled min–max to [0,1]", w), " · ", w)
+	frame := st.seriesKL.Render("●") + fmt.Sprintf(" frame: attention distance to @%d, mean of %d layers", sh.geoAt, len(s.layers))
 	if p.perLayer {
-		legend = fmt.Sprintf("0–%d frame of each layer (distance to @%d)", len(s.layers)-1, sh.geoAt)
+		frame = fmt.Sprintf("0–%d frame of each layer (distance to @%d)", len(s.layers)-1, sh.geoAt)
 	}
-	legend += "  " + st.seriesA.Render("•") + " bit error"
+	parts := []string{frame, st.seriesA.Render("•") + " bit error"}
 	if s.hasRho {
-		legend += "  " + st.seriesB.Render("∘") + " 1−|ρ(PC1,H)|"
+		parts = append(parts, st.seriesB.Render("∘")+" 1−|ρ(PC1,H)|")
 	}
+	legend := flowParts(parts, "  ", w)
 
 	xs := make([]float64, len(s.steps))
 	for i, v := range s.steps {
@@ -193,10 +194,11 @@ func (p *framePane) draw() string {
 	}
 
 	verdict := wrap(p.verdict(s, sh.geo.Frame.Settle), w)
-	lines := []string{title, legend}
-	if ch := h - 2 - len(verdict); ch >= 4 {
+	lines := append([]string{title}, legend...)
+	if ch := h - len(lines) - len(verdict); ch >= 5 {
 		xr := span{xs[0], xs[len(xs)-1]}
-		lines = append(lines, lineChart(w, ch, xr, span{0, 1}, ss, intLabels, valueLabels))
+		lines = append(lines, chartSpec{xr: xr, yr: span{0, 1}, series: ss, xfmt: intLabels, yfmt: valueLabels,
+			xTitle: "step", yTitle: "scaled to [0, 1]"}.draw(w, ch))
 	}
 	lines = append(lines, verdict...)
 	return fit(strings.Join(lines, "\n"), w, h)

@@ -19,14 +19,32 @@ func shortHelp(h help.Model, k keyMap, pane []key.Binding, w int) string {
 	bs := []key.Binding{k.Help, k.Quit, k.Next}
 	bs = append(bs, pane...)
 	bs = append(bs, k.StepBack, k.StepFwd, k.Goto, k.Pause)
-	h.Width = w
-	return h.ShortHelpView(bs)
+	return fitHelp(h, bs, w)
 }
 
 // quitHelp renders the one-line help of the quit dialog (which takes every key while open).
-func quitHelp(h help.Model, k keyMap, w int) string {
-	h.Width = w
-	return h.ShortHelpView(k.quitDialog())
+func quitHelp(h help.Model, k keyMap, w int) string { return fitHelp(h, k.quitDialog(), w) }
+
+// fitHelp renders in one line of at most w cells the bindings that fit, in order, leaving
+// out whole ones that do not (no ellipsis, nothing cut).
+func fitHelp(h help.Model, bs []key.Binding, w int) string {
+	sep := ansi.StringWidth(h.ShortSeparator)
+	var keep []key.Binding
+	n := 0
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		add := ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
+		if len(keep) > 0 {
+			add += sep
+		}
+		if n+add <= w {
+			keep, n = append(keep, b), n+add
+		}
+	}
+	h.Width = 0
+	return h.ShortHelpView(keep)
 }
 
 // fullHelp renders the groups as titled blocks flowed into as many columns as fit w×h.
@@ -72,7 +90,7 @@ func fullHelp(groups []helpGroup, w, h int, st styles) string {
 		for _, l := range c {
 			cw = max(cw, ansi.StringWidth(l))
 		}
-		rendered = append(rendered, fit(strings.Join(c, "\n"), cw+3, len(c)))
+		rendered = append(rendered, fit(strings.Join(c, "\n"), cw+2, len(c)))
 	}
 	return fit(hjoin(rendered...), w, h)
 }

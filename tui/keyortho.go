@@ -241,7 +241,10 @@ func (p *keysPane) draw() string {
 	if p.perHead {
 		unit = "per head"
 	}
-	title := appendFits(fmt.Sprintf("mean |cos| between token keys, %s · @%d", unit, sh.geoAt), " · lower = more orthogonal", w)
+	title := pickFits(w, fmt.Sprintf("mean |cos| between token keys, %s · @%d · lower = more orthogonal", unit, sh.geoAt),
+		fmt.Sprintf("mean |cos| between token keys, %s · @%d", unit, sh.geoAt),
+		fmt.Sprintf("mean |cos| of token keys, %s · @%d", unit, sh.geoAt),
+		fmt.Sprintf("|cos| of keys, %s · @%d", unit, sh.geoAt))
 	lines := []string{title}
 	if authors {
 		bench := pickFits(barW+numW, "bench's: centred evidence keys vs random", "bench's: centred evidence keys",
@@ -259,7 +262,7 @@ func (p *keysPane) draw() string {
 	rndBar := strings.Repeat("░", max(int(math.Round(rnd/top*float64(barW))), 0))
 	rndLine := padLine("random", labelW) + st.dim.Render(padLine(rndBar, barW)) + p.numbers(rnd, rnd, math.NaN(), numW, withPrev, true)
 	if authors {
-		note := "┆ = at initialisation"
+		note := pickFits(barA+numA, "┆ = at initialisation", "┆ = at init", "┆ init")
 		if k := sh.geo.KeyOrthogonalityEmbedTokens; k > 0 {
 			note = pickFits(barA+numA, fmt.Sprintf("┆ = at initialisation · %d tokens", k), note)
 		}
@@ -301,18 +304,18 @@ func (p *keysPane) draw() string {
 	if more > 0 || scroll > 0 {
 		lines = append(lines, st.dim.Render(fmt.Sprintf("↑ %d above · ↓ %d below (↑/↓ when focused)", scroll, more)))
 	}
-	legend := "█ keys  ░ random Gaussian (same count, dim)"
+	parts := []string{"█ keys", "░ random Gaussian (same count, dim)", "┆ random level"}
 	if authors {
-		legend = "█ keys  ░ random (same count, dim)  ┆ random · init"
-	} else {
-		legend = appendFits(legend, "  ┆ random", w)
+		parts = []string{"█ keys", "░ random (same count, dim)", "┆ random level (left), at init (right)"}
 	}
-	legend = appendFits(legend, "  ×: ratio", w)
+	parts = append(parts, "×: ratio to random")
 	if withPrev {
-		legend = appendFits(legend, fmt.Sprintf("  Δ: vs @%d", sh.geoPrevAt), w)
+		parts = append(parts, fmt.Sprintf("Δ: vs @%d", sh.geoPrevAt))
 	}
-	if len(lines) < h {
-		lines = append(lines, st.dim.Render(legend))
+	for _, l := range flowParts(parts, "  ", w) {
+		if len(lines) < h {
+			lines = append(lines, st.dim.Render(l))
+		}
 	}
 	return fit(strings.Join(lines, "\n"), w, h)
 }

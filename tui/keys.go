@@ -29,6 +29,9 @@ type keyMap struct {
 	Enter    key.Binding
 	Erase    key.Binding
 
+	// LogY toggles the log-Y scale of the dashboard's charts that have one; LogScale is the
+	// comparison view's log-scale key (overlay.go).
+	LogY     key.Binding
 	LogScale key.Binding
 
 	PerHead  key.Binding
@@ -49,14 +52,17 @@ type keyMap struct {
 	Cancel  key.Binding
 }
 
-// defaultKeys returns the dashboard's key table.
+// defaultKeys returns the dashboard's key table. It follows the conventions of LEET-style
+// training dashboards: h and ? open the help, y toggles the log-Y scale. (Before, h toggled
+// the per-head key bars, now e, and y the manifold's PC2/PC3 axis, now a; l still toggles
+// the log scale.)
 func defaultKeys() keyMap {
 	b := func(keys []string, help, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	return keyMap{
 		Quit:  b([]string{"q", "ctrl+c"}, "q", "quit"),
-		Help:  b([]string{"?"}, "?", "help"),
+		Help:  b([]string{"?", "h"}, "?/h", "help"),
 		Next:  b([]string{"tab"}, "tab", "next pane"),
 		Prev:  b([]string{"shift+tab"}, "⇧tab", "previous pane"),
 		Pause: b([]string{"p"}, "p", "pause/resume"),
@@ -68,19 +74,20 @@ func defaultKeys() keyMap {
 
 		StepBack: b([]string{"left", ","}, "←/,", "step back"),
 		StepFwd:  b([]string{"right", "."}, "→/.", "step forward"),
-		BigBack:  b([]string{"shift+left", "<"}, "⇧←", "big step back"),
-		BigFwd:   b([]string{"shift+right", ">"}, "⇧→", "big step forward"),
+		BigBack:  b([]string{"shift+left", "<"}, "⇧←/<", "big step back"),
+		BigFwd:   b([]string{"shift+right", ">"}, "⇧→/>", "big step forward"),
 		First:    b([]string{"home"}, "home", "first step"),
 		Last:     b([]string{"end"}, "end", "newest step, follow"),
 		Goto:     b([]string{"g"}, "g", "go to step"),
 		Enter:    b([]string{"enter"}, "enter", "confirm step"),
 		Erase:    b([]string{"backspace"}, "bksp", "erase digit"),
 
+		LogY:     b([]string{"y", "l"}, "y/l", "log Y"),
 		LogScale: b([]string{"l"}, "l", "log scale"),
 
-		PerHead:  b([]string{"h"}, "h", "per-head keys"),
-		Scroll:   b([]string{"up", "down", "k", "j"}, "↑/↓", "scroll bars"),
-		Axis:     b([]string{"y"}, "y", "PC2/PC3 axis"),
+		PerHead:  b([]string{"e"}, "e", "per-head keys"),
+		Scroll:   b([]string{"up", "down", "k", "j"}, "↑/↓/k/j", "scroll bars"),
+		Axis:     b([]string{"a"}, "a", "PC2/PC3 axis"),
 		PerLayer: b([]string{"f"}, "f", "per-layer frame"),
 
 		Up:      b([]string{"up", "k"}, "↑/k", "cursor up"),
@@ -90,7 +97,7 @@ func defaultKeys() keyMap {
 		Toggle:  b([]string{" "}, "space", "toggle head"),
 		Restore: b([]string{"r"}, "r", "restore all heads"),
 
-		Detach:  b([]string{"d"}, "d", "detach (the run goes on)"),
+		Detach:  b([]string{"d"}, "d", "detach (run goes on)"),
 		StopRun: b([]string{"s"}, "s", "stop the run"),
 		Cancel:  b([]string{"c"}, "c/esc", "cancel"),
 	}
@@ -103,7 +110,7 @@ func (k keyMap) global() []key.Binding {
 	return []key.Binding{k.Help, quit, k.Next, k.Prev, k.PageNext, k.PagePrev, k.Jump, k.Pause, k.Back}
 }
 
-// quitDialog lists the keys of the quit dialog, for its footer.
+// quitDialog lists the keys of the quit dialog, for its footer and the full help.
 func (k keyMap) quitDialog() []key.Binding { return []key.Binding{k.Detach, k.StopRun, k.Cancel} }
 
 // jumpIndex returns the pane index (0-based) a digit key names, or -1.

@@ -1,17 +1,45 @@
 package tui
 
-// Default terminal size until the first WindowSizeMsg (none arrives without a TTY).
+// Default terminal size until the first WindowSizeMsg (none arrives without a TTY), and the
+// sizes at which the layout changes.
 const (
 	defaultWidth  = 80
 	defaultHeight = 24
-	gridWidth     = 160 // at this size and above a page of four panes shows at once
+	minWidth      = 80 // below minWidth×minHeight the screen says it is too small
+	minHeight     = 24
+	splitWidth    = 120 // from here a page's three panes show under the run summary
+	splitHeight   = 36
+	gridWidth     = 160 // from here a page of four panes shows at once, the run pane too
 	gridHeight    = 48
 )
 
+// layoutMode is how the screen is laid out at a terminal size.
+type layoutMode int
+
+const (
+	modeSmall layoutMode = iota // below minWidth×minHeight: a notice, no panes
+	modeTabs                    // the run summary, a tab bar and the focused pane
+	modeSplit                   // the run summary, the page bar and the page's other three panes
+	modeGrid                    // the page bar and the page's four panes
+)
+
+// modeFor is the layout of a w×h terminal.
+func modeFor(w, h int) layoutMode {
+	switch {
+	case w < minWidth || h < minHeight:
+		return modeSmall
+	case w >= gridWidth && h >= gridHeight:
+		return modeGrid
+	case w >= splitWidth && h >= splitHeight:
+		return modeSplit
+	}
+	return modeTabs
+}
+
 // The chrome: every line and cell of the screen that is not a pane's content, counted here
 // only. The screen is the body, then the scrubber and the footer. In tabs mode the body is
-// the run summary (header), the tab bar and the focused pane's box; in grid mode the page
-// bar over four boxes. A box's border takes a line above and below its content and a cell
+// the run summary (header), the tab bar and the focused pane's box; in split mode the
+// header and the page bar over three boxes; in grid mode the page bar over four boxes. A box's border takes a line above and below its content and a cell
 // on either side.
 const (
 	scrubH   = 1 // the step scrubber
@@ -80,22 +108,51 @@ func gridSlots(w, h int) [4]rect {
 	return [4]rect{{lw, runH}, {lw, h - runH}, {w - lw, rh}, {w - lw, h - rh}}
 }
 
-// grid reports whether the terminal is large enough to show a page of panes at once.
-func (m *Model) grid() bool { return m.width >= gridWidth && m.height >= gridHeight }
+// splitSlots are the three boxes of a split page under the header and the page bar, in a
+// body w×h: a left column of 2/5 of the width with the page's bottom-left pane of the grid
+// (or the run pane while it has focus), and a right column split in half.
+func splitSlots(w, h int) [3]rect {
+	h -= headerH + pageBarH
+	lw := w * 2 / 5
+	rh := h / 2
+	return [3]rect{{lw, h}, {w - lw, rh}, {w - lw, h - rh}}
+}
+
+// splitPanes are the panes of page pg in split mode's slots: the run pane takes the left
+// slot while it has focus.
+func splitPanes(pg page, focus int) [3]int {
+	left := pg.panes[1]
+	if focus == pg.panes[0] {
+		left = focus
+	}
+	return [3]int{left, pg.panes[2], pg.panes[3]}
+}
+
+// mode is the layout of the current terminal size.
+func (m *Model) mode() layoutMode { return modeFor(m.width, m.height) }
 
 // layout gives every pane its inner size for the current terminal size: the size of its
-// box in the grid, or the focused pane's box in tabs mode.
+// box in the grid or split page, or the focused pane's box in tabs mode.
 func (m *Model) layout() {
 	w, bh := m.width, bodyHeight(m.height)
-	if m.grid() {
+	switch m.mode() {
+	case modeGrid:
 		for _, pg := range pages {
 			for slot, r := range gridSlots(w, bh) {
 				m.panes[pg.panes[slot]].SetSize(r.inner())
 			}
 		}
-		return
-	}
-	for _, p := range m.panes {
-		p.SetSize(tabRect(w, bh).inner())
+	case modeSplit:
+		rs := splitSlots(w, bh)
+		for _, pg := range pages {
+			m.panes[pg.panes[0]].SetSize(rs[0].inner())
+			for slot, i := range pg.panes[1:] {
+				m.panes[i].SetSize(rs[slot].inner())
+			}
+		}
+	default:
+		for _, p := range m.panes {
+			p.SetSize(tabRect(w, bh).inner())
+		}
 	}
 }

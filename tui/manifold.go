@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/NimbleMarkets/ntcharts/canvas"
-	"github.com/NimbleMarkets/ntcharts/linechart"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -120,7 +118,7 @@ func (p *manifoldPane) draw() string {
 		yAxis = 2
 	}
 	title := fmt.Sprintf("value manifold @%d · PCA of the final-norm residual · %d points%s", sh.geoAt, len(mf.Points), probeNote(sh.geo.ProbeN))
-	title = appendFits(title, " · scatter: many sequences", w)
+	title = fitParts(appendFits(title, " · scatter: many sequences", w), " · ", w)
 	var prevMany, prevOne *sessions.Manifold
 	if sh.geoPrev != nil {
 		prevMany, prevOne = sh.geoPrev.Manifold, sh.geoPrev.ManifoldOne
@@ -139,13 +137,13 @@ func (p *manifoldPane) draw() string {
 	for i := range parts {
 		parts[i] = st.bins[i].Render(string(binGlyphs[i])) + " " + fnum(edges[i], 1) + "–" + fnum(edges[i+1], 1)
 	}
-	legend := "entropy, bits: " + strings.Join(parts, "  ")
-	legend = appendFits(legend, " ("+how+")", w)
-	legend = appendFits(legend, fmt.Sprintf("  y: PC%d", yAxis+1), w)
-	if ch := h - len(lines) - 1; ch >= 4 && len(mf.Points) > 0 {
+	parts[0] = "entropy, bits: " + parts[0]
+	legend := flowParts(parts, "  ", w)
+	legend[len(legend)-1] = appendFits(legend[len(legend)-1], " ("+how+")", w)
+	if ch := h - len(lines) - len(legend); ch >= 5 && len(mf.Points) > 0 {
 		lines = append(lines, p.scatter(mf, yAxis, cuts, w, ch))
 	}
-	lines = append(lines, legend)
+	lines = append(lines, legend...)
 	return fit(strings.Join(lines, "\n"), w, h)
 }
 
@@ -174,20 +172,18 @@ func (p *manifoldPane) scatter(mf *sessions.Manifold, yAxis int, cuts [3]float64
 		return span{s.lo - d, s.hi + d}
 	}
 	xr, yr = pad(xr), pad(yr)
-	lc := linechart.New(w, h, xr.lo, xr.hi, yr.lo, yr.hi,
-		linechart.WithXYSteps(8, 2),
-		linechart.WithXLabelFormatter(valueLabels),
-		linechart.WithYLabelFormatter(valueLabels))
-	lc.DrawXYAxisAndLabel()
+	var ss []series
 	for bin := 3; bin >= 0; bin-- {
+		var xs, ys []float64
 		for i, pt := range mf.Points {
-			if !ok(pt) || i >= len(mf.Entropy) || binOf(mf.Entropy[i], cuts) != bin {
-				continue
+			if ok(pt) && i < len(mf.Entropy) && binOf(mf.Entropy[i], cuts) == bin {
+				xs, ys = append(xs, pt[0]), append(ys, pt[yAxis])
 			}
-			lc.DrawRuneWithStyle(canvas.Float64Point{X: pt[0], Y: pt[yAxis]}, binGlyphs[bin], p.sh.st.bins[bin])
 		}
+		ss = append(ss, series{glyph: binGlyphs[bin], style: p.sh.st.bins[bin], x: xs, y: ys, dots: true})
 	}
-	return fit(lc.View(), w, h)
+	return chartSpec{xr: xr, yr: yr, series: ss, xfmt: valueLabels, yfmt: valueLabels, xStep: 8,
+		xTitle: "PC1", yTitle: fmt.Sprintf("PC%d", yAxis+1)}.draw(w, h)
 }
 
 // manifoldTable is the table of the two samplings: a header and one row each for many

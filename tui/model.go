@@ -74,7 +74,9 @@ type Model struct {
 // New returns the dashboard on feed, already showing its newest step at 80×24 until the
 // terminal reports its size.
 func New(feed sessions.Feed, opts Options) Model {
-	sh := &shared{feed: feed, meta: feed.Meta(), keys: defaultKeys(), st: newStyles(opts.Renderer), replay: !feed.Live(), follow: true}
+	meta := feed.Meta()
+	sh := &shared{feed: feed, meta: meta, cfg: readConfig(meta), keys: defaultKeys(), st: newStyles(opts.Renderer),
+		replay: !feed.Live(), follow: true}
 	m := Model{
 		sh:     sh,
 		logger: opts.logger(),

@@ -243,32 +243,6 @@ func TestScrubMovesPanes(t *testing.T) {
 	}
 }
 
-func TestHelpToggle(t *testing.T) {
-	m := New(openFixture(t), Options{})
-	const title = "Keys — ? or esc closes"
-	m, _ = press(t, m, "?")
-	v := plain(m)
-	mustContain(t, v, title)
-	for _, b := range []string{"quit", "log scale", "toggle head", "go to step"} {
-		mustContain(t, v, b)
-	}
-	m, _ = press(t, m, "?")
-	if strings.Contains(plain(m), title) {
-		t.Error("? does not close the help")
-	}
-	m, _ = press(t, m, "?", "esc")
-	if strings.Contains(plain(m), title) {
-		t.Error("esc does not close the help")
-	}
-}
-
-func TestLogScale(t *testing.T) {
-	m := New(openFixture(t), Options{})
-	mustContain(t, plain(m), "linear (l)")
-	m, _ = press(t, m, "l")
-	mustContain(t, plain(m), "log (l)")
-}
-
 func TestQuit(t *testing.T) {
 	for _, k := range []string{"q", "ctrl+c"} {
 		_, msgs := press(t, New(openFixture(t), Options{}), k)
@@ -377,7 +351,7 @@ func TestNoAttention(t *testing.T) {
 		t.Errorf("space on a model without heads sent %v", msgs)
 	}
 	for _, title := range []string{"Key orthogonality", "Frame-precision"} {
-		mm, _ := press(t, focusOn(t, m, title), "h", "f")
+		mm, _ := press(t, focusOn(t, m, title), "e", "f")
 		mustContain(t, plain(mm), "no attention in this model")
 	}
 	m = focusOn(t, m, "Value manifold")

@@ -1,10 +1,7 @@
 package tui
 
 import (
-	"fmt"
 	"log"
-	"math"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -14,52 +11,56 @@ import (
 	"windtunnel/sessions"
 )
 
-// overlayGlyphs mark the sessions' lines, so they stay apart without colour.
-var overlayGlyphs = []rune{'•', '∘', '×', '+', '◆', '▲', '■', '○'}
-
-// Overlay is the comparison view: bit error (a) against steps for several sessions on one
-// chart, one line per session. Like Model it only reads its feeds, polls them at the
-// dashboard's pace and redraws only when one of them changed, the size or the scale did.
+// Overlay is the comparison view: one metric (bit error (a), (b) or KL, m cycles) against
+// steps for several sessions on one chart. Runs are labelled by what differs between their
+// configurations; runs that differ only by seed are drawn as one mean line with a ± sd band.
+// A cursor scrubs through the evaluated steps and the legend lists every series' value
+// there. Like Model it only reads its feeds, polls them at the dashboard's pace and redraws
+// only when a feed, the size or a setting changed.
 type Overlay struct {
 	feeds  []sessions.Feed
-	names  []string
+	names  []string // fallback names: the caller's, else the sessions' file names
 	metas  []sessions.Meta
-	curves [][]sessions.Record // per feed: its evaluations of the whole model
+	labels []string       // per feed: what tells it apart
+	groups []overlayGroup // the chart's series, in order
+	curves [][]sessions.Record
 	errs   []string
 	closed []bool
+
+	metric   overlayMetric
+	log      bool
+	showHelp bool
+	cursor   overlayCursor
+	sel      int // the highlighted series, -1 for none
 
 	keys          overlayKeys
 	st            styles
 	help          help.Model
-	log           bool
 	width, height int
 	frame         string
 	logger        *log.Logger
 }
 
-// overlayKeys are the overlay's key table (dispatch and help).
-type overlayKeys struct{ Quit, LogScale key.Binding }
-
-// NewOverlay returns the comparison view of feeds, named by names (a missing name is the
-// feed's model), at 80×24 until the terminal reports its size.
+// NewOverlay returns the comparison view of feeds at 80×24 until the terminal reports its
+// size. Runs are labelled by what differs between them; names (a missing one: the
+// session's file name) label them only when nothing does.
 func NewOverlay(feeds []sessions.Feed, names []string, opts Options) Overlay {
-	k := defaultKeys()
 	o := Overlay{
 		feeds: feeds, logger: opts.logger(), st: newStyles(opts.Renderer), help: newHelp(opts.Renderer),
-		keys:  overlayKeys{Quit: k.Quit, LogScale: k.LogScale},
+		keys:  newOverlayKeys(),
 		width: defaultWidth, height: defaultHeight,
 		curves: make([][]sessions.Record, len(feeds)), errs: make([]string, len(feeds)), closed: make([]bool, len(feeds)),
+		cursor: overlayCursor{follow: true}, sel: -1,
+	}
+	if opts.Width > 0 && opts.Height > 0 {
+		o.width, o.height = opts.Width, opts.Height
 	}
 	for i, f := range feeds {
 		o.metas = append(o.metas, f.Meta())
-		name := ""
-		if i < len(names) {
-			name = names[i]
-		}
-		if name == "" {
-			name = o.metas[i].Model
-		}
-		o.names = append(o.names, name)
+		o.names = append(o.names, overlayName(i, o.metas[i], names))
+	}
+	o.labels, o.groups = describeRuns(o.metas, o.names)
+	for i := range feeds {
 		o.read(i)
 	}
 	o.render()
@@ -107,32 +108,73 @@ func (o Overlay) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		o.width, o.height = max(msg.Width, 1), max(msg.Height, 1)
 		o.render()
 	case tea.KeyMsg:
-		switch {
-		case key.Matches(msg, o.keys.Quit):
-			return o, tea.Quit
-		case key.Matches(msg, o.keys.LogScale):
-			o.log = !o.log
-			o.render()
-		}
+		return o.key(msg)
 	case overlayMsg:
-		any := false
+		changed := false
 		o.curves = append([][]sessions.Record(nil), o.curves...)
 		o.closed = append([]bool(nil), o.closed...)
 		for i := range o.feeds {
 			if i < len(msg.changed) && msg.changed[i] {
 				o.read(i)
-				any = true
+				changed = true
 			}
 			if i < len(msg.closed) && msg.closed[i] {
 				o.closed[i] = true
 			}
 		}
-		if any {
+		if changed {
 			o.render()
 		}
 		return o, o.wait()
 	}
 	return o, nil
+}
+
+// key dispatches one key through the overlay's key table; every key but quit works with
+// the help open (it shows in place of the chart), as on the dashboard.
+func (o Overlay) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		// Fast typing arrives as one message (">>"): take the runes one by one.
+		var cmds []tea.Cmd
+		for _, r := range msg.Runes {
+			nm, cmd := o.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+			o, cmds = nm.(Overlay), append(cmds, cmd)
+		}
+		return o, tea.Batch(cmds...)
+	}
+	k := o.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return o, tea.Quit
+	case key.Matches(msg, k.Help):
+		o.showHelp = !o.showHelp
+	case key.Matches(msg, k.Back):
+		if o.showHelp {
+			o.showHelp = false
+		} else {
+			o.cursor.follow = true
+		}
+	case key.Matches(msg, k.Next):
+		o.sel = overlayCycle(o.sel, 1, len(o.groups))
+	case key.Matches(msg, k.Prev):
+		o.sel = overlayCycle(o.sel, -1, len(o.groups))
+	case key.Matches(msg, k.Metric):
+		o.metric = (o.metric + 1) % numMetrics
+	case key.Matches(msg, k.LogScale):
+		o.log = !o.log
+	default:
+		before := o.cursor
+		if !o.cursor.move(k, msg, o.steps()) || o.cursor == before {
+			return o, nil
+		}
+	}
+	o.render()
+	return o, nil
+}
+
+// overlayCycle moves a highlight among n series and none (-1): tab goes none, 0, 1, …, n−1, none.
+func overlayCycle(sel, by, n int) int {
+	return (sel+1+by+n+1)%(n+1) - 1
 }
 
 // read re-reads feed i's evaluations of the whole model.
@@ -154,77 +196,14 @@ func (o *Overlay) read(i int) {
 	o.curves[i] = whole
 }
 
-// render draws the screen into o.frame, exactly width × height: a title, one legend line
-// per session, the chart and the keys.
-func (o *Overlay) render() {
-	w, h := o.width, o.height
-	st := o.st
-	scale := "linear"
-	if o.log {
-		scale = "log"
-	}
-	lines := []string{fmt.Sprintf("bit error (a) over steps · %d sessions · %s (l)", len(o.feeds), scale)}
-	var ss []series
-	var xs, ys [][]float64
-	xr := span{math.Inf(1), math.Inf(-1)}
-	for i := range o.feeds {
-		g := overlayGlyphs[i%len(overlayGlyphs)]
-		style := st.lines[i%len(st.lines)]
-		m := o.metas[i]
-		desc := m.Model
-		if m.Layers > 0 && m.Heads > 0 {
-			desc += fmt.Sprintf(" %dL×%dH", m.Layers, m.Heads)
-		}
-		if m.Task != "" {
-			desc += " · " + m.Task
-		}
-		c := o.curves[i]
-		last := "no evaluations yet"
-		if n := len(c); n > 0 {
-			last = fmt.Sprintf("(a) %s @%d", fnum(c[n-1].Eval.BitErrorPosition, 3), c[n-1].Step)
-		}
-		if o.errs[i] != "" {
-			last = st.warn.Render("error: " + o.errs[i])
-		}
-		lines = append(lines, fmt.Sprintf("%s %s — %s · %s", style.Render(string(g)), o.names[i], desc, last))
-		x, y := make([]float64, 0, len(c)), make([]float64, 0, len(c))
+// steps returns every run's evaluated steps, ascending, without repeats: the steps the
+// cursor moves among.
+func (o *Overlay) steps() []int {
+	var all []int
+	for _, c := range o.curves {
 		for _, r := range c {
-			x = append(x, float64(r.Step))
-			y = append(y, r.Eval.BitErrorPosition)
+			all = append(all, r.Step)
 		}
-		if len(x) > 0 {
-			xr = span{math.Min(xr.lo, x[0]), math.Max(xr.hi, x[len(x)-1])}
-		}
-		xs, ys = append(xs, x), append(ys, y)
 	}
-	foot := padLine(o.help.ShortHelpView([]key.Binding{o.keys.LogScale, o.keys.Quit}), w)
-	ch := h - len(lines) - footerH
-	if ch >= 4 && !math.IsInf(xr.lo, 0) {
-		width := max(w-6, 2)
-		yr, yfmt := linearRange(ys...), valueLabels
-		for i := range ys {
-			idx := sessions.Thin(len(xs[i]), width)
-			tx, ty := make([]float64, len(idx)), make([]float64, len(idx))
-			for j, k := range idx {
-				tx[j], ty[j] = xs[i][k], ys[i][k]
-				if o.log {
-					ty[j] = math.Log10(math.Max(ty[j], logFloor))
-				}
-			}
-			xs[i], ys[i] = tx, ty
-		}
-		if o.log {
-			yr, yfmt = logRange(ys...), powLabels
-		}
-		for i := len(xs) - 1; i >= 0; i-- { // the first session on top
-			ss = append(ss, series{glyph: overlayGlyphs[i%len(overlayGlyphs)], style: st.lines[i%len(st.lines)], x: xs[i], y: ys[i]})
-		}
-		lines = append(lines, lineChart(w, ch, xr, yr, ss, intLabels, yfmt))
-	} else if ch >= 1 {
-		lines = append(lines, fit(st.dim.Render("no evaluations yet"), w, ch))
-	}
-	o.frame = fit(strings.Join(lines, "\n")+"\n"+foot, w, h)
-	if len(lines) > h-footerH { // too small for the keys line: keep it in view
-		o.frame = fit(strings.Join(lines[:max(h-footerH, 0)], "\n")+"\n"+foot, w, h)
-	}
+	return sortedUnique(all)
 }

@@ -78,16 +78,16 @@ func TestPages(t *testing.T) {
 	}
 }
 
-// TestPaneToggles checks h, f and y: each works whichever pane has focus.
+// TestPaneToggles checks e, f and a: each works whichever pane has focus.
 func TestPaneToggles(t *testing.T) {
 	r := openFixture(t)
 	m := sized(New(r, Options{}), 80, 24)
 	cases := []struct {
 		title, key, before, after string
 	}{
-		{"Key orthogonality", "h", "layer means", "per head"},
+		{"Key orthogonality", "e", "layer means", "per head"},
 		{"Frame-precision", "f", "frame: attention distance", "frame of each layer"},
-		{"Value manifold", "y", "y: PC2", "y: PC3"},
+		{"Value manifold", "a", "┃PC2 ", "┃PC3 "},
 	}
 	for _, c := range cases {
 		mm := focusOn(t, m, c.title)
@@ -100,14 +100,14 @@ func TestPaneToggles(t *testing.T) {
 		other, _ := press(t, m, c.key)
 		mustContain(t, plain(focusOn(t, other, c.title)), c.after)
 	}
-	mm, _ := press(t, focusOn(t, m, "Key orthogonality"), "h")
+	mm, _ := press(t, focusOn(t, m, "Key orthogonality"), "e")
 	mustContain(t, plain(mm), "L0H0", "L2H3")
 }
 
 // TestKeysScroll checks that per-head bars that do not fit scroll with ↑/↓ when the pane
 // has focus, and only then.
 func TestKeysScroll(t *testing.T) {
-	m, _ := press(t, focusOn(t, sized(New(openFixture(t), Options{}), 80, 24), "Key orthogonality"), "h")
+	m, _ := press(t, focusOn(t, sized(New(openFixture(t), Options{}), 80, 24), "Key orthogonality"), "e")
 	meta := m.sh.meta
 	lastBar := headName(meta.Layers-1, meta.Heads-1)
 	if strings.Contains(plain(m), lastBar) {

@@ -13,9 +13,19 @@ func (m *Model) render() {
 	w, h := m.width, m.height
 	bh := bodyHeight(h)
 	var body string
-	if m.grid() {
+	switch m.mode() {
+	case modeSmall:
+		m.frame = tooSmall(w, h)
+		if m.quit.open {
+			m.frame = place(m.frame, m.quit.view(w, h, m.sh.st), w, h)
+		}
+		m.stats.Frames++
+		return
+	case modeGrid:
 		body = m.renderGrid(w, bh)
-	} else {
+	case modeSplit:
+		body = m.renderSplit(w, bh)
+	default:
 		body = m.renderTabs(w, bh)
 	}
 	parts := [3]string{body, m.scrubView(w), m.footer(w)}
@@ -29,6 +39,24 @@ func (m *Model) render() {
 		m.frame = place(m.frame, m.quit.view(w, h, m.sh.st), w, h)
 	}
 	m.stats.Frames++
+}
+
+// tooSmall is the notice shown instead of the panes on a terminal smaller than the least
+// size they are laid out for, centred in w×h and wrapped at spaces when w is narrower still.
+func tooSmall(w, h int) string {
+	var lines []string
+	for _, l := range flowParts([]string{"terminal too small:", fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, w, h)}, " ", w) {
+		lines = append(lines, wrap(l, w)...)
+	}
+	top := max((h-len(lines))/2, 0)
+	out := make([]string, 0, h)
+	for range top {
+		out = append(out, "")
+	}
+	for _, l := range lines {
+		out = append(out, strings.Repeat(" ", max((w-ansi.StringWidth(l))/2, 0))+l)
+	}
+	return fit(strings.Join(out, "\n"), w, h)
 }
 
 // exact returns s when it has h lines (its parts are each exactly w wide), else fits it.
@@ -61,18 +89,53 @@ func (m *Model) renderGrid(w, h int) string {
 	return m.views.grid
 }
 
-// renderTabs shows the run summary, a tab bar and the focused pane.
+// renderSplit shows the run summary, the page bar and three of the page's panes: the
+// bottom-left pane of the grid (or the run pane while focused) on the left, the right
+// column's two on the right.
+func (m *Model) renderSplit(w, h int) string {
+	head := m.header(w)
+	if m.showHelp {
+		return head + "\n" + m.helpBox(w, h-headerH)
+	}
+	bar := m.views.pageBar.get(m.sh, pageBarKey{w, m.page}, func() string { return pageBar(m.page, w, m.sh.st) })
+	rs := splitSlots(w, h)
+	var parts [5]string
+	parts[0] = head + "\n" + bar
+	for slot, i := range splitPanes(pages[m.page], m.focus) {
+		parts[slot+1] = m.boxed(i, rs[slot].w, rs[slot].h, i == m.focus)
+	}
+	if v := m.views; v.gridParts != parts {
+		v.gridParts = parts
+		v.grid = parts[0] + "\n" + hcat(parts[1], vcat(parts[2], parts[3]))
+	}
+	return m.views.grid
+}
+
+// header is the run summary, w cells wide and headerH lines high: each line's parts (split
+// at " · ") kept from the left as long as they fit, so none is cut.
+func (m *Model) header(w int) string {
+	sh := m.sh
+	return m.views.header.get(sh, headerKey{w, sh.gen}, func() string {
+		lines := strings.Split(headerLines(sh), "\n")
+		for i, l := range lines {
+			lines[i] = fitParts(l, " · ", w)
+		}
+		return fit(strings.Join(lines, "\n"), w, headerH)
+	})
+}
+
+// renderTabs shows the run summary, a tab bar and the focused pane, or the full help.
 func (m *Model) renderTabs(w, h int) string {
 	sh := m.sh
-	head := m.views.header.get(sh, headerKey{w, sh.gen}, func() string { return fit(headerLines(sh), w, headerH) })
+	head := m.header(w)
 	tabs := m.views.tabs.get(sh, tabsKey{w, m.focus}, func() string { return m.tabBar(w) })
 	top := head + "\n" + tabs
+	if m.showHelp { // over the summary and the tabs too: every key fits at 80×24
+		return m.helpBox(w, h)
+	}
 	r := tabRect(w, h)
 	if r.h < minBoxH {
 		return top
-	}
-	if m.showHelp {
-		return top + "\n" + m.helpBox(r.w, r.h)
 	}
 	return top + "\n" + m.boxed(m.focus, r.w, r.h, true)
 }
@@ -81,7 +144,7 @@ func (m *Model) renderTabs(w, h int) string {
 func (m *Model) helpBox(w, h int) string {
 	return m.views.help.get(m.sh, helpKey{w, h}, func() string {
 		iw, ih := rect{w, h}.inner()
-		return box("Keys — ? or esc closes", m.fullHelp(iw, ih), w, h, true, m.sh.st)
+		return box("Keys — ?, h or esc closes", m.fullHelp(iw, ih), w, h, true, m.sh.st)
 	})
 }
 
@@ -183,9 +246,21 @@ func (m *Model) footer(w int) string {
 
 // fullHelp lists every key, grouped: global, scrubber, then each pane's own.
 func (m *Model) fullHelp(w, h int) string {
-	groups := []helpGroup{{"Global", m.sh.keys.global()}, {"Scrubber", append(m.scrub.Help(), m.sh.keys.Enter, m.sh.keys.Erase)}}
+	k := m.sh.keys
+	// Global, the panes with one key, the scrubber, the other panes, the quit dialog: in
+	// this order the columns fill evenly, so that every key shows at 80×24.
+	groups := []helpGroup{{"Global", k.global()}}
+	var more []helpGroup
 	for _, p := range m.panes {
-		groups = append(groups, helpGroup{p.Title(), p.Help()})
+		if len(p.Help()) == 1 {
+			groups = append(groups, helpGroup{p.Title(), p.Help()})
+		} else {
+			more = append(more, helpGroup{p.Title(), p.Help()})
+		}
+	}
+	groups = append(append(groups, helpGroup{"Scrubber", append(m.scrub.Help(), k.Enter, k.Erase)}), more...)
+	if m.runGoesOn() {
+		groups = append(groups, helpGroup{"Quit dialog (q)", k.quitDialog()})
 	}
 	return fullHelp(groups, w, h, m.sh.st)
 }

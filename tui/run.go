@@ -106,10 +106,10 @@ func (p *runPane) draw() string {
 		row("model", modelLine(m)),
 		row("device", deviceLine(m)),
 		row("step", stepLine(sh)),
-		row("speed", fmt.Sprintf("%s steps/s · ETA %s", fnum(r.StepsPerS, 1), eta(m, r, sh.hasRec))),
+		row("speed", speedLine(sh)),
 		row("loss", fmt.Sprintf("%s · lr %.1e · grad %s", fnum(r.Loss, 4), r.LR, fnum(r.GradNorm, 2))),
 		row("bit error", bitErrorLine(sh)),
-		row("state", stateLine(sh)),
+		row("state", paneStateLine(sh)),
 		row("session", orDash(m.Path)),
 	}
 	if !sh.hasRec {
@@ -161,7 +161,11 @@ func headerLines(sh *shared) string {
 	if m.Layers > 0 && m.Heads > 0 {
 		shape = fmt.Sprintf(" %dL×%dH", m.Layers, m.Heads)
 	}
-	l1 := fmt.Sprintf("%s %s · %s · %s%s · %s params · %s", modeBadge(sh), stateLine(sh), m.Task, m.Model, shape,
+	lead := stateLine(sh)
+	if sh.replay {
+		lead = replayLine(sh)
+	}
+	l1 := fmt.Sprintf("%s %s · %s · %s%s · %s params · %s", modeBadge(sh), lead, m.Task, m.Model, shape,
 		fcount(m.Params), deviceLine(m))
 	if !sh.hasRec {
 		return l1 + "\nstep – · waiting for the first record"
@@ -174,8 +178,14 @@ func headerLines(sh *shared) string {
 	if m.Steps > 0 {
 		step += fmt.Sprintf("/%d", m.Steps)
 	}
-	l2 := fmt.Sprintf("step %s · %s/s · ETA %s · loss %s · bit error %s", step, fnum(r.StepsPerS, 1),
-		eta(m, r, sh.hasRec), fnum(r.Loss, 3), be)
+	speed := fnum(r.StepsPerS, 1) + "/s"
+	if etaShown(sh) {
+		speed += " · ETA " + eta(m, r, sh.hasRec)
+	}
+	l2 := fmt.Sprintf("step %s · %s · loss %s · bit error %s", step, speed, fnum(r.Loss, 3), be)
+	if sh.replay { // the first line names the step; the Run pane has the state's message
+		l2 = fmt.Sprintf("%s at this step · %s · loss %s · bit error %s", stateWord(sh), speed, fnum(r.Loss, 3), be)
+	}
 	return l1 + "\n" + l2
 }
 
@@ -236,14 +246,65 @@ func stateLine(sh *shared) string {
 	if !sh.hasRec {
 		return "waiting"
 	}
-	s := string(sh.rec.State)
-	if sh.rec.State == sessions.Paused {
-		s = sh.st.warn.Render(s)
-	}
+	s := stateWord(sh)
 	if sh.rec.Message != "" {
 		s += " (" + sh.rec.Message + ")"
 	}
 	return s
+}
+
+// stateWord is the record's state, paused marked.
+func stateWord(sh *shared) string {
+	s := string(sh.rec.State)
+	if sh.rec.State == sessions.Paused {
+		s = sh.st.warn.Render(s)
+	}
+	return s
+}
+
+// etaShown reports whether the view shows the time left: only while it follows the newest
+// step of a live run. A replay, or a live run scrubbed back, shows the run as it was at
+// the step instead, where an ETA would be a stale one.
+func etaShown(sh *shared) bool { return !sh.replay && sh.follow }
+
+// replayLine is where a replay is, "step 300 of 3000" (the state before the first record).
+func replayLine(sh *shared) string {
+	if !sh.hasRec {
+		return stateLine(sh)
+	}
+	if sh.meta.Steps > 0 {
+		return fmt.Sprintf("step %d of %d", sh.rec.Step, sh.meta.Steps)
+	}
+	return fmt.Sprintf("step %d", sh.rec.Step)
+}
+
+// stateAtStep is the run's state at the step a replay shows: "training at this step",
+// "done at this step (600 steps)".
+func stateAtStep(sh *shared) string {
+	s := stateWord(sh) + " at this step"
+	if sh.rec.Message != "" {
+		s += " (" + sh.rec.Message + ")"
+	}
+	return s
+}
+
+// speedLine is the run pane's speed row: the speed and, following a live run, the ETA;
+// else the speed the run had at the step.
+func speedLine(sh *shared) string {
+	v := fnum(sh.rec.StepsPerS, 1) + " steps/s"
+	if etaShown(sh) {
+		return v + " · ETA " + eta(sh.meta, sh.rec, sh.hasRec)
+	}
+	return fmt.Sprintf("%s at step %d", v, sh.rec.Step)
+}
+
+// paneStateLine is the run pane's state row: the state, said to be the one at the step in
+// a replay.
+func paneStateLine(sh *shared) string {
+	if sh.replay && sh.hasRec {
+		return stateAtStep(sh) + " · replay"
+	}
+	return stateLine(sh)
 }
 
 // eta is the time left at the record's speed; it uses no clock, so replays read the same.

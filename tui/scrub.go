@@ -89,6 +89,15 @@ func (s *scrubber) Help() []key.Binding {
 	return []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last, k.Goto}
 }
 
+// modeScrubbing is the scrubber's mode while the view does not follow, its longest.
+const modeScrubbing = "scrubbing · end: follow"
+
+// scrubRightW is the width of the text right of the bar: the span, first–last with last
+// padded to dw digits, and the longest mode.
+func scrubRightW(first, dw int) int {
+	return ansi.StringWidth(fmt.Sprintf(" %d–", first)) + dw + ansi.StringWidth(" · "+modeScrubbing)
+}
+
 // View renders the scrubber line, w cells wide.
 func (s *scrubber) View(w int) string {
 	sh := s.sh
@@ -98,18 +107,21 @@ func (s *scrubber) View(w int) string {
 	if !sh.any {
 		return padLine("step – (no records yet)", w)
 	}
-	mode := "scrubbing · end: follow"
+	mode := modeScrubbing
 	if sh.follow {
 		mode = "following"
 		if sh.replay || sh.ended {
 			mode = "at the end"
 		}
 	}
-	left := fmt.Sprintf("step %d ", sh.step)
-	right := fmt.Sprintf(" %d–%d · %s", sh.first, sh.last, mode)
+	// The bar keeps its width whatever the mode and the current step: the step is padded
+	// to the digits of the span's end (or the planned steps) and the mode to the longest.
+	dw := len(strconv.Itoa(max(sh.last, sh.meta.Steps)))
+	left := fmt.Sprintf("step %*d ", dw, sh.step)
+	right := padLine(fmt.Sprintf(" %d–%d · %s", sh.first, sh.last, mode), scrubRightW(sh.first, dw))
 	bw := w - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
 	if bw < 5 {
-		return padLine(left+right, w)
+		return padLine(strings.TrimRight(left+right, " "), w)
 	}
 	pos := 0
 	if sh.last > sh.first {

@@ -7,6 +7,7 @@ import "windtunnel/sessions"
 type shared struct {
 	feed   sessions.Feed
 	meta   sessions.Meta
+	cfg    runConfig // what the dashboard reads from meta.Config
 	keys   keyMap
 	st     styles
 	replay bool // the feed was not live when the dashboard opened

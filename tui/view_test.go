@@ -13,9 +13,10 @@ import (
 
 // TestView compares the ANSI-stripped screen with testdata/TestView/*.golden (regenerate
 // with `go test ./tui -update`): a live run three quarters in, following, and a replay
-// scrubbed to the middle of its span, at 80×24 (tabs) and 160×48 (grid).
+// scrubbed to the middle of its span, at 80×24 (tabs), 120×40 (split), 160×48 and 200×60
+// (grid).
 func TestView(t *testing.T) {
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+	for _, sz := range [][2]int{{80, 24}, {120, 40}, {160, 48}, {200, 60}} {
 		w, h := sz[0], sz[1]
 		t.Run(fmt.Sprintf("live_%dx%d", w, h), func(t *testing.T) {
 			l, _ := liveFixture(t, liveCut(t))
@@ -41,7 +42,7 @@ func TestView(t *testing.T) {
 		golden.RequireEqual(t, checkedView(t, m, 80, 24))
 	})
 	t.Run("replay_80x24_log", func(t *testing.T) {
-		m, _ := press(t, sized(New(r, Options{}), 80, 24), "l")
+		m, _ := press(t, sized(New(r, Options{}), 80, 24), "y")
 		golden.RequireEqual(t, checkedView(t, m, 80, 24))
 	})
 	// The geometry panes at 80×24, at the end and scrubbed to the middle, with their toggles.
@@ -51,9 +52,9 @@ func TestView(t *testing.T) {
 		keys  []string
 	}{
 		{"Key orthogonality", nil},
-		{"Key orthogonality", []string{"h"}},
+		{"Key orthogonality", []string{"e"}},
 		{"Value manifold", nil},
-		{"Value manifold", []string{"y"}},
+		{"Value manifold", []string{"a"}},
 		{"Frame-precision", nil},
 		{"Frame-precision", []string{"f"}},
 	} {
@@ -80,7 +81,7 @@ func TestView(t *testing.T) {
 	})
 	t.Run("replay_mid_160x48_geometry", func(t *testing.T) {
 		m := typeStep(t, sized(New(r, Options{}), 160, 48), (first+last)/2)
-		m, _ = press(t, m, "]", "h", "f")
+		m, _ = press(t, m, "]", "e", "f")
 		golden.RequireEqual(t, checkedView(t, m, 160, 48))
 	})
 }
@@ -102,7 +103,8 @@ func checkedView(t *testing.T, m Model, w, h int) string {
 }
 
 // TestViewSizes renders every pane, the help and the input line at several terminal sizes,
-// for a live and a replayed feed, and checks the screen is exactly the terminal's size.
+// for a live and a replayed feed, and checks the screen is exactly the terminal's size
+// (TestFramesFit checks more sizes and that nothing is cut mid-word).
 func TestViewSizes(t *testing.T) {
 	l, _ := liveFixture(t, liveCut(t))
 	feeds := map[string]sessions.Feed{"live": l, "replay": openFixture(t)}
@@ -116,7 +118,7 @@ func TestViewSizes(t *testing.T) {
 				m, _ = press(t, m, "tab")
 			}
 			m = focusOn(t, m, "Ablation")
-			for _, keys := range [][]string{{"l"}, {"home"}, {"down", "right", "right"}, {"?"}, {"esc", "]"}, {"h", "f", "y"},
+			for _, keys := range [][]string{{"y"}, {"home"}, {"down", "right", "right"}, {"?"}, {"esc", "]"}, {"e", "f", "a"},
 				{"tab", "down", "down"}, {"["}, {"g", "1"}} {
 				m, _ = press(t, m, keys...)
 				checkedView(t, m, w, h)

@@ -42,6 +42,7 @@ func OpenBLASCandidates() []string {
 // blasint of Debian's libopenblas0 (an ILP64 build would need int64).
 type openBLAS struct {
 	name string
+	lib  Library
 	// splitMinWork is Parallel's m·n·k threshold for this library's kernels.
 	splitMinWork int
 	// sgemm and dgemm are the Fortran-interface entry points (sgemm_, dgemm_): every
@@ -164,6 +165,7 @@ func loadOpenBLAS(path string) (b *openBLAS, err error) {
 		plural = ""
 	}
 	b.name = fmt.Sprintf("openblas %s (%s), %d thread%s", version, file, threads, plural)
+	b.lib = Library{Name: "openblas", Version: version, Path: file, Threads: threads}
 	// OpenBLAS picks its kernels at load time (OPENBLAS_CORETYPE overrides
 	// the detection); faster kernels need larger products to gain from
 	// splitting.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/lab"
 	"windtunnel/sessions"
 )
 
@@ -39,26 +41,29 @@ func newInfoCmd(stdout io.Writer) *cobra.Command {
 
 // sessionInfo is what `windtunnel info` prints.
 type sessionInfo struct {
-	Path        string          `json:"path"`
-	Bytes       int64           `json:"bytes"`
-	Task        string          `json:"task"`
-	Model       string          `json:"model"`
-	Params      int             `json:"params"`
-	Device      string          `json:"device"`
-	Version     string          `json:"version"`
-	Host        string          `json:"host"`
-	Created     time.Time       `json:"created"`
-	FirstStep   int             `json:"first_step"`
-	LastStep    int             `json:"last_step"`
-	PlanSteps   int             `json:"planned_steps"`
-	Records     int             `json:"records"`
-	Events      int             `json:"events"`
-	Checkpoints []int           `json:"checkpoints"`
-	State       string          `json:"state"`
-	Last        *sessions.Eval  `json:"last_eval,omitempty"`
-	LastLoss    float64         `json:"last_loss"`
-	WallS       float64         `json:"wall_s"`
-	Config      json.RawMessage `json:"config"`
+	Path        string         `json:"path"`
+	Bytes       int64          `json:"bytes"`
+	Task        string         `json:"task"`
+	Model       string         `json:"model"`
+	Params      int            `json:"params"`
+	Device      string         `json:"device"`
+	Version     string         `json:"version"`
+	Host        string         `json:"host"`
+	Created     time.Time      `json:"created"`
+	FirstStep   int            `json:"first_step"`
+	LastStep    int            `json:"last_step"`
+	PlanSteps   int            `json:"planned_steps"`
+	Records     int            `json:"records"`
+	Events      int            `json:"events"`
+	Checkpoints []int          `json:"checkpoints"`
+	State       string         `json:"state"`
+	Last        *sessions.Eval `json:"last_eval,omitempty"`
+	LastLoss    float64        `json:"last_loss"`
+	WallS       float64        `json:"wall_s"`
+	// Config is the configuration resolved for display (lab.Effective): the task's tunnel
+	// sizes and target with defaults applied, the model's own block. A session whose stored
+	// configuration does not resolve shows it as stored.
+	Config json.RawMessage `json:"config"`
 }
 
 func readInfo(path string) (sessionInfo, error) {
@@ -69,7 +74,7 @@ func readInfo(path string) (sessionInfo, error) {
 	defer r.Close()
 	m := r.Meta()
 	in := sessionInfo{Path: path, Task: m.Task, Model: m.Model, Params: m.Params, Device: m.Device, Version: m.Version,
-		Host: m.Host, Created: m.Created, PlanSteps: m.Steps, Config: m.Config}
+		Host: m.Host, Created: m.Created, PlanSteps: m.Steps, Config: effectiveJSON(m.Config)}
 	if st, err := os.Stat(path); err == nil {
 		in.Bytes = st.Size()
 	}
@@ -105,6 +110,24 @@ func readInfo(path string) (sessionInfo, error) {
 	return in, nil
 }
 
+// effectiveJSON is a session's stored configuration resolved for display (lab.Effective),
+// or as stored when it is not a valid configuration of this version.
+func effectiveJSON(stored json.RawMessage) json.RawMessage {
+	var cfg lab.Config
+	if json.Unmarshal(stored, &cfg) != nil || cfg.Validate() != nil {
+		return stored
+	}
+	e, err := cfg.Effective()
+	if err != nil {
+		return stored
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return stored
+	}
+	return b
+}
+
 func printInfo(w *strings.Builder, in sessionInfo) {
 	fmt.Fprintf(w, "session   %s (%d bytes)\n", in.Path, in.Bytes)
 	fmt.Fprintf(w, "run       %s %s, %d parameters, %s, windtunnel %s on %s, %s\n", in.Task, in.Model, in.Params, in.Device, in.Version, in.Host, in.Created.Format(time.RFC3339))
@@ -115,9 +138,8 @@ func printInfo(w *strings.Builder, in sessionInfo) {
 		fmt.Fprintf(w, "  bit error (a) %.5f  (b) %.5f  KL %.5f bits  TVD %.5f  accuracy %.4f", e.BitErrorPosition, e.BitErrorSample, e.KLBits, e.TVD, e.Accuracy)
 	}
 	fmt.Fprintln(w)
-	var cfg any
-	if json.Unmarshal(in.Config, &cfg) == nil {
-		b, _ := json.MarshalIndent(cfg, "          ", "  ")
-		fmt.Fprintf(w, "config    %s\n", b)
+	var cfg bytes.Buffer
+	if json.Indent(&cfg, in.Config, "          ", "  ") == nil { // in the order written
+		fmt.Fprintf(w, "config    %s\n", cfg.Bytes())
 	}
 }

@@ -112,7 +112,7 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 	}
 	if !ok {
 		cks, _ := r.Checkpoints()
-		return nil, fmt.Errorf("probe %s: no checkpoint at or before step %d (checkpoints: %v)", path, step, cks)
+		return nil, noCheckpointError(path, step, cks, cfg.CheckpointEvery)
 	}
 	if geometryN > 0 {
 		cfg.GeometryN = geometryN
@@ -170,6 +170,20 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 	return rep, nil
 }
 
+// noCheckpointError says why a session has no checkpoint to probe at step (-1: the last):
+// it has none at all (the run saved none yet: every checkpointEvery steps and at its end),
+// or none that early (the first is later).
+func noCheckpointError(path string, step int, cks []int, checkpointEvery int) error {
+	if len(cks) == 0 {
+		when := "at its end"
+		if checkpointEvery > 0 {
+			when = fmt.Sprintf("every %d steps (--checkpoint-every) and at its end", checkpointEvery)
+		}
+		return fmt.Errorf("probe: %s has no checkpoint: the run saved none (it saves one %s; a run stopped before the first has none)", path, when)
+	}
+	return fmt.Errorf("probe: %s has no checkpoint at or before step %d: the first is at step %d (checkpoints at %s)", path, step, cks[0], ints(cks))
+}
+
 // text renders the report for a terminal.
 func (p *probeReport) text() string {
 	var b strings.Builder
@@ -206,8 +220,12 @@ func (p *probeReport) text() string {
 	}
 	if len(p.Ablation) > 0 {
 		b.WriteString("ablation (Δ bit error (a), Δ KL bits):\n")
+		w := 0
 		for _, e := range p.Ablation {
-			fmt.Fprintf(&b, "  %-9s %+8.4f %+8.4f\n", unitName(e), e.DeltaBits, e.DeltaKL)
+			w = max(w, len(unitName(e)))
+		}
+		for _, e := range p.Ablation {
+			fmt.Fprintf(&b, "  %-*s %+8.4f %+8.4f\n", w, unitName(e), e.DeltaBits, e.DeltaKL)
 		}
 		if c := p.Costliest; c != nil {
 			fmt.Fprintf(&b, "costliest: %s, %+.4f bits\n", unitName(*c), c.DeltaBits)
@@ -229,15 +247,21 @@ func settled(step int) string {
 	return fmt.Sprintf("at step %d", step)
 }
 
-// unitName names an ablated unit: "L1 H2" for a head, "L1 attention", "L1 MLP", "L1".
+// unitName names an ablated unit: "L1 H2" for a head, "L1 attention", "L1 MLP" and
+// "L1 layer" (a whole layer or block) for the rest, whose Head is -1 and never printed.
 func unitName(e sessions.Effect) string {
-	switch e.Unit {
+	switch strings.ToLower(e.Unit) {
 	case "head":
-		return fmt.Sprintf("L%d H%d", e.Layer, e.Head)
+		if e.Head >= 0 {
+			return fmt.Sprintf("L%d H%d", e.Layer, e.Head)
+		}
+		return fmt.Sprintf("L%d attention", e.Layer)
 	case "attn":
 		return fmt.Sprintf("L%d attention", e.Layer)
 	case "mlp":
 		return fmt.Sprintf("L%d MLP", e.Layer)
+	case "layer", "":
+		return fmt.Sprintf("L%d layer", e.Layer)
 	}
 	return fmt.Sprintf("L%d %s", e.Layer, e.Unit)
 }

@@ -17,10 +17,12 @@ import (
 func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "replay FILE [FILE...]",
-		Short: "Open the dashboard on a saved session (follows it if a run is still writing it); several sessions: overlay their bit error",
-		Long: "replay opens the dashboard on a saved session, or overlays the bit error of several. It only\n" +
-			"reads: nothing is written beside the sessions (they may be in a read-only directory); its\n" +
-			"log goes to the user's cache directory (" + viewerLogHint + ").",
+		Short: "Open the dashboard on a saved session (follows it if a run is still writing it); several sessions: compare them on one chart",
+		Long: "replay opens the dashboard on a saved session, or compares several on one chart (bit error\n" +
+			"(a), (b) or KL over steps; runs labelled by what differs in their configurations, the seeds of\n" +
+			"one configuration as a mean ± sd band). It only reads: nothing is written beside the sessions\n" +
+			"(they may be in a read-only directory); its log goes to the user's cache directory\n" +
+			"(" + viewerLogHint + ").",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("%s takes one or more session files", c.CommandPath())
@@ -28,9 +30,6 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !onTerminal(stdout) {
-				return usagef("replay needs a terminal; use `windtunnel info` or `windtunnel export` to read a session without one")
-			}
 			var feeds []sessions.Feed
 			var names []string
 			task := ""
@@ -47,7 +46,11 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 				r.Follow(500 * time.Millisecond)
 				feeds = append(feeds, r)
-				names = append(names, fmt.Sprintf("%s (%s)", r.Meta().Model, filepath.Base(path)))
+				names = append(names, filepath.Base(path)) // the overlay's label when nothing else tells runs apart
+			}
+			// The files are checked first: a missing one is named whether or not there is a terminal.
+			if !onTerminal(stdout) {
+				return usagef("replay needs a terminal; use `windtunnel info` or `windtunnel export` to read a session without one")
 			}
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()

@@ -52,9 +52,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 // newRoot builds the command tree.
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "windtunnel",
-		Short:         "A terminal lab bench for Bayesian wind tunnels",
-		Long:          "windtunnel trains small transformers and baselines on tasks whose exact Bayesian posterior is known,\nand scores every prediction against that optimum in bits.",
+		Use:   "windtunnel",
+		Short: "A terminal lab bench for Bayesian wind tunnels",
+		Long: "windtunnel trains small transformers and baselines on tasks whose exact Bayesian posterior is known,\n" +
+			"and scores every prediction against that optimum in bits. Start with `windtunnel run` (the quick\n" +
+			"bijection run: the dashboard on a terminal, a JSON summary without one).",
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -64,8 +66,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%s: %w", c.CommandPath(), err)}
 	})
-	runCmd := newRunCmd(stdout, stderr)
-	root.AddCommand(newSampleCmd(stdout), runCmd, newBenchCmd(stdout, stderr), newInfoCmd(stdout), newExportCmd(stdout),
+	root.AddCommand(newSampleCmd(stdout), newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInfoCmd(stdout), newExportCmd(stdout),
 		newReplayCmd(stdout, stderr), newProbeCmd(stdout), newCompareCmd(stdout, stderr), newDeviceCmd(stdout))
 	root.AddCommand(newServeCmd(stdout, stderr))
 	root.AddCommand(newAttachCmd(stdout, stderr), newLsCmd(stdout, stderr))
@@ -75,14 +76,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		}
 		return nil
 	}
-	// Bare `windtunnel` on a terminal starts the quick bijection run in the dashboard.
-	root.RunE = func(c *cobra.Command, _ []string) error {
-		if !onTerminal(stdout) {
-			return c.Help()
-		}
-		runCmd.SetContext(c.Context())
-		return runCmd.RunE(runCmd, nil)
-	}
+	// Bare `windtunnel` prints the help (exit 0); `windtunnel run` starts the quick run.
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	return root
 }
 

@@ -26,7 +26,11 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: "run trains a transformer (or the capacity-matched MLP) on a tunnel, evaluating it on a fixed\n" +
 			"held-out probe set, records everything in a session file, and prints a JSON summary on stdout\n" +
 			"at the end. While it runs it listens on a control socket: `windtunnel attach` opens the dashboard\n" +
-			"on it, `windtunnel ls` lists it. --detach starts it in the background and returns at once.",
+			"on it, `windtunnel ls` lists it. --detach starts it in the background and returns at once.\n\n" +
+			"The preset gives every setting a flag leaves out; its evaluation, geometry and checkpoint\n" +
+			"cadences are fitted to --steps (at most steps/12, steps/6 and steps/3), so a short run is still\n" +
+			"evaluated along the way. A flag of another task (--k without --task hmm) or of another model\n" +
+			"(--heads, --qk-lr, --value-lr: transformer; --mlp-input: mlp-prefix) is a usage error.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if detach {

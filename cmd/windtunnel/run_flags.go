@@ -61,14 +61,14 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.warmup, "warmup", 0, "linear warm-up steps (default: the preset's)")
 	fs.Float64Var(&f.wd, "weight-decay", 0, "AdamW decoupled weight decay (default: the preset's)")
 	fs.Float64Var(&f.clip, "clip", 1, "global gradient-norm clip (0 disables)")
-	fs.Float64Var(&f.valueLR, "value-lr", 1, "learning-rate multiplier for value projections")
-	fs.Float64Var(&f.qkLR, "qk-lr", 1, "learning-rate multiplier for query/key projections")
-	fs.IntVar(&f.evalEvery, "eval-every", 0, "evaluate on the probe set every N steps (default: the preset's)")
+	fs.Float64Var(&f.valueLR, "value-lr", 1, "learning-rate multiplier for value projections (--model transformer)")
+	fs.Float64Var(&f.qkLR, "qk-lr", 1, "learning-rate multiplier for query/key projections (--model transformer)")
+	fs.IntVar(&f.evalEvery, "eval-every", 0, "evaluate on the probe set every N steps (default: the preset's, at most steps/12, so a short run has 12 evaluations)")
 	fs.IntVar(&f.probe, "probe", 0, "held-out probe sequences (default: the preset's)")
-	fs.IntVar(&f.probeEvery, "probe-every", 0, "geometry snapshot (focus, keys, QK map, value manifold, ablation table) every N steps, 0 off (default: the preset's)")
+	fs.IntVar(&f.probeEvery, "probe-every", 0, "geometry snapshot (focus, keys, QK map, value manifold, ablation table) every N steps, 0 off (default: the preset's, at most steps/6)")
 	fs.IntVar(&f.geometryN, "geometry-n", 0, "probe sequences the geometry and ablation table use (default: the preset's)")
-	fs.IntVar(&f.layers, "layers", 0, "transformer layers (default: the preset's)")
-	fs.IntVar(&f.heads, "heads", 0, "attention heads per layer (default: the preset's)")
+	fs.IntVar(&f.layers, "layers", 0, "transformer layers, which the baselines are matched to as well (default: the preset's)")
+	fs.IntVar(&f.heads, "heads", 0, "attention heads per layer (--model transformer; default: the preset's)")
 	fs.IntVar(&f.width, "width", 0, "transformer width d (default: the preset's)")
 	fs.IntVar(&f.mlpHidden, "mlp-hidden", 0, "transformer MLP hidden width (default 4·width)")
 	fs.StringVar(&f.target, "target", "", "training target: sampled or posterior (default: the task's)")
@@ -81,7 +81,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "session file to write (default ./runs/<time>-<task>-<model>.wtlab)")
 	fs.StringVar(&f.resume, "resume", "", "continue the session FILE from its last checkpoint (model, optimiser, schedule and data stream)")
 	fs.IntSliceVar(&f.evalK, "eval-k", nil, "hmm: observation counts K to evaluate at, each on its own probe set, e.g. 20,30,50 (length generalisation; the training K is always evaluated, so giving only it turns the others off; default: the preset's 20,30,50)")
-	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "save parameters and optimiser state every N steps (default: the preset's; 0 with the flag: only at the end)")
+	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "save parameters and optimiser state every N steps (default: the preset's, at most steps/3; 0 with the flag: only at the end)")
 }
 
 // config turns the flags into a validated lab configuration.
@@ -91,6 +91,9 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 	}
 	if !validTask(f.tf.task) {
 		_, err := f.tf.build()
+		return lab.Config{}, err
+	}
+	if err := checkApplies(fs, f.tf.task, f.model); err != nil {
 		return lab.Config{}, err
 	}
 	if !slices.Contains(lab.PresetNames(), f.preset) {
@@ -117,6 +120,7 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 	c.Model = f.model
 	c.Seed = f.seed
 	set("steps", func() { c.Steps = f.steps })
+	c = c.FitCadence() // the preset's cadences, fitted to the steps; explicit ones follow
 	set("batch", func() { c.Batch = f.batch })
 	set("lr", func() { c.LR = f.lr })
 	set("warmup", func() { c.Warmup = f.warmup })
@@ -144,6 +148,51 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 		return lab.Config{}, flagError(err)
 	}
 	return c, nil
+}
+
+// flagTask is the task a task-specific flag of run or sample applies to ("" for the rest).
+func flagTask(name string) string {
+	switch name {
+	case "v":
+		return "bijection"
+	case "states", "symbols", "k", "eval-k":
+		return "hmm"
+	case "pairs", "keys", "values", "fillers", "queries", "layout":
+		return "recall"
+	}
+	return ""
+}
+
+// flagModel is the model a model-specific flag of run applies to ("" for the rest). The
+// transformer's --layers, --width and --mlp-hidden size the baselines too (they are matched
+// to its parameter count); its --heads do not (the count does not depend on them), nor do
+// the learning-rate multipliers of projections only attention has.
+func flagModel(name string) string {
+	switch name {
+	case "heads", "qk-lr", "value-lr":
+		return models.KindTransformer
+	case "mlp-input":
+		return models.KindPrefixMLP
+	}
+	return ""
+}
+
+// checkApplies rejects a flag given for a task or model it does nothing for, as a usage
+// error: "--k applies to --task hmm only". An unknown model (or "", for sample) checks the
+// task flags only.
+func checkApplies(fs *pflag.FlagSet, task, model string) error {
+	var err error
+	fs.Visit(func(fl *pflag.Flag) {
+		if err != nil {
+			return
+		}
+		if t := flagTask(fl.Name); t != "" && t != task {
+			err = usagef("--%s applies to --task %s only, not %s", fl.Name, t, task)
+		} else if m := flagModel(fl.Name); models.KnownKind(model) && m != "" && m != model {
+			err = usagef("--%s applies to --model %s only, not %s", fl.Name, m, model)
+		}
+	})
+	return err
 }
 
 // mergeTunnel overrides the preset's tunnel sizes with the explicitly given flags.

@@ -34,8 +34,11 @@ type summary struct {
 	TVD              float64                    `json:"tvd"`
 	Accuracy         float64                    `json:"accuracy"`
 	PerPosition      diagnostics.PositionCurves `json:"per_position"`
-	Config           lab.Config                 `json:"config"`
-	Session          string                     `json:"session"`
+	// Config is the run's configuration resolved for display (lab.Effective: the task's
+	// sizes and target with defaults applied, the model's own block); the session stores
+	// lab.Config itself.
+	Config  lab.Effective `json:"config"`
+	Session string        `json:"session"`
 }
 
 // runHeadless trains with a progress line (or log lines) on stderr, records the session,
@@ -88,7 +91,10 @@ func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, 
 		BLAS: tr.BLAS(), State: string(res.Last.State),
 		BitErrorPosition: res.Scores.BitErrorPosition, BitErrorSample: res.Scores.BitErrorSample,
 		KLBits: res.Scores.KLBits, TVD: res.Scores.TVD, Accuracy: res.Scores.Accuracy,
-		PerPosition: res.Scores.PerPosition, Config: cfg, Session: st.w.Path(),
+		PerPosition: res.Scores.PerPosition, Session: st.w.Path(),
+	}
+	if s.Config, err = cfg.Effective(); err != nil {
+		return fmt.Errorf("run: summary: %w", err)
 	}
 	if res.Steps > 0 {
 		s.MsPerStep = round(res.MedianStepMs(), 2)

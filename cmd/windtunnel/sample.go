@@ -36,6 +36,9 @@ func newSampleCmd(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkApplies(cmd.Flags(), tf.task, ""); err != nil {
+				return err
+			}
 			stream := tunnels.TrainStream(seed)
 			if probe {
 				stream = tunnels.ProbeStream(seed)

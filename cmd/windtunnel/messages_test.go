@@ -1,0 +1,279 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/spf13/pflag"
+
+	"windtunnel/backends/gemm"
+	"windtunnel/lab"
+	"windtunnel/sessions"
+)
+
+// parseRun parses run's flags and returns the configuration they give (nothing is built).
+func parseRun(t *testing.T, args ...string) (lab.Config, error) {
+	t.Helper()
+	var f runFlags
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return f.config(fs)
+}
+
+// recordedSession writes a session of cfg with a few records and no checkpoint, as a run
+// stopped before its first checkpoint leaves it.
+func recordedSession(t *testing.T, cfg lab.Config) string {
+	t.Helper()
+	cj, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.wtlab")
+	w, err := sessions.Create(path, sessions.Meta{Task: cfg.Task, Model: cfg.Model, Steps: cfg.Steps, Config: cj}, sessions.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 1; s <= 3; s++ {
+		w.Record(sessions.Record{Step: s, Loss: 1, State: sessions.Training})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestProbeMessages: a session without checkpoints says so plainly, one that starts later
+// names its first, and the ablated units (the costliest too) are named, never by -1.
+func TestProbeMessages(t *testing.T) {
+	path := recordedSession(t, tinyConfig(t, 60))
+	code, _, errs := runCLI("probe", path)
+	if code != 1 || !strings.Contains(errs, path+" has no checkpoint: the run saved none") ||
+		!strings.Contains(errs, "every 50 steps (--checkpoint-every)") || strings.Contains(errs, "-1") || strings.Contains(errs, "[]") {
+		t.Errorf("probe without checkpoints: exit %d, %q", code, errs)
+	}
+	if err := noCheckpointError("s.wtlab", 10, []int{50, 100}, 50); !strings.Contains(err.Error(), "the first is at step 50 (checkpoints at 50 100)") {
+		t.Errorf("before the first checkpoint: %v", err)
+	}
+	for _, c := range []struct {
+		e    sessions.Effect
+		want string
+	}{
+		{sessions.Effect{Unit: "head", Layer: 0, Head: 3}, "L0 H3"},
+		{sessions.Effect{Unit: "attn", Layer: 1, Head: -1}, "L1 attention"},
+		{sessions.Effect{Unit: "mlp", Layer: 1, Head: -1}, "L1 MLP"},
+		{sessions.Effect{Unit: "layer", Layer: 2, Head: -1}, "L2 layer"},
+	} {
+		if got := unitName(c.e); got != c.want {
+			t.Errorf("unitName(%+v) = %q, want %q", c.e, got, c.want)
+		}
+		rep := probeReport{Ablation: []sessions.Effect{c.e}, Costliest: &c.e}
+		if txt := rep.text(); !strings.Contains(txt, "costliest: "+c.want+", ") || strings.Contains(txt, "-1") {
+			t.Errorf("costliest of %+v:\n%s", c.e, txt)
+		}
+	}
+}
+
+// TestFileErrorsNamePathOnce: a missing session file is named once in the error of every
+// command that reads one.
+func TestFileErrorsNamePathOnce(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.wtlab")
+	for _, args := range [][]string{
+		{"info", missing}, {"probe", missing}, {"export", missing}, {"replay", missing},
+		{"run", "--headless", "--resume", missing},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			code, _, errs := runCLI(args...)
+			if code == 0 || strings.Count(errs, missing) != 1 || !strings.Contains(errs, "no such file") {
+				t.Errorf("exit %d, %q: want the path once and why", code, errs)
+			}
+		})
+	}
+}
+
+// TestDeviceReport: the report is short lines (CPU backend, library, threads; the GPU or
+// why not, and that runs use the CPU), the command exits 0 with or without a GPU, and
+// --json is one object.
+func TestDeviceReport(t *testing.T) {
+	lib := []string{"library   /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"}
+	gemmLib := gemm.Library{Name: "openblas", Version: "0.3.21 Zen", Path: "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0", Threads: 1}
+	for _, c := range []struct {
+		name string
+		r    deviceReport
+		want []string
+	}{
+		{"no driver", deviceReport{BLAS: "gonum", BLASNote: "OpenBLAS not found", Workers: 2, CUDA: cudaReport{
+			Reason: "no NVIDIA driver library (libcuda) could be loaded", Env: "WINDTUNNEL_LIBCUDA",
+			Searched: []string{"libcuda.so.1", "libcuda.so", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1",
+				"/usr/local/nvidia/lib64/libcuda.so.1", "/usr/lib/aarch64-linux-gnu/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"}}},
+			[]string{"BLAS      gonum, pure Go", "threads   2", "found     no: no NVIDIA driver library", "libcuda.so.1",
+				"WINDTUNNEL_LIBCUDA", "runs      use the CPU"}},
+		{"gpu", deviceReport{BLAS: "openblas", Workers: 16, Library: &gemmLib, CUDA: cudaReport{Found: true,
+			Name: "NVIDIA H100 80GB HBM3", MemoryBytes: 80 << 30, Driver: "13.0", DriverLib: "libcuda.so.1",
+			CUBLAS: "13.1.0", CUBLASLib: "libcublas.so.13"}},
+			append(lib, "BLAS      openblas 0.3.21 Zen", "GPU       NVIDIA H100 80GB HBM3 (80.0 GiB)",
+				"driver    CUDA 13.0 (libcuda.so.1)", "cuBLAS    13.1.0 (libcublas.so.13)", "multiply-adds on this GPU")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			txt := c.r.text()
+			for _, w := range c.want {
+				if !strings.Contains(txt, w) {
+					t.Errorf("report lacks %q:\n%s", w, txt)
+				}
+			}
+			checkWidth(t, txt, deviceWidth)
+		})
+	}
+	code, out, errs := runCLI("device")
+	if code != 0 || !strings.Contains(out, "CPU") || !strings.Contains(out, "CUDA (--device cuda)") {
+		t.Errorf("device: exit %d, %q, %q", code, out, errs)
+	}
+	checkWidth(t, out, deviceWidth)
+	code, out, _ = runCLI("device", "--json")
+	var r deviceReport
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Workers < 1 || (r.BLAS != "gonum" && r.Library == nil) {
+		t.Errorf("device --json: exit %d, %q", code, out)
+	}
+}
+
+// checkWidth fails when a line of s is wider than w columns.
+func checkWidth(t *testing.T, s string, w int) {
+	t.Helper()
+	for _, l := range strings.Split(s, "\n") {
+		if utf8.RuneCountInString(l) > w {
+			t.Errorf("line of %d columns (> %d): %q", utf8.RuneCountInString(l), w, l)
+		}
+	}
+}
+
+// TestFlagsThatDoNotApply: a task's or model's flag given for another is a usage error
+// naming the flag and what it applies to; the transformer's sizes still size a baseline.
+func TestFlagsThatDoNotApply(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sample", "--task", "bijection", "--k", "5"}, "--k applies to --task hmm only"},
+		{[]string{"sample", "--task", "hmm", "--pairs", "4"}, "--pairs applies to --task recall only"},
+		{[]string{"run", "--headless", "--task", "hmm", "--v", "10"}, "--v applies to --task bijection only"},
+		{[]string{"run", "--headless", "--task", "bijection", "--layout", "kv"}, "--layout applies to --task recall only"},
+		{[]string{"run", "--headless", "--task", "recall", "--eval-k", "20"}, "--eval-k applies to --task hmm only"},
+		{[]string{"run", "--headless", "--model", "transformer", "--mlp-input", "token"}, "--mlp-input applies to --model mlp-prefix only"},
+		{[]string{"run", "--headless", "--model", "lstm", "--heads", "2"}, "--heads applies to --model transformer only"},
+		{[]string{"run", "--headless", "--model", "mamba", "--qk-lr", "2"}, "--qk-lr applies to --model transformer only"},
+		{[]string{"run", "--headless", "--model", "rnn", "--heads", "2"}, "--model"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, _, errs := runCLI(c.args...)
+			if code != 2 || !strings.Contains(errs, c.want) {
+				t.Errorf("exit %d, %q; want exit 2 with %q", code, errs, c.want)
+			}
+		})
+	}
+	for _, args := range [][]string{
+		{"--model", "lstm", "--layers", "2", "--width", "32", "--mlp-hidden", "64"},
+		{"--model", "mlp-prefix", "--mlp-input", "token"},
+		{"--task", "hmm", "--k", "8", "--eval-k", "8,16"},
+		{"--task", "recall", "--pairs", "2", "--queries", "2", "--keys", "8", "--values", "8", "--layout", "store"},
+	} {
+		if _, err := parseRun(t, args...); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+}
+
+// TestBareCommandPrintsHelp: `windtunnel` alone prints the help and exits 0.
+func TestBareCommandPrintsHelp(t *testing.T) {
+	code, out, errs := runCLI()
+	if code != 0 || !strings.Contains(out, "Usage:") || !strings.Contains(out, "windtunnel run") || errs != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestCadenceFromSteps: without --eval-every, --probe-every and --checkpoint-every, their
+// presets' values are fitted to --steps (12 evaluations, 6 snapshots, 3 checkpoints at
+// least); given, they are kept; the presets' own lengths keep theirs.
+func TestCadenceFromSteps(t *testing.T) {
+	for _, c := range []struct {
+		args                    []string
+		eval, probe, checkpoint int
+	}{
+		{nil, 250, 250, 500},
+		{[]string{"--steps", "300"}, 25, 50, 100},
+		{[]string{"--steps", "5"}, 1, 1, 1},
+		{[]string{"--steps", "300", "--eval-every", "100", "--probe-every", "0", "--checkpoint-every", "0"}, 100, 0, 0},
+		{[]string{"--steps", "50", "--eval-every", "500"}, 50, 8, 16},
+		{[]string{"--task", "hmm"}, 125, 250, 500},
+		{[]string{"--preset", "paper", "--steps", "1000"}, 83, 166, 333},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			cfg, err := parseRun(t, c.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.EvalEvery != c.eval || cfg.ProbeEvery != c.probe || cfg.CheckpointEvery != c.checkpoint {
+				t.Errorf("eval/probe/checkpoint every %d/%d/%d, want %d/%d/%d", cfg.EvalEvery, cfg.ProbeEvery, cfg.CheckpointEvery,
+					c.eval, c.probe, c.checkpoint)
+			}
+		})
+	}
+}
+
+// TestInfoShowsResolvedConfig: info prints the configuration as the run used it (the
+// task's sizes and target with their defaults, the model's own block only), from the
+// stored configuration, which keeps its zeros.
+func TestInfoShowsResolvedConfig(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		want   []string
+		absent []string
+	}{
+		{[]string{"--task", "bijection"}, []string{`"tunnel":{"V":20}`, `"target":"sampled"`, `"transformer":{"Layers":4,"Heads":4,"Width":64,"MLP":256}`},
+			[]string{`"lstm"`, `"mamba"`, `"mlp"`, `"mlp_prefix"`, `"States"`}},
+		{[]string{"--task", "hmm", "--model", "lstm"}, []string{`"tunnel":{"States":5,"Symbols":5,"K":20}`, `"target":"posterior"`,
+			`"lstm":{"Layers":`, `"matched_to_transformer":{"Layers":4`}, []string{`"transformer"`, `"V"`, `"qk_lr"`}},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			cfg, err := parseRun(t, c.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := recordedSession(t, cfg)
+			code, out, errs := runCLI("info", path, "--json")
+			var in struct {
+				Config json.RawMessage `json:"config"`
+			}
+			if code != 0 || json.Unmarshal([]byte(out), &in) != nil {
+				t.Fatalf("info --json: exit %d, %q", code, errs)
+			}
+			got := string(in.Config)
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("config lacks %s: %s", w, got)
+				}
+			}
+			for _, a := range c.absent {
+				if strings.Contains(got, a) {
+					t.Errorf("config has %s: %s", a, got)
+				}
+			}
+			var back lab.Config // the display reads back as the same run
+			if err := json.Unmarshal(in.Config, &back); err != nil || back.Steps != cfg.Steps || back.Model != cfg.Model {
+				t.Errorf("the display does not read back: %+v, %v", back, err)
+			}
+			r, err := sessions.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if !strings.Contains(string(r.Meta().Config), `"target":""`) {
+				t.Errorf("the stored configuration changed: %s", r.Meta().Config)
+			}
+		})
+	}
+}

@@ -1,0 +1,78 @@
+package tui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"windtunnel/sessions"
+)
+
+// ablationSession writes a session whose whole model is evaluated every 25 steps, with
+// head L1H2 switched off at step 60 (an ablated evaluation alone, between evaluations) and
+// evaluated ablated beside the whole model at 75 and 100, as the lab records them.
+func ablationSession(t *testing.T) *sessions.Reader {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ablation.wtlab")
+	meta := fxMeta()
+	meta.Steps = 100
+	w, err := sessions.Create(path, meta, sessions.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hd := sessions.Head{Layer: 1, Head: 2}
+	for s := 1; s <= 100; s++ {
+		r := sessions.Record{Step: s, WallS: float64(s) / 20, Loss: 1, StepsPerS: 20, State: sessions.Training}
+		if s%25 == 0 {
+			r.Eval = fxEval(s)
+		}
+		w.Record(r)
+		if s == 60 {
+			w.Event(sessions.Event{Step: s, Kind: sessions.EventHead, Layer: hd.Layer, Head: hd.Head})
+		}
+		if s == 60 || (s > 60 && s%25 == 0) {
+			a := r
+			a.Eval = fxEval(s, hd)
+			w.Record(a)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := sessions.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestAblationDeltaSameStep checks that the Ablation pane's Δ compares the ablated
+// evaluation with the whole model's of the same step, and says there is none when the
+// heads were switched between evaluations.
+func TestAblationDeltaSameStep(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		step   int
+		want   []string
+		absent []string
+	}{
+		{"switch between evaluations", 70, []string{"ablated eval @60 without L1H2:", "Δ —", "no whole-model eval @60"},
+			[]string{"whole model @50"}},
+		{"beside an evaluation", 80, []string{"ablated eval @75 without L1H2:", "(whole model @75, the same step)",
+			"Δ " + fsigned(fxEval(75, sessions.Head{Layer: 1, Head: 2}).BitErrorPosition-fxEval(75).BitErrorPosition, 3)},
+			[]string{"Δ —"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := focusOn(t, sized(New(ablationSession(t), Options{}), 80, 24), "Ablation")
+			m = typeStep(t, m, c.step)
+			v := plain(m)
+			mustContain(t, v, c.want...)
+			for _, a := range c.absent {
+				if strings.Contains(v, a) {
+					t.Errorf("view has %q:\n%s", a, v)
+				}
+			}
+		})
+	}
+}

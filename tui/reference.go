@@ -1,0 +1,115 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"windtunnel/sessions"
+)
+
+// passBits is the pass threshold of bit error (a) in bits: the bound `windtunnel compare`
+// applies to the bijection and HMM tunnels (lab.Primitives' Threshold, 0.15). The dashboard
+// cannot import lab, so it keeps the value here; TestPassBits pins it.
+const passBits = 0.15
+
+// runConfig is what the dashboard reads from the session's configuration (Meta.Config, the
+// lab's Config as JSON): the evaluation cadence and the bijection's size. Fields it does not
+// find stay zero.
+type runConfig struct {
+	EvalEvery int `json:"eval_every"`
+	Tunnel    struct {
+		V int `json:"V"`
+	} `json:"tunnel"`
+}
+
+// readConfig parses the configuration of m (zero when it has none or it does not parse).
+func readConfig(m sessions.Meta) runConfig {
+	var c runConfig
+	if len(m.Config) > 0 {
+		if err := json.Unmarshal(m.Config, &c); err != nil {
+			return runConfig{}
+		}
+	}
+	return c
+}
+
+// firstEvalStep is the step of the next evaluation after the newest record on the
+// evaluation cadence (eval_every), or the last step when that comes first (the lab
+// evaluates the final step too); 0 when the cadence is unknown.
+func firstEvalStep(sh *shared) int {
+	every := sh.cfg.EvalEvery
+	if every <= 0 {
+		return 0
+	}
+	cur := 0
+	if sh.hasRec {
+		cur = sh.rec.Step
+	}
+	next := (cur/every + 1) * every
+	if sh.meta.Steps > 0 && next > sh.meta.Steps {
+		next = sh.meta.Steps
+	}
+	return next
+}
+
+// waitingForEval says when the first evaluation comes: "no evaluations yet · first
+// evaluation at step 500", or without the step when the cadence is unknown.
+func waitingForEval(sh *shared) string {
+	if n := firstEvalStep(sh); n > 0 {
+		return fmt.Sprintf("no evaluations yet · first evaluation at step %d", n)
+	}
+	return "no evaluations yet"
+}
+
+// contextFreeBits is the bit error, (a) and (b) alike, of the context-free predictor on a
+// bijection of v symbols: a model that sees only the position (the per-position MLP) can
+// do no better than the uniform guess over all v values, log2 v bits, where Bayes is
+// uniform over the v−j values not yet revealed, log2(v−j) bits, at each of the v−1 scored
+// positions j. That is mean_j log2(v/(v−j)): 1.107 bits at v = 20.
+func contextFreeBits(v int) float64 {
+	if v < 2 {
+		return math.NaN()
+	}
+	s := 0.0
+	for j := range v - 1 {
+		s += math.Log2(float64(v) / float64(v-j))
+	}
+	return s / float64(v-1)
+}
+
+// contextFree is the context-free level of the run's bit error where it is known: for a
+// bijection, with v from the configuration, else from the newest evaluation's per-position
+// Bayes curve (v−1 scored positions). NaN for the other tasks, whose context-free level the
+// record does not give.
+func contextFree(sh *shared) float64 {
+	if sh.meta.Task != "bijection" {
+		return math.NaN()
+	}
+	v := sh.cfg.Tunnel.V
+	if e := sh.lastEval(); v == 0 && e != nil && len(e.Eval.BayesEntropy) > 0 {
+		v = len(e.Eval.BayesEntropy) + 1
+	}
+	return contextFreeBits(v)
+}
+
+// bitRefs are the bit-error chart's reference lines, in the chart's units (log10 on a log
+// axis, where Bayes' 0 has no place): the Bayes optimum at 0, the pass threshold and, where
+// known, the context-free level.
+func bitRefs(sh *shared, log bool) []refLine {
+	conv := func(v float64) float64 {
+		if log {
+			return math.Log10(v)
+		}
+		return v
+	}
+	var refs []refLine
+	if !log {
+		refs = append(refs, refLine{0, "0", "Bayes"})
+	}
+	refs = append(refs, refLine{conv(passBits), fnum(passBits, 2), "pass"})
+	if cf := contextFree(sh); !math.IsNaN(cf) {
+		refs = append(refs, refLine{conv(cf), fnum(cf, 2), "no context"})
+	}
+	return refs
+}

@@ -1,0 +1,141 @@
+package tui
+
+import (
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"windtunnel/sessions"
+)
+
+// TestPassBits pins the pass threshold to compare's (lab.Primitives: bijection and hmm pass
+// at bit error (a) ≤ 0.15 bits), which the dashboard cannot import.
+func TestPassBits(t *testing.T) {
+	if passBits != 0.15 {
+		t.Errorf("passBits = %v, want lab.Primitives' 0.15", passBits)
+	}
+}
+
+// TestContextFreeBits checks the context-free level of a bijection: 1.1073 bits at V=20
+// (log2 20 − log2(20!)/19, the per-position MLP's level), and where the dashboard takes V.
+func TestContextFreeBits(t *testing.T) {
+	lf, _ := math.Lgamma(21)
+	want := math.Log2(20) - lf/math.Ln2/19
+	if got := contextFreeBits(20); math.Abs(got-want) > 1e-12 || math.Abs(got-1.1073) > 5e-5 {
+		t.Errorf("contextFreeBits(20) = %.6f, want %.6f ≈ 1.1073", got, want)
+	}
+	if got := contextFreeBits(3); math.Abs(got-math.Log2(1.5)/2) > 1e-12 {
+		t.Errorf("contextFreeBits(3) = %v", got)
+	}
+	if !math.IsNaN(contextFreeBits(1)) {
+		t.Error("a level for a bijection of one symbol")
+	}
+	// The fixture's configuration has no tunnel.V: V comes from its 19 scored positions.
+	m := New(openFixture(t), Options{})
+	if got := contextFree(m.sh); math.Abs(got-contextFreeBits(20)) > 1e-12 {
+		t.Errorf("the fixture's level is %v, want V=20's", got)
+	}
+	sh := *m.sh
+	sh.cfg = readConfig(sessions.Meta{Config: []byte(`{"tunnel":{"V":10,"States":5},"eval_every":250}`)})
+	if got := contextFree(&sh); got != contextFreeBits(10) || sh.cfg.EvalEvery != 250 {
+		t.Errorf("with tunnel.V=10: level %v, cadence %d", got, sh.cfg.EvalEvery)
+	}
+	sh.meta.Task = "hmm"
+	if !math.IsNaN(contextFree(&sh)) {
+		t.Error("a context-free level for hmm")
+	}
+}
+
+// refRow matches a chart row with a reference line: its value ticked on the y axis, the
+// dashed line, then its name in the margin.
+func refRow(tick, name string) *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^0-9.])` + regexp.QuoteMeta(tick) + `┤┄[^│┃]*` + regexp.QuoteMeta(name))
+}
+
+// TestBitErrorReferences checks the reference lines of the bit-error chart: Bayes at 0, the
+// pass threshold at 0.15 and the bijection's context-free level at 1.11, each on its row
+// with its label; on the log scale all but Bayes' 0; for hmm no context-free level.
+func TestBitErrorReferences(t *testing.T) {
+	r := openFixture(t)
+	for _, sz := range [][2]int{{80, 24}, {120, 40}, {160, 48}} {
+		m := sized(New(r, Options{}), sz[0], sz[1])
+		for _, log := range []bool{false, true} {
+			v := plain(m)
+			for _, row := range []*regexp.Regexp{refRow("0", "Bayes"), refRow("0.15", "pass"), refRow("1.11", "no context")} {
+				if found := row.MatchString(v); found == (log && strings.Contains(row.String(), "Bayes")) {
+					t.Errorf("%v log=%v: row %s found=%v:\n%s", sz, log, row, found, v)
+				}
+			}
+			mustContain(t, v, "bits", "step", "position") // the axes' titles
+			m, _ = press(t, m, "y")
+		}
+	}
+	m := sized(New(lengthsFeed(), Options{}), 80, 24)
+	v := plain(m)
+	if !refRow("0.15", "pass").MatchString(v) || !refRow("0", "Bayes").MatchString(v) || strings.Contains(v, "no context") {
+		t.Errorf("hmm: want Bayes and pass lines, no context-free level:\n%s", v)
+	}
+}
+
+// TestCoincidingMarkers checks that where two curves fall on one cell the chart draws their
+// combined glyph: (a) and (b) as ⊙, the model's entropy on the Bayes curve as ◉, both named
+// in the legends.
+func TestCoincidingMarkers(t *testing.T) {
+	xs := []float64{0, 1, 2, 3}
+	same := chartSpec{xr: span{0, 3}, yr: span{0, 4}, xfmt: intLabels, yfmt: valueLabels,
+		series: []series{
+			{glyph: '∘', x: xs, y: []float64{1, 2, 3, 4}},
+			{glyph: '•', x: xs, y: []float64{1, 2, 3, 0}},
+		},
+		overlaps: []overlap{{a: 0, b: 1, glyph: bothAB, style: lipgloss.NewStyle()}},
+	}.draw(30, 12)
+	if !strings.ContainsRune(same, bothAB) || !strings.ContainsRune(same, '∘') || !strings.ContainsRune(same, '•') {
+		t.Errorf("want ⊙ where the curves meet and ∘, • where they part:\n%s", same)
+	}
+	m := sized(New(openFixture(t), Options{}), 120, 40)
+	v := plain(m)
+	mustContain(t, v, "⊙ both", "◉ both", string(bothModel))
+	// The fixture's model entropy is within a row of Bayes at the end: no Bayes cell hides.
+	e := m.sh.lastEval().Eval
+	if mean(e.ModelEntropy)-mean(e.BayesEntropy) > 0.1 && !strings.ContainsRune(v, '·') {
+		t.Errorf("the Bayes curve is hidden:\n%s", v)
+	}
+}
+
+// noEvalFeed is a live run of the configuration cfg with records up to step upTo and no
+// evaluation yet.
+func noEvalFeed(cfg string, steps, upTo int) *sessions.Live {
+	meta := sessions.Meta{Task: "bijection", Model: "transformer", Layers: 1, Heads: 1, Steps: steps, Config: []byte(cfg)}
+	l := sessions.NewLive(meta, nil, nil)
+	for s := 1; s <= upTo; s++ {
+		l.Record(sessions.Record{Step: s, Loss: 3, StepsPerS: 10, State: sessions.Training})
+	}
+	return l
+}
+
+// TestFirstEvaluation checks that while no evaluation has come, the bit-error pane says at
+// which step the first comes, from the configuration's eval_every.
+func TestFirstEvaluation(t *testing.T) {
+	for _, c := range []struct {
+		cfg         string
+		steps, upTo int
+		want        string
+	}{
+		{`{"eval_every":100}`, 1000, 30, "no evaluations yet · first evaluation at step 100"},
+		{`{"eval_every":100}`, 1000, 130, "first evaluation at step 200"},
+		{`{"eval_every":500}`, 300, 30, "first evaluation at step 300"}, // the final step's
+		{`{"eval_every":100}`, 1000, 0, "first evaluation at step 100"},
+	} {
+		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+			m := sized(New(noEvalFeed(c.cfg, c.steps, c.upTo), Options{}), sz[0], sz[1])
+			mustContain(t, plain(m), c.want)
+		}
+	}
+	v := plain(New(noEvalFeed(`{}`, 1000, 30), Options{}))
+	if !strings.Contains(v, "no evaluations yet") || strings.Contains(v, "first evaluation") {
+		t.Errorf("without a cadence: want only \"no evaluations yet\":\n%s", v)
+	}
+}
