@@ -223,7 +223,10 @@ func (p *ablationPane) draw() string {
 		if eff.costliest != nil {
 			mark = " · ▲ costliest"
 		}
-		lines = append(lines, fmt.Sprintf("Δ bits (a) when zeroed · snapshot @%d%s%s", eff.at, probeNote(eff.probeN), mark))
+		lines = append(lines, firstFit(w,
+			fmt.Sprintf("Δ bits (a) when zeroed · snapshot @%d%s%s", eff.at, probeNote(eff.probeN), mark),
+			fmt.Sprintf("Δ (a) when zeroed · @%d%s%s", eff.at, probeNote(eff.probeN), mark),
+			fmt.Sprintf("Δ (a) zeroed · @%d%s", eff.at, mark)))
 	}
 	hdr := strings.Repeat(" ", labelW)
 	for hd := 0; hd < sh.meta.Heads; hd++ {
@@ -299,8 +302,11 @@ func (p *ablationPane) footer(eff *effects) []string {
 	}
 	if eff != nil && eff.costliest != nil {
 		ef := eff.costliest
-		out = append(out, fmt.Sprintf("costliest head %s: Δ (a) %s bits, Δ KL %s", headName(ef.Layer, ef.Head),
-			fsigned(ef.DeltaBits, 3), fsigned(ef.DeltaKL, 3)))
+		name, da, dkl := headName(ef.Layer, ef.Head), fsigned(ef.DeltaBits, 3), fsigned(ef.DeltaKL, 3)
+		out = append(out, firstFit(p.w,
+			fmt.Sprintf("costliest head %s: Δ (a) %s bits, Δ KL %s", name, da, dkl),
+			fmt.Sprintf("costliest %s: Δ (a) %s, Δ KL %s", name, da, dkl),
+			fmt.Sprintf("▲ %s: Δ (a) %s, Δ KL %s", name, da, dkl)))
 	}
 	heads := make([]sessions.Head, 0, len(p.off))
 	for hd := range p.off {

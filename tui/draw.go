@@ -42,6 +42,17 @@ func cut(s string, w int) string {
 	return ansi.Truncate(s, ansi.StringWidth(kept), "") + " …"
 }
 
+// firstFit returns the first of forms (a line said at decreasing length) that fits w cells,
+// or the last one when none does.
+func firstFit(w int, forms ...string) string {
+	for _, f := range forms {
+		if ansi.StringWidth(f) <= w {
+			return f
+		}
+	}
+	return forms[len(forms)-1]
+}
+
 // fitParts keeps the parts of line (split at sep) that fit w cells, in order, leaving out
 // whole parts that do not, and pads it to exactly w; only a first part wider than w is cut.
 func fitParts(line, sep string, w int) string {
