@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -18,14 +19,20 @@ func newExportCmd(stdout io.Writer) *cobra.Command {
 	var format, what string
 	c := &cobra.Command{
 		Use:   "export FILE",
-		Short: "Write a session's scalars or per-position curves as CSV or JSON Lines on stdout",
+		Short: "Write a session's scalars, per-position curves, snapshots or events as CSV or JSON Lines on stdout",
 		Args:  oneFile,
 		RunE: func(_ *cobra.Command, args []string) error {
 			if format != "csv" && format != "jsonl" {
 				return usagef("--format %q: want csv or jsonl", format)
 			}
-			if what != "scalars" && what != "per-position" {
-				return usagef("--what %q: want scalars or per-position", what)
+			switch what {
+			case "scalars", "per-position", "events":
+			case "snapshots":
+				if format != "jsonl" {
+					return usagef("--what snapshots: nested tables; use --format jsonl")
+				}
+			default:
+				return usagef("--what %q: want scalars, per-position, snapshots or events", what)
 			}
 			r, err := sessions.Open(args[0])
 			if err != nil {
@@ -33,14 +40,19 @@ func newExportCmd(stdout io.Writer) *cobra.Command {
 			}
 			defer r.Close()
 			bw := bufio.NewWriter(stdout)
-			if err := export(r, bw, format, what); err != nil {
+			if what == "events" {
+				err = exportEvents(r, bw, format)
+			} else {
+				err = export(r, bw, format, what)
+			}
+			if err != nil {
 				return err
 			}
 			return bw.Flush()
 		},
 	}
 	c.Flags().StringVar(&format, "format", "csv", "csv or jsonl")
-	c.Flags().StringVar(&what, "what", "scalars", "scalars (one row per record) or per-position (one row per evaluation and scored position)")
+	c.Flags().StringVar(&what, "what", "scalars", "scalars (one row per record), per-position (one row per evaluation and scored position), snapshots (one JSON line per geometry snapshot, as recorded) or events (operator actions)")
 	return c
 }
 
@@ -51,9 +63,9 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 	enc := json.NewEncoder(w)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	if format == "csv" {
-		head := []string{"step", "wall_s", "loss", "lr", "grad_norm", "steps_per_s", "state", "bit_error_position", "bit_error_sample", "kl_bits", "tvd", "accuracy", "ablated", "message"}
+		head := []string{"step", "wall_s", "loss", "lr", "grad_norm", "steps_per_s", "gpu_share", "state", "bit_error_position", "bit_error_sample", "kl_bits", "tvd", "accuracy", "ablated", "message"}
 		if what == "per-position" {
-			head = []string{"step", "ablated", "position", "model_entropy_bits", "bayes_entropy_bits"}
+			head = []string{"step", "ablated", "position", "model_entropy_bits", "bayes_entropy_bits", "bit_error_bits"}
 		}
 		cw.Write(head)
 	}
@@ -72,6 +84,13 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 		}
 		for _, rec := range recs {
 			switch {
+			case what == "snapshots":
+				if rec.Snapshot == nil {
+					continue
+				}
+				if err := enc.Encode(map[string]any{"step": rec.Step, "wall_s": rec.WallS, "snapshot": rec.Snapshot}); err != nil {
+					return fmt.Errorf("export: snapshot at step %d: %w", rec.Step, err)
+				}
 			case what == "scalars" && format == "jsonl":
 				rec.Snapshot = nil
 				if rec.Eval != nil {
@@ -79,26 +98,30 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 					e.ModelEntropy, e.BayesEntropy = nil, nil
 					rec.Eval = &e
 				}
-				if err := enc.Encode(jsonRecord(rec)); err != nil {
+				m := jsonRecord(rec)
+				m["gpu_share"] = rec.GPUShare
+				if err := enc.Encode(m); err != nil {
 					return fmt.Errorf("export: %w", err)
 				}
 			case what == "scalars":
-				row := []string{strconv.Itoa(rec.Step), f(rec.WallS), f(rec.Loss), f(rec.LR), f(rec.GradNorm), f(rec.StepsPerS), string(rec.State), "", "", "", "", "", "", rec.Message}
+				row := []string{strconv.Itoa(rec.Step), f(rec.WallS), f(rec.Loss), f(rec.LR), f(rec.GradNorm), f(rec.StepsPerS), f(rec.GPUShare), string(rec.State), "", "", "", "", "", "", rec.Message}
 				if e := rec.Eval; e != nil {
-					row[7], row[8], row[9], row[10], row[11], row[12] = f(e.BitErrorPosition), f(e.BitErrorSample), f(e.KLBits), f(e.TVD), f(e.Accuracy), ablated(e)
+					row[8], row[9], row[10], row[11], row[12], row[13] = f(e.BitErrorPosition), f(e.BitErrorSample), f(e.KLBits), f(e.TVD), f(e.Accuracy), ablated(e)
 				}
 				cw.Write(row)
 			case rec.Eval != nil && format == "jsonl":
 				for p := range rec.Eval.ModelEntropy {
 					row := map[string]any{"step": rec.Step, "ablated": rec.Eval.Ablated, "position": p,
-						"model_entropy_bits": rec.Eval.ModelEntropy[p], "bayes_entropy_bits": rec.Eval.BayesEntropy[p]}
+						"model_entropy_bits": rec.Eval.ModelEntropy[p], "bayes_entropy_bits": rec.Eval.BayesEntropy[p],
+						"bit_error_bits": math.Abs(rec.Eval.ModelEntropy[p] - rec.Eval.BayesEntropy[p])}
 					if err := enc.Encode(row); err != nil {
 						return fmt.Errorf("export: %w", err)
 					}
 				}
 			case rec.Eval != nil:
 				for p := range rec.Eval.ModelEntropy {
-					cw.Write([]string{strconv.Itoa(rec.Step), ablated(rec.Eval), strconv.Itoa(p), f(rec.Eval.ModelEntropy[p]), f(rec.Eval.BayesEntropy[p])})
+					cw.Write([]string{strconv.Itoa(rec.Step), ablated(rec.Eval), strconv.Itoa(p), f(rec.Eval.ModelEntropy[p]), f(rec.Eval.BayesEntropy[p]),
+						f(math.Abs(rec.Eval.ModelEntropy[p] - rec.Eval.BayesEntropy[p]))})
 				}
 			}
 		}
@@ -133,4 +156,33 @@ func jsonRecord(r sessions.Record) map[string]any {
 			"kl_bits": fin(e.KLBits), "tvd": fin(e.TVD), "accuracy": fin(e.Accuracy), "ablated": e.Ablated}
 	}
 	return m
+}
+
+// exportEvents writes the operator events (pause, resume, stop, head switches) in order.
+func exportEvents(r *sessions.Reader, w io.Writer, format string) error {
+	evs, err := r.Events(-1)
+	if err != nil {
+		return fmt.Errorf("export: events: %w", err)
+	}
+	if format == "jsonl" {
+		enc := json.NewEncoder(w)
+		for _, e := range evs {
+			m := map[string]any{"step": e.Step, "wall_s": e.WallS, "kind": e.Kind, "layer": e.Layer, "head": e.Head, "on": e.On, "by": e.By}
+			if err := enc.Encode(m); err != nil {
+				return fmt.Errorf("export: events: %w", err)
+			}
+		}
+		return nil
+	}
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"step", "wall_s", "kind", "layer", "head", "on", "by"})
+	for _, e := range evs {
+		cw.Write([]string{strconv.Itoa(e.Step), strconv.FormatFloat(e.WallS, 'g', -1, 64), string(e.Kind),
+			strconv.Itoa(e.Layer), strconv.Itoa(e.Head), strconv.FormatBool(e.On), e.By})
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("export: events: %w", err)
+	}
+	return nil
 }

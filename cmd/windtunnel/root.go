@@ -69,7 +69,10 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newSampleCmd(stdout), newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInfoCmd(stdout), newExportCmd(stdout),
 		newReplayCmd(stdout, stderr), newProbeCmd(stdout), newCompareCmd(stdout, stderr), newDeviceCmd(stdout))
 	root.AddCommand(newServeCmd(stdout, stderr))
+	root.AddCommand(newScoreCmd(stdout))
 	root.AddCommand(newAttachCmd(stdout, stderr), newLsCmd(stdout, stderr))
+	root.AddCommand(newPlotCmd(stdout))
+	root.AddCommand(newReportCmd(stdout, stderr))
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
 			return usagef("unknown command %q (try --help)", args[0])

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"windtunnel/figures"
+)
+
+// plotFlags are the settings of `windtunnel plot`.
+type plotFlags struct {
+	out           string
+	format        string
+	width, height int
+	asJSON        bool
+}
+
+func newPlotCmd(stdout io.Writer) *cobra.Command {
+	var f plotFlags
+	c := &cobra.Command{
+		Use:   "plot FILE_OR_DIR... --out DIR",
+		Short: "Draw a run's figures from its session files (PNG, SVG or PDF)",
+		Long: "plot reads sessions (files, or folders of *.wtlab files) and writes their figures into --out:\n" +
+			"per configuration (its seeds drawn as mean ± sd) bit error (a), (b) and KL vs step on a log axis\n" +
+			"with the pass threshold and, for a bijection, the context-free level; model vs Bayes entropy per\n" +
+			"position at the last evaluation; an hmm run's KL per position at each evaluated K; and the\n" +
+			"architecture table (models × tasks, pass/fail) over all the runs. It prints each file written.",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("%s takes one or more session files or folders", c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			return runPlot(args, f, stdout)
+		},
+	}
+	fs := c.Flags()
+	fs.StringVar(&f.out, "out", "", "folder for the figures (created if needed; required)")
+	fs.StringVar(&f.format, "format", "png", "figure format: "+strings.Join(figures.Formats(), ", "))
+	fs.IntVar(&f.width, "width", figures.DefaultWidth, "figure width in pixels")
+	fs.IntVar(&f.height, "height", figures.DefaultHeight, "figure height in pixels")
+	jsonFlag(fs, &f.asJSON, "the figures written as JSON")
+	return c
+}
+
+// runPlot checks the flags, reads the sessions and writes the figures.
+func runPlot(paths []string, f plotFlags, stdout io.Writer) error {
+	if !figures.ValidFormat(f.format) {
+		return usagef("--format %q: want one of %s", f.format, strings.Join(figures.Formats(), ", "))
+	}
+	if f.out == "" {
+		return usagef("--out is required: the folder for the figures")
+	}
+	if f.width < 64 || f.width > 8192 || f.height < 64 || f.height > 8192 {
+		return usagef("--width %d --height %d out of range: want 64..8192 pixels", f.width, f.height)
+	}
+	runs, err := figures.LoadPaths(paths)
+	if err != nil {
+		return err
+	}
+	files, err := figures.Render(runs, f.out, figures.Options{Format: f.format, Width: f.width, Height: f.height})
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(files); err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
+		return nil
+	}
+	for _, fl := range files {
+		fmt.Fprintf(stdout, "%s\t%s\n", fl.Path, fl.Title)
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"windtunnel/figures"
+	"windtunnel/reports"
+)
+
+// newReportCmd builds `windtunnel report RUNS_OR_DIRS... --out DIR`; the figures are the
+// plot command's, drawn as PNG into DIR/fig.
+func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "report RUNS_OR_DIRS... --out DIR",
+		Short: "Write Paper I's claims against the measured sessions as DIR/report.md",
+		Long: "report reads finished sessions (files, or folders of *.wtlab) and writes DIR/report.md: one table\n" +
+			"of Paper I's claims (architecture table, the MLP's 1.107 bits, HMM length generalisation, key\n" +
+			"orthogonality, value manifold |ρ|, frame-precision settle steps), each with the paper's number,\n" +
+			"the authors' code's, the bench's mean ± sd over seeds with its session files, the configuration\n" +
+			"and a verdict (reproduced, not reproduced, not measured) with its reason; then the commands that\n" +
+			"regenerate every number and the bench's known departures from the authors' setup.",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("%s takes one or more session files or folders", c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("%s: --out DIR is required", cmd.CommandPath())
+			}
+			rep, path, err := reports.Write(args, out, reports.Options{Figures: reportFigures(args)})
+			if err != nil {
+				return err
+			}
+			for _, s := range rep.Skipped {
+				fmt.Fprintf(stderr, "report: skipped %s\n", s)
+			}
+			_, err = fmt.Fprintf(stdout, "%s (%d claims)\n", path, len(rep.Rows))
+			return err
+		},
+	}
+	c.Flags().StringVar(&out, "out", "", "folder to write report.md (and figures) into")
+	return c
+}
+
+// reportFigures renders the plot command's figures of the sessions at paths into
+// DIR/fig for the report to embed.
+func reportFigures(paths []string) func(dir string) ([]reports.Figure, error) {
+	return func(dir string) ([]reports.Figure, error) {
+		runs, err := figures.LoadPaths(paths)
+		if err != nil {
+			return nil, fmt.Errorf("report: figures: %w", err)
+		}
+		files, err := figures.Render(runs, filepath.Join(dir, "fig"), figures.Options{Format: "png"})
+		if err != nil {
+			return nil, fmt.Errorf("report: figures: %w", err)
+		}
+		out := make([]reports.Figure, len(files))
+		for i, f := range files {
+			out[i] = reports.Figure{Path: f.Path, Caption: f.Title}
+		}
+		return out, nil
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"windtunnel/lab"
+	"windtunnel/sessions"
+)
+
+// TestReportCLI writes a report from a folder holding one finished fake session, and checks
+// the usage errors: no argument (exit 2), a missing path (exit 1, named once).
+func TestReportCLI(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := lab.Preset(lab.PresetQuick, "bijection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Model = "mlp"
+	raw, _ := json.Marshal(cfg)
+	w, err := sessions.Create(filepath.Join(dir, "bijection-mlp-s1.wtlab"), sessions.Meta{Task: "bijection", Model: "mlp", Steps: cfg.Steps, Config: raw}, sessions.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Record(sessions.Record{Step: cfg.Steps, State: sessions.Done, Eval: &sessions.Eval{BitErrorPosition: 1.1073, BitErrorSample: 1.1073, Accuracy: 0.5}})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "rep")
+	code, stdout, errs := runCLI("report", dir, "--out", out)
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(stdout, "report.md") {
+		t.Fatalf("report.md: %v (stdout %q)", err, stdout)
+	}
+	if !strings.Contains(string(b), "bijection-mlp-s1.wtlab") || !strings.Contains(string(b), "windtunnel compare --preset quick --tasks bijection --models mlp --seeds 1 --out "+dir) {
+		t.Errorf("report:\n%s", b)
+	}
+	if code, _, errs := runCLI("report"); code != 2 {
+		t.Errorf("report without arguments: exit %d, %q", code, errs)
+	}
+	missing := filepath.Join(dir, "nope.wtlab")
+	if code, _, errs := runCLI("report", missing, "--out", out); code != 1 || strings.Count(errs, missing) != 1 {
+		t.Errorf("report of a missing path: exit %d, %q", code, errs)
+	}
+}

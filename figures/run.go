@@ -1,0 +1,297 @@
+package figures
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"windtunnel/lab"
+	"windtunnel/sessions"
+)
+
+// Formats returns the output formats Render accepts.
+func Formats() []string { return []string{"png", "svg", "pdf"} }
+
+// ValidFormat reports whether format is one of Formats.
+func ValidFormat(format string) bool {
+	for _, f := range Formats() {
+		if f == format {
+			return true
+		}
+	}
+	return false
+}
+
+// Default figure size in pixels (PNG; SVG and PDF get the same size at 96 dpi).
+const (
+	DefaultWidth  = 960
+	DefaultHeight = 600
+	dpi           = 96
+)
+
+// Options says how Render writes the figures.
+type Options struct {
+	// Format is "png", "svg" or "pdf" ("" means png).
+	Format string
+	// Width and Height are the figure size in pixels (0: DefaultWidth × DefaultHeight).
+	Width, Height int
+}
+
+// File is one figure written by Render.
+type File struct {
+	// Name is the file's base name, Path its path and Title the figure's title.
+	Name  string `json:"name"`
+	Path  string `json:"path"`
+	Title string `json:"title"`
+}
+
+// Run is one session read for plotting.
+type Run struct {
+	// Path is the session file.
+	Path string
+	// Meta is the session's description and Config the run's configuration.
+	Meta   sessions.Meta
+	Config lab.Config
+	// Evals are the whole-model evaluations (ablated ones left out), in step order.
+	Evals []sessions.Record
+	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
+	Snapshot     *sessions.Snapshot
+	SnapshotStep int
+	// key identifies the configuration apart from the seed.
+	key string
+}
+
+// Load reads the session at path.
+func Load(path string) (Run, error) {
+	r, err := sessions.Open(path)
+	if err != nil {
+		return Run{}, fmt.Errorf("figures: load: %w", err)
+	}
+	defer r.Close()
+	run := Run{Path: path, Meta: r.Meta()}
+	if len(run.Meta.Config) > 0 {
+		if err := json.Unmarshal(run.Meta.Config, &run.Config); err != nil {
+			return Run{}, fmt.Errorf("figures: load %s: config: %w", path, err)
+		}
+	}
+	if run.Config.Task == "" {
+		run.Config.Task = run.Meta.Task
+	}
+	if run.Config.Model == "" {
+		run.Config.Model = run.Meta.Model
+	}
+	evs, err := r.Evals(-1, 0)
+	if err != nil {
+		return Run{}, fmt.Errorf("figures: load %s: %w", path, err)
+	}
+	for _, e := range evs {
+		if e.Eval != nil && len(e.Eval.Ablated) == 0 {
+			run.Evals = append(run.Evals, e)
+		}
+	}
+	snap, step, err := r.Snapshot(-1)
+	if err != nil {
+		return Run{}, fmt.Errorf("figures: load %s: snapshot: %w", path, err)
+	}
+	run.Snapshot, run.SnapshotStep = snap, step
+	run.key = configKey(run.Meta.Config, run.Config)
+	return run, nil
+}
+
+// LoadPaths reads every session named: a file is read as is, a folder for its *.wtlab
+// files in name order. The first error stops it; the error names the path.
+func LoadPaths(paths []string) ([]Run, error) {
+	var runs []Run
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("figures: %w", err)
+		}
+		files := []string{p}
+		if st.IsDir() {
+			files, err = filepath.Glob(filepath.Join(p, "*.wtlab"))
+			if err != nil {
+				return nil, fmt.Errorf("figures: read %s: %w", p, err)
+			}
+			if len(files) == 0 {
+				return nil, fmt.Errorf("figures: read %s: no sessions (*.wtlab) in it", p)
+			}
+			sort.Strings(files)
+		}
+		for _, f := range files {
+			if st.IsDir() {
+				// In a folder, only finished runs count (as in compare --from); a file named
+				// on its own is drawn whatever its state.
+				if sr, err := lab.ReadSessionRun(f); err == nil && !sr.Done {
+					continue
+				}
+			}
+			r, err := Load(f)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
+}
+
+// configKey is the configuration with the seed and the machine-only settings left out, so
+// that runs differing only in those fall in one group.
+func configKey(raw json.RawMessage, cfg lab.Config) string {
+	var m map[string]any
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return cfg.Task + "/" + cfg.Model
+	}
+	for _, k := range []string{"seed", "workers", "blas", "device"} {
+		delete(m, k)
+	}
+	b, err := json.Marshal(m) // map keys sorted: a stable key
+	if err != nil {
+		return cfg.Task + "/" + cfg.Model
+	}
+	return string(b)
+}
+
+// Group is the runs of one configuration (its seeds) and the name its figures carry.
+type Group struct {
+	Name string
+	Runs []Run
+}
+
+// Groups gathers runs by configuration apart from the seed, in order of first appearance;
+// a group's name is task-model, numbered where several configurations share it.
+func Groups(runs []Run) []Group {
+	var out []Group
+	idx := map[string]int{}
+	for _, r := range runs {
+		k := r.key
+		if k == "" {
+			k = configKey(r.Meta.Config, r.Config)
+		}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, Group{Name: r.Config.Task + "-" + r.Config.Model})
+		}
+		out[i].Runs = append(out[i].Runs, r)
+	}
+	seen := map[string]int{}
+	for _, g := range out {
+		seen[g.Name]++
+	}
+	n := map[string]int{}
+	for i := range out {
+		if seen[out[i].Name] > 1 {
+			n[out[i].Name]++
+			out[i].Name = fmt.Sprintf("%s-%d", out[i].Name, n[out[i].Name])
+		}
+	}
+	return out
+}
+
+// seedsLabel describes a group's seeds for a title: "seed 3" or "3 seeds".
+func seedsLabel(g Group) string {
+	if len(g.Runs) == 1 {
+		return fmt.Sprintf("seed %d", g.Runs[0].Config.Seed)
+	}
+	return fmt.Sprintf("%d seeds", len(g.Runs))
+}
+
+// figure is one plot ready to write.
+type figure struct {
+	name  string // base name without extension
+	title string
+	plot  *plot.Plot
+}
+
+// Render writes every figure the runs have data for into dir (created if needed) and
+// returns them in order: per configuration its errors, entropy and lengths figures, then
+// the architecture table over all runs.
+func Render(runs []Run, dir string, opt Options) ([]File, error) {
+	if opt.Format == "" {
+		opt.Format = "png"
+	}
+	if !ValidFormat(opt.Format) {
+		return nil, fmt.Errorf("figures: format %q: want one of %s", opt.Format, strings.Join(Formats(), ", "))
+	}
+	if opt.Width <= 0 || opt.Height <= 0 {
+		opt.Width, opt.Height = DefaultWidth, DefaultHeight
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("figures: render: no runs")
+	}
+	var figs []figure
+	for _, g := range Groups(runs) {
+		for _, build := range []func(Group) (figure, bool){errorsFigure, entropyFigure, lengthsFigure} {
+			if f, ok := build(g); ok {
+				figs = append(figs, f)
+			}
+		}
+	}
+	if f, ok := tableFigure(runs); ok {
+		figs = append(figs, f)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("figures: render: %w", err)
+	}
+	var files []File
+	for _, f := range figs {
+		name := f.name + "." + opt.Format
+		path := filepath.Join(dir, name)
+		if err := save(f.plot, path, opt); err != nil {
+			return files, err
+		}
+		files = append(files, File{Name: name, Path: path, Title: f.title})
+	}
+	return files, nil
+}
+
+// save writes p to path at the options' size and format.
+func save(p *plot.Plot, path string, opt Options) error {
+	w := vg.Length(opt.Width) * vg.Inch / dpi
+	h := vg.Length(opt.Height) * vg.Inch / dpi
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("figures: save: %w", err)
+	}
+	if opt.Format == "png" {
+		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
+		p.Draw(draw.New(c))
+		_, err = vgimg.PngCanvas{Canvas: c}.WriteTo(f)
+	} else {
+		wr, werr := p.WriterTo(w, h, opt.Format)
+		if werr == nil {
+			_, werr = wr.WriteTo(f)
+		}
+		err = werr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("figures: save %s: %w", path, err)
+	}
+	return nil
+}
+
+// floorBits is the smallest value a log axis shows; smaller (and zero) values are drawn there.
+const floorBits = 1e-4
+
+// logFloor clamps v to the log axis' floor (NaN stays NaN).
+func logFloor(v float64) float64 {
+	if math.IsNaN(v) {
+		return v
+	}
+	return math.Max(v, floorBits)
+}

@@ -1,0 +1,143 @@
+package figures
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"windtunnel/diagnostics"
+	"windtunnel/lab"
+)
+
+// tableFigure is the architecture table over all runs (lab.Table): one cell per model ×
+// task holding the mean bit error (a) (accuracy for recall) ± sd over seeds and the verdict,
+// green where it passes, red where it fails, grey where there is no run.
+func tableFigure(runs []Run) (figure, bool) {
+	var scores []lab.RunScore
+	var tasks, models []string
+	for _, r := range runs {
+		if len(r.Evals) == 0 {
+			continue
+		}
+		e := r.Evals[len(r.Evals)-1].Eval
+		scores = append(scores, lab.RunScore{Task: r.Config.Task, Model: r.Config.Model, Seed: r.Config.Seed,
+			Params: r.Meta.Params, Steps: r.Evals[len(r.Evals)-1].Step, Session: r.Path,
+			Scores: diagnostics.Scores{BitErrorPosition: e.BitErrorPosition, BitErrorSample: e.BitErrorSample,
+				KLBits: e.KLBits, TVD: e.TVD, Accuracy: e.Accuracy}})
+		tasks = appendNew(tasks, r.Config.Task)
+		models = appendNew(models, r.Config.Model)
+	}
+	if len(scores) == 0 {
+		return figure{}, false
+	}
+	tasks = ordered(tasks, []string{"bijection", "hmm", "recall"})
+	models = ordered(models, []string{"transformer", "mamba", "lstm", "mlp"})
+	cells := lab.Table(scores, tasks, models)
+	title := "Architecture table: mean bit error (a), accuracy for recall (pass/fail)"
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "task (primitive)"
+	p.Y.Label.Text = "model"
+	xs := make([]string, len(tasks))
+	for i, t := range tasks {
+		xs[i] = t
+		if pr, ok := lab.PrimitiveOf(t); ok {
+			xs[i] = fmt.Sprintf("%s (%s)", t, pr.Name)
+		}
+	}
+	p.NominalX(xs...)
+	p.NominalY(models...)
+	p.X.Tick.Length, p.Y.Tick.Length = 0, 0
+	grid := tableGrid{tasks: tasks, models: models, cells: cells, text: p.X.Tick.Label}
+	grid.text.XAlign, grid.text.YAlign = draw.XCenter, draw.YCenter
+	p.Add(grid)
+	return figure{name: "table", title: title, plot: p}, true
+}
+
+// appendNew appends s unless it is in xs.
+func appendNew(xs []string, s string) []string {
+	for _, x := range xs {
+		if x == s {
+			return xs
+		}
+	}
+	return append(xs, s)
+}
+
+// ordered puts the names found in order first, in that order, then the rest as they came.
+func ordered(names, order []string) []string {
+	var out []string
+	for _, o := range order {
+		for _, n := range names {
+			if n == o {
+				out = append(out, n)
+			}
+		}
+	}
+	for _, n := range names {
+		out = appendNew(out, n)
+	}
+	return out
+}
+
+// tableGrid draws the table's cells at the nominal axis positions (task i, model j).
+type tableGrid struct {
+	tasks, models []string
+	cells         []lab.Cell
+	text          draw.TextStyle
+}
+
+// DataRange implements plot.DataRanger: half a cell beyond the first and last positions.
+func (t tableGrid) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return -0.5, float64(len(t.tasks)) - 0.5, -0.5, float64(len(t.models)) - 0.5
+}
+
+// Plot implements plot.Plotter.
+func (t tableGrid) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i, task := range t.tasks {
+		for j, model := range t.models {
+			x0, x1 := trX(float64(i)-0.5), trX(float64(i)+0.5)
+			y0, y1 := trY(float64(j)-0.5), trY(float64(j)+0.5)
+			lines, fill := []string{"no run"}, color.Color(color.Gray{Y: 235})
+			if cell, ok := t.find(task, model); ok {
+				lines, fill = cellText(cell)
+			}
+			c.FillPolygon(fill, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+			c.StrokeLines(draw.LineStyle{Color: color.White, Width: vg.Points(2)},
+				[]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}, {X: x0, Y: y0}})
+			c.FillText(t.text, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, strings.Join(lines, "\n"))
+		}
+	}
+}
+
+// find returns the cell of task and model.
+func (t tableGrid) find(task, model string) (lab.Cell, bool) {
+	for _, c := range t.cells {
+		if c.Task == task && c.Model == model {
+			return c, true
+		}
+	}
+	return lab.Cell{}, false
+}
+
+// cellText is a cell's lines (score, verdict with seeds passed, Paper I's verdict) and fill.
+func cellText(c lab.Cell) ([]string, color.Color) {
+	score := "(a) " + c.BitErrorA.String(3) + " bits"
+	if c.Primitive.Metric == "accuracy" {
+		score = "accuracy " + c.Accuracy.String(3)
+	}
+	verdict, fill := "FAIL", color.Color(color.RGBA{R: 244, G: 199, B: 195, A: 255})
+	if c.Pass {
+		verdict, fill = "pass", color.RGBA{R: 200, G: 230, B: 201, A: 255}
+	}
+	lines := []string{score, fmt.Sprintf("%s %d/%d seeds", verdict, c.SeedsPassed, len(c.Seeds))}
+	if c.Paper != "" {
+		lines = append(lines, "paper: "+c.Paper)
+	}
+	return lines, fill
+}

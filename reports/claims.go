@@ -1,0 +1,262 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"windtunnel/lab"
+	"windtunnel/models"
+	"windtunnel/tunnels"
+)
+
+// The verdicts.
+const (
+	Reproduced    = "reproduced"
+	NotReproduced = "not reproduced"
+	NotMeasured   = "not measured"
+)
+
+// Value is one session's measured value of a row.
+type Value struct {
+	File string
+	V    float64
+}
+
+// Row is one claim of Paper I against the bench's measurement.
+type Row struct {
+	Claim string
+	// Paper is the paper's number (or verdict); Authors the authors' code's, "—" if unknown.
+	Paper, Authors string
+	// Measured is the bench's statistic over seeds ("" when not measured) and Values the
+	// per-session values it is computed from.
+	Measured string
+	Values   []Value
+	// Config is the configuration the values come from (preset, sizes, steps).
+	Config string
+	// Verdict is Reproduced, NotReproduced or NotMeasured; Reason says why in one line.
+	Verdict, Reason string
+}
+
+// Report is Paper I's claims measured on a set of sessions.
+type Report struct {
+	Rows []Row
+	// Commands regenerate every number; Skipped lists the sessions left out and why.
+	Commands []string
+	Skipped  []string
+}
+
+// Mean formats values as "mean ± sd (n=N)" (the sample sd; no ± for one value).
+func Mean(vs []Value, prec int) string {
+	xs := make([]float64, len(vs))
+	for i, v := range vs {
+		xs[i] = v.V
+	}
+	s := lab.StatOf(xs)
+	if len(xs) < 2 {
+		return fmt.Sprintf("%.*f (n=%d)", prec, s.Mean, len(xs))
+	}
+	return fmt.Sprintf("%.*f ± %.*f (n=%d)", prec, s.Mean, prec, s.SD, len(xs))
+}
+
+func mean(vs []Value) float64 {
+	s := 0.0
+	for _, v := range vs {
+		s += v.V
+	}
+	return s / float64(len(vs))
+}
+
+// configOf describes the configuration of runs: preset (or "custom"), sizes, params, steps.
+func configOf(runs []Run) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		c := r.Config
+		p := r.Preset
+		if p == "" {
+			p = "custom"
+		}
+		tc := c.Transformer
+		s := fmt.Sprintf("%s; %s L=%d H=%d d=%d; %d params; %d steps × batch %d", p, c.Model, tc.Layers, tc.Heads, tc.Width, r.Score.Params, c.Steps, c.Batch)
+		if c.Model != models.KindTransformer {
+			s = fmt.Sprintf("%s; %s matched to L=%d d=%d; %d params; %d steps × batch %d", p, c.Model, tc.Layers, tc.Width, r.Score.Params, c.Steps, c.Batch)
+		}
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, " / ")
+}
+
+// Build measures Paper I's claims on runs.
+func Build(runs []Run, skipped []string) Report {
+	rep := Report{Skipped: skipped, Commands: Commands(runs)}
+	rep.Rows = append(rep.Rows, architectureRows(runs)...)
+	rep.Rows = append(rep.Rows, mlpLevelRow(runs))
+	rep.Rows = append(rep.Rows, lengthRows(runs)...)
+	rep.Rows = append(rep.Rows, geometryRows(runs)...)
+	return rep
+}
+
+// pick returns the runs of a task and model.
+func pick(runs []Run, task, model string) []Run {
+	var out []Run
+	for _, r := range runs {
+		if r.Config.Task == task && r.Score.Model == model {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// architectureRows is one row per (task, model) of Paper I's architecture table.
+func architectureRows(runs []Run) []Row {
+	var rows []Row
+	for _, task := range tunnels.Names() {
+		prim, ok := lab.PrimitiveOf(task)
+		if !ok {
+			continue
+		}
+		for _, model := range models.PaperKinds() {
+			paper := lab.PaperVerdict(task, model)
+			if paper == "" {
+				continue
+			}
+			row := Row{Claim: fmt.Sprintf("%s %s %s (%s)", model, verb(paper), prim.Name, task), Paper: paper, Authors: authorsArch(task, model)}
+			rs := pick(runs, task, model)
+			if len(rs) == 0 {
+				row.Verdict, row.Reason = NotMeasured, "no finished session of this task and model"
+				rows = append(rows, row)
+				continue
+			}
+			scores := make([]lab.RunScore, len(rs))
+			for i, r := range rs {
+				scores[i] = r.Score
+				v := r.Score.Scores.BitErrorPosition
+				if prim.Metric == "accuracy" {
+					v = r.Score.Scores.Accuracy
+				}
+				row.Values = append(row.Values, Value{r.File, v})
+			}
+			cell := lab.Table(scores, []string{task}, []string{model})[0]
+			what, crit := "bit error (a)", fmt.Sprintf("≤ %.2f bits", prim.Threshold)
+			if prim.Metric == "accuracy" {
+				what, crit = "accuracy", fmt.Sprintf("≥ %.2f", prim.Threshold)
+			}
+			row.Measured = what + " " + Mean(row.Values, 4)
+			row.Config = configOf(rs)
+			bench := "fail"
+			if cell.Pass {
+				bench = "pass"
+			}
+			row.Verdict = NotReproduced
+			if bench == paper {
+				row.Verdict = Reproduced
+			}
+			row.Reason = fmt.Sprintf("bench %s: mean %s %.4f vs %s; %d/%d seeds pass", bench, what, mean(row.Values), crit, cell.SeedsPassed, len(rs))
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+func verb(paper string) string {
+	if paper == "pass" {
+		return "learns"
+	}
+	return "does not learn"
+}
+
+// authorsArch is the authors' code's number for an architecture cell, where known.
+func authorsArch(task, model string) string {
+	switch {
+	case task == "bijection" && model == models.KindTransformer:
+		return fmt.Sprintf("%.4f bits (b) (production)", AuthorsBijectionBitsB)
+	case task == "bijection" && model == models.KindMLP:
+		return fmt.Sprintf("%.4f bits (b)", AuthorsMLPBitsB)
+	case task == "recall" && model == models.KindTransformer:
+		return "learned"
+	case task == "recall" && (model == models.KindMLP || model == "lstm"):
+		return "not learned"
+	}
+	return "—"
+}
+
+// mlpLevelRow checks the per-position MLP's bijection bit error (b) against the authors' 1.1073.
+func mlpLevelRow(runs []Run) Row {
+	row := Row{Claim: "per-position MLP on bijection V=20 sits at the context-free guess", Paper: fmt.Sprintf("%.2f bits", PaperMLPBits),
+		Authors: fmt.Sprintf("%.4f bits (b)", AuthorsMLPBitsB)}
+	var rs []Run
+	for _, r := range pick(runs, "bijection", models.KindMLP) {
+		if v := r.Config.Tunnel.V; v == 0 || v == tunnels.DefaultV {
+			rs = append(rs, r)
+			row.Values = append(row.Values, Value{r.File, r.Score.Scores.BitErrorSample})
+		}
+	}
+	if len(rs) == 0 {
+		row.Verdict, row.Reason = NotMeasured, "no finished bijection V=20 session of the mlp"
+		return row
+	}
+	row.Measured, row.Config = "bit error (b) "+Mean(row.Values, 4), configOf(rs)
+	m := mean(row.Values)
+	row.Verdict = NotReproduced
+	if math.Abs(m-AuthorsMLPBitsB) <= MLPLevelTolerance {
+		row.Verdict = Reproduced
+	}
+	row.Reason = fmt.Sprintf("mean %.4f vs the authors' code's %.4f (tolerance %.3f); the paper's printed %.2f is not reproducible from their code",
+		m, AuthorsMLPBitsB, MLPLevelTolerance, PaperMLPBits)
+	return row
+}
+
+// lengthRows is HMM length generalisation at each untrained K, for the models Paper I says
+// track HMM beliefs.
+func lengthRows(runs []Run) []Row {
+	var rows []Row
+	for _, model := range models.PaperKinds() {
+		if lab.PaperVerdict("hmm", model) != "pass" {
+			continue
+		}
+		rs := pick(runs, "hmm", model)
+		byK := map[int][]Value{}
+		runsK := map[int][]Run{}
+		train := map[int]bool{}
+		for _, r := range rs {
+			for _, l := range r.Lengths {
+				if l.Train {
+					train[l.K] = true
+					continue
+				}
+				byK[l.K] = append(byK[l.K], Value{r.File, float64(l.BitErrorPosition)})
+				runsK[l.K] = append(runsK[l.K], r)
+			}
+		}
+		ks := []int{30, 50}
+		for k := range byK {
+			if k != 30 && k != 50 {
+				ks = append(ks, k)
+			}
+		}
+		sort.Ints(ks)
+		for _, k := range ks {
+			row := Row{Claim: fmt.Sprintf("%s trained at K=20 tracks HMM beliefs at K=%d", model, k), Paper: "graceful past the trained K (figure)", Authors: "—"}
+			vs := byK[k]
+			if len(vs) == 0 {
+				row.Verdict, row.Reason = NotMeasured, fmt.Sprintf("no hmm session of the %s evaluated at K=%d (Eval.Lengths)", model, k)
+				rows = append(rows, row)
+				continue
+			}
+			row.Values, row.Measured, row.Config = vs, "bit error (a) "+Mean(vs, 4), configOf(runsK[k])
+			m := mean(vs)
+			row.Verdict = NotReproduced
+			if m <= LengthThreshold {
+				row.Verdict = Reproduced
+			}
+			row.Reason = fmt.Sprintf("mean bit error (a) %.4f at K=%d vs ≤ %.2f bits", m, k, LengthThreshold)
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}

@@ -1,0 +1,13 @@
+// Package reports writes the reproduction report of Paper I ("The Bayesian Geometry of
+// Transformer Attention", arXiv 2512.22471) from recorded sessions: one markdown table of
+// the paper's claims, each with the paper's number, the authors' own code's number where
+// known, the bench's measurement over seeds with the session files it comes from, the
+// configuration, and a verdict (reproduced, not reproduced, not measured) with its reason;
+// then the commands that regenerate every number and the bench's known departures from the
+// authors' setup.
+//
+// Load reads sessions (files or folders of *.wtlab), Build turns them into a Report, and
+// Write renders it as DIR/report.md, with figures embedded when Options.Figures supplies
+// them. The package depends on lab and sessions only; a figure renderer is plugged in by the
+// caller.
+package reports

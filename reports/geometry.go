@@ -1,0 +1,163 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+
+	"windtunnel/models"
+	"windtunnel/sessions"
+	"windtunnel/tunnels"
+)
+
+// geometryRows measures the geometry claims on the transformer's newest snapshots: key
+// orthogonality (the authors' statistic against its initialisation), the value manifold's
+// |ρ(PC1, entropy)| over one sequence and over many, and the frame-precision settle steps.
+// Bijection always has its rows (not measured without snapshots); other tasks where measured.
+func geometryRows(runs []Run) []Row {
+	var rows []Row
+	for _, task := range tunnels.Names() {
+		var rs []Run
+		for _, r := range pick(runs, task, models.KindTransformer) {
+			if r.Snapshot != nil {
+				rs = append(rs, r)
+			}
+		}
+		if len(rs) == 0 && task != "bijection" {
+			continue
+		}
+		rows = append(rows, keyOrthRow(task, rs))
+		rows = append(rows, manifoldRow(task, "one sequence", rs, func(s *sessions.Snapshot) *sessions.Manifold { return s.ManifoldOne }))
+		rows = append(rows, manifoldRow(task, "many sequences", rs, func(s *sessions.Snapshot) *sessions.Manifold { return s.Manifold }))
+		rows = append(rows, settleRow(task, rs))
+	}
+	return rows
+}
+
+// keyOrthRow compares layer 0's authors' key orthogonality with its value at initialisation,
+// per head averaged over seeds; the measured value per session is the mean over heads.
+func keyOrthRow(task string, rs []Run) Row {
+	row := Row{Claim: fmt.Sprintf("transformer value keys become orthogonal (layer 0, authors' statistic, %s)", task),
+		Paper: PaperKeyOrth, Authors: AuthorsKeyOrth + " vs " + AuthorsKeyOrthInit}
+	var trained, init [][]float64
+	var used []Run
+	var initVals []Value
+	for _, r := range rs {
+		s := r.Snapshot
+		if len(s.KeyOrthogonalityEmbed) == 0 || len(s.KeyOrthogonalityEmbedInit) == 0 {
+			continue
+		}
+		used = append(used, r)
+		trained, init = append(trained, s.KeyOrthogonalityEmbed[0]), append(init, s.KeyOrthogonalityEmbedInit[0])
+		row.Values = append(row.Values, Value{r.File, meanOf(s.KeyOrthogonalityEmbed[0])})
+		initVals = append(initVals, Value{r.File, meanOf(s.KeyOrthogonalityEmbedInit[0])})
+	}
+	if len(used) == 0 {
+		row.Verdict, row.Reason = NotMeasured, "no transformer snapshot with the authors' key orthogonality (KeyOrthogonalityEmbed)"
+		return row
+	}
+	tl, th := headRange(trained)
+	il, ih := headRange(init)
+	row.Measured = fmt.Sprintf("%.2f–%.2f per head vs %.2f–%.2f at init; head mean %s vs %s", tl, th, il, ih, Mean(row.Values, 4), Mean(initVals, 4))
+	row.Config = configOf(used)
+	mt, mi := mean(row.Values), mean(initVals)
+	row.Verdict, row.Reason = NotReproduced, fmt.Sprintf("trained keys are less orthogonal than at init (mean |cos| %.4f ≥ %.4f), as in the authors' own checkpoint", mt, mi)
+	if mt < mi {
+		row.Verdict, row.Reason = Reproduced, fmt.Sprintf("trained keys more orthogonal than at init (mean |cos| %.4f < %.4f), the paper's direction", mt, mi)
+	}
+	return row
+}
+
+// headRange averages per-head values over seeds and returns the smallest and largest head.
+func headRange(perSeed [][]float64) (lo, hi float64) {
+	n := len(perSeed[0])
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for h := 0; h < n; h++ {
+		s, c := 0.0, 0
+		for _, heads := range perSeed {
+			if h < len(heads) {
+				s += heads[h]
+				c++
+			}
+		}
+		lo, hi = math.Min(lo, s/float64(c)), math.Max(hi, s/float64(c))
+	}
+	return lo, hi
+}
+
+func meanOf(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// manifoldRow is |ρ(PC1, entropy)| (Spearman) of one sampling of the value manifold.
+func manifoldRow(task, sampling string, rs []Run, get func(*sessions.Snapshot) *sessions.Manifold) Row {
+	row := Row{Claim: fmt.Sprintf("value manifold: PC1 tracks posterior entropy, |ρ| (%s, %s)", sampling, task),
+		Paper: "PC1 ordered by entropy (figure)", Authors: "—"}
+	var used []Run
+	for _, r := range rs {
+		m := get(r.Snapshot)
+		if m == nil || math.IsNaN(float64(m.Spearman)) {
+			continue
+		}
+		used = append(used, r)
+		row.Values = append(row.Values, Value{r.File, math.Abs(float64(m.Spearman))})
+	}
+	if len(used) == 0 {
+		row.Verdict, row.Reason = NotMeasured, "no transformer snapshot with this value-manifold sampling"
+		return row
+	}
+	row.Measured, row.Config = "|ρ| "+Mean(row.Values, 3), configOf(used)
+	m := mean(row.Values)
+	row.Verdict = NotReproduced
+	if m >= ManifoldRho {
+		row.Verdict = Reproduced
+	}
+	row.Reason = fmt.Sprintf("mean |ρ(PC1, entropy)| %.3f vs the bench's ≥ %.2f", m, ManifoldRho)
+	return row
+}
+
+// settleRow compares the step at which the attention frame settled with the step at which
+// bit error (a) did (Frame.Settle); the measured value per session is the frame's step.
+func settleRow(task string, rs []Run) Row {
+	row := Row{Claim: fmt.Sprintf("frame settles before precision (attention vs bit error, %s)", task),
+		Paper: "frame early, precision keeps improving", Authors: "—"}
+	var used []Run
+	var bits []Value
+	unsettled, before := 0, 0
+	for _, r := range rs {
+		f := r.Snapshot.Frame
+		if f == nil || f.Settle == nil {
+			continue
+		}
+		used = append(used, r)
+		if f.Settle.Frame < 0 {
+			unsettled++
+			continue
+		}
+		row.Values = append(row.Values, Value{r.File, float64(f.Settle.Frame)})
+		bits = append(bits, Value{r.File, float64(f.Settle.BitError)})
+		if f.Settle.BitError < 0 || f.Settle.Frame < f.Settle.BitError {
+			before++
+		}
+	}
+	if len(row.Values) == 0 && len(used) > 0 {
+		row.Config = configOf(used)
+		row.Verdict, row.Reason = NotReproduced, fmt.Sprintf("the frame settled in none of %d seeds", len(used))
+		return row
+	}
+	if len(used) == 0 {
+		row.Verdict, row.Reason = NotMeasured, "no transformer snapshot with frame settle steps (Frame.Settle)"
+		return row
+	}
+	row.Measured = fmt.Sprintf("frame step %s vs bit error step %s, seeds settled (%d unsettled)", Mean(row.Values, 0), Mean(bits, 0), unsettled)
+	row.Config = configOf(used)
+	row.Verdict = NotReproduced
+	if before*2 > len(used) {
+		row.Verdict = Reproduced
+	}
+	row.Reason = fmt.Sprintf("frame settled before bit error in %d/%d seeds (%d frames never settled)", before, len(used), unsettled)
+	return row
+}

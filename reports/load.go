@@ -1,0 +1,119 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"windtunnel/lab"
+	"windtunnel/sessions"
+)
+
+// Run is one session as the report reads it.
+type Run struct {
+	lab.SessionRun
+	// Path is the session file as given (or found in a given folder); File its base name.
+	Path, File string
+	// Preset is the preset the configuration is (steps aside), "" when none.
+	Preset string
+	// Lengths is the last whole-model evaluation's length-generalisation curve (hmm).
+	Lengths []sessions.LengthScore
+	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
+	Snapshot     *sessions.Snapshot
+	SnapshotStep int
+}
+
+// Load reads the sessions named by paths (files, or folders whose *.wtlab are read in name
+// order). A path that does not exist is an error naming it; a session that cannot be read
+// or has not finished is skipped with a note saying why.
+func Load(paths []string) (runs []Run, skipped []string, err error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("report: %w", err)
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		found, err := filepath.Glob(filepath.Join(p, "*.wtlab"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("report: %s: %w", p, err)
+		}
+		if len(found) == 0 {
+			return nil, nil, fmt.Errorf("report: %s: no sessions (*.wtlab) in it", p)
+		}
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		r, err := loadRun(f)
+		if err != nil {
+			skipped = append(skipped, err.Error())
+			continue
+		}
+		if !r.Done {
+			skipped = append(skipped, fmt.Sprintf("%s: not finished (%s at step %d of %d)", f, r.State, r.Score.Steps, r.Config.Steps))
+			continue
+		}
+		runs = append(runs, r)
+	}
+	return runs, skipped, nil
+}
+
+// loadRun reads one session: its score and configuration (lab.ReadSessionRun), its newest
+// snapshot and its last length-generalisation curve.
+func loadRun(path string) (Run, error) {
+	sr, err := lab.ReadSessionRun(path)
+	if err != nil {
+		return Run{}, fmt.Errorf("report: %w", err)
+	}
+	r := Run{SessionRun: sr, Path: path, File: filepath.Base(path), Preset: presetOf(sr.Config)}
+	rd, err := sessions.Open(path)
+	if err != nil {
+		return Run{}, fmt.Errorf("report: %w", err)
+	}
+	defer rd.Close()
+	if r.Snapshot, r.SnapshotStep, err = rd.Snapshot(-1); err != nil {
+		return Run{}, fmt.Errorf("report: %s: %w", path, err)
+	}
+	evs, err := rd.Evals(-1, 0)
+	if err != nil {
+		return Run{}, fmt.Errorf("report: %s: %w", path, err)
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if e := evs[i].Eval; len(e.Ablated) == 0 {
+			r.Lengths = e.Lengths
+			break
+		}
+	}
+	return r, nil
+}
+
+// presetOf names the preset a configuration was built from, comparing everything but the
+// model, seed, steps, cadences and machine settings; "" when none matches.
+func presetOf(c lab.Config) string {
+	norm := func(c lab.Config) string {
+		c.Model, c.Seed, c.Steps, c.BLAS, c.Workers, c.Device, c.Precision = "", 0, 0, "", 0, "", ""
+		c.EvalEvery, c.ProbeEvery, c.CheckpointEvery = 0, 0, 0
+		c.MLP, c.PrefixMLP, c.LSTM, c.Mamba = lab.Config{}.MLP, lab.Config{}.PrefixMLP, lab.Config{}.LSTM, lab.Config{}.Mamba
+		b, _ := json.Marshal(c)
+		return string(b)
+	}
+	got := norm(c)
+	for _, name := range lab.PresetNames() {
+		p, err := lab.Preset(name, c.Task)
+		if err == nil && norm(p) == got {
+			return name
+		}
+	}
+	return ""
+}
