@@ -134,9 +134,8 @@ func (h *HMM) Fill(s *Sequence, stream uint64, i uint64) {
 	tok[2+S*S+S*O] = HMMSep
 
 	// The chain, drawn step by step (s_t then o_t) so a longer K extends a shorter one.
-	var la, next [MaxStates]float64 // normalised log filtering distribution
+	var la [MaxStates]float64 // normalised log filtering distribution
 	state := r.IntN(S)
-	logPrior := -math.Log(float64(S))
 	for t := 0; t < h.k; t++ {
 		if t > 0 {
 			state = sampleGrid(r, th[state*S:(state+1)*S])
@@ -146,28 +145,36 @@ func (h *HMM) Fill(s *Sequence, stream uint64, i uint64) {
 		tok[pos-1] = HMMObs
 		tok[pos] = HMMSymbolBase + o
 		s.Targets[t] = state
-
-		if t == 0 {
-			for a := 0; a < S; a++ {
-				next[a] = logPrior + logE[a*O+o]
-			}
-		} else {
-			var terms [MaxStates]float64
-			for b := 0; b < S; b++ {
-				for a := 0; a < S; a++ {
-					terms[a] = la[a] + logT[a*S+b]
-				}
-				next[b] = logSumExp(terms[:S]) + logE[b*O+o]
-			}
-		}
-		z := logSumExp(next[:S])
-		row := s.Posterior[t]
-		for a := 0; a < S; a++ {
-			la[a] = next[a] - z
-			row[a] = math.Exp(la[a])
-		}
-		s.EntropyBits[t] = stat.Entropy(row) / math.Ln2
+		s.EntropyBits[t] = filterStep(t, o, S, O, logT[:], logE[:], la[:S], s.Posterior[t])
 	}
+}
+
+// filterStep advances the exact forward filter by observation o: la holds the normalised
+// log filtering distribution over the S states (from the uniform prior at t = 0), logT and
+// logE the log transition (S×S) and emission (S×O) matrices. It writes the posterior into
+// row and returns its entropy in bits. Fill and PosteriorOf share it, so a recomputed
+// posterior is the drawn one bit for bit.
+func filterStep(t, o, S, O int, logT, logE, la, row []float64) float64 {
+	var next, terms [MaxStates]float64
+	if t == 0 {
+		logPrior := -math.Log(float64(S))
+		for a := 0; a < S; a++ {
+			next[a] = logPrior + logE[a*O+o]
+		}
+	} else {
+		for b := 0; b < S; b++ {
+			for a := 0; a < S; a++ {
+				terms[a] = la[a] + logT[a*S+b]
+			}
+			next[b] = logSumExp(terms[:S]) + logE[b*O+o]
+		}
+	}
+	z := logSumExp(next[:S])
+	for a := 0; a < S; a++ {
+		la[a] = next[a] - z
+		row[a] = math.Exp(la[a])
+	}
+	return stat.Entropy(row) / math.Ln2
 }
 
 // logSumExp returns log Σ exp(x) stably.

@@ -3,8 +3,6 @@ package tunnels
 import (
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/stat"
 )
 
 // PosteriorOf recomputes, from a sequence's tokens alone, what Fill writes about it: s gets
@@ -135,8 +133,7 @@ func (h *HMM) posterior(s *Sequence) error {
 	if err := expect("hmm", tok, 2+S*S+S*O, HMMSep, "SEP"); err != nil {
 		return err
 	}
-	var la, next, terms [MaxStates]float64
-	logPrior := -math.Log(float64(S))
+	var la [MaxStates]float64
 	for t := 0; t < h.k; t++ {
 		pos := h.positions[t]
 		if err := expect("hmm", tok, pos-1, HMMObs, "OBS"); err != nil {
@@ -146,25 +143,7 @@ func (h *HMM) posterior(s *Sequence) error {
 		if o < 0 {
 			return fmt.Errorf("tunnels: hmm: token %d at %d is not a symbol (%d..%d)", tok[pos], pos, HMMSymbolBase, HMMSymbolBase+O-1)
 		}
-		if t == 0 {
-			for a := 0; a < S; a++ {
-				next[a] = logPrior + logE[a*O+o]
-			}
-		} else {
-			for b := 0; b < S; b++ {
-				for a := 0; a < S; a++ {
-					terms[a] = la[a] + logT[a*S+b]
-				}
-				next[b] = logSumExp(terms[:S]) + logE[b*O+o]
-			}
-		}
-		z := logSumExp(next[:S])
-		row := s.Posterior[t]
-		for a := 0; a < S; a++ {
-			la[a] = next[a] - z
-			row[a] = math.Exp(la[a])
-		}
-		s.EntropyBits[t] = stat.Entropy(row) / math.Ln2
+		s.EntropyBits[t] = filterStep(t, o, S, O, logT[:], logE[:], la[:S], s.Posterior[t])
 	}
 	return nil
 }
