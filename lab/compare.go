@@ -229,3 +229,19 @@ func FormatTable(cells []Cell) string {
 	b.WriteString("\n(b)* is the per-sample bit error, the authors' headline; verdict: on the mean over seeds, then seeds passing; paper: Paper I's verdict, ✓ where the bench agrees\n")
 	return b.String()
 }
+
+// Ordered returns a copy of names sorted by their index in order (names not in order last,
+// as found): tasks in tunnels.Names() order, models in models.Kinds() order.
+func Ordered(names, order []string) []string {
+	rank := func(s string) int {
+		for i, o := range order {
+			if o == s {
+				return i
+			}
+		}
+		return len(order)
+	}
+	out := append([]string(nil), names...)
+	sort.SliceStable(out, func(i, j int) bool { return rank(out[i]) < rank(out[j]) })
+	return out
+}

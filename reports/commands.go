@@ -54,7 +54,7 @@ func Commands(runs []Run) []string {
 		}
 	}
 	for _, g := range groups {
-		ms := ordered(g.models, models.Kinds())
+		ms := lab.Ordered(g.models, models.Kinds())
 		cmd := fmt.Sprintf("windtunnel compare --preset %s --tasks %s --models %s --seeds %d", g.preset, g.task, strings.Join(ms, ","), len(g.seeds))
 		if p, err := lab.Preset(g.preset, g.task); err == nil && p.Steps != g.steps {
 			cmd += fmt.Sprintf(" --steps %d", g.steps)
@@ -121,19 +121,4 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-// ordered sorts names by their index in order (unknown names last).
-func ordered(names, order []string) []string {
-	rank := func(s string) int {
-		for i, o := range order {
-			if o == s {
-				return i
-			}
-		}
-		return len(order)
-	}
-	out := append([]string(nil), names...)
-	sort.SliceStable(out, func(i, j int) bool { return rank(out[i]) < rank(out[j]) })
-	return out
 }

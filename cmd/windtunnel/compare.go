@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -232,27 +231,13 @@ func compareFrom(f compareFlags, stdout, stderr io.Writer) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("compare --from %s: no finished sessions", f.from)
 	}
-	tasks = ordered(tasks, tunnels.Names())
-	kinds = ordered(kinds, models.Kinds())
+	tasks = lab.Ordered(tasks, tunnels.Names())
+	kinds = lab.Ordered(kinds, models.Kinds())
 	wall := 0.0
 	for _, r := range runs {
 		wall += r.WallS
 	}
 	return printCompare(stdout, "from sessions", seeds, wall, f.from, lab.Table(runs, tasks, kinds), f.asJSON)
-}
-
-// ordered sorts names by their index in order (unknown names last, as found).
-func ordered(names, order []string) []string {
-	rank := func(s string) int {
-		for i, o := range order {
-			if o == s {
-				return i
-			}
-		}
-		return len(order)
-	}
-	sort.SliceStable(names, func(i, j int) bool { return rank(names[i]) < rank(names[j]) })
-	return names
 }
 
 // compareETA estimates the wall time of the runs left from the seconds per step of the
