@@ -159,5 +159,6 @@ func evalRecord(s diagnostics.Scores) *sessions.Eval {
 		KLBits: s.KLBits, TVD: s.TVD, Accuracy: s.Accuracy,
 		ModelEntropy: append([]float64(nil), s.PerPosition.ModelEntropy...),
 		BayesEntropy: append([]float64(nil), s.PerPosition.BayesEntropy...),
+		KLByPosition: nums(s.PerPosition.KLBits), TVDByPosition: nums(s.PerPosition.TVD),
 	}
 }

@@ -46,7 +46,8 @@ func (f *fakeRun) emit(from, to int) {
 	for s := from; s <= to; s++ {
 		r := sessions.Record{Step: s, WallS: float64(s) / 10, Loss: 1 / float64(s), State: sessions.Training}
 		if s%10 == 0 {
-			r.Eval = &sessions.Eval{BitErrorPosition: 1 / float64(s), ModelEntropy: []float64{1, 0.5}, BayesEntropy: []float64{1, 0.5}}
+			r.Eval = &sessions.Eval{BitErrorPosition: 1 / float64(s), ModelEntropy: []float64{1, 0.5}, BayesEntropy: []float64{1, 0.5},
+				KLByPosition: []sessions.Num{0.25, 0.125}}
 		}
 		if s%20 == 0 {
 			r.Snapshot = &sessions.Snapshot{AttentionEntropy: [][]float64{{float64(s)}}, ProbeN: s}
@@ -170,7 +171,7 @@ func TestTwoClientsSameRecords(t *testing.T) {
 				t.Fatalf("record %d has step %d", i, r.Step)
 			}
 		}
-		if r := col.recs[19]; r.Eval == nil || r.Snapshot == nil || r.Snapshot.ProbeN != 20 || r.Eval.ModelEntropy[1] != 0.5 {
+		if r := col.recs[19]; r.Eval == nil || r.Snapshot == nil || r.Snapshot.ProbeN != 20 || r.Eval.ModelEntropy[1] != 0.5 || len(r.Eval.KLByPosition) != 2 || r.Eval.KLByPosition[1] != 0.125 {
 			t.Errorf("record 20 lost its evaluation or snapshot: %+v", r)
 		}
 		if !math.IsNaN(col.recs[150].Loss) {

@@ -115,6 +115,8 @@ type wireEval struct {
 	BayesEntropy     []sessions.Num         `json:"bayes_entropy_bits,omitempty"`
 	Ablated          []sessions.Head        `json:"ablated,omitempty"`
 	Lengths          []sessions.LengthScore `json:"lengths,omitempty"`
+	KLByPosition     []sessions.Num         `json:"kl_by_position,omitempty"`
+	TVDByPosition    []sessions.Num         `json:"tvd_by_position,omitempty"`
 }
 
 func nums(xs []float64) []sessions.Num {
@@ -146,7 +148,8 @@ func toWire(r *sessions.Record) *wireRecord {
 	if e := r.Eval; e != nil {
 		w.Eval = &wireEval{BitErrorPosition: sessions.Num(e.BitErrorPosition), BitErrorSample: sessions.Num(e.BitErrorSample),
 			KLBits: sessions.Num(e.KLBits), TVD: sessions.Num(e.TVD), Accuracy: sessions.Num(e.Accuracy),
-			ModelEntropy: nums(e.ModelEntropy), BayesEntropy: nums(e.BayesEntropy), Ablated: e.Ablated, Lengths: e.Lengths}
+			ModelEntropy: nums(e.ModelEntropy), BayesEntropy: nums(e.BayesEntropy), Ablated: e.Ablated, Lengths: e.Lengths,
+			KLByPosition: e.KLByPosition, TVDByPosition: e.TVDByPosition}
 	}
 	return w
 }
@@ -161,7 +164,8 @@ func fromWire(w *wireRecord) *sessions.Record {
 	if e := w.Eval; e != nil {
 		r.Eval = &sessions.Eval{BitErrorPosition: float64(e.BitErrorPosition), BitErrorSample: float64(e.BitErrorSample),
 			KLBits: float64(e.KLBits), TVD: float64(e.TVD), Accuracy: float64(e.Accuracy),
-			ModelEntropy: floats(e.ModelEntropy), BayesEntropy: floats(e.BayesEntropy), Ablated: e.Ablated, Lengths: e.Lengths}
+			ModelEntropy: floats(e.ModelEntropy), BayesEntropy: floats(e.BayesEntropy), Ablated: e.Ablated, Lengths: e.Lengths,
+			KLByPosition: e.KLByPosition, TVDByPosition: e.TVDByPosition}
 	}
 	return r
 }

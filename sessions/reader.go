@@ -173,7 +173,7 @@ func scanRecord(s scanner, withSnap bool) (Record, int64, error) {
 		}
 		rec.Eval = &Eval{BitErrorPosition: unreal(bep), BitErrorSample: unreal(bes), KLBits: unreal(kl), TVD: unreal(tvd),
 			Accuracy: unreal(acc), ModelEntropy: b.ModelEntropy, BayesEntropy: b.BayesEntropy, Ablated: b.Ablated,
-			Lengths: b.Lengths}
+			Lengths: b.Lengths, KLByPosition: b.KLByPosition, TVDByPosition: b.TVDByPosition}
 	}
 	if sn != nil {
 		rec.Snapshot = new(Snapshot)

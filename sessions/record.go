@@ -53,6 +53,12 @@ type Eval struct {
 	ModelEntropy []float64 `json:"model_entropy_bits"`
 	// BayesEntropy is the exact posterior's mean entropy (bits) per scored position.
 	BayesEntropy []float64 `json:"bayes_entropy_bits"`
+	// KLByPosition is the mean KL(p*‖q) in bits at each scored position (its mean over the
+	// positions is KLBits); TVDByPosition is the mean total variation distance at each (its
+	// mean is TVD). Num, so a diverged model still records. nil in sessions written before
+	// they were recorded.
+	KLByPosition  []Num `json:"kl_by_position,omitempty"`
+	TVDByPosition []Num `json:"tvd_by_position,omitempty"`
 	// Ablated lists the heads that were zeroed for this evaluation (empty: the whole model).
 	Ablated []Head `json:"ablated,omitempty"`
 	// Lengths is the length-generalisation curve of an hmm run (DESIGN.md §2): the whole

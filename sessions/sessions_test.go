@@ -16,7 +16,8 @@ func synth(n int) []Record {
 		r := Record{Step: s, WallS: float64(s) * 0.05, Loss: 3 / math.Sqrt(float64(s)), LR: 1e-3, GradNorm: 0.5, StepsPerS: 20, State: Training}
 		if s%10 == 0 {
 			r.Eval = &Eval{BitErrorPosition: 1 / float64(s), BitErrorSample: 1.5 / float64(s), KLBits: 0.1, TVD: 0.2, Accuracy: 0.9,
-				ModelEntropy: []float64{3, 2, 1}, BayesEntropy: []float64{3, 2.1, 0.9}}
+				ModelEntropy: []float64{3, 2, 1}, BayesEntropy: []float64{3, 2.1, 0.9},
+				KLByPosition: []Num{0.05, 0.1, 0.15}, TVDByPosition: []Num{0.1, 0.2, 0.3}}
 			r.Snapshot = &Snapshot{AttentionEntropy: [][]float64{{1, 2}, {float64(s), 0.5}}}
 		}
 		out = append(out, r)

@@ -262,7 +262,7 @@ func writeAll(tx *sql.Tx, recs []Record, events []Event, ckpts []*Checkpoint) er
 			var ev, sn []byte
 			if e := r.Eval; e != nil {
 				bep, bes, kl, tvd, acc = real(e.BitErrorPosition), real(e.BitErrorSample), real(e.KLBits), real(e.TVD), real(e.Accuracy)
-				if ev, err = json.Marshal(evalBlob{e.ModelEntropy, e.BayesEntropy, e.Ablated, e.Lengths}); err != nil {
+				if ev, err = json.Marshal(evalBlob{e.ModelEntropy, e.BayesEntropy, e.Ablated, e.Lengths, e.KLByPosition, e.TVDByPosition}); err != nil {
 					return fmt.Errorf("record at step %d: eval: %w", r.Step, err)
 				}
 			}
@@ -309,14 +309,18 @@ func writeAll(tx *sql.Tx, recs []Record, events []Event, ckpts []*Checkpoint) er
 	return nil
 }
 
-// evalBlob is the JSON stored in records.eval: the per-position curves, the ablated heads
-// and the length-generalisation curve.
+// evalBlob is the JSON stored in records.eval: the per-position curves (entropies, KL,
+// TVD), the ablated heads and the length-generalisation curve.
 type evalBlob struct {
 	ModelEntropy []float64 `json:"model_entropy_bits"`
 	BayesEntropy []float64 `json:"bayes_entropy_bits"`
 	Ablated      []Head    `json:"ablated,omitempty"`
 	// Lengths is the hmm length-generalisation curve (absent from sessions written before it).
 	Lengths []LengthScore `json:"lengths,omitempty"`
+	// KLByPosition and TVDByPosition are the per-position KL and TVD curves (absent from
+	// sessions written before them, which decode with both nil).
+	KLByPosition  []Num `json:"kl_by_position,omitempty"`
+	TVDByPosition []Num `json:"tvd_by_position,omitempty"`
 }
 
 // Close commits what is queued, folds the write-ahead log into the file (so the session is

@@ -65,7 +65,7 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 	if format == "csv" {
 		head := []string{"step", "wall_s", "loss", "lr", "grad_norm", "steps_per_s", "gpu_share", "state", "bit_error_position", "bit_error_sample", "kl_bits", "tvd", "accuracy", "ablated", "message"}
 		if what == "per-position" {
-			head = []string{"step", "ablated", "position", "model_entropy_bits", "bayes_entropy_bits", "bit_error_bits"}
+			head = []string{"step", "ablated", "position", "model_entropy_bits", "bayes_entropy_bits", "bit_error_bits", "kl_bits", "tvd"}
 		}
 		cw.Write(head)
 	}
@@ -95,7 +95,7 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 				rec.Snapshot = nil
 				if rec.Eval != nil {
 					e := *rec.Eval
-					e.ModelEntropy, e.BayesEntropy = nil, nil
+					e.ModelEntropy, e.BayesEntropy, e.KLByPosition, e.TVDByPosition = nil, nil, nil, nil
 					rec.Eval = &e
 				}
 				m := jsonRecord(rec)
@@ -113,7 +113,8 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 				for p := range rec.Eval.ModelEntropy {
 					row := map[string]any{"step": rec.Step, "ablated": rec.Eval.Ablated, "position": p,
 						"model_entropy_bits": rec.Eval.ModelEntropy[p], "bayes_entropy_bits": rec.Eval.BayesEntropy[p],
-						"bit_error_bits": math.Abs(rec.Eval.ModelEntropy[p] - rec.Eval.BayesEntropy[p])}
+						"bit_error_bits": math.Abs(rec.Eval.ModelEntropy[p] - rec.Eval.BayesEntropy[p]), "kl_bits": jsonAt(rec.Eval.KLByPosition, p),
+						"tvd": jsonAt(rec.Eval.TVDByPosition, p)}
 					if err := enc.Encode(row); err != nil {
 						return fmt.Errorf("export: %w", err)
 					}
@@ -121,7 +122,7 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 			case rec.Eval != nil:
 				for p := range rec.Eval.ModelEntropy {
 					cw.Write([]string{strconv.Itoa(rec.Step), ablated(rec.Eval), strconv.Itoa(p), f(rec.Eval.ModelEntropy[p]), f(rec.Eval.BayesEntropy[p]),
-						f(math.Abs(rec.Eval.ModelEntropy[p] - rec.Eval.BayesEntropy[p]))})
+						f(math.Abs(rec.Eval.ModelEntropy[p] - rec.Eval.BayesEntropy[p])), csvAt(rec.Eval.KLByPosition, p), csvAt(rec.Eval.TVDByPosition, p)})
 				}
 			}
 		}
@@ -132,6 +133,24 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvAt is the CSV cell of xs[p]: empty when the session did not record the curve, NaN for
+// a non-finite value (recorded as null).
+func csvAt(xs []sessions.Num, p int) string {
+	if p >= len(xs) {
+		return ""
+	}
+	return strconv.FormatFloat(float64(xs[p]), 'g', -1, 64)
+}
+
+// jsonAt is the JSON value of xs[p]: null when the session did not record the curve (or the
+// value is non-finite).
+func jsonAt(xs []sessions.Num, p int) any {
+	if p >= len(xs) {
+		return nil
+	}
+	return xs[p]
 }
 
 // jsonRecord makes a record JSON-safe: non-finite numbers (a diverged loss) become null.
