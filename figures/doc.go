@@ -7,6 +7,13 @@
 //     the pass threshold (0.15 bits) and, for a bijection, the context-free level;
 //   - entropy: model vs Bayes entropy per position at the last evaluation;
 //   - lengths: an hmm run's KL per position at each evaluated K (length generalisation);
+//   - from the first seed's newest snapshot, where it holds the data (titles name the seed):
+//     keys (key orthogonality per layer × head, the authors' statistic trained vs at
+//     initialisation, the bench's vs random vectors), manifold (PC1 vs PC2 coloured by
+//     posterior entropy, many sequences and one, |ρ| in the titles), ablation (Δ bits per
+//     head with the costliest marked, beside a layer × head heat map), frame (frame, log2 bit
+//     error and 1−|ρ| min–max scaled on one step axis, settle steps marked) and qk (QK
+//     alignment heat maps per layer); several panels share one file;
 //   - table: the architecture table (models × tasks, mean bit error (a) or accuracy for
 //     recall, pass/fail) over all the runs, as lab.Table builds it.
 //

@@ -208,16 +208,19 @@ func seedsLabel(g Group) string {
 	return fmt.Sprintf("%d seeds", len(g.Runs))
 }
 
-// figure is one plot ready to write.
+// figure is one plot, or several panels, ready to write.
 type figure struct {
 	name  string // base name without extension
 	title string
 	plot  *plot.Plot
+	// panels, when set, are drawn instead of plot, each in its part of the figure.
+	panels []panel
 }
 
 // Render writes every figure the runs have data for into dir (created if needed) and
-// returns them in order: per configuration its errors, entropy and lengths figures, then
-// the architecture table over all runs.
+// returns them in order: per configuration its errors, entropy and lengths figures and,
+// from the first seed's newest snapshot, its keys, manifold, ablation, frame and qk figures
+// (each only where the snapshot holds its data), then the architecture table over all runs.
 func Render(runs []Run, dir string, opt Options) ([]File, error) {
 	if opt.Format == "" {
 		opt.Format = "png"
@@ -233,7 +236,8 @@ func Render(runs []Run, dir string, opt Options) ([]File, error) {
 	}
 	var figs []figure
 	for _, g := range Groups(runs) {
-		for _, build := range []func(Group) (figure, bool){errorsFigure, entropyFigure, lengthsFigure} {
+		for _, build := range []func(Group) (figure, bool){errorsFigure, entropyFigure, lengthsFigure,
+			keysFigure, manifoldFigure, ablationFigure, frameFigure, qkFigure} {
 			if f, ok := build(g); ok {
 				figs = append(figs, f)
 			}
@@ -249,7 +253,7 @@ func Render(runs []Run, dir string, opt Options) ([]File, error) {
 	for _, f := range figs {
 		name := f.name + "." + opt.Format
 		path := filepath.Join(dir, name)
-		if err := save(f.plot, path, opt); err != nil {
+		if err := save(f, path, opt); err != nil {
 			return files, err
 		}
 		files = append(files, File{Name: name, Path: path, Title: f.title})
@@ -257,26 +261,26 @@ func Render(runs []Run, dir string, opt Options) ([]File, error) {
 	return files, nil
 }
 
-// save writes p to path at the options' size and format.
-func save(p *plot.Plot, path string, opt Options) error {
+// save writes f to path at the options' size and format.
+func save(f figure, path string, opt Options) error {
 	w := vg.Length(opt.Width) * vg.Inch / dpi
 	h := vg.Length(opt.Height) * vg.Inch / dpi
-	f, err := os.Create(path)
+	out, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("figures: save: %w", err)
 	}
-	if opt.Format == "png" {
-		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
-		p.Draw(draw.New(c))
-		_, err = vgimg.PngCanvas{Canvas: c}.WriteTo(f)
-	} else {
-		wr, werr := p.WriterTo(w, h, opt.Format)
-		if werr == nil {
-			_, werr = wr.WriteTo(f)
-		}
-		err = werr
+	var c vg.CanvasWriterTo
+	switch opt.Format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))}
+	default:
+		c, err = draw.NewFormattedCanvas(w, h, opt.Format)
 	}
-	if cerr := f.Close(); err == nil {
+	if err == nil {
+		drawFigure(draw.New(c), f)
+		_, err = c.WriteTo(out)
+	}
+	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
