@@ -22,6 +22,7 @@ const DefaultInterval = time.Second
 type Writer struct {
 	path     string
 	db       *sql.DB
+	lock     *fileLock
 	interval time.Duration
 
 	mu      sync.Mutex
@@ -43,18 +44,25 @@ type WriterOptions struct {
 }
 
 // Create makes a new session file at path (its directory is created; an existing file is
-// an error) and starts its writer.
+// an error) and starts its writer. The writer holds the session's lock (see Append) until
+// Close; a file another live writer holds is refused with a *LockError (ErrLocked).
 func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
-	if _, err := os.Stat(path); err == nil {
-		return nil, fmt.Errorf("sessions: create %s: file exists", path)
-	}
 	if dir := dirOf(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("sessions: create %s: %w", path, err)
 		}
 	}
+	lock, err := acquireLock(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); err == nil {
+		lock.release()
+		return nil, fmt.Errorf("sessions: create %s: file exists", path)
+	}
 	db, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
+		lock.release()
 		return nil, fmt.Errorf("sessions: create %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
@@ -62,6 +70,7 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 	mj, err := json.Marshal(meta)
 	if err != nil {
 		db.Close()
+		lock.release()
 		return nil, fmt.Errorf("sessions: create %s: meta: %w", path, err)
 	}
 	err = inTx(db, func(tx *sql.Tx) error {
@@ -78,27 +87,39 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 	if err != nil {
 		db.Close()
 		os.Remove(path)
+		lock.release()
 		return nil, fmt.Errorf("sessions: create %s: %w", path, err)
 	}
-	return start(path, db, opt), nil
+	return start(path, db, lock, opt), nil
 }
 
 // Append reopens an existing session to continue it after step: records, events and
 // checkpoints later than step are removed (a resumed run recomputes them), and a session
 // written before events recorded who sent them gains that column. It returns the writer
 // and the session's meta.
+//
+// A writer holds an advisory lock (flock(2)) on path+".lock", which holds its pid, for its
+// lifetime, and Close removes that file; a session another live writer holds is refused
+// with a *LockError (ErrLocked) naming the holder. Readers never take the lock. A lock file
+// left by a killed writer holds no lock and is reused.
 func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
 	if err := checkFile(path); err != nil {
 		return nil, Meta{}, openError("open", path, err)
 	}
+	lock, err := acquireLock(path)
+	if err != nil {
+		return nil, Meta{}, err
+	}
 	db, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
+		lock.release()
 		return nil, Meta{}, fmt.Errorf("sessions: open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
 	meta, err := readMeta(db)
 	if err != nil {
 		db.Close()
+		lock.release()
 		return nil, Meta{}, fmt.Errorf("sessions: open %s: %w", path, err)
 	}
 	err = inTx(db, func(tx *sql.Tx) error {
@@ -120,17 +141,18 @@ func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
 	})
 	if err != nil {
 		db.Close()
+		lock.release()
 		return nil, Meta{}, fmt.Errorf("sessions: open %s: %w", path, err)
 	}
 	meta.Path = path
-	return start(path, db, opt), meta, nil
+	return start(path, db, lock, opt), meta, nil
 }
 
-func start(path string, db *sql.DB, opt WriterOptions) *Writer {
+func start(path string, db *sql.DB, lock *fileLock, opt WriterOptions) *Writer {
 	if opt.Interval <= 0 {
 		opt.Interval = DefaultInterval
 	}
-	w := &Writer{path: path, db: db, interval: opt.Interval,
+	w := &Writer{path: path, db: db, lock: lock, interval: opt.Interval,
 		kick: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
 	go w.loop()
 	return w
@@ -346,5 +368,6 @@ func (w *Writer) Close() error {
 	if e := w.db.Close(); e != nil && err == nil {
 		err = fmt.Errorf("sessions: close %s: %w", w.path, e)
 	}
+	w.lock.release()
 	return err
 }

@@ -37,6 +37,8 @@ func runDetached(ctx context.Context, f *runFlags, fs *pflag.FlagSet, stdout io.
 		session = f.out
 		if session == "" {
 			session = defaultSessionPath(cfg, time.Now())
+		} else if err := checkOutDir(session); err != nil {
+			return err
 		}
 		if _, err := os.Stat(session); err == nil {
 			return usagef("--out %s: the file exists (continue it with --resume)", session)

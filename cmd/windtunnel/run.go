@@ -40,6 +40,9 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if st.note != "" {
+				fmt.Fprintf(stderr, "windtunnel: %s\n", st.note)
+			}
 			if !f.headless && f.predictions == "" && onTerminal(stdout) {
 				return runTUI(cmd.Context(), st, stdout, stderr)
 			}
@@ -60,6 +63,7 @@ type runSetup struct {
 	tr   *lab.Trainer
 	w    *sessions.Writer
 	meta sessions.Meta
+	note string // said on stderr before the run starts (a resume that restarts from step 0)
 }
 
 // setup builds the trainer and opens the session (new, or the resumed one).
@@ -69,13 +73,15 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*runSetup, error) {
 		if err != nil {
 			return nil, err
 		}
-		tr, err := newTrainer(cfg)
-		if err != nil {
-			return nil, err
-		}
 		path := f.out
 		if path == "" {
 			path = defaultSessionPath(cfg, time.Now())
+		} else if err := checkOutDir(path); err != nil {
+			return nil, err
+		}
+		tr, err := newTrainer(cfg)
+		if err != nil {
+			return nil, err
 		}
 		meta, err := runMeta(cfg, tr, path)
 		if err != nil {
@@ -113,7 +119,9 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*runSetup, error) {
 }
 
 // resumeSetup reopens a session to continue it from its last checkpoint, with the
-// configuration changes adjust makes (steps, workers, BLAS, device).
+// configuration changes adjust makes (steps, workers, BLAS, device). A session with no
+// checkpoint yet (a run stopped before its first) restarts from step 0 with its
+// configuration: its records are discarded and the run recomputes them.
 func resumeSetup(path string, adjust func(*lab.Config)) (*runSetup, error) {
 	cfg, ck, err := resumeConfig(path)
 	if err != nil {
@@ -123,22 +131,52 @@ func resumeSetup(path string, adjust func(*lab.Config)) (*runSetup, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, flagError(err)
 	}
-	if ck.Step >= cfg.Steps {
+	step, note := 0, ""
+	if ck != nil {
+		step = ck.Step
+	} else {
+		note = fmt.Sprintf("no checkpoint in %s: restarting from step 0 with its configuration", path)
+	}
+	if ck != nil && ck.Step >= cfg.Steps {
 		return nil, usagef("--resume %s: the last checkpoint is at step %d and the run has %d steps: nothing to do (raise --steps)", path, ck.Step, cfg.Steps)
 	}
 	tr, err := newTrainer(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := tr.Restore(ck); err != nil {
-		return nil, fmt.Errorf("--resume %s: %w", path, err)
+	if ck != nil {
+		if err := tr.Restore(ck); err != nil {
+			return nil, fmt.Errorf("--resume %s: %w", path, err)
+		}
 	}
-	w, meta, err := sessions.Append(path, ck.Step, sessions.WriterOptions{})
+	w, meta, err := sessions.Append(path, step, sessions.WriterOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("--resume: %w", err)
 	}
 	meta.Steps = cfg.Steps
-	return &runSetup{cfg: cfg, tr: tr, w: w, meta: meta}, nil
+	return &runSetup{cfg: cfg, tr: tr, w: w, meta: meta, note: note}, nil
+}
+
+// checkOutDir checks that an explicit --out names a file in an existing, writable
+// directory (only the default ./runs is created).
+func checkOutDir(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("run: --out %s: directory %s does not exist", path, dir)
+	case err != nil:
+		return fmt.Errorf("run: --out %s: %w", path, err)
+	case !fi.IsDir():
+		return fmt.Errorf("run: --out %s: %s is not a directory", path, dir)
+	}
+	probe, err := os.CreateTemp(dir, ".windtunnel-probe-*")
+	if err != nil {
+		return fmt.Errorf("run: --out %s: directory %s is not writable", path, dir)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
 }
 
 // defaultSessionPath is ./runs/<time>-<task>-<model>.wtlab.
@@ -165,7 +203,8 @@ func runMeta(cfg lab.Config, tr *lab.Trainer, path string) (sessions.Meta, error
 	}, nil
 }
 
-// resumeConfig reads the configuration and last checkpoint of a session to continue it.
+// resumeConfig reads the configuration and last checkpoint of a session to continue it
+// (nil when it has none yet).
 func resumeConfig(path string) (lab.Config, *sessions.Checkpoint, error) {
 	r, err := sessions.Open(path)
 	if err != nil {
@@ -181,7 +220,7 @@ func resumeConfig(path string) (lab.Config, *sessions.Checkpoint, error) {
 		return lab.Config{}, nil, fmt.Errorf("--resume: %w", err)
 	}
 	if !ok {
-		return lab.Config{}, nil, fmt.Errorf("--resume %s: the session has no checkpoint yet (the first comes after %d steps)", path, cfg.CheckpointEvery)
+		ck = nil
 	}
 	return cfg, ck, nil
 }

@@ -78,8 +78,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mlpInput, "mlp-input", "prefix", "input of --model mlp-prefix: prefix (one-hot prefix up to the scored position) or token (the scored token alone)")
 	fs.StringVar(&f.precision, "precision", "float32", "arithmetic: float32 (fast kernels) or float64 (exact, for checks)")
 	fs.StringVar(&f.predictions, "predictions", "", "write the probe set with the model's distributions to this JSON Lines file")
-	fs.StringVar(&f.out, "out", "", "session file to write (default ./runs/<time>-<task>-<model>.wtlab)")
-	fs.StringVar(&f.resume, "resume", "", "continue the session FILE from its last checkpoint (model, optimiser, schedule and data stream)")
+	fs.StringVar(&f.out, "out", "", "session file to write, in an existing folder (default ./runs/<time>-<task>-<model>.wtlab, the folder created)")
+	fs.StringVar(&f.resume, "resume", "", "continue the session FILE from its last checkpoint (model, optimiser, schedule and data stream); from step 0 if it has none")
 	fs.IntSliceVar(&f.evalK, "eval-k", nil, "hmm: observation counts K to evaluate at, each on its own probe set, e.g. 20,30,50 (length generalisation; the training K is always evaluated, so giving only it turns the others off; default: the preset's 20,30,50)")
 	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "save parameters and optimiser state every N steps (default: the preset's, at most steps/3; 0 with the flag: only at the end)")
 }
