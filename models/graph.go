@@ -26,6 +26,7 @@ type compiled[T Float] struct {
 	soft   []float64
 	logits *G.Node
 	loss   *G.Node
+	grads  G.Nodes // the parameters' gradient nodes, in pnodes order (training graphs)
 	attn   []*attnKernel[T]
 	taps   []tap
 }
@@ -139,7 +140,7 @@ func (m *net[T]) graph(t tunnels.Tunnel, n int, train bool) (*compiled[T], error
 		if c.loss, err = G.ApplyOp(newFwd(ce, &m.ids, 1, true, m.opt.Dtype), logits); err != nil {
 			return nil, fmt.Errorf("models: %s loss: %w", m.kind, err)
 		}
-		if _, err = G.Grad(c.loss, c.pnodes...); err != nil {
+		if c.grads, err = G.Grad(c.loss, c.pnodes...); err != nil {
 			return nil, fmt.Errorf("models: %s gradients: %w", m.kind, err)
 		}
 		c.vm = G.NewTapeMachine(c.g, G.BindDualValues(c.pnodes...))

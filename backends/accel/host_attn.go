@@ -1,0 +1,169 @@
+package accel
+
+import "math"
+
+func hostAttnForward(a *hostArgs) func() {
+	op, pp, qp, kp, vp, mp := a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr()
+	n, t, h, d, scale := a.int(), a.int(), a.int(), a.int(), a.float()
+	m := n * t * d
+	o, p, q, k, v, mask := a.fs(op, m, false), a.fs(pp, n*h*t*t, false), a.fs(qp, m, false), a.fs(kp, m, false), a.fs(vp, m, false), a.fs(mp, h, false)
+	hd := d / max(h, 1)
+	return func() {
+		for item := 0; item < n*h; item++ {
+			b, hh := item/h, item%h
+			off := b*t*d + hh*hd
+			pm := p[item*t*t : (item+1)*t*t]
+			for i := 0; i < t; i++ {
+				pr := pm[i*t : (i+1)*t]
+				qi := q[off+i*d : off+i*d+hd]
+				mx := float32(-math.MaxFloat32)
+				for j := 0; j <= i; j++ {
+					kj := k[off+j*d : off+j*d+hd]
+					var s float32
+					for c, qv := range qi {
+						s += qv * kj[c]
+					}
+					s *= scale
+					pr[j] = s
+					mx = max(mx, s)
+				}
+				var sum float32
+				for j := 0; j <= i; j++ {
+					e := float32(math.Exp(float64(pr[j] - mx)))
+					pr[j] = e
+					sum += e
+				}
+				inv := 1 / sum
+				for j := 0; j <= i; j++ {
+					pr[j] *= inv
+				}
+				clear(pr[i+1:])
+				for c := 0; c < hd; c++ {
+					var s float32
+					for j := 0; j <= i; j++ {
+						s += pr[j] * v[off+j*d+c]
+					}
+					o[off+i*d+c] = mask[hh] * s
+				}
+			}
+		}
+	}
+}
+
+func hostAttnBackward(a *hostArgs) func() {
+	dqp, dkp, dvp, dsp, pp, qp, kp, vp, gp, mp := a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr()
+	n, t, h, d, scale := a.int(), a.int(), a.int(), a.int(), a.float()
+	m, pt := n*t*d, n*h*t*t
+	dq, dk, dv, ds := a.fs(dqp, m, false), a.fs(dkp, m, false), a.fs(dvp, m, false), a.fs(dsp, pt, false)
+	p, q, k, v, g, mask := a.fs(pp, pt, false), a.fs(qp, m, false), a.fs(kp, m, false), a.fs(vp, m, false), a.fs(gp, m, false), a.fs(mp, h, false)
+	hd := d / max(h, 1)
+	return func() {
+		for item := 0; item < n*h; item++ {
+			b, hh := item/h, item%h
+			off := b*t*d + hh*hd
+			mh := mask[hh]
+			pm, dm := p[item*t*t:(item+1)*t*t], ds[item*t*t:(item+1)*t*t]
+			for i := 0; i < t; i++ {
+				gi := g[off+i*d : off+i*d+hd]
+				var dot float32
+				for j := 0; j <= i; j++ {
+					vj := v[off+j*d : off+j*d+hd]
+					var s float32
+					for c, gv := range gi {
+						s += gv * vj[c]
+					}
+					s *= mh
+					dm[i*t+j] = s
+					dot += pm[i*t+j] * s
+				}
+				for j := 0; j <= i; j++ {
+					dm[i*t+j] = pm[i*t+j] * (dm[i*t+j] - dot)
+				}
+				for c := 0; c < hd; c++ {
+					var s float32
+					for j := 0; j <= i; j++ {
+						s += dm[i*t+j] * k[off+j*d+c]
+					}
+					dq[off+i*d+c] = scale * s
+				}
+			}
+			for j := 0; j < t; j++ {
+				for c := 0; c < hd; c++ {
+					var sk, sv float32
+					for i := j; i < t; i++ {
+						sk += dm[i*t+j] * q[off+i*d+c]
+						sv += pm[i*t+j] * g[off+i*d+c]
+					}
+					dk[off+j*d+c] = scale * sk
+					dv[off+j*d+c] = mh * sv
+				}
+			}
+		}
+	}
+}
+
+func hostCEForward(a *hostArgs) func() {
+	lp, pp, xp, tp, sp, rows, o, off, c := a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.int(), a.int(), a.int(), a.int()
+	loss, prob, x := a.fs(lp, rows, false), a.fs(pp, rows*o, false), a.fs(xp, rows*o, false)
+	soft := a.fs(sp, rows*c, true)
+	var tgt []int32
+	if soft == nil {
+		tgt = a.is(tp, rows, false)
+	}
+	return func() {
+		for r := 0; r < rows; r++ {
+			xr, pr := x[r*o:(r+1)*o], prob[r*o:(r+1)*o]
+			mx := float32(-math.MaxFloat32)
+			for _, v := range xr {
+				mx = max(mx, v)
+			}
+			var s float32
+			for j, v := range xr {
+				e := float32(math.Exp(float64(v - mx)))
+				pr[j] = e
+				s += e
+			}
+			inv, lse := 1/s, float32(math.Log(float64(s)))
+			for j := range pr {
+				pr[j] *= inv
+			}
+			var l float32
+			if soft != nil {
+				for j, w := range soft[r*c : (r+1)*c] {
+					if w > 0 {
+						l -= w * (xr[off+j] - mx - lse)
+					}
+				}
+			} else {
+				l = -(xr[off+int(tgt[r])] - mx - lse)
+			}
+			loss[r] = l
+		}
+	}
+}
+
+func hostCEBackward(a *hostArgs) func() {
+	dxp, pp, tp, sp, gs, rows, o, off, c := a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.float(), a.int(), a.int(), a.int(), a.int()
+	dx, prob := a.fs(dxp, rows*o, false), a.fs(pp, rows*o, false)
+	soft := a.fs(sp, rows*c, true)
+	var tgt []int32
+	if soft == nil {
+		tgt = a.is(tp, rows, false)
+	}
+	return func() {
+		sc := gs / float32(rows)
+		for r := 0; r < rows; r++ {
+			for j := 0; j < o; j++ {
+				y := sc * prob[r*o+j]
+				if cc := j - off; cc >= 0 && cc < c {
+					if soft != nil {
+						y -= sc * soft[r*c+cc]
+					} else if int(tgt[r]) == cc {
+						y -= sc
+					}
+				}
+				dx[r*o+j] = y
+			}
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package accel
+
+// EmbedForward sets row r of y (rows×d) to tok[ids[r]] + pos[r mod t].
+func EmbedForward(dv Device, y, tok, pos, ids Ptr, rows, t, d int) error {
+	return dv.Launch("wt_embed_fwd", Elementwise(rows*d), y, tok, pos, ids, int32(rows), int32(t), int32(d))
+}
+
+// EmbedBackward zeroes dtok (vocab×d) and dpos (maxLen×d) and adds every row of g into them.
+func EmbedBackward(dv Device, dtok, dpos, g, ids Ptr, vocab, maxLen, rows, t, d int) error {
+	if err := Fill(dv, dtok, 0, vocab*d); err != nil {
+		return err
+	}
+	if err := Fill(dv, dpos, 0, maxLen*d); err != nil {
+		return err
+	}
+	return dv.Launch("wt_embed_bwd", Elementwise(rows*d), dtok, dpos, g, ids, int32(rows), int32(t), int32(d))
+}
+
+// RMSForward is RMSNorm of the rows of x picked by src (null: all, in order) into y, keeping
+// the inverse norms in rinv.
+func RMSForward(dv Device, y, rinv, x, g, src Ptr, rows, d int, eps float32) error {
+	return dv.Launch("wt_rms_fwd", PerRow(rows, d), y, rinv, x, g, src, int32(rows), int32(d), eps)
+}
+
+// RMSBackward writes dx (inRows×d, zeroed first when src gathers rows) and dg from gy.
+func RMSBackward(dv Device, dx, dg, gy, x, g, rinv, src Ptr, rows, inRows, d int) error {
+	if !src.IsNil() {
+		if err := Fill(dv, dx, 0, inRows*d); err != nil {
+			return err
+		}
+	}
+	if err := Fill(dv, dg, 0, d); err != nil {
+		return err
+	}
+	return dv.Launch("wt_rms_bwd", PerRow(rows, d), dx, dg, gy, x, g, rinv, src, int32(rows), int32(d))
+}
+
+// BiasAct adds gb·b (b may be null) to y (rows×o) and, with gelu, applies GELU keeping the
+// pre-activation and tanh in pre and th.
+func BiasAct(dv Device, y, pre, th, b Ptr, gb float32, rows, o int, gelu bool) error {
+	act := int32(0)
+	if gelu {
+		act = 1
+	}
+	return dv.Launch("wt_bias_act", Elementwise(rows*o), y, pre, th, b, gb, int32(rows), int32(o), act)
+}
+
+// GELUBackward sets dp = s·g·GELU'(pre) over n elements.
+func GELUBackward(dv Device, dp, g, pre, th Ptr, s float32, n int) error {
+	return dv.Launch("wt_gelu_bwd", Elementwise(n), dp, g, pre, th, s, int32(n))
+}
+
+// ColSum sets db to the column sums of g (rows×o).
+func ColSum(dv Device, db, g Ptr, rows, o int) error {
+	return dv.Launch("wt_colsum", Grid{Blocks: max(1, (o+255)/256), Threads: 256}, db, g, int32(rows), int32(o))
+}
+
+// AttnForward is fused causal attention over n sequences of t rows, h heads of width d/h.
+func AttnForward(dv Device, o, p, q, k, v, mask Ptr, n, t, h, d int, scale float32) error {
+	return dv.Launch("wt_attn_fwd", PerItem(n*h, t), o, p, q, k, v, mask, int32(n), int32(t), int32(h), int32(d), scale)
+}
+
+// AttnBackward is its backward pass; ds is n·h·t·t scratch.
+func AttnBackward(dv Device, dq, dk, dvv, ds, p, q, k, v, g, mask Ptr, n, t, h, d int, scale float32) error {
+	return dv.Launch("wt_attn_bwd", PerItem(n*h, t), dq, dk, dvv, ds, p, q, k, v, g, mask, int32(n), int32(t), int32(h), int32(d), scale)
+}
+
+// CEForward writes each row's cross-entropy into loss and its softmax into prob, then the
+// mean loss into mean[0]; soft (rows×c) may be null for hard targets tgt.
+func CEForward(dv Device, mean, loss, prob, x, tgt, soft Ptr, rows, o, off, c int) error {
+	if err := dv.Launch("wt_ce_fwd", PerRow(rows, o), loss, prob, x, tgt, soft, int32(rows), int32(o), int32(off), int32(c)); err != nil {
+		return err
+	}
+	if err := Fill(dv, mean, 0, 1); err != nil {
+		return err
+	}
+	return dv.Launch("wt_sum", Reduction(rows), mean, loss, float32(1/float64(rows)), int32(rows))
+}
+
+// CEBackward sets dx = gs/rows·(prob − target).
+func CEBackward(dv Device, dx, prob, tgt, soft Ptr, gs float32, rows, o, off, c int) error {
+	return dv.Launch("wt_ce_bwd", Elementwise(rows*o), dx, prob, tgt, soft, gs, int32(rows), int32(o), int32(off), int32(c))
+}
+
+// SumSquares sets out[0] to Σ x² over n elements.
+func SumSquares(dv Device, out, x Ptr, n int) error {
+	if err := Fill(dv, out, 0, 1); err != nil {
+		return err
+	}
+	return dv.Launch("wt_sumsq", Reduction(n), out, x, int32(n))
+}
+
+// AdamWHyper is one AdamW update's settings.
+type AdamWHyper struct {
+	LR, Beta1, Beta2, Eps, Decay, Clip float32
+	BC1, BC2                           float32 // bias corrections 1−β^t
+}
+
+// AdamW updates n parameters w with moments m, v from gradients g, per-element learning-rate
+// multipliers lrm and the gradients' sum of squares sq[0] (for clipping).
+func AdamW(dv Device, w, m, v, g, lrm, sq Ptr, n int, h AdamWHyper) error {
+	return dv.Launch("wt_adamw", Elementwise(n), w, m, v, g, lrm, sq, int32(n), h.LR, h.Beta1, h.Beta2, h.Eps, h.Decay, h.Clip, h.BC1, h.BC2)
+}
