@@ -49,40 +49,10 @@ func CUBLASCandidates() []string {
 	return append(paths, wheelCUBLAS()...)
 }
 
-// wheelCUBLAS returns the cuBLAS libraries present in the NVIDIA wheels of
-// the usual Python installation directories, newest version first.
+// wheelCUBLAS returns the cuBLAS libraries present in the NVIDIA wheels of the Python
+// environments (see pythonSitePackages), newest version first.
 func wheelCUBLAS() []string {
-	roots := []string{
-		"/usr/local/lib/python3*/dist-packages",
-		"/usr/lib/python3*/dist-packages",
-		"/usr/local/lib/python3*/site-packages",
-		"/usr/lib/python3*/site-packages",
-		"/usr/local/lib64/python3*/site-packages",
-		"/usr/lib64/python3*/site-packages",
-		"/opt/conda/lib/python3*/site-packages",
-	}
-	for _, env := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
-		if p := os.Getenv(env); p != "" {
-			roots = append(roots, filepath.Join(p, "lib", "python3*", "site-packages"))
-		}
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		roots = append(roots, filepath.Join(home, ".local", "lib", "python3*", "site-packages"))
-	}
-	var found []string
-	for _, root := range roots {
-		for _, sub := range []string{"nvidia/cu13/lib", "nvidia/cublas/lib"} {
-			m, _ := filepath.Glob(filepath.Join(root, sub, "libcublas.so.*"))
-			slices.Sort(m)
-			slices.Reverse(m) // .so.13 before .so.12
-			for _, p := range m {
-				if !slices.Contains(found, p) {
-					found = append(found, p)
-				}
-			}
-		}
-	}
-	return found
+	return wheelLibs("libcublas.so.*", "nvidia/cu13/lib", "nvidia/cublas/lib")
 }
 
 // cublasLib holds the entry points of a loaded cuBLAS, all called through
@@ -96,6 +66,7 @@ type cublasLib struct {
 	dgemm       uintptr // cublasDgemm_v2
 	setMathMode uintptr // cublasSetMathMode
 	getVersion  uintptr // cublasGetVersion_v2
+	setStream   uintptr // cublasSetStream_v2 (optional: the resident step needs it)
 }
 
 // loadCUBLAS loads the first candidate that opens and exports every entry
@@ -146,6 +117,7 @@ func loadCUBLASFrom(path string) (*cublasLib, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.setStream = optionalSymbol(h, "cublasSetStream_v2")
 	return l, nil
 }
 

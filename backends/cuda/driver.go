@@ -58,7 +58,9 @@ func (e *Error) Error() string {
 // purego.SyscallN: every argument is an integer or a pointer, so no
 // reflection (and no allocation beyond escaping out-parameters) is needed.
 type driver struct {
-	path string
+	path   string
+	handle uintptr // the dlopen handle, for the resident step's entry points
+	res    *residentAPI
 
 	cuInit                   uintptr
 	cuDriverGetVersion       uintptr
@@ -95,6 +97,31 @@ func loadDriver(paths []string) (*driver, error) {
 		strings.Join(tried, "; "), EnvLibCUDA, ErrNoDriver)
 }
 
+// initDriver returns the first candidate that loads and whose cuInit succeeds: a stub or
+// mismatched libcuda earlier in the search (one that loads but cannot initialise) does not end
+// it. The error names every candidate with its reason and wraps ErrNoDevice when some library
+// loaded, else ErrNoDriver.
+func initDriver(paths []string, load func(string) (*driver, error), init func(*driver) error) (*driver, error) {
+	var tried []string
+	loaded := false
+	for _, path := range paths {
+		d, err := load(path)
+		if err == nil {
+			loaded = true
+			if err = init(d); err == nil {
+				return d, nil
+			}
+		}
+		tried = append(tried, triedMsg(path, err))
+	}
+	sentinel := ErrNoDriver
+	if loaded {
+		sentinel = ErrNoDevice
+	}
+	return nil, fmt.Errorf("cuda: load and initialise driver: tried %s (set %s to add a path): %w",
+		strings.Join(tried, "; "), EnvLibCUDA, sentinel)
+}
+
 // triedMsg formats one rejected candidate, naming the path once.
 func triedMsg(path string, err error) string {
 	msg := err.Error()
@@ -111,7 +138,7 @@ func loadDriverFrom(path string) (d *driver, err error) {
 	}
 	// The handle is never closed: the library stays loaded for the life of
 	// the process, and a later dlopen of it only bumps its reference count.
-	d = &driver{path: path}
+	d = &driver{path: path, handle: h}
 	required := []struct {
 		name string
 		fn   *uintptr

@@ -70,14 +70,11 @@ func (g *gpu) close() error {
 // and creates a cuBLAS handle on it. info is filled as far as it got.
 func openGPU(ordinal int) (g *gpu, info DeviceInfo, err error) {
 	info.Device = ordinal
-	drv, err := loadDriver(DriverCandidates())
+	drv, err := initDriver(DriverCandidates(), loadDriverFrom, (*driver).init)
 	if err != nil {
 		return nil, info, err
 	}
 	info.DriverLib = drv.path
-	if err := drv.init(); err != nil {
-		return nil, info, fmt.Errorf("%w: %w", err, ErrNoDevice)
-	}
 	v, err := drv.version()
 	if err != nil {
 		return nil, info, fmt.Errorf("%w: %w", err, ErrNoDevice)
