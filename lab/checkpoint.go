@@ -23,7 +23,14 @@ func (t *Trainer) saveCheckpoint(wall float64) {
 	if len(t.sinks) == 0 {
 		return
 	}
+	if err := t.pull(); err != nil {
+		t.res.err = err // returned by the next step: no checkpoint from stale parameters
+		return
+	}
 	c := t.checkpoint(wall, true)
+	if c == nil {
+		return
+	}
 	for _, s := range t.sinks {
 		s.Checkpoint(c)
 	}
@@ -48,7 +55,11 @@ func (t *Trainer) checkpoint(wall float64, withOpt bool) *sessions.Checkpoint {
 	if !withOpt {
 		return c
 	}
-	n, m, v := t.opt.State()
+	n, m, v, err := t.optState()
+	if err != nil {
+		t.res.err = err
+		return nil
+	}
 	c.OptStep = n
 	for i, p := range c.Params {
 		mt := sessions.Tensor{Name: p.Name, Shape: p.Shape}
@@ -91,7 +102,7 @@ func (t *Trainer) LoadParams(c *sessions.Checkpoint) error {
 			copy(d, src.F64)
 		}
 	}
-	return nil
+	return t.pushState(0, nil, nil, false)
 }
 
 // Restore continues from a checkpoint: parameters, optimiser state and the step (and so the
@@ -113,6 +124,9 @@ func (t *Trainer) Restore(c *sessions.Checkpoint) error {
 	}
 	if err := t.opt.SetState(c.OptStep, m, v, t.model.Params()); err != nil {
 		return err
+	}
+	if err := t.pushState(c.OptStep, m, v, true); err != nil {
+		return fmt.Errorf("lab: resume on %s: %w", t.device.Kind, err)
 	}
 	t.step, t.wall0 = c.Step, c.WallS
 	return nil

@@ -51,7 +51,9 @@ type Config struct {
 	Seed      uint64 `json:"seed"`
 	// Target is "sampled", "posterior" or "" for the task's default.
 	Target string `json:"target"`
-	// Device is "cpu" (default) or "cuda" (matrix products on an NVIDIA GPU).
+	// Device is "cpu" (default); "cuda": the whole float32 transformer step resident on an
+	// NVIDIA GPU (other models: their matrix products there); "cuda-gemm": only the matrix
+	// products on the GPU; "host": the resident step's executor on Go kernels (for checks).
 	Device string `json:"device,omitempty"`
 	// BLAS is "auto", "openblas" or "gonum".
 	BLAS string `json:"blas"`
@@ -246,8 +248,10 @@ func (c Config) Validate() error {
 	if c.Precision != "" && c.Precision != "float32" && c.Precision != "float64" {
 		return bad("Precision", c.Precision, "float32 or float64")
 	}
-	if c.Device != "" && c.Device != "cpu" && c.Device != "cuda" {
-		return bad("Device", c.Device, "cpu or cuda")
+	switch c.Device {
+	case "", "cpu", "cuda", "cuda-gemm", "host":
+	default:
+		return bad("Device", c.Device, "cpu, cuda, cuda-gemm or host")
 	}
 	switch c.BLAS {
 	case "auto", "openblas", "gonum":

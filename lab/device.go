@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -21,7 +22,7 @@ type Device struct {
 // openDevice returns the matrix-product backend of cfg.Device: the CPU backend itself, or
 // the GPU with the CPU backend for products below the size threshold.
 func openDevice(cfg Config, cpu gemm.Backend, workers int) (gemm.Backend, *cuda.Backend, Device, error) {
-	if cfg.Device != "cuda" {
+	if (cfg.Device != "cuda" && cfg.Device != "cuda-gemm") || residentWanted(cfg) {
 		return cpu, nil, Device{Kind: "cpu", Name: fmt.Sprintf("%d CPU threads", workers)}, nil
 	}
 	g, err := cuda.Open(cuda.Options{Threshold: cuda.DefaultThreshold, CPU: cpu})
@@ -51,10 +52,15 @@ func (t *Trainer) Device() Device { return t.device }
 
 // Close releases the GPU, if the run used one.
 func (t *Trainer) Close() error {
-	if t.gpu == nil {
-		return nil
+	var err error
+	if t.res != nil {
+		err = t.res.close()
+		t.res = nil
 	}
-	err := t.gpu.Close()
+	if t.gpu == nil {
+		return err
+	}
+	err = errors.Join(err, t.gpu.Close())
 	t.gpu = nil
 	return err
 }

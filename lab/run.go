@@ -82,7 +82,7 @@ func (t *Trainer) trainStep(r *runState) (sessions.Record, error) {
 	t0 := time.Now()
 	_, gmark := t.gpuSince(0)
 	r.batch.Fill(t.tunnel, r.stream, uint64(t.step)*uint64(t.cfg.Batch))
-	loss, err := t.model.TrainStep(t.tunnel, r.batch, t.mode)
+	loss, err := t.forwardBackward(r.batch)
 	if err != nil {
 		return sessions.Record{}, fmt.Errorf("lab: step %d: %w", t.step+1, err)
 	}
@@ -96,7 +96,10 @@ func (t *Trainer) trainStep(r *runState) (sessions.Record, error) {
 		return sessions.Record{}, fmt.Errorf("lab: %w: %s", ErrDiverged, msg)
 	}
 	lr := t.sched.At(t.step)
-	gn := t.opt.Step(t.model.Params(), lr)
+	gn, err := t.update(lr)
+	if err != nil {
+		return sessions.Record{}, fmt.Errorf("lab: step %d: %w", t.step+1, err)
+	}
 	if t.gpu != nil {
 		t.gpu.Invalidate()
 	}

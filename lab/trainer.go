@@ -42,6 +42,7 @@ type Trainer struct {
 	geo     geometryState
 	gpu     *cuda.Backend
 	device  Device
+	res     *residentStep // the device-resident step (nil: the CPU path)
 	// maxLen is the model's position-table length; evalK the lengths K an hmm run is scored
 	// at (nil: the training K only) and lengths the probe sets of those other than it.
 	maxLen  int
@@ -133,6 +134,9 @@ func New(cfg Config) (*Trainer, error) {
 	}
 	t.residentWeights()
 	t.opt.GroupLR = map[models.Group]float64{models.GroupValue: cfg.ValueLR, models.GroupQK: cfg.QKLR}
+	if err := t.openResident(be); err != nil {
+		return nil, err
+	}
 	t.probe, t.post = drawProbe(tn, tunnels.ProbeStream(cfg.Seed), cfg.ProbeSize, probeChunk)
 	t.q = make([]float64, len(t.post))
 	if err := t.setupLengths(); err != nil {
