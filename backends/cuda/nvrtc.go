@@ -194,3 +194,12 @@ func (l *nvrtcLib) compilePTX(src, name, arch string) ([]byte, error) {
 	}
 	return ptx, nil
 }
+
+// ProbeNVRTC loads NVRTC (no GPU needed) and returns the file loaded and its version.
+func ProbeNVRTC() (path, version string, err error) {
+	l, err := loadNVRTC(NVRTCCandidates())
+	if err != nil {
+		return "", "", err
+	}
+	return l.path, l.versionString(), nil
+}

@@ -36,10 +36,16 @@ type benchRow struct {
 	Ratio        float64    `json:"ratio,omitempty"`
 	BLAS         string     `json:"blas"`
 	TorchErr     string     `json:"torch_error,omitempty"`
+	// Device is where windtunnel's step ran (cpu, cuda, cuda-gemm, host), TorchDevice PyTorch's.
+	Device      string `json:"device"`
+	DeviceName  string `json:"device_name,omitempty"`
+	TorchDevice string `json:"torch_device,omitempty"`
+	// Projected50kMin is 50,000 steps at the median step time, in minutes.
+	Projected50kMin float64 `json:"projected_50k_steps_min"`
 }
 
 func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
-	var presets []string
+	var presets, devices []string
 	var steps, paperSteps int
 	var script, python, blas string
 	var asJSON, accuracy, dashboard bool
@@ -90,11 +96,13 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				if p == lab.PresetPaper {
 					n = paperSteps
 				}
-				row, err := benchPreset(cmd.Context(), p, n, blas, script, python, stderr)
-				if err != nil {
-					return err
+				for _, dev := range devices {
+					row, err := benchPreset(cmd.Context(), p, n, blas, dev, script, python, stderr)
+					if err != nil {
+						return err
+					}
+					rows = append(rows, row)
 				}
-				rows = append(rows, row)
 			}
 			if asJSON {
 				enc := json.NewEncoder(stdout)
@@ -113,6 +121,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	c.Flags().StringSliceVar(&presets, "presets", []string{lab.PresetQuick, lab.PresetPaper}, "configurations to time: quick, paper")
+	c.Flags().StringSliceVar(&devices, "device", []string{"cpu"}, "where windtunnel's step runs, one row each: cpu, cuda (whole step on the GPU), cuda-gemm (products only), host; PyTorch runs on cuda for the GPU ones")
 	c.Flags().IntVar(&steps, "steps", 40, "timed steps per run for the quick configuration")
 	c.Flags().IntVar(&paperSteps, "paper-steps", 12, "timed steps per run for the paper configuration")
 	c.Flags().StringVar(&script, "torch-script", "", "path of torch_reference.py (default: peers/ or ../shared/peers/)")
@@ -138,21 +147,25 @@ func findTorchScript() string {
 	return ""
 }
 
-func benchPreset(ctx context.Context, preset string, steps int, blas, script, python string, stderr io.Writer) (benchRow, error) {
+func benchPreset(ctx context.Context, preset string, steps int, blas, device, script, python string, stderr io.Writer) (benchRow, error) {
 	cfg, err := lab.Preset(preset, "bijection")
 	if err != nil {
 		return benchRow{}, err
 	}
-	cfg.Steps, cfg.EvalEvery, cfg.ProbeSize, cfg.BLAS = steps+3, steps+3, 1, blas
+	cfg.Steps, cfg.EvalEvery, cfg.ProbeSize, cfg.BLAS, cfg.Device = steps+3, steps+3, 1, blas, device
 	cfg.Warmup = 200
 	tr, err := lab.New(cfg)
 	if err != nil {
 		return benchRow{}, err
 	}
+	defer tr.Close()
 	tc := cfg.Transformer
-	row := benchRow{Preset: preset, Steps: steps, Params: tr.Model().NumParams(), BLAS: tr.BLAS(),
+	row := benchRow{Preset: preset, Steps: steps, Params: tr.Model().NumParams(), BLAS: tr.BLAS(), Device: device,
 		Config: fmt.Sprintf("V=20 d=%d L=%d H=%d batch=%d", tc.Width, tc.Layers, tc.Heads, cfg.Batch)}
-	fmt.Fprintf(stderr, "bench: %s: windtunnel, %d steps ...\n", preset, steps)
+	if d := tr.Device(); d.Kind != "cpu" {
+		row.DeviceName = strings.TrimSpace(d.Name + " " + d.Driver)
+	}
+	fmt.Fprintf(stderr, "bench: %s: windtunnel on %s, %d steps ...\n", preset, device, steps)
 	res, err := tr.Run(ctx)
 	if err != nil {
 		return row, err
@@ -161,13 +174,19 @@ func benchPreset(ctx context.Context, preset string, steps int, blas, script, py
 	ms := append([]float64(nil), res.StepMs[3:]...)
 	sort.Float64s(ms)
 	row.OursSpread = [2]float64{ms[0], ms[len(ms)-1]}
+	row.Projected50kMin = row.OursMs * 50000 / 60000
 	if script == "" {
 		row.TorchErr = "torch_reference.py not found (use --torch-script)"
 		return row, nil
 	}
-	for _, threads := range []int{1, 2} {
-		fmt.Fprintf(stderr, "bench: %s: PyTorch, %d thread(s) ...\n", preset, threads)
-		out, err := runTorch(ctx, python, script, tc.Width, tc.Layers, tc.Heads, cfg.Batch, steps+3, threads, 0)
+	torchDev, threadsList := "cpu", []int{1, 2}
+	if device != "cpu" && device != "host" {
+		torchDev, threadsList = "cuda", []int{1}
+	}
+	row.TorchDevice = torchDev
+	for _, threads := range threadsList {
+		fmt.Fprintf(stderr, "bench: %s: PyTorch on %s, %d thread(s) ...\n", preset, torchDev, threads)
+		out, err := runTorch(ctx, python, script, torchDev, tc.Width, tc.Layers, tc.Heads, cfg.Batch, steps+3, threads, 0)
 		if err != nil {
 			row.TorchErr = err.Error()
 			return row, nil
@@ -189,8 +208,8 @@ func benchPreset(ctx context.Context, preset string, steps int, blas, script, py
 }
 
 // runTorch runs the reference and returns its JSON output lines.
-func runTorch(ctx context.Context, python, script string, d, layers, heads, batch, steps, threads, evalEvery int) ([][]byte, error) {
-	args := []string{script, "--d", strconv.Itoa(d), "--layers", strconv.Itoa(layers), "--heads", strconv.Itoa(heads),
+func runTorch(ctx context.Context, python, script, device string, d, layers, heads, batch, steps, threads, evalEvery int) ([][]byte, error) {
+	args := []string{script, "--device", device, "--d", strconv.Itoa(d), "--layers", strconv.Itoa(layers), "--heads", strconv.Itoa(heads),
 		"--batch", strconv.Itoa(batch), "--steps", strconv.Itoa(steps), "--threads", strconv.Itoa(threads)}
 	if evalEvery > 0 {
 		args = append(args, "--eval-every", strconv.Itoa(evalEvery), "--lr", "1e-3", "--warmup", "100", "--wd", "0.01")
@@ -218,21 +237,27 @@ func runTorch(ctx context.Context, python, script string, d, layers, heads, batc
 
 func printBench(w io.Writer, rows []benchRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "preset\tconfig\tparams\tsteps\twindtunnel ms (min..max)\tPyTorch ms (1 thr / 2 thr)\tratio")
+	fmt.Fprintln(tw, "preset\tconfig\tparams\tdevice\tsteps\twindtunnel ms (min..max)\tPyTorch ms\tratio\t50k steps")
 	for _, r := range rows {
 		torch := r.TorchErr
 		if torch == "" {
-			torch = fmt.Sprintf("%.1f (%s)", r.TorchMs, joinF(r.TorchBoth))
+			torch = fmt.Sprintf("%.1f on %s (%s)", r.TorchMs, r.TorchDevice, joinF(r.TorchBoth))
 		}
 		ratio := "-"
 		if r.Ratio > 0 {
 			ratio = fmt.Sprintf("%.2f", r.Ratio)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f (%.1f..%.1f)\t%s\t%s\n", r.Preset, r.Config, r.Params, r.Steps, r.OursMs, r.OursSpread[0], r.OursSpread[1], torch, ratio)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%.1f (%.1f..%.1f)\t%s\t%s\t%.0f min\n", r.Preset, r.Config, r.Params, r.Device, r.Steps,
+			r.OursMs, r.OursSpread[0], r.OursSpread[1], torch, ratio, r.Projected50kMin)
 	}
 	tw.Flush()
 	if len(rows) > 0 {
-		fmt.Fprintf(w, "windtunnel BLAS: %s; ratio = windtunnel / PyTorch at its faster thread count\n", rows[0].BLAS)
+		fmt.Fprintf(w, "windtunnel BLAS: %s; ratio = windtunnel / PyTorch (on the CPU at its faster thread count)\n", rows[0].BLAS)
+	}
+	for _, r := range rows {
+		if r.DeviceName != "" {
+			fmt.Fprintf(w, "%s: %s\n", r.Device, r.DeviceName)
+		}
 	}
 }
 

@@ -65,6 +65,11 @@ type cudaReport struct {
 	Error    string   `json:"error,omitempty"`
 	Searched []string `json:"searched,omitempty"`
 	Env      string   `json:"env,omitempty"`
+	// NVRTC is the run-time compiler the resident step compiles its kernels with (found
+	// without a GPU), NVRTCLib its file, NVRTCError why none loaded.
+	NVRTC      string `json:"nvrtc,omitempty"`
+	NVRTCLib   string `json:"nvrtc_library,omitempty"`
+	NVRTCError string `json:"nvrtc_error,omitempty"`
 }
 
 // probeDevices finds the CPU backend and the GPU.
@@ -80,6 +85,11 @@ func probeDevices() deviceReport {
 	in, err := cuda.Probe()
 	r.CUDA = cudaReport{Name: in.Name, MemoryBytes: in.MemoryBytes, Driver: in.Driver, DriverLib: in.DriverLib,
 		CUBLAS: in.CUBLAS, CUBLASLib: in.CUBLASLib}
+	if lib, v, nerr := cuda.ProbeNVRTC(); nerr == nil {
+		r.CUDA.NVRTC, r.CUDA.NVRTCLib = v, lib
+	} else {
+		r.CUDA.NVRTCError = nerr.Error()
+	}
 	if err == nil {
 		r.CUDA.Found = true
 		return r
@@ -124,14 +134,17 @@ func (r deviceReport) text() string {
 		row("GPU", fmt.Sprintf("%s (%.1f GiB)", c.Name, float64(c.MemoryBytes)/(1<<30)))
 		row("driver", fmt.Sprintf("CUDA %s (%s)", c.Driver, c.DriverLib))
 		row("cuBLAS", fmt.Sprintf("%s (%s)", c.CUBLAS, c.CUBLASLib))
-		row("runs", "--device cuda computes products of ≥ ~128³ multiply-adds on this GPU and the rest on "+
-			"the CPU; without it runs use the CPU only")
+		row("NVRTC", c.nvrtcText())
+		row("runs", "--device cuda runs a float32 transformer's whole training step on this GPU (kernels "+
+			"compiled by NVRTC at start); other models, and --device cuda-gemm, compute products of ≥ ~128³ "+
+			"multiply-adds here and the rest on the CPU; without it runs use the CPU only")
 		return b.String()
 	}
 	if c.Name != "" {
 		row("GPU", c.Name)
 	}
 	row("found", "no: "+c.Reason)
+	row("NVRTC", c.nvrtcText())
 	if c.DriverLib != "" {
 		row("driver", c.DriverLib)
 	}
@@ -169,4 +182,12 @@ func wrapRow(key, value string, indent, width int) string {
 	}
 	b.WriteString(line + "\n")
 	return b.String()
+}
+
+// nvrtcText is the NVRTC line: its version and file, or why none loaded.
+func (c cudaReport) nvrtcText() string {
+	if c.NVRTC != "" {
+		return fmt.Sprintf("%s (%s)", c.NVRTC, c.NVRTCLib)
+	}
+	return fmt.Sprintf("not found: the whole-step path (--device cuda) needs it; set %s to its path", cuda.EnvLibNVRTC)
 }

@@ -115,9 +115,10 @@ func TestDeviceReport(t *testing.T) {
 				"WINDTUNNEL_LIBCUDA", "runs      use the CPU"}},
 		{"gpu", deviceReport{BLAS: "openblas", Workers: 16, Library: &gemmLib, CUDA: cudaReport{Found: true,
 			Name: "NVIDIA H100 80GB HBM3", MemoryBytes: 80 << 30, Driver: "13.0", DriverLib: "libcuda.so.1",
-			CUBLAS: "13.1.0", CUBLASLib: "libcublas.so.13"}},
+			CUBLAS: "13.1.0", CUBLASLib: "libcublas.so.13", NVRTC: "13.0", NVRTCLib: "/opt/venv/lib/python3.12/site-packages/nvidia/cu13/lib/libnvrtc.so.13"}},
 			append(lib, "BLAS      openblas 0.3.21 Zen", "GPU       NVIDIA H100 80GB HBM3 (80.0 GiB)",
-				"driver    CUDA 13.0 (libcuda.so.1)", "cuBLAS    13.1.0 (libcublas.so.13)", "multiply-adds on this GPU")},
+				"driver    CUDA 13.0 (libcuda.so.1)", "cuBLAS    13.1.0 (libcublas.so.13)", "NVRTC     13.0 (/opt/venv",
+				"whole training step on this GPU", "multiply-adds here")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			txt := c.r.text()

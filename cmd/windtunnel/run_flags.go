@@ -72,7 +72,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.width, "width", 0, "transformer width d (default: the preset's)")
 	fs.IntVar(&f.mlpHidden, "mlp-hidden", 0, "transformer MLP hidden width (default 4·width)")
 	fs.StringVar(&f.target, "target", "", "training target: sampled or posterior (default: the task's)")
-	fs.StringVar(&f.device, "device", "cpu", "where matrix products run: cpu or cuda (NVIDIA driver and cuBLAS loaded at run time)")
+	fs.StringVar(&f.device, "device", "cpu", "where the step runs: cpu; cuda (a float32 transformer's whole step on an NVIDIA GPU, other models' matrix products; driver, cuBLAS and NVRTC loaded at run time); cuda-gemm (only matrix products on the GPU); host (the GPU step's executor on Go kernels, for checks)")
 	blasFlag(fs, &f.blas)
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels (default: all cores)")
 	fs.StringVar(&f.mlpInput, "mlp-input", "prefix", "input of --model mlp-prefix: prefix (one-hot prefix up to the scored position) or token (the scored token alone)")
