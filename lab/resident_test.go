@@ -124,9 +124,9 @@ func TestResidentNeedsTransformer(t *testing.T) {
 	}
 }
 
-// TestResidentCUDAMatchesCPU: 20 steps of the paper preset with the whole step on the GPU end
-// within 1e-4 of the CPU path (same seed). Needs a GPU: skipped without one unless
-// WINDTUNNEL_REQUIRE_GPU=1 (scripts/gpu-check.sh sets it).
+// TestResidentCUDAMatchesCPU: 20 steps of the paper preset with the whole step on the GPU, and
+// with only the products there (cuda-gemm), end within 1e-4 of the CPU path (same seed). Needs
+// a GPU: skipped without one unless WINDTUNNEL_REQUIRE_GPU=1 (scripts/gpu-check.sh sets it).
 func TestResidentCUDAMatchesCPU(t *testing.T) {
 	c, err := Preset(PresetPaper, "bijection")
 	if err != nil {
@@ -142,13 +142,16 @@ func TestResidentCUDAMatchesCPU(t *testing.T) {
 		t.Skipf("no GPU: %v", err)
 	}
 	_ = tr.Close()
-	gpu, gc := runFor(t, c, nil)
 	c.Device = "cpu"
 	cpu, cc := runFor(t, c, nil)
-	d := maxParamDiff(t, cpu.Model(), gpu.Model())
-	t.Logf("%s: max parameter difference after 20 paper steps %g; last loss GPU %v, CPU %v",
-		gpu.Device().Name, d, gc.records[len(gc.records)-1].Loss, cc.records[len(cc.records)-1].Loss)
-	if d > 1e-4 {
-		t.Errorf("parameters differ by %g after 20 steps, want ≤ 1e-4", d)
+	for _, dev := range []string{"cuda", "cuda-gemm"} {
+		c.Device = dev
+		gpu, gc := runFor(t, c, nil)
+		d := maxParamDiff(t, cpu.Model(), gpu.Model())
+		t.Logf("%s (%s): max parameter difference after 20 paper steps %g; last loss %v, CPU %v",
+			dev, gpu.Device().Name, d, gc.records[len(gc.records)-1].Loss, cc.records[len(cc.records)-1].Loss)
+		if d > 1e-4 {
+			t.Errorf("%s: parameters differ by %g after 20 steps, want ≤ 1e-4", dev, d)
+		}
 	}
 }
