@@ -102,6 +102,9 @@ func (t *Trainer) LoadParams(c *sessions.Checkpoint) error {
 			copy(d, src.F64)
 		}
 	}
+	if t.gpu != nil {
+		t.gpu.Invalidate() // the GPU's copies of the old weights must not serve the next product
+	}
 	return t.pushState(0, nil, nil, false)
 }
 

@@ -112,10 +112,14 @@ extern "C" __global__ void wt_rms_fwd(float* y, float* rinv, const float* x, con
   }
 }
 
-// RMSNorm backward, one block a row: dx[s] = rinv·g⊙gy − x[s]·rinv³/d·Σ g⊙gy⊙x[s]; dg += gy⊙x[s]·rinv.
-// With src, dx is zeroed by the caller (rows not gathered get no gradient); dg is zeroed by the caller.
+// RMSNorm backward, a block a row at a time: dx[s] = rinv·g⊙gy − x[s]·rinv³/d·Σ g⊙gy⊙x[s];
+// dg += gy⊙x[s]·rinv, summed over the block's rows in shared memory first (one atomic add a
+// column a block, d ≤ 4096). With src, dx is zeroed by the caller (rows not gathered get no
+// gradient); dg is zeroed by the caller.
 extern "C" __global__ void wt_rms_bwd(float* dx, float* dg, const float* gy, const float* x, const float* g, const float* rinv, const int* src, int rows, int d) {
   __shared__ float sh[1024];
+  __shared__ float acc[4096];
+  for (int j = TID; j < d; j += BDIM) acc[j] = 0.f;
   for (int r = BID; r < rows; r += GDIM) {
     int s = src ? src[r] : r;
     const float* xr = x + (long)s * d;
@@ -127,9 +131,10 @@ extern "C" __global__ void wt_rms_bwd(float* dx, float* dg, const float* gy, con
     float c = dot * inv * inv * inv / (float)d;
     for (int j = TID; j < d; j += BDIM) {
       dx[(long)s * d + j] = inv * g[j] * gr[j] - xr[j] * c;
-      ATOMIC_ADD(&dg[j], gr[j] * xr[j] * inv);
+      acc[j] += gr[j] * xr[j] * inv;
     }
   }
+  for (int j = TID; j < d; j += BDIM) ATOMIC_ADD(&dg[j], acc[j]);
 }
 
 // After a product y = gb·x·W (+ residual): y += gb·b (b may be null), then with act = 1 GELU

@@ -1,5 +1,7 @@
 package accel
 
+import "fmt"
+
 // EmbedForward sets row r of y (rows×d) to tok[ids[r]] + pos[r mod t].
 func EmbedForward(dv Device, y, tok, pos, ids Ptr, rows, t, d int) error {
 	return dv.Launch("wt_embed_fwd", Elementwise(rows*d), y, tok, pos, ids, int32(rows), int32(t), int32(d))
@@ -22,8 +24,12 @@ func RMSForward(dv Device, y, rinv, x, g, src Ptr, rows, d int, eps float32) err
 	return dv.Launch("wt_rms_fwd", PerRow(rows, d), y, rinv, x, g, src, int32(rows), int32(d), eps)
 }
 
-// RMSBackward writes dx (inRows×d, zeroed first when src gathers rows) and dg from gy.
+// RMSBackward writes dx (inRows×d, zeroed first when src gathers rows) and dg from gy;
+// d is at most 4096 (the kernel sums dg in shared memory).
 func RMSBackward(dv Device, dx, dg, gy, x, g, rinv, src Ptr, rows, inRows, d int) error {
+	if d > 4096 {
+		return fmt.Errorf("accel: RMSNorm backward of width %d: at most 4096", d)
+	}
 	if !src.IsNil() {
 		if err := Fill(dv, dx, 0, inRows*d); err != nil {
 			return err
@@ -32,7 +38,9 @@ func RMSBackward(dv Device, dx, dg, gy, x, g, rinv, src Ptr, rows, inRows, d int
 	if err := Fill(dv, dg, 0, d); err != nil {
 		return err
 	}
-	return dv.Launch("wt_rms_bwd", PerRow(rows, d), dx, dg, gy, x, g, rinv, src, int32(rows), int32(d))
+	// A few hundred blocks, each summing dg over its rows before one atomic add a column.
+	grid := PerRow(min(rows, 512), d)
+	return dv.Launch("wt_rms_bwd", grid, dx, dg, gy, x, g, rinv, src, int32(rows), int32(d))
 }
 
 // BiasAct adds gb·b (b may be null) to y (rows×o) and, with gelu, applies GELU keeping the
