@@ -14,6 +14,8 @@
 // Files: trainer.go (construction, accessors), run.go (the run loop and one step),
 // events.go (operator events), eval.go (probe-set evaluation, ablated evaluations),
 // geometry.go (snapshots and derived values), checkpoint.go (sinks, checkpoints, resume),
-// config.go (Config, presets, validation), adamw.go, device.go, compare.go (the
-// architecture comparison table).
+// config.go (Config, presets, validation), adamw.go, device.go (cpu and the products-only
+// cuda-gemm path), resident.go (the whole step on a device: --device cuda for a float32
+// transformer, or host; parameters pulled back only before evaluations, probes and
+// checkpoints), compare.go (the architecture comparison table).
 package lab

@@ -14,6 +14,12 @@
 // Parameters live once per model and are shared by every compiled graph (one per batch
 // size). Every model can be probed (attention, queries, keys, values, residual stream,
 // copied out as plain slices) and ablated (head masks and units are graph inputs).
+//
+// Resident executes a float32 model's compiled training graph on an accelerator (an
+// accel.Device: the GPU, or the host's Go kernels): each kernel op runs its device version
+// (resident_kernels.go), gorgonia's gradient sums run as device adds, parameters, gradients and
+// AdamW moments sit in one flat buffer each; an op with no device version is an error when the
+// Resident is built.
 // Models know nothing of the UI; they import the tunnels package and the compute
 // back-ends under backends/ and no other package of the project.
 package models
