@@ -717,33 +717,3 @@ func TestOpenWithoutGPU(t *testing.T) {
 		t.Errorf("Probe() = %+v, %v", info, err)
 	}
 }
-
-// TestInitDriverSkipsStub: a libcuda that loads but fails cuInit (a stub, a driver without a
-// device) does not end the search; the next candidate is used, and when none initialises the
-// error names each and wraps ErrNoDevice.
-func TestInitDriverSkipsStub(t *testing.T) {
-	load := func(p string) (*driver, error) {
-		if p == "missing" {
-			return nil, errors.New("cannot open")
-		}
-		return &driver{path: p}, nil
-	}
-	init := func(d *driver) error {
-		if d.path == "stub" {
-			return &Error{Op: "cuInit", Code: 100, Msg: "CUDA_ERROR_NO_DEVICE"}
-		}
-		return nil
-	}
-	d, err := initDriver([]string{"missing", "stub", "real"}, load, init)
-	if err != nil || d.path != "real" {
-		t.Fatalf("got %v, %v; want the real driver", d, err)
-	}
-	_, err = initDriver([]string{"missing", "stub"}, load, init)
-	if !errors.Is(err, ErrNoDevice) || !strings.Contains(err.Error(), "stub") || !strings.Contains(err.Error(), "missing") {
-		t.Fatalf("err = %v, want ErrNoDevice naming both candidates", err)
-	}
-	_, err = initDriver([]string{"missing"}, load, init)
-	if !errors.Is(err, ErrNoDriver) {
-		t.Fatalf("err = %v, want ErrNoDriver", err)
-	}
-}
