@@ -13,6 +13,8 @@ import (
 // runState is what one Run keeps between steps.
 type runState struct {
 	batch  *tunnels.Batch
+	next   *tunnels.Batch // the next step's batch, filled while a device computes this one
+	nextAt int            // the step next holds (−1: none)
 	stream uint64
 	start  time.Time
 	wall0  float64 // wall time spent before a resume
@@ -40,7 +42,7 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 		wall0:  t.wall0,
 		state:  sessions.Training,
 	}
-	r.lastT, r.lastStep, r.lastCkpt = r.start, t.step, -1
+	r.lastT, r.lastStep, r.lastCkpt, r.nextAt = r.start, t.step, -1, -1
 	r.res.Last = sessions.Record{Step: t.step, WallS: t.wall0, State: sessions.Training}
 	for t.step < t.cfg.Steps {
 		end, err := t.obey(ctx, r)
@@ -81,8 +83,7 @@ func (t *Trainer) trainStep(r *runState) (sessions.Record, error) {
 	r.state = sessions.Training
 	t0 := time.Now()
 	_, gmark := t.gpuSince(0)
-	r.batch.Fill(t.tunnel, r.stream, uint64(t.step)*uint64(t.cfg.Batch))
-	loss, err := t.forwardBackward(r.batch)
+	loss, err := t.stepOn(r)
 	if err != nil {
 		return sessions.Record{}, fmt.Errorf("lab: step %d: %w", t.step+1, err)
 	}
