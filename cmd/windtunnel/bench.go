@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,11 +44,48 @@ type benchRow struct {
 	TorchDevice string `json:"torch_device,omitempty"`
 	// Projected50kMin is 50,000 steps at the median step time, in minutes.
 	Projected50kMin float64 `json:"projected_50k_steps_min"`
+	// Reps is the number of (windtunnel, PyTorch) pairs run; the row's times and ratio are
+	// their medians, Ratios every pair's ratio.
+	Reps   int       `json:"repetitions"`
+	Ratios []float64 `json:"ratios,omitempty"`
+}
+
+// medianRow folds repetitions of one configuration into one row: median times and ratio,
+// the ratios of every pair, the widest min..max step time.
+func medianRow(reps []benchRow) benchRow {
+	row := reps[len(reps)/2]
+	med := func(f func(benchRow) float64) float64 {
+		xs := make([]float64, len(reps))
+		for i, r := range reps {
+			xs[i] = f(r)
+		}
+		sort.Float64s(xs)
+		if n := len(xs); n%2 == 0 {
+			return (xs[n/2-1] + xs[n/2]) / 2
+		}
+		return xs[len(xs)/2]
+	}
+	row.Reps = len(reps)
+	row.OursMs = med(func(r benchRow) float64 { return r.OursMs })
+	row.TorchMs = med(func(r benchRow) float64 { return r.TorchMs })
+	row.Projected50kMin = row.OursMs * 50000 / 60000
+	row.Ratios = nil
+	for _, r := range reps {
+		row.OursSpread[0] = math.Min(row.OursSpread[0], r.OursSpread[0])
+		row.OursSpread[1] = math.Max(row.OursSpread[1], r.OursSpread[1])
+		if r.Ratio > 0 {
+			row.Ratios = append(row.Ratios, r.Ratio)
+		}
+	}
+	if len(row.Ratios) == len(reps) {
+		row.Ratio = med(func(r benchRow) float64 { return r.Ratio })
+	}
+	return row
 }
 
 func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	var presets, devices []string
-	var steps, paperSteps int
+	var steps, paperSteps, repeat int
 	var script, python, blas string
 	var asJSON, accuracy, dashboard bool
 	dash := dashOptions{Windows: 16, Window: 3 * time.Second, Settle: 500 * time.Millisecond, Key: 500 * time.Millisecond}
@@ -82,6 +121,9 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 			if steps < 5 || paperSteps < 5 {
 				return usagef("--steps and --paper-steps must be at least 5")
 			}
+			if repeat < 1 || repeat > 100 {
+				return usagef("--repeat must be 1..100, got %d", repeat)
+			}
 			for _, p := range presets {
 				if p != lab.PresetQuick && p != lab.PresetPaper {
 					return usagef("--presets %q: want quick and/or paper", p)
@@ -97,11 +139,15 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 					n = paperSteps
 				}
 				for _, dev := range devices {
-					row, err := benchPreset(cmd.Context(), p, n, blas, dev, script, python, stderr)
-					if err != nil {
-						return err
+					var reps []benchRow
+					for i := 0; i < repeat; i++ {
+						row, err := benchPreset(cmd.Context(), p, n, blas, dev, script, python, stderr)
+						if err != nil {
+							return err
+						}
+						reps = append(reps, row)
 					}
-					rows = append(rows, row)
+					rows = append(rows, medianRow(reps))
 				}
 			}
 			if asJSON {
@@ -122,6 +168,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	c.Flags().StringSliceVar(&presets, "presets", []string{lab.PresetQuick, lab.PresetPaper}, "configurations to time: quick, paper")
 	c.Flags().StringSliceVar(&devices, "device", []string{"cpu"}, "where windtunnel's step runs, one row each: cpu, cuda (whole step on the GPU), cuda-gemm (products only), host; PyTorch runs on cuda for the GPU ones")
+	c.Flags().IntVar(&repeat, "repeat", 1, "repetitions of each (windtunnel, PyTorch) pair, alternating; the row gives the median ratio and its spread")
 	c.Flags().IntVar(&steps, "steps", 40, "timed steps per run for the quick configuration")
 	c.Flags().IntVar(&paperSteps, "paper-steps", 12, "timed steps per run for the paper configuration")
 	c.Flags().StringVar(&script, "torch-script", "", "path of torch_reference.py (default: peers/ or ../shared/peers/)")
@@ -246,6 +293,10 @@ func printBench(w io.Writer, rows []benchRow) {
 		ratio := "-"
 		if r.Ratio > 0 {
 			ratio = fmt.Sprintf("%.2f", r.Ratio)
+		}
+		if len(r.Ratios) > 1 {
+			lo, hi := slices.Min(r.Ratios), slices.Max(r.Ratios)
+			ratio += fmt.Sprintf(" (%.2f..%.2f, %d pairs)", lo, hi, len(r.Ratios))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%.1f (%.1f..%.1f)\t%s\t%s\t%.0f min\n", r.Preset, r.Config, r.Params, r.Device, r.Steps,
 			r.OursMs, r.OursSpread[0], r.OursSpread[1], torch, ratio, r.Projected50kMin)
