@@ -27,32 +27,34 @@ var cublasSonames = []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so
 // the CUDA toolkit and distribution directories, and the NVIDIA wheels of Python environments
 // (nvidia/cu13/lib for CUDA 13, nvidia/cublas/lib for CUDA 12), which PyTorch installs.
 func CUBLASCandidates() []string {
+	return toolkitCandidates(EnvLibCUBLAS, cublasSonames, "libcublas.so.*", "nvidia/cu13/lib", "nvidia/cublas/lib")
+}
+
+// toolkitCandidates is the search order for one CUDA library: the path in env, the sonames as
+// the dynamic loader resolves them (LD_LIBRARY_PATH, ld.so.cache), the first two sonames in the
+// CUDA toolkit, distribution and $CONDA_PREFIX library folders, then the files matching
+// wheelPattern in the given folders of every Python environment's site-packages.
+func toolkitCandidates(env string, sonames []string, wheelPattern string, wheelSubs ...string) []string {
 	var paths []string
-	if p := os.Getenv(EnvLibCUBLAS); p != "" {
+	if p := os.Getenv(env); p != "" {
 		paths = append(paths, p)
 	}
-	paths = append(paths, cublasSonames...)
+	paths = append(paths, sonames...)
 	dirs := []string{"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"}
 	versioned, _ := filepath.Glob("/usr/local/cuda-*/lib64")
 	slices.Sort(versioned)
 	slices.Reverse(versioned) // newest toolkit first
 	dirs = append(dirs, versioned...)
 	dirs = append(dirs, "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib/aarch64-linux-gnu")
-	if p := os.Getenv("CONDA_PREFIX"); p != "" {
+	if p := os.Getenv("CONDA_PREFIX"); filepath.IsAbs(p) {
 		dirs = append(dirs, filepath.Join(p, "lib"))
 	}
 	for _, dir := range dirs {
-		for _, name := range cublasSonames[:2] {
+		for _, name := range sonames[:min(2, len(sonames))] {
 			paths = append(paths, filepath.Join(dir, name))
 		}
 	}
-	return append(paths, wheelCUBLAS()...)
-}
-
-// wheelCUBLAS returns the cuBLAS libraries present in the NVIDIA wheels of the Python
-// environments (see pythonSitePackages), newest version first.
-func wheelCUBLAS() []string {
-	return wheelLibs("libcublas.so.*", "nvidia/cu13/lib", "nvidia/cublas/lib")
+	return append(paths, wheelLibs(wheelPattern, wheelSubs...)...)
 }
 
 // cublasLib holds the entry points of a loaded cuBLAS, all called through

@@ -26,22 +26,7 @@ var nvrtcSonames = []string{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}
 // the environment override, the names the dynamic loader resolves, the CUDA toolkit
 // directories and the NVIDIA wheels of Python environments (nvidia/cu13/lib, nvidia/cuda_nvrtc/lib).
 func NVRTCCandidates() []string {
-	var paths []string
-	if p := os.Getenv(EnvLibNVRTC); p != "" {
-		paths = append(paths, p)
-	}
-	paths = append(paths, nvrtcSonames...)
-	dirs := []string{"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"}
-	versioned, _ := filepath.Glob("/usr/local/cuda-*/lib64")
-	slices.Sort(versioned)
-	slices.Reverse(versioned)
-	dirs = append(dirs, versioned...)
-	for _, dir := range dirs {
-		for _, name := range nvrtcSonames[:2] {
-			paths = append(paths, filepath.Join(dir, name))
-		}
-	}
-	return append(paths, wheelLibs("libnvrtc.so.*", "nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib")...)
+	return toolkitCandidates(EnvLibNVRTC, nvrtcSonames, "libnvrtc.so.*", "nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib")
 }
 
 // pythonSitePackages returns the site-packages folders of the Python environments a user has:
