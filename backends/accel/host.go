@@ -132,14 +132,7 @@ func (h *Host) Gemm(tA, tB bool, m, n, k int, alpha float32, a Ptr, lda int, b P
 	if m == 0 || n == 0 {
 		return nil
 	}
-	ar, ac := m, k
-	if tA {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if tB {
-		br, bc = n, k
-	}
+	ar, ac, br, bc := OperandShapes(tA, tB, m, n, k)
 	as, err := h.f(a, span(ar, ac, lda))
 	if err != nil {
 		return fmt.Errorf("accel: gemm A: %w", err)
@@ -155,6 +148,19 @@ func (h *Host) Gemm(tA, tB bool, m, n, k int, alpha float32, a Ptr, lda int, b P
 	h.Launches++
 	h.be.Sgemm(trans(tA), trans(tB), m, n, k, alpha, as, lda, bs, ldb, beta, cs, ldc)
 	return nil
+}
+
+// OperandShapes returns the stored rows and columns of A and B in the row-major product
+// C(m×n) = op(A)·op(B) with inner dimension k.
+func OperandShapes(tA, tB bool, m, n, k int) (ar, ac, br, bc int) {
+	ar, ac, br, bc = m, k, k, n
+	if tA {
+		ar, ac = k, m
+	}
+	if tB {
+		br, bc = n, k
+	}
+	return ar, ac, br, bc
 }
 
 // span is the number of elements a rows×cols row-major matrix with leading dimension ld covers.

@@ -47,14 +47,7 @@ func TestResidentGemmGPU(t *testing.T) {
 	const m, n, k, pad = 37, 19, 53, 3
 	for _, tA := range []bool{false, true} {
 		for _, tB := range []bool{false, true} {
-			ar, ac := m, k
-			if tA {
-				ar, ac = k, m
-			}
-			br, bc := k, n
-			if tB {
-				br, bc = n, k
-			}
+			ar, ac, br, bc := accel.OperandShapes(tA, tB, m, n, k)
 			lda, ldb, ldc := ac+pad, bc+pad, n+pad
 			in := [][]float32{randn(rng, ar*lda), randn(rng, br*ldb), randn(rng, m*ldc)}
 			run := func(d accel.Device) []float32 {
