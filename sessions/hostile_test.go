@@ -115,7 +115,7 @@ func openAndReadAll(path string) error {
 // TestCheckpointClaimNotAllocated: decoding a blob that claims 2^40 elements (or 2^16
 // tensors) allocates about as much as the blob, not what it claims.
 func TestCheckpointClaimNotAllocated(t *testing.T) {
-	for _, blob := range [][]byte{tensorHeader(1, 1<<20, 1<<20), tensorHeader(1<<16), tensorHeader(1, 1<<31)} {
+	for _, blob := range [][]byte{tensorHeader(1, 1<<20, 1<<20), tensorHeader(1 << 16), tensorHeader(1, 1<<31)} {
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		_, err := decodeCheckpoint(1, 0, blob, nil)

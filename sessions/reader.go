@@ -2,7 +2,7 @@ package sessions
 
 import (
 	"database/sql"
-		"errors"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
