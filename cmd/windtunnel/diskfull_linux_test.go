@@ -33,17 +33,46 @@ func limitChildFileSize() {
 // TestDiskFullStopsRun: when the session can no longer be written mid-run, the run stops
 // (it does not train on unrecorded) with an error naming the file and the cause, and the
 // file opens with every record committed before the fault, step after step from the first.
+// Two faults: a file size limit (every write past 4 MiB fails with EFBIG: SQLite's "disk
+// I/O error") and a 4 MiB tmpfs that fills up (ENOSPC: SQLITE_FULL, "database or disk is
+// full"; only where the test may mount one, as root).
 func TestDiskFullStopsRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains until the file limit")
+		t.Skip("trains until the disk is full")
 	}
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T) (dir string, env []string)
+		cause string
+	}{
+		{"file size limit", func(t *testing.T) (string, []string) {
+			return t.TempDir(), []string{fsizeEnv + "=" + strconv.Itoa(4<<20)}
+		}, "disk I/O error"},
+		{"full tmpfs", func(t *testing.T) (string, []string) {
+			dir := t.TempDir()
+			if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=4m"); err != nil {
+				t.Skipf("cannot mount a tmpfs here: %v", err)
+			}
+			t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+			return dir, nil
+		}, "disk is full"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, env := c.setup(t)
+			diskFault(t, filepath.Join(dir, "full.wtlab"), env, c.cause)
+		})
+	}
+}
+
+// diskFault runs a long run into path in a child with env, expects it to stop with cause
+// and checks what the session kept.
+func diskFault(t *testing.T, path string, env []string, cause string) {
 	const steps = 50000
-	path := filepath.Join(t.TempDir(), "full.wtlab")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	args := append(append([]string{"run", "--headless", "--steps", itoa(steps), "--out", path}, tinyRun...), "--checkpoint-every", "25")
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), childEnv+"=1", fsizeEnv+"="+strconv.Itoa(4<<20))
+	cmd.Env = append(append(os.Environ(), childEnv+"=1"), env...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -52,12 +81,12 @@ func TestDiskFullStopsRun(t *testing.T) {
 		t.Fatalf("the run did not stop within 90 s: %s", stderr.String())
 	}
 	if err == nil {
-		t.Fatalf("the run succeeded past a 4 MiB file limit: %s", stderr.String())
+		t.Fatalf("the run succeeded on a full disk: %s", stderr.String())
 	}
 	msg := stderr.String()
-	m := regexp.MustCompile(`run stopped at step (\d+): it can no longer be recorded: sessions: write ` + regexp.QuoteMeta(path) + `: .*(disk|I/O|full)`).FindStringSubmatch(msg)
+	m := regexp.MustCompile(`run stopped at step (\d+): it can no longer be recorded: sessions: write ` + regexp.QuoteMeta(path) + `: .*` + regexp.QuoteMeta(cause)).FindStringSubmatch(msg)
 	if m == nil {
-		t.Fatalf("stderr does not name the file and the cause:\n%s", msg)
+		t.Fatalf("stderr does not name the file and the cause (%s):\n%s", cause, msg)
 	}
 	stopped, _ := strconv.Atoi(m[1])
 	t.Logf("stopped at step %d after %v:\n%s", stopped, time.Since(start).Round(time.Millisecond), msg)
