@@ -380,6 +380,10 @@ func (w *Writer) Close() error {
 	close(w.done)
 	<-w.stopped
 	err := w.Err()
+	// Folding the log in must not wait for readers (a replay or attach in the middle of a
+	// read would hold it up for the whole busy timeout): with a reader there, the checkpoint
+	// copies what it can and the last reader to close finishes the job (tidy).
+	w.db.Exec(`PRAGMA busy_timeout = 0`)
 	if _, e := w.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); e != nil && err == nil {
 		err = fmt.Errorf("sessions: close %s: %w", w.path, e)
 	}
