@@ -9,6 +9,8 @@ import (
 // Sink receives everything a run produces, in order, on the trainer goroutine: the
 // trainer's only outlet. Its methods must never block training (sessions.Writer and
 // sessions.Live queue in memory; a progress line draws at most so often and returns).
+// A sink that records to disk may also have an Err() error method (sessions.Writer and
+// sessions.Live do): Run checks it after every step and stops at the first write error.
 type Sink interface {
 	Record(sessions.Record)
 	Event(sessions.Event)

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,9 +29,9 @@ func ReadSessionRun(path string) (SessionRun, error) {
 		return SessionRun{}, err
 	}
 	defer r.Close()
-	var cfg Config
-	if err := json.Unmarshal(r.Meta().Config, &cfg); err != nil {
-		return SessionRun{}, fmt.Errorf("lab: read %s: config: %w", path, err)
+	cfg, err := SessionConfig(r.Meta())
+	if err != nil {
+		return SessionRun{}, err
 	}
 	out := SessionRun{Config: cfg}
 	last, ok, err := r.At(-1)

@@ -203,6 +203,16 @@ func (c *Config) upgradeLegacyMLP(old *models.PrefixMLPConfig) {
 	c.Model, c.PrefixMLP, c.MLP = models.KindPrefixMLP, *old, models.MLPConfig{}
 }
 
+// The upper bounds of Config's sizes (the model's and the tunnel's are in models and
+// tunnels); New also refuses a run whose memory estimate exceeds the memory available.
+const (
+	maxSteps     = 100_000_000
+	maxBatch     = 65536
+	maxProbe     = 1 << 20
+	maxGeometryN = 4096
+	maxWorkers   = 1024
+)
+
 // Validate reports the first bad field as a *FieldError giving the valid range.
 func (c Config) Validate() error {
 	bad := func(field string, v any, want string) error {
@@ -211,9 +221,9 @@ func (c Config) Validate() error {
 	switch {
 	case !models.KnownKind(c.Model):
 		return bad("Model", c.Model, models.KindList())
-	case c.Steps < 1 || c.Steps > 100_000_000:
+	case c.Steps < 1 || c.Steps > maxSteps:
 		return bad("Steps", c.Steps, "1..100000000")
-	case c.Batch < 1 || c.Batch > 65536:
+	case c.Batch < 1 || c.Batch > maxBatch:
 		return bad("Batch", c.Batch, "1..65536")
 	case !(c.LR > 0 && c.LR <= 10):
 		return bad("LR", c.LR, "(0, 10]")
@@ -231,13 +241,13 @@ func (c Config) Validate() error {
 		return bad("EvalEvery", c.EvalEvery, "≥ 1")
 	case c.CheckpointEvery < 0:
 		return bad("CheckpointEvery", c.CheckpointEvery, "≥ 0 (0: only at the end)")
-	case c.ProbeSize < 1 || c.ProbeSize > 1<<20:
+	case c.ProbeSize < 1 || c.ProbeSize > maxProbe:
 		return bad("ProbeSize", c.ProbeSize, "1..1048576")
 	case c.ProbeEvery < 0:
 		return bad("ProbeEvery", c.ProbeEvery, "≥ 0 (0: off)")
-	case c.ProbeEvery > 0 && (c.GeometryN < 3 || c.GeometryN > 4096):
+	case c.ProbeEvery > 0 && (c.GeometryN < 3 || c.GeometryN > maxGeometryN):
 		return bad("GeometryN", c.GeometryN, "3..4096")
-	case c.Workers < 0 || c.Workers > 1024:
+	case c.Workers < 0 || c.Workers > maxWorkers:
 		return bad("Workers", c.Workers, "0..1024")
 	}
 	if c.Target != "" {

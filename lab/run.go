@@ -33,7 +33,9 @@ func (r *runState) wall() float64 { return r.wall0 + time.Since(r.start).Seconds
 
 // Run trains until the step budget is spent, a stop event arrives or ctx is done, and
 // returns the final evaluation. Every record, event and checkpoint goes to the sinks: a
-// checkpoint every CheckpointEvery steps and at the end.
+// checkpoint every CheckpointEvery steps and at the end. When a sink can no longer record
+// (sinkErr: a full disk, an I/O error) the run stops after the step at which it sees it,
+// with an error naming the step and wrapping the sink's (which names the file).
 func (t *Trainer) Run(ctx context.Context) (Result, error) {
 	r := &runState{
 		batch:  tunnels.NewBatch(t.tunnel, t.cfg.Batch),
@@ -69,8 +71,25 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 			t.saveCheckpoint(rec.WallS)
 			r.lastCkpt = t.step
 		}
+		if err := t.sinkErr(); err != nil {
+			return r.res, fmt.Errorf("lab: run stopped at step %d: it can no longer be recorded: %w", t.step, err)
+		}
 	}
 	return t.finish(r, sessions.Done, "")
+}
+
+// sinkErr is the first write error of a sink that records to disk (one with an Err method:
+// sessions.Writer, sessions.Live). Run checks it after every step and stops at the first:
+// a run that goes on training unrecorded would be lost (a full disk, an I/O error).
+func (t *Trainer) sinkErr() error {
+	for _, s := range t.sinks {
+		if f, ok := s.(interface{ Err() error }); ok {
+			if err := f.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // trainStep draws the next batch, steps the model and the optimiser, and returns the

@@ -90,6 +90,9 @@ func New(cfg Config) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := cfg.CheckMemory(AvailableMemory()); err != nil {
+		return nil, err
+	}
 	tn, err := tunnels.New(cfg.Task, cfg.Tunnel)
 	if err != nil {
 		return nil, err

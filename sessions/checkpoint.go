@@ -3,7 +3,6 @@ package sessions
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -43,6 +42,9 @@ const (
 	optMagic    = "WTADAMW1"
 	maxDims     = 8
 	maxTensors  = 1 << 16
+	// minTensorBytes is the smallest encoded tensor: a name length, kind and rank, and
+	// either one dimension (of zero elements) or, at rank 0, one element.
+	minTensorBytes = 8
 )
 
 // encodeTensors writes magic, a uint32 count and each tensor: uint16 name length, name,
@@ -92,7 +94,14 @@ func encodeTensors(buf *bytes.Buffer, magic string, ts []Tensor) error {
 	return nil
 }
 
-var errBlob = errors.New("sessions: corrupt checkpoint blob")
+// errBlob is a checkpoint that does not decode; like every damaged part of a file it makes
+// the file not a session.
+var errBlob = fmt.Errorf("%w: corrupt checkpoint blob", ErrNotSession)
+
+// decodeTensors reads what encodeTensors wrote. Nothing is allocated beyond what the blob
+// holds: the tensor count, each name and each tensor's elements are checked against the
+// bytes left before their slices are made (a blob claiming 2^40 elements is refused, not
+// allocated).
 
 func decodeTensors(data []byte, magic string) ([]Tensor, []byte, error) {
 	r := bytes.NewReader(data)
@@ -101,7 +110,7 @@ func decodeTensors(data []byte, magic string) ([]Tensor, []byte, error) {
 		return nil, nil, fmt.Errorf("%w: bad magic", errBlob)
 	}
 	var count uint32
-	if err := binary.Read(r, binary.LittleEndian, &count); err != nil || count > maxTensors {
+	if err := binary.Read(r, binary.LittleEndian, &count); err != nil || count > maxTensors || int(count)*minTensorBytes > r.Len() {
 		return nil, nil, fmt.Errorf("%w: bad tensor count", errBlob)
 	}
 	ts := make([]Tensor, 0, count)
@@ -109,6 +118,9 @@ func decodeTensors(data []byte, magic string) ([]Tensor, []byte, error) {
 		var nl uint16
 		if err := binary.Read(r, binary.LittleEndian, &nl); err != nil {
 			return nil, nil, fmt.Errorf("%w: tensor %d: %v", errBlob, i, err)
+		}
+		if int(nl) > r.Len() {
+			return nil, nil, fmt.Errorf("%w: tensor %d name is longer than the blob", errBlob, i)
 		}
 		name := make([]byte, nl)
 		if _, err := io.ReadFull(r, name); err != nil {
@@ -136,7 +148,9 @@ func decodeTensors(data []byte, magic string) ([]Tensor, []byte, error) {
 			return nil, nil, fmt.Errorf("%w: tensor %q is longer than the blob", errBlob, name)
 		}
 		raw := make([]byte, n*int(kind))
-		io.ReadFull(r, raw)
+		if _, err := io.ReadFull(r, raw); err != nil {
+			return nil, nil, fmt.Errorf("%w: tensor %q: %v", errBlob, name, err)
+		}
 		if kind == 4 {
 			t.F32 = make([]float32, n)
 			for j := range t.F32 {
@@ -207,6 +221,11 @@ func decodeCheckpoint(step int, wall float64, params, opt []byte) (*Checkpoint, 
 	}
 	if len(c.M) != len(c.Params) || len(c.V) != len(c.Params) {
 		return nil, fmt.Errorf("checkpoint at step %d: %w: %d parameters but %d/%d moments", step, errBlob, len(c.Params), len(c.M), len(c.V))
+	}
+	for i, p := range c.Params {
+		if c.M[i].Len() != p.Len() || c.V[i].Len() != p.Len() {
+			return nil, fmt.Errorf("checkpoint at step %d: %w: parameter %q has %d elements but its moments %d/%d", step, errBlob, p.Name, p.Len(), c.M[i].Len(), c.V[i].Len())
+		}
 	}
 	return c, nil
 }

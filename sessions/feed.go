@@ -163,6 +163,15 @@ func (l *Live) End() {
 	}
 }
 
+// Err returns the session writer's first write error (nil without a writer); a trainer
+// checks it after every step and stops a run that can no longer be recorded.
+func (l *Live) Err() error {
+	if l.writer == nil {
+		return nil
+	}
+	return l.writer.Err()
+}
+
 // Meta describes the run.
 func (l *Live) Meta() Meta { return l.meta }
 

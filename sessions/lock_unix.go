@@ -24,7 +24,7 @@ type fileLock struct {
 func acquireLock(path string) (*fileLock, error) {
 	lp := lockPath(path)
 	for range 10 {
-		f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, FileMode)
 		if err != nil {
 			return nil, fmt.Errorf("sessions: lock %s: %w", path, err)
 		}

@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -167,19 +166,20 @@ func scanRecord(s scanner, withSnap bool) (Record, int64, error) {
 	}
 	rec.State = State(state)
 	if ev != nil {
-		var b evalBlob
-		if err := json.Unmarshal(ev, &b); err != nil {
-			return rec, 0, fmt.Errorf("record at step %d: eval: %w", rec.Step, err)
+		b, err := decodeEval(ev)
+		if err != nil {
+			return rec, 0, fmt.Errorf("record at step %d: %w", rec.Step, err)
 		}
 		rec.Eval = &Eval{BitErrorPosition: unreal(bep), BitErrorSample: unreal(bes), KLBits: unreal(kl), TVD: unreal(tvd),
 			Accuracy: unreal(acc), ModelEntropy: b.ModelEntropy, BayesEntropy: b.BayesEntropy, Ablated: b.Ablated,
 			Lengths: b.Lengths, KLByPosition: b.KLByPosition, TVDByPosition: b.TVDByPosition}
 	}
 	if sn != nil {
-		rec.Snapshot = new(Snapshot)
-		if err := json.Unmarshal(sn, rec.Snapshot); err != nil {
-			return rec, 0, fmt.Errorf("record at step %d: snapshot: %w", rec.Step, err)
+		s, err := decodeSnapshot(sn)
+		if err != nil {
+			return rec, 0, fmt.Errorf("record at step %d: %w", rec.Step, err)
 		}
+		rec.Snapshot = s
 	}
 	return rec, seq, nil
 }
@@ -322,9 +322,9 @@ func (r *Reader) Snapshot(step int) (*Snapshot, int, error) {
 	if err := r.db.QueryRow(`SELECT snapshot FROM records WHERE seq = ?`, seq).Scan(&sn); err != nil {
 		return nil, 0, r.wrap("read", err)
 	}
-	s := new(Snapshot)
-	if err := json.Unmarshal(sn, s); err != nil {
-		return nil, 0, r.wrap("read", fmt.Errorf("snapshot at step %d: %w", at, err))
+	s, err := decodeSnapshot(sn)
+	if err != nil {
+		return nil, 0, r.wrap("read", fmt.Errorf("record at step %d: %w", at, err))
 	}
 	r.snaps.put(seq, s)
 	return s, at, nil
@@ -390,6 +390,9 @@ func (r *Reader) Events(upTo int) ([]Event, error) {
 		var kind string
 		if err := rows.Scan(&e.Step, &wall, &kind, &e.Layer, &e.Head, &e.On, &e.By); err != nil {
 			return nil, r.wrap("read", err)
+		}
+		if err := checkHead("event", e.Layer, e.Head); err != nil {
+			return nil, r.wrap("read", fmt.Errorf("event at step %d: %w", e.Step, err))
 		}
 		e.WallS, e.Kind = unreal(wall), EventKind(kind)
 		out = append(out, e)

@@ -149,7 +149,7 @@ func readMeta(db *sql.DB) (Meta, error) {
 	if err := json.Unmarshal([]byte(kv["meta"]), &m); err != nil {
 		return m, fmt.Errorf("%w: meta: %v", ErrNotSession, err)
 	}
-	return m, nil
+	return m, checkMeta(m)
 }
 
 // real maps a non-finite float to what SQLite can store: NaN becomes NULL (read back as NaN).

@@ -4,12 +4,24 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+)
+
+// A session holds the host it ran on and the key fingerprints of whoever steered it over
+// SSH: Create makes it (and the SQLite files beside it, which take its mode) readable by
+// its owner only, and the directories it creates likewise. Share a session by copying it.
+const (
+	// FileMode is the mode of a new session file and of its lock file.
+	FileMode fs.FileMode = 0o600
+	// DirMode is the mode of the directories Create makes for a session.
+	DirMode fs.FileMode = 0o700
 )
 
 // DefaultInterval is how often a Writer commits what it has been given.
@@ -48,7 +60,7 @@ type WriterOptions struct {
 // Close; a file another live writer holds is refused with a *LockError (ErrLocked).
 func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 	if dir := dirOf(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, DirMode); err != nil {
 			return nil, fmt.Errorf("sessions: create %s: %w", path, err)
 		}
 	}
@@ -56,12 +68,21 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(path); err == nil {
+	// The file is made here, owner-only, before SQLite opens it (SQLite would make it 0644;
+	// its -wal and -shm files take the file's mode).
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, FileMode)
+	if errors.Is(err, fs.ErrExist) {
 		lock.release()
 		return nil, fmt.Errorf("sessions: create %s: file exists", path)
 	}
+	if err != nil {
+		lock.release()
+		return nil, fmt.Errorf("sessions: create %s: %w", path, err)
+	}
+	f.Close()
 	db, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
+		os.Remove(path)
 		lock.release()
 		return nil, fmt.Errorf("sessions: create %s: %w", path, err)
 	}
@@ -70,6 +91,7 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 	mj, err := json.Marshal(meta)
 	if err != nil {
 		db.Close()
+		os.Remove(path)
 		lock.release()
 		return nil, fmt.Errorf("sessions: create %s: meta: %w", path, err)
 	}
@@ -358,6 +380,10 @@ func (w *Writer) Close() error {
 	close(w.done)
 	<-w.stopped
 	err := w.Err()
+	// Folding the log in must not wait for readers (a replay or attach in the middle of a
+	// read would hold it up for the whole busy timeout): with a reader there, the checkpoint
+	// copies what it can and the last reader to close finishes the job (tidy).
+	w.db.Exec(`PRAGMA busy_timeout = 0`)
 	if _, e := w.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); e != nil && err == nil {
 		err = fmt.Errorf("sessions: close %s: %w", w.path, e)
 	}

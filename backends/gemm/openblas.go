@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -17,10 +18,26 @@ import (
 )
 
 // EnvOpenBLAS names the environment variable holding an OpenBLAS library
-// path that is tried before the default candidates.
+// path that is tried before the default candidates: an absolute path, or a bare library
+// name (no slash) that dlopen looks up itself. A relative path with a slash is refused
+// (see checkCandidate).
 const EnvOpenBLAS = "WINDTUNNEL_OPENBLAS"
 
-// OpenBLASCandidates returns, in search order, the library names and paths that Open tries for OpenBLAS.
+// checkCandidate refuses a library path that would be resolved against the current
+// directory (a relative path with a slash: "./libopenblas.so", "lib/libopenblas.so"), so
+// that running windtunnel in a directory someone else controls cannot load code from it.
+// Absolute paths are used as given; a bare name (no slash) goes through dlopen's own
+// search (LD_LIBRARY_PATH, the ld.so cache, the system library directories), which never
+// includes the current directory unless LD_LIBRARY_PATH names it.
+func checkCandidate(path string) error {
+	if strings.ContainsRune(path, '/') && !filepath.IsAbs(path) {
+		return fmt.Errorf("%s: refused: a relative path (libraries are loaded from system paths, absolute paths or bare names only)", path)
+	}
+	return nil
+}
+
+// OpenBLASCandidates returns, in search order, the library names and paths that Open tries
+// for OpenBLAS: the one EnvOpenBLAS names, then bare names and system paths.
 func OpenBLASCandidates() []string {
 	var paths []string
 	if p := os.Getenv(EnvOpenBLAS); p != "" {
@@ -88,6 +105,10 @@ func openOpenBLAS() (*openBLAS, error) { return openOpenBLASFrom(OpenBLASCandida
 func openOpenBLASFrom(paths []string) (*openBLAS, error) {
 	var tried []string
 	for _, path := range paths {
+		if err := checkCandidate(path); err != nil {
+			tried = append(tried, err.Error())
+			continue
+		}
 		b, err := loadOpenBLAS(path)
 		if err == nil {
 			return b, nil

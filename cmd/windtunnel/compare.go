@@ -138,7 +138,7 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	if dir == "" {
 		dir = filepath.Join("runs", "compare-"+time.Now().Format("20060102-150405"))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, sessions.DirMode); err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
 	fmt.Fprintf(stderr, "windtunnel compare: %d runs (%d tasks × %d models × %d seeds, preset %s), sessions in %s\n",

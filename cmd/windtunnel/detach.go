@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"windtunnel/relay"
+	"windtunnel/sessions"
 )
 
 // detachWait bounds how long run --detach waits for the background run to open its
@@ -71,11 +72,11 @@ func runDetached(ctx context.Context, f *runFlags, fs *pflag.FlagSet, stdout io.
 	if err != nil {
 		return fmt.Errorf("run --detach: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(session), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(session), sessions.DirMode); err != nil {
 		return fmt.Errorf("run --detach: %w", err)
 	}
 	logPath := session + ".log"
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, sessions.FileMode)
 	if err != nil {
 		return fmt.Errorf("run --detach: log: %w", err)
 	}

@@ -117,3 +117,21 @@ func TestResumeWithoutCheckpoint(t *testing.T) {
 		t.Errorf("last checkpoint %v %v: %v", ck, ok, err)
 	}
 }
+
+// TestRunRefusesTooLarge: sizes each within its flag's range but together beyond the
+// machine's memory are refused at start, before anything is allocated or recorded, with
+// the estimate and the memory available.
+func TestRunRefusesTooLarge(t *testing.T) {
+	if lab.AvailableMemory() <= 0 {
+		t.Skip("MemAvailable cannot be read here: no run is refused for its size")
+	}
+	out := filepath.Join(t.TempDir(), "big.wtlab")
+	code, _, errs := runCLI("run", "--headless", "--task", "bijection", "--layers", "64", "--width", "4096", "--heads", "64",
+		"--mlp-hidden", "65536", "--steps", "10", "--out", out)
+	if code != 1 || !strings.Contains(errs, "the run needs about") || !strings.Contains(errs, "GiB is available") {
+		t.Fatalf("exit %d, stderr %q: want a refusal with the estimate", code, errs)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a session was created for a refused run (%v)", err)
+	}
+}

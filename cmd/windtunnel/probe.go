@@ -102,9 +102,9 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 		return nil, err
 	}
 	defer r.Close()
-	var cfg lab.Config
-	if err := json.Unmarshal(r.Meta().Config, &cfg); err != nil {
-		return nil, fmt.Errorf("probe %s: config: %w", path, err)
+	cfg, err := lab.SessionConfig(r.Meta())
+	if err != nil {
+		return nil, fmt.Errorf("probe: %w", err)
 	}
 	ck, ok, err := r.Checkpoint(step)
 	if err != nil {

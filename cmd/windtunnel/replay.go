@@ -82,10 +82,10 @@ func openViewerLog(session string) (*log.Logger, func(), error) {
 		return nil, nil, fmt.Errorf("log: %w", err)
 	}
 	dir = filepath.Join(dir, "windtunnel", "logs")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, sessions.DirMode); err != nil {
 		return nil, nil, fmt.Errorf("log: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, filepath.Base(session)+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, filepath.Base(session)+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, sessions.FileMode)
 	if err != nil {
 		return nil, nil, fmt.Errorf("log: %w", err)
 	}

@@ -211,9 +211,9 @@ func resumeConfig(path string) (lab.Config, *sessions.Checkpoint, error) {
 		return lab.Config{}, nil, fmt.Errorf("--resume: %w", err)
 	}
 	defer r.Close()
-	var cfg lab.Config
-	if err := json.Unmarshal(r.Meta().Config, &cfg); err != nil {
-		return lab.Config{}, nil, fmt.Errorf("--resume %s: config: %w", path, err)
+	cfg, err := lab.SessionConfig(r.Meta())
+	if err != nil {
+		return lab.Config{}, nil, fmt.Errorf("--resume: %w", err)
 	}
 	ck, ok, err := r.Checkpoint(-1)
 	if err != nil {

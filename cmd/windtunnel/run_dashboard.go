@@ -16,7 +16,7 @@ import (
 
 // openLog opens the dashboard's log file next to the session (never the terminal).
 func openLog(session string) (*log.Logger, func(), error) {
-	f, err := os.OpenFile(session+".log", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(session+".log", os.O_CREATE|os.O_APPEND|os.O_WRONLY, sessions.FileMode)
 	if err != nil {
 		return nil, nil, fmt.Errorf("log: %w", err)
 	}

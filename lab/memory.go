@@ -1,0 +1,146 @@
+package lab
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"windtunnel/models"
+	"windtunnel/tunnels"
+)
+
+// Memory is the estimate of the memory a run needs, in bytes, made before anything is
+// allocated (New refuses a run whose Total exceeds the memory available).
+type Memory struct {
+	// Params is the model's parameter count.
+	Params int64
+	// Weights holds the parameters, their gradients and AdamW's two moments (4 copies).
+	Weights int64
+	// Activations is what one training step keeps for its backward pass: batch × sequence
+	// length × (layers + 1) × the model's per-token width (activationFloats), or an
+	// evaluation chunk's when larger, plus the output logits.
+	Activations int64
+	// Probe holds the probe sets' model and exact posteriors (float64) and the per-step timings.
+	Probe int64
+	// Total is the sum.
+	Total int64
+}
+
+func (m Memory) String() string {
+	return fmt.Sprintf("about %s (%d parameters: %s for weights, gradients and AdamW moments; %s activations; %s probe sets)",
+		gib(m.Total), m.Params, gib(m.Weights), gib(m.Activations), gib(m.Probe))
+}
+
+func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+
+// MemoryError is New's error when the run's estimate exceeds the memory available.
+type MemoryError struct {
+	Need      Memory
+	Available int64
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("lab: the run needs %s but %s is available (MemAvailable): make the model, batch or probe set smaller",
+		e.Need, gib(e.Available))
+}
+
+// activationFloats is the per-token, per-layer count of values a model keeps for its
+// backward pass and its layer count, for sizes already resolved (Spec.Effective). It is a
+// rough upper estimate (the kernels reuse buffers across layers where they can).
+func activationFloats(s models.Spec, seqLen int64) (perToken, layers int64) {
+	switch s.Kind {
+	case models.KindLSTM:
+		d := int64(s.LSTM.Width)
+		return 12 * d, int64(s.LSTM.Layers)
+	case models.KindMamba:
+		d, e, st := int64(s.Mamba.Width), int64(s.Mamba.Expand), int64(s.Mamba.State)
+		return d*e*(8+2*st) + 4*d, int64(s.Mamba.Layers)
+	case models.KindMLP:
+		return 4*int64(s.MLP.Width) + 2*int64(s.MLP.Hidden), int64(max(s.MLP.Blocks, 1))
+	case models.KindPrefixMLP:
+		return 4*int64(s.PrefixMLP.Width) + 2*int64(s.PrefixMLP.Hidden), int64(max(s.PrefixMLP.Blocks, 1))
+	}
+	tc := s.Transformer
+	d, f, h := int64(tc.Width), int64(tc.MLP), int64(tc.Heads)
+	// Norms, q, k, v, attention output and residuals (~10d), the MLP's hidden layer before and
+	// after the GELU (2f), and each head's attention scores and weights (2·h·T).
+	return 10*d + 2*f + 2*h*seqLen, int64(tc.Layers)
+}
+
+// MemoryEstimate estimates the memory a run of c needs, without building anything. It
+// fails when the task or its sizes are invalid.
+func (c Config) MemoryEstimate() (Memory, error) {
+	tn, err := tunnels.New(c.Task, c.Tunnel)
+	if err != nil {
+		return Memory{}, fmt.Errorf("lab: %w", err)
+	}
+	long, err := longestTunnel(c, tn)
+	if err != nil {
+		return Memory{}, fmt.Errorf("lab: %w", err)
+	}
+	dt := int64(4)
+	if c.Precision == "float64" {
+		dt = 8
+	}
+	s := c.Spec().Effective(long)
+	var m Memory
+	m.Params = int64(s.Params(long))
+	m.Weights = 4 * m.Params * dt
+	// Training keeps every layer's values of a batch of the training length for the
+	// backward pass, plus one layer's gradients; an evaluation runs chunks of the longest
+	// probe sequences without keeping layers.
+	seq, longSeq := int64(tn.SeqLen()), int64(long.SeqLen())
+	perToken, layers := activationFloats(s, seq)
+	tokens := int64(c.Batch) * seq
+	train := tokens * (layers + 1) * perToken * dt
+	evalPer, _ := activationFloats(s, longSeq)
+	eval := 2 * int64(min(c.ProbeSize, probeChunk)) * longSeq * evalPer * dt
+	m.Activations = max(train, eval) + 3*tokens*int64(max(long.Vocab(), long.Classes()))*dt
+	scored := int64(len(long.Positions())) * int64(long.Classes())
+	m.Probe = int64(c.ProbeSize)*scored*16*int64(1+len(c.EvalK)) + 8*int64(c.Steps)
+	m.Total = m.Weights + m.Activations + m.Probe
+	return m, nil
+}
+
+// CheckMemory refuses a run whose estimate exceeds available bytes (a *MemoryError); with
+// available ≤ 0 (unknown) it refuses nothing.
+func (c Config) CheckMemory(available int64) error {
+	m, err := c.MemoryEstimate()
+	if err != nil {
+		return err
+	}
+	if available > 0 && m.Total > available {
+		return &MemoryError{Need: m, Available: available}
+	}
+	return nil
+}
+
+// AvailableMemory is MemAvailable from /proc/meminfo in bytes, or 0 when it cannot be read
+// (not Linux, no /proc): then no run is refused for its size.
+func AvailableMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	return memAvailable(f)
+}
+
+// memAvailable parses the MemAvailable line of a /proc/meminfo ("MemAvailable: 123 kB").
+func memAvailable(r io.Reader) int64 {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 2 && f[0] == "MemAvailable:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil || kb < 0 {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
