@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"windtunnel/backends/gemm"
+
 	"github.com/ebitengine/purego"
 	"gonum.org/v1/gonum/blas"
 )
@@ -87,6 +89,9 @@ func loadCUBLAS(paths []string) (*cublasLib, error) {
 }
 
 func loadCUBLASFrom(path string) (*cublasLib, error) {
+	if err := gemm.CheckLibraryPath(path); err != nil {
+		return nil, err
+	}
 	// A cuBLAS outside the loader's search path needs its libcublasLt, which
 	// sits beside it: load that first, globally, so the dependency resolves.
 	if strings.Contains(path, "/") {

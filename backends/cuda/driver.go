@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"windtunnel/backends/gemm"
 )
 
 // EnvLibCUDA names the environment variable holding a driver library path that is tried before the default candidates.
@@ -172,6 +174,9 @@ func loadDriverFrom(path string) (d *driver, err error) {
 // dlopen opens a library, turning a purego panic (which it raises for
 // some malformed files) into an error for that candidate.
 func dlopen(path string, mode int) (h uintptr, err error) {
+	if err := gemm.CheckLibraryPath(path); err != nil {
+		return 0, err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			h, err = 0, fmt.Errorf("%s: %v", path, r)

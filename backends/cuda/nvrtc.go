@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"windtunnel/backends/gemm"
+
 	"github.com/ebitengine/purego"
 )
 
@@ -92,6 +94,10 @@ type nvrtcLib struct {
 func loadNVRTC(paths []string) (*nvrtcLib, error) {
 	var tried []string
 	for _, path := range paths {
+		if err := gemm.CheckLibraryPath(path); err != nil {
+			tried = append(tried, err.Error())
+			continue
+		}
 		if strings.Contains(path, "/") {
 			if _, err := os.Stat(path); err != nil {
 				tried = append(tried, triedMsg(path, err))

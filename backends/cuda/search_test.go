@@ -75,3 +75,18 @@ func TestWheelLibsFromPythonOnPath(t *testing.T) {
 		}
 	}
 }
+
+// TestRelativeLibraryPathRefused: a relative path with a slash in WINDTUNNEL_LIBCUDA,
+// WINDTUNNEL_LIBCUBLAS or WINDTUNNEL_LIBNVRTC is never opened (it would resolve against the
+// current directory); the error says so.
+func TestRelativeLibraryPathRefused(t *testing.T) {
+	for _, p := range []string{"./libcuda.so.1", "lib/libnvrtc.so.13", "../libcublas.so.13"} {
+		if _, err := dlopen(p, 0); err == nil || !strings.Contains(err.Error(), "relative") {
+			t.Errorf("dlopen(%q) = %v, want a refusal naming a relative path", p, err)
+		}
+	}
+	t.Setenv(EnvLibNVRTC, "./libnvrtc.so.13")
+	if _, _, err := ProbeNVRTC(); err == nil || !strings.Contains(err.Error(), "relative") {
+		t.Errorf("ProbeNVRTC with a relative override: %v", err)
+	}
+}

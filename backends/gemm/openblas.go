@@ -20,16 +20,16 @@ import (
 // EnvOpenBLAS names the environment variable holding an OpenBLAS library
 // path that is tried before the default candidates: an absolute path, or a bare library
 // name (no slash) that dlopen looks up itself. A relative path with a slash is refused
-// (see checkCandidate).
+// (see CheckLibraryPath).
 const EnvOpenBLAS = "WINDTUNNEL_OPENBLAS"
 
-// checkCandidate refuses a library path that would be resolved against the current
+// CheckLibraryPath refuses a library path that would be resolved against the current
 // directory (a relative path with a slash: "./libopenblas.so", "lib/libopenblas.so"), so
 // that running windtunnel in a directory someone else controls cannot load code from it.
 // Absolute paths are used as given; a bare name (no slash) goes through dlopen's own
 // search (LD_LIBRARY_PATH, the ld.so cache, the system library directories), which never
 // includes the current directory unless LD_LIBRARY_PATH names it.
-func checkCandidate(path string) error {
+func CheckLibraryPath(path string) error {
 	if strings.ContainsRune(path, '/') && !filepath.IsAbs(path) {
 		return fmt.Errorf("%s: refused: a relative path (libraries are loaded from system paths, absolute paths or bare names only)", path)
 	}
@@ -105,7 +105,7 @@ func openOpenBLAS() (*openBLAS, error) { return openOpenBLASFrom(OpenBLASCandida
 func openOpenBLASFrom(paths []string) (*openBLAS, error) {
 	var tried []string
 	for _, path := range paths {
-		if err := checkCandidate(path); err != nil {
+		if err := CheckLibraryPath(path); err != nil {
 			tried = append(tried, err.Error())
 			continue
 		}

@@ -32,7 +32,7 @@ func TestOpenBLASNeverFromCurrentDir(t *testing.T) {
 			t.Errorf("%s: err = %v, want %q", c.path, err, c.want)
 		}
 	}
-	if err := checkCandidate("/usr/lib/libopenblas.so.0"); err != nil {
+	if err := CheckLibraryPath("/usr/lib/libopenblas.so.0"); err != nil {
 		t.Errorf("absolute path refused: %v", err)
 	}
 }
