@@ -30,7 +30,8 @@ func openDevice(cfg Config, cpu gemm.Backend, workers int) (gemm.Backend, *cuda.
 		return nil, nil, Device{}, &DeviceError{Device: cfg.Device, Err: err}
 	}
 	in := g.Info()
-	return g, g, Device{Kind: "cuda", Name: in.Name, Driver: fmt.Sprintf("driver %s, cuBLAS %s", in.Driver, in.CUBLAS)}, nil
+	return g, g, Device{Kind: "cuda", Name: in.Name, Driver: fmt.Sprintf("matrix products on the GPU; driver %s (%s), cuBLAS %s (%s)",
+		in.Driver, in.DriverLib, in.CUBLAS, in.CUBLASLib)}, nil
 }
 
 // DeviceError is returned by New when the configured device cannot be opened.

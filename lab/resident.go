@@ -51,7 +51,8 @@ func (t *Trainer) openResident(cpu gemm.Backend) error {
 		}
 		in := a.Info()
 		t.device = Device{Kind: "cuda", Name: in.Name,
-			Driver: fmt.Sprintf("driver %s, cuBLAS %s, NVRTC %s; whole step on the GPU", in.Driver, in.CUBLAS, in.NVRTC)}
+			Driver: fmt.Sprintf("whole step on the GPU; driver %s (%s), cuBLAS %s (%s), NVRTC %s (%s)",
+				in.Driver, in.DriverLib, in.CUBLAS, in.CUBLASLib, in.NVRTC, in.NVRTCLib)}
 		dev = a
 	} else {
 		dev = accel.NewHost(cpu)

@@ -70,8 +70,16 @@ func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, 
 	if tr.Step() > 0 {
 		from = fmt.Sprintf(" (resumed at step %d)", tr.Step())
 	}
-	fmt.Fprintf(stderr, "windtunnel: %s %s, %d parameters, batch %d, %d steps%s, BLAS: %s\nwindtunnel: session %s\n",
-		cfg.Task, m.Kind(), m.NumParams(), cfg.Batch, cfg.Steps, from, tr.BLAS(), st.w.Path())
+	fmt.Fprintf(stderr, "windtunnel: %s %s, %d parameters, batch %d, %d steps%s, BLAS: %s\n",
+		cfg.Task, m.Kind(), m.NumParams(), cfg.Batch, cfg.Steps, from, tr.BLAS())
+	if d := tr.Device(); d.Kind != "cpu" {
+		line := fmt.Sprintf("windtunnel: device %s: %s", d.Kind, d.Name)
+		if d.Driver != "" {
+			line += " (" + d.Driver + ")"
+		}
+		fmt.Fprintln(stderr, line)
+	}
+	fmt.Fprintf(stderr, "windtunnel: session %s\n", st.w.Path())
 	prog := newProgressLine(ctx, cfg.Steps, stderr)
 	tr.Attach(prog)
 	var ms0, ms1 runtime.MemStats
