@@ -274,7 +274,15 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		}
 		k.pre, k.th = k.pre[:len(y)], k.th[:len(y)]
 	}
+	vec := k.act == actGELU && b != nil && is32[T]() && haveAVX2 && o > 0
 	k.p.rows(m, 32, func(lo, hi int) {
+		if vec {
+			// Bias, GELU and the saved u and tanh values in one vector pass.
+			for r := lo; r < hi; r++ {
+				geluFwd(&as32(y)[r*o], &as32(b)[0], &as32(k.pre)[r*o], &as32(k.th)[r*o], o, float32(g))
+			}
+			return
+		}
 		for r := lo; r < hi; r++ {
 			yr := y[r*o : (r+1)*o]
 			if b != nil {
@@ -307,6 +315,10 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 		k.dpre = k.dpre[:len(g)]
 		dp := k.dpre
 		k.p.rows(len(g), 1024, func(lo, hi int) {
+			if is32[T]() && haveAVX2 {
+				geluBwd(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], &as32(k.th)[lo], hi-lo)
+				return
+			}
 			for j := lo; j < hi; j++ {
 				u, t := k.pre[j], k.th[j]
 				dp[j] = g[j] * (0.5*(1+t) + 0.5*u*(1-t*t)*T(geluC)*(1+3*0.044715*u*u))
@@ -359,10 +371,14 @@ func softmaxInPlace[T Float](x []T) (mx, lse T) {
 		}
 	}
 	var s T
-	for j, v := range x {
-		e := expT(v - mx)
-		x[j] = e
-		s += e
+	if is32[T]() && haveAVX2 {
+		s = T(expSum(&as32(x)[0], len(x), float32(mx)))
+	} else {
+		for j, v := range x {
+			e := expT(v - mx)
+			x[j] = e
+			s += e
+		}
 	}
 	inv := 1 / s
 	for j := range x {

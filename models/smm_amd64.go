@@ -1,0 +1,39 @@
+package models
+
+import "golang.org/x/sys/cpu"
+
+// haveAVX2 reports whether the AVX2/FMA kernels (smm_amd64.s, vmath_amd64.s) can run; set
+// once at start-up.
+var haveAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// smm4x16 computes 4 rows × nc (1..16) columns of C = alpha·A·B: A element (r, p) at
+// a[r·ars + p·aps], B row p at b[p·ldb], C row r at c[r·ldc].
+//
+//go:noescape
+func smm4x16(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc int, nc int, alpha float32)
+
+// smm1x16 is smm4x16 for one row.
+//
+//go:noescape
+func smm1x16(k int, a *float32, aps int, b *float32, ldb int, c *float32, nc int, alpha float32)
+
+// tanhVec sets dst[i] = tanhf(src[i]) for i < n (dst may be src).
+//
+//go:noescape
+func tanhVec(dst, src *float32, n int)
+
+// expSum sets x[i] = expf(x[i] − shift) for i < n and returns their sum.
+//
+//go:noescape
+func expSum(x *float32, n int, shift float32) float32
+
+// geluFwd sets, for i < n, u = y[i] + gain·b[i], pre[i] = u, th[i] = tanh(√(2/π)(u+0.044715u³))
+// and y[i] = 0.5·u·(1+th[i]).
+//
+//go:noescape
+func geluFwd(y, b, pre, th *float32, n int, gain float32)
+
+// geluBwd sets dp[i] = gout[i]·GELU′(pre[i]) for i < n, with th the forward pass's tanh values.
+//
+//go:noescape
+func geluBwd(dp, gout, pre, th *float32, n int)

@@ -1,0 +1,19 @@
+//go:build !amd64
+
+package models
+
+// haveAVX2 is false off amd64: the portable paths run.
+const haveAVX2 = false
+
+func smm4x16(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc int, nc int, alpha float32) {
+	panic("models: smm4x16 without AVX2")
+}
+
+func smm1x16(k int, a *float32, aps int, b *float32, ldb int, c *float32, nc int, alpha float32) {
+	panic("models: smm1x16 without AVX2")
+}
+
+func tanhVec(dst, src *float32, n int)                    { panic("models: tanhVec without AVX2") }
+func expSum(x *float32, n int, shift float32) float32     { panic("models: expSum without AVX2") }
+func geluFwd(y, b, pre, th *float32, n int, gain float32) { panic("models: geluFwd without AVX2") }
+func geluBwd(dp, gout, pre, th *float32, n int)           { panic("models: geluBwd without AVX2") }
