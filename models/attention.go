@@ -83,14 +83,18 @@ func (k *attnKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 			// Only the causal triangle: S = scale·Q·Kᵀ with Kᵀ copied out, then P·V over the
 			// non-zero prefix of each row block.
 			kt := as32(k.tr[w][:hd*t])
-			transpose(kt, as32(kk[off:]), d, t, hd)
+			transpose32(kt, as32(kk[off:]), d, t, hd)
 			smm(triCols, false, t, t, hd, float32(scale), as32(q[off:]), d, kt, t, as32(pm), t)
 		} else {
 			mm(k.be, false, true, t, t, hd, scale, q[off:], d, kk[off:], d, 0, pm, t)
 		}
 		for i := 0; i < t; i++ {
 			row := pm[i*t : (i+1)*t]
-			softmaxInPlace(row[:i+1])
+			if small {
+				softmaxRow(&as32(row)[0], i+1)
+			} else {
+				softmaxInPlace(row[:i+1])
+			}
 			zero(row[i+1:])
 		}
 		if small {
@@ -128,7 +132,7 @@ func (k *attnKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 		dp := k.dp[w]
 		if small {
 			vt := as32(k.tr[w][:hd*t])
-			transpose(vt, as32(v[off:]), d, t, hd)
+			transpose32(vt, as32(v[off:]), d, t, hd)
 			smm(triCols, false, t, t, hd, float32(mh), as32(g[off:]), d, vt, t, as32(dp), t)
 			smm(triUpper, true, t, hd, t, float32(mh), as32(pm), t, as32(g[off:]), d, as32(dv[off:]), d)
 		} else {
@@ -137,6 +141,11 @@ func (k *attnKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 		}
 		for i := 0; i < t; i++ {
 			pr, dr := pm[i*t:i*t+i+1], dp[i*t:(i+1)*t]
+			if small {
+				softmaxBack(&as32(pr)[0], &as32(dr)[0], i+1)
+				zero(dr[i+1:])
+				continue
+			}
 			var s T
 			for j, pv := range pr {
 				s += pv * dr[j]

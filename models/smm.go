@@ -1,6 +1,9 @@
 package models
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Small float32 matrix products for attention, where each product is a few dozen rows and
 // columns: the assembly kernels in smm_amd64.s avoid a foreign call and BLAS's per-call
@@ -20,10 +23,19 @@ const (
 // m×k: A (lda) or, with transA, Aᵀ where A is k×m. mode restricts the product to a
 // triangle (see tri). It needs haveAVX2.
 func smm(mode tri, transA bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	if m <= 0 || n <= 0 {
+		return
+	}
 	ars, aps := lda, 1
 	if transA {
 		ars, aps = 1, lda
 	}
+	// Every block below stays within these extents.
+	if (m-1)*ldc+n > len(c) || (k > 0 && ((m-1)*ars+(k-1)*aps >= len(a) || (k-1)*ldb+n > len(b))) {
+		panic(fmt.Sprintf("models: smm %dx%dx%d out of range (a %d, b %d, c %d)", m, n, k, len(a), len(b), len(c)))
+	}
+	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
+	at := func(p unsafe.Pointer, i int) *float32 { return (*float32)(unsafe.Add(p, 4*i)) }
 	for i0 := 0; i0 < m; i0 += 4 {
 		rows := min(4, m-i0)
 		klo, khi, nhi := 0, k, n
@@ -36,37 +48,39 @@ func smm(mode tri, transA bool, m, n, k int, alpha float32, a []float32, lda int
 			klo = min(k, i0)
 		}
 		kk := khi - klo
+		ao := i0*ars + klo*aps
 		for j0 := 0; j0 < nhi; j0 += 16 {
 			nc := min(16, nhi-j0)
-			ao, bo, co := i0*ars+klo*aps, klo*ldb+j0, i0*ldc+j0
-			if (rows-1)*ldc+co+nc > len(c) || (kk > 0 && ((rows-1)*ars+(kk-1)*aps+ao >= len(a) || (kk-1)*ldb+bo+nc > len(b))) {
-				panic(fmt.Sprintf("models: smm %dx%dx%d out of range (a %d, b %d, c %d)", m, n, k, len(a), len(b), len(c)))
-			}
-			var ap, bp *float32
+			var ap, bp *float32 // nil when nothing is summed: no pointer past an array
 			if kk > 0 {
-				ap, bp = &a[ao], &b[bo]
+				ap, bp = at(pa, ao), at(pb, klo*ldb+j0)
 			}
 			if rows == 4 {
-				smm4x16(kk, ap, ars, aps, bp, ldb, &c[co], ldc, nc, alpha)
+				smm4x16(kk, ap, ars, aps, bp, ldb, at(pc, i0*ldc+j0), ldc, nc, alpha)
 				continue
 			}
 			for r := 0; r < rows; r++ {
-				var arp *float32
 				if kk > 0 {
-					arp = &a[ao+r*ars]
+					ap = at(pa, ao+r*ars)
 				}
-				smm1x16(kk, arp, aps, bp, ldb, &c[co+r*ldc], nc, alpha)
+				smm1x16(kk, ap, aps, bp, ldb, at(pc, (i0+r)*ldc+j0), nc, alpha)
 			}
 		}
 	}
 }
 
-// transpose writes the r×c block of a (lda) transposed into dst (c×r, row-major).
-func transpose[T Float](dst []T, a []T, lda, r, c int) {
-	for i := 0; i < r; i++ {
-		row := a[i*lda : i*lda+c]
-		for j, v := range row {
-			dst[j*r+i] = v
+// transpose32 writes the r×c block of a (lda) transposed into dst (c×r, row-major).
+func transpose32(dst []float32, a []float32, lda, r, c int) {
+	if r <= 0 || c <= 0 {
+		return
+	}
+	_, _ = dst[c*r-1], a[(r-1)*lda+c-1]
+	pa := unsafe.Pointer(unsafe.SliceData(a))
+	for j := 0; j < c; j++ {
+		d := dst[j*r : (j+1)*r]
+		p := unsafe.Add(pa, 4*j)
+		for i := range d {
+			d[i] = *(*float32)(unsafe.Add(p, 4*i*lda))
 		}
 	}
 }

@@ -37,3 +37,13 @@ func geluFwd(y, b, pre, th *float32, n int, gain float32)
 //
 //go:noescape
 func geluBwd(dp, gout, pre, th *float32, n int)
+
+// softmaxRow replaces x[:n] (n ≥ 1) by its softmax and returns Σ exp(x − max x).
+//
+//go:noescape
+func softmaxRow(x *float32, n int) float32
+
+// softmaxBack sets dp[i] = p[i]·(dp[i] − Σ_j p[j]·dp[j]) for i < n.
+//
+//go:noescape
+func softmaxBack(p, dp *float32, n int)

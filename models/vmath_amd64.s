@@ -35,7 +35,8 @@ DATA vmc<>+104(SB)/4, $0x7f800000 // inf = inf
 DATA vmc<>+108(SB)/4, $0x3f4c422a // geluC = 0.79788456080286541
 DATA vmc<>+112(SB)/4, $0x3d372713 // geluA = 0.044714999999999998
 DATA vmc<>+116(SB)/4, $0x3e095d4f // gelu3A = 0.13414499999999999
-GLOBL vmc<>(SB), RODATA|NOPTR, $120
+DATA vmc<>+120(SB)/4, $0xff800000 // negInf
+GLOBL vmc<>(SB), RODATA|NOPTR, $124
 
 #define VM_TANHHI vmc<>+0(SB)
 #define VM_TANHLO vmc<>+4(SB)
@@ -67,6 +68,7 @@ GLOBL vmc<>(SB), RODATA|NOPTR, $120
 #define VM_GELUC vmc<>+108(SB)
 #define VM_GELUA vmc<>+112(SB)
 #define VM_GELU3A vmc<>+116(SB)
+#define VM_NEGINF vmc<>+120(SB)
 
 // 16 all-ones lanes then 16 zero lanes: the mask of the first r lanes starts at lane 16−r.
 DATA vmMask<>+0(SB)/8, $0xffffffffffffffff
@@ -298,5 +300,166 @@ gbtail:
 	VMASKMOVPS Y1, Y10, (DI)
 
 gbdone:
+	VZEROUPPER
+	RET
+
+// HSUM(Y, X, T): X's lane 0 = the sum of Y's eight lanes (X is Y's low half); T clobbered.
+#define HSUM(Y, X, T) \
+	VEXTRACTF128 $1, Y, T; VADDPS T, X, X; VHADDPS X, X, X; VHADDPS X, X, X
+
+// func softmaxRow(x *float32, n int) float32
+//
+// x[:n] = softmax(x[:n]) with one expf per element; returns Σ exp(x−max) (n ≥ 1).
+TEXT ·softmaxRow(SB), NOSPLIT, $0-20
+	MOVQ         x+0(FP), SI
+	MOVQ         n+8(FP), DX
+
+	// Maximum, masked lanes as −Inf.
+	MOVQ         SI, DI
+	MOVQ         DX, CX
+	VBROADCASTSS VM_NEGINF, Y11
+	VMOVAPS      Y11, Y9
+
+smax:
+	CMPQ    CX, $8
+	JLT     smaxtail
+	VMAXPS  (DI), Y9, Y9
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JMP     smax
+
+smaxtail:
+	TESTQ      CX, CX
+	JE         smaxred
+	TAILMASK(Y10)
+	VMASKMOVPS (DI), Y10, Y0
+	VBLENDVPS  Y10, Y0, Y11, Y0
+	VMAXPS     Y0, Y9, Y9
+
+smaxred:
+	VEXTRACTF128 $1, Y9, X1
+	VMAXPS       X1, X9, X0
+	VPERMILPS    $0x4e, X0, X1
+	VMAXPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VMAXPS       X1, X0, X0
+	VBROADCASTSS X0, Y8
+
+	// exp(x − max) and the sum.
+	MOVQ   SI, DI
+	MOVQ   DX, CX
+	VXORPS Y9, Y9, Y9
+
+sexp:
+	CMPQ    CX, $8
+	JLT     sexptail
+	VMOVUPS (DI), Y0
+	VSUBPS  Y8, Y0, Y0
+	EXP(Y0, Y1, Y2, Y3, Y4, Y5)
+	VMOVUPS Y0, (DI)
+	VADDPS  Y0, Y9, Y9
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JMP     sexp
+
+sexptail:
+	TESTQ      CX, CX
+	JE         ssum
+	TAILMASK(Y10)
+	VMASKMOVPS (DI), Y10, Y0
+	VSUBPS     Y8, Y0, Y0
+	EXP(Y0, Y1, Y2, Y3, Y4, Y5)
+	VANDPS     Y10, Y0, Y0
+	VMASKMOVPS Y0, Y10, (DI)
+	VADDPS     Y0, Y9, Y9
+
+ssum:
+	HSUM(Y9, X9, X1)
+	MOVSS        X9, ret+16(FP)
+	VBROADCASTSS VM_ONE, Y7
+	VBROADCASTSS X9, Y9
+	VDIVPS       Y9, Y7, Y7
+
+	// Scale by 1/sum.
+	MOVQ SI, DI
+	MOVQ DX, CX
+
+sscale:
+	CMPQ    CX, $8
+	JLT     sscaletail
+	VMULPS  (DI), Y7, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JMP     sscale
+
+sscaletail:
+	TESTQ      CX, CX
+	JE         sdone
+	TAILMASK(Y10)
+	VMASKMOVPS (DI), Y10, Y0
+	VMULPS     Y0, Y7, Y0
+	VMASKMOVPS Y0, Y10, (DI)
+
+sdone:
+	VZEROUPPER
+	RET
+
+// func softmaxBack(p, dp *float32, n int)
+//
+// dp[:n] = p·(dp − Σ p·dp): the gradient through a softmax row p given dp = ∂L/∂p.
+TEXT ·softmaxBack(SB), NOSPLIT, $0-24
+	MOVQ   p+0(FP), SI
+	MOVQ   dp+8(FP), DI
+	MOVQ   n+16(FP), DX
+	MOVQ   DX, CX
+	XORQ   AX, AX
+	VXORPS Y9, Y9, Y9
+
+bdot:
+	CMPQ        CX, $8
+	JLT         bdottail
+	VMOVUPS     (SI)(AX*1), Y0
+	VFMADD231PS (DI)(AX*1), Y0, Y9
+	ADDQ        $32, AX
+	SUBQ        $8, CX
+	JMP         bdot
+
+bdottail:
+	TESTQ       CX, CX
+	JE          bdotred
+	TAILMASK(Y10)
+	VMASKMOVPS  (SI)(AX*1), Y10, Y0
+	VMASKMOVPS  (DI)(AX*1), Y10, Y1
+	VFMADD231PS Y1, Y0, Y9
+
+bdotred:
+	HSUM(Y9, X9, X1)
+	VBROADCASTSS X9, Y8
+	MOVQ         DX, CX
+	XORQ         AX, AX
+
+bupd:
+	CMPQ    CX, $8
+	JLT     bupdtail
+	VMOVUPS (DI)(AX*1), Y1
+	VSUBPS  Y8, Y1, Y1
+	VMULPS  (SI)(AX*1), Y1, Y1
+	VMOVUPS Y1, (DI)(AX*1)
+	ADDQ    $32, AX
+	SUBQ    $8, CX
+	JMP     bupd
+
+bupdtail:
+	TESTQ      CX, CX
+	JE         bdone
+	TAILMASK(Y10)
+	VMASKMOVPS (SI)(AX*1), Y10, Y0
+	VMASKMOVPS (DI)(AX*1), Y10, Y1
+	VSUBPS     Y8, Y1, Y1
+	VMULPS     Y0, Y1, Y1
+	VMASKMOVPS Y1, Y10, (DI)(AX*1)
+
+bdone:
 	VZEROUPPER
 	RET

@@ -196,3 +196,76 @@ func TestGeluVec(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmaxRow checks the vector softmax and its backward pass against the scalar loops
+// for every length 1..40 (tails), on rows with large and very negative entries.
+func TestSoftmaxRow(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2/FMA")
+	}
+	for n := 1; n <= 40; n++ {
+		x := make([]float32, n+8)
+		for i := range x {
+			x[i] = float32((i*7)%11)*1.3 - 6
+		}
+		x[n/2] = -200 // underflows to 0
+		if n > 3 {
+			x[n-1] = 30
+		}
+		want := append([]float32(nil), x...)
+		var ws float32
+		mx := want[0]
+		for _, v := range want[1:n] {
+			mx = max(mx, v)
+		}
+		for i := 0; i < n; i++ {
+			want[i] = expf(want[i] - mx)
+			ws += want[i]
+		}
+		for i := 0; i < n; i++ {
+			want[i] *= 1 / ws
+		}
+		got := append([]float32(nil), x...)
+		s := softmaxRow(&got[0], n)
+		if math.Abs(float64(s/ws-1)) > 1e-6 {
+			t.Fatalf("n=%d: sum %g, want %g", n, s, ws)
+		}
+		for i := range got {
+			if i >= n {
+				if got[i] != x[i] {
+					t.Fatalf("n=%d: element %d written", n, i)
+				}
+				continue
+			}
+			if e := math.Abs(float64(got[i] - want[i])); e > 1e-7 && ulpDiff(got[i], want[i]) > 4 {
+				t.Fatalf("n=%d: p[%d] = %g, want %g", n, i, got[i], want[i])
+			}
+		}
+
+		dp := make([]float32, n+8)
+		for i := range dp {
+			dp[i] = float32((i*5)%7) - 3
+		}
+		wd := append([]float32(nil), dp...)
+		var dot float32
+		for i := 0; i < n; i++ {
+			dot += want[i] * wd[i]
+		}
+		for i := 0; i < n; i++ {
+			wd[i] = want[i] * (wd[i] - dot)
+		}
+		gd := append([]float32(nil), dp...)
+		softmaxBack(&want[0], &gd[0], n)
+		for i := range gd {
+			if i >= n {
+				if gd[i] != dp[i] {
+					t.Fatalf("n=%d: gradient element %d written", n, i)
+				}
+				continue
+			}
+			if e := math.Abs(float64(gd[i] - wd[i])); e > 1e-6*(1+math.Abs(float64(dp[i]))) {
+				t.Fatalf("n=%d: dx[%d] = %g, want %g", n, i, gd[i], wd[i])
+			}
+		}
+	}
+}
