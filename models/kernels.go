@@ -180,8 +180,9 @@ type linKernel[T Float] struct {
 	res    bool
 	act    activation
 	gate   *float64
-	pre    []T // pre-activation u
-	th     []T // tanh(√(2/π)(u+0.044715u³)), saved for the backward pass
+	pre    []T  // pre-activation u
+	th     []T  // tanh(√(2/π)(u+0.044715u³)), saved for the backward pass (scalar path only)
+	vec    bool // the last forward pass ran the vector bias+GELU: th is not saved
 	dpre   []T
 	part   [][]T
 }
@@ -268,18 +269,26 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	if b == nil && k.act == actNone {
 		return 0
 	}
+	k.vec = k.act == actGELU && b != nil && is32[T]() && haveAVX2 && o > 0
 	if k.act == actGELU {
 		if cap(k.pre) < len(y) {
-			k.pre, k.th = make([]T, len(y)), make([]T, len(y))
+			k.pre = make([]T, len(y))
 		}
-		k.pre, k.th = k.pre[:len(y)], k.th[:len(y)]
+		k.pre = k.pre[:len(y)]
+		if !k.vec {
+			if cap(k.th) < len(y) {
+				k.th = make([]T, len(y))
+			}
+			k.th = k.th[:len(y)]
+		}
 	}
-	vec := k.act == actGELU && b != nil && is32[T]() && haveAVX2 && o > 0
+	vec := k.vec
 	k.p.rows(m, 32, func(lo, hi int) {
 		if vec {
-			// Bias, GELU and the saved u and tanh values in one vector pass.
+			// Bias, GELU and the saved u in one vector pass (the backward pass recomputes
+			// the tanh: storing it costs more memory traffic than the arithmetic).
 			for r := lo; r < hi; r++ {
-				geluFwd(&as32(y)[r*o], &as32(b)[0], &as32(k.pre)[r*o], &as32(k.th)[r*o], o, float32(g))
+				geluFwd(&as32(y)[r*o], &as32(b)[0], &as32(k.pre)[r*o], o, float32(g))
 			}
 			return
 		}
@@ -315,8 +324,8 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 		k.dpre = k.dpre[:len(g)]
 		dp := k.dpre
 		k.p.rows(len(g), 1024, func(lo, hi int) {
-			if is32[T]() && haveAVX2 {
-				geluBwd(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], &as32(k.th)[lo], hi-lo)
+			if k.vec {
+				geluBwd(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], hi-lo)
 				return
 			}
 			for j := lo; j < hi; j++ {

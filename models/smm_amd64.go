@@ -27,16 +27,17 @@ func tanhVec(dst, src *float32, n int)
 //go:noescape
 func expSum(x *float32, n int, shift float32) float32
 
-// geluFwd sets, for i < n, u = y[i] + gain·b[i], pre[i] = u, th[i] = tanh(√(2/π)(u+0.044715u³))
-// and y[i] = 0.5·u·(1+th[i]).
+// geluFwd sets, for i < n, u = y[i] + gain·b[i], pre[i] = u and y[i] = 0.5·u·(1+t) with
+// t = tanh(√(2/π)(u+0.044715u³)).
 //
 //go:noescape
-func geluFwd(y, b, pre, th *float32, n int, gain float32)
+func geluFwd(y, b, pre *float32, n int, gain float32)
 
-// geluBwd sets dp[i] = gout[i]·GELU′(pre[i]) for i < n, with th the forward pass's tanh values.
+// geluBwd sets dp[i] = gout[i]·GELU′(pre[i]) for i < n, computing t again from pre (cheaper
+// than storing and reloading it at these sizes: the pass is memory-bound).
 //
 //go:noescape
-func geluBwd(dp, gout, pre, th *float32, n int)
+func geluBwd(dp, gout, pre *float32, n int)
 
 // softmaxRow replaces x[:n] (n ≥ 1) by its softmax and returns Σ exp(x − max x).
 //

@@ -13,10 +13,10 @@ func smm1x16(k int, a *float32, aps int, b *float32, ldb int, c *float32, nc int
 	panic("models: smm1x16 without AVX2")
 }
 
-func tanhVec(dst, src *float32, n int)                    { panic("models: tanhVec without AVX2") }
-func expSum(x *float32, n int, shift float32) float32     { panic("models: expSum without AVX2") }
-func geluFwd(y, b, pre, th *float32, n int, gain float32) { panic("models: geluFwd without AVX2") }
-func geluBwd(dp, gout, pre, th *float32, n int)           { panic("models: geluBwd without AVX2") }
+func tanhVec(dst, src *float32, n int)                { panic("models: tanhVec without AVX2") }
+func expSum(x *float32, n int, shift float32) float32 { panic("models: expSum without AVX2") }
+func geluFwd(y, b, pre *float32, n int, gain float32) { panic("models: geluFwd without AVX2") }
+func geluBwd(dp, gout, pre *float32, n int)           { panic("models: geluBwd without AVX2") }
 
 func softmaxRow(x *float32, n int) float32 { panic("models: softmaxRow without AVX2") }
 func softmaxBack(p, dp *float32, n int)    { panic("models: softmaxBack without AVX2") }

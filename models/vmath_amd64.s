@@ -204,24 +204,27 @@ esum:
 	MOVSS        X0, ret+24(FP)
 	RET
 
-// GELUFWD: Y0 = u on entry; Y2 = tanh(√(2/π)(u+0.044715u³)), Y0 = 0.5u(1+Y2) on exit.
+// GELUFWD: Y0 = u on entry; Y0 = 0.5u(1+tanh(√(2/π)(u+0.044715u³))) on exit; Y2..Y6 clobbered.
 #define GELUFWD() \
-	VMULPS       Y0, Y0, Y2; \
-	VBROADCASTSS VM_GELUA, Y3; VBROADCASTSS VM_ONE, Y4; VFMADD213PS Y4, Y3, Y2; \
-	VMULPS       Y0, Y2, Y2; \
-	VBROADCASTSS VM_GELUC, Y3; VMULPS Y3, Y2, Y2; \
-	TANH(Y2, Y3, Y4, Y5, Y6); \
+	GELUTANH(Y0, Y2); \
 	VBROADCASTSS VM_HALF, Y3; VMULPS Y3, Y0, Y0; \
 	VFMADD213PS  Y0, Y2, Y0
 
-// func geluFwd(y, b, pre, th *float32, n int, gain float32)
-TEXT ·geluFwd(SB), NOSPLIT, $0-44
+// GELUTANH(U, T): T = tanh(√(2/π)(U+0.044715U³)); Y3..Y6 clobbered.
+#define GELUTANH(U, T) \
+	VMULPS       U, U, T; \
+	VBROADCASTSS VM_GELUA, Y3; VBROADCASTSS VM_ONE, Y4; VFMADD213PS Y4, Y3, T; \
+	VMULPS       U, T, T; \
+	VBROADCASTSS VM_GELUC, Y3; VMULPS Y3, T, T; \
+	TANH(T, Y3, Y4, Y5, Y6)
+
+// func geluFwd(y, b, pre *float32, n int, gain float32)
+TEXT ·geluFwd(SB), NOSPLIT, $0-36
 	MOVQ         y+0(FP), DI
 	MOVQ         b+8(FP), SI
 	MOVQ         pre+16(FP), R8
-	MOVQ         th+24(FP), R9
-	MOVQ         n+32(FP), CX
-	VBROADCASTSS gain+40(FP), Y8
+	MOVQ         n+24(FP), CX
+	VBROADCASTSS gain+32(FP), Y8
 
 gfloop:
 	CMPQ        CX, $8
@@ -231,12 +234,10 @@ gfloop:
 	VFMADD231PS Y1, Y8, Y0
 	VMOVUPS     Y0, (R8)
 	GELUFWD()
-	VMOVUPS     Y2, (R9)
 	VMOVUPS     Y0, (DI)
 	ADDQ        $32, DI
 	ADDQ        $32, SI
 	ADDQ        $32, R8
-	ADDQ        $32, R9
 	SUBQ        $8, CX
 	JMP         gfloop
 
@@ -249,15 +250,15 @@ gftail:
 	VFMADD231PS Y1, Y8, Y0
 	VMASKMOVPS  Y0, Y10, (R8)
 	GELUFWD()
-	VMASKMOVPS  Y2, Y10, (R9)
 	VMASKMOVPS  Y0, Y10, (DI)
 
 gfdone:
 	VZEROUPPER
 	RET
 
-// GELUBWD: Y0 = u, Y1 = t, Y2 = upstream gradient on entry; Y1 = the input gradient on exit.
+// GELUBWD: Y0 = u, Y2 = upstream gradient on entry; Y1 = the input gradient on exit.
 #define GELUBWD() \
+	GELUTANH(Y0, Y1); \
 	VBROADCASTSS VM_ONE, Y3; VMOVAPS Y3, Y4; VFNMADD231PS Y1, Y1, Y4; \
 	VMULPS       Y0, Y0, Y5; VBROADCASTSS VM_GELU3A, Y6; VFMADD213PS Y3, Y6, Y5; \
 	VMULPS       Y4, Y5, Y5; VMULPS Y0, Y5, Y5; \
@@ -266,26 +267,23 @@ gfdone:
 	VBROADCASTSS VM_HALF, Y6; VMULPS Y6, Y1, Y1; \
 	VMULPS       Y2, Y1, Y1
 
-// func geluBwd(dp, gout, pre, th *float32, n int)
-TEXT ·geluBwd(SB), NOSPLIT, $0-40
+// func geluBwd(dp, gout, pre *float32, n int)
+TEXT ·geluBwd(SB), NOSPLIT, $0-32
 	MOVQ dp+0(FP), DI
 	MOVQ gout+8(FP), SI
 	MOVQ pre+16(FP), R8
-	MOVQ th+24(FP), R9
-	MOVQ n+32(FP), CX
+	MOVQ n+24(FP), CX
 
 gbloop:
 	CMPQ    CX, $8
 	JLT     gbtail
 	VMOVUPS (R8), Y0
-	VMOVUPS (R9), Y1
 	VMOVUPS (SI), Y2
 	GELUBWD()
 	VMOVUPS Y1, (DI)
 	ADDQ    $32, DI
 	ADDQ    $32, SI
 	ADDQ    $32, R8
-	ADDQ    $32, R9
 	SUBQ    $8, CX
 	JMP     gbloop
 
@@ -294,7 +292,6 @@ gbtail:
 	JE         gbdone
 	TAILMASK(Y10)
 	VMASKMOVPS (R8), Y10, Y0
-	VMASKMOVPS (R9), Y10, Y1
 	VMASKMOVPS (SI), Y10, Y2
 	GELUBWD()
 	VMASKMOVPS Y1, Y10, (DI)
