@@ -100,10 +100,17 @@ func (k *rmsKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		k.r = make([]T, rows)
 	}
 	k.r = k.r[:rows]
+	vec := is32[T]() && haveAVX2 && d > 0
 	k.p.rows(rows, 64, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			s := k.src(r)
 			xr, yr := x[s*d:(s+1)*d], y[r*d:(r+1)*d]
+			if vec {
+				inv := 1 / sqrtT(T(sumSq(&as32(xr)[0], d))/T(d)+k.eps)
+				k.r[r] = inv
+				scaleMul(&as32(yr)[0], &as32(xr)[0], &as32(g)[0], d, float32(inv))
+				continue
+			}
 			var ss T
 			for _, v := range xr {
 				ss += v * v
@@ -132,12 +139,19 @@ func (k *rmsKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 	for w := range k.part {
 		zero(k.part[w])
 	}
+	vec := is32[T]() && haveAVX2 && d > 0
 	k.p.blocks(rows, 64, func(w, lo, hi int) {
 		acc := k.part[w]
 		for r := lo; r < hi; r++ {
 			s := k.src(r)
 			xr, dyr, dxr := x[s*d:(s+1)*d], dy[r*d:(r+1)*d], dx[s*d:(s+1)*d]
 			inv := k.r[r]
+			if vec {
+				dot := T(rmsBackDot(&as32(xr)[0], &as32(dyr)[0], &as32(g)[0], &as32(acc)[0], d, float32(inv)))
+				c := inv * inv * inv * dot / T(d)
+				rmsBackDx(&as32(dxr)[0], &as32(xr)[0], &as32(dyr)[0], &as32(g)[0], d, float32(inv), float32(c))
+				continue
+			}
 			var dot T
 			for j, v := range xr {
 				dot += g[j] * dyr[j] * v

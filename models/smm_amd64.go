@@ -48,3 +48,23 @@ func softmaxRow(x *float32, n int) float32
 //
 //go:noescape
 func softmaxBack(p, dp *float32, n int)
+
+// sumSq returns Σ x[i]² for i < n.
+//
+//go:noescape
+func sumSq(x *float32, n int) float32
+
+// scaleMul sets y[i] = x[i]·s·gamma[i] for i < n.
+//
+//go:noescape
+func scaleMul(y, x, gamma *float32, n int, s float32)
+
+// rmsBackDot adds dy[i]·x[i]·inv to acc[i] for i < n and returns Σ gamma[i]·dy[i]·x[i].
+//
+//go:noescape
+func rmsBackDot(x, dy, gamma, acc *float32, n int, inv float32) float32
+
+// rmsBackDx sets dx[i] = inv·gamma[i]·dy[i] − c·x[i] for i < n.
+//
+//go:noescape
+func rmsBackDx(dx, x, dy, gamma *float32, n int, inv, c float32)

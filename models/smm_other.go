@@ -20,3 +20,12 @@ func geluBwd(dp, gout, pre *float32, n int)           { panic("models: geluBwd w
 
 func softmaxRow(x *float32, n int) float32 { panic("models: softmaxRow without AVX2") }
 func softmaxBack(p, dp *float32, n int)    { panic("models: softmaxBack without AVX2") }
+
+func sumSq(x *float32, n int) float32                 { panic("models: sumSq without AVX2") }
+func scaleMul(y, x, gamma *float32, n int, s float32) { panic("models: scaleMul without AVX2") }
+func rmsBackDot(x, dy, gamma, acc *float32, n int, inv float32) float32 {
+	panic("models: rmsBackDot without AVX2")
+}
+func rmsBackDx(dx, x, dy, gamma *float32, n int, inv, c float32) {
+	panic("models: rmsBackDx without AVX2")
+}

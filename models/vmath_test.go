@@ -266,3 +266,53 @@ func TestSoftmaxRow(t *testing.T) {
 		}
 	}
 }
+
+// TestRMSVec checks the RMSNorm row kernels against the scalar loops of rmsKernel for every
+// length 1..40 (tails), and that nothing past n is written.
+func TestRMSVec(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2/FMA")
+	}
+	for n := 1; n <= 40; n++ {
+		mk := func(a, b float32) []float32 {
+			s := make([]float32, n+8)
+			for i := range s {
+				s[i] = float32((i*7)%13)*a - b
+			}
+			return s
+		}
+		x, dy, g, acc := mk(0.3, 1.7), mk(-0.2, 0.9), mk(0.1, -0.5), mk(0.05, 0.1)
+		const inv, c = 0.83, 0.21
+		var ss, dot float32
+		wacc, wdx, wy := append([]float32(nil), acc...), make([]float32, n+8), make([]float32, n+8)
+		for i := 0; i < n; i++ {
+			ss += x[i] * x[i]
+			dot += g[i] * dy[i] * x[i]
+			wacc[i] += dy[i] * x[i] * inv
+			wdx[i] = inv*g[i]*dy[i] - c*x[i]
+			wy[i] = x[i] * inv * g[i]
+		}
+		close := func(what string, got, want float32, scale float64) {
+			if math.Abs(float64(got-want)) > 1e-6*scale {
+				t.Fatalf("n=%d: %s = %g, want %g", n, what, got, want)
+			}
+		}
+		close("Σx²", sumSq(&x[0], n), ss, float64(ss)+1)
+		gotDot := rmsBackDot(&x[0], &dy[0], &g[0], &acc[0], n, inv)
+		close("Σg·dy·x", gotDot, dot, float64(n))
+		y, dx := make([]float32, n+8), make([]float32, n+8)
+		scaleMul(&y[0], &x[0], &g[0], n, inv)
+		rmsBackDx(&dx[0], &x[0], &dy[0], &g[0], n, inv, c)
+		for i := range y {
+			if i >= n {
+				if y[i] != 0 || dx[i] != 0 || acc[i] != wacc[i] {
+					t.Fatalf("n=%d: element %d written", n, i)
+				}
+				continue
+			}
+			close("y", y[i], wy[i], 1)
+			close("dx", dx[i], wdx[i], 1)
+			close("acc", acc[i], wacc[i], 1)
+		}
+	}
+}
