@@ -23,10 +23,15 @@ func colSums[T Float](p pool, scratch [][]T, dst, a []T, m, n int) {
 	for w := range scratch {
 		zero(scratch[w][:n])
 	}
+	vec := is32[T]() && haveAVX2 && n > 0
 	p.blocks(m, 256, func(w, lo, hi int) {
 		acc := scratch[w][:n]
 		for i := lo; i < hi; i++ {
 			row := a[i*n : (i+1)*n]
+			if vec {
+				addVec(&as32(acc)[0], &as32(row)[0], n)
+				continue
+			}
 			for j, v := range row {
 				acc[j] += v
 			}

@@ -68,3 +68,8 @@ func rmsBackDot(x, dy, gamma, acc *float32, n int, inv float32) float32
 //
 //go:noescape
 func rmsBackDx(dx, x, dy, gamma *float32, n int, inv, c float32)
+
+// addVec adds src[i] to dst[i] for i < n.
+//
+//go:noescape
+func addVec(dst, src *float32, n int)

@@ -29,3 +29,5 @@ func rmsBackDot(x, dy, gamma, acc *float32, n int, inv float32) float32 {
 func rmsBackDx(dx, x, dy, gamma *float32, n int, inv, c float32) {
 	panic("models: rmsBackDx without AVX2")
 }
+
+func addVec(dst, src *float32, n int) { panic("models: addVec without AVX2") }

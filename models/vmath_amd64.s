@@ -629,3 +629,48 @@ rxtail:
 rxdone:
 	VZEROUPPER
 	RET
+
+// func addVec(dst, src *float32, n int)
+//
+// dst[i] += src[i] for i < n.
+TEXT ·addVec(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+aloop:
+	CMPQ    CX, $16
+	JLT     aone
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VADDPS  (SI), Y0, Y0
+	VADDPS  32(SI), Y1, Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    $64, DI
+	ADDQ    $64, SI
+	SUBQ    $16, CX
+	JMP     aloop
+
+aone:
+	CMPQ    CX, $8
+	JLT     atail
+	VMOVUPS (DI), Y0
+	VADDPS  (SI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	SUBQ    $8, CX
+
+atail:
+	TESTQ      CX, CX
+	JE         adone
+	TAILMASK(Y10)
+	VMASKMOVPS (DI), Y10, Y0
+	VMASKMOVPS (SI), Y10, Y1
+	VADDPS     Y1, Y0, Y0
+	VMASKMOVPS Y0, Y10, (DI)
+
+adone:
+	VZEROUPPER
+	RET

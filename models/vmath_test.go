@@ -316,3 +316,26 @@ func TestRMSVec(t *testing.T) {
 		}
 	}
 }
+
+// TestAddVec checks addVec for every length 1..40 and that nothing past n is written.
+func TestAddVec(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2/FMA")
+	}
+	for n := 1; n <= 40; n++ {
+		dst, src := make([]float32, n+8), make([]float32, n+8)
+		for i := range dst {
+			dst[i], src[i] = float32(i)*0.5, float32(i*i)-3
+		}
+		addVec(&dst[0], &src[0], n)
+		for i := range dst {
+			want := float32(i) * 0.5
+			if i < n {
+				want += float32(i*i) - 3
+			}
+			if dst[i] != want {
+				t.Fatalf("n=%d: dst[%d] = %g, want %g", n, i, dst[i], want)
+			}
+		}
+	}
+}
