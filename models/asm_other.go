@@ -2,6 +2,8 @@
 
 package models
 
+// Stubs of the assembly kernels off amd64: haveAVX2 is false there, so no caller reaches them.
+
 // haveAVX2 is false off amd64: the portable paths run.
 const haveAVX2 = false
 
