@@ -163,3 +163,25 @@ func TestAttentionSmallVsBLAS(t *testing.T) {
 		}
 	}
 }
+
+// TestTranspose32 checks the transposition for row counts around its four-row blocks.
+func TestTranspose32(t *testing.T) {
+	for _, r := range []int{1, 3, 4, 5, 8, 37} {
+		for _, c := range []int{1, 16, 32} {
+			lda := c + 3
+			a := make([]float32, (r-1)*lda+c)
+			for i := range a {
+				a[i] = float32(i)
+			}
+			dst := make([]float32, r*c)
+			transpose32(dst, a, lda, r, c)
+			for i := 0; i < r; i++ {
+				for j := 0; j < c; j++ {
+					if dst[j*r+i] != a[i*lda+j] {
+						t.Fatalf("%dx%d: dst[%d,%d] = %g, want %g", r, c, j, i, dst[j*r+i], a[i*lda+j])
+					}
+				}
+			}
+		}
+	}
+}
