@@ -23,10 +23,15 @@ func colSums[T Float](p pool, scratch [][]T, dst, a []T, m, n int) {
 	for w := range scratch {
 		zero(scratch[w][:n])
 	}
+	vec := is32[T]() && haveAVX2 && n > 0
 	p.blocks(m, 256, func(w, lo, hi int) {
 		acc := scratch[w][:n]
 		for i := lo; i < hi; i++ {
 			row := a[i*n : (i+1)*n]
+			if vec {
+				addVec(&as32(acc)[0], &as32(row)[0], n)
+				continue
+			}
 			for j, v := range row {
 				acc[j] += v
 			}
@@ -100,10 +105,17 @@ func (k *rmsKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		k.r = make([]T, rows)
 	}
 	k.r = k.r[:rows]
+	vec := is32[T]() && haveAVX2 && d > 0
 	k.p.rows(rows, 64, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			s := k.src(r)
 			xr, yr := x[s*d:(s+1)*d], y[r*d:(r+1)*d]
+			if vec {
+				inv := 1 / sqrtT(T(sumSq(&as32(xr)[0], d))/T(d)+k.eps)
+				k.r[r] = inv
+				scaleMul(&as32(yr)[0], &as32(xr)[0], &as32(g)[0], d, float32(inv))
+				continue
+			}
 			var ss T
 			for _, v := range xr {
 				ss += v * v
@@ -132,12 +144,19 @@ func (k *rmsKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 	for w := range k.part {
 		zero(k.part[w])
 	}
+	vec := is32[T]() && haveAVX2 && d > 0
 	k.p.blocks(rows, 64, func(w, lo, hi int) {
 		acc := k.part[w]
 		for r := lo; r < hi; r++ {
 			s := k.src(r)
 			xr, dyr, dxr := x[s*d:(s+1)*d], dy[r*d:(r+1)*d], dx[s*d:(s+1)*d]
 			inv := k.r[r]
+			if vec {
+				dot := T(rmsBackDot(&as32(xr)[0], &as32(dyr)[0], &as32(g)[0], &as32(acc)[0], d, float32(inv)))
+				c := inv * inv * inv * dot / T(d)
+				rmsBackDx(&as32(dxr)[0], &as32(xr)[0], &as32(dyr)[0], &as32(g)[0], d, float32(inv), float32(c))
+				continue
+			}
 			var dot T
 			for j, v := range xr {
 				dot += g[j] * dyr[j] * v
@@ -180,8 +199,9 @@ type linKernel[T Float] struct {
 	res    bool
 	act    activation
 	gate   *float64
-	pre    []T // pre-activation u
-	th     []T // tanh(√(2/π)(u+0.044715u³)), saved for the backward pass
+	pre    []T  // pre-activation u
+	th     []T  // tanh(√(2/π)(u+0.044715u³)), saved for the backward pass (scalar path only)
+	vec    bool // the last forward pass ran the vector bias+GELU: th is not saved
 	dpre   []T
 	part   [][]T
 }
@@ -268,13 +288,29 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	if b == nil && k.act == actNone {
 		return 0
 	}
+	k.vec = k.act == actGELU && b != nil && is32[T]() && haveAVX2 && o > 0
 	if k.act == actGELU {
 		if cap(k.pre) < len(y) {
-			k.pre, k.th = make([]T, len(y)), make([]T, len(y))
+			k.pre = make([]T, len(y))
 		}
-		k.pre, k.th = k.pre[:len(y)], k.th[:len(y)]
+		k.pre = k.pre[:len(y)]
+		if !k.vec {
+			if cap(k.th) < len(y) {
+				k.th = make([]T, len(y))
+			}
+			k.th = k.th[:len(y)]
+		}
 	}
+	vec := k.vec
 	k.p.rows(m, 32, func(lo, hi int) {
+		if vec {
+			// Bias, GELU and the saved u in one vector pass (the backward pass recomputes
+			// the tanh: storing it costs more memory traffic than the arithmetic).
+			for r := lo; r < hi; r++ {
+				geluFwd(&as32(y)[r*o], &as32(b)[0], &as32(k.pre)[r*o], o, float32(g))
+			}
+			return
+		}
 		for r := lo; r < hi; r++ {
 			yr := y[r*o : (r+1)*o]
 			if b != nil {
@@ -307,6 +343,10 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 		k.dpre = k.dpre[:len(g)]
 		dp := k.dpre
 		k.p.rows(len(g), 1024, func(lo, hi int) {
+			if k.vec {
+				geluBwd(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], hi-lo)
+				return
+			}
 			for j := lo; j < hi; j++ {
 				u, t := k.pre[j], k.th[j]
 				dp[j] = g[j] * (0.5*(1+t) + 0.5*u*(1-t*t)*T(geluC)*(1+3*0.044715*u*u))
@@ -359,10 +399,14 @@ func softmaxInPlace[T Float](x []T) (mx, lse T) {
 		}
 	}
 	var s T
-	for j, v := range x {
-		e := expT(v - mx)
-		x[j] = e
-		s += e
+	if is32[T]() && haveAVX2 {
+		s = T(expSum(&as32(x)[0], len(x), float32(mx)))
+	} else {
+		for j, v := range x {
+			e := expT(v - mx)
+			x[j] = e
+			s += e
+		}
 	}
 	inv := 1 / s
 	for j := range x {

@@ -1,0 +1,35 @@
+//go:build !amd64
+
+package models
+
+// Stubs of the assembly kernels off amd64: haveAVX2 is false there, so no caller reaches them.
+
+// haveAVX2 is false off amd64: the portable paths run.
+const haveAVX2 = false
+
+func smm4x16(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc int, nc int, alpha float32) {
+	panic("models: smm4x16 without AVX2")
+}
+
+func smm1x16(k int, a *float32, aps int, b *float32, ldb int, c *float32, nc int, alpha float32) {
+	panic("models: smm1x16 without AVX2")
+}
+
+func tanhVec(dst, src *float32, n int)                { panic("models: tanhVec without AVX2") }
+func expSum(x *float32, n int, shift float32) float32 { panic("models: expSum without AVX2") }
+func geluFwd(y, b, pre *float32, n int, gain float32) { panic("models: geluFwd without AVX2") }
+func geluBwd(dp, gout, pre *float32, n int)           { panic("models: geluBwd without AVX2") }
+
+func softmaxRow(x *float32, n int) float32 { panic("models: softmaxRow without AVX2") }
+func softmaxBack(p, dp *float32, n int)    { panic("models: softmaxBack without AVX2") }
+
+func sumSq(x *float32, n int) float32                 { panic("models: sumSq without AVX2") }
+func scaleMul(y, x, gamma *float32, n int, s float32) { panic("models: scaleMul without AVX2") }
+func rmsBackDot(x, dy, gamma, acc *float32, n int, inv float32) float32 {
+	panic("models: rmsBackDot without AVX2")
+}
+func rmsBackDx(dx, x, dy, gamma *float32, n int, inv, c float32) {
+	panic("models: rmsBackDx without AVX2")
+}
+
+func addVec(dst, src *float32, n int) { panic("models: addVec without AVX2") }

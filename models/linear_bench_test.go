@@ -1,0 +1,67 @@
+package models
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"windtunnel/backends/gemm"
+)
+
+// BenchmarkLinearGELU times the float32 bias+GELU linear kernel's forward and backward pass
+// (the MLP's first layer) at the quick (64·37 rows, 64→256) and paper (256·37 rows,
+// 192→768) sizes on two workers.
+func BenchmarkLinearGELU(b *testing.B) {
+	be, err := gemm.Open("auto")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, sz := range []struct {
+		name         string
+		m, kin, kout int
+	}{{"quick", 64 * 37, 64, 256}, {"paper", 256 * 37, 192, 768}} {
+		rng := rand.New(rand.NewPCG(5, 6))
+		in := []*tensor.Dense{randDense32(rng, sz.m, sz.kin), randDense32(rng, sz.kin, sz.kout), randDense32(rng, 1, sz.kout)}
+		gout := randDense32(rng, sz.m, sz.kout)
+		out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(sz.m, sz.kout))
+		gin := []*tensor.Dense{
+			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(sz.m, sz.kin)),
+			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(sz.kin, sz.kout)),
+			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1, sz.kout)),
+		}
+		k := &linKernel[float32]{be: be, p: pool{workers: 2}, bias: true, act: actGELU}
+		b.Run(fmt.Sprintf("%s/fwd+bwd", sz.name), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				k.forward(in, out)
+				k.backward(in, out, gout, 0, gin)
+			}
+		})
+	}
+}
+
+// BenchmarkRMSNorm times the float32 RMSNorm kernel's forward and backward pass at the
+// quick (64·37 rows, d=64) and paper (256·37 rows, d=192) sizes on two workers.
+func BenchmarkRMSNorm(b *testing.B) {
+	for _, sz := range []struct {
+		name string
+		m, d int
+	}{{"quick", 64 * 37, 64}, {"paper", 256 * 37, 192}} {
+		rng := rand.New(rand.NewPCG(7, 8))
+		in := []*tensor.Dense{randDense32(rng, sz.m, sz.d), randDense32(rng, 1, sz.d)}
+		gout := randDense32(rng, sz.m, sz.d)
+		out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(sz.m, sz.d))
+		gin := []*tensor.Dense{
+			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(sz.m, sz.d)),
+			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1, sz.d)),
+		}
+		k := &rmsKernel[float32]{eps: 1e-5, p: pool{workers: 2}}
+		b.Run(fmt.Sprintf("%s/fwd+bwd", sz.name), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				k.forward(in, out)
+				k.backward(in, out, gout, 0, gin)
+			}
+		})
+	}
+}

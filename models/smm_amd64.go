@@ -1,0 +1,18 @@
+package models
+
+import "golang.org/x/sys/cpu"
+
+// haveAVX2 reports whether the AVX2/FMA kernels (smm_amd64.s, vmath_amd64.s) can run; set
+// once at start-up.
+var haveAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// smm4x16 computes 4 rows × nc (1..16) columns of C = alpha·A·B: A element (r, p) at
+// a[r·ars + p·aps], B row p at b[p·ldb], C row r at c[r·ldc].
+//
+//go:noescape
+func smm4x16(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc int, nc int, alpha float32)
+
+// smm1x16 is smm4x16 for one row.
+//
+//go:noescape
+func smm1x16(k int, a *float32, aps int, b *float32, ldb int, c *float32, nc int, alpha float32)
