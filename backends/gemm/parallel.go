@@ -64,6 +64,9 @@ type parallel struct {
 	b       Backend
 	workers int
 	minWork int // m·n·k below which the product runs directly
+	// Per-block partial products of k-split products, reused between calls.
+	scratch32 scratch[float32]
+	scratch64 scratch[float64]
 }
 
 func (p *parallel) Name() string {
@@ -75,12 +78,20 @@ func (p *parallel) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []
 		p.b.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
+	if splitByK(m, n, k) {
+		splitGemmK(p.workers, &p.scratch32, p.b.Sgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	splitGemm(p.workers, p.b.Sgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 func (p *parallel) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if !p.split(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc, alpha == 0) {
 		p.b.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	if splitByK(m, n, k) {
+		splitGemmK(p.workers, &p.scratch64, p.b.Dgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	splitGemm(p.workers, p.b.Dgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
