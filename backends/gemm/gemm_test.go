@@ -443,7 +443,7 @@ func TestParallelSplits(t *testing.T) {
 		// k ≥ 4·max(m, n): blocks of k, each the whole of C (summed after).
 		{101, 64, 1024, [][2]int{{101, 64}, {101, 64}, {101, 64}, {101, 64}, {101, 64}, {101, 64}}},
 		{64, 101, 1024, [][2]int{{64, 101}, {64, 101}, {64, 101}, {64, 101}, {64, 101}, {64, 101}}},
-		{128, 128, 128, [][2]int{{128, 128}}},                                                      // 2.1M, below the threshold
+		{128, 128, 128, [][2]int{{128, 128}}}, // 2.1M, below the threshold
 	} {
 		r := &recorder{}
 		p := Parallel(r, 2)
