@@ -153,6 +153,19 @@ func splitGemm[T float](workers int, f gemmFunc[T], tA, tB blas.Transpose, m, n,
 	if rem := dim - nblocks*chunk; rem > 0 && (nblocks == 0 || 4*rem >= chunk) {
 		nblocks++
 	}
+	deal(workers, nblocks, func(i int) {
+		lo, hi := i*chunk, (i+1)*chunk
+		if i == nblocks-1 {
+			hi = dim
+		}
+		run(lo, hi)
+	})
+}
+
+// deal runs block(i) for i in [0, nblocks) on the calling goroutine and up to workers−1 new
+// ones, each taking the next block from a shared counter until none is left, and returns
+// when all are done.
+func deal(workers, nblocks int, block func(i int)) {
 	var next atomic.Int64
 	work := func() {
 		for {
@@ -160,11 +173,7 @@ func splitGemm[T float](workers int, f gemmFunc[T], tA, tB blas.Transpose, m, n,
 			if i >= nblocks {
 				return
 			}
-			lo, hi := i*chunk, (i+1)*chunk
-			if i == nblocks-1 {
-				hi = dim
-			}
-			run(lo, hi)
+			block(i)
 		}
 	}
 	var wg sync.WaitGroup

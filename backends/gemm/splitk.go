@@ -2,7 +2,6 @@ package gemm
 
 import (
 	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 )
@@ -64,26 +63,7 @@ func splitGemmK[T float](workers int, s *scratch[T], f gemmFunc[T], tA, tB blas.
 		}
 		f(tA, tB, m, n, hi-lo, alpha, a[aOff:], lda, b[bOff:], ldb, 0, buf[i*mn:(i+1)*mn], n)
 	}
-	var next atomic.Int64
-	work := func() {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= nblocks {
-				return
-			}
-			run(i)
-		}
-	}
-	var wg sync.WaitGroup
-	for w := 1; w < min(workers, nblocks); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
+	deal(workers, nblocks, run)
 	for r := 0; r < m; r++ {
 		cr := c[r*ldc : r*ldc+n]
 		if beta == 0 {
