@@ -9,10 +9,10 @@ import (
 	"strings"
 	"unsafe"
 
-	"windtunnel/backends/gemm"
-
 	"github.com/ebitengine/purego"
 	"gonum.org/v1/gonum/blas"
+
+	"windtunnel/backends/gemm"
 )
 
 // EnvLibCUBLAS names the environment variable holding a cuBLAS library path that is tried before the default candidates.

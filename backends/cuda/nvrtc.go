@@ -10,9 +10,9 @@ import (
 	"strings"
 	"unsafe"
 
-	"windtunnel/backends/gemm"
-
 	"github.com/ebitengine/purego"
+
+	"windtunnel/backends/gemm"
 )
 
 // EnvLibNVRTC names the environment variable holding an NVRTC library path that is tried
