@@ -7,6 +7,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
+	"windtunnel/par"
 )
 
 // attnKernel is fused causal multi-head self-attention over N sequences of T tokens:
@@ -15,7 +16,7 @@ import (
 // are kept for the backward pass and for probes.
 type attnKernel[T Float] struct {
 	be    gemm.Backend
-	p     pool
+	p     par.Pool
 	t     int
 	heads int
 	mask  []float64 // per-head multiplier, owned by the model (1 = on, 0 = ablated)
@@ -42,10 +43,10 @@ func (k *attnKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 
 func (k *attnKernel[T]) scratch(hd int) {
 	if k.dp == nil {
-		k.dp = newScratch[T](k.p.workers, k.t*k.t)
+		k.dp = newScratch[T](k.p.Workers, k.t*k.t)
 	}
 	if len(k.tr) == 0 || len(k.tr[0]) < hd*k.t {
-		k.tr = newScratch[T](k.p.workers, hd*k.t)
+		k.tr = newScratch[T](k.p.Workers, hd*k.t)
 	}
 }
 
@@ -66,7 +67,7 @@ func (k *attnKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	scale := T(1 / math.Sqrt(float64(hd)))
 	k.scratch(hd)
 	small := k.small()
-	k.p.each(n*h, func(w int, item int) {
+	k.p.Each(n*h, func(w int, item int) {
 		b, hh := item/h, item%h
 		off := b*t*d + hh*hd
 		oh := o[off:]
@@ -115,7 +116,7 @@ func (k *attnKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 	scale := T(1 / math.Sqrt(float64(hd)))
 	k.scratch(hd)
 	small := k.small()
-	k.p.each(n*h, func(w int, item int) {
+	k.p.Each(n*h, func(w int, item int) {
 		b, hh := item/h, item%h
 		off := b*t*d + hh*hd
 		mh := T(k.mask[hh])

@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
+	"windtunnel/par"
 )
 
 // BenchmarkAttention times the float32 attention kernel's forward and backward pass at the
@@ -44,7 +45,7 @@ func BenchmarkAttention(b *testing.B) {
 			if !blas && !haveAVX2 {
 				continue
 			}
-			k := &attnKernel[float32]{be: be, p: pool{workers: 2}, t: sz.t, heads: sz.h, mask: mask, blas: blas}
+			k := &attnKernel[float32]{be: be, p: par.Pool{Workers: 2}, t: sz.t, heads: sz.h, mask: mask, blas: blas}
 			b.Run(fmt.Sprintf("%s/%s", sz.name, path), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					k.forward(in, out)

@@ -4,13 +4,15 @@ import (
 	"fmt"
 
 	"gorgonia.org/tensor"
+
+	"windtunnel/par"
 )
 
 // convKernel is Mamba's causal depthwise convolution over time followed by SiLU:
 // y[n,t,e] = silu(b[e] + Σ_{j<K} w[j,e]·u[n, t−K+1+j, e]), with u zero before the
 // sequence starts. Inputs: u (N·T)×E, w K×E, b 1×E; output (N·T)×E.
 type convKernel[T Float] struct {
-	p    pool
+	p    par.Pool
 	t    int
 	pre  []T // (N·T)×E: the convolution before SiLU
 	sg   []T // (N·T)×E: sigmoid(pre)
@@ -40,7 +42,7 @@ func (k *convKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	K := len(w) / e
 	L := k.t
 	k.pre, k.sg = grow(k.pre, m*e), grow(k.sg, m*e)
-	k.p.rows(m/L, 1, func(lo, hi int) {
+	k.p.Rows(m/L, 1, func(lo, hi int) {
 		for q := lo; q < hi; q++ {
 			for s := 0; s < L; s++ {
 				r := q*L + s
@@ -71,7 +73,7 @@ func (k *convKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 	L, n := k.t, m/k.t
 	k.dpre = grow(k.dpre, m*e)
 	k.part = grow(k.part, n*(K+1)*e)
-	k.p.rows(n, 1, func(lo, hi int) {
+	k.p.Rows(n, 1, func(lo, hi int) {
 		for q := lo; q < hi; q++ {
 			acc := k.part[q*(K+1)*e : (q+1)*(K+1)*e]
 			zero(acc)
@@ -99,7 +101,7 @@ func (k *convKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 	})
 	zero(dw)
 	zero(db)
-	k.p.rows((K+1)*e, 64, func(lo, hi int) {
+	k.p.Rows((K+1)*e, 64, func(lo, hi int) {
 		for q := 0; q < n; q++ {
 			acc := k.part[q*(K+1)*e:]
 			for i := lo; i < hi; i++ {

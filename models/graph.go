@@ -6,6 +6,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"windtunnel/par"
 	"windtunnel/tunnels"
 )
 
@@ -115,7 +116,7 @@ func (m *net[T]) unitGate(kind string, layer int) *float64 {
 	panic(fmt.Sprintf("models: %s has no %s unit in layer %d", m.kind, kind, layer))
 }
 
-func (m *net[T]) pool() pool { return pool{workers: m.opt.Workers} }
+func (m *net[T]) pool() par.Pool { return par.Pool{Workers: m.opt.Workers} }
 
 func (m *net[T]) graph(t tunnels.Tunnel, n int, train bool) (*compiled[T], error) {
 	key := shapeKey{n: n, t: t.SeqLen(), p: len(t.Positions()), train: train}

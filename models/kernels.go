@@ -7,6 +7,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
+	"windtunnel/par"
 )
 
 // rows2 returns the two dimensions of a 2-D shape.
@@ -19,12 +20,12 @@ func rows2(s tensor.Shape) (int, int) {
 
 // colSums adds the column sums of the m×n row-major matrix a into dst (len n), in parallel
 // with per-worker partial sums held in scratch.
-func colSums[T Float](p pool, scratch [][]T, dst, a []T, m, n int) {
+func colSums[T Float](p par.Pool, scratch [][]T, dst, a []T, m, n int) {
 	for w := range scratch {
 		zero(scratch[w][:n])
 	}
 	vec := is32[T]() && haveAVX2 && n > 0
-	p.blocks(m, 256, func(w, lo, hi int) {
+	p.Blocks(m, 256, func(w, lo, hi int) {
 		acc := scratch[w][:n]
 		for i := lo; i < hi; i++ {
 			row := a[i*n : (i+1)*n]
@@ -68,7 +69,7 @@ func (g *gatherSpec) row(r int) int {
 // applied only to gathered rows.
 type rmsKernel[T Float] struct {
 	eps    T
-	p      pool
+	p      par.Pool
 	gather *gatherSpec
 	r      []T
 	part   [][]T
@@ -106,7 +107,7 @@ func (k *rmsKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	}
 	k.r = k.r[:rows]
 	vec := is32[T]() && haveAVX2 && d > 0
-	k.p.rows(rows, 64, func(lo, hi int) {
+	k.p.Rows(rows, 64, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			s := k.src(r)
 			xr, yr := x[s*d:(s+1)*d], y[r*d:(r+1)*d]
@@ -139,13 +140,13 @@ func (k *rmsKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 		zero(dx)
 	}
 	if k.part == nil {
-		k.part = newScratch[T](k.p.workers, d)
+		k.part = newScratch[T](k.p.Workers, d)
 	}
 	for w := range k.part {
 		zero(k.part[w])
 	}
 	vec := is32[T]() && haveAVX2 && d > 0
-	k.p.blocks(rows, 64, func(w, lo, hi int) {
+	k.p.Blocks(rows, 64, func(w, lo, hi int) {
 		acc := k.part[w]
 		for r := lo; r < hi; r++ {
 			s := k.src(r)
@@ -193,7 +194,7 @@ const geluC = 0.7978845608028654 // sqrt(2/π)
 // ablates it (zeroes its contribution to the residual stream).
 type linKernel[T Float] struct {
 	be     gemm.Backend
-	p      pool
+	p      par.Pool
 	transW bool
 	bias   bool
 	res    bool
@@ -302,7 +303,7 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		}
 	}
 	vec := k.vec
-	k.p.rows(m, 32, func(lo, hi int) {
+	k.p.Rows(m, 32, func(lo, hi int) {
 		if vec {
 			// Bias, GELU and the saved u in one vector pass (the backward pass recomputes
 			// the tanh: storing it costs more memory traffic than the arithmetic).
@@ -342,7 +343,7 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 		}
 		k.dpre = k.dpre[:len(g)]
 		dp := k.dpre
-		k.p.rows(len(g), 1024, func(lo, hi int) {
+		k.p.Rows(len(g), 1024, func(lo, hi int) {
 			if k.vec {
 				geluBwd(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], hi-lo)
 				return
@@ -379,7 +380,7 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 		db := data[T](gin[i])
 		zero(db)
 		if k.part == nil {
-			k.part = newScratch[T](k.p.workers, o)
+			k.part = newScratch[T](k.p.Workers, o)
 		}
 		colSums(k.p, k.part, db, g, m, o)
 		i++

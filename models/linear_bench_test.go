@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
+	"windtunnel/par"
 )
 
 // BenchmarkLinearGELU times the float32 bias+GELU linear kernel's forward and backward pass
@@ -31,7 +32,7 @@ func BenchmarkLinearGELU(b *testing.B) {
 			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(sz.kin, sz.kout)),
 			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1, sz.kout)),
 		}
-		k := &linKernel[float32]{be: be, p: pool{workers: 2}, bias: true, act: actGELU}
+		k := &linKernel[float32]{be: be, p: par.Pool{Workers: 2}, bias: true, act: actGELU}
 		b.Run(fmt.Sprintf("%s/fwd+bwd", sz.name), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				k.forward(in, out)
@@ -56,7 +57,7 @@ func BenchmarkRMSNorm(b *testing.B) {
 			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(sz.m, sz.d)),
 			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1, sz.d)),
 		}
-		k := &rmsKernel[float32]{eps: 1e-5, p: pool{workers: 2}}
+		k := &rmsKernel[float32]{eps: 1e-5, p: par.Pool{Workers: 2}}
 		b.Run(fmt.Sprintf("%s/fwd+bwd", sz.name), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				k.forward(in, out)

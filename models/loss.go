@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"gorgonia.org/tensor"
+
+	"windtunnel/par"
 )
 
 // ceKernel is the mean softmax cross-entropy over R scored rows of logits R×O. With hard
@@ -11,7 +13,7 @@ import (
 // distribution puts soft[r·C+c] on output index off+c. The softmax probabilities are kept
 // for the backward pass.
 type ceKernel[T Float] struct {
-	p    pool
+	p    par.Pool
 	off  int
 	c    int
 	tgt  *[]int
@@ -43,7 +45,7 @@ func (k *ceKernel[T]) forward(in []*tensor.Dense, _ *tensor.Dense) float64 {
 	}
 	k.loss = k.loss[:r]
 	soft := k.softTargets()
-	k.p.rows(r, 64, func(lo, hi int) {
+	k.p.Rows(r, 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row, pr := x[i*o:(i+1)*o], k.prob[i*o:(i+1)*o]
 			copy(pr, row)
@@ -92,7 +94,7 @@ func (k *ceKernel[T]) backward(in []*tensor.Dense, _, _ *tensor.Dense, gs float6
 // σ = sqrt(var + eps).
 type layerNormKernel[T Float] struct {
 	eps  T
-	p    pool
+	p    par.Pool
 	mu   []T
 	rstd []T
 	part [][]T
@@ -118,7 +120,7 @@ func (k *layerNormKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) floa
 		k.mu, k.rstd = make([]T, m), make([]T, m)
 	}
 	k.mu, k.rstd = k.mu[:m], k.rstd[:m]
-	k.p.rows(m, 64, func(lo, hi int) {
+	k.p.Rows(m, 64, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			xr, yr := x[r*d:(r+1)*d], y[r*d:(r+1)*d]
 			var s T
@@ -146,12 +148,12 @@ func (k *layerNormKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense,
 	d := len(g)
 	m := len(x) / d
 	if k.part == nil {
-		k.part = newScratch[T](k.p.workers, 2*d)
+		k.part = newScratch[T](k.p.Workers, 2*d)
 	}
 	for w := range k.part {
 		zero(k.part[w])
 	}
-	k.p.blocks(m, 64, func(w, lo, hi int) {
+	k.p.Blocks(m, 64, func(w, lo, hi int) {
 		acc := k.part[w]
 		for r := lo; r < hi; r++ {
 			xr, dyr, dxr := x[r*d:(r+1)*d], dy[r*d:(r+1)*d], dx[r*d:(r+1)*d]

@@ -6,6 +6,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
+	"windtunnel/par"
 )
 
 // Kernels of the recurrent baselines: the LSTM recurrence, and Mamba's causal depthwise
@@ -32,7 +33,7 @@ func grow[T Float](s []T, n int) []T {
 // GEMM per time step over the batch, the gate nonlinearities are split over sequences.
 type lstmKernel[T Float] struct {
 	be gemm.Backend
-	p  pool
+	p  par.Pool
 	t  int // sequence length
 
 	act   []T // (N·T)×4H: the gate activations i, f, g, o
@@ -80,7 +81,7 @@ func (k *lstmKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	act := k.act
 	// Gate pre-activations from the input, every token at once, plus the bias.
 	mm(k.be, false, false, m, g4, d, 1, x, d, wx, g4, 0, act, g4)
-	k.p.rows(m, 64, func(lo, hi int) {
+	k.p.Rows(m, 64, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			ar := act[r*g4 : (r+1)*g4]
 			for j, v := range b {
@@ -93,7 +94,7 @@ func (k *lstmKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 			// act[·, s] += h_{s−1}·Wh for the whole batch: rows s, s+T, … (stride T).
 			mm(k.be, false, false, n, g4, h, 1, k.hprev[s*h:], L*h, wh, g4, 1, act[s*g4:], L*g4)
 		}
-		k.p.rows(n, 8, func(lo, hi int) {
+		k.p.Rows(n, 8, func(lo, hi int) {
 			for q := lo; q < hi; q++ {
 				r := q*L + s
 				ar := act[r*g4 : (r+1)*g4]
@@ -141,7 +142,7 @@ func (k *lstmKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 			// dh_s (through the recurrence) = dpre[·, s+1]·Whᵀ.
 			mm(k.be, false, true, n, h, g4, 1, dpre[(s+1)*g4:], L*g4, wh, g4, 0, k.dh, h)
 		}
-		k.p.rows(n, 8, func(lo, hi int) {
+		k.p.Rows(n, 8, func(lo, hi int) {
 			for q := lo; q < hi; q++ {
 				r := q*L + s
 				ar, pr := act[r*g4:(r+1)*g4], dpre[r*g4:(r+1)*g4]
@@ -174,7 +175,7 @@ func (k *lstmKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 	mm(k.be, true, false, h, g4, m, 1, k.hprev, h, dpre, g4, 0, dwh, g4)
 	zero(db)
 	if k.part == nil {
-		k.part = newScratch[T](k.p.workers, g4)
+		k.part = newScratch[T](k.p.Workers, g4)
 	}
 	colSums(k.p, k.part, db, dpre, m, g4)
 }

@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
+	"windtunnel/par"
 )
 
 // Each custom kernel is checked alone, in float64, against
@@ -38,7 +39,7 @@ const testEps = 0.05
 // on sz, so the float32 and float64 cases see the same values.
 func kernelCases[T Float](sz opSizes) []kcase {
 	rng := rand.New(rand.NewPCG(11, 12))
-	pl, be := pool{workers: sz.workers}, gemm.Gonum()
+	pl, be := par.Pool{Workers: sz.workers}, gemm.Gonum()
 	n, tl, d := sz.n, sz.t, sz.d
 	m := n * tl
 	const o = 5 // linear output width
@@ -352,10 +353,10 @@ func TestKernelsParallel(t *testing.T) {
 	big.workers = 1
 	serial := kernelCases[float64](big)
 	big.workers = 3
-	par := kernelCases[float64](big)
+	parallel := kernelCases[float64](big)
 	for i := range serial {
 		t.Run(serial[i].name, func(t *testing.T) {
-			want, got := runKernel[float64](t, serial[i]), runKernel[float64](t, par[i])
+			want, got := runKernel[float64](t, serial[i]), runKernel[float64](t, parallel[i])
 			if e := maxRelErr(got.out, want.out); e > 1e-12 {
 				t.Errorf("forward with 3 workers differs from 1 worker by %.3g", e)
 			}

@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
+	"windtunnel/par"
 	"windtunnel/tunnels"
 )
 
@@ -81,7 +82,7 @@ func BenchmarkScanKernel(b *testing.B) {
 	in := []*tensor.Dense{mk(m, e, 1), mk(m, e, 1.5), mk(e, S, 1), mk(m, S, 1), mk(m, S, 1), mk(1, e, 1), mk(m, e, 2)}
 	gin := []*tensor.Dense{mk(m, e, 1), mk(m, e, 1), mk(e, S, 1), mk(m, S, 1), mk(m, S, 1), mk(1, e, 1), mk(m, e, 1)}
 	out := mk(m, e, 1)
-	k := &scanKernel[float32]{p: pool{workers: 1}, t: L, save: true}
+	k := &scanKernel[float32]{p: par.Pool{Workers: 1}, t: L, save: true}
 	k.forward(in, out)
 	run := func(b *testing.B, f func()) {
 		c0 := cpuNs()

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gorgonia.org/tensor"
+
+	"windtunnel/par"
 )
 
 // scanKernel is Mamba's selective scan with its gate, per sequence and channel e (state
@@ -20,7 +22,7 @@ import (
 // replays each sequence's states from them in per-worker scratch (T×E×S), or recomputes the
 // decays too when they were not kept.
 type scanKernel[T Float] struct {
-	p    pool
+	p    par.Pool
 	t    int
 	save bool
 	// dec holds the decays of the last forward pass when saved is set, row-major
@@ -94,7 +96,7 @@ func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 			k.ae[i] *= math.Log2E
 		}
 	}
-	k.p.rows(m, 64, func(lo, hi int) {
+	k.p.Rows(m, 64, func(lo, hi int) {
 		softplusSigmoidArr(k.dl[lo*e:hi*e], k.sd[lo*e:hi*e], dr[lo*e:hi*e])
 		sigmoidArr(k.sz[lo*e:hi*e], z[lo*e:hi*e])
 	})
@@ -102,8 +104,8 @@ func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	if k.saved {
 		k.dec = grow(k.dec, m*e*S)
 	}
-	k.scratch(k.p.workers, (e+1)*S)
-	k.p.each(m/L, func(w, q int) {
+	k.scratch(k.p.Workers, (e+1)*S)
+	k.p.Each(m/L, func(w, q int) {
 		hs, ev := k.ws[w][:e*S], k.ws[w][e*S:(e+1)*S]
 		zero(hs)
 		for s := 0; s < L; s++ {
@@ -134,10 +136,10 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 	S := len(alog) / e
 	L, n := k.t, m/k.t
 	es := e * S
-	k.scratch(k.p.workers, (2*L+2)*es)
+	k.scratch(k.p.Workers, (2*L+2)*es)
 	k.part = grow(k.part, n*(es+e))
 	a := k.a
-	k.p.each(n, func(w, q int) {
+	k.p.Each(n, func(w, q int) {
 		ws := k.ws[w]
 		hist, dec, dh, h0 := ws[:L*es], ws[L*es:2*L*es], ws[2*L*es:(2*L+1)*es], ws[(2*L+1)*es:(2*L+2)*es]
 		if k.saved {
@@ -194,7 +196,7 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 	})
 	zero(dalog)
 	zero(ddv)
-	k.p.rows(es+e, 64, func(lo, hi int) {
+	k.p.Rows(es+e, 64, func(lo, hi int) {
 		for q := 0; q < n; q++ {
 			pa := k.part[q*(es+e):]
 			for i := lo; i < hi; i++ {

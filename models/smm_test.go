@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
+	"windtunnel/par"
 )
 
 // naiveMM is the reference for smm, in float64.
@@ -131,7 +132,7 @@ func TestAttentionSmallVsBLAS(t *testing.T) {
 			gin        [][]float32
 		}
 		run := func(blas bool) res {
-			k := &attnKernel[float32]{be: be, p: pool{workers: 2}, t: sz.t, heads: sz.h, mask: mask, blas: blas}
+			k := &attnKernel[float32]{be: be, p: par.Pool{Workers: 2}, t: sz.t, heads: sz.h, mask: mask, blas: blas}
 			out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, sz.d))
 			gin := make([]*tensor.Dense, 3)
 			for i := range gin {

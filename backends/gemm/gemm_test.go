@@ -429,6 +429,15 @@ func TestFullRoutesGemm(t *testing.T) {
 	}
 }
 
+// repeatBlock returns n copies of block b.
+func repeatBlock(b [2]int, n int) [][2]int {
+	out := make([][2]int, n)
+	for i := range out {
+		out[i] = b
+	}
+	return out
+}
+
 func TestParallelSplits(t *testing.T) {
 	for _, tc := range []struct {
 		m, n, k int
@@ -440,6 +449,8 @@ func TestParallelSplits(t *testing.T) {
 		{64, 2368, 64, [][2]int{{64, 400}, {64, 400}, {64, 400}, {64, 400}, {64, 400}, {64, 368}}}, // columns
 		{121, 121, 440, [][2]int{{24, 121}, {24, 121}, {24, 121}, {24, 121}, {25, 121}}},           // a 1-row remainder joins the last block
 		{64, 404, 256, [][2]int{{64, 80}, {64, 80}, {64, 80}, {64, 80}, {64, 84}}},                 // columns
+		// Large products: eight blocks a worker (the paper's 9472×192×192 forward product).
+		{9472, 192, 192, repeatBlock([2]int{592, 192}, 16)},
 		// k ≥ 4·max(m, n): blocks of k, each the whole of C (summed after).
 		{101, 64, 1024, [][2]int{{101, 64}, {101, 64}, {101, 64}, {101, 64}, {101, 64}, {101, 64}}},
 		{64, 101, 1024, [][2]int{{64, 101}, {64, 101}, {64, 101}, {64, 101}, {64, 101}, {64, 101}}},

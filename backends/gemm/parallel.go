@@ -3,11 +3,31 @@ package gemm
 import (
 	"fmt"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
+
+	"windtunnel/par"
 )
+
+// A split product is dealt in blocks of rows or columns: minSplitBlocks to maxSplitBlocks
+// per worker, as many as keep each block's work m·n·k at least minBlockWork, and no block
+// edge under minSplitRows. Eight blocks a worker, against three, took the paper's
+// 9472×192×192 forward product from 134–169 to 145–190 GFLOP/s on 2 cores (BenchmarkSgemm,
+// 4 interleaved runs each): smaller blocks keep a block's rows of A and C in cache, and the
+// last block leaves the other core idle for less time. Products of a few million
+// multiply-adds keep three blocks a worker, which measured best for them.
+const (
+	minSplitBlocks = 3
+	maxSplitBlocks = 8
+	minBlockWork   = 2 << 20
+	minSplitRows   = 16
+)
+
+// splitBlocks is how many blocks a product of m·n·k multiply-adds is split into.
+func splitBlocks(workers, m, n, k int) int {
+	per := int(min(float64(maxSplitBlocks), float64(m)*float64(n)*float64(k)/float64(workers*minBlockWork)))
+	return workers * max(minSplitBlocks, per)
+}
 
 // parallelMinWork is the size m·n·k below which Parallel runs a product
 // directly on the calling goroutine. Waking the second core costs tens of
@@ -16,13 +36,6 @@ import (
 // (~105 GFLOP/s single-threaded) two blocks lost up to 160³ (4.1M), broke
 // even around 5M and won from 192³ (7.1M, 1.1–1.3×) and 2368×64×64 (9.7M,
 // 1.3–1.4×); see BenchmarkSgemmSmall.
-// splitBlocks is how many blocks per worker a split product is dealt in, and
-// minSplitRows the smallest block edge.
-const (
-	splitBlocks  = 3
-	minSplitRows = 16
-)
-
 const parallelMinWork = 6 << 20
 
 // parallelMinWorkAVX512 is parallelMinWork for OpenBLAS's AVX-512 kernels
@@ -114,8 +127,8 @@ func (p *parallel) split(tA, tB blas.Transpose, m, n, k, lenA, lda, lenB, ldb, l
 type gemmFunc[T float] func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
 
 // splitGemm computes the product in blocks of rows of C (when m >= n) or of
-// columns of C, splitBlocks per worker, dealt from a shared counter to the
-// calling goroutine and workers−1 new ones: a worker whose core is briefly
+// columns of C, dealt from a shared counter to the
+// calling goroutine and workers−1 new ones (see splitBlocks for how many): a worker whose core is briefly
 // taken by another process (a dashboard, a terminal) computes fewer blocks
 // instead of holding up the product. The blocks write disjoint parts of C and
 // their boundaries depend only on the sizes, so results do not depend on
@@ -126,7 +139,7 @@ func splitGemm[T float](workers int, f gemmFunc[T], tA, tB blas.Transpose, m, n,
 	if byRows {
 		dim, align = m, 4
 	}
-	blocks := workers * splitBlocks
+	blocks := splitBlocks(workers, m, n, k)
 	chunk := (dim + blocks - 1) / blocks
 	if chunk > align {
 		chunk = (chunk + align - 1) / align * align
@@ -163,27 +176,7 @@ func splitGemm[T float](workers int, f gemmFunc[T], tA, tB blas.Transpose, m, n,
 }
 
 // deal runs block(i) for i in [0, nblocks) on the calling goroutine and up to workers−1 new
-// ones, each taking the next block from a shared counter until none is left, and returns
-// when all are done.
+// ones, each taking the next block as it finishes (par.Pool.Each).
 func deal(workers, nblocks int, block func(i int)) {
-	var next atomic.Int64
-	work := func() {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= nblocks {
-				return
-			}
-			block(i)
-		}
-	}
-	var wg sync.WaitGroup
-	for w := 1; w < min(workers, nblocks); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
+	par.Pool{Workers: workers}.Each(nblocks, func(_, i int) { block(i) })
 }

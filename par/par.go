@@ -1,24 +1,24 @@
-package models
+package par
 
 import (
 	"sync"
 	"sync/atomic"
 )
 
-// pool runs loop bodies on a fixed number of goroutines.
-type pool struct{ workers int }
+// Pool runs loop bodies on Workers goroutines (the caller's and Workers−1 new ones).
+type Pool struct{ Workers int }
 
-// chunksPerWorker is how finely rows and each deal out work: with several chunks a worker,
+// chunksPerWorker is how finely Rows and Each deal out work: with several chunks a worker,
 // a worker whose core is briefly taken (by the dashboard, the session writer, the OS) is
 // covered by the others instead of holding the whole step back.
 const chunksPerWorker = 4
 
-// rows splits [0,n) into contiguous chunks of at least minPer items and runs fn on them
+// Rows splits [0,n) into contiguous chunks of at least minPer items and runs fn on them
 // concurrently, the workers taking the next chunk as they finish; below 2·minPer items it
 // runs fn once on the caller's goroutine. fn must not depend on which goroutine runs it.
-func (p pool) rows(n, minPer int, fn func(lo, hi int)) {
+func (p Pool) Rows(n, minPer int, fn func(lo, hi int)) {
 	minPer = max(minPer, 1)
-	w := min(p.workers, n/minPer)
+	w := min(p.Workers, n/minPer)
 	if w <= 1 {
 		fn(0, n)
 		return
@@ -40,10 +40,10 @@ func (p pool) rows(n, minPer int, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
-// blocks is rows with the block's index (0 ≤ index < p.workers) passed to fn, for
+// blocks is rows with the block's index (0 ≤ index < p.Workers) passed to fn, for
 // per-worker scratch.
-func (p pool) blocks(n, minPer int, fn func(w, lo, hi int)) {
-	w := p.workers
+func (p Pool) Blocks(n, minPer int, fn func(w, lo, hi int)) {
+	w := p.Workers
 	if w > n/max(minPer, 1) {
 		w = n / max(minPer, 1)
 	}
@@ -61,11 +61,11 @@ func (p pool) blocks(n, minPer int, fn func(w, lo, hi int)) {
 	wg.Wait()
 }
 
-// each runs fn(worker, i) for i in [0,n), the workers taking the next item as they
-// finish; worker (0 ≤ worker < p.workers) indexes per-worker scratch, which fn may use only
+// Each runs fn(worker, i) for i in [0,n), the workers taking the next item as they
+// finish; worker (0 ≤ worker < p.Workers) indexes per-worker scratch, which fn may use only
 // within one item.
-func (p pool) each(n int, fn func(worker, i int)) {
-	w := min(p.workers, n)
+func (p Pool) Each(n int, fn func(worker, i int)) {
+	w := min(p.Workers, n)
 	if w <= 1 {
 		for i := 0; i < n; i++ {
 			fn(0, i)
