@@ -137,6 +137,7 @@ func New(cfg Config) (*Trainer, error) {
 	}
 	t.residentWeights()
 	t.opt.GroupLR = map[models.Group]float64{models.GroupValue: cfg.ValueLR, models.GroupQK: cfg.QKLR}
+	t.opt.Workers = workers
 	if err := t.openResident(be); err != nil {
 		return nil, err
 	}

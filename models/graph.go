@@ -144,9 +144,9 @@ func (m *net[T]) graph(t tunnels.Tunnel, n int, train bool) (*compiled[T], error
 		if c.grads, err = G.Grad(c.loss, c.pnodes...); err != nil {
 			return nil, fmt.Errorf("models: %s gradients: %w", m.kind, err)
 		}
-		c.vm = G.NewTapeMachine(c.g, G.BindDualValues(c.pnodes...))
+		c.vm = G.NewTapeMachine(c.g, G.BindDualValues(c.pnodes...), G.WithEngine(sumEngine{p: m.pool()}))
 	} else {
-		c.vm = G.NewTapeMachine(c.g)
+		c.vm = G.NewTapeMachine(c.g, G.WithEngine(sumEngine{p: m.pool()}))
 	}
 	if m.graphs == nil {
 		m.graphs = map[shapeKey]*compiled[T]{}

@@ -274,7 +274,7 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		i++
 	}
 	if k.res {
-		copy(y, data[T](in[i]))
+		copyPar(k.p, y, data[T](in[i]))
 		beta = 1
 	}
 	g := k.scale()
@@ -386,7 +386,7 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 		i++
 	}
 	if k.res {
-		copy(data[T](gin[i]), data[T](gout))
+		copyPar(k.p, data[T](gin[i]), data[T](gout))
 	}
 }
 
