@@ -13,7 +13,9 @@
 // FMA, attention's per-(sequence, head) products, softmax rows, bias+GELU, RMSNorm rows and
 // bias-gradient sums run on Go assembly kernels (smm_amd64.s, vmath_amd64.s, rows_amd64.s;
 // the same tanh/exp polynomials as the scalar code); elsewhere, and in float64, the scalar
-// loops and the BLAS backend do.
+// loops and the BLAS backend do. Gorgonia sums a node's gradient contributions with Add
+// nodes; the tape machine runs with sumEngine, which splits those sums over the workers
+// (gradsum.go). Loops over rows and items share par.Pool.
 //
 // Parameters live once per model and are shared by every compiled graph (one per batch
 // size). Every model can be probed (attention, queries, keys, values, residual stream,
@@ -24,6 +26,6 @@
 // (resident_kernels.go), gorgonia's gradient sums run as device adds, parameters, gradients and
 // AdamW moments sit in one flat buffer each; an op with no device version is an error when the
 // Resident is built.
-// Models know nothing of the UI; they import the tunnels package and the compute
-// back-ends under backends/ and no other package of the project.
+// Models know nothing of the UI; they import the tunnels package, the compute back-ends
+// under backends/ and par, and no other package of the project.
 package models
