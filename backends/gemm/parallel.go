@@ -127,8 +127,8 @@ func (p *parallel) split(tA, tB blas.Transpose, m, n, k, lenA, lda, lenB, ldb, l
 type gemmFunc[T float] func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
 
 // splitGemm computes the product in blocks of rows of C (when m >= n) or of
-// columns of C, dealt from a shared counter to the
-// calling goroutine and workers−1 new ones (see splitBlocks for how many): a worker whose core is briefly
+// columns of C (splitBlocks says how many), dealt from a shared counter to the
+// calling goroutine and workers−1 new ones (par.Pool.Each): a worker whose core is briefly
 // taken by another process (a dashboard, a terminal) computes fewer blocks
 // instead of holding up the product. The blocks write disjoint parts of C and
 // their boundaries depend only on the sizes, so results do not depend on
@@ -166,17 +166,11 @@ func splitGemm[T float](workers int, f gemmFunc[T], tA, tB blas.Transpose, m, n,
 	if rem := dim - nblocks*chunk; rem > 0 && (nblocks == 0 || 4*rem >= chunk) {
 		nblocks++
 	}
-	deal(workers, nblocks, func(i int) {
+	par.Pool{Workers: workers}.Each(nblocks, func(_, i int) {
 		lo, hi := i*chunk, (i+1)*chunk
 		if i == nblocks-1 {
 			hi = dim
 		}
 		run(lo, hi)
 	})
-}
-
-// deal runs block(i) for i in [0, nblocks) on the calling goroutine and up to workers−1 new
-// ones, each taking the next block as it finishes (par.Pool.Each).
-func deal(workers, nblocks int, block func(i int)) {
-	par.Pool{Workers: workers}.Each(nblocks, func(_, i int) { block(i) })
 }

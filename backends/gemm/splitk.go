@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
+
+	"windtunnel/par"
 )
 
 // splitByK reports whether a product is split along its inner dimension: when k is at least
@@ -68,7 +70,8 @@ func splitGemmK[T float](workers int, s *scratch[T], f gemmFunc[T], tA, tB blas.
 		}
 		f(tA, tB, m, n, hi-lo, alpha, a[aOff:], lda, b[bOff:], ldb, 0, buf[i*mn:(i+1)*mn], n)
 	}
-	deal(workers, nblocks, run)
+	pool := par.Pool{Workers: workers}
+	pool.Each(nblocks, func(_, i int) { run(i) })
 	// Sum the partial products, in blocks of rows of C dealt to the workers when there is
 	// enough to sum; each element is summed in block order either way.
 	if m*n*nblocks < sumSplitMin {
@@ -76,7 +79,7 @@ func splitGemmK[T float](workers int, s *scratch[T], f gemmFunc[T], tA, tB blas.
 		return
 	}
 	rowsPer := max(1, (m+workers*maxSplitBlocks-1)/(workers*maxSplitBlocks))
-	deal(workers, (m+rowsPer-1)/rowsPer, func(i int) {
+	pool.Each((m+rowsPer-1)/rowsPer, func(_, i int) {
 		sumPartials(c, ldc, beta, buf, m, n, nblocks, i*rowsPer, min(m, (i+1)*rowsPer))
 	})
 }
