@@ -6,6 +6,7 @@ import (
 
 	"windtunnel/diagnostics"
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 	"windtunnel/tunnels"
 )
 
@@ -17,8 +18,6 @@ const (
 	maxFrames      = 48
 	manifoldPoints = 400
 	randomTrials   = 8
-	// settleBand is the band, a fraction of each series' range, Frame.Settle is measured in.
-	settleBand = 0.1
 )
 
 // frameSample is one snapshot's attention pattern and precision, kept in memory for the
@@ -30,6 +29,7 @@ type frameSample struct {
 	pc1Abs   float64
 	pc1Share float64
 	drift    []sessions.Num
+	jlens    []float64 // the J-lens overlap ratio per site (nil without one)
 }
 
 // geometryState holds the geometry probe's batch and the frame history.
@@ -146,6 +146,9 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 		if err := t.embedKeys(sn, evTok); err != nil {
 			return err
 		}
+		if err := t.jlens(sn, b); err != nil {
+			return err
+		}
 	}
 	if pr.Final != nil {
 		m, err := diagnostics.ValueManifold(pr.Final, b.N*b.P, pr.Width, b.EntropyBits, manifoldPoints)
@@ -228,7 +231,7 @@ func (t *Trainer) ablationTable(b *tunnels.Batch, base []float64) ([]diagnostics
 // writes the frame-precision points (drift from the previous snapshot, distance to this
 // one) into sn.
 func (t *Trainer) addFrame(sn *sessions.Snapshot, attn [][]float64, b *tunnels.Batch, bitError float64) {
-	fs := frameSample{step: t.step, bitError: bitError, pc1Abs: math.NaN(), pc1Share: math.NaN()}
+	fs := frameSample{step: t.step, bitError: bitError, pc1Abs: math.NaN(), pc1Share: math.NaN(), jlens: jlensRatios(sn.JLens)}
 	if m := sn.Manifold; m != nil {
 		fs.pc1Abs = math.Abs(float64(m.Spearman))
 		if len(m.Share) > 0 {
@@ -271,6 +274,9 @@ func (t *Trainer) addFrame(sn *sessions.Snapshot, attn [][]float64, b *tunnels.B
 	frame := &sessions.Frame{}
 	for _, f := range t.geo.frames {
 		p := sessions.FramePoint{Step: f.step, Drift: f.drift, BitError: f.bitError, PC1Abs: sessions.Num(f.pc1Abs), PC1Share: sessions.Num(f.pc1Share)}
+		if f.jlens != nil {
+			p.JLens = nums(f.jlens)
+		}
 		if fs.attn != nil {
 			p.ToLatest = dist(f.attn, fs.attn)
 		}
@@ -316,27 +322,37 @@ func recordedEffect(e diagnostics.Effect) sessions.Effect {
 	return sessions.Effect{Unit: e.Unit, Layer: e.Layer, Head: e.Head, DeltaBits: e.DeltaBits, DeltaKL: e.DeltaKL}
 }
 
-// settle finds where the frame-precision series settled within settleBand: the frame is
+// settle finds where the frame-precision series settled within derived.SettleBand: the frame is
 // the mean over layers of ToLatest (NaN skipped), the precision log2 of bit error (a) (see
-// precisionScale) and 1 − |ρ(PC1, entropy)|; −1 where a series has not settled.
+// precisionScale), 1 − |ρ(PC1, entropy)| and the J-lens ratio (mean over sites); −1 where a
+// series has not settled.
 func settle(points []sessions.FramePoint) *sessions.Settle {
 	steps := make([]int, len(points))
 	frame := make([]float64, len(points))
 	bitError := make([]float64, len(points))
 	rho := make([]float64, len(points))
+	jl := make([]float64, len(points))
+	anyJL := false
 	for i, p := range points {
+		jl[i] = nanMean(p.JLens)
+		anyJL = anyJL || len(p.JLens) > 0
 		steps[i] = p.Step
 		frame[i] = nanMean(p.ToLatest)
 		bitError[i] = precisionScale(p.BitError)
 		rho[i] = 1 - float64(p.PC1Abs)
 	}
 	at := func(series []float64) int {
-		if s, ok := diagnostics.SettleStep(steps, series, settleBand); ok {
+		if s, ok := diagnostics.SettleStep(steps, series, derived.SettleBand); ok {
 			return s
 		}
 		return -1
 	}
-	return &sessions.Settle{Band: settleBand, Frame: at(frame), BitError: at(bitError), Rho: at(rho)}
+	st := &sessions.Settle{Band: derived.SettleBand, Frame: at(frame), BitError: at(bitError), Rho: at(rho)}
+	if anyJL {
+		s := at(jl)
+		st.JLens = &s
+	}
+	return st
 }
 
 // bitErrorFloor is the smallest bit error precisionScale tells apart (10⁻⁴ bits).

@@ -7,6 +7,7 @@ import (
 
 	"windtunnel/diagnostics"
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // runSnapshots trains c and returns every snapshot that carries geometry.
@@ -247,7 +248,7 @@ func TestPrecisionSettlesOnLogScale(t *testing.T) {
 	for _, st := range steps {
 		lin = append(lin, bits[st])
 	}
-	if s, ok := diagnostics.SettleStep(steps, lin, settleBand); !ok || s != 3000 {
+	if s, ok := diagnostics.SettleStep(steps, lin, derived.SettleBand); !ok || s != 3000 {
 		t.Errorf("linear criterion settles at %d (%v), want 3000: the test no longer shows the artefact", s, ok)
 	}
 }

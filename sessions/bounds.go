@@ -88,9 +88,14 @@ func (s *Snapshot) check() error {
 	}
 	if s.Frame != nil {
 		for _, p := range s.Frame.Points {
-			if len(p.Drift) > MaxLayers || len(p.ToLatest) > MaxLayers {
+			if len(p.Drift) > MaxLayers || len(p.ToLatest) > MaxLayers || len(p.JLens) > MaxLayers+1 {
 				return fmt.Errorf("%w: snapshot frame at step %d: more than %d layers", ErrNotSession, p.Step, MaxLayers)
 			}
+		}
+	}
+	if j := s.JLens; j != nil {
+		if err := j.check(); err != nil {
+			return err
 		}
 	}
 	if s.ProbeN < 0 || s.KeyOrthogonalityEmbedTokens < 0 {
@@ -125,4 +130,35 @@ func decodeEval(b []byte) (evalBlob, error) {
 		}
 	}
 	return e, nil
+}
+
+// MaxWidth is the widest residual stream a session may describe (the models' limit).
+const MaxWidth = 4096
+
+// check bounds a J-lens record: its sites are layers, and its bases fit its width and ranks.
+func (j *JLens) check() error {
+	bad := func(what string) error { return fmt.Errorf("%w: snapshot jlens: %s", ErrNotSession, what) }
+	switch {
+	case j.Width < 1 || j.Width > MaxWidth:
+		return bad(fmt.Sprintf("width %d (want 1..%d)", j.Width, MaxWidth))
+	case j.Rank < 0 || j.Rank > j.Width || j.FrameRank < 0 || j.FrameRank > j.Width:
+		return bad(fmt.Sprintf("ranks %d and %d at width %d", j.Rank, j.FrameRank, j.Width))
+	case len(j.Sites) > MaxLayers+1 || len(j.Overlap) != len(j.Sites):
+		return bad(fmt.Sprintf("%d sites with %d overlaps", len(j.Sites), len(j.Overlap)))
+	case len(j.Frame) != 0 && len(j.Frame) != j.Width*j.FrameRank:
+		return bad(fmt.Sprintf("frame basis of %d values (want %d×%d)", len(j.Frame), j.Width, j.FrameRank))
+	case len(j.Basis) != 0 && len(j.Basis) != len(j.Sites):
+		return bad(fmt.Sprintf("%d bases for %d sites", len(j.Basis), len(j.Sites)))
+	}
+	for _, s := range j.Sites {
+		if s < -1 || s >= MaxLayers {
+			return bad(fmt.Sprintf("site %d", s))
+		}
+	}
+	for _, b := range j.Basis {
+		if len(b) != j.Width*j.Rank {
+			return bad(fmt.Sprintf("basis of %d values (want %d×%d)", len(b), j.Width, j.Rank))
+		}
+	}
+	return nil
 }

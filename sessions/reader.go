@@ -330,6 +330,29 @@ func (r *Reader) Snapshot(step int) (*Snapshot, int, error) {
 	return s, at, nil
 }
 
+// SnapshotSteps lists the steps that hold a snapshot, in order.
+func (r *Reader) SnapshotSteps() ([]int, error) {
+	rows, err := r.db.Query(`SELECT step FROM records WHERE snapshot IS NOT NULL ORDER BY step, seq`)
+	if err != nil {
+		return nil, r.wrap("read", err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var s int
+		if err := rows.Scan(&s); err != nil {
+			return nil, r.wrap("read", err)
+		}
+		if n := len(out); n == 0 || out[n-1] != s {
+			out = append(out, s)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.wrap("read", err)
+	}
+	return out, nil
+}
+
 // snapCache keeps the last few decoded snapshots by record sequence number.
 type snapCache struct {
 	mu   sync.Mutex

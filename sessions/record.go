@@ -143,6 +143,36 @@ type Snapshot struct {
 	CostliestHead *Effect `json:"costliest_head,omitempty"`
 	// ProbeN is the number of probe sequences the geometry was computed on.
 	ProbeN int `json:"probe_n,omitempty"`
+	// JLens is the authors' training-time frame statistic at this snapshot (attention
+	// models); nil without attention and in sessions written before it was recorded.
+	JLens *JLens `json:"jlens,omitempty"`
+}
+
+// JLens is Paper I's training-time frame measurement: the overlap of the embedding frame
+// (the span of the unit-length class directions: the class tokens' embeddings, or the
+// output head's class columns where the head is not tied) with the J-lens subspace (the top
+// Rank right singular directions of the class-logit Jacobians with respect to the residual
+// stream, stacked over the scored positions of Seqs probe sequences), taken at each site.
+// Overlap is ‖UᵀW‖²_F / min(rank U, rank W); Null is its mean for a random subspace of W's
+// rank, and the ratio Overlap/Null is the statistic (1: chance; the authors' threshold 3).
+type JLens struct {
+	// Sites are where the Jacobians were taken: −1 the embedding output, l ≥ 0 after block l.
+	Sites []int `json:"sites"`
+	// Width is the residual width d; Rank the J-lens subspaces' rank; FrameRank the frame's.
+	Width     int `json:"width"`
+	Rank      int `json:"rank"`
+	FrameRank int `json:"frame_rank"`
+	// Seqs is the number of probe sequences the Jacobians were stacked over.
+	Seqs int `json:"seqs"`
+	// Null is the mean overlap of a random Rank-dimensional subspace with the frame.
+	Null Num `json:"null"`
+	// Overlap is, per site, the overlap with the frame of this snapshot's embeddings.
+	Overlap []Num `json:"overlap"`
+	// Frame is the frame's orthonormal basis, Width×FrameRank row-major, and Basis, per site,
+	// the J-lens subspace's, Width×Rank: a reader measures the overlap with another frame
+	// (the final checkpoint's) from them.
+	Frame []float32   `json:"frame_basis"`
+	Basis [][]float32 `json:"basis"`
 }
 
 // Num is a float64 that encodes NaN as JSON null (and decodes null as NaN).
@@ -209,6 +239,10 @@ type Settle struct {
 	Frame    int     `json:"frame"`
 	BitError int     `json:"bit_error"`
 	Rho      int     `json:"rho"`
+	// JLens is where the authors' frame ratio (the mean over sites of FramePoint.JLens)
+	// settled; nil in sessions written before it was recorded and for models without
+	// attention.
+	JLens *int `json:"jlens,omitempty"`
 }
 
 // FramePoint is one earlier (or this) snapshot's frame and precision.
@@ -224,6 +258,9 @@ type FramePoint struct {
 	// PC1Abs is |ρ(PC1, entropy)| (Spearman) and PC1Share the PC1 variance share.
 	PC1Abs   Num `json:"pc1_abs_rho"`
 	PC1Share Num `json:"pc1_share"`
+	// JLens is, per site of that snapshot's JLens, its overlap ratio (overlap / null) with the
+	// frame of that snapshot's own embeddings; nil where it was not recorded.
+	JLens []Num `json:"jlens_ratio,omitempty"`
 }
 
 // Effect is the change of probe-set scores when one unit is zeroed.

@@ -11,6 +11,7 @@ import (
 
 	"windtunnel/lab"
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // probeReport is what `windtunnel probe` prints: the diagnostics of DESIGN.md §4 for one
@@ -57,6 +58,9 @@ type probeReport struct {
 	// Lengths is an hmm run's length-generalisation curve: the scores on the probe set
 	// drawn at each evaluated K (the training K marked train).
 	Lengths []sessions.LengthScore `json:"lengths,omitempty"`
+	// FrameRatio is the authors' frame statistic at every recorded snapshot of the run (all
+	// of them, not only those up to Step: the final frame is the run's last snapshot's).
+	FrameRatio *derived.FrameRatios `json:"frame_ratio,omitempty"`
 }
 
 func newProbeCmd(stdout io.Writer) *cobra.Command {
@@ -167,6 +171,9 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 	if rec, at, err := r.Snapshot(ck.Step); err == nil && rec != nil && rec.Frame != nil {
 		rep.Frame, rep.FrameStep = rec.Frame, at
 	}
+	if rep.FrameRatio, err = derived.ReadFrameRatios(r, derived.SettleBand); err != nil {
+		return nil, fmt.Errorf("probe %s: %w", path, err)
+	}
 	return rep, nil
 }
 
@@ -236,6 +243,7 @@ func (p *probeReport) text() string {
 		fmt.Fprintf(&b, "settled (recorded at step %d, %.0f%% band): frame %s, bit error %s, 1−|ρ| %s\n",
 			p.FrameStep, st.Band*100, settled(st.Frame), settled(st.BitError), settled(st.Rho))
 	}
+	b.WriteString(frameRatioText(p.FrameRatio))
 	return b.String()
 }
 
@@ -374,4 +382,45 @@ func absStr(n sessions.Num) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.3f", math.Abs(float64(n)))
+}
+
+// frameRatioText is the J-lens block of the probe report ("" without one): the ratio per
+// snapshot and site against the current and the final frame, the threshold, where each
+// passed it and where the mean settled.
+func frameRatioText(fr *derived.FrameRatios) string {
+	if fr == nil {
+		return ""
+	}
+	var b strings.Builder
+	th := fmt.Sprintf("%.2f", fr.Threshold)
+	if fr.Scaled {
+		th += fmt.Sprintf(" (scaled: 3× is out of reach below %.2f)", fr.Max)
+	}
+	fmt.Fprintf(&b, "frame, authors' (J-lens overlap with the embedding frame ÷ null %.3f; max %.2f, threshold %s):\n", fr.Null, fr.Max, th)
+	b.WriteString("  step   ")
+	for _, s := range fr.Sites {
+		fmt.Fprintf(&b, " %9s", siteName(s))
+	}
+	b.WriteString("   (current frame | final frame)\n")
+	for _, p := range fr.Points {
+		fmt.Fprintf(&b, "  %-7d", p.Step)
+		for si := range fr.Sites {
+			fmt.Fprintf(&b, " %4.2f|%4.2f", p.Current[si], p.Final[si])
+		}
+		b.WriteString("\n")
+	}
+	for si, s := range fr.Sites {
+		fmt.Fprintf(&b, "  %s passes %.2f: current frame %s, final frame %s\n", siteName(s), fr.Threshold,
+			settled(fr.PassCurrent[si]), settled(fr.PassFinal[si]))
+	}
+	fmt.Fprintf(&b, "  mean ratio settled: current frame %s, final frame %s\n", settled(fr.SettleCurrent), settled(fr.SettleFinal))
+	return b.String()
+}
+
+// siteName names a J-lens site: "embed" for the embedding output, "block l" after block l.
+func siteName(s int) string {
+	if s < 0 {
+		return "embed"
+	}
+	return fmt.Sprintf("block %d", s)
 }

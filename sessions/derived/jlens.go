@@ -1,0 +1,174 @@
+package derived
+
+import (
+	"math"
+
+	"windtunnel/diagnostics"
+	"windtunnel/sessions"
+)
+
+// SettleBand is the band, a fraction of each series' range, that a frame or precision series
+// must stay within from its settle step on.
+const SettleBand = 0.1
+
+// FramePassRatio is the authors' threshold for a settled frame: the J-lens overlap at three
+// times its null.
+const FramePassRatio = 3
+
+// paperFrameMax is the largest ratio the authors' paper-size bijection model can reach
+// (d = 192, a frame of 20 values, rank-8 J-lens: 192/20), for the scaled threshold.
+const paperFrameMax = 192.0 / 20
+
+// FrameThreshold is the ratio a frame must pass: FramePassRatio where the model can reach it
+// (its largest ratio, 1/null, is at least FramePassRatio), else the same fraction of the way
+// from chance (1) to its largest ratio as 3 is at the authors' size (scaled true).
+func FrameThreshold(maxRatio float64) (threshold float64, scaled bool) {
+	if !(maxRatio >= FramePassRatio) {
+		return 1 + (FramePassRatio-1)*(maxRatio-1)/(paperFrameMax-1), true
+	}
+	return FramePassRatio, false
+}
+
+// JLensSnapshot is one recorded J-lens measurement and its step.
+type JLensSnapshot struct {
+	Step  int
+	JLens *sessions.JLens
+}
+
+// FramePoint is the frame ratio at one snapshot, per site: against the frame of that
+// snapshot's own embeddings (Current, what a live run can measure) and against the final
+// snapshot's frame (Final, the authors' measure on finished runs).
+type FramePoint struct {
+	Step    int       `json:"step"`
+	Current []float64 `json:"current"`
+	Final   []float64 `json:"final"`
+}
+
+// FrameRatios is a run's J-lens frame ratio series with what is derived from it.
+type FrameRatios struct {
+	// Sites are the Jacobian sites (−1: the embedding output; l: after block l).
+	Sites []int `json:"sites"`
+	// Null is the chance overlap, Max the largest ratio (1/Null), Threshold the ratio a
+	// settled frame passes (Scaled: below FramePassRatio, which this size cannot reach).
+	Null      float64      `json:"null"`
+	Max       float64      `json:"max"`
+	Threshold float64      `json:"threshold"`
+	Scaled    bool         `json:"threshold_scaled"`
+	Points    []FramePoint `json:"points"`
+	// PassCurrent and PassFinal are, per site, the first step whose ratio is at or above
+	// Threshold (−1: none); SettleCurrent and SettleFinal where the mean over sites settled
+	// within band (−1: not settled).
+	PassCurrent   []int `json:"pass_step_current"`
+	PassFinal     []int `json:"pass_step_final"`
+	SettleCurrent int   `json:"settle_step_current"`
+	SettleFinal   int   `json:"settle_step_final"`
+}
+
+// FrameRatioSeries derives the frame ratio series from a run's snapshots in step order
+// (those without a J-lens are skipped): the final frame is the last J-lens snapshot's. It
+// returns nil when no snapshot holds one. band is the settle band (a fraction of the range).
+func FrameRatioSeries(snaps []JLensSnapshot, band float64) *FrameRatios {
+	var js []JLensSnapshot
+	for _, s := range snaps {
+		if s.JLens != nil && len(s.JLens.Overlap) > 0 {
+			js = append(js, s)
+		}
+	}
+	if len(js) == 0 {
+		return nil
+	}
+	last := js[len(js)-1].JLens
+	fr := &FrameRatios{Sites: append([]int(nil), last.Sites...), Null: float64(last.Null)}
+	fr.Max = 1 / fr.Null
+	fr.Threshold, fr.Scaled = FrameThreshold(fr.Max)
+	final := widen(last.Frame)
+	for _, s := range js {
+		j := s.JLens
+		p := FramePoint{Step: s.Step}
+		for si := range j.Overlap {
+			p.Current = append(p.Current, float64(j.Overlap[si])/float64(j.Null))
+			f := math.NaN()
+			if si < len(j.Basis) && len(final) > 0 && j.Width == last.Width {
+				o := diagnostics.SubspaceOverlap(final, last.FrameRank, widen(j.Basis[si]), j.Rank, j.Width)
+				f = o / diagnostics.OverlapNull(j.Width, last.FrameRank, j.Rank)
+			}
+			p.Final = append(p.Final, f)
+		}
+		fr.Points = append(fr.Points, p)
+	}
+	steps := make([]int, len(fr.Points))
+	cur, fin := make([]float64, len(steps)), make([]float64, len(steps))
+	for i, p := range fr.Points {
+		steps[i], cur[i], fin[i] = p.Step, meanFinite(p.Current), meanFinite(p.Final)
+	}
+	fr.SettleCurrent, fr.SettleFinal = settleOrNot(steps, cur, band), settleOrNot(steps, fin, band)
+	for si := range fr.Sites {
+		fr.PassCurrent = append(fr.PassCurrent, firstAtOrAbove(fr.Points, si, fr.Threshold, false))
+		fr.PassFinal = append(fr.PassFinal, firstAtOrAbove(fr.Points, si, fr.Threshold, true))
+	}
+	return fr
+}
+
+// firstAtOrAbove is the first step whose ratio at site si is ≥ threshold (−1: none).
+func firstAtOrAbove(ps []FramePoint, si int, threshold float64, final bool) int {
+	for _, p := range ps {
+		v := p.Current
+		if final {
+			v = p.Final
+		}
+		if si < len(v) && v[si] >= threshold {
+			return p.Step
+		}
+	}
+	return -1
+}
+
+func settleOrNot(steps []int, series []float64, band float64) int {
+	if s, ok := diagnostics.SettleStep(steps, series, band); ok {
+		return s
+	}
+	return -1
+}
+
+// meanFinite is the mean of the finite values (NaN for none).
+func meanFinite(xs []float64) float64 {
+	sum, n := 0.0, 0
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			sum += x
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+func widen(x []float32) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// ReadFrameRatios reads every snapshot of a session and derives its frame ratio series (nil
+// when none holds a J-lens).
+func ReadFrameRatios(r *sessions.Reader, band float64) (*FrameRatios, error) {
+	steps, err := r.SnapshotSteps()
+	if err != nil {
+		return nil, err
+	}
+	snaps := make([]JLensSnapshot, 0, len(steps))
+	for _, st := range steps {
+		sn, at, err := r.Snapshot(st)
+		if err != nil {
+			return nil, err
+		}
+		if sn != nil && at == st {
+			snaps = append(snaps, JLensSnapshot{Step: st, JLens: sn.JLens})
+		}
+	}
+	return FrameRatioSeries(snaps, band), nil
+}
