@@ -324,7 +324,7 @@ func recordedEffect(e diagnostics.Effect) sessions.Effect {
 
 // settle finds where the frame-precision series settled within derived.SettleBand: the frame is
 // the mean over layers of ToLatest (NaN skipped), the precision log2 of bit error (a) (see
-// precisionScale), 1 − |ρ(PC1, entropy)| and the J-lens ratio (mean over sites); −1 where a
+// derived.PrecisionScale), 1 − |ρ(PC1, entropy)| and the J-lens ratio (mean over sites); −1 where a
 // series has not settled.
 func settle(points []sessions.FramePoint) *sessions.Settle {
 	steps := make([]int, len(points))
@@ -338,7 +338,7 @@ func settle(points []sessions.FramePoint) *sessions.Settle {
 		anyJL = anyJL || len(p.JLens) > 0
 		steps[i] = p.Step
 		frame[i] = nanMean(p.ToLatest)
-		bitError[i] = precisionScale(p.BitError)
+		bitError[i] = derived.PrecisionScale(p.BitError)
 		rho[i] = 1 - float64(p.PC1Abs)
 	}
 	at := func(series []float64) int {
@@ -353,17 +353,6 @@ func settle(points []sessions.FramePoint) *sessions.Settle {
 		st.JLens = &s
 	}
 	return st
-}
-
-// bitErrorFloor is the smallest bit error precisionScale tells apart (10⁻⁴ bits).
-const bitErrorFloor = 1e-4
-
-// precisionScale is the scale bit error settles on: log2, floored at bitErrorFloor. Bit error
-// falls over decades (4 bits to 0.01 on the mid preset), so on a linear scale its range is its
-// first fall and a 10% band is crossed long before precision stops improving; on a log scale
-// each halving counts the same.
-func precisionScale(bits float64) float64 {
-	return math.Log2(max(bits, bitErrorFloor))
 }
 
 // nanMean is the mean of the values that are not NaN (NaN when there are none).

@@ -14,6 +14,7 @@ import (
 
 	"windtunnel/diagnostics"
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // fixturePath is the recorded session every view test reads. It may be replaced by a real
@@ -290,21 +291,27 @@ func fxFrame(s int) *sessions.Frame {
 			}
 		}
 		m := fxManifold(step)
+		// The J-lens ratio (embedding output, after block 0) rises from chance and settles
+		// early, as the authors' does.
+		jl := []sessions.Num{sessions.Num(fxRound(1+1.4*(1-math.Exp(-float64(step)/60)), 3)),
+			sessions.Num(fxRound(1+1.9*(1-math.Exp(-float64(step)/50)), 3))}
 		f.Points = append(f.Points, sessions.FramePoint{Step: step, Drift: drift, ToLatest: to,
 			BitError: fxRound(fxBitError(step), 4), PC1Abs: sessions.Num(math.Abs(float64(m.Spearman))),
-			PC1Share: sessions.Num(m.Share[0])})
+			PC1Share: sessions.Num(m.Share[0]), JLens: jl})
 	}
 	f.Settle = fxSettle(f.Points, 0.1)
 	return &f
 }
 
-// fxSettle is when the frame (the mean over layers of ToLatest), bit error (a) and
-// 1 − |ρ| settled within band, as the lab records it (diagnostics.SettleStep; −1: not
-// settled).
+// fxSettle is when the frame (the mean over layers of ToLatest), bit error (a) on its log2
+// scale, 1 − |ρ| and the J-lens ratio (mean over sites) settled within band, as the lab
+// records it (diagnostics.SettleStep; −1: not settled).
 func fxSettle(pts []sessions.FramePoint, band float64) *sessions.Settle {
 	steps := make([]int, len(pts))
 	frame, bits, rho := make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts))
+	jl := make([]float64, len(pts))
 	for i, pt := range pts {
+		jl[i] = (float64(pt.JLens[0]) + float64(pt.JLens[1])) / 2
 		steps[i] = pt.Step
 		sum, n := 0.0, 0
 		for _, v := range pt.ToLatest {
@@ -316,7 +323,7 @@ func fxSettle(pts []sessions.FramePoint, band float64) *sessions.Settle {
 		if n > 0 {
 			frame[i] = sum / float64(n)
 		}
-		bits[i] = pt.BitError
+		bits[i] = derived.PrecisionScale(pt.BitError)
 		rho[i] = 1 - float64(pt.PC1Abs) // NaN stays NaN
 	}
 	at := func(series []float64) int {
@@ -325,7 +332,8 @@ func fxSettle(pts []sessions.FramePoint, band float64) *sessions.Settle {
 		}
 		return -1
 	}
-	return &sessions.Settle{Band: band, Frame: at(frame), BitError: at(bits), Rho: at(rho)}
+	j := at(jl)
+	return &sessions.Settle{Band: band, Frame: at(frame), BitError: at(bits), Rho: at(rho), JLens: &j}
 }
 
 // fxAblation is the ablation table at step s: every head, and each layer's attention and

@@ -10,13 +10,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // framePane is the frame-precision dissociation at the current snapshot: over the steps of
-// the snapshots so far, the frame (the attention pattern's distance to this snapshot's,
-// mean over layers or per layer) and the precision (bit error, 1 − |ρ(PC1, entropy)|),
-// each scaled min–max to [0, 1] on one time axis, and when each settled (as the lab recorded
-// it in Frame.Settle).
+// the snapshots so far, the frame (the authors' J-lens ratio where it was recorded, and the
+// attention pattern's distance to this snapshot's, mean over layers or per layer) and the
+// precision (bit error on its log2 scale, 1 − |ρ(PC1, entropy)|), each scaled min–max to
+// [0, 1] on one time axis, and when each settled (as the lab recorded it in Frame.Settle).
 type framePane struct {
 	paneBase
 	perLayer bool
@@ -103,9 +104,11 @@ type frameSeries struct {
 	steps    []int
 	frame    []float64   // mean over layers of ToLatest
 	layers   [][]float64 // ToLatest per layer
-	bitError []float64
+	bitError []float64 // on derived.PrecisionScale (log2)
 	rho      []float64 // 1 − |ρ(PC1, entropy)|
 	hasRho   bool
+	jlens    []float64 // the J-lens ratio, mean over sites
+	hasJLens bool
 	drift    float64 // the latest mean drift
 }
 
@@ -130,7 +133,13 @@ func readFrame(f *sessions.Frame) frameSeries {
 			s.layers[l] = append(s.layers[l], v)
 		}
 		s.frame = append(s.frame, mean(tl))
-		s.bitError = append(s.bitError, pt.BitError)
+		s.bitError = append(s.bitError, derived.PrecisionScale(pt.BitError))
+		jl := make([]float64, len(pt.JLens))
+		for i, v := range pt.JLens {
+			jl[i] = float64(v)
+		}
+		s.hasJLens = s.hasJLens || len(jl) > 0
+		s.jlens = append(s.jlens, mean(jl))
 		r := math.NaN()
 		if a := float64(pt.PC1Abs); !math.IsNaN(a) {
 			r, s.hasRho = 1-a, true
@@ -165,11 +174,15 @@ func (p *framePane) draw() string {
 	}
 	title := fmt.Sprintf("frame vs precision @%d · %d snapshots · latest drift %s", sh.geoAt, len(s.steps), fnum(s.drift, 4))
 	title = fitParts(appendFits(title, " · each scaled min–max to [0,1]", w), " · ", w)
-	frame := st.seriesKL.Render("●") + fmt.Sprintf(" frame: attention distance to @%d, mean of %d layers", sh.geoAt, len(s.layers))
+	frame := st.seriesKL.Render("●") + fmt.Sprintf(" attention distance to @%d, mean of %d layers", sh.geoAt, len(s.layers))
 	if p.perLayer {
-		frame = fmt.Sprintf("0–%d frame of each layer (distance to @%d)", len(s.layers)-1, sh.geoAt)
+		frame = fmt.Sprintf("0–%d attention distance of each layer (to @%d)", len(s.layers)-1, sh.geoAt)
 	}
-	parts := []string{frame, st.seriesA.Render("•") + " bit error"}
+	parts := []string{}
+	if s.hasJLens {
+		parts = append(parts, st.good.Render("◆")+fmt.Sprintf(" frame: J-lens ratio (now %s× null)", fnum(s.jlens[len(s.jlens)-1], 2)))
+	}
+	parts = append(parts, frame, st.seriesA.Render("•")+" log2 bit error")
 	if s.hasRho {
 		parts = append(parts, st.seriesB.Render("∘")+" 1−|ρ(PC1,H)|")
 	}
@@ -191,6 +204,9 @@ func (p *framePane) draw() string {
 		}
 	} else {
 		ss = append(ss, series{glyph: '●', style: st.seriesKL, x: xs, y: minMax(s.frame)})
+	}
+	if s.hasJLens {
+		ss = append(ss, series{glyph: '◆', style: st.good, x: xs, y: minMax(s.jlens)})
 	}
 
 	verdict := wrap(p.verdict(s, sh.geo.Frame.Settle), w)
@@ -215,16 +231,20 @@ func (p *framePane) verdict(s frameSeries, st *sessions.Settle) string {
 	band := int(math.Round(st.Band * 100))
 	fAt, fOK := st.Frame, st.Frame >= 0
 	pAt, pOK := st.BitError, st.BitError >= 0
-	v := "frame not settled yet"
+	what := "frame"
+	if st.JLens != nil { // the authors' frame statistic decides where it was recorded
+		what, fAt, fOK = "frame (J-lens)", *st.JLens, *st.JLens >= 0
+	}
+	v := what + " not settled yet"
 	if fOK {
-		v = fmt.Sprintf("frame settled at step %d", fAt)
+		v = fmt.Sprintf("%s settled at step %d", what, fAt)
 	}
 	if pOK {
 		v += fmt.Sprintf(", precision at %d", pAt)
 	} else {
 		v += ", precision not yet"
 	}
-	v += fmt.Sprintf(" (%d%% band, bit error", band)
+	v += fmt.Sprintf(" (%d%% band, log2 bit error", band)
 	if s.hasRho {
 		if st.Rho >= 0 {
 			v += fmt.Sprintf("; |ρ| at %d", st.Rho)

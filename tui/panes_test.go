@@ -86,7 +86,7 @@ func TestPaneToggles(t *testing.T) {
 		title, key, before, after string
 	}{
 		{"Key orthogonality", "e", "layer means", "per head"},
-		{"Frame-precision", "f", "frame: attention distance", "frame of each layer"},
+		{"Frame-precision", "f", "attention distance to @", "attention distance of each layer"},
 		{"Value manifold", "a", "┃PC2 ", "┃PC3 "},
 	}
 	for _, c := range cases {
@@ -193,12 +193,12 @@ func TestFrameSettle(t *testing.T) {
 		t.Fatal("no settle steps in the fixture's last snapshot", err)
 	}
 	st := snap.Frame.Settle
-	if st.Frame < 0 || st.BitError < 0 || st.Frame >= st.BitError {
-		t.Fatalf("the fixture's frame should settle before its precision: %+v", *st)
+	if st.JLens == nil || *st.JLens < 0 || st.BitError < 0 || *st.JLens >= st.BitError {
+		t.Fatalf("the fixture's frame (J-lens) should settle before its precision: %+v", *st)
 	}
 	m := focusOn(t, sized(New(r, Options{}), 160, 48), "Frame-precision")
-	mustContain(t, plain(m), fmt.Sprintf("frame settled at step %d", st.Frame), fmt.Sprintf("precision at %d", st.BitError),
-		fmt.Sprintf("(%d%% band", int(math.Round(st.Band*100))), "→ frame first")
+	mustContain(t, plain(m), fmt.Sprintf("frame (J-lens) settled at step %d", *st.JLens), fmt.Sprintf("precision at %d", st.BitError),
+		fmt.Sprintf("(%d%% band", int(math.Round(st.Band*100))), "→", "frame first")
 }
 
 // TestPreDerived checks that a session without the derived values shows the ablation and

@@ -11,6 +11,17 @@ import (
 // must stay within from its settle step on.
 const SettleBand = 0.1
 
+// BitErrorFloor is the smallest bit error PrecisionScale tells apart (10⁻⁴ bits).
+const BitErrorFloor = 1e-4
+
+// PrecisionScale is the scale bit error settles on and is drawn on beside the frame: log2,
+// floored at BitErrorFloor. Bit error falls over decades (4 bits to 0.01 on the mid preset),
+// so on a linear scale its range is its first fall and a 10% band is crossed long before
+// precision stops improving; on a log scale each halving counts the same.
+func PrecisionScale(bits float64) float64 {
+	return math.Log2(max(bits, BitErrorFloor))
+}
+
 // FramePassRatio is the authors' threshold for a settled frame: the J-lens overlap at three
 // times its null.
 const FramePassRatio = 3
