@@ -10,12 +10,14 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // frameFigure is the frame-precision dissociation (DESIGN.md §4) from the first seed's
-// newest snapshot: over the steps of the snapshots so far, the frame (the attention
-// pattern's distance to this snapshot's, mean over layers of FramePoint.ToLatest), the
-// precision (log2 of bit error (a), floored at 10⁻⁴ bits) and 1 − |ρ(PC1, entropy)|, each
+// newest snapshot: over the steps of the snapshots so far, the frame (the authors' J-lens
+// ratio, mean over sites, where it was recorded, and the attention pattern's distance to
+// this snapshot's, mean over layers of FramePoint.ToLatest), the precision
+// (derived.PrecisionScale of bit error (a)) and 1 − |ρ(PC1, entropy)|, each
 // scaled min–max to [0, 1] on one step axis, with the steps from which each settled (as
 // the lab recorded them in Frame.Settle) as labelled vertical lines. A model without
 // attention (no frame) gets no figure.
@@ -24,11 +26,12 @@ func frameFigure(g Group) (figure, bool) {
 	if !ok || s.Frame == nil || len(s.Frame.Points) == 0 {
 		return figure{}, false
 	}
-	var steps, frame, prec, rho []float64
+	var steps, jlens, frame, prec, rho []float64
 	for _, pt := range s.Frame.Points {
 		steps = append(steps, float64(pt.Step))
+		jlens = append(jlens, numMean(pt.JLens))
 		frame = append(frame, numMean(pt.ToLatest))
-		prec = append(prec, math.Log2(math.Max(pt.BitError, floorBits)))
+		prec = append(prec, derived.PrecisionScale(pt.BitError))
 		a := float64(pt.PC1Abs)
 		rho = append(rho, 1-a) // NaN stays NaN
 	}
@@ -44,6 +47,7 @@ func frameFigure(g Group) (figure, bool) {
 		{"frame: attention distance to latest (mean over layers)", frame},
 		{"precision: log2 bit error (a)", prec},
 		{"1 − |ρ(PC1, entropy)|", rho},
+		{"frame: J-lens overlap ÷ null (authors')", jlens},
 	}
 	drawn := 0
 	for i, sr := range series {
@@ -64,13 +68,17 @@ func frameFigure(g Group) (figure, bool) {
 	if drawn == 0 {
 		return figure{}, false
 	}
-	p.Y.Min, p.Y.Max = -0.02, 1.45
+	p.Y.Min, p.Y.Max = -0.02, 1.55
 	if st := s.Frame.Settle; st != nil {
 		p.Title.Text += fmt.Sprintf("\nsettled: from the step each stayed within %.0f%% of its range of its latest value", 100*st.Band)
+		jl := -1
+		if st.JLens != nil {
+			jl = *st.JLens
+		}
 		marks := []struct {
 			name string
 			at   int
-		}{{"frame", st.Frame}, {"precision", st.BitError}, {"|ρ|", st.Rho}}
+		}{{"attention frame", st.Frame}, {"precision", st.BitError}, {"|ρ|", st.Rho}, {"J-lens frame", jl}}
 		for i, m := range marks {
 			if m.at < 0 || (i == 2 && allNaN(rho)) {
 				continue

@@ -172,6 +172,7 @@ type bwdOp struct {
 	first int
 	gin   []*tensor.Dense
 	ins   []*tensor.Dense
+	gout  *tensor.Dense // the output's gradient of the last pass (read by checks of the gradients)
 }
 
 func (b *bwdOp) Arity() int { return b.f.arity + 2 }
@@ -253,6 +254,7 @@ func (b *bwdOp) Do(vs ...G.Value) (G.Value, error) {
 			return nil, fmt.Errorf("models: %s backward: output or gradient is not a tensor", b.f.k.name())
 		}
 	}
+	b.gout = gout
 	b.f.k.backward(b.ins, out, gout, gs, b.gin)
 	return b.gin[b.first], nil
 }

@@ -104,8 +104,8 @@ type frameSeries struct {
 	steps    []int
 	frame    []float64   // mean over layers of ToLatest
 	layers   [][]float64 // ToLatest per layer
-	bitError []float64 // on derived.PrecisionScale (log2)
-	rho      []float64 // 1 − |ρ(PC1, entropy)|
+	bitError []float64   // on derived.PrecisionScale (log2)
+	rho      []float64   // 1 − |ρ(PC1, entropy)|
 	hasRho   bool
 	jlens    []float64 // the J-lens ratio, mean over sites
 	hasJLens bool
