@@ -4,7 +4,7 @@
 // (one configuration, several seeds) and writes every figure the runs have data for:
 //
 //   - errors: bit error (a), (b) and KL vs step on a log axis, mean ± band over seeds, with
-//     the pass threshold (0.15 bits) and, for a bijection, the context-free level;
+//     the pass threshold (derived.PassBits) and, for a bijection, the context-free level;
 //   - entropy: model vs Bayes entropy per position at the last evaluation;
 //   - lengths: an hmm run's KL per position at each evaluated K (length generalisation);
 //   - from the first seed's newest snapshot, where it holds the data (titles name the seed):

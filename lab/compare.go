@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"windtunnel/diagnostics"
+	"windtunnel/sessions/derived"
 )
 
 // Primitive is one of Paper I's inference primitives, the tunnel that tests it, and the
@@ -22,14 +23,14 @@ type Primitive struct {
 	Threshold float64 `json:"threshold"`
 }
 
-// Primitives are the architecture table's columns. The bounds are where the quick preset's
-// transformer lands comfortably (bijection 0.07 bits, HMM 0.08) and far below the uniform or
-// context-free guess (≥ 0.8 bits); recall is scored by MAP accuracy since its posterior is a
-// point mass (entropy 0).
+// Primitives are the architecture table's columns. The bit-error bound is derived.PassBits,
+// where the quick preset's transformer lands comfortably (bijection 0.07 bits, HMM 0.08) and
+// far below the uniform or context-free guess (≥ 0.8 bits); recall is scored by MAP
+// accuracy since its posterior is a point mass (entropy 0).
 func Primitives() []Primitive {
 	return []Primitive{
-		{Task: "bijection", Name: "belief accumulation", Metric: "bit_error_position", Threshold: 0.15},
-		{Task: "hmm", Name: "belief transport", Metric: "bit_error_position", Threshold: 0.15},
+		{Task: "bijection", Name: "belief accumulation", Metric: "bit_error_position", Threshold: derived.PassBits},
+		{Task: "hmm", Name: "belief transport", Metric: "bit_error_position", Threshold: derived.PassBits},
 		{Task: "recall", Name: "random-access binding", Metric: "accuracy", Threshold: 0.9},
 	}
 }

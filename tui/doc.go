@@ -7,13 +7,14 @@
 // panes each under the run summary, and from 160×48 four, the run pane too; below 80×24 the
 // screen says it is too small. Nothing is cut within a word: lines that do not fit end in
 // " …" after a whole word, legends wrap and titles take a shorter form. It imports only
-// windtunnel/sessions: it reads records and sends operator events, never touching models.
+// windtunnel/sessions and windtunnel/sessions/derived (the rule for the same configuration
+// and the pass line): it reads records and sends operator events, never touching models.
 //
 // Every chart has axis titles and glyphs that read without colour; where two curves fall on
 // one cell a combined glyph shows both (⊙ bit error (a) on (b), ◉ the model's entropy on
 // the Bayes curve). The bit-error chart has reference lines: Bayes at 0, the pass threshold
-// of compare (0.15 bits) and, for a bijection, the context-free level (1.107 bits at V=20);
-// before the first evaluation the pane says at which step it comes (eval_every).
+// of compare (derived.PassBits) and, for a bijection, the context-free level (1.107 bits at
+// V=20); before the first evaluation the pane says at which step it comes (eval_every).
 //
 // The panes only read what the lab derived and recorded: the ablation pane takes the head
 // table and the costliest head from the snapshot (HeadDelta, CostliestHead), the
