@@ -256,3 +256,46 @@ func flatten(out map[string]string, name string, v any) {
 		out[name] = strings.TrimSpace(string(b))
 	}
 }
+
+// Labels names each configuration by its values of the fields in which the configurations
+// differ ("steps 3000", "lr 0.001, steps 300"; fields sorted), "" for each when they are
+// all the same configuration: what tells the groups of one task and model apart.
+func Labels(cfgs []json.RawMessage) ([]string, error) {
+	fields := make([]map[string]string, len(cfgs))
+	for i, c := range cfgs {
+		f, err := Fields(c)
+		if err != nil {
+			return nil, err
+		}
+		fields[i] = f
+	}
+	differ := map[string]bool{}
+	for i := range fields {
+		for j := i + 1; j < len(fields); j++ {
+			for k, v := range fields[i] {
+				if unsetValue(k, fields[j]) != v {
+					differ[k] = true
+				}
+			}
+			for k, v := range fields[j] {
+				if unsetValue(k, fields[i]) != v {
+					differ[k] = true
+				}
+			}
+		}
+	}
+	names := make([]string, 0, len(differ))
+	for k := range differ {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]string, len(cfgs))
+	for i, f := range fields {
+		parts := make([]string, len(names))
+		for j, k := range names {
+			parts[j] = k + " " + unsetValue(k, f)
+		}
+		out[i] = strings.Join(parts, ", ")
+	}
+	return out, nil
+}

@@ -169,3 +169,22 @@ func TestIgnoredFieldsFresh(t *testing.T) {
 		t.Error("IgnoredFields shares its slice with callers")
 	}
 }
+
+func TestLabels(t *testing.T) {
+	cfgs := []json.RawMessage{with(t, `{"steps":3000}`), json.RawMessage(base), with(t, `{"seed":9}`), with(t, `{"lr":0.001}`)}
+	got, err := Labels(cfgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"lr 0.003, steps 3000", "lr 0.003, steps 300", "lr 0.003, steps 300", "lr 0.001, steps 300"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Labels = %q, want %q", got, want)
+	}
+	got, err = Labels([]json.RawMessage{json.RawMessage(base), with(t, `{"workers":1}`)})
+	if err != nil || !reflect.DeepEqual(got, []string{"", ""}) {
+		t.Errorf("Labels of one configuration = %q, %v; want two empty labels", got, err)
+	}
+	if _, err := Labels([]json.RawMessage{json.RawMessage(`{`)}); err == nil {
+		t.Error("Labels of invalid JSON: want an error")
+	}
+}
