@@ -12,6 +12,6 @@
 //
 // Load reads sessions (files or folders of *.wtlab), Build turns them into a Report, and
 // Write renders it as DIR/report.md, with figures embedded when Options.Figures supplies
-// them. The package depends on lab, sessions and sessions/derived only; a figure renderer is plugged in by the
-// caller.
+// them. The package depends on lab, sessions and sessions/derived only; a figure renderer
+// is plugged in by the caller.
 package reports
