@@ -53,7 +53,8 @@
 //     ProgramOptions gives a host running New's model in its own program;
 //     overlay.go: the comparison view (its state, key dispatch, feed polling), overlay_keys.go its
 //     key table and scrubbing cursor, overlay_groups.go the labels (what differs between the
-//     runs' configurations) and the seed groups, overlay_band.go the metrics and the mean ±
+//     runs' configurations) and the seed groups (sessions/derived's rule, as compare --from,
+//     report and plot group runs), overlay_band.go the metrics and the mean ±
 //     sd band on the union of the seeds' steps, overlay_chart.go the legend and the chart.
 //
 // Entry points: New builds the root tea.Model, Run runs it as a program until q, ctrl+c or
