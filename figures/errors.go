@@ -6,11 +6,8 @@ import (
 	"math"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
-
-// passBits is the pass threshold of bit error (a) (lab.Primitives' Threshold for the
-// bijection and HMM tunnels).
-const passBits = 0.15
 
 // errorsFigure is bit error (a), (b) and KL vs step on a log axis, mean ± sd over the
 // group's seeds, with the pass threshold and, for a bijection, the context-free level.
@@ -52,13 +49,13 @@ func errorsFigure(g Group) (figure, bool) {
 		return figure{}, false
 	}
 	if g.Runs[0].Config.Task != "recall" {
-		hline(p, passBits, color.RGBA{R: 0, G: 140, B: 0, A: 255}, fmt.Sprintf("pass %.2f bits (a)", passBits))
+		hline(p, derived.PassBits, color.RGBA{R: 0, G: 140, B: 0, A: 255}, fmt.Sprintf("pass %.2f bits (a)", derived.PassBits))
 	}
 	if cf := contextFree(g.Runs[0]); !math.IsNaN(cf) {
 		hline(p, cf, color.Gray{Y: 100}, fmt.Sprintf("context-free %.2f bits", cf))
 		p.Y.Max = math.Max(p.Y.Max, cf*1.2)
 	}
-	p.Y.Max = math.Max(p.Y.Max, passBits*1.2)
+	p.Y.Max = math.Max(p.Y.Max, derived.PassBits*1.2)
 	logAxis(p)
 	return figure{name: g.Name + "-errors", title: title, plot: p}, true
 }

@@ -19,14 +19,19 @@ const fixture = "../tui/testdata/fixture.wtlab"
 // writeHMM writes a tiny hmm session with length-generalisation scores for seed.
 func writeHMM(t *testing.T, dir string, seed int) string {
 	t.Helper()
-	path := filepath.Join(dir, fmt.Sprintf("hmm-transformer-%d.wtlab", seed))
-	cfg, _ := json.Marshal(map[string]any{"task": "hmm", "model": "transformer", "seed": seed, "steps": 300,
-		"tunnel": map[string]any{"K": 20}})
-	w, err := sessions.Create(path, sessions.Meta{Task: "hmm", Model: "transformer", Steps: 300, Config: cfg}, sessions.WriterOptions{})
+	return writeHMMRun(t, filepath.Join(dir, fmt.Sprintf("hmm-transformer-%d.wtlab", seed)), seed, 300, 2)
+}
+
+// writeHMMRun writes a tiny finished hmm session of seed trained for steps on workers.
+func writeHMMRun(t *testing.T, path string, seed, steps, workers int) string {
+	t.Helper()
+	cfg, _ := json.Marshal(map[string]any{"task": "hmm", "model": "transformer", "seed": seed, "steps": steps,
+		"workers": workers, "tunnel": map[string]any{"K": 20}})
+	w, err := sessions.Create(path, sessions.Meta{Task: "hmm", Model: "transformer", Steps: steps, Config: cfg}, sessions.WriterOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for step := 100; step <= 300; step += 100 {
+	for step := 100; step <= steps; step += 100 {
 		f := float64(seed) / float64(step)
 		e := &sessions.Eval{BitErrorPosition: 10 * f, BitErrorSample: 12 * f, KLBits: 5 * f, Accuracy: 0.5,
 			ModelEntropy: []float64{2, 1.5, 1.2, 1}, BayesEntropy: []float64{2, 1.4, 1.1, 0.9}}
@@ -38,7 +43,7 @@ func writeHMM(t *testing.T, dir string, seed int) string {
 			e.Lengths = append(e.Lengths, ls)
 		}
 		state := sessions.Training
-		if step == 300 {
+		if step == steps {
 			state = sessions.Done // a finished run: folders are drawn from finished runs only
 		}
 		w.Record(sessions.Record{Step: step, State: state, Eval: e})

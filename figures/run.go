@@ -16,6 +16,7 @@ import (
 
 	"windtunnel/lab"
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // Formats returns the output formats Render accepts.
@@ -66,7 +67,8 @@ type Run struct {
 	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
 	Snapshot     *sessions.Snapshot
 	SnapshotStep int
-	// key identifies the configuration apart from the seed.
+	// key identifies the configuration (derived.Key); "" when it cannot be read, and the run
+	// is then a group of its own.
 	key string
 }
 
@@ -103,7 +105,7 @@ func Load(path string) (Run, error) {
 		return Run{}, fmt.Errorf("figures: load %s: snapshot: %w", path, err)
 	}
 	run.Snapshot, run.SnapshotStep = snap, step
-	run.key = configKey(run.Meta.Config, run.Config)
+	run.key, _ = derived.Key(run.Meta) // unreadable: a group of its own
 	return run, nil
 }
 
@@ -145,67 +147,83 @@ func LoadPaths(paths []string) ([]Run, error) {
 	return runs, nil
 }
 
-// configKey is the configuration with the seed and the machine-only settings left out, so
-// that runs differing only in those fall in one group.
-func configKey(raw json.RawMessage, cfg lab.Config) string {
-	var m map[string]any
-	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
-		return cfg.Task + "/" + cfg.Model
-	}
-	for _, k := range []string{"seed", "workers", "blas", "device"} {
-		delete(m, k)
-	}
-	b, err := json.Marshal(m) // map keys sorted: a stable key
-	if err != nil {
-		return cfg.Task + "/" + cfg.Model
-	}
-	return string(b)
-}
-
 // Group is the runs of one configuration (its seeds) and the name its figures carry.
 type Group struct {
 	Name string
-	Runs []Run
+	// Label names what tells the group from the others of its task and model
+	// (derived.Labels, e.g. "steps 3000"); "" when it is the only one.
+	Label string
+	Runs  []Run
 }
 
-// Groups gathers runs by configuration apart from the seed, in order of first appearance;
-// a group's name is task-model, numbered where several configurations share it.
+// groupKey is a run's configuration key, or one of its own when its configuration cannot
+// be read (such a run is never pooled with another).
+func groupKey(r Run, i int) string {
+	if r.key != "" {
+		return r.key
+	}
+	if k, err := derived.Key(r.Meta); err == nil {
+		return k
+	}
+	return fmt.Sprintf("\x00run %d %s", i, r.Path)
+}
+
+// Groups gathers runs by configuration under the rule of sessions/derived (seeds of one
+// configuration together; the seed, workers, BLAS, cadences and geometry size aside), in
+// order of first appearance; a group's name is task-model, numbered where several
+// configurations share it, and its Label says what differs between those.
 func Groups(runs []Run) []Group {
+	keys := make([]string, len(runs))
+	for i, r := range runs {
+		keys[i] = groupKey(r, i)
+	}
 	var out []Group
-	idx := map[string]int{}
-	for _, r := range runs {
-		k := r.key
-		if k == "" {
-			k = configKey(r.Meta.Config, r.Config)
+	for _, idx := range derived.GroupIndices(keys) {
+		g := Group{Name: runs[idx[0]].Config.Task + "-" + runs[idx[0]].Config.Model}
+		for _, i := range idx {
+			g.Runs = append(g.Runs, runs[i])
 		}
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			out = append(out, Group{Name: r.Config.Task + "-" + r.Config.Model})
+		out = append(out, g)
+	}
+	byName := map[string][]int{}
+	var names []string
+	for i, g := range out {
+		if byName[g.Name] == nil {
+			names = append(names, g.Name)
 		}
-		out[i].Runs = append(out[i].Runs, r)
+		byName[g.Name] = append(byName[g.Name], i)
 	}
-	seen := map[string]int{}
-	for _, g := range out {
-		seen[g.Name]++
-	}
-	n := map[string]int{}
-	for i := range out {
-		if seen[out[i].Name] > 1 {
-			n[out[i].Name]++
-			out[i].Name = fmt.Sprintf("%s-%d", out[i].Name, n[out[i].Name])
+	for _, name := range names {
+		idx := byName[name]
+		if len(idx) < 2 {
+			continue
+		}
+		cfgs := make([]json.RawMessage, len(idx))
+		for j, i := range idx {
+			cfgs[j] = out[i].Runs[0].Meta.Config
+		}
+		labels, err := derived.Labels(cfgs)
+		for j, i := range idx {
+			out[i].Name = fmt.Sprintf("%s-%d", name, j+1)
+			if err == nil {
+				out[i].Label = labels[j]
+			}
 		}
 	}
 	return out
 }
 
-// seedsLabel describes a group's seeds for a title: "seed 3" or "3 seeds".
+// seedsLabel describes a group's seeds for a title, after what tells its configuration
+// apart: "seed 3", "3 seeds", "steps 3000; 3 seeds".
 func seedsLabel(g Group) string {
+	s := fmt.Sprintf("%d seeds", len(g.Runs))
 	if len(g.Runs) == 1 {
-		return fmt.Sprintf("seed %d", g.Runs[0].Config.Seed)
+		s = fmt.Sprintf("seed %d", g.Runs[0].Config.Seed)
 	}
-	return fmt.Sprintf("%d seeds", len(g.Runs))
+	if g.Label != "" {
+		s = g.Label + "; " + s
+	}
+	return s
 }
 
 // figure is one plot, or several panels, ready to write.

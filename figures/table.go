@@ -15,17 +15,19 @@ import (
 
 // tableFigure is the architecture table over all runs (lab.Table): one cell per model ×
 // task holding the mean bit error (a) (accuracy for recall) ± sd over seeds and the verdict,
-// green where it passes, red where it fails, grey where there is no run.
+// green where it passes, red where it fails, grey where there is no run. A model and task
+// run in several configurations (the rule of sessions/derived) has its cell split in one
+// band per configuration, each with its own seeds and verdict, named by what differs.
 func tableFigure(runs []Run) (figure, bool) {
 	var scores []lab.RunScore
 	var tasks, models []string
-	for _, r := range runs {
+	for i, r := range runs {
 		if len(r.Evals) == 0 {
 			continue
 		}
 		e := r.Evals[len(r.Evals)-1].Eval
 		scores = append(scores, lab.RunScore{Task: r.Config.Task, Model: r.Config.Model, Seed: r.Config.Seed,
-			Params: r.Meta.Params, Steps: r.Evals[len(r.Evals)-1].Step, Session: r.Path,
+			Params: r.Meta.Params, Steps: r.Evals[len(r.Evals)-1].Step, Session: r.Path, Key: groupKey(r, i),
 			Scores: diagnostics.Scores{BitErrorPosition: e.BitErrorPosition, BitErrorSample: e.BitErrorSample,
 				KLBits: e.KLBits, TVD: e.TVD, Accuracy: e.Accuracy}})
 		tasks = appendNew(tasks, r.Config.Task)
@@ -103,26 +105,37 @@ func (t tableGrid) Plot(c draw.Canvas, p *plot.Plot) {
 		for j, model := range t.models {
 			x0, x1 := trX(float64(i)-0.5), trX(float64(i)+0.5)
 			y0, y1 := trY(float64(j)-0.5), trY(float64(j)+0.5)
-			lines, fill := []string{"no run"}, color.Color(color.Gray{Y: 235})
-			if cell, ok := t.find(task, model); ok {
-				lines, fill = cellText(cell)
+			cells := t.find(task, model)
+			if len(cells) == 0 {
+				t.box(c, x0, x1, y1, y0, []string{"no run"}, color.Gray{Y: 235})
+				continue
 			}
-			c.FillPolygon(fill, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
-			c.StrokeLines(draw.LineStyle{Color: color.White, Width: vg.Points(2)},
-				[]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}, {X: x0, Y: y0}})
-			c.FillText(t.text, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, strings.Join(lines, "\n"))
+			h := (y1 - y0) / vg.Length(len(cells)) // one band per configuration, the first on top
+			for k, cell := range cells {
+				lines, fill := cellText(cell)
+				t.box(c, x0, x1, y1-vg.Length(k+1)*h, y1-vg.Length(k)*h, lines, fill)
+			}
 		}
 	}
 }
 
-// find returns the cell of task and model.
-func (t tableGrid) find(task, model string) (lab.Cell, bool) {
+// box fills the rectangle x0..x1 × y0..y1 with a white border and centres lines in it.
+func (t tableGrid) box(c draw.Canvas, x0, x1, y0, y1 vg.Length, lines []string, fill color.Color) {
+	c.FillPolygon(fill, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+	c.StrokeLines(draw.LineStyle{Color: color.White, Width: vg.Points(2)},
+		[]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}, {X: x0, Y: y0}})
+	c.FillText(t.text, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, strings.Join(lines, "\n"))
+}
+
+// find returns the cells of task and model, one per configuration.
+func (t tableGrid) find(task, model string) []lab.Cell {
+	var out []lab.Cell
 	for _, c := range t.cells {
 		if c.Task == task && c.Model == model {
-			return c, true
+			out = append(out, c)
 		}
 	}
-	return lab.Cell{}, false
+	return out
 }
 
 // cellText is a cell's lines (score, verdict with seeds passed, Paper I's verdict) and fill.
@@ -136,6 +149,9 @@ func cellText(c lab.Cell) ([]string, color.Color) {
 		verdict, fill = "pass", color.RGBA{R: 200, G: 230, B: 201, A: 255}
 	}
 	lines := []string{score, fmt.Sprintf("%s %d/%d seeds", verdict, c.SeedsPassed, len(c.Seeds))}
+	if c.Config != "" {
+		lines = append([]string{c.Config}, lines...)
+	}
 	if c.Paper != "" {
 		lines = append(lines, "paper: "+c.Paper)
 	}

@@ -1,12 +1,15 @@
 package lab
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"windtunnel/diagnostics"
+	"windtunnel/sessions/derived"
 )
 
 // Primitive is one of Paper I's inference primitives, the tunnel that tests it, and the
@@ -22,14 +25,14 @@ type Primitive struct {
 	Threshold float64 `json:"threshold"`
 }
 
-// Primitives are the architecture table's columns. The bounds are where the quick preset's
-// transformer lands comfortably (bijection 0.07 bits, HMM 0.08) and far below the uniform or
-// context-free guess (≥ 0.8 bits); recall is scored by MAP accuracy since its posterior is a
-// point mass (entropy 0).
+// Primitives are the architecture table's columns. The bit-error bound is derived.PassBits,
+// where the quick preset's transformer lands comfortably (bijection 0.07 bits, HMM 0.08) and
+// far below the uniform or context-free guess (≥ 0.8 bits); recall is scored by MAP
+// accuracy since its posterior is a point mass (entropy 0).
 func Primitives() []Primitive {
 	return []Primitive{
-		{Task: "bijection", Name: "belief accumulation", Metric: "bit_error_position", Threshold: 0.15},
-		{Task: "hmm", Name: "belief transport", Metric: "bit_error_position", Threshold: 0.15},
+		{Task: "bijection", Name: "belief accumulation", Metric: "bit_error_position", Threshold: derived.PassBits},
+		{Task: "hmm", Name: "belief transport", Metric: "bit_error_position", Threshold: derived.PassBits},
 		{Task: "recall", Name: "random-access binding", Metric: "accuracy", Threshold: 0.9},
 	}
 }
@@ -121,6 +124,9 @@ type RunScore struct {
 	WallS   float64            `json:"wall_s"`
 	Scores  diagnostics.Scores `json:"-"`
 	Session string             `json:"session"`
+	// Key is the run's configuration key (derived.ConfigKey): runs of one task and model
+	// with different keys trained different things and fall in separate cells.
+	Key string `json:"-"`
 }
 
 // Cell is one (task, model) entry of the comparison table.
@@ -142,48 +148,93 @@ type Cell struct {
 	// Paper is Paper I's verdict for the cell ("pass", "fail", or "" where it has none).
 	Paper    string   `json:"paper,omitempty"`
 	Sessions []string `json:"sessions"`
+	// Config names what tells this cell's configuration from the other cells of its task
+	// and model (derived.Labels, e.g. "steps 3000"); "" when the task and model have one.
+	Config string `json:"config,omitempty"`
 }
 
-// Table gathers runs into cells, in the order tasks × models.
+// Table gathers runs into cells, in the order tasks × models, one cell per configuration
+// (RunScore.Key, the rule of sessions/derived) of a task and model, in the order of their
+// first run: seeds of one configuration are pooled, different configurations never are.
 func Table(runs []RunScore, tasks, models []string) []Cell {
 	var cells []Cell
 	for _, task := range tasks {
-		prim, _ := PrimitiveOf(task)
 		for _, model := range models {
-			c := Cell{Task: task, Model: model, Primitive: prim}
-			var a, b, kl, acc, wall []float64
-			c.Paper = PaperVerdict(task, model)
+			var rs []RunScore
 			for _, r := range runs {
-				if r.Task != task || r.Model != model {
-					continue
+				if r.Task == task && r.Model == model {
+					rs = append(rs, r)
 				}
-				if prim.Passes(r.Scores) {
-					c.SeedsPassed++
-				}
-				c.Seeds = append(c.Seeds, r.Seed)
-				c.Params = r.Params
-				c.Sessions = append(c.Sessions, r.Session)
-				a = append(a, r.Scores.BitErrorPosition)
-				b = append(b, r.Scores.BitErrorSample)
-				kl = append(kl, r.Scores.KLBits)
-				acc = append(acc, r.Scores.Accuracy)
-				wall = append(wall, r.WallS)
 			}
-			if len(c.Seeds) == 0 {
-				continue
-			}
-			c.BitErrorA, c.BitErrorB, c.KL, c.Accuracy, c.WallS = StatOf(a), StatOf(b), StatOf(kl), StatOf(acc), StatOf(wall)
-			c.Pass = prim.Passes(diagnostics.Scores{BitErrorPosition: c.BitErrorA.Mean, Accuracy: c.Accuracy.Mean})
-			cells = append(cells, c)
+			cells = append(cells, configCells(rs, task, model)...)
 		}
 	}
 	return cells
+}
+
+// configCells splits the runs of one task and model by configuration into cells.
+func configCells(runs []RunScore, task, model string) []Cell {
+	keys := make([]string, len(runs))
+	for i, r := range runs {
+		keys[i] = r.Key
+	}
+	groups := derived.GroupIndices(keys)
+	labels := make([]string, len(groups))
+	if len(groups) > 1 {
+		cfgs := make([]json.RawMessage, len(groups))
+		for j, g := range groups {
+			cfgs[j] = json.RawMessage(keys[g[0]])
+		}
+		if ls, err := derived.Labels(cfgs); err == nil {
+			labels = ls
+		} else {
+			for j := range labels {
+				labels[j] = fmt.Sprintf("configuration %d", j+1) // keys not set from a configuration
+			}
+		}
+	}
+	var cells []Cell
+	for j, g := range groups {
+		members := make([]RunScore, len(g))
+		for k, i := range g {
+			members[k] = runs[i]
+		}
+		c := cellOf(members, task, model)
+		c.Config = labels[j]
+		cells = append(cells, c)
+	}
+	return cells
+}
+
+// cellOf summarises the runs of one configuration of a task and model.
+func cellOf(runs []RunScore, task, model string) Cell {
+	prim, _ := PrimitiveOf(task)
+	c := Cell{Task: task, Model: model, Primitive: prim}
+	var a, b, kl, acc, wall []float64
+	c.Paper = PaperVerdict(task, model)
+	for _, r := range runs {
+		if prim.Passes(r.Scores) {
+			c.SeedsPassed++
+		}
+		c.Seeds = append(c.Seeds, r.Seed)
+		c.Params = r.Params
+		c.Sessions = append(c.Sessions, r.Session)
+		a = append(a, r.Scores.BitErrorPosition)
+		b = append(b, r.Scores.BitErrorSample)
+		kl = append(kl, r.Scores.KLBits)
+		acc = append(acc, r.Scores.Accuracy)
+		wall = append(wall, r.WallS)
+	}
+	c.BitErrorA, c.BitErrorB, c.KL, c.Accuracy, c.WallS = StatOf(a), StatOf(b), StatOf(kl), StatOf(acc), StatOf(wall)
+	c.Pass = prim.Passes(diagnostics.Scores{BitErrorPosition: c.BitErrorA.Mean, Accuracy: c.Accuracy.Mean})
+	return c
 }
 
 // FormatTable renders cells as a text table followed by the architecture summary (primitives
 // passed per model), the layout of Paper I's table.
 func FormatTable(cells []Cell) string {
 	var b strings.Builder
+	_, common := TableSeeds(cells)
 	fmt.Fprintf(&b, "%-10s %-12s %9s %-15s %-15s %-15s %-13s %-10s %-14s %-11s %s\n", "task", "model", "params", "bit error (a)", "bit error (b)*", "KL bits", "accuracy", "wall s", "verdict", "paper", "primitive")
 	for _, c := range cells {
 		crit := fmt.Sprintf("≤ %.2f bits (a)", c.Primitive.Threshold)
@@ -203,13 +254,25 @@ func FormatTable(cells []Cell) string {
 		default:
 			paper = c.Paper + " ✗"
 		}
-		fmt.Fprintf(&b, "%-10s %-12s %9d %-15s %-15s %-15s %-13s %-10s %-14s %-11s %s (%s)\n", c.Task, c.Model, c.Params,
+		var which []string // what tells the row from the others: its configuration, its seeds
+		if c.Config != "" {
+			which = append(which, c.Config)
+		}
+		if !common {
+			which = append(which, "seeds "+SeedsLabel(c.Seeds))
+		}
+		suffix := ""
+		if len(which) > 0 {
+			suffix = " [" + strings.Join(which, "; ") + "]"
+		}
+		fmt.Fprintf(&b, "%-10s %-12s %9d %-15s %-15s %-15s %-13s %-10s %-14s %-11s %s (%s)%s\n", c.Task, c.Model, c.Params,
 			c.BitErrorA.String(4), c.BitErrorB.String(4), c.KL.String(4), c.Accuracy.String(3), c.WallS.String(0),
-			verdict, paper, c.Primitive.Name, crit)
+			verdict, paper, c.Primitive.Name, crit, suffix)
 	}
-	// Each model is counted over the tasks it has a cell for (a model measured on one task
-	// passes k of 1, not k of every task in the table).
-	passes, tasks := map[string]int{}, map[string]int{}
+	// Each model is counted over the cells it has (a model measured on one task passes k of
+	// 1, not k of every task in the table); a task measured in several configurations counts
+	// each, and the count says so.
+	passes, tasks, several := map[string]int{}, map[string]int{}, map[string]bool{}
 	var order []string
 	for _, c := range cells {
 		if _, ok := passes[c.Model]; !ok {
@@ -217,6 +280,7 @@ func FormatTable(cells []Cell) string {
 			passes[c.Model] = 0
 		}
 		tasks[c.Model]++
+		several[c.Model] = several[c.Model] || c.Config != ""
 		if c.Pass {
 			passes[c.Model]++
 		}
@@ -225,9 +289,49 @@ func FormatTable(cells []Cell) string {
 	b.WriteString("\nprimitives passed:")
 	for _, m := range order {
 		fmt.Fprintf(&b, "  %s %d/%d", m, passes[m], tasks[m])
+		if several[m] {
+			b.WriteString(" configurations")
+		}
 	}
 	b.WriteString("\n(b)* is the per-sample bit error, the authors' headline; verdict: on the mean over seeds, then seeds passing; paper: Paper I's verdict, ✓ where the bench agrees\n")
 	return b.String()
+}
+
+// SeedsLabel describes a set of seeds: "3", "1..3" for a run of consecutive seeds, else
+// "1, 4, 7" (ascending).
+func SeedsLabel(seeds []uint64) string {
+	s := append([]uint64(nil), seeds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if len(s) == 0 {
+		return "none"
+	}
+	run := true
+	for i := 1; i < len(s); i++ {
+		run = run && s[i] == s[i-1]+1
+	}
+	if run && len(s) > 1 {
+		return fmt.Sprintf("%d..%d", s[0], s[len(s)-1])
+	}
+	parts := make([]string, len(s))
+	for i, v := range s {
+		parts[i] = strconv.FormatUint(v, 10)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// TableSeeds is the seeds every cell has (SeedsLabel) and true, or "per row" and false
+// when the cells' seeds differ.
+func TableSeeds(cells []Cell) (string, bool) {
+	if len(cells) == 0 {
+		return "none", true
+	}
+	first := SeedsLabel(cells[0].Seeds)
+	for _, c := range cells[1:] {
+		if SeedsLabel(c.Seeds) != first {
+			return "per row", false
+		}
+	}
+	return first, true
 }
 
 // Ordered returns a copy of names sorted by their index in order (names not in order last,

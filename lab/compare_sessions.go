@@ -8,6 +8,7 @@ import (
 
 	"windtunnel/diagnostics"
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // SessionRun is a compared run read back from its session file.
@@ -47,7 +48,11 @@ func ReadSessionRun(path string) (SessionRun, error) {
 		return SessionRun{}, err
 	}
 	m := r.Meta()
-	out.Score = RunScore{Task: cfg.Task, Model: m.Model, Seed: cfg.Seed, Params: m.Params, Session: path}
+	key, err := derived.Key(m)
+	if err != nil {
+		return SessionRun{}, fmt.Errorf("lab: read %s: %w", path, err)
+	}
+	out.Score = RunScore{Task: cfg.Task, Model: m.Model, Seed: cfg.Seed, Params: m.Params, Session: path, Key: key}
 	if ok {
 		out.Score.Steps, out.Score.WallS = last.Step, last.WallS
 	}

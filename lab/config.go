@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"windtunnel/models"
+	"windtunnel/sessions/derived"
 	"windtunnel/tunnels"
 )
 
@@ -61,6 +62,16 @@ type Config struct {
 	Workers int `json:"workers"`
 	// Precision is "float32" (default) or "float64" (exact kernels, ~2× slower; for checks).
 	Precision string `json:"precision,omitempty"`
+}
+
+// Key is the configuration's key under the rule of sessions/derived (derived.ConfigKey of
+// its JSON, as a session stores it): runs with equal keys are seeds of one configuration.
+func (c Config) Key() (string, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return "", fmt.Errorf("lab: config key: %w", err)
+	}
+	return derived.ConfigKey(b)
 }
 
 // Presets are the named starting configurations.

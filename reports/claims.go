@@ -95,7 +95,7 @@ func configOf(runs []Run) string {
 func Build(runs []Run, skipped []string) Report {
 	rep := Report{Skipped: skipped, Commands: Commands(runs)}
 	rep.Rows = append(rep.Rows, architectureRows(runs)...)
-	rep.Rows = append(rep.Rows, mlpLevelRow(runs))
+	rep.Rows = append(rep.Rows, mlpLevelRows(runs)...)
 	rep.Rows = append(rep.Rows, lengthRows(runs)...)
 	rep.Rows = append(rep.Rows, geometryRows(runs)...)
 	return rep
@@ -112,7 +112,8 @@ func pick(runs []Run, task, model string) []Run {
 	return out
 }
 
-// architectureRows is one row per (task, model) of Paper I's architecture table.
+// architectureRows is one row per (task, model) of Paper I's architecture table and
+// configuration of it (configGroups): runs that trained different things are not pooled.
 func architectureRows(runs []Run) []Row {
 	var rows []Row
 	for _, task := range tunnels.Names() {
@@ -126,41 +127,48 @@ func architectureRows(runs []Run) []Row {
 				continue
 			}
 			row := Row{Claim: fmt.Sprintf("%s %s %s (%s)", model, verb(paper), prim.Name, task), Paper: paper, Authors: authorsArch(task, model)}
-			rs := pick(runs, task, model)
-			if len(rs) == 0 {
-				row.Verdict, row.Reason = NotMeasured, "no finished session of this task and model"
-				rows = append(rows, row)
-				continue
+			for _, g := range configGroups(pick(runs, task, model)) {
+				rows = append(rows, g.mark(architectureRow(row, prim, g.runs)))
 			}
-			scores := make([]lab.RunScore, len(rs))
-			for i, r := range rs {
-				scores[i] = r.Score
-				v := r.Score.Scores.BitErrorPosition
-				if prim.Metric == "accuracy" {
-					v = r.Score.Scores.Accuracy
-				}
-				row.Values = append(row.Values, Value{r.File, v})
-			}
-			cell := lab.Table(scores, []string{task}, []string{model})[0]
-			what, crit := "bit error (a)", fmt.Sprintf("≤ %.2f bits", prim.Threshold)
-			if prim.Metric == "accuracy" {
-				what, crit = "accuracy", fmt.Sprintf("≥ %.2f", prim.Threshold)
-			}
-			row.Measured = what + " " + Mean(row.Values, 4)
-			row.Config = configOf(rs)
-			bench := "fail"
-			if cell.Pass {
-				bench = "pass"
-			}
-			row.Verdict = NotReproduced
-			if bench == paper {
-				row.Verdict = Reproduced
-			}
-			row.Reason = fmt.Sprintf("bench %s: mean %s %.4f vs %s; %d/%d seeds pass", bench, what, mean(row.Values), crit, cell.SeedsPassed, len(rs))
-			rows = append(rows, row)
 		}
 	}
 	return rows
+}
+
+// architectureRow fills row (its claim and the paper's verdict set) from the runs of one
+// configuration of its task and model.
+func architectureRow(row Row, prim lab.Primitive, rs []Run) Row {
+	if len(rs) == 0 {
+		row.Verdict, row.Reason = NotMeasured, "no finished session of this task and model"
+		return row
+	}
+	task, model, paper := prim.Task, rs[0].Score.Model, row.Paper
+	scores := make([]lab.RunScore, len(rs))
+	for i, r := range rs {
+		scores[i] = r.Score
+		v := r.Score.Scores.BitErrorPosition
+		if prim.Metric == "accuracy" {
+			v = r.Score.Scores.Accuracy
+		}
+		row.Values = append(row.Values, Value{r.File, v})
+	}
+	cell := lab.Table(scores, []string{task}, []string{model})[0]
+	what, crit := "bit error (a)", fmt.Sprintf("≤ %.2f bits", prim.Threshold)
+	if prim.Metric == "accuracy" {
+		what, crit = "accuracy", fmt.Sprintf("≥ %.2f", prim.Threshold)
+	}
+	row.Measured = what + " " + Mean(row.Values, 4)
+	row.Config = configOf(rs)
+	bench := "fail"
+	if cell.Pass {
+		bench = "pass"
+	}
+	row.Verdict = NotReproduced
+	if bench == paper {
+		row.Verdict = Reproduced
+	}
+	row.Reason = fmt.Sprintf("bench %s: mean %s %.4f vs %s; %d/%d seeds pass", bench, what, mean(row.Values), crit, cell.SeedsPassed, len(rs))
+	return row
 }
 
 func verb(paper string) string {
@@ -185,16 +193,28 @@ func authorsArch(task, model string) string {
 	return "—"
 }
 
-// mlpLevelRow checks the per-position MLP's bijection bit error (b) against the authors' 1.1073.
-func mlpLevelRow(runs []Run) Row {
-	row := Row{Claim: "per-position MLP on bijection V=20 sits at the context-free guess", Paper: fmt.Sprintf("%.2f bits", PaperMLPBits),
-		Authors: fmt.Sprintf("%.4f bits (b)", AuthorsMLPBitsB)}
-	var rs []Run
+// mlpLevelRows checks the per-position MLP's bijection bit error (b) against the authors'
+// 1.1073, a row per configuration.
+func mlpLevelRows(runs []Run) []Row {
+	var v20 []Run
 	for _, r := range pick(runs, "bijection", models.KindMLP) {
 		if v := r.Config.Tunnel.V; v == 0 || v == tunnels.DefaultV {
-			rs = append(rs, r)
-			row.Values = append(row.Values, Value{r.File, r.Score.Scores.BitErrorSample})
+			v20 = append(v20, r)
 		}
+	}
+	var rows []Row
+	for _, g := range configGroups(v20) {
+		rows = append(rows, g.mark(mlpLevelRow(g.runs)))
+	}
+	return rows
+}
+
+// mlpLevelRow is the MLP-level claim measured on the runs of one configuration.
+func mlpLevelRow(rs []Run) Row {
+	row := Row{Claim: "per-position MLP on bijection V=20 sits at the context-free guess", Paper: fmt.Sprintf("%.2f bits", PaperMLPBits),
+		Authors: fmt.Sprintf("%.4f bits (b)", AuthorsMLPBitsB)}
+	for _, r := range rs {
+		row.Values = append(row.Values, Value{r.File, r.Score.Scores.BitErrorSample})
 	}
 	if len(rs) == 0 {
 		row.Verdict, row.Reason = NotMeasured, "no finished bijection V=20 session of the mlp"
@@ -212,51 +232,61 @@ func mlpLevelRow(runs []Run) Row {
 }
 
 // lengthRows is HMM length generalisation at each untrained K, for the models Paper I says
-// track HMM beliefs.
+// track HMM beliefs, per configuration.
 func lengthRows(runs []Run) []Row {
 	var rows []Row
 	for _, model := range models.PaperKinds() {
 		if lab.PaperVerdict("hmm", model) != "pass" {
 			continue
 		}
-		rs := pick(runs, "hmm", model)
-		byK := map[int][]Value{}
-		runsK := map[int][]Run{}
-		train := map[int]bool{}
-		for _, r := range rs {
-			for _, l := range r.Lengths {
-				if l.Train {
-					train[l.K] = true
-					continue
-				}
-				byK[l.K] = append(byK[l.K], Value{r.File, float64(l.BitErrorPosition)})
-				runsK[l.K] = append(runsK[l.K], r)
+		for _, g := range configGroups(pick(runs, "hmm", model)) {
+			for _, row := range modelLengthRows(model, g.runs) {
+				rows = append(rows, g.mark(row))
 			}
 		}
-		ks := []int{30, 50}
-		for k := range byK {
-			if k != 30 && k != 50 {
-				ks = append(ks, k)
-			}
-		}
-		sort.Ints(ks)
-		for _, k := range ks {
-			row := Row{Claim: fmt.Sprintf("%s trained at K=20 tracks HMM beliefs at K=%d", model, k), Paper: "graceful past the trained K (figure)", Authors: "—"}
-			vs := byK[k]
-			if len(vs) == 0 {
-				row.Verdict, row.Reason = NotMeasured, fmt.Sprintf("no hmm session of the %s evaluated at K=%d (Eval.Lengths)", model, k)
-				rows = append(rows, row)
+	}
+	return rows
+}
+
+// modelLengthRows is a model's length-generalisation rows from the runs of one configuration.
+func modelLengthRows(model string, rs []Run) []Row {
+	var rows []Row
+	byK := map[int][]Value{}
+	runsK := map[int][]Run{}
+	train := map[int]bool{}
+	for _, r := range rs {
+		for _, l := range r.Lengths {
+			if l.Train {
+				train[l.K] = true
 				continue
 			}
-			row.Values, row.Measured, row.Config = vs, "bit error (a) "+Mean(vs, 4), configOf(runsK[k])
-			m := mean(vs)
-			row.Verdict = NotReproduced
-			if m <= LengthThreshold {
-				row.Verdict = Reproduced
-			}
-			row.Reason = fmt.Sprintf("mean bit error (a) %.4f at K=%d vs ≤ %.2f bits", m, k, LengthThreshold)
-			rows = append(rows, row)
+			byK[l.K] = append(byK[l.K], Value{r.File, float64(l.BitErrorPosition)})
+			runsK[l.K] = append(runsK[l.K], r)
 		}
+	}
+	ks := []int{30, 50}
+	for k := range byK {
+		if k != 30 && k != 50 {
+			ks = append(ks, k)
+		}
+	}
+	sort.Ints(ks)
+	for _, k := range ks {
+		row := Row{Claim: fmt.Sprintf("%s trained at K=20 tracks HMM beliefs at K=%d", model, k), Paper: "graceful past the trained K (figure)", Authors: "—"}
+		vs := byK[k]
+		if len(vs) == 0 {
+			row.Verdict, row.Reason = NotMeasured, fmt.Sprintf("no hmm session of the %s evaluated at K=%d (Eval.Lengths)", model, k)
+			rows = append(rows, row)
+			continue
+		}
+		row.Values, row.Measured, row.Config = vs, "bit error (a) "+Mean(vs, 4), configOf(runsK[k])
+		m := mean(vs)
+		row.Verdict = NotReproduced
+		if m <= LengthThreshold {
+			row.Verdict = Reproduced
+		}
+		row.Reason = fmt.Sprintf("mean bit error (a) %.4f at K=%d vs ≤ %.2f bits", m, k, LengthThreshold)
+		rows = append(rows, row)
 	}
 	return rows
 }

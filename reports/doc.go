@@ -6,8 +6,12 @@
 // then the commands that regenerate every number and the bench's known departures from the
 // authors' setup.
 //
+// Runs are pooled only when they are one configuration under the rule of sessions/derived
+// (groups.go): a claim measured in several configurations has a row for each, named by what
+// differs (derived.Labels, derived.Differences), with its own n and pass count.
+//
 // Load reads sessions (files or folders of *.wtlab), Build turns them into a Report, and
 // Write renders it as DIR/report.md, with figures embedded when Options.Figures supplies
-// them. The package depends on lab and sessions only; a figure renderer is plugged in by the
-// caller.
+// them. The package depends on lab, sessions and sessions/derived only; a figure renderer
+// is plugged in by the caller.
 package reports

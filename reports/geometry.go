@@ -13,6 +13,7 @@ import (
 // orthogonality (the authors' statistic against its initialisation), the value manifold's
 // |ρ(PC1, entropy)| over one sequence and over many, and the frame-precision settle steps.
 // Bijection always has its rows (not measured without snapshots); other tasks where measured.
+// Each configuration (configGroups) has its own rows.
 func geometryRows(runs []Run) []Row {
 	var rows []Row
 	for _, task := range tunnels.Names() {
@@ -25,10 +26,12 @@ func geometryRows(runs []Run) []Row {
 		if len(rs) == 0 && task != "bijection" {
 			continue
 		}
-		rows = append(rows, keyOrthRow(task, rs))
-		rows = append(rows, manifoldRow(task, "one sequence", rs, func(s *sessions.Snapshot) *sessions.Manifold { return s.ManifoldOne }))
-		rows = append(rows, manifoldRow(task, "many sequences", rs, func(s *sessions.Snapshot) *sessions.Manifold { return s.Manifold }))
-		rows = append(rows, settleRow(task, rs))
+		for _, g := range configGroups(rs) {
+			rows = append(rows, g.mark(keyOrthRow(task, g.runs)))
+			rows = append(rows, g.mark(manifoldRow(task, "one sequence", g.runs, func(s *sessions.Snapshot) *sessions.Manifold { return s.ManifoldOne })))
+			rows = append(rows, g.mark(manifoldRow(task, "many sequences", g.runs, func(s *sessions.Snapshot) *sessions.Manifold { return s.Manifold })))
+			rows = append(rows, g.mark(settleRow(task, g.runs)))
+		}
 	}
 	return rows
 }

@@ -63,7 +63,10 @@ func Markdown(rep Report, figs []Figure, dir string) string {
 	var b strings.Builder
 	b.WriteString("# Paper I reproduction report\n\n")
 	b.WriteString("Paper I: \"The Bayesian Geometry of Transformer Attention\" (arXiv 2512.22471). Each measured value is\n" +
-		"mean ± sd over the sessions listed in its row (n seeds); the per-session values are under the table.\n\n")
+		"mean ± sd over the sessions listed in its row (n seeds); the per-session values are under the table.\n" +
+		"Sessions are pooled only when they are one configuration (their stored configurations equal but for the seed,\n" +
+		"workers, BLAS, cadences and geometry size); a claim measured in several configurations has a row for each,\n" +
+		"its claim naming what differs.\n\n")
 	b.WriteString("| # | claim | paper | authors' code | bench (mean ± sd, n) | sessions | configuration | verdict | reason |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for i, r := range rep.Rows {

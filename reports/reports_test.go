@@ -26,9 +26,15 @@ type fixture struct {
 	rhoOne, rho float64
 	frame, bits int // settle steps
 	lengths     map[int]float64
+	steps       int // 0: the preset's
 }
 
-func (f fixture) file() string { return fmt.Sprintf("%s-%s-s%d.wtlab", f.task, f.model, f.seed) }
+func (f fixture) file() string {
+	if f.steps > 0 {
+		return fmt.Sprintf("%s-%s-%d-s%d.wtlab", f.task, f.model, f.steps, f.seed)
+	}
+	return fmt.Sprintf("%s-%s-s%d.wtlab", f.task, f.model, f.seed)
+}
 
 // writeFixture creates a finished quick-preset session holding f's final evaluation.
 func writeFixture(t *testing.T, dir string, f fixture) {
@@ -38,6 +44,9 @@ func writeFixture(t *testing.T, dir string, f fixture) {
 		t.Fatal(err)
 	}
 	cfg.Model, cfg.Seed = f.model, f.seed
+	if f.steps > 0 {
+		cfg.Steps = f.steps
+	}
 	raw, err := json.Marshal(cfg)
 	if err != nil {
 		t.Fatal(err)

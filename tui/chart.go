@@ -49,7 +49,7 @@ func powLabels(_ int, v float64) string { return fshort(math.Pow(10, v)) }
 const refGlyph = '┄'
 
 // refLine is a horizontal reference line at y (in the chart's units, log10 on a log axis):
-// its value is ticked on the y axis (tick, e.g. "0.15") and its name written in the chart's
+// its value is ticked on the y axis (tick, e.g. "1.11") and its name written in the chart's
 // right margin (label, e.g. "pass").
 type refLine struct {
 	y           float64

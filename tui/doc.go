@@ -7,13 +7,14 @@
 // panes each under the run summary, and from 160×48 four, the run pane too; below 80×24 the
 // screen says it is too small. Nothing is cut within a word: lines that do not fit end in
 // " …" after a whole word, legends wrap and titles take a shorter form. It imports only
-// windtunnel/sessions: it reads records and sends operator events, never touching models.
+// windtunnel/sessions and windtunnel/sessions/derived (the rule for the same configuration
+// and the pass line): it reads records and sends operator events, never touching models.
 //
 // Every chart has axis titles and glyphs that read without colour; where two curves fall on
 // one cell a combined glyph shows both (⊙ bit error (a) on (b), ◉ the model's entropy on
 // the Bayes curve). The bit-error chart has reference lines: Bayes at 0, the pass threshold
-// of compare (0.15 bits) and, for a bijection, the context-free level (1.107 bits at V=20);
-// before the first evaluation the pane says at which step it comes (eval_every).
+// of compare (derived.PassBits) and, for a bijection, the context-free level (1.107 bits at
+// V=20); before the first evaluation the pane says at which step it comes (eval_every).
 //
 // The panes only read what the lab derived and recorded: the ablation pane takes the head
 // table and the costliest head from the snapshot (HeadDelta, CostliestHead), the
@@ -52,7 +53,8 @@
 //     ProgramOptions gives a host running New's model in its own program;
 //     overlay.go: the comparison view (its state, key dispatch, feed polling), overlay_keys.go its
 //     key table and scrubbing cursor, overlay_groups.go the labels (what differs between the
-//     runs' configurations) and the seed groups, overlay_band.go the metrics and the mean ±
+//     runs' configurations) and the seed groups (sessions/derived's rule, as compare --from,
+//     report and plot group runs), overlay_band.go the metrics and the mean ±
 //     sd band on the union of the seeds' steps, overlay_chart.go the legend and the chart.
 //
 // Entry points: New builds the root tea.Model, Run runs it as a program until q, ctrl+c or

@@ -10,10 +10,11 @@ import (
 	"strings"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
-// overlayGroup is one series of the comparison chart: a single run, or the runs that differ
-// only by seed, drawn as their mean with a ± one standard deviation band.
+// overlayGroup is one series of the comparison chart: a single run, or the seeds of one
+// configuration (the rule of sessions/derived), drawn as their mean with a ± one standard deviation band.
 type overlayGroup struct {
 	label   string
 	members []int    // indices of the overlay's feeds, ascending
@@ -32,14 +33,19 @@ const (
 	seedKey    = "seed"
 )
 
-// ignoredConfigKey reports the configuration fields that do not change what is trained
-// (threads, BLAS, the evaluation, checkpoint and probe cadences: seeds evaluated at other
-// steps still form one band) or that the Meta states better (the device: the
-// configuration leaves the default out).
+// ignoredConfigKey reports the configuration fields a label leaves out: those that cannot
+// change what is trained (derived.IgnoredFields: threads, BLAS, the evaluation, checkpoint
+// and probe cadences, the geometry size; not the seed, which labels show) and the device,
+// which the Meta states better (the configuration leaves the default out). Grouping is
+// configClasses', which keeps the configuration's device.
 func ignoredConfigKey(k string) bool {
-	switch k {
-	case "workers", "blas", "eval_every", "checkpoint_every", "probe_every", "geometry_n", "device":
+	if k == "device" {
 		return true
+	}
+	for _, f := range derived.IgnoredFields() {
+		if f == k && f != seedKey {
+			return true
+		}
 	}
 	return false
 }
@@ -237,8 +243,8 @@ func overlayName(i int, m sessions.Meta, names []string) string {
 
 // describeRuns labels each run by what differs between the runs (runLabel over
 // differingKeys; every run by its fallback name when nothing differs) and groups them into
-// the chart's series: runs whose fields are equal but for the seed, with distinct seeds,
-// form one band series labelled "transformer (3 seeds)"; every other run is a series of
+// the chart's series: runs of one configuration (configClasses), with distinct seeds, form
+// one band series labelled "transformer (3 seeds)"; every other run is a series of
 // its own under its label. Series are in the order of their first run; labels that would
 // show twice get the run's name added.
 func describeRuns(metas []sessions.Meta, names []string) ([]string, []overlayGroup) {
@@ -263,22 +269,8 @@ func describeRuns(metas []sessions.Meta, names []string) ([]string, []overlayGro
 			noSeed = append(noSeed, k)
 		}
 	}
-	// Classes of runs equal but for the seed, in the order of their first run.
-	var order []string
-	classes := map[string][]int{}
-	for i, f := range fields {
-		sig := seedlessSignature(f)
-		if _, ok := f[seedKey]; !ok {
-			sig = fmt.Sprintf("run %d", i) // no recorded seed: never grouped
-		}
-		if classes[sig] == nil {
-			order = append(order, sig)
-		}
-		classes[sig] = append(classes[sig], i)
-	}
 	var groups []overlayGroup
-	for _, sig := range order {
-		members := classes[sig]
+	for _, members := range configClasses(metas, fields) {
 		seeds := make([]string, len(members))
 		distinct := map[string]bool{}
 		for j, i := range members {
@@ -311,20 +303,33 @@ func describeRuns(metas []sessions.Meta, names []string) ([]string, []overlayGro
 	return labels, groups
 }
 
-// seedlessSignature is a run's fields but the seed, as one comparable string.
-func seedlessSignature(f map[string]string) string {
-	keys := make([]string, 0, len(f))
-	for k := range f {
-		if k != seedKey {
-			keys = append(keys, k)
+// configClasses gathers the runs that are one configuration under the rule of
+// sessions/derived (derived.Key: the seed, workers, BLAS, cadences and geometry size aside,
+// the device and precision not), in the order of their first run. A run without a recorded
+// configuration or seed is a class of its own.
+func configClasses(metas []sessions.Meta, fields []map[string]string) [][]int {
+	keys := make([]string, len(metas))
+	for i, m := range metas {
+		k, err := derived.Key(m)
+		if _, ok := fields[i][seedKey]; !ok || err != nil {
+			k = fmt.Sprintf("\x00run %d", i) // never grouped
 		}
+		keys[i] = k
 	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%q=%q;", k, f[k])
+	return derived.GroupIndices(keys)
+}
+
+// OverlayGroups returns the runs the comparison chart of metas draws as one series, as
+// indices into metas in the order of the series: the seeds of one configuration (the rule
+// of sessions/derived, as compare --from, report and plot group them) form a band; a single
+// run, or repeats of one seed, a series each.
+func OverlayGroups(metas []sessions.Meta) [][]int {
+	_, groups := describeRuns(metas, nil)
+	out := make([][]int, len(groups))
+	for j, g := range groups {
+		out[j] = append([]int(nil), g.members...)
 	}
-	return b.String()
+	return out
 }
 
 // disambiguate appends " · name" to every label that shows more than once (and is not

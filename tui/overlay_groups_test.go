@@ -171,3 +171,32 @@ func TestOverlayRunFields(t *testing.T) {
 		t.Errorf("label of a run without a model: %q", l)
 	}
 }
+
+// TestOverlayGroupsDerivedRule checks the overlay groups by the rule of sessions/derived:
+// steps, device and precision split; workers, BLAS, cadences and geometry size do not.
+func TestOverlayGroupsDerivedRule(t *testing.T) {
+	tf := func(file string, cfg map[string]string) sessions.Meta { return labMeta("transformer", file, cfg) }
+	for _, c := range []struct {
+		name  string
+		other map[string]string // the second run's fields (seed 2)
+		want  [][]int
+	}{
+		{"steps split", map[string]string{"steps": "300"}, [][]int{{0}, {1}}},
+		{"device splits", map[string]string{"device": `"cuda"`}, [][]int{{0}, {1}}},
+		{"precision splits", map[string]string{"precision": `"float64"`}, [][]int{{0}, {1}}},
+		{"default device and precision named", map[string]string{"device": `"cpu"`, "precision": `"float32"`}, [][]int{{0, 1}}},
+		{"machine and cadences pool", map[string]string{"workers": "16", "blas": `"gonum"`, "eval_every": "10",
+			"checkpoint_every": "100", "probe_every": "50", "geometry_n": "128"}, [][]int{{0, 1}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			other := map[string]string{"seed": "2"}
+			for k, v := range c.other {
+				other[k] = v
+			}
+			got := OverlayGroups([]sessions.Meta{tf("a", nil), tf("b", other)})
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("OverlayGroups = %v, want %v", got, c.want)
+			}
+		})
+	}
+}

@@ -6,12 +6,8 @@ import (
 	"math"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
-
-// passBits is the pass threshold of bit error (a) in bits: the bound `windtunnel compare`
-// applies to the bijection and HMM tunnels (lab.Primitives' Threshold, 0.15). The dashboard
-// cannot import lab, so it keeps the value here; TestPassBits pins it.
-const passBits = 0.15
 
 // runConfig is what the dashboard reads from the session's configuration (Meta.Config, the
 // lab's Config as JSON): the evaluation cadence and the bijection's size. Fields it does not
@@ -107,7 +103,7 @@ func bitRefs(sh *shared, log bool) []refLine {
 	if !log {
 		refs = append(refs, refLine{0, "0", "Bayes"})
 	}
-	refs = append(refs, refLine{conv(passBits), fnum(passBits, 2), "pass"})
+	refs = append(refs, refLine{conv(derived.PassBits), fnum(derived.PassBits, 2), "pass"})
 	if cf := contextFree(sh); !math.IsNaN(cf) {
 		refs = append(refs, refLine{conv(cf), fnum(cf, 2), "no context"})
 	}

@@ -11,14 +11,6 @@ import (
 	"windtunnel/sessions"
 )
 
-// TestPassBits pins the pass threshold to compare's (lab.Primitives: bijection and hmm pass
-// at bit error (a) ≤ 0.15 bits), which the dashboard cannot import.
-func TestPassBits(t *testing.T) {
-	if passBits != 0.15 {
-		t.Errorf("passBits = %v, want lab.Primitives' 0.15", passBits)
-	}
-}
-
 // TestContextFreeBits checks the context-free level of a bijection: 1.1073 bits at V=20
 // (log2 20 − log2(20!)/19, the per-position MLP's level), and where the dashboard takes V.
 func TestContextFreeBits(t *testing.T) {

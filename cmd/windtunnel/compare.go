@@ -194,7 +194,8 @@ func printCompare(w io.Writer, preset string, seeds int, wallS float64, dir stri
 			Cells  []lab.Cell `json:"cells"`
 		}{preset, seeds, round(wallS, 1), dir, cells})
 	}
-	fmt.Fprintf(w, "preset %s, seeds 1..%d, %.0f s, sessions in %s\n", preset, seeds, wallS, dir)
+	seedsLabel, _ := lab.TableSeeds(cells) // from the runs of the cells, not the flag
+	fmt.Fprintf(w, "preset %s, seeds %s, %.0f s, sessions in %s\n", preset, seedsLabel, wallS, dir)
 	_, err := io.WriteString(w, lab.FormatTable(cells))
 	return err
 }
@@ -327,8 +328,12 @@ func compareRun(ctx context.Context, cfg lab.Config, path, tag string, stderr io
 	if runErr != nil {
 		return r, false, runErr
 	}
+	key, err := cfg.Key()
+	if err != nil {
+		return r, false, err
+	}
 	return lab.RunScore{Task: cfg.Task, Model: cfg.Model, Seed: cfg.Seed, Params: tr.Model().NumParams(), Steps: res.Steps,
-		WallS: res.WallS, Scores: res.Scores, Session: path}, false, nil
+		WallS: res.WallS, Scores: res.Scores, Session: path, Key: key}, false, nil
 }
 
 // sameRun reports whether a session's configuration is the planned run (task, model, seed,

@@ -1,0 +1,301 @@
+package derived
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+
+	"windtunnel/sessions"
+)
+
+// IgnoredFields returns the top-level configuration fields that do not tell configurations
+// apart, because they cannot change what is trained: the seed (what a group of runs
+// varies), the worker count and the BLAS (they change only the order of float sums and the
+// speed), the evaluation, checkpoint and probe cadences and the geometry probe size (they
+// change what is measured and when, not the training). The device and the precision are
+// not among them: float32 on a GPU trains differently from the CPU or float64.
+func IgnoredFields() []string {
+	return []string{"seed", "workers", "blas", "eval_every", "checkpoint_every", "probe_every", "geometry_n"}
+}
+
+// Defaults returns the top-level fields whose unset value stands for a named one (the
+// lab's defaults), so that a configuration that names the default and one that leaves it
+// out are the same: device "" is "cpu", precision "" is "float32".
+func Defaults() map[string]string {
+	return map[string]string{"device": "cpu", "precision": "float32"}
+}
+
+// ConfigKey returns a canonical string of a stored configuration (a JSON object) less
+// IgnoredFields: two runs are the same configuration exactly when their keys are equal.
+// Numbers are compared as numbers (3 and 3.0 are one), a key left out equals the key with
+// its zero value ("", 0, false, null, [] or {}) or, for Defaults, its default.
+func ConfigKey(cfg json.RawMessage) (string, error) {
+	c, err := canonicalConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(c) // map keys sorted: a stable key
+	if err != nil {
+		return "", fmt.Errorf("derived: config key: %w", err)
+	}
+	return string(b), nil
+}
+
+// Key is ConfigKey of a session's stored configuration; a session that recorded none is
+// an error naming it.
+func Key(m sessions.Meta) (string, error) {
+	if len(bytes.TrimSpace(m.Config)) == 0 {
+		return "", fmt.Errorf("derived: %s: no configuration recorded", m.Path)
+	}
+	k, err := ConfigKey(m.Config)
+	if err != nil {
+		return "", fmt.Errorf("derived: %s: %w", m.Path, err)
+	}
+	return k, nil
+}
+
+// Fields flattens a stored configuration, less IgnoredFields and the fields at their zero
+// value or default, into dotted names ("transformer.width") and their values as text
+// (strings bare, numbers canonical, arrays as JSON).
+func Fields(cfg json.RawMessage) (map[string]string, error) {
+	c, err := canonicalConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	flatten(out, "", c)
+	return out, nil
+}
+
+// Difference is one field whose value differs between two configurations; a side that
+// leaves the field at its zero value reads "unset" (its default, for Defaults).
+type Difference struct {
+	Field, A, B string
+}
+
+// String is "steps: 3000 vs 300".
+func (d Difference) String() string { return d.Field + ": " + d.A + " vs " + d.B }
+
+// Differences lists the fields (dotted names, sorted) whose values differ between two
+// stored configurations, IgnoredFields aside: empty exactly when ConfigKey is equal.
+func Differences(a, b json.RawMessage) ([]Difference, error) {
+	fa, err := Fields(a)
+	if err != nil {
+		return nil, err
+	}
+	fb, err := Fields(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []Difference
+	for k, va := range fa {
+		if vb, ok := fb[k]; !ok || va != vb {
+			out = append(out, Difference{Field: k, A: va, B: unsetValue(k, fb)})
+		}
+	}
+	for k := range fb {
+		if _, ok := fa[k]; !ok {
+			out = append(out, Difference{Field: k, A: unsetValue(k, fa), B: fb[k]})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	return out, nil
+}
+
+// unsetValue is f[k], or what a missing k stands for: its default or "unset".
+func unsetValue(k string, f map[string]string) string {
+	if v, ok := f[k]; ok {
+		return v
+	}
+	if d, ok := Defaults()[k]; ok {
+		return d
+	}
+	return "unset"
+}
+
+// GroupIndices gathers the indices of equal keys, groups in the order of their first
+// index, indices ascending: GroupIndices([a b a]) is [[0 2] [1]].
+func GroupIndices(keys []string) [][]int {
+	var out [][]int
+	at := map[string]int{}
+	for i, k := range keys {
+		j, ok := at[k]
+		if !ok {
+			j = len(out)
+			at[k] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], i)
+	}
+	return out
+}
+
+// canonicalConfig decodes a configuration object and canonicalises it: IgnoredFields
+// removed, Defaults and zero values left out, numbers in one spelling.
+func canonicalConfig(cfg json.RawMessage) (map[string]any, error) {
+	if !json.Valid(cfg) {
+		return nil, fmt.Errorf("derived: config: not valid JSON")
+	}
+	d := json.NewDecoder(bytes.NewReader(cfg))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, fmt.Errorf("derived: config: %w", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("derived: config: not a JSON object")
+	}
+	for _, k := range IgnoredFields() {
+		delete(obj, k)
+	}
+	for k, def := range Defaults() {
+		if s, ok := obj[k].(string); ok && s == def {
+			delete(obj, k)
+		}
+	}
+	c, err := canonical(obj)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := c.(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+// canonical rewrites a decoded value: objects lose their zero-valued fields, numbers get
+// one spelling (integers exactly, others as the shortest float64), arrays keep every
+// element (positions matter).
+func canonical(v any) (any, error) {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range v {
+			c, err := canonical(e)
+			if err != nil {
+				return nil, err
+			}
+			if !zero(c) {
+				out[k] = c
+			}
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			c, err := canonical(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case json.Number:
+		return canonicalNumber(v)
+	}
+	return v, nil // string, bool, nil
+}
+
+// canonicalNumber is n as an exact integer, else as the shortest float64.
+func canonicalNumber(n json.Number) (json.Number, error) {
+	r, ok := new(big.Rat).SetString(string(n))
+	if !ok {
+		return "", fmt.Errorf("derived: config: number %q", string(n))
+	}
+	if r.IsInt() {
+		return json.Number(r.Num().String()), nil
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil {
+		return "", fmt.Errorf("derived: config: number %q: %w", string(n), err)
+	}
+	return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
+}
+
+// zero reports a canonical value equal to a left-out key.
+func zero(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case string:
+		return v == ""
+	case json.Number:
+		return v == "0"
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		return len(v) == 0
+	}
+	return false
+}
+
+// flatten adds a canonical value under its dotted name, an object's fields one level down.
+func flatten(out map[string]string, name string, v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if name != "" {
+				k = name + "." + k
+			}
+			flatten(out, k, e)
+		}
+	case string:
+		out[name] = v
+	case json.Number:
+		out[name] = string(v)
+	default:
+		b, _ := json.Marshal(v)
+		out[name] = strings.TrimSpace(string(b))
+	}
+}
+
+// Labels names each configuration by its values of the fields in which the configurations
+// differ ("steps 3000", "lr 0.001, steps 300"; fields sorted), "" for each when they are
+// all the same configuration: what tells the groups of one task and model apart.
+func Labels(cfgs []json.RawMessage) ([]string, error) {
+	fields := make([]map[string]string, len(cfgs))
+	for i, c := range cfgs {
+		f, err := Fields(c)
+		if err != nil {
+			return nil, err
+		}
+		fields[i] = f
+	}
+	differ := map[string]bool{}
+	for i := range fields {
+		for j := i + 1; j < len(fields); j++ {
+			for k, v := range fields[i] {
+				if unsetValue(k, fields[j]) != v {
+					differ[k] = true
+				}
+			}
+			for k, v := range fields[j] {
+				if unsetValue(k, fields[i]) != v {
+					differ[k] = true
+				}
+			}
+		}
+	}
+	names := make([]string, 0, len(differ))
+	for k := range differ {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]string, len(cfgs))
+	for i, f := range fields {
+		parts := make([]string, len(names))
+		for j, k := range names {
+			parts[j] = k + " " + unsetValue(k, f)
+		}
+		out[i] = strings.Join(parts, ", ")
+	}
+	return out, nil
+}

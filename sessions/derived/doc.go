@@ -1,0 +1,16 @@
+// Package derived owns what is derived from a recorded run rather than recorded in it:
+// today the rule for "the same configuration" (which runs are seeds of one configuration
+// and may be pooled into one mean, one pass count, one band) and the pass threshold of bit
+// error (a). Every reader that groups runs (compare --from, report, plot and the
+// dashboard's overlay) uses this one rule, so a verdict never pools runs that trained
+// different things.
+//
+// The rule works on the stored configuration as JSON (sessions.Meta.Config, the lab's
+// Config): two runs are the same configuration when their configurations are equal as
+// decoded JSON objects (numbers compared as numbers, a missing key equal to its zero value
+// so omitempty does not split groups) but for IgnoredFields, the fields that cannot change
+// what is trained.
+//
+// It imports only windtunnel/sessions and the standard library, so the dashboard (tui) may
+// use it; it must not import lab, models, tui, figures or reports.
+package derived
