@@ -67,6 +67,8 @@ type Run struct {
 	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
 	Snapshot     *sessions.Snapshot
 	SnapshotStep int
+	// FrameRatio is the authors' frame statistic over every snapshot (nil without one).
+	FrameRatio *derived.FrameRatios
 	// key identifies the configuration (derived.Key); "" when it cannot be read, and the run
 	// is then a group of its own.
 	key string
@@ -105,6 +107,9 @@ func Load(path string) (Run, error) {
 		return Run{}, fmt.Errorf("figures: load %s: snapshot: %w", path, err)
 	}
 	run.Snapshot, run.SnapshotStep = snap, step
+	if run.FrameRatio, err = derived.ReadFrameRatios(r, derived.SettleBand); err != nil {
+		return Run{}, fmt.Errorf("figures: load %s: frame ratio: %w", path, err)
+	}
 	run.key, _ = derived.Key(run.Meta) // unreadable: a group of its own
 	return run, nil
 }
@@ -255,7 +260,7 @@ func Render(runs []Run, dir string, opt Options) ([]File, error) {
 	var figs []figure
 	for _, g := range Groups(runs) {
 		for _, build := range []func(Group) (figure, bool){errorsFigure, entropyFigure, lengthsFigure,
-			keysFigure, manifoldFigure, ablationFigure, frameFigure, qkFigure} {
+			keysFigure, manifoldFigure, ablationFigure, frameFigure, jlensFigure, qkFigure} {
 			if f, ok := build(g); ok {
 				figs = append(figs, f)
 			}

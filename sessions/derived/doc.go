@@ -1,7 +1,9 @@
-// Package derived owns what is derived from a recorded run rather than recorded in it:
-// today the rule for "the same configuration" (which runs are seeds of one configuration
-// and may be pooled into one mean, one pass count, one band) and the pass threshold of bit
-// error (a). Every reader that groups runs (compare --from, report, plot and the
+// Package derived owns what is derived from a recorded run rather than recorded in it: the
+// rule for "the same configuration" (which runs are seeds of one configuration and may be
+// pooled into one mean, one pass count, one band), the pass threshold of bit error (a), the
+// scale precision settles on and the settle band, and the authors' frame statistic as a
+// series (the J-lens ratio against the current and the final frame, its threshold, pass
+// and settle steps). Every reader that groups runs (compare --from, report, plot and the
 // dashboard's overlay) uses this one rule, so a verdict never pools runs that trained
 // different things.
 //
@@ -11,6 +13,7 @@
 // so omitempty does not split groups) but for IgnoredFields, the fields that cannot change
 // what is trained.
 //
-// It imports only windtunnel/sessions and the standard library, so the dashboard (tui) may
-// use it; it must not import lab, models, tui, figures or reports.
+// It imports only windtunnel/sessions and windtunnel/diagnostics (numbers on plain slices,
+// which import nothing of the project) besides the standard library, so the dashboard (tui)
+// may use it; it must not import lab, models, tui, figures or reports.
 package derived
