@@ -98,6 +98,8 @@ func Build(runs []Run, skipped []string) Report {
 	rep.Rows = append(rep.Rows, mlpLevelRows(runs)...)
 	rep.Rows = append(rep.Rows, lengthRows(runs)...)
 	rep.Rows = append(rep.Rows, geometryRows(runs)...)
+	rep.Rows = append(rep.Rows, frameRows(runs)...)
+	rep.Rows = append(rep.Rows, speedupRows(runs)...)
 	return rep
 }
 

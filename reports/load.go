@@ -9,6 +9,7 @@ import (
 
 	"windtunnel/lab"
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // Run is one session as the report reads it.
@@ -23,6 +24,16 @@ type Run struct {
 	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
 	Snapshot     *sessions.Snapshot
 	SnapshotStep int
+	// FrameRatio is the authors' frame statistic over every snapshot (nil without one).
+	FrameRatio *derived.FrameRatios
+	// Curve is bit error (a) at every whole-model evaluation, in step order.
+	Curve []StepValue
+}
+
+// StepValue is a value at a training step.
+type StepValue struct {
+	Step int
+	V    float64
 }
 
 // Load reads the sessions named by paths (files, or folders whose *.wtlab are read in name
@@ -94,6 +105,14 @@ func loadRun(path string) (Run, error) {
 			r.Lengths = e.Lengths
 			break
 		}
+	}
+	for _, rec := range evs {
+		if e := rec.Eval; len(e.Ablated) == 0 {
+			r.Curve = append(r.Curve, StepValue{rec.Step, e.BitErrorPosition})
+		}
+	}
+	if r.FrameRatio, err = derived.ReadFrameRatios(rd, derived.SettleBand); err != nil {
+		return Run{}, fmt.Errorf("report: %s: %w", path, err)
 	}
 	return r, nil
 }

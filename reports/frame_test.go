@@ -1,0 +1,83 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"windtunnel/lab"
+	"windtunnel/models"
+	"windtunnel/sessions/derived"
+)
+
+// runOf is a transformer bijection run of the quick preset with the value LR multiplier, seed
+// and bit error curve given (one evaluation every 100 steps).
+func runOf(t *testing.T, valueLR float64, seed uint64, curve ...float64) Run {
+	t.Helper()
+	c, err := lab.Preset(lab.PresetQuick, "bijection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ValueLR, c.Seed = valueLR, seed
+	key, err := c.Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Run{SessionRun: lab.SessionRun{Config: c, Score: lab.RunScore{Task: c.Task, Model: models.KindTransformer, Seed: seed, Key: key}},
+		File: "s.wtlab"}
+	for i, v := range curve {
+		r.Curve = append(r.Curve, StepValue{100 * (i + 1), v})
+	}
+	return r
+}
+
+func TestSpeedupRow(t *testing.T) {
+	runs := []Run{
+		runOf(t, 1, 1, 1.0, 0.5, 0.3, 0.2),   // baseline: final 0.2 and 0.1, target 0.15
+		runOf(t, 1, 2, 1.0, 0.4, 0.2, 0.1),   // reaches 0.15 at 400
+		runOf(t, 10, 1, 0.5, 0.1, 0.1, 0.1),  // at 200
+		runOf(t, 10, 2, 0.4, 0.2, 0.12, 0.1), // at 300
+	}
+	rows := speedupRows(runs)
+	if len(rows) != 1 {
+		t.Fatalf("%d rows, want 1: %+v", len(rows), rows)
+	}
+	r := rows[0]
+	// Baseline: seed 1 never reaches 0.15, seed 2 at 400; ×10 at 200 and 300: 400/250 = 1.6.
+	if r.Verdict != Reproduced || !strings.Contains(r.Measured, "speed-up 1.60×") || !strings.Contains(r.Measured, "steps to 0.1500 bits") {
+		t.Errorf("row %+v", r)
+	}
+	if !strings.Contains(r.Reason, "1 baseline and 0 ×10 seeds never reached it") {
+		t.Errorf("reason %q", r.Reason)
+	}
+	// A pair that differs in more than the value LR is no pair.
+	other := runOf(t, 10, 3, 0.1)
+	other.Config.LR = 3e-3
+	other.Score.Key, _ = other.Config.Key()
+	if rows := speedupRows([]Run{runs[0], other}); len(rows) != 1 || rows[0].Verdict != NotMeasured {
+		t.Errorf("value LR and LR differ: %+v", rows)
+	}
+}
+
+func TestFrameRows(t *testing.T) {
+	mk := func(seed uint64, final []float64, settle int) Run {
+		r := runOf(t, 1, seed, 1.0, 0.5, 0.2, 0.1, 0.05)
+		fr := &derived.FrameRatios{Sites: []int{-1, 0}, Null: 0.2, Max: 5, Threshold: 3, SettleFinal: settle}
+		for i, v := range final {
+			fr.Points = append(fr.Points, derived.FramePoint{Step: 100 * (i + 1), Current: []float64{v, v}, Final: []float64{v, v + 0.2}})
+		}
+		r.FrameRatio = fr
+		return r
+	}
+	runs := []Run{mk(1, []float64{1, 3.5, 3.6}, 200), mk(2, []float64{1, 2, 2.2}, 300)}
+	rows := frameRows(runs)
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2", len(rows))
+	}
+	if rows[0].Verdict != NotReproduced || !strings.Contains(rows[0].Reason, "1/2 seeds at or above 3.00") {
+		t.Errorf("frame row %+v", rows[0])
+	}
+	// Seed 1: frame at 200 (bit error 0.5) → 0.05 at the end: dissociated; seed 2 at 300 (0.2 → 0.05).
+	if rows[1].Verdict != Reproduced || !strings.Contains(rows[1].Reason, "2/2 seeds") {
+		t.Errorf("dissociation row %+v", rows[1])
+	}
+}
