@@ -84,11 +84,45 @@ func TestGeometrySnapshots(t *testing.T) {
 			t.Errorf("snapshot %d: the first frame is at distance %g from the latest", i, f.Points[0].ToLatest[0])
 		}
 		checkDerived(t, sn, 2, 2)
+		checkJLens(t, sn, i+1)
 	}
 	if res.GeometryS <= 0 {
 		t.Errorf("geometry time %g", res.GeometryS)
 	}
 	t.Logf("geometry %.2f s, eval %.2f s of %.2f s", res.GeometryS, res.EvalS, res.WallS)
+}
+
+// checkJLens checks a transformer snapshot's J-lens record (V=8 classes at width 32: a
+// frame of rank 8, null 8/32) and the ratio series in its frame history of n points.
+func checkJLens(t *testing.T, sn *sessions.Snapshot, n int) {
+	t.Helper()
+	j := sn.JLens
+	if j == nil {
+		t.Fatal("no J-lens record")
+	}
+	if len(j.Sites) != 2 || j.Sites[0] != -1 || j.Sites[1] != 0 || j.Width != 32 || j.FrameRank != 8 || j.Rank != diagnostics.JLensRank {
+		t.Fatalf("J-lens sites %v, width %d, ranks %d/%d", j.Sites, j.Width, j.FrameRank, j.Rank)
+	}
+	if math.Abs(float64(j.Null)-0.25) > 1e-12 || len(j.Frame) != 32*8 || len(j.Basis) != 2 || len(j.Basis[0]) != 32*8 {
+		t.Fatalf("J-lens null %g, frame basis %d values, %d bases", j.Null, len(j.Frame), len(j.Basis))
+	}
+	for _, o := range j.Overlap {
+		if !(o >= 0 && o <= 1) {
+			t.Errorf("J-lens overlap %g outside [0, 1]", o)
+		}
+	}
+	if sn.Frame == nil || sn.Frame.Settle == nil || sn.Frame.Settle.JLens == nil {
+		t.Fatal("no J-lens settle step")
+	}
+	for k, p := range sn.Frame.Points {
+		if len(p.JLens) != 2 {
+			t.Fatalf("frame point %d: J-lens ratios %v", k, p.JLens)
+		}
+	}
+	last := sn.Frame.Points[n-1].JLens
+	if want := float64(j.Overlap[1] / j.Null); math.Abs(float64(last[1])-want) > 1e-12 {
+		t.Errorf("latest frame point's ratio %g, the record's %g", last[1], want)
+	}
 }
 
 func TestGeometryWithoutAttention(t *testing.T) {
@@ -158,9 +192,10 @@ func checkDerived(t *testing.T, sn *sessions.Snapshot, layers, heads int) {
 		t.Fatalf("no settle steps in the frame %+v", f)
 	}
 	var steps []int
-	var frame, bitError, rho []float64
+	var frame, bitError, rho, jl []float64
 	for _, p := range f.Points {
 		steps = append(steps, p.Step)
+		jl = append(jl, nanMean(p.JLens))
 		sum, n := 0.0, 0
 		for _, v := range p.ToLatest {
 			if !math.IsNaN(float64(v)) {
@@ -179,8 +214,16 @@ func checkDerived(t *testing.T, sn *sessions.Snapshot, layers, heads int) {
 		return s
 	}
 	want := sessions.Settle{Band: 0.1, Frame: at(frame), BitError: at(bitError), Rho: at(rho)}
-	if *f.Settle != want {
-		t.Errorf("settle %+v, want %+v", *f.Settle, want)
+	got := *f.Settle
+	if (got.JLens != nil) != (sn.JLens != nil) {
+		t.Errorf("a J-lens settle step %v with a J-lens record %v", got.JLens, sn.JLens != nil)
+	}
+	if got.JLens != nil && *got.JLens != at(jl) {
+		t.Errorf("J-lens settle %d, want %d", *got.JLens, at(jl))
+	}
+	got.JLens = nil
+	if got != want {
+		t.Errorf("settle %+v, want %+v", got, want)
 	}
 }
 
