@@ -13,9 +13,13 @@
 //
 // Files: trainer.go (construction, accessors), run.go (the run loop and one step),
 // events.go (operator events), eval.go (probe-set evaluation, ablated evaluations),
-// geometry.go (snapshots and derived values), checkpoint.go (sinks, checkpoints, resume),
-// config.go (Config, presets, validation), adamw.go, device.go (cpu and the products-only
-// cuda-gemm path), resident.go (the whole step on a device: --device cuda for a float32
-// transformer, or host; parameters pulled back only before evaluations, probes and
-// checkpoints), compare.go (the architecture comparison table).
+// geometry.go (snapshots and derived values), jlens.go (the authors' frame statistic at a
+// snapshot), checkpoint.go (sinks, checkpoints, resume), config.go (Config, presets,
+// validation), effective.go (the configuration as the run uses it, for display),
+// sessionconfig.go (a stored configuration read back, bounded), adamw.go, device.go (cpu and
+// the products-only cuda-gemm path), resident.go (the whole step on a device: --device cuda
+// for a float32 transformer, or host; parameters pulled back only before evaluations,
+// probes and checkpoints), memory.go (the memory estimate checked before a run), fidelity.go
+// (the float32 step against float64), lengths.go (hmm length generalisation), compare.go and
+// compare_sessions.go (the architecture comparison table, from runs or finished sessions).
 package lab

@@ -12,6 +12,10 @@
 //
 // Load reads sessions (files or folders of *.wtlab), Build turns them into a Report, and
 // Write renders it as DIR/report.md, with figures embedded when Options.Figures supplies
-// them. The package depends on lab, sessions and sessions/derived only; a figure renderer
-// is plugged in by the caller.
+// them. Besides Paper I's table and geometry claims it states the authors' frame statistic
+// (frame.go: the J-lens ratio against the final frame, and the frame-precision
+// dissociation) and Paper II's two timescales (configurations that differ only in the value
+// projection's learning-rate multiplier). The package depends on lab (configurations, the
+// architecture table), models and tunnels (names), sessions and sessions/derived; a figure
+// renderer is plugged in by the caller.
 package reports
