@@ -20,6 +20,7 @@
 // the products-only cuda-gemm path), resident.go (the whole step on a device: --device cuda
 // for a float32 transformer, or host; parameters pulled back only before evaluations,
 // probes and checkpoints), memory.go (the memory estimate checked before a run), fidelity.go
-// (the float32 step against float64), lengths.go (hmm length generalisation), compare.go and
+// (the authors' key orthogonality from the value tokens' embeddings, now and at
+// initialisation), lengths.go (hmm length generalisation), compare.go and
 // compare_sessions.go (the architecture comparison table, from runs or finished sessions).
 package lab
