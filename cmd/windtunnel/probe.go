@@ -61,6 +61,10 @@ type probeReport struct {
 	// FrameRatio is the authors' frame statistic at every recorded snapshot of the run (all
 	// of them, not only those up to Step: the final frame is the run's last snapshot's).
 	FrameRatio *derived.FrameRatios `json:"frame_ratio,omitempty"`
+	// JLensSites and JLensRatio are the authors' frame statistic at this checkpoint (the
+	// J-lens overlap with the frame of its own embeddings ÷ null, per site); nil without one.
+	JLensSites []int     `json:"jlens_sites,omitempty"`
+	JLensRatio []float64 `json:"jlens_ratio,omitempty"`
 }
 
 func newProbeCmd(stdout io.Writer) *cobra.Command {
@@ -166,6 +170,12 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 		rep.ValueOnePCShare, rep.ValueOnePC1Spearman, rep.ValueOnePC1Pearson, rep.ValueOnePoints = m.Share, m.Spearman, m.Pearson, m.N
 	}
 	rep.HeadAblationDeltaBits, rep.Costliest = sn.HeadDelta, sn.Costliest
+	if j := sn.JLens; j != nil {
+		rep.JLensSites = j.Sites
+		for _, o := range j.Overlap {
+			rep.JLensRatio = append(rep.JLensRatio, float64(o)/float64(j.Null))
+		}
+	}
 	rep.Lengths = lengths
 	// The recorded frame-precision history up to this step, when the run took snapshots.
 	if rec, at, err := r.Snapshot(ck.Step); err == nil && rec != nil && rec.Frame != nil {
@@ -242,6 +252,13 @@ func (p *probeReport) text() string {
 		st := p.Frame.Settle
 		fmt.Fprintf(&b, "settled (recorded at step %d, %.0f%% band): frame %s, bit error %s, 1−|ρ| %s\n",
 			p.FrameStep, st.Band*100, settled(st.Frame), settled(st.BitError), settled(st.Rho))
+	}
+	if len(p.JLensRatio) > 0 {
+		parts := make([]string, len(p.JLensRatio))
+		for i, r := range p.JLensRatio {
+			parts[i] = fmt.Sprintf("%s %.2f", siteName(p.JLensSites[i]), r)
+		}
+		fmt.Fprintf(&b, "frame, authors' at step %d (J-lens overlap with this checkpoint's embedding frame ÷ null): %s\n", p.Step, strings.Join(parts, ", "))
 	}
 	b.WriteString(frameRatioText(p.FrameRatio))
 	return b.String()
