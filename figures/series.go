@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"windtunnel/sessions/derived"
 )
 
 // band is a series' mean and spread over seeds at each x.
@@ -19,49 +21,24 @@ type band struct {
 	seeds int
 }
 
-// meanBand averages the (x, y) series of several seeds at each x any of them has: the mean
-// and mean ± sample sd clipped to the seeds' range (the band; flat for one seed). NaN values
-// are left out.
+// meanBand is the seeds' band (derived.SeedBand: the mean and mean ± sd clipped to the
+// seeds' range at each x any of them has, values interpolated between a seed's points) of
+// (x, y) series with integer x. NaN values are left out.
 func meanBand(series [][][2]float64) band {
-	byX := map[float64][]float64{}
-	for _, s := range series {
+	curves := make([][]derived.StepValue, len(series))
+	for i, s := range series {
 		for _, p := range s {
-			if !math.IsNaN(p[1]) && !math.IsInf(p[1], 0) {
-				byX[p[0]] = append(byX[p[0]], p[1])
-			}
+			curves[i] = append(curves[i], derived.StepValue{Step: int(p[0]), V: p[1]})
 		}
+		sort.SliceStable(curves[i], func(a, b int) bool { return curves[i][a].Step < curves[i][b].Step })
 	}
-	xs := make([]float64, 0, len(byX))
-	for x := range byX {
-		xs = append(xs, x)
-	}
-	sort.Float64s(xs)
 	var b band
-	for _, x := range xs {
-		ys := byX[x]
-		m := 0.0
-		for _, y := range ys {
-			m += y
-		}
-		m /= float64(len(ys))
-		sd := 0.0
-		if len(ys) > 1 {
-			for _, y := range ys {
-				sd += (y - m) * (y - m)
-			}
-			sd = math.Sqrt(sd / float64(len(ys)-1))
-		}
-		lo, hi := ys[0], ys[0]
-		for _, y := range ys {
-			lo, hi = min(lo, y), max(hi, y)
-		}
-		b.x = append(b.x, x)
-		b.mean = append(b.mean, m)
-		// Clipped to the seeds' own range: across a plateau's escape the sd exceeds the
-		// mean, and m − sd < 0 has no place on a log axis.
-		b.lo = append(b.lo, max(m-sd, lo))
-		b.hi = append(b.hi, min(m+sd, hi))
-		b.seeds = max(b.seeds, len(ys))
+	for _, p := range derived.SeedBand(curves) {
+		b.x = append(b.x, float64(p.Step))
+		b.mean = append(b.mean, p.Mean)
+		b.lo = append(b.lo, p.Lo)
+		b.hi = append(b.hi, p.Hi)
+		b.seeds = max(b.seeds, p.N)
 	}
 	return b
 }

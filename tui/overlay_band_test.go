@@ -4,54 +4,24 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"windtunnel/sessions/derived"
 )
 
 func bandNear(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
-// TestOverlayBand checks the band's mean and standard deviation on constructed curves:
-// the union of the seeds' steps, interpolation inside a seed's evaluations, nothing
-// outside them, non-finite values left out.
-func TestOverlayBand(t *testing.T) {
-	c1 := []stepValue{{10, 1}, {20, 3}}
-	c2 := []stepValue{{10, 3}, {20, 5}}
-	c3 := []stepValue{{15, 4}, {25, 6}}
-	got := alignBand([][]stepValue{c1, c2, c3})
-	// step 10: c1 1, c2 3 (c3 not yet): mean 2, sd √2. step 15: c1 2 and c2 4
-	// (interpolated), c3 4: mean 10/3, sd √(4/3). step 20: c1 3, c2 5, c3 5 (interpolated):
-	// mean 13/3, sd √(4/3). step 25: c3 alone: mean 6, sd 0.
-	want := []bandPoint{{10, 2, math.Sqrt2, 2}, {15, 10.0 / 3, math.Sqrt(4.0 / 3), 3}, {20, 13.0 / 3, math.Sqrt(4.0 / 3), 3}, {25, 6, 0, 1}}
-	if len(got) != len(want) {
-		t.Fatalf("band %+v, want %+v", got, want)
-	}
-	for i := range want {
-		g, w := got[i], want[i]
-		if g.step != w.step || g.n != w.n || !bandNear(g.mean, w.mean) || !bandNear(g.sd, w.sd) {
-			t.Errorf("point %d: %+v, want %+v", i, g, w)
-		}
-	}
-	// A non-finite evaluation leaves its seed out next to it.
-	nan := alignBand([][]stepValue{{{10, 1}, {20, math.NaN()}}, {{10, 3}, {20, 5}}})
-	if len(nan) != 2 || nan[0].n != 2 || nan[1].n != 1 || nan[1].mean != 5 || nan[1].sd != 0 {
-		t.Errorf("band with a NaN: %+v", nan)
-	}
-	if b := alignBand(nil); len(b) != 0 {
-		t.Errorf("no curves: %+v", b)
-	}
-	if m, sd := meanSD([]float64{2, 4, 4, 4, 5, 5, 7, 9}); !bandNear(m, 5) || !bandNear(sd, math.Sqrt(32.0/7)) {
-		t.Errorf("meanSD: %v ± %v", m, sd)
-	}
-	if m, sd := meanSD(nil); !math.IsNaN(m) || !math.IsNaN(sd) {
-		t.Errorf("meanSD of nothing: %v ± %v", m, sd)
-	}
-	// The drawn edges interpolate between band points.
-	if lo, hi, ok := bandAt(got, 12.5); !ok || !bandNear(lo+hi, 2*(2+(10.0/3-2)/2)) {
-		t.Errorf("bandAt(12.5) = %v, %v, %v", lo, hi, ok)
+// TestOverlayBandEdges checks the drawn band: its edges are derived.SeedBand's (mean ∓ sd
+// clipped to the seeds' range), interpolated between band points, absent outside them.
+func TestOverlayBandEdges(t *testing.T) {
+	got := derived.SeedBand([][]stepValue{{{Step: 10, V: 1}, {Step: 20, V: 3}}, {{Step: 10, V: 3}, {Step: 20, V: 5}}, {{Step: 15, V: 4}, {Step: 25, V: 6}}})
+	// step 10: 1 and 3, mean 2 ± √2 clipped to [1, 3]; step 15: 2, 4, 4, mean 10/3 ± √(4/3)
+	// clipped to [2.18, 4].
+	lo15, hi15 := 10.0/3-math.Sqrt(4.0/3), 4.0
+	if lo, hi, ok := bandAt(got, 12.5); !ok || !bandNear(lo, (1+lo15)/2) || !bandNear(hi, (3+hi15)/2) {
+		t.Errorf("bandAt(12.5) = %v, %v, %v; want %v, %v", lo, hi, ok, (1+lo15)/2, (3+hi15)/2)
 	}
 	if _, _, ok := bandAt(got, 9); ok {
 		t.Error("bandAt before the first step")
-	}
-	if v, ok := curveAt(c3, 20); !ok || v != 5 {
-		t.Errorf("curveAt(20) = %v, %v", v, ok)
 	}
 }
 

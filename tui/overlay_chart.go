@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // overlayGlyphs mark the series' lines, so they stay apart without colour.
@@ -45,7 +46,7 @@ func (o *Overlay) seriesData() []overlaySeries {
 		for k, i := range g.members {
 			cs[k] = curveOf(o.curves[i], o.metric)
 		}
-		out[j].band = alignBand(cs)
+		out[j].band = derived.SeedBand(cs)
 	}
 	return out
 }
@@ -205,16 +206,16 @@ func (o *Overlay) legend(data []overlaySeries, at int, ok bool) []string {
 			val = o.st.warn.Render(errMsg)
 		case g.band() && len(d.band) > 0:
 			val = "no evaluation yet"
-			if p, found := lastAt(d.band, func(p bandPoint) int { return p.step }, at); ok && found {
-				val = fmt.Sprintf("%s %s ± %s @%d", ms, fnum(p.mean, 3), fnum(p.sd, 3), p.step)
-				if p.n < len(g.members) {
-					val += fmt.Sprintf(" (%d of %d seeds)", p.n, len(g.members))
+			if p, found := lastAt(d.band, func(p bandPoint) int { return p.Step }, at); ok && found {
+				val = fmt.Sprintf("%s %s ± %s @%d", ms, fnum(p.Mean, 3), fnum(p.SD, 3), p.Step)
+				if p.N < len(g.members) {
+					val += fmt.Sprintf(" (%d of %d seeds)", p.N, len(g.members))
 				}
 			}
 		case !g.band() && len(d.curve) > 0:
 			val = "no evaluation yet"
-			if p, found := lastAt(d.curve, func(p stepValue) int { return p.step }, at); ok && found {
-				val = fmt.Sprintf("%s %s @%d", ms, fnum(p.v, 3), p.step)
+			if p, found := lastAt(d.curve, func(p stepValue) int { return p.Step }, at); ok && found {
+				val = fmt.Sprintf("%s %s @%d", ms, fnum(p.V, 3), p.Step)
 			}
 		}
 		lines = append(lines, mark+padLine(g.label, lw)+"  "+val)
@@ -253,10 +254,10 @@ func (o *Overlay) chart(w, h int, data []overlaySeries, steps []int, at int) str
 	var ys []float64
 	for _, d := range data {
 		for _, p := range d.curve {
-			ys = append(ys, tr(p.v))
+			ys = append(ys, tr(p.V))
 		}
 		for _, p := range d.band {
-			ys = append(ys, tr(p.mean+p.sd), tr(math.Max(p.mean-p.sd, 0)))
+			ys = append(ys, tr(p.Hi), tr(math.Max(p.Lo, 0)))
 		}
 	}
 	yr, yfmt := linearRange(ys), valueLabels
@@ -312,11 +313,11 @@ func (o *Overlay) chart(w, h int, data []overlaySeries, steps []int, at int) str
 		var xs, ys []float64
 		if d := data[j]; o.groups[j].band() {
 			for _, p := range d.band {
-				xs, ys = append(xs, float64(p.step)), append(ys, tr(p.mean))
+				xs, ys = append(xs, float64(p.Step)), append(ys, tr(p.Mean))
 			}
 		} else {
 			for _, p := range d.curve {
-				xs, ys = append(xs, float64(p.step)), append(ys, tr(p.v))
+				xs, ys = append(xs, float64(p.Step)), append(ys, tr(p.V))
 			}
 		}
 		glyph, st := overlayGlyphs[j%len(overlayGlyphs)], o.style(j)
