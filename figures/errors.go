@@ -60,15 +60,12 @@ func errorsFigure(g Group) (figure, bool) {
 	return figure{name: g.Name + "-errors", title: title, plot: p}, true
 }
 
-// contextFree is the context-free level of a bijection run (V from its configuration, else
-// from its Bayes curve's length), NaN for the other tasks.
+// contextFree is the context-free level of a bijection run (derived.ContextFree: V from
+// its configuration, else from its Bayes curve's length), NaN for the other tasks.
 func contextFree(r Run) float64 {
-	if r.Config.Task != "bijection" {
-		return math.NaN()
+	n := 0
+	if len(r.Evals) > 0 {
+		n = len(r.Evals[len(r.Evals)-1].Eval.BayesEntropy)
 	}
-	v := r.Config.Tunnel.V
-	if v == 0 && len(r.Evals) > 0 {
-		v = len(r.Evals[len(r.Evals)-1].Eval.BayesEntropy) + 1
-	}
-	return contextFreeBits(v)
+	return derived.ContextFree(r.Config.Task, r.Config.Tunnel.V, n)
 }

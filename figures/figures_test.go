@@ -182,9 +182,3 @@ func TestRenderPDFAndBadFormat(t *testing.T) {
 		t.Fatalf("missing file: %v", err)
 	}
 }
-
-func TestContextFreeBits(t *testing.T) {
-	if v := contextFreeBits(20); v < 1.106 || v > 1.108 {
-		t.Fatalf("contextFreeBits(20) = %v, want 1.107", v)
-	}
-}

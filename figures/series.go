@@ -2,7 +2,6 @@ package figures
 
 import (
 	"image/color"
-	"math"
 	"sort"
 
 	"gonum.org/v1/plot"
@@ -159,18 +158,4 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	return p
-}
-
-// contextFreeBits is the bit error of the context-free predictor on a bijection of v
-// symbols, mean_j log2(v/(v−j)) over the v−1 scored positions (tui/reference.go); NaN for
-// v < 2.
-func contextFreeBits(v int) float64 {
-	if v < 2 {
-		return math.NaN()
-	}
-	s := 0.0
-	for j := range v - 1 {
-		s += math.Log2(float64(v) / float64(v-j))
-	}
-	return s / float64(v-1)
 }

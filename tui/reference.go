@@ -58,35 +58,15 @@ func waitingForEval(sh *shared) string {
 	return "no evaluations yet"
 }
 
-// contextFreeBits is the bit error, (a) and (b) alike, of the context-free predictor on a
-// bijection of v symbols: a model that sees only the position (the per-position MLP) can
-// do no better than the uniform guess over all v values, log2 v bits, where Bayes is
-// uniform over the v−j values not yet revealed, log2(v−j) bits, at each of the v−1 scored
-// positions j. That is mean_j log2(v/(v−j)): 1.107 bits at v = 20.
-func contextFreeBits(v int) float64 {
-	if v < 2 {
-		return math.NaN()
-	}
-	s := 0.0
-	for j := range v - 1 {
-		s += math.Log2(float64(v) / float64(v-j))
-	}
-	return s / float64(v-1)
-}
-
-// contextFree is the context-free level of the run's bit error where it is known: for a
-// bijection, with v from the configuration, else from the newest evaluation's per-position
-// Bayes curve (v−1 scored positions). NaN for the other tasks, whose context-free level the
-// record does not give.
+// contextFree is the context-free level of the run's bit error where it is known
+// (derived.ContextFree: a bijection's, v from the configuration or the newest evaluation's
+// Bayes curve).
 func contextFree(sh *shared) float64 {
-	if sh.meta.Task != "bijection" {
-		return math.NaN()
+	n := 0
+	if e := sh.lastEval(); e != nil {
+		n = len(e.Eval.BayesEntropy)
 	}
-	v := sh.cfg.Tunnel.V
-	if e := sh.lastEval(); v == 0 && e != nil && len(e.Eval.BayesEntropy) > 0 {
-		v = len(e.Eval.BayesEntropy) + 1
-	}
-	return contextFreeBits(v)
+	return derived.ContextFree(sh.meta.Task, sh.cfg.Tunnel.V, n)
 }
 
 // bitRefs are the bit-error chart's reference lines, in the chart's units (log10 on a log

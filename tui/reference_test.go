@@ -9,30 +9,20 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
-// TestContextFreeBits checks the context-free level of a bijection: 1.1073 bits at V=20
-// (log2 20 − log2(20!)/19, the per-position MLP's level), and where the dashboard takes V.
-func TestContextFreeBits(t *testing.T) {
-	lf, _ := math.Lgamma(21)
-	want := math.Log2(20) - lf/math.Ln2/19
-	if got := contextFreeBits(20); math.Abs(got-want) > 1e-12 || math.Abs(got-1.1073) > 5e-5 {
-		t.Errorf("contextFreeBits(20) = %.6f, want %.6f ≈ 1.1073", got, want)
-	}
-	if got := contextFreeBits(3); math.Abs(got-math.Log2(1.5)/2) > 1e-12 {
-		t.Errorf("contextFreeBits(3) = %v", got)
-	}
-	if !math.IsNaN(contextFreeBits(1)) {
-		t.Error("a level for a bijection of one symbol")
-	}
+// TestContextFree checks where the dashboard takes a bijection's V for the context-free
+// level (derived.ContextFreeBits, tested there).
+func TestContextFree(t *testing.T) {
 	// The fixture's configuration has no tunnel.V: V comes from its 19 scored positions.
 	m := New(openFixture(t), Options{})
-	if got := contextFree(m.sh); math.Abs(got-contextFreeBits(20)) > 1e-12 {
+	if got := contextFree(m.sh); math.Abs(got-derived.ContextFreeBits(20)) > 1e-12 {
 		t.Errorf("the fixture's level is %v, want V=20's", got)
 	}
 	sh := *m.sh
 	sh.cfg = readConfig(sessions.Meta{Config: []byte(`{"tunnel":{"V":10,"States":5},"eval_every":250}`)})
-	if got := contextFree(&sh); got != contextFreeBits(10) || sh.cfg.EvalEvery != 250 {
+	if got := contextFree(&sh); got != derived.ContextFreeBits(10) || sh.cfg.EvalEvery != 250 {
 		t.Errorf("with tunnel.V=10: level %v, cadence %d", got, sh.cfg.EvalEvery)
 	}
 	sh.meta.Task = "hmm"

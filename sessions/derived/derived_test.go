@@ -2,6 +2,7 @@ package derived
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -186,5 +187,28 @@ func TestLabels(t *testing.T) {
 	}
 	if _, err := Labels([]json.RawMessage{json.RawMessage(`{`)}); err == nil {
 		t.Error("Labels of invalid JSON: want an error")
+	}
+}
+
+// TestContextFreeBits checks the context-free level of a bijection: 1.1073 bits at V=20
+// (log2 20 − log2(20!)/19, the per-position MLP's level), V from the Bayes curve when the
+// configuration has none, and none for the other tasks.
+func TestContextFreeBits(t *testing.T) {
+	lf, _ := math.Lgamma(21)
+	want := math.Log2(20) - lf/math.Ln2/19
+	if got := ContextFreeBits(20); math.Abs(got-want) > 1e-12 || math.Abs(got-1.1073) > 5e-5 {
+		t.Errorf("ContextFreeBits(20) = %.6f, want %.6f ≈ 1.1073", got, want)
+	}
+	if got := ContextFreeBits(3); math.Abs(got-math.Log2(1.5)/2) > 1e-12 {
+		t.Errorf("ContextFreeBits(3) = %v", got)
+	}
+	if !math.IsNaN(ContextFreeBits(1)) {
+		t.Error("a level for a bijection of one symbol")
+	}
+	if got := ContextFree("bijection", 0, 19); got != ContextFreeBits(20) {
+		t.Errorf("V from 19 scored positions: %v", got)
+	}
+	if !math.IsNaN(ContextFree("hmm", 20, 19)) {
+		t.Error("a context-free level for hmm")
 	}
 }
