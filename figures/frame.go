@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 )
 
@@ -29,8 +28,8 @@ func frameFigure(g Group) (figure, bool) {
 	var steps, jlens, frame, prec, rho []float64
 	for _, pt := range s.Frame.Points {
 		steps = append(steps, float64(pt.Step))
-		jlens = append(jlens, numMean(pt.JLens))
-		frame = append(frame, numMean(pt.ToLatest))
+		jlens = append(jlens, derived.MeanNum(pt.JLens))
+		frame = append(frame, derived.MeanNum(pt.ToLatest))
 		prec = append(prec, derived.PrecisionScale(pt.BitError))
 		a := float64(pt.PC1Abs)
 		rho = append(rho, 1-a) // NaN stays NaN
@@ -97,21 +96,6 @@ func frameFigure(g Group) (figure, bool) {
 		}
 	}
 	return figure{name: g.Name + "-frame", title: title, plot: p}, true
-}
-
-// numMean is the mean of the finite values of vs (NaN when none).
-func numMean(vs []sessions.Num) float64 {
-	s, n := 0.0, 0
-	for _, v := range vs {
-		if f := float64(v); !math.IsNaN(f) && !math.IsInf(f, 0) {
-			s += f
-			n++
-		}
-	}
-	if n == 0 {
-		return nan
-	}
-	return s / float64(n)
 }
 
 // minMax scales the finite values of vs to [0, 1] (all 0 when they are equal); NaN stays.

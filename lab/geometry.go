@@ -334,10 +334,10 @@ func settle(points []sessions.FramePoint) *sessions.Settle {
 	jl := make([]float64, len(points))
 	anyJL := false
 	for i, p := range points {
-		jl[i] = nanMean(p.JLens)
+		jl[i] = derived.MeanNum(p.JLens)
 		anyJL = anyJL || len(p.JLens) > 0
 		steps[i] = p.Step
-		frame[i] = nanMean(p.ToLatest)
+		frame[i] = derived.MeanNum(p.ToLatest)
 		bitError[i] = derived.PrecisionScale(p.BitError)
 		rho[i] = 1 - float64(p.PC1Abs)
 	}
@@ -353,21 +353,6 @@ func settle(points []sessions.FramePoint) *sessions.Settle {
 		st.JLens = &s
 	}
 	return st
-}
-
-// nanMean is the mean of the values that are not NaN (NaN when there are none).
-func nanMean(xs []sessions.Num) float64 {
-	sum, n := 0.0, 0
-	for _, x := range xs {
-		if !math.IsNaN(float64(x)) {
-			sum += float64(x)
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
 }
 
 func nums(xs []float64) []sessions.Num {

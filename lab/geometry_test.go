@@ -195,7 +195,7 @@ func checkDerived(t *testing.T, sn *sessions.Snapshot, layers, heads int) {
 	var frame, bitError, rho, jl []float64
 	for _, p := range f.Points {
 		steps = append(steps, p.Step)
-		jl = append(jl, nanMean(p.JLens))
+		jl = append(jl, derived.MeanNum(p.JLens))
 		sum, n := 0.0, 0
 		for _, v := range p.ToLatest {
 			if !math.IsNaN(float64(v)) {

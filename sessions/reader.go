@@ -332,7 +332,12 @@ func (r *Reader) Snapshot(step int) (*Snapshot, int, error) {
 
 // SnapshotSteps lists the steps that hold a snapshot, in order.
 func (r *Reader) SnapshotSteps() ([]int, error) {
-	rows, err := r.db.Query(`SELECT step FROM records WHERE snapshot IS NOT NULL ORDER BY step, seq`)
+	return r.steps(`SELECT DISTINCT step FROM records WHERE snapshot IS NOT NULL ORDER BY step`)
+}
+
+// steps runs a query of one integer column and returns its rows.
+func (r *Reader) steps(q string) ([]int, error) {
+	rows, err := r.db.Query(q)
 	if err != nil {
 		return nil, r.wrap("read", err)
 	}
@@ -343,9 +348,7 @@ func (r *Reader) SnapshotSteps() ([]int, error) {
 		if err := rows.Scan(&s); err != nil {
 			return nil, r.wrap("read", err)
 		}
-		if n := len(out); n == 0 || out[n-1] != s {
-			out = append(out, s)
-		}
+		out = append(out, s)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, r.wrap("read", err)
@@ -428,20 +431,7 @@ func (r *Reader) Events(upTo int) ([]Event, error) {
 
 // Checkpoints returns the steps that have a checkpoint, ascending.
 func (r *Reader) Checkpoints() ([]int, error) {
-	rows, err := r.db.Query(`SELECT step FROM checkpoints ORDER BY step`)
-	if err != nil {
-		return nil, r.wrap("read", err)
-	}
-	defer rows.Close()
-	var out []int
-	for rows.Next() {
-		var s int
-		if err := rows.Scan(&s); err != nil {
-			return nil, r.wrap("read", err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return r.steps(`SELECT step FROM checkpoints ORDER BY step`)
 }
 
 // Checkpoint loads the newest checkpoint at a step ≤ step (step < 0: the newest); it

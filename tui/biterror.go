@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -10,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // logFloor is the smallest value plotted on the log scale (bits).
@@ -142,16 +142,4 @@ func wrapParts(parts []string, w int, sep string) []string {
 }
 
 // mean is the average of the finite values (NaN when there are none).
-func mean(xs []float64) float64 {
-	s, n := 0.0, 0
-	for _, v := range xs {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			s += v
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return s / float64(n)
-}
+func mean(xs []float64) float64 { return derived.MeanFinite(xs) }

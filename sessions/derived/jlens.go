@@ -110,7 +110,7 @@ func FrameRatioSeries(snaps []JLensSnapshot, band float64) *FrameRatios {
 	steps := make([]int, len(fr.Points))
 	cur, fin := make([]float64, len(steps)), make([]float64, len(steps))
 	for i, p := range fr.Points {
-		steps[i], cur[i], fin[i] = p.Step, meanFinite(p.Current), meanFinite(p.Final)
+		steps[i], cur[i], fin[i] = p.Step, MeanFinite(p.Current), MeanFinite(p.Final)
 	}
 	fr.SettleCurrent, fr.SettleFinal = settleOrNot(steps, cur, band), settleOrNot(steps, fin, band)
 	for si := range fr.Sites {
@@ -141,8 +141,8 @@ func settleOrNot(steps []int, series []float64, band float64) int {
 	return -1
 }
 
-// meanFinite is the mean of the finite values (NaN for none).
-func meanFinite(xs []float64) float64 {
+// MeanFinite is the mean of the finite values of xs (NaN when there are none).
+func MeanFinite(xs []float64) float64 {
 	sum, n := 0.0, 0
 	for _, x := range xs {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
@@ -154,6 +154,15 @@ func meanFinite(xs []float64) float64 {
 		return math.NaN()
 	}
 	return sum / float64(n)
+}
+
+// MeanNum is MeanFinite of recorded numbers (a null is NaN).
+func MeanNum(xs []sessions.Num) float64 {
+	f := make([]float64, len(xs))
+	for i, x := range xs {
+		f[i] = float64(x)
+	}
+	return MeanFinite(f)
 }
 
 func widen(x []float32) []float64 {
