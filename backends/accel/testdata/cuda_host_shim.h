@@ -1,31 +1,35 @@
 // cuda_host_shim.h: just enough of CUDA to compile windtunnel's kernels.cu as host C++ and run
 // it on the CPU (backends/accel TestCUDASourceOnCPU). Included before kernels.cu in one
-// translation unit, compiled by clang as C++17 against libc and pthreads only (no libstdc++).
+// translation unit, compiled by clang as C++17 against libc and libm only (no libstdc++).
 //
 // Execution model, as CUDA's, checked where CUDA leaves things undefined:
-//   - a block's threads are real OS threads (pthreads), one per thread of the block, so the
-//     threads of a block interleave as the scheduler likes;
-//   - __syncthreads is a real barrier; every arrival is tagged with its site, and a barrier
-//     phase whose arrivals come from different sites (a __syncthreads that not every thread of
-//     the block reaches, or a thread that finished while others wait) fails the launch; so
-//     does a barrier that waits more than 30 s (a deadlock);
+//   - a block's threads are fibers (ucontext, a stack each) on the calling OS thread: each runs
+//     until it reaches a __syncthreads or returns, then the next runs; so __syncthreads is a
+//     real barrier (no thread passes it before every thread of the block has reached it);
+//   - the threads run in a new pseudo-random order after every barrier (seeded per launch), so
+//     a kernel that reads what another thread wrote since the last barrier (a missing
+//     __syncthreads) sees it written in some phases and not in others, and fails its parity;
+//   - every arrival at a barrier is tagged with its site: a phase where some threads wait at a
+//     __syncthreads while others wait elsewhere or have returned (a barrier not every thread
+//     of the block reaches) fails the launch;
 //   - the blocks of a grid run one after another, last block first (a kernel may not depend on
 //     the order of its blocks), so __shared__ arrays are ordinary statics in their own section,
 //     set to NaN bytes (0xff) before every block: a read of shared memory not written in the
 //     block shows;
-//   - atomicAdd is an atomic compare-and-swap loop.
+//   - atomicAdd is an atomic compare-and-swap loop (one OS thread: as exact as a GPU's).
+// Not modelled: blocks running at the same time (writes from two blocks to one element must be
+// atomic on a GPU; here they cannot collide), warps in lock-step, fast-math intrinsics.
 // Warp intrinsics (__shfl_*_sync, __ballot_sync ...) are not provided: kernels.cu does not use
 // them, and a kernel that starts to is a compile error here until they are emulated.
 #pragma once
 
 #define __CUDACC_RTC__ 1 // take kernels.cu's NVRTC branch: threadIdx, atomicAdd, libm by name
 
-#include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <ucontext.h>
 
 #define __global__
 #define __host__
@@ -39,8 +43,7 @@ struct dim3 {
   unsigned x, y, z;
 };
 
-static thread_local dim3 threadIdx, blockIdx;
-static dim3 blockDim, gridDim;
+static dim3 threadIdx, blockIdx, blockDim, gridDim;
 
 // Single-precision math CUDA has beyond C's (glibc's math.h already declares __expf and
 // __logf, as expf and logf: accurate, where CUDA's are fast approximations).
@@ -66,103 +69,118 @@ extern "C" char __start_wt_shared[], __stop_wt_shared[];
 namespace wt_host {
 
 // Launch failures, returned by launch (0: success).
-enum { OK = 0, BAD_GRID = -1, DYNAMIC_SHARED = -2, DIVERGENT_BARRIER = -3, DEADLOCK = -4, NO_THREAD = -5, BUSY = -6 };
-
-// The barrier of the block running now: one phase per __syncthreads, each arrival tagged by
-// its site (1: __syncthreads, 2: the launcher's block boundary).
-struct Barrier {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int n, count, tag, err;
-  unsigned gen;
-};
-static Barrier bar = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
-
-static void wait(int tag) {
-  pthread_mutex_lock(&bar.mu);
-  if (bar.err) {
-    pthread_mutex_unlock(&bar.mu);
-    return;
-  }
-  if (bar.count == 0) bar.tag = tag;
-  else if (bar.tag != tag) bar.err = DIVERGENT_BARRIER;
-  if (++bar.count == bar.n || bar.err) {
-    bar.count = 0;
-    bar.gen++;
-    pthread_cond_broadcast(&bar.cv);
-  } else {
-    unsigned g = bar.gen;
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += 30;
-    while (g == bar.gen && !bar.err) {
-      if (pthread_cond_timedwait(&bar.cv, &bar.mu, &dl) == ETIMEDOUT) {
-        bar.err = DEADLOCK;
-        pthread_cond_broadcast(&bar.cv);
-      }
-    }
-  }
-  pthread_mutex_unlock(&bar.mu);
-}
+enum { OK = 0, BAD_GRID = -1, DYNAMIC_SHARED = -2, DIVERGENT_BARRIER = -3, NO_MEMORY = -5, BUSY = -6 };
 
 typedef void (*Body)(void** args);
 
-struct Worker {
-  pthread_t th;
-  unsigned t;
-  Body body;
-  void** args;
+// Fiber is one thread of the block running now.
+struct Fiber {
+  ucontext_t ctx;
+  int at; // 0 running, 1 at a __syncthreads, 2 returned
 };
 
-// run is one thread of the block: every block of the grid in turn, last first.
-static void* run(void* p) {
-  Worker* w = (Worker*)p;
-  threadIdx = {w->t % blockDim.x, w->t / blockDim.x % blockDim.y, w->t / (blockDim.x * blockDim.y)};
-  long nb = (long)gridDim.x * gridDim.y * gridDim.z;
-  for (long k = nb - 1; k >= 0; k--) {
-    blockIdx = {(unsigned)(k % gridDim.x), (unsigned)(k / gridDim.x % gridDim.y), (unsigned)(k / ((long)gridDim.x * gridDim.y))};
-    if (w->t == 0) memset(__start_wt_shared, 0xff, __stop_wt_shared - __start_wt_shared);
-    wait(2);
-    w->body(w->args);
-    wait(2);
-  }
-  return nullptr;
+// Block is the state of the launch running now (one at a time: kernels are called from one
+// Go goroutine, and a second launch while one runs fails with BUSY).
+struct Block {
+  ucontext_t sched;
+  Fiber* fibers;
+  char* stacks;
+  int* order;
+  int n, cur, busy;
+  Body body;
+  void** args;
+  uint64_t rng;
+};
+static Block blk;
+
+// wait is __syncthreads: back to the scheduler until every thread of the block is there.
+static void wait(int) {
+  Fiber* f = &blk.fibers[blk.cur];
+  f->at = 1;
+  swapcontext(&f->ctx, &blk.sched);
 }
 
-static pthread_mutex_t launching = PTHREAD_MUTEX_INITIALIZER;
+static void fiber_main() {
+  blk.body(blk.args);
+  blk.fibers[blk.cur].at = 2;
+  // Returning resumes uc_link: the scheduler.
+}
+
+static uint32_t next_rand() {
+  blk.rng ^= blk.rng << 13;
+  blk.rng ^= blk.rng >> 7;
+  blk.rng ^= blk.rng << 17;
+  return (uint32_t)(blk.rng >> 32);
+}
+
+static const size_t stack_bytes = 64 << 10;
+
+// run_block runs every thread of block k to its end, phase by phase, and returns OK or
+// DIVERGENT_BARRIER.
+static int run_block(long k) {
+  blockIdx = {(unsigned)(k % gridDim.x), (unsigned)(k / gridDim.x % gridDim.y), (unsigned)(k / ((long)gridDim.x * gridDim.y))};
+  memset(__start_wt_shared, 0xff, __stop_wt_shared - __start_wt_shared);
+  for (int t = 0; t < blk.n; t++) {
+    Fiber* f = &blk.fibers[t];
+    getcontext(&f->ctx);
+    f->ctx.uc_stack.ss_sp = blk.stacks + (size_t)t * stack_bytes;
+    f->ctx.uc_stack.ss_size = stack_bytes;
+    f->ctx.uc_link = &blk.sched;
+    makecontext(&f->ctx, fiber_main, 0);
+    f->at = 0;
+  }
+  for (;;) {
+    // One phase: every thread not returned runs to its next barrier or its end, in a fresh
+    // order (Fisher-Yates).
+    for (int i = blk.n - 1; i > 0; i--) {
+      int j = (int)(next_rand() % (uint32_t)(i + 1)), x = blk.order[i];
+      blk.order[i] = blk.order[j];
+      blk.order[j] = x;
+    }
+    for (int i = 0; i < blk.n; i++) {
+      int t = blk.order[i];
+      if (blk.fibers[t].at == 2) continue;
+      blk.cur = t;
+      threadIdx = {t % blockDim.x, t / blockDim.x % blockDim.y, t / (blockDim.x * blockDim.y)};
+      blk.fibers[t].at = 0;
+      swapcontext(&blk.sched, &blk.fibers[t].ctx);
+    }
+    int waiting = 0, done = 0;
+    for (int t = 0; t < blk.n; t++) {
+      if (blk.fibers[t].at == 1) waiting++;
+      else done++;
+    }
+    if (waiting == 0) return OK;
+    if (done > 0) return DIVERGENT_BARRIER;
+  }
+}
 
 // launch runs body over the grid and returns OK or the launch's failure.
 static int launch(Body body, int gx, int gy, int gz, int bx, int by, int bz, int shared, void** args) {
   if (gx < 1 || gy < 1 || gz < 1 || bx < 1 || by < 1 || bz < 1 || (long)bx * by * bz > 1024) return BAD_GRID;
   if (gy > 65535 || gz > 65535 || bz > 64) return BAD_GRID;
   if (shared != 0) return DYNAMIC_SHARED;
-  if (pthread_mutex_trylock(&launching) != 0) return BUSY;
-  int nt = bx * by * bz;
+  if (blk.busy) return BUSY;
+  int n = bx * by * bz;
   gridDim = {(unsigned)gx, (unsigned)gy, (unsigned)gz};
   blockDim = {(unsigned)bx, (unsigned)by, (unsigned)bz};
-  bar.n = nt;
-  bar.count = bar.err = 0;
-  static Worker ws[1024];
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 256 << 10);
-  int started = 0, err = OK;
-  for (; started < nt; started++) {
-    ws[started] = {0, (unsigned)started, body, args};
-    if (pthread_create(&ws[started].th, &attr, run, &ws[started]) != 0) {
-      err = NO_THREAD;
-      // The started threads wait for ones that will never come: fail their barrier.
-      pthread_mutex_lock(&bar.mu);
-      bar.err = NO_THREAD;
-      pthread_cond_broadcast(&bar.cv);
-      pthread_mutex_unlock(&bar.mu);
-      break;
-    }
-  }
-  for (int i = 0; i < started; i++) pthread_join(ws[i].th, nullptr);
-  pthread_attr_destroy(&attr);
-  if (err == OK) err = bar.err;
-  pthread_mutex_unlock(&launching);
+  blk.fibers = (Fiber*)calloc(n, sizeof(Fiber));
+  blk.stacks = (char*)malloc((size_t)n * stack_bytes);
+  blk.order = (int*)malloc(n * sizeof(int));
+  int err = OK;
+  if (!blk.fibers || !blk.stacks || !blk.order) err = NO_MEMORY;
+  blk.busy = 1;
+  blk.n = n;
+  blk.body = body;
+  blk.args = args;
+  blk.rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)gx << 32) ^ (uint64_t)n;
+  for (int i = 0; i < n && err == OK; i++) blk.order[i] = i;
+  long nb = (long)gx * gy * gz;
+  for (long k = nb - 1; k >= 0 && err == OK; k--) err = run_block(k);
+  free(blk.fibers);
+  free(blk.stacks);
+  free(blk.order);
+  blk.busy = 0;
   return err;
 }
 
