@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -34,6 +35,7 @@ const sentinel = 0x7fa5a5a5
 // launch), launches call the library's launch_<kernel>(grid, block, shared bytes, args).
 type cpuCUDA struct {
 	lib     uintptr
+	kernels map[string][]Kind
 	syms    map[string]uintptr
 	bufs    map[uint64][]float32
 	next    uint64
@@ -43,14 +45,15 @@ type cpuCUDA struct {
 	library string
 }
 
-// openCPUCUDA loads the compiled library and looks up every kernel's launcher.
-func openCPUCUDA(path string) (*cpuCUDA, error) {
+// openCPUCUDA loads the compiled library and looks up the launcher of every kernel of
+// kernels (name: argument kinds).
+func openCPUCUDA(path string, kernels map[string][]Kind) (*cpuCUDA, error) {
 	lib, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	c := &cpuCUDA{lib: lib, syms: map[string]uintptr{}, bufs: map[uint64][]float32{}, library: filepath.Base(path)}
-	for name := range Catalogue() {
+	c := &cpuCUDA{lib: lib, kernels: kernels, syms: map[string]uintptr{}, bufs: map[uint64][]float32{}, library: filepath.Base(path)}
+	for name := range kernels {
 		s, err := purego.Dlsym(lib, "launch_"+name)
 		if err != nil {
 			return nil, fmt.Errorf("%s: no launcher for %s: %w", path, name, err)
@@ -135,7 +138,11 @@ var launchErrors = map[int32]string{
 // Launch runs the kernel's launcher as cuLaunchKernel would: an array of pointers to the
 // argument values. Afterwards every allocation's guards must hold their sentinel.
 func (c *cpuCUDA) Launch(name string, g Grid, args ...any) error {
-	if err := CheckArgs(name, args); err != nil {
+	spec, ok := c.kernels[name]
+	if !ok {
+		return fmt.Errorf("no kernel %s in %s", name, c.library)
+	}
+	if err := checkKinds(name, spec, args); err != nil {
 		return err
 	}
 	c.slots, c.params = c.slots[:0], c.params[:0]
@@ -148,8 +155,7 @@ func (c *cpuCUDA) Launch(name string, g Grid, args ...any) error {
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)
 				}
-				p := unsafe.Pointer(unsafe.SliceData(c.bufs[x.Base][guard+x.Off:]))
-				_ = b
+				p := unsafe.Pointer(unsafe.SliceData(b[:1:1]))
 				c.pinned.Pin(p)
 				s = uint64(uintptr(p))
 			}
@@ -253,7 +259,7 @@ func compileForCPU(t *testing.T, clang, name, source string, kernels map[string]
 // Go versions within the GPU parity test's tolerance.
 func TestCUDASourceOnCPU(t *testing.T) {
 	clang := findClang(t)
-	dev, err := openCPUCUDA(compileForCPU(t, clang, "kernels.cu", Source, Catalogue()))
+	dev, err := openCPUCUDA(compileForCPU(t, clang, "kernels.cu", Source, Catalogue()), Catalogue())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,5 +281,62 @@ func TestCUDASourceOnCPU(t *testing.T) {
 	sort.Strings(names)
 	for _, n := range names {
 		t.Logf("%-13s worst |cuda−go|/(1+|go|) = %.2g", n, worst[n])
+	}
+}
+
+// TestCUDAHostShim: the CPU execution of CUDA source exposes what a GPU would (a missing
+// barrier, shared memory read before any thread wrote it, a barrier not every thread reaches,
+// a write past a buffer), and runs a correct block reduction right.
+func TestCUDAHostShim(t *testing.T) {
+	clang := findClang(t)
+	src, err := os.ReadFile(filepath.Join("testdata", "shim_check.cu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernels := map[string][]Kind{}
+	for _, n := range []string{"good_sum", "racy_sum", "uninit_sum", "divergent_sum", "overrun"} {
+		kernels[n] = []Kind{FloatPtr, FloatPtr}
+	}
+	dev, err := openCPUCUDA(compileForCPU(t, clang, "shim_check.cu", string(src), kernels), kernels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	const blocks, threads = 4, 256
+	x := make([]float32, blocks*threads)
+	want := make([]float32, blocks)
+	for i := range x {
+		x[i] = float32(i%7) - 2
+		want[i/threads] += x[i]
+	}
+	run := func(name string) ([]float32, error) {
+		xp, _ := dev.Alloc(len(x))
+		op, _ := dev.Alloc(blocks)
+		defer dev.Free(xp)
+		defer dev.Free(op)
+		if err := dev.Write(xp, x); err != nil {
+			return nil, err
+		}
+		if err := dev.Launch(name, Grid{Blocks: blocks, Threads: threads}, op, xp); err != nil {
+			return nil, err
+		}
+		out := make([]float32, blocks)
+		return out, dev.Read(out, op)
+	}
+	got, err := run("good_sum")
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("good_sum: %v, %v; want %v", got, err, want)
+	}
+	if got, err := run("racy_sum"); err == nil && slices.Equal(got, want) {
+		t.Errorf("racy_sum (no __syncthreads) gave the right sums %v", got)
+	}
+	if got, err := run("uninit_sum"); err != nil || !math.IsNaN(float64(got[0])) {
+		t.Errorf("uninit_sum (shared memory half unwritten): %v, %v; want NaN", got, err)
+	}
+	if _, err := run("divergent_sum"); err == nil || !strings.Contains(err.Error(), "divergent") {
+		t.Errorf("divergent_sum: %v, want a divergent __syncthreads", err)
+	}
+	if _, err := run("overrun"); err == nil || !strings.Contains(err.Error(), "outside buffer") {
+		t.Errorf("overrun: %v, want a write outside its buffer", err)
 	}
 }

@@ -21,8 +21,8 @@ func ParityShapes() []ParityShape {
 // buffer describes one argument buffer of a parity case: its length and how it starts.
 type buffer struct {
 	n     int
-	fill  byte // 'r' normal, 'p' positive, 'u' in (−1, 1), 'z' zeros, 'n' NaN (outputs), 'i' ints below bound, 'm' head mask
-	bound int
+	fill  byte // 'r' normal, 'p' positive, 'u' in (−1, 1), 'z' zeros, 'n' NaN (outputs), 'i' ints below bound, 'm' head mask, 'g' gather map
+	bound int  // 'i': the ints' bound; 'g': the sequence length
 }
 
 // parityCase is one kernel launched on the same inputs on two devices: args are buffer
@@ -48,6 +48,9 @@ func parityCases(s ParityShape) []parityCase {
 	pos := func(k int) buffer { return buffer{n: k, fill: 'p'} }
 	ints := func(k, b int) buffer { return buffer{n: k, fill: 'i', bound: b} }
 	mask := buffer{n: h, fill: 'm'}
+	// The model's gather: positions 1 and t−2 of every sequence (distinct rows, as gathered
+	// rows are in the model: the backward pass writes, not adds, their gradients).
+	gather := buffer{n: n * 2, fill: 'g', bound: t}
 	b := func(i int) bufIdx { return bufIdx(i) }
 	null := bufIdx(-1)
 	i32 := func(x int) int32 { return int32(x) }
@@ -67,6 +70,8 @@ func parityCases(s ParityShape) []parityCase {
 			[]any{b(0), b(1), b(2), b(3), b(4), i32(n * 2), i32(d), float32(1e-5)}, PerRow(n*2, d)},
 		{"rmsnorm backward", "wt_rms_bwd", []buffer{nan(rows * d), z(d), r(rows * d), r(rows * d), r(d), pos(rows)},
 			[]any{b(0), b(1), b(2), b(3), b(4), b(5), null, i32(rows), i32(d)}, rmsBackwardGrid(rows, d)},
+		{"rmsnorm gather backward", "wt_rms_bwd", []buffer{z(rows * d), z(d), r(n * 2 * d), r(rows * d), r(d), pos(n * 2), gather},
+			[]any{b(0), b(1), b(2), b(3), b(4), b(5), b(6), i32(n * 2), i32(d)}, rmsBackwardGrid(n*2, d)},
 		{"bias gelu", "wt_bias_act", []buffer{r(rows * o), nan(rows * o), nan(rows * o), r(o)},
 			[]any{b(0), b(1), b(2), b(3), float32(0.9), i32(rows), i32(o), i32(1)}, Elementwise(rows * o)},
 		{"no bias", "wt_bias_act", []buffer{r(rows * o)},
