@@ -247,7 +247,7 @@ func compileForCPU(t *testing.T, clang, name, source string, kernels map[string]
 	}
 	lib := filepath.Join(dir, "kernels_cpu.so")
 	cmd := exec.Command(clang, "-x", "c++", "-std=c++17", "-O1", "-fPIC", "-shared", "-fno-exceptions",
-		"-fno-rtti", "-ffp-contract=off", "-Wall", "-Werror", "-I", shim, "-o", lib, tu, "-lm")
+		"-fno-rtti", "-ffp-contract=off", "-fsanitize=undefined", "-fsanitize-trap=undefined", "-Wall", "-Werror", "-I", shim, "-o", lib, tu, "-lm")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", cmd, err, out)
 	}
