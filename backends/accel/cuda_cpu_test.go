@@ -190,22 +190,6 @@ func (c *cpuCUDA) Launch(name string, g Grid, args ...any) error {
 	return nil
 }
 
-// findClang returns a clang on PATH; without one it skips t, or fails it when
-// WINDTUNNEL_REQUIRE_CLANG=1 (CI).
-func findClang(t *testing.T) string {
-	t.Helper()
-	for _, c := range []string{"clang-19", "clang-18", "clang-17", "clang-16", "clang"} {
-		if p, err := exec.LookPath(c); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("WINDTUNNEL_REQUIRE_CLANG") == "1" {
-		t.Fatal("no clang on PATH and WINDTUNNEL_REQUIRE_CLANG=1")
-	}
-	t.Skip("no clang on PATH: compiling the CUDA source needs it (CI installs clang-19)")
-	return ""
-}
-
 // hostLaunchers is the C++ translation unit of the CPU library: the shim, the CUDA source
 // and launch_<kernel> for every kernel of kernels (argument kinds as the catalogue's).
 func hostLaunchers(source string, kernels map[string][]Kind) string {
