@@ -96,19 +96,7 @@ func TestCheckArgs(t *testing.T) {
 // TestCompileWithClang compiles kernels.cu to PTX with clang's CUDA device-only mode where
 // clang is installed (CI installs it): the source NVRTC compiles on a GPU box is valid CUDA.
 func TestCompileWithClang(t *testing.T) {
-	var clang string
-	for _, c := range []string{"clang-19", "clang-18", "clang-17", "clang-16", "clang"} {
-		if p, err := exec.LookPath(c); err == nil {
-			clang = p
-			break
-		}
-	}
-	if clang == "" {
-		if os.Getenv("WINDTUNNEL_REQUIRE_CLANG") == "1" {
-			t.Fatal("no clang on PATH and WINDTUNNEL_REQUIRE_CLANG=1")
-		}
-		t.Skip("no clang on PATH: the CUDA source compile check needs it (CI installs clang-19)")
-	}
+	clang := findClang(t)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "kernels.cu")
 	if err := os.WriteFile(src, []byte(Source), 0o600); err != nil {
@@ -129,4 +117,20 @@ func TestCompileWithClang(t *testing.T) {
 			t.Errorf("PTX has no entry %s", n)
 		}
 	}
+}
+
+// findClang returns a clang on PATH; without one it skips t, or fails it when
+// WINDTUNNEL_REQUIRE_CLANG=1 (CI).
+func findClang(t *testing.T) string {
+	t.Helper()
+	for _, c := range []string{"clang-19", "clang-18", "clang-17", "clang-16", "clang"} {
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("WINDTUNNEL_REQUIRE_CLANG") == "1" {
+		t.Fatal("no clang on PATH and WINDTUNNEL_REQUIRE_CLANG=1")
+	}
+	t.Skip("no clang on PATH: compiling the CUDA source needs it (CI installs clang-19)")
+	return ""
 }

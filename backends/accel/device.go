@@ -66,6 +66,11 @@ func CheckArgs(name string, args []any) error {
 	if !ok {
 		return fmt.Errorf("accel: no kernel %q in the catalogue", name)
 	}
+	return checkKinds(name, spec, args)
+}
+
+// checkKinds reports whether args fit the argument kinds spec of kernel name.
+func checkKinds(name string, spec []Kind, args []any) error {
 	if len(args) != len(spec) {
 		return fmt.Errorf("accel: %s takes %d arguments, launched with %d", name, len(spec), len(args))
 	}

@@ -38,10 +38,12 @@ func RMSBackward(dv Device, dx, dg, gy, x, g, rinv, src Ptr, rows, inRows, d int
 	if err := Fill(dv, dg, 0, d); err != nil {
 		return err
 	}
-	// A few hundred blocks, each summing dg over its rows before one atomic add a column.
-	grid := PerRow(min(rows, 512), d)
-	return dv.Launch("wt_rms_bwd", grid, dx, dg, gy, x, g, rinv, src, int32(rows), int32(d))
+	return dv.Launch("wt_rms_bwd", rmsBackwardGrid(rows, d), dx, dg, gy, x, g, rinv, src, int32(rows), int32(d))
 }
+
+// rmsBackwardGrid is wt_rms_bwd's grid: a few hundred blocks, each summing dg over its rows
+// before one atomic add a column.
+func rmsBackwardGrid(rows, d int) Grid { return PerRow(min(rows, 512), d) }
 
 // BiasAct adds gb·b (b may be null) to y (rows×o) and, with gelu, applies GELU keeping the
 // pre-activation and tanh in pre and th.
@@ -60,8 +62,11 @@ func GELUBackward(dv Device, dp, g, pre, th Ptr, s float32, n int) error {
 
 // ColSum sets db to the column sums of g (rows×o).
 func ColSum(dv Device, db, g Ptr, rows, o int) error {
-	return dv.Launch("wt_colsum", Grid{Blocks: max(1, (o+255)/256), Threads: 256}, db, g, int32(rows), int32(o))
+	return dv.Launch("wt_colsum", colSumGrid(o), db, g, int32(rows), int32(o))
 }
+
+// colSumGrid is wt_colsum's grid: a thread a column.
+func colSumGrid(o int) Grid { return Grid{Blocks: max(1, (o+255)/256), Threads: 256} }
 
 // AttnForward is fused causal attention over n sequences of t rows, h heads of width d/h.
 func AttnForward(dv Device, o, p, q, k, v, mask Ptr, n, t, h, d int, scale float32) error {

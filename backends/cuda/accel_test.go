@@ -33,7 +33,7 @@ func openResidentOrSkip(t *testing.T) *Accel {
 // computes, at odd sizes with outputs pre-filled with NaN.
 func TestResidentKernelsGPU(t *testing.T) {
 	a := openResidentOrSkip(t)
-	for _, err := range accel.Parity(accel.NewHost(nil), a, 11, 2e-5) {
+	for _, err := range accel.Parity(accel.NewHost(nil), a, 11, accel.ParityTol) {
 		t.Error(err)
 	}
 }
