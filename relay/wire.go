@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 
 	"windtunnel/sessions"
 )
@@ -75,99 +74,17 @@ type Hello struct {
 	Live bool `json:"live"`
 }
 
-// frame is a Message as encoded: records go as wireRecord so that NaN survives.
+// frame is a Message as encoded; a sessions.Record encodes its NaN scalars as null itself.
 type frame struct {
-	Type   string          `json:"type"`
-	Hello  *Hello          `json:"hello,omitempty"`
-	Record *wireRecord     `json:"record,omitempty"`
-	Event  *sessions.Event `json:"event,omitempty"`
-	After  int             `json:"after,omitempty"`
-	ID     uint64          `json:"id,omitempty"`
-	Error  string          `json:"error,omitempty"`
-	Code   string          `json:"code,omitempty"`
-	State  sessions.State  `json:"state,omitempty"`
-}
-
-// wireRecord is a sessions.Record whose scalars are Num (NaN as null), as the session file
-// keeps them (a diverged run's loss is NaN).
-type wireRecord struct {
-	Step      int                `json:"step"`
-	WallS     sessions.Num       `json:"wall_s"`
-	Loss      sessions.Num       `json:"loss"`
-	LR        sessions.Num       `json:"lr"`
-	GradNorm  sessions.Num       `json:"grad_norm"`
-	StepsPerS sessions.Num       `json:"steps_per_s"`
-	State     sessions.State     `json:"state"`
-	Message   string             `json:"message,omitempty"`
-	GPUShare  sessions.Num       `json:"gpu_share,omitempty"`
-	Eval      *wireEval          `json:"eval,omitempty"`
-	Snapshot  *sessions.Snapshot `json:"snapshot,omitempty"`
-}
-
-// wireEval is a sessions.Eval with Num scalars and curves.
-type wireEval struct {
-	BitErrorPosition sessions.Num           `json:"bit_error_position"`
-	BitErrorSample   sessions.Num           `json:"bit_error_sample"`
-	KLBits           sessions.Num           `json:"kl_bits"`
-	TVD              sessions.Num           `json:"tvd"`
-	Accuracy         sessions.Num           `json:"accuracy"`
-	ModelEntropy     []sessions.Num         `json:"model_entropy_bits,omitempty"`
-	BayesEntropy     []sessions.Num         `json:"bayes_entropy_bits,omitempty"`
-	Ablated          []sessions.Head        `json:"ablated,omitempty"`
-	Lengths          []sessions.LengthScore `json:"lengths,omitempty"`
-	KLByPosition     []sessions.Num         `json:"kl_by_position,omitempty"`
-	TVDByPosition    []sessions.Num         `json:"tvd_by_position,omitempty"`
-}
-
-func nums(xs []float64) []sessions.Num {
-	if xs == nil {
-		return nil
-	}
-	out := make([]sessions.Num, len(xs))
-	for i, x := range xs {
-		out[i] = sessions.Num(x)
-	}
-	return out
-}
-
-func floats(xs []sessions.Num) []float64 {
-	if xs == nil {
-		return nil
-	}
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = float64(x)
-	}
-	return out
-}
-
-func toWire(r *sessions.Record) *wireRecord {
-	w := &wireRecord{Step: r.Step, WallS: sessions.Num(r.WallS), Loss: sessions.Num(r.Loss), LR: sessions.Num(r.LR),
-		GradNorm: sessions.Num(r.GradNorm), StepsPerS: sessions.Num(r.StepsPerS), State: r.State, Message: r.Message,
-		GPUShare: sessions.Num(r.GPUShare), Snapshot: r.Snapshot}
-	if e := r.Eval; e != nil {
-		w.Eval = &wireEval{BitErrorPosition: sessions.Num(e.BitErrorPosition), BitErrorSample: sessions.Num(e.BitErrorSample),
-			KLBits: sessions.Num(e.KLBits), TVD: sessions.Num(e.TVD), Accuracy: sessions.Num(e.Accuracy),
-			ModelEntropy: nums(e.ModelEntropy), BayesEntropy: nums(e.BayesEntropy), Ablated: e.Ablated, Lengths: e.Lengths,
-			KLByPosition: e.KLByPosition, TVDByPosition: e.TVDByPosition}
-	}
-	return w
-}
-
-func fromWire(w *wireRecord) *sessions.Record {
-	r := &sessions.Record{Step: w.Step, WallS: float64(w.WallS), Loss: float64(w.Loss), LR: float64(w.LR),
-		GradNorm: float64(w.GradNorm), StepsPerS: float64(w.StepsPerS), State: w.State, Message: w.Message,
-		GPUShare: float64(w.GPUShare), Snapshot: w.Snapshot}
-	if math.IsNaN(r.GPUShare) {
-		r.GPUShare = 0
-	}
-	if e := w.Eval; e != nil {
-		r.Eval = &sessions.Eval{BitErrorPosition: float64(e.BitErrorPosition), BitErrorSample: float64(e.BitErrorSample),
-			KLBits: float64(e.KLBits), TVD: float64(e.TVD), Accuracy: float64(e.Accuracy),
-			ModelEntropy: floats(e.ModelEntropy), BayesEntropy: floats(e.BayesEntropy), Ablated: e.Ablated, Lengths: e.Lengths,
-			KLByPosition: e.KLByPosition, TVDByPosition: e.TVDByPosition}
-	}
-	return r
+	Type   string           `json:"type"`
+	Hello  *Hello           `json:"hello,omitempty"`
+	Record *sessions.Record `json:"record,omitempty"`
+	Event  *sessions.Event  `json:"event,omitempty"`
+	After  int              `json:"after,omitempty"`
+	ID     uint64           `json:"id,omitempty"`
+	Error  string           `json:"error,omitempty"`
+	Code   string           `json:"code,omitempty"`
+	State  sessions.State   `json:"state,omitempty"`
 }
 
 // errTooLarge is returned for a message over the reader's limit.
@@ -177,14 +94,13 @@ var errTooLarge = errors.New("message too large")
 // cannot be encoded (a NaN in a plain float) goes without it, saying why in its message,
 // as the session file keeps it.
 func encode(m Message, max int) ([]byte, error) {
-	f := frame{Type: m.Type, Hello: m.Hello, Event: m.Event, After: m.After, ID: m.ID, Error: m.Error, Code: m.Code, State: m.State}
-	if m.Record != nil {
-		f.Record = toWire(m.Record)
-	}
+	f := frame{Type: m.Type, Hello: m.Hello, Record: m.Record, Event: m.Event, After: m.After, ID: m.ID, Error: m.Error, Code: m.Code, State: m.State}
 	b, err := marshalFrame(f)
 	if err != nil && f.Record != nil && f.Record.Snapshot != nil {
-		f.Record.Snapshot = nil
-		f.Record.Message += " (snapshot not sent: " + err.Error() + ")"
+		r := *f.Record // the caller's record is left as it is
+		r.Snapshot = nil
+		r.Message += " (snapshot not sent: " + err.Error() + ")"
+		f.Record = &r
 		b, err = marshalFrame(f)
 	}
 	if err != nil {
@@ -228,9 +144,5 @@ func decode(r *bufio.Reader, max int) (Message, error) {
 	if f.Type == "" {
 		return Message{}, errors.New("malformed message: no type")
 	}
-	m := Message{Type: f.Type, Hello: f.Hello, Event: f.Event, After: f.After, ID: f.ID, Error: f.Error, Code: f.Code, State: f.State}
-	if f.Record != nil {
-		m.Record = fromWire(f.Record)
-	}
-	return m, nil
+	return Message{Type: f.Type, Hello: f.Hello, Record: f.Record, Event: f.Event, After: f.After, ID: f.ID, Error: f.Error, Code: f.Code, State: f.State}, nil
 }

@@ -98,7 +98,10 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 					e.ModelEntropy, e.BayesEntropy, e.KLByPosition, e.TVDByPosition = nil, nil, nil, nil
 					rec.Eval = &e
 				}
-				m := jsonRecord(rec)
+				m, err := jsonRecord(rec)
+				if err != nil {
+					return err
+				}
 				m["gpu_share"] = rec.GPUShare
 				if err := enc.Encode(m); err != nil {
 					return fmt.Errorf("export: %w", err)
@@ -153,28 +156,18 @@ func jsonAt(xs []sessions.Num, p int) any {
 	return xs[p]
 }
 
-// jsonRecord makes a record JSON-safe: non-finite numbers (a diverged loss) become null.
-func jsonRecord(r sessions.Record) map[string]any {
+// jsonRecord is a record as a JSON object (non-finite numbers, a diverged loss, as null:
+// sessions.Record encodes them so).
+func jsonRecord(r sessions.Record) (map[string]any, error) {
 	b, err := json.Marshal(r)
-	if err == nil {
-		var m map[string]any
-		if json.Unmarshal(b, &m) == nil {
-			return m
-		}
+	if err != nil {
+		return nil, fmt.Errorf("export: record at step %d: %w", r.Step, err)
 	}
-	fin := func(x float64) any {
-		if x != x || x > 1e308 || x < -1e308 {
-			return nil
-		}
-		return x
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("export: record at step %d: %w", r.Step, err)
 	}
-	m := map[string]any{"step": r.Step, "wall_s": fin(r.WallS), "loss": fin(r.Loss), "lr": fin(r.LR), "grad_norm": fin(r.GradNorm),
-		"steps_per_s": fin(r.StepsPerS), "state": r.State, "message": r.Message}
-	if e := r.Eval; e != nil {
-		m["eval"] = map[string]any{"bit_error_position": fin(e.BitErrorPosition), "bit_error_sample": fin(e.BitErrorSample),
-			"kl_bits": fin(e.KLBits), "tvd": fin(e.TVD), "accuracy": fin(e.Accuracy), "ablated": e.Ablated}
-	}
-	return m
+	return m, nil
 }
 
 // exportEvents writes the operator events (pause, resume, stop, head switches) in order.
