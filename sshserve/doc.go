@@ -9,7 +9,8 @@
 // with none it lists the recent runs to replay read-only.
 //
 // Admission: public keys only, those listed in an OpenSSH authorized_keys file (re-read
-// when it changes). A key whose options field holds OperatorOption ("windtunnel-operator")
+// when it changes). A key whose options field holds OperatorOption ("windtunnel-operator",
+// bare or ="true"; ="false" or a value it does not understand leaves the key read-only)
 // may operate a live run (pause, stop, toggle heads); every event it sends carries
 // Event.By = "ssh:" + its SHA256 fingerprint, so the session records who sent it. Other keys
 // watch read-only: their sends fail with ErrNotOperator, which the dashboard's status line
