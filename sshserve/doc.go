@@ -21,10 +21,13 @@
 // subsystems (a command gets a message and exit status 1), no port or X11 forwarding (an
 // agent request is acknowledged by the SSH library, but no agent channel is ever opened), a
 // terminal required; connections idle for Config.IdleTimeout are closed, and sessions are
-// bounded per key (Config.MaxSessionsPerKey) and in all (Config.MaxSessions). HostKey loads
-// the server's key or generates one (ed25519, mode 0600).
+// bounded per key (Config.MaxSessionsPerKey) and in all (Config.MaxSessions). Connections
+// not yet authenticated are bounded apart (Config.MaxStartups, MaxStartupsPerSource) and
+// closed after Config.LoginGraceTime, so they cannot take the authenticated ones' places.
+// HostKey loads the server's key or generates one (ed25519, mode 0600).
 //
-// Files: server.go (Config, Server, the connection gate), keys.go (authorized keys),
+// Files: server.go (Config, Server, the session gate), conns.go (the connection gates
+// before and after authentication), keys.go (authorized keys),
 // hostkey.go (host key and default paths), session.go (one viewer: its feed, renderer and
 // program), picker.go (the run picker in front of the dashboard).
 package sshserve
