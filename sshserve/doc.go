@@ -1,8 +1,9 @@
 // Package sshserve shows the windtunnel dashboard over SSH (`windtunnel serve`), built on
 // charmbracelet/wish and its bubbletea middleware. Every connection gets its own dashboard
-// program, drawn at its own terminal size (window changes resize it) and in its own colour
-// profile (a lipgloss renderer per session, from the terminal type and environment the
-// client sent; the client's terminal is never queried).
+// program, drawn at its own terminal size (window changes resize it; at most
+// MaxWidth×MaxHeight, so that no viewer can make the server draw and hold huge frames) and
+// in its own colour profile (a lipgloss renderer per session, from the terminal type and
+// environment the client sent; the client's terminal is never queried).
 //
 // Runs come from a Source, so the package knows nothing of how a live run is reached: with
 // one live run a viewer goes straight to its dashboard, with several a picker lists them,
@@ -28,6 +29,6 @@
 //
 // Files: server.go (Config, Server, the session gate), conns.go (the connection gates
 // before and after authentication), keys.go (authorized keys),
-// hostkey.go (host key and default paths), session.go (one viewer: its feed, renderer and
+// hostkey.go (host key and default paths), window.go (the size bound), session.go (one viewer: its feed, renderer and
 // program), picker.go (the run picker in front of the dashboard).
 package sshserve
