@@ -13,7 +13,9 @@
 // when it changes). A key whose options field holds OperatorOption ("windtunnel-operator",
 // bare or ="true"; ="false" or a value it does not understand leaves the key read-only)
 // may operate a live run (pause, stop, toggle heads); every event it sends carries
-// Event.By = "ssh:" + its SHA256 fingerprint, so the session records who sent it. Other keys
+// Event.By = "ssh:" + its SHA256 fingerprint, so the session records who sent it (a run
+// reached through its control socket records it after the socket client's own identity;
+// see relay). Other keys
 // watch read-only: their sends fail with ErrNotOperator, which the dashboard's status line
 // shows. Lines with options the server cannot honour (from=, command=, cert-authority, ...)
 // are skipped rather than admitted without their restriction.
