@@ -21,6 +21,9 @@ func idleConns(t *testing.T, addr, from string, n int) (admitted []net.Conn, ref
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: waitLimit}
 	for range n {
 		c, err := d.Dial("tcp", addr)
+		if err != nil && strings.Contains(err.Error(), "assign requested address") {
+			t.Skipf("cannot dial from %s here (only Linux routes all of 127.0.0.0/8 to lo): %v", from, err)
+		}
 		if err != nil {
 			t.Fatalf("dial from %s: %v", from, err)
 		}
