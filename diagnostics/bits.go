@@ -84,59 +84,75 @@ func ScoreInto(s *Scores, q, p []float64, n, positions, classes int) error {
 	pc.TVD = resize(pc.TVD, positions)
 	pc.Accuracy = resize(pc.Accuracy, positions)
 
-	var sampleErr float64 // Σ |H(q) − H(p*)| in nats
-	off := 0
-	for range n {
-		for j := range positions {
-			qd := q[off : off+classes : off+classes]
-			pd := p[off : off+classes : off+classes]
-			off += classes
-
-			// All sums in nats; converted to bits at the end.
-			var hq, hp, kl, tv float64
-			qArg, qMax := 0, math.Inf(-1)
-			pMax := math.Inf(-1)
-			for c, qi := range qd {
-				pi := pd[c]
-				lq := math.Log(max(qi, KLFloor))
-				if qi > 0 {
-					if qi >= KLFloor {
-						hq -= qi * lq
-					} else {
-						hq -= qi * math.Log(qi)
-					}
-				} else if qi != qi { // NaN
-					hq = math.NaN()
-				}
-				if !(pi <= 0) { // also true for NaN, which then propagates
-					lp := math.Log(pi)
-					hp -= pi * lp
-					kl += pi * (lp - lq)
-				}
-				tv += math.Abs(pi - qi)
-				if qi > qMax {
-					qArg, qMax = c, qi
-				}
-				if pi > pMax {
-					pMax = pi
-				}
-			}
-			hq *= invLn2
-			hp *= invLn2
-			kl *= invLn2
-			tv *= 0.5
-
-			pc.ModelEntropy[j] += hq
-			pc.BayesEntropy[j] += hp
-			pc.KLBits[j] += kl
-			pc.TVD[j] += tv
-			if pd[qArg] >= pMax-MAPTolerance {
-				pc.Accuracy[j]++
-			}
-			sampleErr += math.Abs(hq - hp)
-		}
+	var sampleErr float64 // Σ |H(q) − H(p*)| in bits
+	stride := positions * classes
+	for i := range n {
+		off := i * stride
+		addSequence(pc, &sampleErr, q[off:off+stride], p[off:off+stride], positions, classes)
 	}
+	finish(s, sampleErr, n, positions)
+	return nil
+}
 
+// addSequence adds one sequence's scores (q and p positions×classes, flat) to the running
+// sums in pc and its |H(q) − H(p*)| at each position, in bits, to *sampleErr (one running
+// sum, in the same order whether the sequences come at once or one by one).
+func addSequence(pc *PositionCurves, sampleErr *float64, q, p []float64, positions, classes int) {
+	off := 0
+	for j := range positions {
+		qd := q[off : off+classes : off+classes]
+		pd := p[off : off+classes : off+classes]
+		off += classes
+
+		// All sums in nats; converted to bits at the end.
+		var hq, hp, kl, tv float64
+		qArg, qMax := 0, math.Inf(-1)
+		pMax := math.Inf(-1)
+		for c, qi := range qd {
+			pi := pd[c]
+			lq := math.Log(max(qi, KLFloor))
+			if qi > 0 {
+				if qi >= KLFloor {
+					hq -= qi * lq
+				} else {
+					hq -= qi * math.Log(qi)
+				}
+			} else if qi != qi { // NaN
+				hq = math.NaN()
+			}
+			if !(pi <= 0) { // also true for NaN, which then propagates
+				lp := math.Log(pi)
+				hp -= pi * lp
+				kl += pi * (lp - lq)
+			}
+			tv += math.Abs(pi - qi)
+			if qi > qMax {
+				qArg, qMax = c, qi
+			}
+			if pi > pMax {
+				pMax = pi
+			}
+		}
+		hq *= invLn2
+		hp *= invLn2
+		kl *= invLn2
+		tv *= 0.5
+
+		pc.ModelEntropy[j] += hq
+		pc.BayesEntropy[j] += hp
+		pc.KLBits[j] += kl
+		pc.TVD[j] += tv
+		if pd[qArg] >= pMax-MAPTolerance {
+			pc.Accuracy[j]++
+		}
+		*sampleErr += math.Abs(hq - hp)
+	}
+}
+
+// finish turns the running sums in s.PerPosition over n sequences into means and fills in
+// the overall scores.
+func finish(s *Scores, sampleErr float64, n, positions int) {
+	pc := &s.PerPosition
 	invN := 1 / float64(n)
 	var posErr, klSum, tvSum, accSum float64
 	for j := range positions {
@@ -157,7 +173,6 @@ func ScoreInto(s *Scores, q, p []float64, n, positions, classes int) error {
 	s.KLBits = klSum * invP
 	s.TVD = tvSum * invP
 	s.Accuracy = accSum * invP
-	return nil
 }
 
 // checkSizes validates the sizes and the lengths of q and p for op.

@@ -1,6 +1,7 @@
 // Package diagnostics computes how far a network's predictions are from the exact
 // Bayesian posterior, in bits (Score: bit error both ways, KL, TVD, accuracy, per-position
-// curves; Entropy is the one entropy-in-bits function), and the geometry of its attention
+// curves; Accumulator: the same, bit for bit, one sequence at a time in constant memory;
+// Entropy is the one entropy-in-bits function), and the geometry of its attention
 // and residual stream. It takes plain slices, never gorgonia nodes, and imports no other
 // package of the project.
 //

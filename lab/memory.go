@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -40,11 +39,13 @@ func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 type MemoryError struct {
 	Need      Memory
 	Available int64
+	// Source is the limit that leaves the least room (see AvailableMemoryFrom).
+	Source string
 }
 
 func (e *MemoryError) Error() string {
-	return fmt.Sprintf("lab: the run needs %s but %s is available (MemAvailable): make the model, batch or probe set smaller",
-		e.Need, gib(e.Available))
+	return fmt.Sprintf("lab: the run needs %s but %s is available (%s): make the model, batch or probe set smaller",
+		e.Need, gib(e.Available), e.Source)
 }
 
 // activationFloats is the per-token, per-layer count of values a model keeps for its
@@ -105,28 +106,38 @@ func (c Config) MemoryEstimate() (Memory, error) {
 	return m, nil
 }
 
-// CheckMemory refuses a run whose estimate exceeds available bytes (a *MemoryError); with
-// available ≤ 0 (unknown) it refuses nothing.
+// CheckMemory refuses a run whose estimate exceeds available bytes of MemAvailable (a
+// *MemoryError); with available ≤ 0 (unknown) it refuses nothing.
 func (c Config) CheckMemory(available int64) error {
+	return c.CheckMemoryIn(available, "MemAvailable")
+}
+
+// CheckMemoryIn is CheckMemory with the limit the available bytes come from, for the error.
+func (c Config) CheckMemoryIn(available int64, source string) error {
 	m, err := c.MemoryEstimate()
 	if err != nil {
 		return err
 	}
 	if available > 0 && m.Total > available {
-		return &MemoryError{Need: m, Available: available}
+		return &MemoryError{Need: m, Available: available, Source: source}
 	}
 	return nil
 }
 
-// AvailableMemory is MemAvailable from /proc/meminfo in bytes, or 0 when it cannot be read
-// (not Linux, no /proc): then no run is refused for its size.
+// AvailableMemory is the memory a run can still use, in bytes: the least of MemAvailable
+// (/proc/meminfo), the room under the memory limits of the process's cgroups (v2
+// memory.max, v1 memory.limit_in_bytes, less what they use) and under RLIMIT_AS (less the
+// address space in use); 0 when none can be read (not Linux, no /proc, no limit): then no
+// run is refused for its size.
 func AvailableMemory() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	return memAvailable(f)
+	n, _ := AvailableMemoryFrom()
+	return n
+}
+
+// AvailableMemoryFrom is AvailableMemory and the limit it comes from ("MemAvailable",
+// "cgroup memory.max", "cgroup memory.limit_in_bytes", "RLIMIT_AS (ulimit -v)").
+func AvailableMemoryFrom() (int64, string) {
+	return memSources{root: "/", rlimitAS: rlimitAS}.available()
 }
 
 // memAvailable parses the MemAvailable line of a /proc/meminfo ("MemAvailable: 123 kB").

@@ -90,7 +90,7 @@ func New(cfg Config) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := cfg.CheckMemory(AvailableMemory()); err != nil {
+	if err := cfg.CheckMemoryIn(AvailableMemoryFrom()); err != nil {
 		return nil, err
 	}
 	tn, err := tunnels.New(cfg.Task, cfg.Tunnel)

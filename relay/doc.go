@@ -15,7 +15,9 @@
 // operator event with Step > after, first those already recorded, then as they happen, and
 // an end message when the run ends) and send operator events (send, answered by an ack with
 // the same id), which the server hands to the Live's Control exactly as the local dashboard
-// does; the trainer records them in the session. A client that only wants the hello (ls)
+// does; the trainer records them in the session. Their Event.By is the client as the kernel
+// knows it (Peer.By: "local:uid=U,pid=P"), never what the client claims: a claim (serve
+// names its SSH viewer's key) is kept after " for ", cleaned and cut. A client that only wants the hello (ls)
 // closes the connection. Messages from a client are bounded by MaxRequest and those from the
 // server by MaxMessage; a client that sends a malformed or oversized message is dropped, and
 // one that does not read (a write times out after WriteTimeout) is dropped too. The trainer

@@ -146,7 +146,7 @@ func (s *Server) add(uc *net.UnixConn) {
 		uc.Close()
 		return
 	}
-	c := &conn{s: s, nc: uc, by: fmt.Sprintf("attach:pid=%d", p.PID), done: make(chan struct{})}
+	c := &conn{s: s, nc: uc, by: p.By(), done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -228,7 +228,7 @@ func (s *Server) hello() *Hello {
 type conn struct {
 	s    *Server
 	nc   *net.UnixConn
-	by   string // Event.By for events the client sends without one
+	by   string // who the client is (Peer.By): every event it sends is recorded as by it
 	wmu  sync.Mutex
 	once sync.Once
 	done chan struct{}
@@ -298,9 +298,7 @@ func (c *conn) serve() {
 				return
 			}
 			e := *m.Event
-			if e.By == "" {
-				e.By = c.by
-			}
+			e.By = byFor(c.by, e.By) // what the client claims is never taken alone
 			ack := Message{Type: TypeAck, ID: m.ID}
 			if err := c.s.live.Send(e); err != nil {
 				ack.Error = err.Error()

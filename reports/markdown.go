@@ -31,7 +31,11 @@ func Write(paths []string, dir string, opt Options) (Report, string, error) {
 		return Report{}, "", err
 	}
 	if len(runs) == 0 {
-		return Report{}, "", fmt.Errorf("report: no finished sessions in %s", strings.Join(paths, ", "))
+		why := ""
+		if len(skipped) > 0 { // say why each was skipped (unreadable, not finished)
+			why = "\n  skipped " + strings.Join(skipped, "\n  skipped ")
+		}
+		return Report{}, "", fmt.Errorf("report: no finished sessions in %s%s", strings.Join(paths, ", "), why)
 	}
 	rep := Build(runs, skipped)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

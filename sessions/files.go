@@ -18,7 +18,7 @@ import (
 // walMode reports whether the file's header says it is in WAL mode (its read and write
 // format versions are 2).
 func walMode(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return false, err
 	}
@@ -30,10 +30,10 @@ func walMode(path string) (bool, error) {
 	return head[18] == 2 && head[19] == 2, nil
 }
 
-// exists reports whether a file is at path.
+// exists reports whether a regular file (not a link, a FIFO, ...) is at path.
 func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // readDSN is the data source name a Reader opens path with: read-only, and immutable when

@@ -20,12 +20,20 @@ type fileLock struct {
 
 // acquireLock takes the session's lock file without waiting: a *LockError naming the
 // holder when a live writer has it. The lock file is created if missing; one left by a
-// dead writer is reused.
+// dead writer is reused. A symbolic link at the lock path is refused (ErrSymlink), never
+// followed, and so is anything but a regular file (ErrNotRegular): in a shared directory
+// another user could otherwise make the writer truncate a file of its user's.
 func acquireLock(path string) (*fileLock, error) {
 	lp := lockPath(path)
 	for range 10 {
-		f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, FileMode)
+		f, err := openRegular(lp, os.O_RDWR|os.O_CREATE, FileMode, true)
 		if err != nil {
+			if errors.Is(err, ErrSymlink) {
+				return nil, fmt.Errorf("sessions: lock %s: %s %w", path, lp, err)
+			}
+			if errors.Is(err, ErrNotRegular) {
+				return nil, fmt.Errorf("sessions: lock %s: %s: %w", path, lp, err)
+			}
 			return nil, fmt.Errorf("sessions: lock %s: %w", path, err)
 		}
 		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
@@ -49,26 +57,30 @@ func acquireLock(path string) (*fileLock, error) {
 	return nil, fmt.Errorf("sessions: lock %s: %s keeps changing", path, lp)
 }
 
-// sameFile reports whether f is still the file at path.
+// sameFile reports whether f is still the file at path (a link now at path is not).
 func sameFile(f *os.File, path string) bool {
 	a, err := f.Stat()
 	if err != nil {
 		return false
 	}
-	b, err := os.Stat(path)
+	b, err := os.Lstat(path)
 	if err != nil {
 		return false
 	}
 	return os.SameFile(a, b)
 }
 
-// readPid is the pid written in a lock file, or 0.
+// readPid is the pid written in a lock file, or 0 (also for a link or a file that is not
+// regular, which it does not read).
 func readPid(lp string) int {
-	b, err := os.ReadFile(lp)
+	f, err := openRegular(lp, os.O_RDONLY, 0, true)
 	if err != nil {
 		return 0
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	defer f.Close()
+	b := make([]byte, 32)
+	k, _ := f.Read(b)
+	n, err := strconv.Atoi(strings.TrimSpace(string(b[:k])))
 	if err != nil {
 		return 0
 	}

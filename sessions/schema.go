@@ -88,8 +88,18 @@ func openError(op, path string, err error) error {
 }
 
 // checkFile rejects what is plainly not a complete SQLite file before the driver sees it.
+// It is where every Reader and Writer of an existing session first opens it: anything but
+// a regular file (a FIFO, whose open would wait for a writer forever, a device, a socket)
+// is refused with ErrNotRegular without blocking, a directory with ErrNotSession, and so
+// are a log or index beside it (path-wal, path-shm) that are not regular files, which
+// SQLite would open next.
 func checkFile(path string) error {
-	f, err := os.Open(path)
+	f, err := openRegular(path, os.O_RDONLY, 0, false)
+	if errors.Is(err, ErrNotRegular) {
+		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			return fmt.Errorf("%w: is a directory", ErrNotSession)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -98,8 +108,10 @@ func checkFile(path string) error {
 	if err != nil {
 		return err
 	}
-	if st.IsDir() {
-		return fmt.Errorf("%w: is a directory", ErrNotSession)
+	for _, side := range []string{path + "-wal", path + "-shm"} {
+		if sst, err := os.Lstat(side); err == nil && !sst.Mode().IsRegular() {
+			return fmt.Errorf("%s: %w (%s)", side, ErrNotRegular, kindOf(sst.Mode()))
+		}
 	}
 	head := make([]byte, 100)
 	if n, _ := f.Read(head); n < 100 || string(head[:16]) != sqliteMagic {

@@ -33,6 +33,7 @@ const DefaultInterval = time.Second
 // self-contained file.
 type Writer struct {
 	path     string
+	ident    os.FileInfo // the file as opened: present checks the path still names it
 	db       *sql.DB
 	lock     *fileLock
 	interval time.Duration
@@ -79,7 +80,13 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 		lock.release()
 		return nil, fmt.Errorf("sessions: create %s: %w", path, err)
 	}
+	ident, err := f.Stat()
 	f.Close()
+	if err != nil {
+		os.Remove(path)
+		lock.release()
+		return nil, fmt.Errorf("sessions: create %s: %w", path, err)
+	}
 	db, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		os.Remove(path)
@@ -112,7 +119,7 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 		lock.release()
 		return nil, fmt.Errorf("sessions: create %s: %w", path, err)
 	}
-	return start(path, db, lock, opt), nil
+	return start(path, ident, db, lock, opt), nil
 }
 
 // Append reopens an existing session to continue it after step: records, events and
@@ -131,6 +138,11 @@ func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
 	lock, err := acquireLock(path)
 	if err != nil {
 		return nil, Meta{}, err
+	}
+	ident, err := os.Stat(path)
+	if err != nil {
+		lock.release()
+		return nil, Meta{}, openError("open", path, err)
 	}
 	db, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
@@ -167,14 +179,14 @@ func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
 		return nil, Meta{}, fmt.Errorf("sessions: open %s: %w", path, err)
 	}
 	meta.Path = path
-	return start(path, db, lock, opt), meta, nil
+	return start(path, ident, db, lock, opt), meta, nil
 }
 
-func start(path string, db *sql.DB, lock *fileLock, opt WriterOptions) *Writer {
+func start(path string, ident os.FileInfo, db *sql.DB, lock *fileLock, opt WriterOptions) *Writer {
 	if opt.Interval <= 0 {
 		opt.Interval = DefaultInterval
 	}
-	w := &Writer{path: path, db: db, lock: lock, interval: opt.Interval,
+	w := &Writer{path: path, ident: ident, db: db, lock: lock, interval: opt.Interval,
 		kick: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
 	go w.loop()
 	return w
@@ -236,7 +248,8 @@ func (w *Writer) Checkpoint(c *Checkpoint) {
 	}
 }
 
-// Err returns the first write error, if any (the writer stops writing after one).
+// Err returns the first write error, if any (the writer stops writing after one); one
+// wrapping ErrGone when the session file was removed or replaced.
 func (w *Writer) Err() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -278,10 +291,16 @@ func (w *Writer) flush() {
 	w.recs, w.events, w.ckpts = nil, nil, nil
 	failed := w.err != nil
 	w.mu.Unlock()
-	if failed || len(recs)+len(events)+len(ckpts) == 0 {
+	if failed {
 		return
 	}
-	err := inTx(w.db, func(tx *sql.Tx) error { return writeAll(tx, recs, events, ckpts) })
+	err := w.present()
+	if err == nil && len(recs)+len(events)+len(ckpts) == 0 {
+		return
+	}
+	if err == nil {
+		err = inTx(w.db, func(tx *sql.Tx) error { return writeAll(tx, recs, events, ckpts) })
+	}
 	w.mu.Lock()
 	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("sessions: write %s: %w", w.path, err)

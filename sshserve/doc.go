@@ -1,17 +1,21 @@
 // Package sshserve shows the windtunnel dashboard over SSH (`windtunnel serve`), built on
 // charmbracelet/wish and its bubbletea middleware. Every connection gets its own dashboard
-// program, drawn at its own terminal size (window changes resize it) and in its own colour
-// profile (a lipgloss renderer per session, from the terminal type and environment the
-// client sent; the client's terminal is never queried).
+// program, drawn at its own terminal size (window changes resize it; at most
+// MaxWidth×MaxHeight, so that no viewer can make the server draw and hold huge frames) and
+// in its own colour profile (a lipgloss renderer per session, from the terminal type and
+// environment the client sent; the client's terminal is never queried).
 //
 // Runs come from a Source, so the package knows nothing of how a live run is reached: with
 // one live run a viewer goes straight to its dashboard, with several a picker lists them,
 // with none it lists the recent runs to replay read-only.
 //
 // Admission: public keys only, those listed in an OpenSSH authorized_keys file (re-read
-// when it changes). A key whose options field holds OperatorOption ("windtunnel-operator")
+// when it changes). A key whose options field holds OperatorOption ("windtunnel-operator",
+// bare or ="true"; ="false" or a value it does not understand leaves the key read-only)
 // may operate a live run (pause, stop, toggle heads); every event it sends carries
-// Event.By = "ssh:" + its SHA256 fingerprint, so the session records who sent it. Other keys
+// Event.By = "ssh:" + its SHA256 fingerprint, so the session records who sent it (a run
+// reached through its control socket records it after the socket client's own identity;
+// see relay). Other keys
 // watch read-only: their sends fail with ErrNotOperator, which the dashboard's status line
 // shows. Lines with options the server cannot honour (from=, command=, cert-authority, ...)
 // are skipped rather than admitted without their restriction.
@@ -20,10 +24,13 @@
 // subsystems (a command gets a message and exit status 1), no port or X11 forwarding (an
 // agent request is acknowledged by the SSH library, but no agent channel is ever opened), a
 // terminal required; connections idle for Config.IdleTimeout are closed, and sessions are
-// bounded per key (Config.MaxSessionsPerKey) and in all (Config.MaxSessions). HostKey loads
-// the server's key or generates one (ed25519, mode 0600).
+// bounded per key (Config.MaxSessionsPerKey) and in all (Config.MaxSessions). Connections
+// not yet authenticated are bounded apart (Config.MaxStartups, MaxStartupsPerSource) and
+// closed after Config.LoginGraceTime, so they cannot take the authenticated ones' places.
+// HostKey loads the server's key or generates one (ed25519, mode 0600).
 //
-// Files: server.go (Config, Server, the connection gate), keys.go (authorized keys),
-// hostkey.go (host key and default paths), session.go (one viewer: its feed, renderer and
+// Files: server.go (Config, Server, the session gate), conns.go (the connection gates
+// before and after authentication), keys.go (authorized keys),
+// hostkey.go (host key and default paths), window.go (the size bound), session.go (one viewer: its feed, renderer and
 // program), picker.go (the run picker in front of the dashboard).
 package sshserve

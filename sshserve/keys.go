@@ -13,8 +13,30 @@ import (
 )
 
 // OperatorOption, in the options field of an authorized_keys line, lets the key's holder
-// operate a live run (pause, stop, toggle heads); keys without it watch read-only.
+// operate a live run (pause, stop, toggle heads); keys without it watch read-only. It
+// grants only bare or with an explicitly true value (windtunnel-operator="true", "yes" or
+// "1"); an explicitly false value ("false", "no", "0") or one it does not understand
+// leaves the key read-only, the latter with a note.
 const OperatorOption = "windtunnel-operator"
+
+// operatorValue reads OperatorOption's value (everything after "=", quotes and all; has
+// reports whether there was one): whether it grants, and whether it was understood.
+func operatorValue(value string, has bool) (grant, understood bool) {
+	if !has {
+		return true, true
+	}
+	v := strings.TrimSpace(value)
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		v = v[1 : len(v)-1]
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "1":
+		return true, true
+	case "false", "no", "0":
+		return false, true
+	}
+	return false, false
+}
 
 // harmless reports whether an OpenSSH option only forbids what the server never allows
 // anyway; a line carrying it is admitted as if it were absent.
@@ -32,7 +54,7 @@ type Key struct {
 	Key gossh.PublicKey
 	// Comment is the line's comment (usually who holds the key).
 	Comment string
-	// Operator reports whether the line carries OperatorOption.
+	// Operator reports whether the line carries OperatorOption, bare or true.
 	Operator bool
 	// Fingerprint is the key's SHA256 fingerprint ("SHA256:...").
 	Fingerprint string
@@ -63,11 +85,18 @@ func ParseAuthorizedKeys(data []byte) ([]Key, []string) {
 		}
 		k := Key{Key: pk, Comment: comment, Fingerprint: gossh.FingerprintSHA256(pk)}
 		bad := ""
+		seenOperator := false
 		for _, o := range options {
-			name, _, _ := strings.Cut(o, "=")
+			name, value, has := strings.Cut(o, "=")
 			switch name = strings.ToLower(strings.TrimSpace(name)); {
 			case name == OperatorOption:
-				k.Operator = true
+				grant, understood := operatorValue(value, has)
+				if !understood {
+					notes = append(notes, fmt.Sprintf("line %d: option %s=%s not understood (bare, true or false): key %s watches read-only", n, OperatorOption, value, k.Fingerprint))
+				}
+				// Given more than once, every one must grant.
+				k.Operator = grant && (k.Operator || !seenOperator)
+				seenOperator = true
 			case harmless(name):
 			case bad == "":
 				bad = name

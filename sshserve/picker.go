@@ -59,6 +59,7 @@ func newPicker(ctx context.Context, src Source, v *viewer, opts tui.Options) pic
 		warn:   ns().Foreground(lipgloss.AdaptiveColor{Light: "160", Dark: "203"}).Bold(true),
 		live:   ns().Foreground(lipgloss.AdaptiveColor{Light: "28", Dark: "78"}),
 	}
+	opts.Width, opts.Height = clampWindow(opts.Width, opts.Height)
 	return picker{ctx: ctx, src: src, v: v, opts: opts, st: st}
 }
 
@@ -86,11 +87,13 @@ func (p picker) open(r Run) tea.Cmd {
 	}
 }
 
-// Update follows the terminal's size, moves through the list and opens the run picked;
+// Update follows the terminal's size (at most MaxWidth×MaxHeight), moves through the list and opens the run picked;
 // once a dashboard is open, it gets every message.
 func (p picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if ws, ok := msg.(tea.WindowSizeMsg); ok {
+		ws.Width, ws.Height = clampWindow(ws.Width, ws.Height) // what the client says, bounded
 		p.opts.Width, p.opts.Height = ws.Width, ws.Height
+		msg = ws
 	}
 	if p.dash != nil {
 		var cmd tea.Cmd

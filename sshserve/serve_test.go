@@ -246,3 +246,56 @@ func TestServeRenderer(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorOptionValues: the operator option grants only bare or explicitly true; false
+// and values it does not understand leave the key read-only (the latter with a note), as
+// does any false one among repeats. End to end, a key listed with windtunnel-operator="false"
+// opens the run read-only.
+func TestOperatorOptionValues(t *testing.T) {
+	s := newSigner(t)
+	for _, c := range []struct {
+		options  string
+		operator bool
+		notes    int
+	}{
+		{"", false, 0},
+		{OperatorOption, true, 0},
+		{"WINDTUNNEL-OPERATOR", true, 0},
+		{OperatorOption + `="true"`, true, 0},
+		{OperatorOption + `="yes"`, true, 0},
+		{OperatorOption + `="false"`, false, 0},
+		{OperatorOption + `="FALSE"`, false, 0},
+		{OperatorOption + `="0"`, false, 0},
+		{OperatorOption + `="no"`, false, 0},
+		{OperatorOption + `=""`, false, 1},
+		{OperatorOption + `="maybe"`, false, 1},
+		{"restrict," + OperatorOption + `="false"`, false, 0},
+		{OperatorOption + "," + OperatorOption + `="false"`, false, 0},
+		{OperatorOption + `="false",` + OperatorOption, false, 0},
+	} {
+		keys, notes := ParseAuthorizedKeys([]byte(authorizedLine(s, c.options, "c@test")))
+		if len(keys) != 1 || keys[0].Operator != c.operator || len(notes) != c.notes {
+			t.Errorf("options %q: %d keys (operator %v), notes %q; want one key, operator %v, %d notes",
+				c.options, len(keys), len(keys) == 1 && keys[0].Operator, notes, c.operator, c.notes)
+		}
+	}
+
+	src := newFakeSource("bijection")
+	falseKey := newSigner(t)
+	akPath := filepath.Join(t.TempDir(), "authorized_keys")
+	if err := os.WriteFile(akPath, []byte(authorizedLine(falseKey, OperatorOption+`="false"`, "f@test")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr, host, _ := startServer(t, src, func(c *Config) { c.AuthorizedKeys = akPath })
+	cl, err := dial(t, addr, host, gossh.PublicKeys(falseKey))
+	if err != nil {
+		t.Fatalf("key refused: %v", err)
+	}
+	sc := openScreen(t, cl, "vt100", 100, 30)
+	sc.waitFor("LIVE training · bijection")
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if want := "run-1-bijection ssh:" + gossh.FingerprintSHA256(falseKey.PublicKey()) + " false"; len(src.opened) != 1 || src.opened[0] != want {
+		t.Errorf("Open calls %q, want [%q] (read-only)", src.opened, want)
+	}
+}

@@ -22,6 +22,9 @@ import (
 // Defaults of Config's limits.
 const (
 	DefaultIdleTimeout       = 30 * time.Minute
+	DefaultLoginGraceTime    = 20 * time.Second
+	DefaultMaxStartups       = 10
+	DefaultMaxStartupsPerSrc = 4
 	DefaultMaxSessionsPerKey = 4
 	DefaultMaxSessions       = 32
 )
@@ -66,9 +69,19 @@ type Config struct {
 	// IdleTimeout closes a connection with no traffic either way for that long
 	// (DefaultIdleTimeout if 0). A dashboard following a live run redraws as it trains.
 	IdleTimeout time.Duration
+	// LoginGraceTime closes a connection that has not authenticated that long after it
+	// was accepted (DefaultLoginGraceTime if 0), like OpenSSH's LoginGraceTime.
+	LoginGraceTime time.Duration
+	// MaxStartups bounds the connections not yet authenticated (DefaultMaxStartups if 0),
+	// like OpenSSH's MaxStartups: more are closed at once. They hold no authenticated
+	// slot, so connections that never log in cannot keep viewers out.
+	MaxStartups int
+	// MaxStartupsPerSource bounds those from one IP address (DefaultMaxStartupsPerSrc if
+	// 0), like OpenSSH's PerSourceMaxStartups, so one host cannot take them all.
+	MaxStartupsPerSource int
 	// MaxSessionsPerKey and MaxSessions bound the concurrent sessions of one key and of
 	// all keys (DefaultMaxSessionsPerKey, DefaultMaxSessions if 0); MaxSessions also bounds
-	// the open connections.
+	// the authenticated connections.
 	MaxSessionsPerKey, MaxSessions int
 	// Logger receives connections, refusals and operator actions (nil: discarded).
 	Logger *log.Logger
@@ -81,10 +94,12 @@ type Server struct {
 	keys *keyring
 	srv  *ssh.Server
 
-	mu       sync.Mutex
-	conns    int
-	sessions int
-	perKey   map[string]int
+	mu          sync.Mutex
+	preauth     int            // connections accepted and not yet authenticated
+	preauthFrom map[string]int // of those, by remote IP address
+	authed      int            // authenticated connections
+	sessions    int
+	perKey      map[string]int
 }
 
 // New builds a server from cfg; Serve starts it.
@@ -106,7 +121,16 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = DefaultMaxSessions
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, perKey: map[string]int{}}
+	if cfg.LoginGraceTime <= 0 {
+		cfg.LoginGraceTime = DefaultLoginGraceTime
+	}
+	if cfg.MaxStartups <= 0 {
+		cfg.MaxStartups = DefaultMaxStartups
+	}
+	if cfg.MaxStartupsPerSource <= 0 {
+		cfg.MaxStartupsPerSource = DefaultMaxStartupsPerSrc
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, perKey: map[string]int{}, preauthFrom: map[string]int{}}
 	if s.log == nil {
 		s.log = log.New(io.Discard, "", 0)
 	}
@@ -132,7 +156,7 @@ func New(cfg Config) (*Server, error) {
 	srv.RequestHandlers = map[string]ssh.RequestHandler{}
 	srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{}
 	srv.LocalPortForwardingCallback, srv.ReversePortForwardingCallback = nil, nil
-	srv.ServerConfigCallback = func(ssh.Context) *gossh.ServerConfig { return &gossh.ServerConfig{MaxAuthTries: 6} }
+	srv.ServerConfigCallback = s.serverConfig
 	srv.ConnCallback = s.admitConn
 	s.srv = srv
 	return s, nil
@@ -184,35 +208,6 @@ func (s *Server) admit(ctx ssh.Context, pk ssh.PublicKey) bool {
 	}
 	s.log.Printf("serve: refused key %s (%s) from %s", gossh.FingerprintSHA256(pk), pk.Type(), ctx.RemoteAddr())
 	return false
-}
-
-// admitConn bounds the open connections (before authentication) by MaxSessions.
-func (s *Server) admitConn(_ ssh.Context, c net.Conn) net.Conn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.conns >= s.cfg.MaxSessions {
-		s.log.Printf("serve: refused a connection from %s: %d open", c.RemoteAddr(), s.conns)
-		return nil
-	}
-	s.conns++
-	return &countedConn{Conn: c, release: func() {
-		s.mu.Lock()
-		s.conns--
-		s.mu.Unlock()
-	}}
-}
-
-// countedConn runs release once when closed.
-type countedConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-// Close closes the connection and releases its slot.
-func (c *countedConn) Close() error {
-	c.once.Do(c.release)
-	return c.Conn.Close()
 }
 
 // acquire takes a session slot for a key, or says why there is none.

@@ -76,9 +76,9 @@ func runDetached(ctx context.Context, f *runFlags, fs *pflag.FlagSet, stdout io.
 		return fmt.Errorf("run --detach: %w", err)
 	}
 	logPath := session + ".log"
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, sessions.FileMode)
+	logf, err := sessions.OpenLog(logPath) // a link planted there is refused, not followed
 	if err != nil {
-		return fmt.Errorf("run --detach: log: %w", err)
+		return fmt.Errorf("run --detach: %w", err)
 	}
 	defer logf.Close()
 	null, err := os.Open(os.DevNull)

@@ -20,13 +20,22 @@ import (
 // SIGXFSZ), a disk that fills up, without root or a small file system.
 const fsizeEnv = "WINDTUNNEL_TEST_FSIZE"
 
-func limitChildFileSize() {
-	n, err := strconv.ParseUint(os.Getenv(fsizeEnv), 10, 64)
-	if err != nil {
-		return
-	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
-		panic(err)
+// asEnv asks the child to limit its address space (RLIMIT_AS, in bytes), as ulimit -v does.
+const asEnv = "WINDTUNNEL_TEST_AS"
+
+// limitChild sets the child's limits asked for by fsizeEnv and asEnv.
+func limitChild() {
+	for _, l := range []struct {
+		env      string
+		resource int
+	}{{fsizeEnv, syscall.RLIMIT_FSIZE}, {asEnv, syscall.RLIMIT_AS}} {
+		n, err := strconv.ParseUint(os.Getenv(l.env), 10, 64)
+		if err != nil {
+			continue
+		}
+		if err := syscall.Setrlimit(l.resource, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+			panic(err)
+		}
 	}
 }
 

@@ -2,6 +2,6 @@
 
 package main
 
-// limitChildFileSize does nothing where RLIMIT_FSIZE is not used (the disk-full test is
-// Linux-only).
-func limitChildFileSize() {}
+// limitChild does nothing where the child's limits are not used (the disk-full and
+// address-space tests are Linux-only).
+func limitChild() {}

@@ -85,9 +85,9 @@ func openViewerLog(session string) (*log.Logger, func(), error) {
 	if err := os.MkdirAll(dir, sessions.DirMode); err != nil {
 		return nil, nil, fmt.Errorf("log: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, filepath.Base(session)+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, sessions.FileMode)
+	f, err := sessions.OpenLog(filepath.Join(dir, filepath.Base(session)+".log"))
 	if err != nil {
-		return nil, nil, fmt.Errorf("log: %w", err)
+		return nil, nil, err
 	}
 	prefix := fmt.Sprintf("[%d] ", os.Getpid())
 	return log.New(f, prefix, log.LstdFlags|log.Lmicroseconds), func() { f.Close() }, nil

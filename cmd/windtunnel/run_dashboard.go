@@ -16,9 +16,9 @@ import (
 
 // openLog opens the dashboard's log file next to the session (never the terminal).
 func openLog(session string) (*log.Logger, func(), error) {
-	f, err := os.OpenFile(session+".log", os.O_CREATE|os.O_APPEND|os.O_WRONLY, sessions.FileMode)
+	f, err := sessions.OpenLog(session + ".log") // a link planted there is refused, not followed
 	if err != nil {
-		return nil, nil, fmt.Errorf("log: %w", err)
+		return nil, nil, err
 	}
 	return log.New(f, "", log.LstdFlags|log.Lmicroseconds), func() { f.Close() }, nil
 }

@@ -148,15 +148,17 @@ func quoteNonFinite(b []byte) []byte {
 	return out
 }
 
-// scoreStream reads every line of r, checks it against the tunnel and scores it. Without
-// an explicit --task the first line's task field names the tunnel.
+// scoreStream reads every line of r, checks it against the tunnel and scores it as it goes
+// (diagnostics.Accumulator: memory does not grow with the number of lines). Without an
+// explicit --task the first line's task field names the tunnel.
 func scoreStream(r io.Reader, tf *tunnelFlags, explicit, logits bool) (scoreResult, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxScoreLine)
 	var (
 		t          tunnels.Tunnel
-		P, C, n    int
-		q, p       []float64
+		P, C       int
+		acc        *diagnostics.Accumulator
+		q, p       []float64 // one sequence's rows, reused
 		seq        tunnels.Sequence
 		lineNo     int
 		wantPos    []int
@@ -190,6 +192,9 @@ func scoreStream(r io.Reader, tf *tunnelFlags, explicit, logits bool) (scoreResu
 				return scoreResult{}, fail("%v", err)
 			}
 			wantPos, P, C = t.Positions(), len(t.Positions()), t.Classes()
+			if acc, err = diagnostics.NewAccumulator(P, C); err != nil {
+				return scoreResult{}, fail("%v", err)
+			}
 		}
 		if ln.Task != "" && ln.Task != t.Name() {
 			return scoreResult{}, fail("task %q, but scoring %s", ln.Task, t.Name())
@@ -209,6 +214,7 @@ func scoreStream(r io.Reader, tf *tunnelFlags, explicit, logits bool) (scoreResu
 		if len(ln.Model) != P {
 			return scoreResult{}, fail("\"model\" has %d positions, want %d", len(ln.Model), P)
 		}
+		q, p = q[:0], p[:0]
 		for j, row := range ln.Model {
 			if len(row) != C {
 				return scoreResult{}, fail("position %d: distribution of %d classes, want %d", j, len(row), C)
@@ -223,7 +229,9 @@ func scoreStream(r io.Reader, tf *tunnelFlags, explicit, logits bool) (scoreResu
 			q = append(q, classesRow...)
 			p = append(p, seq.Posterior[j]...)
 		}
-		n++
+		if err := acc.Add(q, p); err != nil {
+			return scoreResult{}, fail("%v", err)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -231,14 +239,14 @@ func scoreStream(r io.Reader, tf *tunnelFlags, explicit, logits bool) (scoreResu
 		}
 		return scoreResult{}, fmt.Errorf("score: read line %d: %w", lineNo+1, err)
 	}
-	if n == 0 {
+	if acc == nil || acc.Len() == 0 {
 		return scoreResult{}, fmt.Errorf("score: line %d: empty input: no sequences to score", lineNo)
 	}
-	s, err := diagnostics.Score(q, p, n, P, C)
+	s, err := acc.Scores()
 	if err != nil {
 		return scoreResult{}, fmt.Errorf("score: %w", err)
 	}
-	return scoreResult{Task: t.Name(), Sequences: n, Positions: wantPos, Classes: C, Scores: s}, nil
+	return scoreResult{Task: t.Name(), Sequences: acc.Len(), Positions: wantPos, Classes: C, Scores: s}, nil
 }
 
 // checkRow checks a model row and, with logits, turns it into probabilities in place.

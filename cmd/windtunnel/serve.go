@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,8 @@ const serveRecent = 20
 
 func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	var addr, keysPath, hostKeyPath, runsDir string
+	var grace time.Duration
+	var startups int
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the dashboard over SSH to the keys of an authorized-keys file (live runs, recent sessions)",
@@ -35,11 +38,21 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 			"size and colours. Only the public keys in the authorized-keys file (OpenSSH format) are admitted;\n" +
 			"a key whose options field is " + sshserve.OperatorOption + " may pause, stop and toggle heads,\n" +
 			"recorded in the session with its fingerprint; the others watch read-only. No passwords, commands\n" +
-			"or forwarding.",
+			"or forwarding.\n\n" +
+			"It listens on 127.0.0.1:2222, this machine only (reach it with ssh -L); --addr :2222 opens it to\n" +
+			"every interface. A connection must log in within --login-grace-time, and at most --max-startups\n" +
+			"(" + strconv.Itoa(sshserve.DefaultMaxStartupsPerSrc) + " from one address) may be logging in at once, so connections that never log in\n" +
+			"cannot keep viewers out.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				return usagef("--addr %q: want host:port or :port (%v)", addr, err)
+			}
+			if grace <= 0 {
+				return usagef("--login-grace-time %v: want a positive duration (20s)", grace)
+			}
+			if startups <= 0 {
+				return usagef("--max-startups %d: want at least 1", startups)
 			}
 			keys, err := serveKeysPath(keysPath)
 			if err != nil {
@@ -55,7 +68,7 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			logger := log.New(stderr, "", log.LstdFlags)
 			srv, err := sshserve.New(sshserve.Config{Source: runSource{sockets: sockets, runs: runsDir, log: logger},
-				AuthorizedKeys: keys, HostKey: host, Logger: logger})
+				AuthorizedKeys: keys, HostKey: host, Logger: logger, LoginGraceTime: grace, MaxStartups: startups})
 			if err != nil {
 				return err
 			}
@@ -67,7 +80,12 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 			fmt.Fprintf(stdout, "windtunnel serve: listening on %s\n", ln.Addr())
 			fmt.Fprintf(stdout, "host key   %s\n", srv.HostKeyFingerprint())
 			fmt.Fprintf(stdout, "keys       %s\n", keys)
-			fmt.Fprintf(stdout, "connect    ssh -p %s %s\n", port, hostName())
+			if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsLoopback() {
+				fmt.Fprintf(stdout, "connect    ssh -p %s localhost (this machine only: from elsewhere, ssh -L %s:localhost:%s %s first, or serve --addr :%s)\n",
+					port, port, port, hostName(), port)
+			} else {
+				fmt.Fprintf(stdout, "connect    ssh -p %s %s\n", port, hostName())
+			}
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
 			go func() {
@@ -78,7 +96,9 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	flags := cmd.Flags()
-	flags.StringVar(&addr, "addr", ":2222", "address to listen on (:2222 listens on every interface, 127.0.0.1:2222 on this machine only)")
+	flags.StringVar(&addr, "addr", "127.0.0.1:2222", "address to listen on (127.0.0.1:2222 this machine only; :2222 every interface)")
+	flags.DurationVar(&grace, "login-grace-time", sshserve.DefaultLoginGraceTime, "close a connection that has not logged in within this time")
+	flags.IntVar(&startups, "max-startups", sshserve.DefaultMaxStartups, "most connections logging in at once (more are closed)")
 	flags.StringVar(&keysPath, "authorized-keys", "", "OpenSSH authorized_keys file of the admitted keys; the option "+sshserve.OperatorOption+
 		" marks operators (default $XDG_CONFIG_HOME/windtunnel/authorized_keys)")
 	flags.StringVar(&hostKeyPath, "host-key", "", "the server's private key file (default $XDG_CONFIG_HOME/windtunnel/ssh_host_ed25519_key, generated on first start)")

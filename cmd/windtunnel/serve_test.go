@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"os"
@@ -79,7 +80,9 @@ func TestServeSource(t *testing.T) {
 	}
 	select {
 	case e := <-got:
-		if e.By != "ssh:SHA256:op" || e.Kind != sessions.EventHead || e.Layer != 1 {
+		// serve is a local client of the run's socket: the run records it as the kernel
+		// knows it, for the key it names.
+		if want := fmt.Sprintf("local:uid=%d,pid=%d for ssh:SHA256:op", os.Getuid(), os.Getpid()); e.By != want || e.Kind != sessions.EventHead || e.Layer != 1 {
 			t.Errorf("the trainer got %+v", e)
 		}
 	case <-time.After(10 * time.Second):
@@ -104,6 +107,10 @@ func TestServeFlags(t *testing.T) {
 	if err := os.WriteFile(keys, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// It listens on this machine only unless told otherwise.
+	if def := newServeCmd(io.Discard, io.Discard).Flags().Lookup("addr").DefValue; def != "127.0.0.1:2222" {
+		t.Errorf("--addr defaults to %q, want 127.0.0.1:2222", def)
+	}
 	for _, c := range []struct {
 		args []string
 		code int
@@ -111,6 +118,8 @@ func TestServeFlags(t *testing.T) {
 	}{
 		{[]string{"serve", "extra"}, 2, "no arguments"},
 		{[]string{"serve", "--addr", "2222"}, 2, "--addr"},
+		{[]string{"serve", "--login-grace-time", "0s"}, 2, "--login-grace-time"},
+		{[]string{"serve", "--max-startups", "0"}, 2, "--max-startups"},
 		{[]string{"serve", "--authorized-keys", filepath.Join(dir, "nope"), "--host-key", filepath.Join(dir, "hk")}, 1, "no authorized keys"},
 		{[]string{"serve", "--authorized-keys", keys, "--host-key", filepath.Join(dir, "hk")}, 1, "does not exist"},
 	} {
