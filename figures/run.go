@@ -97,11 +97,7 @@ func Load(path string) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("figures: load %s: %w", path, err)
 	}
-	for _, e := range evs {
-		if e.Eval != nil && len(e.Eval.Ablated) == 0 {
-			run.Evals = append(run.Evals, e)
-		}
-	}
+	run.Evals = sessions.WholeEvals(evs)
 	snap, step, err := r.Snapshot(-1)
 	if err != nil {
 		return Run{}, fmt.Errorf("figures: load %s: snapshot: %w", path, err)

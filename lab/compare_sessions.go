@@ -56,12 +56,11 @@ func ReadSessionRun(path string) (SessionRun, error) {
 	if ok {
 		out.Score.Steps, out.Score.WallS = last.Step, last.WallS
 	}
-	for i := len(evs) - 1; i >= 0; i-- {
-		if e := evs[i].Eval; len(e.Ablated) == 0 {
-			out.Score.Scores = diagnostics.Scores{BitErrorPosition: e.BitErrorPosition, BitErrorSample: e.BitErrorSample,
-				KLBits: e.KLBits, TVD: e.TVD, Accuracy: e.Accuracy}
-			return out, nil
-		}
+	if r, ok := sessions.LastWhole(evs); ok {
+		e := r.Eval
+		out.Score.Scores = diagnostics.Scores{BitErrorPosition: e.BitErrorPosition, BitErrorSample: e.BitErrorSample,
+			KLBits: e.KLBits, TVD: e.TVD, Accuracy: e.Accuracy}
+		return out, nil
 	}
 	return out, fmt.Errorf("lab: read %s: no evaluation recorded", path)
 }

@@ -212,13 +212,9 @@ func (s *Server) hello() *Hello {
 	if r, ok, _ := s.live.At(-1); ok {
 		h.Step, h.State = r.Step, r.State
 	}
-	if evs, _ := s.live.Evals(-1, 0); len(evs) > 0 {
-		for i := len(evs) - 1; i >= 0; i-- {
-			if e := evs[i].Eval; len(e.Ablated) == 0 {
-				h.BitError = sessions.Num(e.BitErrorPosition)
-				break
-			}
-		}
+	evs, _ := s.live.Evals(-1, 0)
+	if r, ok := sessions.LastWhole(evs); ok {
+		h.BitError = sessions.Num(r.Eval.BitErrorPosition)
 	}
 	return h
 }

@@ -211,7 +211,7 @@ func speedupRow(task string, base, arm cfgGroup) Row {
 }
 
 // curveAt is the value at the last point at or before step (the first point's before it).
-func curveAt(c []StepValue, step int) float64 {
+func curveAt(c []derived.StepValue, step int) float64 {
 	v := c[0].V
 	for _, p := range c {
 		if p.Step > step {
@@ -223,7 +223,7 @@ func curveAt(c []StepValue, step int) float64 {
 }
 
 // firstAtOrBelow is the first step whose value is at or below target (−1: none).
-func firstAtOrBelow(c []StepValue, target float64) int {
+func firstAtOrBelow(c []derived.StepValue, target float64) int {
 	for _, p := range c {
 		if p.V <= target {
 			return p.Step

@@ -25,7 +25,7 @@ func runOf(t *testing.T, valueLR float64, seed uint64, curve ...float64) Run {
 	r := Run{SessionRun: lab.SessionRun{Config: c, Score: lab.RunScore{Task: c.Task, Model: models.KindTransformer, Seed: seed, Key: key}},
 		File: "s.wtlab"}
 	for i, v := range curve {
-		r.Curve = append(r.Curve, StepValue{100 * (i + 1), v})
+		r.Curve = append(r.Curve, derived.StepValue{Step: 100 * (i + 1), V: v})
 	}
 	return r
 }

@@ -27,13 +27,7 @@ type Run struct {
 	// FrameRatio is the authors' frame statistic over every snapshot (nil without one).
 	FrameRatio *derived.FrameRatios
 	// Curve is bit error (a) at every whole-model evaluation, in step order.
-	Curve []StepValue
-}
-
-// StepValue is a value at a training step.
-type StepValue struct {
-	Step int
-	V    float64
+	Curve []derived.StepValue
 }
 
 // Load reads the sessions named by paths (files, or folders whose *.wtlab are read in name
@@ -100,16 +94,12 @@ func loadRun(path string) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("report: %s: %w", path, err)
 	}
-	for i := len(evs) - 1; i >= 0; i-- {
-		if e := evs[i].Eval; len(e.Ablated) == 0 {
-			r.Lengths = e.Lengths
-			break
-		}
+	whole := sessions.WholeEvals(evs)
+	if last, ok := sessions.LastWhole(whole); ok {
+		r.Lengths = last.Eval.Lengths
 	}
-	for _, rec := range evs {
-		if e := rec.Eval; len(e.Ablated) == 0 {
-			r.Curve = append(r.Curve, StepValue{rec.Step, e.BitErrorPosition})
-		}
+	for _, rec := range whole {
+		r.Curve = append(r.Curve, derived.StepValue{Step: rec.Step, V: rec.Eval.BitErrorPosition})
 	}
 	if r.FrameRatio, err = derived.ReadFrameRatios(rd, derived.SettleBand); err != nil {
 		return Run{}, fmt.Errorf("report: %s: %w", path, err)

@@ -324,3 +324,30 @@ type Meta struct {
 	// Socket is the live run's control socket ("" when it has none).
 	Socket string `json:"socket,omitempty"`
 }
+
+// Whole reports whether r carries an evaluation of the whole model (no head switched off):
+// the evaluations every curve, table and verdict is made of.
+func (r Record) Whole() bool { return r.Eval != nil && len(r.Eval.Ablated) == 0 }
+
+// WholeEvals returns the records of recs that carry an evaluation of the whole model, in
+// their order.
+func WholeEvals(recs []Record) []Record {
+	var out []Record
+	for _, r := range recs {
+		if r.Whole() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// LastWhole returns the newest record of recs (in step order) that carries an evaluation of
+// the whole model, and whether there is one.
+func LastWhole(recs []Record) (Record, bool) {
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].Whole() {
+			return recs[i], true
+		}
+	}
+	return Record{}, false
+}

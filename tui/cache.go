@@ -64,11 +64,10 @@ func (m *Model) refreshEvals() error {
 	sh.evalKey, sh.evals, sh.ablated = k, nil, nil
 	for i := range evals {
 		switch {
-		case evals[i].Eval == nil:
-		case len(evals[i].Eval.Ablated) > 0:
-			sh.ablated = &evals[i]
-		default:
+		case evals[i].Whole():
 			sh.evals = append(sh.evals, evals[i])
+		case evals[i].Eval != nil:
+			sh.ablated = &evals[i]
 		}
 	}
 	return nil

@@ -187,13 +187,7 @@ func (o *Overlay) read(i int) {
 		return
 	}
 	o.errs[i] = ""
-	var whole []sessions.Record
-	for _, r := range recs {
-		if r.Eval != nil && len(r.Eval.Ablated) == 0 {
-			whole = append(whole, r)
-		}
-	}
-	o.curves[i] = whole
+	o.curves[i] = sessions.WholeEvals(recs)
 }
 
 // steps returns every run's evaluated steps, ascending, without repeats: the steps the

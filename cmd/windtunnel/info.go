@@ -101,11 +101,8 @@ func readInfo(path string) (sessionInfo, error) {
 	if err != nil {
 		return in, err
 	}
-	for i := len(evs) - 1; i >= 0; i-- {
-		if len(evs[i].Eval.Ablated) == 0 {
-			in.Last = evs[i].Eval
-			break
-		}
+	if r, ok := sessions.LastWhole(evs); ok {
+		in.Last = r.Eval
 	}
 	return in, nil
 }

@@ -184,11 +184,8 @@ func sessionRow(path string) (lsRow, error) {
 	if err != nil {
 		return lsRow{}, err
 	}
-	for i := len(evals) - 1; i >= 0; i-- {
-		if e := evals[i].Eval; len(e.Ablated) == 0 {
-			row.BitError = finite(e.BitErrorPosition)
-			break
-		}
+	if r, ok := sessions.LastWhole(evals); ok {
+		row.BitError = finite(r.Eval.BitErrorPosition)
 	}
 	return row, nil
 }
