@@ -112,7 +112,8 @@ func dissociationRow(task string, rs []Run) Row {
 		if ok {
 			dissociated++
 		}
-		notes = append(notes, fmt.Sprintf("%s: frame %d, precision %s, bit error %.4f → %.4f", r.File, fs, stepOrNot(ps), b0, b1))
+		notes = append(notes, fmt.Sprintf("%s: frame settled %d, first ≥ %.2f at %s, precision settled %s, bit error %.4f → %.4f",
+			r.File, fs, r.FrameRatio.Threshold, firstPass(r.FrameRatio), stepOrNot(ps), b0, b1))
 	}
 	row.Config = configOf(rs)
 	if len(row.Values) == 0 {
@@ -238,6 +239,21 @@ func siteName(s int) string {
 		return "embed"
 	}
 	return fmt.Sprintf("block %d", s)
+}
+
+// firstPass names the first step any site's final-frame ratio reached the threshold, with
+// the site ("never" when none did).
+func firstPass(fr *derived.FrameRatios) string {
+	best, site := -1, 0
+	for si, s := range fr.PassFinal {
+		if s >= 0 && (best < 0 || s < best) {
+			best, site = s, fr.Sites[si]
+		}
+	}
+	if best < 0 {
+		return "never"
+	}
+	return fmt.Sprintf("%d (%s)", best, siteName(site))
 }
 
 // stepOrNot prints a step, or "not settled" for −1.
