@@ -25,8 +25,8 @@ func (t *Trainer) saveCheckpoint(wall float64) {
 	if len(t.sinks) == 0 {
 		return
 	}
-	if err := t.pull(); err != nil {
-		t.res.err = err // returned by the next step: no checkpoint from stale parameters
+	if _, err := t.current(); err != nil {
+		t.path.fail(err) // returned by the next step: no checkpoint from stale parameters
 		return
 	}
 	c := t.checkpoint(wall, true)
@@ -57,9 +57,9 @@ func (t *Trainer) checkpoint(wall float64, withOpt bool) *sessions.Checkpoint {
 	if !withOpt {
 		return c
 	}
-	n, m, v, err := t.optState()
+	n, m, v, err := t.path.optState()
 	if err != nil {
-		t.res.err = err
+		t.path.fail(err)
 		return nil
 	}
 	c.OptStep = n
@@ -104,10 +104,7 @@ func (t *Trainer) LoadParams(c *sessions.Checkpoint) error {
 			copy(d, src.F64)
 		}
 	}
-	if t.gpu != nil {
-		t.gpu.Invalidate() // the GPU's copies of the old weights must not serve the next product
-	}
-	return t.pushState(0, nil, nil, false)
+	return t.path.loaded(0, nil, nil, false)
 }
 
 // Restore continues from a checkpoint: parameters, optimiser state and the step (and so the
@@ -130,7 +127,7 @@ func (t *Trainer) Restore(c *sessions.Checkpoint) error {
 	if err := t.opt.SetState(c.OptStep, m, v, t.model.Params()); err != nil {
 		return err
 	}
-	if err := t.pushState(c.OptStep, m, v, true); err != nil {
+	if err := t.path.loaded(c.OptStep, m, v, true); err != nil {
 		return fmt.Errorf("lab: resume on %s: %w", t.device.Kind, err)
 	}
 	t.step, t.wall0 = c.Step, c.WallS

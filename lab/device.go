@@ -1,9 +1,7 @@
 package lab
 
 import (
-	"errors"
 	"fmt"
-	"time"
 
 	"windtunnel/backends/cuda"
 	"windtunnel/backends/gemm"
@@ -53,37 +51,10 @@ func (t *Trainer) Device() Device { return t.device }
 
 // Close releases the GPU, if the run used one.
 func (t *Trainer) Close() error {
-	var err error
-	if t.res != nil {
-		err = t.res.close()
-		t.res = nil
+	if t.path == nil {
+		return nil
 	}
-	if t.gpu == nil {
-		return err
-	}
-	err = errors.Join(err, t.gpu.Close())
-	t.gpu = nil
+	err := t.path.close()
+	t.path = &hostPath{t: t} // closed: nothing left to release
 	return err
-}
-
-// residentWeights marks the model's float32 parameters resident on the GPU: their device
-// copies are reused by every product of a step until the optimiser changes them.
-func (t *Trainer) residentWeights() {
-	if t.gpu == nil {
-		return
-	}
-	for _, p := range t.model.Params() {
-		if d, ok := p.Value.Data().([]float32); ok {
-			t.gpu.Resident(d)
-		}
-	}
-}
-
-// gpuSince returns the GPU time since the mark and a new mark (zero without a GPU).
-func (t *Trainer) gpuSince(mark time.Duration) (time.Duration, time.Duration) {
-	if t.gpu == nil {
-		return 0, 0
-	}
-	now := t.gpu.GPUTime()
-	return now - mark, now
 }

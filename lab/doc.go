@@ -16,10 +16,12 @@
 // geometry.go (snapshots and derived values), jlens.go (the authors' frame statistic at a
 // snapshot), checkpoint.go (sinks, checkpoints, resume), config.go (Config, presets,
 // validation), effective.go (the configuration as the run uses it, for display),
-// sessionconfig.go (a stored configuration read back, bounded), adamw.go, device.go (cpu and
-// the products-only cuda-gemm path), resident.go (the whole step on a device: --device cuda
-// for a float32 transformer, or host; parameters pulled back only before evaluations,
-// probes and checkpoints), memory.go (the memory estimate checked before a run), fidelity.go
+// sessionconfig.go (a stored configuration read back, bounded), adamw.go, path.go (the compute
+// path, chosen once at New: the host — the CPU, or the CPU with its products on a GPU for
+// cuda-gemm — or the whole step resident on a device; every reader of parameters goes
+// through Trainer.current, which pulls them from the device first), device.go (opening the
+// products-only GPU), resident.go (opening the resident step: --device cuda for a float32
+// transformer, or host), memory.go (the memory estimate checked before a run), fidelity.go
 // (the authors' key orthogonality from the value tokens' embeddings, now and at
 // initialisation), lengths.go (hmm length generalisation), compare.go and
 // compare_sessions.go (the architecture comparison table, from runs or finished sessions).

@@ -17,7 +17,7 @@ func (t *Trainer) Evaluate() (diagnostics.Scores, error) {
 // evaluate scores the model on the probe set with the operator's ablations applied or not,
 // and reads a snapshot of its attention entropy when snap is set.
 func (t *Trainer) evaluate(ablated, snap bool) (diagnostics.Scores, *sessions.Snapshot, error) {
-	if err := t.pull(); err != nil {
+	if _, err := t.current(); err != nil {
 		return diagnostics.Scores{}, nil, err
 	}
 	if ablated {

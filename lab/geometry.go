@@ -77,7 +77,7 @@ func (t *Trainer) geometryBatch() *tunnels.Batch {
 // frame-precision history (the current snapshot joins it) with its settle steps. bitError is the whole probe
 // set's bit error (a) at this step. The operator's head ablations must be off.
 func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool) error {
-	if err := t.pull(); err != nil {
+	if _, err := t.current(); err != nil {
 		return err
 	}
 	b := t.geometryBatch()

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"errors"
 	"fmt"
 
 	"windtunnel/backends/accel"
@@ -10,19 +9,6 @@ import (
 	"windtunnel/models"
 	"windtunnel/tunnels"
 )
-
-// residentStep is a run's device-resident training step: the executor, its device and
-// whether the host's parameter copies are behind the device's.
-type residentStep struct {
-	r     *models.Resident
-	dev   accel.Device
-	stale bool
-	err   error // a failed pull outside a step (a checkpoint), returned by the next step
-}
-
-func (s *residentStep) close() error {
-	return errors.Join(s.r.Close(), s.dev.Close())
-}
 
 // residentWanted reports whether cfg runs the resident step: device cuda or host, a
 // float32 transformer (other models keep the matrix-products-only path on cuda).
@@ -64,7 +50,7 @@ func (t *Trainer) openResident(cpu gemm.Backend) error {
 		_ = dev.Close()
 		return &DeviceError{Device: cfg.Device, Err: err}
 	}
-	t.res = &residentStep{r: r, dev: dev}
+	t.path = &residentPath{r: r, dev: dev, gpu: cfg.Device == "cuda"}
 	return nil
 }
 
@@ -85,8 +71,8 @@ func (t *Trainer) stepOn(r *runState) (float64, error) {
 		r.batch.Fill(t.tunnel, r.stream, uint64(t.step)*uint64(t.cfg.Batch))
 	}
 	r.nextAt = -1
-	if t.res == nil || t.step+1 >= t.cfg.Steps {
-		return t.forwardBackward(r.batch)
+	if !t.path.overlapped() || t.step+1 >= t.cfg.Steps {
+		return t.path.step(r.batch, t.mode)
 	}
 	if r.next == nil {
 		r.next = tunnels.NewBatch(t.tunnel, t.cfg.Batch)
@@ -97,64 +83,22 @@ func (t *Trainer) stepOn(r *runState) (float64, error) {
 		defer close(done)
 		next.Fill(t.tunnel, r.stream, first)
 	}()
-	loss, err := t.forwardBackward(r.batch)
+	loss, err := t.path.step(r.batch, t.mode)
 	<-done
 	r.nextAt = t.step + 1
 	return loss, err
 }
 
-// forwardBackward runs the model's forward and backward pass on b and returns the loss.
-func (t *Trainer) forwardBackward(b *tunnels.Batch) (float64, error) {
-	if t.res == nil {
-		return t.model.TrainStep(t.tunnel, b, t.mode)
+// current returns the model with its host parameters up to date with the device: every
+// reader of parameters (evaluation, geometry, checkpoints) goes through it.
+func (t *Trainer) current() (models.Model, error) {
+	if err := t.path.sync(); err != nil {
+		return nil, err
 	}
-	if err := t.res.err; err != nil {
-		return 0, err
-	}
-	return t.res.r.Step(b, t.mode)
+	return t.model, nil
 }
 
-// update applies the optimiser at learning rate lr and returns the gradient norm.
-func (t *Trainer) update(lr float64) (float64, error) {
-	if t.res == nil {
-		return t.opt.Step(t.model.Params(), lr), nil
-	}
-	t.res.stale = true
-	return t.res.r.Update(lr)
-}
-
-// pull brings the host's parameters up to date with the device before they are read.
-func (t *Trainer) pull() error {
-	if t.res == nil || !t.res.stale {
-		return nil
-	}
-	if err := t.res.r.Pull(); err != nil {
-		return fmt.Errorf("lab: %w", err)
-	}
-	t.res.stale = false
-	return nil
-}
-
-// optState is the optimiser's update count and moments, from the device when resident.
-func (t *Trainer) optState() (int, [][]float64, [][]float64, error) {
-	if t.res == nil {
-		n, m, v := t.opt.State()
-		return n, m, v, nil
-	}
-	return t.res.r.OptState()
-}
-
-// pushState sends loaded parameters and optimiser state to the device (a resume).
-func (t *Trainer) pushState(step int, m, v [][]float64, withOpt bool) error {
-	if t.res == nil {
-		return nil
-	}
-	if err := t.res.r.Push(); err != nil {
-		return err
-	}
-	t.res.stale = false
-	if !withOpt {
-		return nil
-	}
-	return t.res.r.SetOptState(step, m, v)
-}
+// Current returns the model with its parameters up to date (pulled from the device when
+// the step is resident there). Model gives the same model for its description (kind, size,
+// heads) without the pull.
+func (t *Trainer) Current() (models.Model, error) { return t.current() }

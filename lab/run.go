@@ -101,7 +101,7 @@ func (t *Trainer) trainStep(r *runState) (sessions.Record, error) {
 	}
 	r.state = sessions.Training
 	t0 := time.Now()
-	_, gmark := t.gpuSince(0)
+	gmark := t.path.gpuTime()
 	loss, err := t.stepOn(r)
 	if err != nil {
 		return sessions.Record{}, fmt.Errorf("lab: step %d: %w", t.step+1, err)
@@ -116,20 +116,17 @@ func (t *Trainer) trainStep(r *runState) (sessions.Record, error) {
 		return sessions.Record{}, fmt.Errorf("lab: %w: %s", ErrDiverged, msg)
 	}
 	lr := t.sched.At(t.step)
-	gn, err := t.update(lr)
+	gn, err := t.path.update(lr)
 	if err != nil {
 		return sessions.Record{}, fmt.Errorf("lab: step %d: %w", t.step+1, err)
 	}
-	if t.gpu != nil {
-		t.gpu.Invalidate()
-	}
 	t.step++
 	now := time.Now()
-	gpuDt, _ := t.gpuSince(gmark)
+	gpuDt := t.path.gpuTime() - gmark
 	r.res.StepMs = append(r.res.StepMs, float64(now.Sub(t0).Microseconds())/1000)
 	r.measureRate(now, t.step)
 	rec := sessions.Record{Step: t.step, WallS: r.wall(), Loss: loss, LR: lr, GradNorm: gn, StepsPerS: r.rate, State: r.state}
-	if t.gpu != nil {
+	if t.path.usesGPU() {
 		rec.GPUShare = gpuDt.Seconds() / math.Max(now.Sub(t0).Seconds(), 1e-9)
 	}
 	return rec, nil

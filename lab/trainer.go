@@ -8,7 +8,6 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"windtunnel/backends/cuda"
 	"windtunnel/backends/gemm"
 	"windtunnel/diagnostics"
 	"windtunnel/models"
@@ -40,9 +39,9 @@ type Trainer struct {
 	wall0   float64  // wall time already spent before a resume
 	off     [][]bool // heads switched off by the operator
 	geo     geometryState
-	gpu     *cuda.Backend
 	device  Device
-	res     *residentStep // the device-resident step (nil: the CPU path)
+	// path is where the step computes, chosen at New: read parameters through current.
+	path computePath
 	// maxLen is the model's position-table length; evalK the lengths K an hmm run is scored
 	// at (nil: the training K only) and lengths the probe sets of those other than it.
 	maxLen  int
@@ -123,7 +122,7 @@ func New(cfg Config) (*Trainer, error) {
 		return nil, err
 	}
 	t := &Trainer{
-		cfg: cfg, tunnel: tn, model: m, mode: mode, backend: be, gpu: gpu, device: dev, maxLen: maxLen,
+		cfg: cfg, tunnel: tn, model: m, mode: mode, backend: be, device: dev, maxLen: maxLen,
 		opt:    NewAdamW(cfg.WeightDecay, cfg.Clip),
 		sched:  Schedule{Peak: cfg.LR, Warmup: cfg.Warmup, Total: cfg.Steps},
 		events: make(chan sessions.Event, eventQueue),
@@ -135,7 +134,9 @@ func New(cfg Config) (*Trainer, error) {
 			t.off[i] = make([]bool, t.heads)
 		}
 	}
-	t.residentWeights()
+	hp := &hostPath{t: t, gpu: gpu}
+	hp.markResident()
+	t.path = hp
 	t.opt.GroupLR = map[models.Group]float64{models.GroupValue: cfg.ValueLR, models.GroupQK: cfg.QKLR}
 	t.opt.Workers = workers
 	if err := t.openResident(be); err != nil {
