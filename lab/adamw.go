@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"windtunnel/models"
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // AdamW is decoupled-weight-decay Adam (β1, β2, eps, decay) with global-norm gradient

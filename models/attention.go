@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // attnKernel is fused causal multi-head self-attention over N sequences of T tokens:

@@ -8,7 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // BenchmarkAttention times the float32 attention kernel's forward and backward pass at the

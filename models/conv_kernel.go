@@ -5,7 +5,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // convKernel is Mamba's causal depthwise convolution over time followed by SiLU:

@@ -4,7 +4,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // sumEngine is gorgonia's standard engine with element-wise Add of two equal-shaped dense

@@ -6,7 +6,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"windtunnel/par"
+	"windtunnel/backends/par"
 	"windtunnel/tunnels"
 )
 

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gorgonia.org/tensor"
 
-	"windtunnel/par"
+	"windtunnel/backends/par"
 	"windtunnel/tunnels"
 )
 

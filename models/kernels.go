@@ -7,7 +7,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // rows2 returns the two dimensions of a 2-D shape.

@@ -8,7 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // BenchmarkLinearGELU times the float32 bias+GELU linear kernel's forward and backward pass

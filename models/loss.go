@@ -5,7 +5,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // ceKernel is the mean softmax cross-entropy over R scored rows of logits R×O. With hard

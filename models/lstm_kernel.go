@@ -6,7 +6,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // Kernels of the recurrent baselines: the LSTM recurrence, and Mamba's causal depthwise

@@ -9,7 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // Each custom kernel is checked alone, in float64, against

@@ -8,7 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"windtunnel/backends/gemm"
-	"windtunnel/par"
+	"windtunnel/backends/par"
 	"windtunnel/tunnels"
 )
 

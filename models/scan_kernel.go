@@ -6,7 +6,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // scanKernel is Mamba's selective scan with its gate, per sequence and channel e (state

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // A split product is dealt in blocks of rows or columns: minSplitBlocks to maxSplitBlocks

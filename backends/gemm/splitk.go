@@ -5,7 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
-	"windtunnel/par"
+	"windtunnel/backends/par"
 )
 
 // splitByK reports whether a product is split along its inner dimension: when k is at least

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"windtunnel/relay"
+	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
 	"windtunnel/tui"
 )

@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"windtunnel/relay"
+	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
 )
 

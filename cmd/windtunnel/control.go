@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"windtunnel/relay"
+	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"windtunnel/relay"
+	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"windtunnel/figures"
+	"windtunnel/sessions/figures"
 	"windtunnel/lab"
 	"windtunnel/sessions"
 	"windtunnel/tui"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"windtunnel/figures"
+	"windtunnel/sessions/figures"
 )
 
 // plotFlags are the settings of `windtunnel plot`.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"windtunnel/figures"
-	"windtunnel/reports"
+	"windtunnel/sessions/figures"
+	"windtunnel/sessions/reports"
 )
 
 // newReportCmd builds `windtunnel report RUNS_OR_DIRS... --out DIR`; the figures are the

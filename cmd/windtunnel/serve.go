@@ -18,9 +18,9 @@ import (
 	"github.com/spf13/cobra"
 	gossh "golang.org/x/crypto/ssh"
 
-	"windtunnel/relay"
+	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
-	"windtunnel/sshserve"
+	"windtunnel/tui/sshserve"
 )
 
 // serveRecent is how many finished sessions serve offers for replay.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"windtunnel/relay"
+	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
 )
 

@@ -14,7 +14,7 @@ import (
 	"windtunnel/sessions"
 )
 
-const fixture = "../tui/testdata/fixture.wtlab"
+const fixture = "../../tui/testdata/fixture.wtlab"
 
 // writeHMM writes a tiny hmm session with length-generalisation scores for seed.
 func writeHMM(t *testing.T, dir string, seed int) string {
