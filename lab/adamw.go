@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"windtunnel/models"
 	"windtunnel/backends/par"
+	"windtunnel/models"
 )
 
 // AdamW is decoupled-weight-decay Adam (β1, β2, eps, decay) with global-norm gradient

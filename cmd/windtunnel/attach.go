@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
+	"windtunnel/sessions/relay"
 	"windtunnel/tui"
 )
 

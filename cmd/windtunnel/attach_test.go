@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
+	"windtunnel/sessions/relay"
 )
 
 // detachRun is a tiny run far too long to end by itself within the test.

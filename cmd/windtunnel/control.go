@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 
-	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
+	"windtunnel/sessions/relay"
 )
 
 // control is a running trainer's live feed and the control socket serving it (package

@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
+	"windtunnel/sessions/relay"
 )
 
 // detachWait bounds how long run --detach waits for the background run to open its

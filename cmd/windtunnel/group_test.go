@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"windtunnel/sessions/figures"
 	"windtunnel/lab"
 	"windtunnel/sessions"
+	"windtunnel/sessions/figures"
 	"windtunnel/tui"
 )
 

@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
+	"windtunnel/sessions/relay"
 )
 
 // lsRow is one run as ls lists it.

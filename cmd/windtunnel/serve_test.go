@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"windtunnel/sessions/relay"
 	"windtunnel/sessions"
+	"windtunnel/sessions/relay"
 )
 
 // TestServeSource: serve's Source lists the live runs of the socket folder first (reached
