@@ -23,46 +23,40 @@ type SessionRun struct {
 	State sessions.State
 }
 
-// ReadSessionRun reads the configuration and the last whole-model evaluation of a session.
+// ReadSessionRun reads the configuration and the last whole-model evaluation of a session
+// (derived.ReadRun, then SessionRunOf).
 func ReadSessionRun(path string) (SessionRun, error) {
-	r, err := sessions.Open(path)
+	dr, err := derived.ReadRun(path)
 	if err != nil {
 		return SessionRun{}, err
 	}
-	defer r.Close()
-	cfg, err := SessionConfig(r.Meta())
+	return SessionRunOf(dr)
+}
+
+// SessionRunOf is a run read by derived.ReadRun as the architecture table scores it: its
+// configuration, state and last whole-model evaluation (an error when it has none).
+func SessionRunOf(dr *derived.Run) (SessionRun, error) {
+	cfg, err := SessionConfig(dr.Meta)
 	if err != nil {
 		return SessionRun{}, err
 	}
-	out := SessionRun{Config: cfg}
-	last, ok, err := r.At(-1)
-	if err != nil {
-		return SessionRun{}, err
+	if dr.Key == "" {
+		return SessionRun{}, fmt.Errorf("lab: read %s: no configuration key", dr.Path)
 	}
-	if ok {
-		out.State = last.State
-		out.Done = last.State == sessions.Done && last.Step >= cfg.Steps
+	out := SessionRun{Config: cfg, Done: dr.Done(cfg.Steps)}
+	m := dr.Meta
+	out.Score = RunScore{Task: cfg.Task, Model: m.Model, Seed: cfg.Seed, Params: m.Params, Session: dr.Path, Key: dr.Key}
+	if dr.HasLast {
+		out.State = dr.Last.State
+		out.Score.Steps, out.Score.WallS = dr.Last.Step, dr.Last.WallS
 	}
-	evs, err := r.Evals(-1, 0)
-	if err != nil {
-		return SessionRun{}, err
-	}
-	m := r.Meta()
-	key, err := derived.Key(m)
-	if err != nil {
-		return SessionRun{}, fmt.Errorf("lab: read %s: %w", path, err)
-	}
-	out.Score = RunScore{Task: cfg.Task, Model: m.Model, Seed: cfg.Seed, Params: m.Params, Session: path, Key: key}
-	if ok {
-		out.Score.Steps, out.Score.WallS = last.Step, last.WallS
-	}
-	if r, ok := sessions.LastWhole(evs); ok {
+	if r, ok := dr.LastEval(); ok {
 		e := r.Eval
 		out.Score.Scores = diagnostics.Scores{BitErrorPosition: e.BitErrorPosition, BitErrorSample: e.BitErrorSample,
 			KLBits: e.KLBits, TVD: e.TVD, Accuracy: e.Accuracy}
 		return out, nil
 	}
-	return out, fmt.Errorf("lab: read %s: no evaluation recorded", path)
+	return out, fmt.Errorf("lab: read %s: no evaluation recorded", dr.Path)
 }
 
 // ReadSessionDir reads every session (*.wtlab) of a folder, in name order; sessions that

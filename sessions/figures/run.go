@@ -76,12 +76,12 @@ type Run struct {
 
 // Load reads the session at path.
 func Load(path string) (Run, error) {
-	r, err := sessions.Open(path)
+	dr, err := derived.ReadRun(path)
 	if err != nil {
 		return Run{}, fmt.Errorf("figures: load: %w", err)
 	}
-	defer r.Close()
-	run := Run{Path: path, Meta: r.Meta()}
+	run := Run{Path: path, Meta: dr.Meta, Evals: dr.Evals, Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep,
+		FrameRatio: dr.FrameRatio, key: dr.Key}
 	if len(run.Meta.Config) > 0 {
 		if err := json.Unmarshal(run.Meta.Config, &run.Config); err != nil {
 			return Run{}, fmt.Errorf("figures: load %s: config: %w", path, err)
@@ -93,20 +93,6 @@ func Load(path string) (Run, error) {
 	if run.Config.Model == "" {
 		run.Config.Model = run.Meta.Model
 	}
-	evs, err := r.Evals(-1, 0)
-	if err != nil {
-		return Run{}, fmt.Errorf("figures: load %s: %w", path, err)
-	}
-	run.Evals = sessions.WholeEvals(evs)
-	snap, step, err := r.Snapshot(-1)
-	if err != nil {
-		return Run{}, fmt.Errorf("figures: load %s: snapshot: %w", path, err)
-	}
-	run.Snapshot, run.SnapshotStep = snap, step
-	if run.FrameRatio, err = derived.ReadFrameRatios(r, derived.SettleBand); err != nil {
-		return Run{}, fmt.Errorf("figures: load %s: frame ratio: %w", path, err)
-	}
-	run.key, _ = derived.Key(run.Meta) // unreadable: a group of its own
 	return run, nil
 }
 

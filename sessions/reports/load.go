@@ -74,35 +74,25 @@ func Load(paths []string) (runs []Run, skipped []string, err error) {
 	return runs, skipped, nil
 }
 
-// loadRun reads one session: its score and configuration (lab.ReadSessionRun), its newest
-// snapshot and its last length-generalisation curve.
+// loadRun reads one session once (derived.ReadRun): its score and configuration
+// (lab.SessionRunOf), its newest snapshot and frame-ratio series, its bit error curve and
+// its last length-generalisation curve.
 func loadRun(path string) (Run, error) {
-	sr, err := lab.ReadSessionRun(path)
+	dr, err := derived.ReadRun(path)
 	if err != nil {
 		return Run{}, fmt.Errorf("report: %w", err)
 	}
-	r := Run{SessionRun: sr, Path: path, File: filepath.Base(path), Preset: presetOf(sr.Config)}
-	rd, err := sessions.Open(path)
+	sr, err := lab.SessionRunOf(dr)
 	if err != nil {
 		return Run{}, fmt.Errorf("report: %w", err)
 	}
-	defer rd.Close()
-	if r.Snapshot, r.SnapshotStep, err = rd.Snapshot(-1); err != nil {
-		return Run{}, fmt.Errorf("report: %s: %w", path, err)
-	}
-	evs, err := rd.Evals(-1, 0)
-	if err != nil {
-		return Run{}, fmt.Errorf("report: %s: %w", path, err)
-	}
-	whole := sessions.WholeEvals(evs)
-	if last, ok := sessions.LastWhole(whole); ok {
+	r := Run{SessionRun: sr, Path: path, File: filepath.Base(path), Preset: presetOf(sr.Config),
+		Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep, FrameRatio: dr.FrameRatio}
+	if last, ok := dr.LastEval(); ok {
 		r.Lengths = last.Eval.Lengths
 	}
-	for _, rec := range whole {
+	for _, rec := range dr.Evals {
 		r.Curve = append(r.Curve, derived.StepValue{Step: rec.Step, V: rec.Eval.BitErrorPosition})
-	}
-	if r.FrameRatio, err = derived.ReadFrameRatios(rd, derived.SettleBand); err != nil {
-		return Run{}, fmt.Errorf("report: %s: %w", path, err)
 	}
 	return r, nil
 }

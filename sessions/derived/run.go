@@ -1,0 +1,64 @@
+package derived
+
+import (
+	"fmt"
+
+	"windtunnel/sessions"
+)
+
+// Run is a recorded run as every reader of finished (or unfinished) runs needs it: compare
+// --from, plot, report and the overlay read a session through ReadRun, once.
+type Run struct {
+	// Path is the session file.
+	Path string
+	// Meta is the session's description (its Config the stored configuration, as JSON).
+	Meta sessions.Meta
+	// Key is the configuration's key (Key): runs with equal keys are seeds of one
+	// configuration. "" when the configuration cannot be read (a group of its own).
+	Key string
+	// Last is the newest record (HasLast false when there is none).
+	Last    sessions.Record
+	HasLast bool
+	// Evals are the whole-model evaluations (ablated ones left out), in step order.
+	Evals []sessions.Record
+	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
+	Snapshot     *sessions.Snapshot
+	SnapshotStep int
+	// FrameRatio is the authors' frame statistic over every snapshot (nil without one).
+	FrameRatio *FrameRatios
+}
+
+// Done reports whether the run reached planned steps and ended cleanly.
+func (r *Run) Done(planned int) bool {
+	return r.HasLast && r.Last.State == sessions.Done && r.Last.Step >= planned
+}
+
+// LastEval returns the newest whole-model evaluation, and whether there is one.
+func (r *Run) LastEval() (sessions.Record, bool) { return sessions.LastWhole(r.Evals) }
+
+// ReadRun reads a session: its meta and configuration key, newest record, whole-model
+// evaluations, newest snapshot and frame-ratio series.
+func ReadRun(path string) (*Run, error) {
+	rd, err := sessions.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	run := &Run{Path: path, Meta: rd.Meta()}
+	run.Key, _ = Key(run.Meta) // unreadable: a group of its own
+	if run.Last, run.HasLast, err = rd.At(-1); err != nil {
+		return nil, fmt.Errorf("derived: read %s: %w", path, err)
+	}
+	evs, err := rd.Evals(-1, 0)
+	if err != nil {
+		return nil, fmt.Errorf("derived: read %s: %w", path, err)
+	}
+	run.Evals = sessions.WholeEvals(evs)
+	if run.Snapshot, run.SnapshotStep, err = rd.Snapshot(-1); err != nil {
+		return nil, fmt.Errorf("derived: read %s: snapshot: %w", path, err)
+	}
+	if run.FrameRatio, err = ReadFrameRatios(rd, SettleBand); err != nil {
+		return nil, fmt.Errorf("derived: read %s: frame ratio: %w", path, err)
+	}
+	return run, nil
+}
