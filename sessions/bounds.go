@@ -15,7 +15,43 @@ const (
 	MaxLayers = 1024
 	// MaxHeads is the most attention heads per layer a session may describe.
 	MaxHeads = 4096
+	// MaxSteps is the longest run a session may describe (a meta's planned steps, the step
+	// of a record, event or checkpoint): the trainer's own limit.
+	MaxSteps = 100_000_000
+	// MaxParams is the most parameters a meta may claim.
+	MaxParams = 1 << 40
+	// MaxPositions bounds a sequence's scored positions in a session (per-position curves,
+	// a length-generalisation K, the QK map's positions), far above any tunnel's.
+	MaxPositions = 1 << 16
+	// maxLengths is the most sequence lengths a length-generalisation curve may hold.
+	maxLengths = 256
 )
+
+// checkStep bounds the step a record, event or checkpoint names.
+func checkStep(what string, step int) error {
+	if step < 0 || step > MaxSteps {
+		return fmt.Errorf("%w: %s at step %d (want 0..%d)", ErrNotSession, what, step, MaxSteps)
+	}
+	return nil
+}
+
+// checkEval bounds a decoded evaluation's per-position curves and length scores.
+func checkEval(e *evalBlob) error {
+	for _, n := range []int{len(e.ModelEntropy), len(e.BayesEntropy), len(e.KLByPosition), len(e.TVDByPosition)} {
+		if n > MaxPositions {
+			return fmt.Errorf("%w: eval: a per-position curve of %d positions (want ≤ %d)", ErrNotSession, n, MaxPositions)
+		}
+	}
+	if len(e.Lengths) > maxLengths {
+		return fmt.Errorf("%w: eval: %d lengths (want ≤ %d)", ErrNotSession, len(e.Lengths), maxLengths)
+	}
+	for _, l := range e.Lengths {
+		if l.K < 0 || l.K > MaxPositions || len(l.KLByPosition) > MaxPositions {
+			return fmt.Errorf("%w: eval: length K=%d with %d positions (want ≤ %d)", ErrNotSession, l.K, len(l.KLByPosition), MaxPositions)
+		}
+	}
+	return nil
+}
 
 // checkMeta bounds the sizes a session's meta claims.
 func checkMeta(m Meta) error {
@@ -24,8 +60,10 @@ func checkMeta(m Meta) error {
 		return fmt.Errorf("%w: meta: %d layers (want 0..%d)", ErrNotSession, m.Layers, MaxLayers)
 	case m.Heads < 0 || m.Heads > MaxHeads:
 		return fmt.Errorf("%w: meta: %d heads (want 0..%d)", ErrNotSession, m.Heads, MaxHeads)
-	case m.Steps < 0 || m.Params < 0:
-		return fmt.Errorf("%w: meta: negative steps (%d) or parameters (%d)", ErrNotSession, m.Steps, m.Params)
+	case m.Steps < 0 || m.Steps > MaxSteps:
+		return fmt.Errorf("%w: meta: %d steps planned (want 0..%d)", ErrNotSession, m.Steps, MaxSteps)
+	case m.Params < 0 || m.Params > MaxParams:
+		return fmt.Errorf("%w: meta: %d parameters (want 0..%d)", ErrNotSession, m.Params, int64(MaxParams))
 	}
 	return nil
 }
@@ -98,8 +136,23 @@ func (s *Snapshot) check() error {
 			return err
 		}
 	}
-	if s.ProbeN < 0 || s.KeyOrthogonalityEmbedTokens < 0 {
-		return fmt.Errorf("%w: snapshot: negative probe or token count", ErrNotSession)
+	if s.ProbeN < 0 || s.ProbeN > MaxPositions*MaxPositions || s.KeyOrthogonalityEmbedTokens < 0 || s.KeyOrthogonalityEmbedTokens > MaxPositions {
+		return fmt.Errorf("%w: snapshot: probe count %d or token count %d out of range", ErrNotSession, s.ProbeN, s.KeyOrthogonalityEmbedTokens)
+	}
+	if len(s.QKPositions) > MaxPositions {
+		return fmt.Errorf("%w: snapshot qk_positions: %d positions (want ≤ %d)", ErrNotSession, len(s.QKPositions), MaxPositions)
+	}
+	for _, p := range s.QKPositions {
+		if p < 0 || p > MaxPositions {
+			return fmt.Errorf("%w: snapshot qk_positions: position %d (want 0..%d)", ErrNotSession, p, MaxPositions)
+		}
+	}
+	if s.Frame != nil {
+		for _, p := range s.Frame.Points {
+			if err := checkStep("snapshot frame point", p.Step); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -123,6 +176,9 @@ func decodeEval(b []byte) (evalBlob, error) {
 	var e evalBlob
 	if err := json.Unmarshal(b, &e); err != nil {
 		return e, fmt.Errorf("%w: eval: %v", ErrNotSession, err)
+	}
+	if err := checkEval(&e); err != nil {
+		return e, err
 	}
 	for _, h := range e.Ablated {
 		if err := checkHead("eval ablated", h.Layer, h.Head); err != nil {
@@ -161,4 +217,42 @@ func (j *JLens) check() error {
 		}
 	}
 	return nil
+}
+
+// Check bounds what a meta from elsewhere (a control socket's hello) claims, as a session's
+// meta is bounded when it is opened; the error wraps ErrNotSession.
+func (m Meta) Check() error { return checkMeta(m) }
+
+// Check bounds what a record from elsewhere (a control socket) claims, as a session's
+// records are bounded when they are read: its step, its evaluation's curves and heads and
+// its snapshot. The error wraps ErrNotSession.
+func (r *Record) Check() error {
+	if err := checkStep("record", r.Step); err != nil {
+		return err
+	}
+	if e := r.Eval; e != nil {
+		b := evalBlob{ModelEntropy: e.ModelEntropy, BayesEntropy: e.BayesEntropy, Lengths: e.Lengths,
+			KLByPosition: e.KLByPosition, TVDByPosition: e.TVDByPosition}
+		if err := checkEval(&b); err != nil {
+			return err
+		}
+		for _, h := range e.Ablated {
+			if err := checkHead("eval ablated", h.Layer, h.Head); err != nil {
+				return err
+			}
+		}
+	}
+	if r.Snapshot != nil {
+		return r.Snapshot.check()
+	}
+	return nil
+}
+
+// Check bounds the step and head an event from elsewhere (a control socket) names; the
+// error wraps ErrNotSession.
+func (e Event) Check() error {
+	if err := checkStep("event", e.Step); err != nil {
+		return err
+	}
+	return checkHead("event", e.Layer, e.Head)
 }

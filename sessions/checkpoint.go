@@ -131,7 +131,7 @@ func decodeTensors(data []byte, magic string) ([]Tensor, []byte, error) {
 		if err1 != nil || err2 != nil || (kind != 4 && kind != 8) || rank > maxDims {
 			return nil, nil, fmt.Errorf("%w: tensor %q header", errBlob, name)
 		}
-		t := Tensor{Name: string(name), Shape: make([]int, rank)}
+		t := Tensor{Name: SafeText(string(name)), Shape: make([]int, rank)}
 		n := 1
 		for d := range t.Shape {
 			var v uint32
@@ -197,6 +197,9 @@ func encodeOptimizer(c *Checkpoint) ([]byte, error) {
 
 func decodeCheckpoint(step int, wall float64, params, opt []byte) (*Checkpoint, error) {
 	c := &Checkpoint{Step: step, WallS: wall}
+	if err := checkStep("checkpoint", step); err != nil {
+		return nil, err
+	}
 	var err error
 	if c.Params, _, err = decodeTensors(params, paramsMagic); err != nil {
 		return nil, fmt.Errorf("checkpoint at step %d: %w", step, err)

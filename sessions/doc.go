@@ -7,5 +7,9 @@
 // and a Reader of a closed session creates nothing beside it (it reads from a read-only
 // directory too; files.go). Feed is what the dashboard reads, live (Live, fed by the
 // trainer, which passes operator events to a Control) or replayed (Reader), through one
-// interface. The package imports no other package of the project.
+// interface. Everything decoded from a file is untrusted: numbers are bounded before they
+// size anything (bounds.go), and strings are made safe to print (SafeText, safetext.go)
+// where they are decoded, so every reader (and relay, which applies the same to what a
+// control socket sends) gets them clean. The package imports no other package of the
+// project.
 package sessions

@@ -77,6 +77,16 @@ func TestHostileSessions(t *testing.T) {
 		{"meta claiming 10^6 layers", `UPDATE meta SET value = ? WHERE key = 'meta'`, []any{`{"task":"bijection","layers":1000000,"heads":4}`}},
 		{"meta claiming 10^9 heads", `UPDATE meta SET value = ? WHERE key = 'meta'`, []any{`{"task":"bijection","layers":2,"heads":1000000000}`}},
 		{"meta not JSON", `UPDATE meta SET value = '{' WHERE key = 'meta'`, nil},
+		{"meta planning 10^12 steps", `UPDATE meta SET value = ? WHERE key = 'meta'`, []any{`{"task":"bijection","layers":2,"heads":2,"steps":1000000000000}`}},
+		{"meta claiming 2^50 parameters", `UPDATE meta SET value = ? WHERE key = 'meta'`, []any{`{"task":"bijection","layers":2,"heads":2,"params":1125899906842624}`}},
+		{"record at step 10^12", `UPDATE records SET step = 1000000000000 WHERE seq = (SELECT max(seq) FROM records)`, nil},
+		{"record at step -1", `UPDATE records SET step = -1 WHERE seq = 1`, nil},
+		{"event at step 10^12", `UPDATE events SET step = 1000000000000`, nil},
+		{"checkpoint at step 10^12", `UPDATE checkpoints SET step = 1000000000000`, nil},
+		{"eval with 10^4 lengths", `UPDATE records SET eval = ? WHERE eval IS NOT NULL`, []any{[]byte(`{"lengths":[` + strings.Repeat(`{"k":1},`, 9_999) + `{"k":1}]}`)}},
+		{"eval at length K=10^9", `UPDATE records SET eval = ? WHERE eval IS NOT NULL`, []any{[]byte(`{"lengths":[{"k":1000000000}]}`)}},
+		{"snapshot QK position 10^9", `UPDATE records SET snapshot = ? WHERE snapshot IS NOT NULL`, []any{[]byte(`{"qk_positions":[1,1000000000]}`)}},
+		{"snapshot frame at step 10^12", `UPDATE records SET snapshot = ? WHERE snapshot IS NOT NULL`, []any{[]byte(`{"frame":{"points":[{"step":1000000000000}]}}`)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -165,6 +165,9 @@ func scanRecord(s scanner, withSnap bool) (Record, int64, error) {
 		rec.GPUShare = gpu.Float64
 	}
 	rec.State = State(state)
+	if err := checkStep("record", rec.Step); err != nil {
+		return rec, 0, err
+	}
 	if ev != nil {
 		b, err := decodeEval(ev)
 		if err != nil {
@@ -181,6 +184,7 @@ func scanRecord(s scanner, withSnap bool) (Record, int64, error) {
 		}
 		rec.Snapshot = s
 	}
+	rec.Sanitize()
 	return rec, seq, nil
 }
 
@@ -420,7 +424,11 @@ func (r *Reader) Events(upTo int) ([]Event, error) {
 		if err := checkHead("event", e.Layer, e.Head); err != nil {
 			return nil, r.wrap("read", fmt.Errorf("event at step %d: %w", e.Step, err))
 		}
+		if err := checkStep("event", e.Step); err != nil {
+			return nil, r.wrap("read", err)
+		}
 		e.WallS, e.Kind = unreal(wall), EventKind(kind)
+		e.Sanitize()
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {

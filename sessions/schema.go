@@ -161,6 +161,7 @@ func readMeta(db *sql.DB) (Meta, error) {
 	if err := json.Unmarshal([]byte(kv["meta"]), &m); err != nil {
 		return m, fmt.Errorf("%w: meta: %v", ErrNotSession, err)
 	}
+	m.Sanitize()
 	return m, checkMeta(m)
 }
 

@@ -127,6 +127,11 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 // written before events recorded who sent them gains that column. It returns the writer
 // and the session's meta.
 //
+// The records kept then read as one run: a final record at or before step (done, stopped
+// or failed: the end of the run being continued) no longer ends it, so Append rewrites it
+// in place as a training record whose message says it was resumed (see supersedeEnd). A
+// resumed run that changes the planned length records it with UpdateMeta.
+//
 // A writer holds an advisory lock (flock(2)) on path+".lock", which holds its pid, for its
 // lifetime, and Close removes that file; a session another live writer holds is refused
 // with a *LockError (ErrLocked) naming the holder. Readers never take the lock. A lock file
@@ -157,7 +162,7 @@ func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
 		return nil, Meta{}, fmt.Errorf("sessions: open %s: %w", path, err)
 	}
 	err = inTx(db, func(tx *sql.Tx) error {
-		for _, q := range []string{`DELETE FROM records WHERE step > ?`, `DELETE FROM events WHERE step > ?`, `DELETE FROM checkpoints WHERE step > ?`} {
+		for _, q := range []string{`DELETE FROM records WHERE step > ?`, `DELETE FROM events WHERE step > ?`, `DELETE FROM checkpoints WHERE step > ?`, supersedeEnd} {
 			if _, err := tx.Exec(q, step); err != nil {
 				return err
 			}
@@ -181,6 +186,15 @@ func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
 	meta.Path = path
 	return start(path, ident, db, lock, opt), meta, nil
 }
+
+// supersedeEnd turns the final records of a run being continued after step (?) into
+// training records: readers take a run's state from its newest record, and one that stays
+// "done" among the records of the run's continuation would read as its end (export, the
+// dashboard at that step, ls of a continuation killed before its first commit). The record
+// keeps its evaluation and snapshot; its message says it was resumed.
+const supersedeEnd = `UPDATE records SET state = 'training',
+	message = CASE message WHEN '' THEN 'resumed' ELSE message || '; resumed' END
+	WHERE step <= ? AND state IN ('done', 'stopped', 'failed')`
 
 func start(path string, ident os.FileInfo, db *sql.DB, lock *fileLock, opt WriterOptions) *Writer {
 	if opt.Interval <= 0 {

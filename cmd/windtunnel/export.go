@@ -107,7 +107,7 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 					return fmt.Errorf("export: %w", err)
 				}
 			case what == "scalars":
-				row := []string{strconv.Itoa(rec.Step), f(rec.WallS), f(rec.Loss), f(rec.LR), f(rec.GradNorm), f(rec.StepsPerS), f(rec.GPUShare), string(rec.State), "", "", "", "", "", "", rec.Message}
+				row := []string{strconv.Itoa(rec.Step), f(rec.WallS), f(rec.Loss), f(rec.LR), f(rec.GradNorm), f(rec.StepsPerS), f(rec.GPUShare), csvText(string(rec.State)), "", "", "", "", "", "", csvText(rec.Message)}
 				if e := rec.Eval; e != nil {
 					row[8], row[9], row[10], row[11], row[12], row[13] = f(e.BitErrorPosition), f(e.BitErrorSample), f(e.KLBits), f(e.TVD), f(e.Accuracy), ablated(e)
 				}
@@ -136,6 +136,19 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvText is a text cell of a CSV export: made safe to print (sessions.SafeText; the reader
+// has done so already) and, when it starts with =, +, -, @, a tab or a carriage return,
+// prefixed with ' so that a spreadsheet opening the export shows it as text instead of
+// evaluating it as a formula (CSV injection). Numbers are written by the exporter itself
+// and never pass through it.
+func csvText(s string) string {
+	s = sessions.SafeText(s)
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // csvAt is the CSV cell of xs[p]: empty when the session did not record the curve, NaN for
@@ -189,8 +202,8 @@ func exportEvents(r *sessions.Reader, w io.Writer, format string) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"step", "wall_s", "kind", "layer", "head", "on", "by"})
 	for _, e := range evs {
-		cw.Write([]string{strconv.Itoa(e.Step), strconv.FormatFloat(e.WallS, 'g', -1, 64), string(e.Kind),
-			strconv.Itoa(e.Layer), strconv.Itoa(e.Head), strconv.FormatBool(e.On), e.By})
+		cw.Write([]string{strconv.Itoa(e.Step), strconv.FormatFloat(e.WallS, 'g', -1, 64), csvText(string(e.Kind)),
+			strconv.Itoa(e.Layer), strconv.Itoa(e.Head), strconv.FormatBool(e.On), csvText(e.By)})
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

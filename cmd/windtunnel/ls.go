@@ -114,7 +114,7 @@ func listRuns(ctx context.Context, dir string, age time.Duration, warn io.Writer
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path != dir || !os.IsNotExist(err) {
-				fmt.Fprintf(warn, "windtunnel: ls: %v\n", err)
+				fmt.Fprintf(warn, "windtunnel: ls: %s\n", sessions.SafeText(err.Error()))
 			}
 			return nil
 		}
@@ -132,7 +132,7 @@ func listRuns(ctx context.Context, dir string, age time.Duration, warn io.Writer
 		}
 		row, err := sessionRow(path)
 		if err != nil {
-			fmt.Fprintf(warn, "windtunnel: ls: %v\n", err)
+			fmt.Fprintf(warn, "windtunnel: ls: %s\n", sessions.SafeText(err.Error()))
 			return nil
 		}
 		row.Modified = fi.ModTime().UTC()
@@ -223,7 +223,8 @@ func printRuns(w io.Writer, rows []lsRow, dir string, days float64) error {
 		if rel, err := filepath.Rel(wd, path); err == nil && wd != "" && !strings.HasPrefix(rel, "..") {
 			path = rel
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", state, r.Task, r.Model, r.Step, r.Steps, be, pid, path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", sessions.SafeText(state), sessions.SafeText(r.Task), sessions.SafeText(r.Model),
+			r.Step, r.Steps, be, pid, sessions.SafeText(path))
 	}
 	return tw.Flush()
 }

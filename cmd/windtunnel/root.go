@@ -7,11 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"windtunnel/sessions"
 )
 
 // version is the tool version recorded in sessions.
@@ -41,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "windtunnel: %v\n", err)
+	fmt.Fprintf(stderr, "windtunnel: %s\n", safeLines(err.Error()))
 	var u usageError
 	if errors.As(err, &u) {
 		return exitUsage
@@ -134,4 +137,14 @@ func jsonFlag(fs *pflag.FlagSet, p *bool, what string) {
 // blasFlag registers --blas, the matrix-product backend.
 func blasFlag(fs *pflag.FlagSet, p *string) {
 	fs.StringVar(p, "blas", "auto", "matrix-product backend: auto (OpenBLAS if found, else gonum), openblas or gonum")
+}
+
+// safeLines is an error message made safe to print (sessions.SafeText) line by line: an
+// error may quote a string read from a session or a socket, or a file name.
+func safeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = sessions.SafeText(l)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -127,6 +127,7 @@ func resumeSetup(path string, adjust func(*lab.Config)) (*runSetup, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
+	stored := cfg
 	adjust(&cfg)
 	if err := cfg.Validate(); err != nil {
 		return nil, flagError(err)
@@ -153,8 +154,33 @@ func resumeSetup(path string, adjust func(*lab.Config)) (*runSetup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--resume: %w", err)
 	}
-	meta.Steps = cfg.Steps
+	if err := replan(w, &meta, stored, cfg.Steps); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("--resume: %w", err)
+	}
 	return &runSetup{cfg: cfg, tr: tr, w: w, meta: meta, note: note}, nil
+}
+
+// replan records a resumed run's planned length in its session before it starts: the
+// meta's Steps, which info, ls and the dashboard's progress and ETA read, and the stored
+// configuration's, from which a later --resume without --steps continues. Only the length
+// changes; the rest of the stored configuration stays as given (a resume's --workers,
+// --blas and --device are this process's, not the run's).
+func replan(w *sessions.Writer, meta *sessions.Meta, stored lab.Config, steps int) error {
+	if meta.Steps == steps && stored.Steps == steps {
+		return nil
+	}
+	stored.Steps = steps
+	cj, err := json.Marshal(stored)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	set := func(m *sessions.Meta) { m.Steps, m.Config = steps, cj }
+	if err := w.UpdateMeta(set); err != nil {
+		return err
+	}
+	set(meta)
+	return nil
 }
 
 // checkOutDir checks that an explicit --out names a file in an existing, writable

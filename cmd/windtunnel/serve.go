@@ -168,7 +168,7 @@ func (s runSource) Runs(ctx context.Context) ([]sshserve.Run, error) {
 	seen := map[string]bool{}
 	for _, r := range live {
 		h := r.Hello
-		out = append(out, sshserve.Run{Name: r.Name(), Path: h.Meta.Path, Task: h.Meta.Task, Model: h.Meta.Model,
+		out = append(out, sshserve.Run{Name: sessions.SafeText(r.Name()), Path: h.Meta.Path, Task: h.Meta.Task, Model: h.Meta.Model,
 			Step: h.Step, Steps: h.Meta.Steps, Live: true, Socket: r.Socket})
 		seen[absPath(h.Meta.Path)] = true
 	}
@@ -209,7 +209,7 @@ func finishedRun(path string) (sshserve.Run, error) {
 	}
 	defer r.Close()
 	m := r.Meta()
-	run := sshserve.Run{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Path: path,
+	run := sshserve.Run{Name: sessions.SafeText(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))), Path: path,
 		Task: m.Task, Model: m.Model, Steps: m.Steps}
 	if _, last, ok := r.Span(); ok {
 		run.Step = last

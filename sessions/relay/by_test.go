@@ -23,7 +23,7 @@ func TestSocketClientBy(t *testing.T) {
 		{"", me},
 		{"ssh:SHA256:forgedOperatorKey+/=", me + " for ssh:SHA256:forgedOperatorKey+/="},
 		{"local:uid=0,pid=1", me + " for local:uid=0?pid=1"},
-		{"ssh:SHA256:x\nfake line\x1b[2J", me + " for ssh:SHA256:x?fake?line??2J"},
+		{"ssh:SHA256:x\nfake line\x1b[2J", me + " for ssh:SHA256:x?fake?line"}, // the CSI removed whole on decoding
 		{long, me + " for " + long[:maxClaim]},
 	} {
 		f := newFakeRun(t, nil)

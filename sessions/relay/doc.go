@@ -19,7 +19,9 @@
 // knows it (Peer.By: "local:uid=U,pid=P"), never what the client claims: a claim (serve
 // names its SSH viewer's key) is kept after " for ", cleaned and cut. A client that only wants the hello (ls)
 // closes the connection. Messages from a client are bounded by MaxRequest and those from the
-// server by MaxMessage; a client that sends a malformed or oversized message is dropped, and
+// server by MaxMessage; every decoded message is treated as a session file's contents are
+// (wire.go): its numbers bounded (sessions' Check methods) and its strings made safe to
+// print (sessions.SafeText). A client that sends a malformed or oversized message is dropped, and
 // one that does not read (a write times out after WriteTimeout) is dropped too. The trainer
 // never waits for a client: each connection reads the Live's history on its own goroutine.
 //

@@ -144,5 +144,40 @@ func decode(r *bufio.Reader, max int) (Message, error) {
 	if f.Type == "" {
 		return Message{}, errors.New("malformed message: no type")
 	}
+	if err := f.check(); err != nil {
+		return Message{}, fmt.Errorf("malformed %s message: %w", sessions.SafeText(f.Type), err)
+	}
 	return Message{Type: f.Type, Hello: f.Hello, Record: f.Record, Event: f.Event, After: f.After, ID: f.ID, Error: f.Error, Code: f.Code, State: f.State}, nil
+}
+
+// check treats a decoded message as a session file's contents are treated: the numbers
+// that size or index anything are bounded (sessions' Check methods) and every string is
+// made safe to print (sessions.SafeText), before the dashboard, ls or serve's picker shows
+// them.
+func (f *frame) check() error {
+	if h := f.Hello; h != nil {
+		h.Meta.Sanitize()
+		if err := h.Meta.Check(); err != nil {
+			return err
+		}
+		if h.Step < 0 || h.Step > sessions.MaxSteps || h.Base < -1 || h.Base > sessions.MaxSteps {
+			return fmt.Errorf("hello: step %d, base %d out of range", h.Step, h.Base)
+		}
+		h.State = sessions.State(sessions.SafeText(string(h.State)))
+	}
+	if r := f.Record; r != nil {
+		r.Sanitize()
+		if err := r.Check(); err != nil {
+			return err
+		}
+	}
+	if e := f.Event; e != nil {
+		e.Sanitize()
+		if err := e.Check(); err != nil {
+			return err
+		}
+	}
+	f.Type, f.Error, f.Code = sessions.SafeText(f.Type), sessions.SafeText(f.Error), sessions.SafeText(f.Code)
+	f.State = sessions.State(sessions.SafeText(string(f.State)))
+	return nil
 }
