@@ -331,11 +331,8 @@ func settle(points []sessions.FramePoint) *sessions.Settle {
 	frame := make([]float64, len(points))
 	bitError := make([]float64, len(points))
 	rho := make([]float64, len(points))
-	jl := make([]float64, len(points))
-	anyJL := false
+	jl, anyJL := derived.FrameJLens(points)
 	for i, p := range points {
-		jl[i] = derived.MeanNum(p.JLens)
-		anyJL = anyJL || len(p.JLens) > 0
 		steps[i] = p.Step
 		frame[i] = derived.MeanNum(p.ToLatest)
 		bitError[i] = derived.PrecisionScale(p.BitError)

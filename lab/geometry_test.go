@@ -192,10 +192,10 @@ func checkDerived(t *testing.T, sn *sessions.Snapshot, layers, heads int) {
 		t.Fatalf("no settle steps in the frame %+v", f)
 	}
 	var steps []int
-	var frame, bitError, rho, jl []float64
+	var frame, bitError, rho []float64
+	jl, _ := derived.FrameJLens(f.Points)
 	for _, p := range f.Points {
 		steps = append(steps, p.Step)
-		jl = append(jl, derived.MeanNum(p.JLens))
 		sum, n := 0.0, 0
 		for _, v := range p.ToLatest {
 			if !math.IsNaN(float64(v)) {

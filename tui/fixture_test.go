@@ -304,14 +304,13 @@ func fxFrame(s int) *sessions.Frame {
 }
 
 // fxSettle is when the frame (the mean over layers of ToLatest), bit error (a) on its log2
-// scale, 1 − |ρ| and the J-lens ratio (mean over sites) settled within band, as the lab
+// scale, 1 − |ρ| and the J-lens ratio at the frame's site settled within band, as the lab
 // records it (diagnostics.SettleStep; −1: not settled).
 func fxSettle(pts []sessions.FramePoint, band float64) *sessions.Settle {
 	steps := make([]int, len(pts))
 	frame, bits, rho := make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts))
-	jl := make([]float64, len(pts))
+	jl, _ := derived.FrameJLens(pts)
 	for i, pt := range pts {
-		jl[i] = (float64(pt.JLens[0]) + float64(pt.JLens[1])) / 2
 		steps[i] = pt.Step
 		sum, n := 0.0, 0
 		for _, v := range pt.ToLatest {

@@ -107,7 +107,7 @@ type frameSeries struct {
 	bitError []float64   // on derived.PrecisionScale (log2)
 	rho      []float64   // 1 − |ρ(PC1, entropy)|
 	hasRho   bool
-	jlens    []float64 // the J-lens ratio, mean over sites
+	jlens    []float64 // the J-lens ratio at the frame's site (derived.FrameJLens)
 	hasJLens bool
 	drift    float64 // the latest mean drift
 }
@@ -134,12 +134,6 @@ func readFrame(f *sessions.Frame) frameSeries {
 		}
 		s.frame = append(s.frame, mean(tl))
 		s.bitError = append(s.bitError, derived.PrecisionScale(pt.BitError))
-		jl := make([]float64, len(pt.JLens))
-		for i, v := range pt.JLens {
-			jl[i] = float64(v)
-		}
-		s.hasJLens = s.hasJLens || len(jl) > 0
-		s.jlens = append(s.jlens, mean(jl))
 		r := math.NaN()
 		if a := float64(pt.PC1Abs); !math.IsNaN(a) {
 			r, s.hasRho = 1-a, true
@@ -151,6 +145,7 @@ func readFrame(f *sessions.Frame) frameSeries {
 		}
 		s.drift = mean(d)
 	}
+	s.jlens, s.hasJLens = derived.FrameJLens(f.Points)
 	return s
 }
 

@@ -430,7 +430,10 @@ func frameRatioText(fr *derived.FrameRatios) string {
 		fmt.Fprintf(&b, "  %s passes %.2f: current frame %s, final frame %s\n", siteName(s), fr.Threshold,
 			settled(fr.PassCurrent[si]), settled(fr.PassFinal[si]))
 	}
-	fmt.Fprintf(&b, "  mean ratio settled: current frame %s, final frame %s\n", settled(fr.SettleCurrent), settled(fr.SettleFinal))
+	if fr.Site >= 0 {
+		fmt.Fprintf(&b, "  the frame's site (largest ratio at the end) %s: its ratio settled: current frame %s, final frame %s\n",
+			siteName(fr.Sites[fr.Site]), settled(fr.SettleCurrent), settled(fr.SettleFinal))
+	}
 	return b.String()
 }
 

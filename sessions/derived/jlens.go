@@ -40,6 +40,52 @@ func FrameThreshold(maxRatio float64) (threshold float64, scaled bool) {
 	return FramePassRatio, false
 }
 
+// FrameSite is the site the frame forms at: the index of the largest finite ratio of the
+// newest point (−1 when it has none). The frame's settle step and the frame line of the
+// dashboard and the figure follow that site: a site where the J-lens never aligns with the
+// frame (the embedding output, at chance on the mid preset) is noise that a mean over sites
+// would carry into the settle step.
+func FrameSite(newest []float64) int {
+	site := -1
+	for i, v := range newest {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) && (site < 0 || v > newest[site]) {
+			site = i
+		}
+	}
+	return site
+}
+
+// FrameSeries is the ratio series at FrameSite of the newest point: points[k] holds point
+// k's ratio per site; NaN where a point has none.
+func FrameSeries(points [][]float64) []float64 {
+	out := make([]float64, len(points))
+	site := -1
+	if len(points) > 0 {
+		site = FrameSite(points[len(points)-1])
+	}
+	for k, p := range points {
+		out[k] = math.NaN()
+		if site >= 0 && site < len(p) {
+			out[k] = p[site]
+		}
+	}
+	return out
+}
+
+// FrameJLens is the frame line of a frame-precision history: the J-lens ratio at the frame
+// site (FrameSeries of the points' JLens), and whether any point holds one.
+func FrameJLens(points []sessions.FramePoint) ([]float64, bool) {
+	ps := make([][]float64, len(points))
+	any := false
+	for k, p := range points {
+		for _, v := range p.JLens {
+			ps[k] = append(ps[k], float64(v))
+		}
+		any = any || len(p.JLens) > 0
+	}
+	return FrameSeries(ps), any
+}
+
 // JLensSnapshot is one recorded J-lens measurement and its step.
 type JLensSnapshot struct {
 	Step  int
@@ -67,10 +113,12 @@ type FrameRatios struct {
 	Scaled    bool         `json:"threshold_scaled"`
 	Points    []FramePoint `json:"points"`
 	// PassCurrent and PassFinal are, per site, the first step whose ratio is at or above
-	// Threshold (−1: none); SettleCurrent and SettleFinal where the mean over sites settled
-	// within band (−1: not settled).
+	// Threshold (−1: none); Site is the frame's site (FrameSite of the final-frame ratios at
+	// the last snapshot, an index into Sites), SettleCurrent and SettleFinal where its ratio
+	// settled within band (−1: not settled).
 	PassCurrent   []int `json:"pass_step_current"`
 	PassFinal     []int `json:"pass_step_final"`
+	Site          int   `json:"frame_site"`
 	SettleCurrent int   `json:"settle_step_current"`
 	SettleFinal   int   `json:"settle_step_final"`
 }
@@ -108,11 +156,22 @@ func FrameRatioSeries(snaps []JLensSnapshot, band float64) *FrameRatios {
 		fr.Points = append(fr.Points, p)
 	}
 	steps := make([]int, len(fr.Points))
-	cur, fin := make([]float64, len(steps)), make([]float64, len(steps))
+	cur, fin := make([][]float64, len(steps)), make([][]float64, len(steps))
 	for i, p := range fr.Points {
-		steps[i], cur[i], fin[i] = p.Step, MeanFinite(p.Current), MeanFinite(p.Final)
+		steps[i], cur[i], fin[i] = p.Step, p.Current, p.Final
 	}
-	fr.SettleCurrent, fr.SettleFinal = settleOrNot(steps, cur, band), settleOrNot(steps, fin, band)
+	fr.Site = FrameSite(fin[len(fin)-1])
+	fr.SettleCurrent, fr.SettleFinal = -1, -1
+	if fr.Site >= 0 {
+		at := func(s [][]float64) []float64 {
+			out := make([]float64, len(s))
+			for i, p := range s {
+				out[i] = p[fr.Site]
+			}
+			return out
+		}
+		fr.SettleCurrent, fr.SettleFinal = settleOrNot(steps, at(cur), band), settleOrNot(steps, at(fin), band)
+	}
 	for si := range fr.Sites {
 		fr.PassCurrent = append(fr.PassCurrent, firstAtOrAbove(fr.Points, si, fr.Threshold, false))
 		fr.PassFinal = append(fr.PassFinal, firstAtOrAbove(fr.Points, si, fr.Threshold, true))

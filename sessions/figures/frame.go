@@ -28,12 +28,12 @@ func frameFigure(g Group) (figure, bool) {
 	var steps, jlens, frame, prec, rho []float64
 	for _, pt := range s.Frame.Points {
 		steps = append(steps, float64(pt.Step))
-		jlens = append(jlens, derived.MeanNum(pt.JLens))
 		frame = append(frame, derived.MeanNum(pt.ToLatest))
 		prec = append(prec, derived.PrecisionScale(pt.BitError))
 		a := float64(pt.PC1Abs)
 		rho = append(rho, 1-a) // NaN stays NaN
 	}
+	jlens, _ = derived.FrameJLens(s.Frame.Points)
 	if allNaN(frame) { // no attention: no frame to dissociate
 		return figure{}, false
 	}
@@ -46,7 +46,7 @@ func frameFigure(g Group) (figure, bool) {
 		{"frame: attention distance to latest (mean over layers)", frame},
 		{"precision: log2 bit error (a)", prec},
 		{"1 − |ρ(PC1, entropy)|", rho},
-		{"frame: J-lens overlap ÷ null (authors')", jlens},
+		{"frame: J-lens overlap ÷ null at its site (authors')", jlens},
 	}
 	drawn := 0
 	for i, sr := range series {

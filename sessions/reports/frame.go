@@ -81,8 +81,9 @@ func frameRatioRow(task string, rs []Run) Row {
 	return row
 }
 
-// dissociationRow: the step the final-frame ratio settled (derived.SettleBand), the bit error
-// (a) there and at the end, and where precision settled. A seed dissociates when its frame
+// dissociationRow: the step the final-frame ratio at the frame's site settled
+// (derived.SettleBand; the site with the largest ratio at the end), the bit error (a) there
+// and at the end, and where precision settled. A seed dissociates when its frame
 // settled before its precision and bit error then fell at least twofold.
 func dissociationRow(task string, rs []Run) Row {
 	row := Row{Claim: fmt.Sprintf("the frame settles while precision keeps improving (J-lens frame vs bit error (a), %s)", task),
