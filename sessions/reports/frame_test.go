@@ -61,13 +61,14 @@ func TestSpeedupRow(t *testing.T) {
 func TestFrameRows(t *testing.T) {
 	mk := func(seed uint64, final []float64, settle int) Run {
 		r := runOf(t, 1, seed, 1.0, 0.5, 0.2, 0.1, 0.05)
-		fr := &derived.FrameRatios{Sites: []int{-1, 0}, Null: 0.2, Max: 5, Threshold: 3, SettleFinal: settle}
+		fr := &derived.FrameRatios{Sites: []int{-1, 0}, Null: 0.2, Max: 5, Threshold: 3, SettleFinal: settle, Site: 1}
 		for i, v := range final {
 			fr.Points = append(fr.Points, derived.FramePoint{Step: 100 * (i + 1), Current: []float64{v, v}, Final: []float64{v, v + 0.2}})
 		}
 		r.FrameRatio = fr
 		return r
 	}
+	// Finals at the frame's site (block 0) are v + 0.2: 3.8 passes, 2.4 does not.
 	runs := []Run{mk(1, []float64{1, 3.5, 3.6}, 200), mk(2, []float64{1, 2, 2.2}, 300)}
 	rows := frameRows(runs)
 	if len(rows) != 2 {
