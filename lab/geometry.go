@@ -331,7 +331,6 @@ func settle(points []sessions.FramePoint) *sessions.Settle {
 	frame := make([]float64, len(points))
 	bitError := make([]float64, len(points))
 	rho := make([]float64, len(points))
-	jl, anyJL := derived.FrameJLens(points)
 	for i, p := range points {
 		steps[i] = p.Step
 		frame[i] = derived.MeanNum(p.ToLatest)
@@ -344,12 +343,7 @@ func settle(points []sessions.FramePoint) *sessions.Settle {
 		}
 		return -1
 	}
-	st := &sessions.Settle{Band: derived.SettleBand, Frame: at(frame), BitError: at(bitError), Rho: at(rho)}
-	if anyJL {
-		s := at(jl)
-		st.JLens = &s
-	}
-	return st
+	return &sessions.Settle{Band: derived.SettleBand, Frame: at(frame), BitError: at(bitError), Rho: at(rho)}
 }
 
 func nums(xs []float64) []sessions.Num {

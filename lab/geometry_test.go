@@ -111,8 +111,8 @@ func checkJLens(t *testing.T, sn *sessions.Snapshot, n int) {
 			t.Errorf("J-lens overlap %g outside [0, 1]", o)
 		}
 	}
-	if sn.Frame == nil || sn.Frame.Settle == nil || sn.Frame.Settle.JLens == nil {
-		t.Fatal("no J-lens settle step")
+	if _, ok := derived.FrameSettle(sn.Frame.Points); !ok {
+		t.Fatal("no J-lens ratio in the frame history")
 	}
 	for k, p := range sn.Frame.Points {
 		if len(p.JLens) != 2 {
@@ -193,7 +193,6 @@ func checkDerived(t *testing.T, sn *sessions.Snapshot, layers, heads int) {
 	}
 	var steps []int
 	var frame, bitError, rho []float64
-	jl, _ := derived.FrameJLens(f.Points)
 	for _, p := range f.Points {
 		steps = append(steps, p.Step)
 		sum, n := 0.0, 0
@@ -214,15 +213,7 @@ func checkDerived(t *testing.T, sn *sessions.Snapshot, layers, heads int) {
 		return s
 	}
 	want := sessions.Settle{Band: 0.1, Frame: at(frame), BitError: at(bitError), Rho: at(rho)}
-	got := *f.Settle
-	if (got.JLens != nil) != (sn.JLens != nil) {
-		t.Errorf("a J-lens settle step %v with a J-lens record %v", got.JLens, sn.JLens != nil)
-	}
-	if got.JLens != nil && *got.JLens != at(jl) {
-		t.Errorf("J-lens settle %d, want %d", *got.JLens, at(jl))
-	}
-	got.JLens = nil
-	if got != want {
+	if got := *f.Settle; got != want {
 		t.Errorf("settle %+v, want %+v", got, want)
 	}
 }

@@ -239,10 +239,6 @@ type Settle struct {
 	Frame    int     `json:"frame"`
 	BitError int     `json:"bit_error"`
 	Rho      int     `json:"rho"`
-	// JLens is where the authors' frame ratio (the mean over sites of FramePoint.JLens)
-	// settled; nil in sessions written before it was recorded and for models without
-	// attention.
-	JLens *int `json:"jlens,omitempty"`
 }
 
 // FramePoint is one earlier (or this) snapshot's frame and precision.

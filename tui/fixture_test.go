@@ -304,12 +304,11 @@ func fxFrame(s int) *sessions.Frame {
 }
 
 // fxSettle is when the frame (the mean over layers of ToLatest), bit error (a) on its log2
-// scale, 1 − |ρ| and the J-lens ratio at the frame's site settled within band, as the lab
+// scale, and 1 − |ρ| settled within band, as the lab
 // records it (diagnostics.SettleStep; −1: not settled).
 func fxSettle(pts []sessions.FramePoint, band float64) *sessions.Settle {
 	steps := make([]int, len(pts))
 	frame, bits, rho := make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts))
-	jl, _ := derived.FrameJLens(pts)
 	for i, pt := range pts {
 		steps[i] = pt.Step
 		sum, n := 0.0, 0
@@ -331,8 +330,7 @@ func fxSettle(pts []sessions.FramePoint, band float64) *sessions.Settle {
 		}
 		return -1
 	}
-	j := at(jl)
-	return &sessions.Settle{Band: band, Frame: at(frame), BitError: at(bits), Rho: at(rho), JLens: &j}
+	return &sessions.Settle{Band: band, Frame: at(frame), BitError: at(bits), Rho: at(rho)}
 }
 
 // fxAblation is the ablation table at step s: every head, and each layer's attention and

@@ -227,8 +227,8 @@ func (p *framePane) verdict(s frameSeries, st *sessions.Settle) string {
 	fAt, fOK := st.Frame, st.Frame >= 0
 	pAt, pOK := st.BitError, st.BitError >= 0
 	what := "frame"
-	if st.JLens != nil { // the authors' frame statistic decides where it was recorded
-		what, fAt, fOK = "frame (J-lens)", *st.JLens, *st.JLens >= 0
+	if jl, ok := derived.FrameSettle(p.sh.geo.Frame.Points); ok { // the authors' frame statistic decides where recorded
+		what, fAt, fOK = "frame (J-lens)", jl, jl >= 0
 	}
 	v := what + " not settled yet"
 	if fOK {

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // TestPages checks ] and [ (grid pages, tab groups), tab across pages and the number keys.
@@ -193,11 +194,12 @@ func TestFrameSettle(t *testing.T) {
 		t.Fatal("no settle steps in the fixture's last snapshot", err)
 	}
 	st := snap.Frame.Settle
-	if st.JLens == nil || *st.JLens < 0 || st.BitError < 0 || *st.JLens >= st.BitError {
-		t.Fatalf("the fixture's frame (J-lens) should settle before its precision: %+v", *st)
+	jl, ok := derived.FrameSettle(snap.Frame.Points)
+	if !ok || jl < 0 || st.BitError < 0 || jl >= st.BitError {
+		t.Fatalf("the fixture's frame (J-lens, %d) should settle before its precision: %+v", jl, *st)
 	}
 	m := focusOn(t, sized(New(r, Options{}), 160, 48), "Frame-precision")
-	mustContain(t, plain(m), fmt.Sprintf("frame (J-lens) settled at step %d", *st.JLens), fmt.Sprintf("precision at %d", st.BitError),
+	mustContain(t, plain(m), fmt.Sprintf("frame (J-lens) settled at step %d", jl), fmt.Sprintf("precision at %d", st.BitError),
 		fmt.Sprintf("(%d%% band", int(math.Round(st.Band*100))), "→", "frame first")
 }
 

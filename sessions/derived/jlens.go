@@ -86,6 +86,21 @@ func FrameJLens(points []sessions.FramePoint) ([]float64, bool) {
 	return FrameSeries(ps), any
 }
 
+// FrameSettle is the step from which the J-lens ratio at the frame's site (FrameJLens)
+// stayed within SettleBand of its range of its newest value (diagnostics.SettleStep), and
+// whether the history holds a J-lens at all; −1 when it has not settled.
+func FrameSettle(points []sessions.FramePoint) (int, bool) {
+	jl, any := FrameJLens(points)
+	if !any {
+		return -1, false
+	}
+	steps := make([]int, len(points))
+	for i, p := range points {
+		steps[i] = p.Step
+	}
+	return settleOrNot(steps, jl, SettleBand), true
+}
+
 // JLensSnapshot is one recorded J-lens measurement and its step.
 type JLensSnapshot struct {
 	Step  int

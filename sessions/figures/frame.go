@@ -70,10 +70,7 @@ func frameFigure(g Group) (figure, bool) {
 	p.Y.Min, p.Y.Max = -0.02, 1.55
 	if st := s.Frame.Settle; st != nil {
 		p.Title.Text += fmt.Sprintf("\nsettled: from the step each stayed within %.0f%% of its range of its latest value", 100*st.Band)
-		jl := -1
-		if st.JLens != nil {
-			jl = *st.JLens
-		}
+		jl, _ := derived.FrameSettle(s.Frame.Points)
 		marks := []struct {
 			name string
 			at   int
