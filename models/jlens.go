@@ -390,4 +390,3 @@ func (rn *rowNet) backwardBlock(ly *rowLayer, K, V []float64, base, i int, st *r
 	}
 	return dx
 }
-
