@@ -101,7 +101,7 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	flags.IntVar(&startups, "max-startups", sshserve.DefaultMaxStartups, "most connections logging in at once (more are closed)")
 	flags.StringVar(&keysPath, "authorized-keys", "", "OpenSSH authorized_keys file of the admitted keys; the option "+sshserve.OperatorOption+
 		" marks operators (default $XDG_CONFIG_HOME/windtunnel/authorized_keys)")
-	flags.StringVar(&hostKeyPath, "host-key", "", "the server's private key file (default $XDG_CONFIG_HOME/windtunnel/ssh_host_ed25519_key, generated on first start)")
+	flags.StringVar(&hostKeyPath, "host-key", "", "the server's private key file, generated there on first start (default $XDG_CONFIG_HOME/windtunnel/ssh_host_ed25519_key)")
 	flags.StringVar(&runsDir, "runs", "runs", "folder of session files offered for replay when no run is live")
 	return cmd
 }
@@ -125,15 +125,14 @@ func serveKeysPath(path string) (string, error) {
 	return path, nil
 }
 
-// serveHostKey loads the --host-key file, or the default one (generated on first start).
+// serveHostKey loads the --host-key file, or the default one; either is generated on first
+// start (when no file is there), as the README says.
 func serveHostKey(path string, stdout io.Writer) (gossh.Signer, error) {
-	if path != "" {
-		s, _, err := sshserve.HostKey(path, false)
-		return s, err
-	}
-	path, err := sshserve.DefaultHostKey()
-	if err != nil {
-		return nil, err
+	if path == "" {
+		var err error
+		if path, err = sshserve.DefaultHostKey(); err != nil {
+			return nil, err
+		}
 	}
 	s, created, err := sshserve.HostKey(path, true)
 	if created {

@@ -121,7 +121,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"serve", "--login-grace-time", "0s"}, 2, "--login-grace-time"},
 		{[]string{"serve", "--max-startups", "0"}, 2, "--max-startups"},
 		{[]string{"serve", "--authorized-keys", filepath.Join(dir, "nope"), "--host-key", filepath.Join(dir, "hk")}, 1, "no authorized keys"},
-		{[]string{"serve", "--authorized-keys", keys, "--host-key", filepath.Join(dir, "hk")}, 1, "does not exist"},
+		{[]string{"serve", "--authorized-keys", keys, "--host-key", dir}, 1, "is a directory"},
 	} {
 		code, _, errs := runCLI(c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
