@@ -8,7 +8,7 @@
 #             accel.test      backends/accel's tests (catalogue contract, parity harness)
 #             lab.test        lab's tests (20 paper steps on the GPU against the CPU)
 #             torch_reference.py  the PyTorch reference bench times beside windtunnel
-#                             ($TORCH_REFERENCE, else peers/ or ../shared/peers/, as bench finds it)
+#                             ($TORCH_REFERENCE, else peers/torch_reference.py in the repository, as bench finds it)
 #             BUILD.txt       the commit, Go version and date of the build
 #   there:  scripts/gpu-check.sh run [STAGE...]   from the repository root with gpu/ carried
 #                                        along (with Go on the GPU machine, `run` builds gpu/ itself)
@@ -44,7 +44,7 @@ build() {
 	CGO_ENABLED=0 go test -c -ldflags="$ld" -o gpu/lab.test ./lab || ok=1
 	local ref=${TORCH_REFERENCE:-}
 	if [ -z "$ref" ]; then
-		for p in peers/torch_reference.py ../shared/peers/torch_reference.py shared/peers/torch_reference.py; do
+		for p in peers/torch_reference.py; do
 			if [ -f "$p" ]; then ref=$p; break; fi
 		done
 	fi

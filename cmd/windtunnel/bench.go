@@ -171,7 +171,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	c.Flags().IntVar(&repeat, "repeat", 1, "repetitions of each (windtunnel, PyTorch) pair, alternating; the row gives the median ratio and its spread")
 	c.Flags().IntVar(&steps, "steps", 40, "timed steps per run for the quick configuration")
 	c.Flags().IntVar(&paperSteps, "paper-steps", 12, "timed steps per run for the paper configuration")
-	c.Flags().StringVar(&script, "torch-script", "", "path of torch_reference.py (default: peers/ or ../shared/peers/)")
+	c.Flags().StringVar(&script, "torch-script", "", "path of a PyTorch reference script (default: peers/torch_reference.py in the current folder, when there is one)")
 	c.Flags().StringVar(&python, "python", "/usr/bin/python3", "Python with PyTorch (Debian's python3-torch)")
 	blasFlag(c.Flags(), &blas)
 	jsonFlag(c.Flags(), &asJSON, "one JSON object per configuration")
@@ -185,7 +185,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func findTorchScript() string {
-	for _, p := range []string{"peers/torch_reference.py", "../shared/peers/torch_reference.py", "shared/peers/torch_reference.py"} {
+	for _, p := range []string{"peers/torch_reference.py"} {
 		if _, err := os.Stat(p); err == nil {
 			abs, _ := filepath.Abs(p)
 			return abs
