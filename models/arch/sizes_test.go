@@ -18,7 +18,7 @@ func TestSizesJSON(t *testing.T) {
 	}
 	cases := []struct {
 		name, in string
-		want MambaConfig
+		want     MambaConfig
 	}{
 		{"today's keys", `{"layers":2,"width":32,"state":8,"expand":2,"conv":4}`, MambaConfig{2, 32, 8, 2, 4}},
 		{"old capitalised keys", `{"Layers":2,"Width":32,"State":8,"Expand":2,"Conv":4}`, MambaConfig{2, 32, 8, 2, 4}},
