@@ -24,7 +24,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "run",
 		Short: "Train a network on a tunnel and score it against the Bayes optimum",
 		Long:  runLong,
-		Args: noArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if detach {
 				return runDetached(cmd.Context(), &f, cmd.Flags(), stdout)
