@@ -38,7 +38,12 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 
 // run executes the command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+	return runRoot(newRoot(stdout, stderr), args, stderr)
+}
+
+// runRoot executes the command tree root on args, printing an error on stderr, and returns
+// the exit status.
+func runRoot(root *cobra.Command, args []string, stderr io.Writer) int {
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {

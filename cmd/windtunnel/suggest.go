@@ -33,13 +33,16 @@ func editDistance(a, b string) int {
 }
 
 // suggest returns the candidate closest to name (compared case-insensitively): within an
-// edit distance of 2 (1 for names of up to 3 letters), or the only candidate name begins; ""
-// when none is close.
+// edit distance of 2 (1 for names of 2 or 3 letters, 0 for one), or the only candidate name
+// begins; "" when none is close.
 func suggest(name string, candidates []string) string {
 	low := strings.ToLower(name)
 	best, bestD := "", 0
 	limit := 2
-	if len([]rune(name)) <= 3 {
+	switch n := len([]rune(name)); {
+	case n <= 1:
+		limit = 0
+	case n <= 3:
 		limit = 1
 	}
 	var prefixed []string
@@ -132,15 +135,10 @@ func parseFlagError(c *cobra.Command, err error) error {
 		return usagef("%s--%s %s: want %s", prefix, m[2], strconv.Quote(value), want)
 	}
 	if m := reNeedsValue.FindStringSubmatch(msg); m != nil {
-		name := m[2]
-		if m[1] != "" {
-			name = m[1]
+		if m[1] != "" { // a shorthand
+			return usagef("%s-%s needs a value", prefix, m[1])
 		}
-		dash := "--"
-		if len(name) == 1 {
-			dash = "-"
-		}
-		return usagef("%s%s%s needs a value", prefix, dash, name)
+		return usagef("%s--%s needs a value", prefix, m[2])
 	}
 	return usagef("%s%s", prefix, msg)
 }
