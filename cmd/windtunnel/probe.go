@@ -84,8 +84,8 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("step") {
 				step = -1 // the last checkpoint
-			} else if step < 0 {
-				return usagef("--step %d: want a step ≥ 0 (leave --step out for the last checkpoint)", step)
+			} else if step < -1 {
+				return usagef("--step %d: want a step ≥ 0 (or -1, or no --step: the last checkpoint)", step)
 			}
 			if geometryN != 0 && (geometryN < 3 || geometryN > 4096) {
 				return usagef("--geometry-n %d out of range: want 3..4096", geometryN)

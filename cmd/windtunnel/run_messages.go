@@ -43,18 +43,13 @@ func deviceError(de *lab.DeviceError) error {
 	return fmt.Errorf("--device %s: %s (`windtunnel device` lists what was searched and how to add a path; --device cpu runs here)", de.Device, why)
 }
 
-// checkOutFile rejects an explicit --out that names a folder or an existing file, before
-// the session is created.
+// checkOutFile rejects an explicit --out that names a folder, before the session is
+// created (an existing file is left to sessions.Create, which names a live writer's lock).
 func checkOutFile(path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return nil // absent (the folder is checked next) or unreadable: Create says why
-	case fi.IsDir():
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return usagef("run: --out %s is a folder: name a session file in it (--out %s)", path, suggestOutFile(path))
-	default:
-		return usagef("run: --out %s: the file exists (continue it with --resume %s, or name a new file)", path, path)
 	}
+	return nil
 }
 
 // suggestOutFile is a session file name inside the folder dir.
