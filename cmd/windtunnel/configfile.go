@@ -21,8 +21,13 @@ import (
 	"windtunnel/tunnels"
 )
 
-// maxConfigFile bounds a configuration file (a configuration is a few hundred bytes).
-const maxConfigFile = 1 << 20
+// maxConfigFile bounds a configuration file (a configuration is a few hundred bytes), and
+// maxConfigDepth the nesting of its arrays and inline tables (a configuration nests two
+// deep; the TOML parser has no bound of its own).
+const (
+	maxConfigFile  = 1 << 20
+	maxConfigDepth = 32
+)
 
 // configSource is what run starts from before its flags: a configuration file (--config)
 // or a recorded run's stored configuration (--like).
@@ -60,6 +65,9 @@ func readConfigFile(path string) (*configSource, error) {
 	var m map[string]any
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".toml":
+		if d := tomlDepth(b); d > maxConfigDepth {
+			return nil, usagef("%s: arrays or tables nested %d deep: not a configuration (at most %d)", name, d, maxConfigDepth)
+		}
 		if _, err = toml.Decode(string(b), &m); err != nil {
 			return nil, usagef("%s: not valid TOML: %v", name, err)
 		}
@@ -373,4 +381,37 @@ func tunnelField(param string) string {
 		}
 	}
 	return param
+}
+
+// tomlDepth is the deepest nesting of brackets and braces in a TOML text, strings and
+// comments skipped.
+func tomlDepth(b []byte) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '#':
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			delim := []byte{c}
+			if i+2 < len(b) && b[i+1] == c && b[i+2] == c {
+				delim = []byte{c, c, c}
+			}
+			i += len(delim)
+			for i < len(b) && !bytes.HasPrefix(b[i:], delim) {
+				if c == '"' && b[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i += len(delim) - 1
+		case '[', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ']', '}':
+			depth--
+		}
+	}
+	return deepest
 }

@@ -188,6 +188,8 @@ func TestConfigErrors(t *testing.T) {
 		{"bad yaml", "a.yaml", "steps: [\n", nil, "not valid YAML"},
 		{"extension", "a.ini", "steps=3\n", nil, `want a .toml, .yaml, .yml or .json file, not ".ini"`},
 		{"both", "a.toml", "steps = 3\n", []string{"--like", session}, "--config and --like: give one"},
+		{"nested deep", "a.toml", "steps = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n", nil, "nested 100000 deep: not a configuration (at most 32)"},
+		{"brackets in text", "a.toml", "# " + strings.Repeat("[", 40) + "\ntarget = '''" + strings.Repeat("{", 40) + "'''\n", nil, `target "` + strings.Repeat("{", 40) + `": want`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := writeFile(t, c.file, c.text)
