@@ -51,8 +51,8 @@ func newInfoCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	jsonFlag(c.Flags(), &asJSON, "one JSON object")
-	c.Flags().BoolVar(&asConfig, "config", false, "print the recorded configuration as a file for `run --config` (TOML; YAML with --format yaml)")
-	c.Flags().StringVar(&format, "format", "toml", "the file format of --config: toml or yaml")
+	c.Flags().BoolVar(&asConfig, "config", false, "print the recorded configuration as a file for run --config (TOML; YAML with --format yaml)")
+	c.Flags().StringVar(&format, "format", "toml", "the `FORMAT` of the --config file: toml or yaml")
 	return c
 }
 

@@ -109,8 +109,8 @@ func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 	jsonFlag(fs, &asJSON, "the runs as a JSON array")
 	fs.StringVar(&dir, "dir", "runs", "folder of recent sessions (searched recursively)")
 	fs.Float64Var(&days, "days", 7, "list sessions modified in the last N days")
-	fs.StringArrayVar(&where, "where", nil, "keep the runs whose KEY=VALUE (or !=, <, >, <=, >=); repeat for more conditions")
-	fs.StringVar(&sortKey, "sort", "", "order by a row field, a metric (bit_error, kl_bits, …) or a configuration key")
+	fs.StringArrayVar(&where, "where", nil, "keep the runs whose `KEY=VALUE` (or !=, <, >, <=, >=); repeat for more conditions")
+	fs.StringVar(&sortKey, "sort", "", "order by `KEY`: a row field, a metric (bit_error, kl_bits, …) or a configuration key")
 	fs.BoolVar(&reverse, "reverse", false, "reverse the order (with --sort: descending)")
 	return c
 }

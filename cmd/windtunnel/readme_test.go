@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // readmeCommandList returns the lines of README.md's command list (the indented block
@@ -79,5 +80,18 @@ func TestReadmeCommandList(t *testing.T) {
 				t.Errorf("README's `windtunnel %s` names --%s, which it does not take", c.Name(), m[1])
 			}
 		}
+	}
+}
+
+// TestFlagValueNames: no flag's help quotes text in backquotes that pflag would show as
+// its value's name (a name with spaces, as "--config windtunnel info --config").
+func TestFlagValueNames(t *testing.T) {
+	root := newRoot(io.Discard, io.Discard)
+	for _, c := range root.Commands() {
+		c.Flags().VisitAll(func(fl *pflag.Flag) {
+			if name, _ := pflag.UnquoteUsage(fl); strings.ContainsAny(name, " -") {
+				t.Errorf("%s --%s shows its value as %q", c.Name(), fl.Name, name)
+			}
+		})
 	}
 }

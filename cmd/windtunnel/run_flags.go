@@ -83,8 +83,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "session file to write, in an existing folder (default ./runs/<time>-<task>-<model>.wtlab, the folder created)")
 	fs.StringVar(&f.resume, "resume", "", "continue the session FILE from its last checkpoint (model, optimiser, schedule and data stream); from step 0 if it has none")
 	fs.IntSliceVar(&f.evalK, "eval-k", nil, "hmm: observation counts K to evaluate at, each on its own probe set, e.g. 20,30,50 (length generalisation; the training K is always evaluated, so giving only it turns the others off; default: the preset's 20,30,50)")
-	fs.StringVar(&f.configFile, "config", "", "start from this configuration file (TOML .toml, YAML .yaml/.yml or JSON .json, the keys of `windtunnel info --config`): its values replace the preset's, flags given replace its")
-	fs.StringVar(&f.like, "like", "", "start from the configuration SESSION was run with (flags given replace its values; its task stays)")
+	fs.StringVar(&f.configFile, "config", "", "start from the configuration `FILE` (TOML .toml, YAML .yaml/.yml or JSON .json, with the keys info --config writes): its values replace the preset's, flags given replace its")
+	fs.StringVar(&f.like, "like", "", "start from the configuration the run recorded in `SESSION` used (flags given replace its values; its task stays)")
 	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "save parameters and optimiser state every N steps (default: the preset's, at most steps/3; 0 with the flag: only at the end)")
 }
 
