@@ -15,7 +15,7 @@ import (
 type runConfig struct {
 	EvalEvery int `json:"eval_every"`
 	Tunnel    struct {
-		V int `json:"V"`
+		V int `json:"v"`
 	} `json:"tunnel"`
 }
 

@@ -16,8 +16,9 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
-	"windtunnel/lab"
+	"windtunnel/models/arch"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
 )
 
@@ -38,11 +39,11 @@ type configSource struct {
 	// into its objects), nested as in the file; nil for --like.
 	values map[string]any
 	// like is the recorded configuration (--like): complete, nothing comes from a preset.
-	like *lab.Config
+	like *runconfig.Config
 }
 
 // configType is the type a configuration file fills, whose JSON keys it uses.
-var configType = reflect.TypeFor[lab.Config]()
+var configType = reflect.TypeFor[runconfig.Config]()
 
 // readConfigFile reads a TOML (.toml), YAML (.yaml, .yml) or JSON (.json) configuration file
 // and checks its keys against the configuration's: an unknown key is an error naming it and
@@ -98,7 +99,7 @@ func readLike(path string) (*configSource, error) {
 		return nil, usagef("--like: %v", err)
 	}
 	defer r.Close()
-	cfg, err := lab.SessionConfig(r.Meta())
+	cfg, err := runconfig.SessionConfig(r.Meta())
 	if err != nil {
 		return nil, usagef("--like: %v", err)
 	}
@@ -258,31 +259,31 @@ func (s *configSource) text(key string) (string, bool) {
 // apply returns base with the source's values in place of its own: the recorded
 // configuration for --like, base with the file's keys overridden for --config (the
 // objects merged key by key). A value of the wrong type is an error naming its key.
-func (s *configSource) apply(base lab.Config) (lab.Config, error) {
+func (s *configSource) apply(base runconfig.Config) (runconfig.Config, error) {
 	if s.like != nil {
 		return *s.like, nil
 	}
 	b, err := json.Marshal(base)
 	if err != nil {
-		return lab.Config{}, fmt.Errorf("%s: %w", s.name, err)
+		return runconfig.Config{}, fmt.Errorf("%s: %w", s.name, err)
 	}
 	var merged map[string]any
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	if err := d.Decode(&merged); err != nil {
-		return lab.Config{}, fmt.Errorf("%s: %w", s.name, err)
+		return runconfig.Config{}, fmt.Errorf("%s: %w", s.name, err)
 	}
 	mergeValues(merged, s.values)
 	if b, err = json.Marshal(merged); err != nil {
-		return lab.Config{}, usagef("%s: %v", s.name, err)
+		return runconfig.Config{}, usagef("%s: %v", s.name, err)
 	}
-	var c lab.Config
+	var c runconfig.Config
 	if err := json.Unmarshal(b, &c); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return lab.Config{}, usagef("%s: key %q: a %s, want %s", s.name, te.Field, te.Value, jsonKind(te.Type))
+			return runconfig.Config{}, usagef("%s: key %q: a %s, want %s", s.name, te.Field, te.Value, jsonKind(te.Type))
 		}
-		return lab.Config{}, usagef("%s: %v", s.name, err)
+		return runconfig.Config{}, usagef("%s: %v", s.name, err)
 	}
 	return c, nil
 }
@@ -324,7 +325,7 @@ func jsonKind(t reflect.Type) string {
 // fieldError is flagError of a configuration error, naming the source's key instead of the
 // flag when no flag given set the field.
 func (s *configSource) fieldError(err error, fs *pflag.FlagSet) error {
-	var fe *lab.FieldError
+	var fe *arch.FieldError
 	if s == nil || !errors.As(err, &fe) {
 		return flagError(err)
 	}

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"windtunnel/lab"
+	"windtunnel/sessions/runconfig"
 )
 
 // configJSON is the configuration as a session stores it, for comparing two.
-func configJSON(t *testing.T, c lab.Config) string {
+func configJSON(t *testing.T, c runconfig.Config) string {
 	t.Helper()
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -135,23 +135,23 @@ func TestConfigPrecedence(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		args  []string
-		check func(lab.Config) bool
+		check func(runconfig.Config) bool
 	}{
-		{"file over preset", []string{"--config", partial}, func(c lab.Config) bool {
+		{"file over preset", []string{"--config", partial}, func(c runconfig.Config) bool {
 			return c.Task == "hmm" && c.Steps == 120 && c.LR == 0.002 && c.Transformer.Layers == 3 && c.Transformer.Width == 64 &&
 				c.Batch == 64 && c.EvalEvery == 10 && c.CheckpointEvery == 40 && c.Tunnel.K == 20 && len(c.EvalK) == 3
 		}},
-		{"flags over file", []string{"--config", partial, "--lr", "0.005", "--layers", "2", "--k", "9", "--eval-k", "9"}, func(c lab.Config) bool {
+		{"flags over file", []string{"--config", partial, "--lr", "0.005", "--layers", "2", "--k", "9", "--eval-k", "9"}, func(c runconfig.Config) bool {
 			return c.LR == 0.005 && c.Transformer.Layers == 2 && c.Steps == 120 && c.Tunnel.K == 9 && len(c.EvalK) == 1
 		}},
-		{"flag steps refit", []string{"--config", partial, "--steps", "24"}, func(c lab.Config) bool { return c.Steps == 24 && c.EvalEvery == 2 }},
-		{"file cadence kept", []string{"--config", yamlFile}, func(c lab.Config) bool {
+		{"flag steps refit", []string{"--config", partial, "--steps", "24"}, func(c runconfig.Config) bool { return c.Steps == 24 && c.EvalEvery == 2 }},
+		{"file cadence kept", []string{"--config", yamlFile}, func(c runconfig.Config) bool {
 			return c.Task == "bijection" && c.Tunnel.V == 6 && c.EvalEvery == 7 && c.ProbeEvery == 20
 		}},
-		{"preset under file", []string{"--config", yamlFile, "--preset", "mid"}, func(c lab.Config) bool {
+		{"preset under file", []string{"--config", yamlFile, "--preset", "mid"}, func(c runconfig.Config) bool {
 			return c.Transformer.Width == 96 && c.Steps == 120 && c.EvalEvery == 7
 		}},
-		{"task flag over file", []string{"--config", partial, "--task", "bijection"}, func(c lab.Config) bool {
+		{"task flag over file", []string{"--config", partial, "--task", "bijection"}, func(c runconfig.Config) bool {
 			return c.Task == "bijection" && c.Tunnel.V == 0 && c.LR == 0.002 && c.EvalK == nil
 		}},
 	} {

@@ -13,8 +13,8 @@ import (
 	"github.com/BurntSushi/toml"
 	"go.yaml.in/yaml/v3"
 
-	"windtunnel/lab"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 )
 
 // configEntry is one key of a configuration as a file writes it: a value, or a table of
@@ -28,7 +28,7 @@ type configEntry struct {
 // configEntries lists every key of the configuration c in its fields' order under the JSON
 // names, zero values included (a file that leaves a key out takes the preset's value, so
 // a file that reproduces a run names them all).
-func configEntries(c lab.Config) ([]configEntry, error) {
+func configEntries(c runconfig.Config) ([]configEntry, error) {
 	return structEntries(reflect.ValueOf(c))
 }
 
@@ -182,7 +182,7 @@ func writeSessionConfig(w io.Writer, path, format string) error {
 	}
 	m := r.Meta()
 	r.Close()
-	cfg, err := lab.SessionConfig(m)
+	cfg, err := runconfig.SessionConfig(m)
 	if err != nil {
 		return fmt.Errorf("info: %w", err)
 	}

@@ -35,7 +35,7 @@
 // fields, the newest whole-model metrics and the stored configuration's keys).
 //
 // The CLI is the only place that knows flag names: configuration errors come from lab as
-// typed field errors (lab.FieldError) and flagError names the flag. Operator actions go
+// typed field errors (arch.FieldError) and flagError names the flag. Operator actions go
 // from the dashboard to the trainer without passing through this package: the live feed
 // (sessions.Live) is given the trainer as its sessions.Control.
 package main

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/cobra"
 
@@ -127,11 +128,11 @@ func readInfo(path string) (sessionInfo, error) {
 // effectiveJSON is a session's stored configuration resolved for display (lab.Effective),
 // or as stored when it is not a valid configuration of this version.
 func effectiveJSON(stored json.RawMessage) json.RawMessage {
-	var cfg lab.Config
+	var cfg runconfig.Config
 	if json.Unmarshal(stored, &cfg) != nil || cfg.Validate() != nil {
 		return stored
 	}
-	e, err := cfg.Effective()
+	e, err := lab.EffectiveOf(cfg)
 	if err != nil {
 		return stored
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"windtunnel/lab"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 )
 
 // lsTestRows are four runs: three finished with evaluations, one without.
@@ -18,7 +18,7 @@ func lsTestRows(t *testing.T) []lsRow {
 	t.Helper()
 	f := func(x float64) *float64 { return &x }
 	row := func(path, task, model, state string, seed uint64, layers int, lr float64, be, kl *float64) lsRow {
-		c, err := lab.Preset(lab.PresetQuick, task)
+		c, err := runconfig.Preset(runconfig.PresetQuick, task)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func TestLsSort(t *testing.T) {
 // error be, in dir.
 func lsSession(t *testing.T, dir, name, task, model string, seed uint64, be float64) string {
 	t.Helper()
-	cfg, err := lab.Preset(lab.PresetQuick, task)
+	cfg, err := runconfig.Preset(runconfig.PresetQuick, task)
 	if err != nil {
 		t.Fatal(err)
 	}

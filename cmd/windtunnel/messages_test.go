@@ -8,17 +8,18 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"windtunnel/diagnostics"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/pflag"
 
 	"windtunnel/backends/cuda"
 	"windtunnel/backends/gemm"
-	"windtunnel/lab"
 	"windtunnel/sessions"
 )
 
 // parseRun parses run's flags and returns the configuration they give (nothing is built).
-func parseRun(t *testing.T, args ...string) (lab.Config, error) {
+func parseRun(t *testing.T, args ...string) (runconfig.Config, error) {
 	t.Helper()
 	var f runFlags
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
@@ -31,7 +32,7 @@ func parseRun(t *testing.T, args ...string) (lab.Config, error) {
 
 // recordedSession writes a session of cfg with a few records and no checkpoint, as a run
 // stopped before its first checkpoint leaves it.
-func recordedSession(t *testing.T, cfg lab.Config) string {
+func recordedSession(t *testing.T, cfg runconfig.Config) string {
 	t.Helper()
 	cj, err := json.Marshal(cfg)
 	if err != nil {
@@ -64,18 +65,18 @@ func TestProbeMessages(t *testing.T) {
 		t.Errorf("before the first checkpoint: %v", err)
 	}
 	for _, c := range []struct {
-		e    sessions.Effect
+		e    diagnostics.Effect
 		want string
 	}{
-		{sessions.Effect{Unit: "head", Layer: 0, Head: 3}, "L0 H3"},
-		{sessions.Effect{Unit: "attn", Layer: 1, Head: -1}, "L1 attention"},
-		{sessions.Effect{Unit: "mlp", Layer: 1, Head: -1}, "L1 MLP"},
-		{sessions.Effect{Unit: "layer", Layer: 2, Head: -1}, "L2 layer"},
+		{diagnostics.Effect{Unit: "head", Layer: 0, Head: 3}, "L0 H3"},
+		{diagnostics.Effect{Unit: "attn", Layer: 1, Head: -1}, "L1 attention"},
+		{diagnostics.Effect{Unit: "mlp", Layer: 1, Head: -1}, "L1 MLP"},
+		{diagnostics.Effect{Unit: "layer", Layer: 2, Head: -1}, "L2 layer"},
 	} {
 		if got := unitName(c.e); got != c.want {
 			t.Errorf("unitName(%+v) = %q, want %q", c.e, got, c.want)
 		}
-		rep := probeReport{Ablation: []sessions.Effect{c.e}, Costliest: &c.e}
+		rep := probeReport{Geometry: &sessions.Snapshot{Ablation: []diagnostics.Effect{c.e}, Costliest: &c.e}}
 		if txt := rep.text(); !strings.Contains(txt, "costliest: "+c.want+", ") || strings.Contains(txt, "-1") {
 			t.Errorf("costliest of %+v:\n%s", c.e, txt)
 		}
@@ -237,10 +238,10 @@ func TestInfoShowsResolvedConfig(t *testing.T) {
 		want   []string
 		absent []string
 	}{
-		{[]string{"--task", "bijection"}, []string{`"tunnel":{"V":20}`, `"target":"sampled"`, `"transformer":{"Layers":4,"Heads":4,"Width":64,"MLP":256}`},
-			[]string{`"lstm"`, `"mamba"`, `"mlp"`, `"mlp_prefix"`, `"States"`}},
-		{[]string{"--task", "hmm", "--model", "lstm"}, []string{`"tunnel":{"States":5,"Symbols":5,"K":20}`, `"target":"posterior"`,
-			`"lstm":{"Layers":`, `"matched_to_transformer":{"Layers":4`}, []string{`"transformer"`, `"V"`, `"qk_lr"`}},
+		{[]string{"--task", "bijection"}, []string{`"tunnel":{"v":20}`, `"target":"sampled"`, `"transformer":{"layers":4,"heads":4,"width":64,"mlp":256}`},
+			[]string{`"lstm"`, `"mamba"`, `"mlp":{`, `"mlp_prefix"`, `"states"`}},
+		{[]string{"--task", "hmm", "--model", "lstm"}, []string{`"tunnel":{"states":5,"symbols":5,"k":20}`, `"target":"posterior"`,
+			`"lstm":{"layers":`, `"matched_to_transformer":{"layers":4`}, []string{`"transformer"`, `"v":`, `"qk_lr"`}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			cfg, err := parseRun(t, c.args...)
@@ -266,7 +267,7 @@ func TestInfoShowsResolvedConfig(t *testing.T) {
 					t.Errorf("config has %s: %s", a, got)
 				}
 			}
-			var back lab.Config // the display reads back as the same run
+			var back runconfig.Config // the display reads back as the same run
 			if err := json.Unmarshal(in.Config, &back); err != nil || back.Steps != cfg.Steps || back.Model != cfg.Model {
 				t.Errorf("the display does not read back: %+v, %v", back, err)
 			}

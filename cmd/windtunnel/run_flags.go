@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/pflag"
 
-	"windtunnel/lab"
-	"windtunnel/models"
 	"windtunnel/tunnels"
 )
 
@@ -53,8 +53,8 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.tf.register(fs, "bijection")
-	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "starting configuration: quick (CPU, minutes), mid (CPU, ≤ 45 min, head dimension 32: the geometry can appear) or paper (the paper's sizes, for a GPU)")
-	fs.StringVar(&f.model, "model", "transformer", "network: "+models.KindList()+" (baselines are capacity-matched to the transformer; mlp is Paper I's per-position MLP, mlp-prefix the ablation that reads the one-hot prefix)")
+	fs.StringVar(&f.preset, "preset", runconfig.PresetQuick, "starting configuration: quick (CPU, minutes), mid (CPU, ≤ 45 min, head dimension 32: the geometry can appear) or paper (the paper's sizes, for a GPU)")
+	fs.StringVar(&f.model, "model", "transformer", "network: "+arch.KindList()+" (baselines are capacity-matched to the transformer; mlp is Paper I's per-position MLP, mlp-prefix the ablation that reads the one-hot prefix)")
 	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, a JSON summary on stdout (implied when stdin or stdout is not a terminal)")
 	fs.IntVar(&f.steps, "steps", 0, "training steps (default: the preset's)")
 	fs.IntVar(&f.batch, "batch", 0, "sequences per step (default: the preset's)")
@@ -90,13 +90,13 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 
 // config turns the flags into a validated lab configuration: the preset's, then the
 // values of --config or --like, then the flags given.
-func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
+func (f *runFlags) config(fs *pflag.FlagSet) (runconfig.Config, error) {
 	if err := f.tf.checkExplicit(fs); err != nil {
-		return lab.Config{}, err
+		return runconfig.Config{}, err
 	}
 	src, err := f.source(fs)
 	if err != nil {
-		return lab.Config{}, err
+		return runconfig.Config{}, err
 	}
 	for _, p := range []struct {
 		flag string
@@ -108,21 +108,21 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 	}
 	if !validTask(f.tf.task) {
 		_, err := f.tf.build()
-		return lab.Config{}, err
+		return runconfig.Config{}, err
 	}
 	if err := checkApplies(fs, f.tf.task, f.model); err != nil {
-		return lab.Config{}, err
+		return runconfig.Config{}, err
 	}
-	if !slices.Contains(lab.PresetNames(), f.preset) {
-		return lab.Config{}, usagef("--preset %q: want %s", f.preset, strings.Join(lab.PresetNames(), ", "))
+	if !slices.Contains(runconfig.PresetNames(), f.preset) {
+		return runconfig.Config{}, usagef("--preset %q: want %s", f.preset, strings.Join(runconfig.PresetNames(), ", "))
 	}
-	c, err := lab.Preset(f.preset, f.tf.task)
+	c, err := runconfig.Preset(f.preset, f.tf.task)
 	if err != nil {
-		return lab.Config{}, usageError{err}
+		return runconfig.Config{}, usageError{err}
 	}
 	if src != nil {
 		if c, err = src.apply(c); err != nil {
-			return lab.Config{}, err
+			return runconfig.Config{}, err
 		}
 		c.Task = f.tf.task
 	}
@@ -146,7 +146,7 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 	}
 	if _, err := f.tf.buildWith(c.Tunnel); err != nil {
 		_, raw := tunnels.New(f.tf.task, c.Tunnel)
-		return lab.Config{}, src.tunnelError(raw, err, fs)
+		return runconfig.Config{}, src.tunnelError(raw, err, fs)
 	}
 	c.Model = f.model
 	setOr("seed", "seed", func() { c.Seed = f.seed })
@@ -184,7 +184,7 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 		c.EvalEvery = c.Steps
 	}
 	if err := c.Validate(); err != nil {
-		return lab.Config{}, src.fieldError(err, fs)
+		return runconfig.Config{}, src.fieldError(err, fs)
 	}
 	return c, nil
 }
@@ -232,9 +232,9 @@ func flagTask(name string) string {
 func flagModel(name string) string {
 	switch name {
 	case "heads", "qk-lr", "value-lr":
-		return models.KindTransformer
+		return arch.KindTransformer
 	case "mlp-input":
-		return models.KindPrefixMLP
+		return arch.KindPrefixMLP
 	}
 	return ""
 }
@@ -250,7 +250,7 @@ func checkApplies(fs *pflag.FlagSet, task, model string) error {
 		}
 		if t := flagTask(fl.Name); t != "" && t != task {
 			err = usagef("--%s applies to --task %s only, not %s", fl.Name, t, task)
-		} else if m := flagModel(fl.Name); models.KnownKind(model) && m != "" && m != model {
+		} else if m := flagModel(fl.Name); arch.KnownKind(model) && m != "" && m != model {
 			err = usagef("--%s applies to --model %s only, not %s", fl.Name, m, model)
 		}
 	})
@@ -285,7 +285,7 @@ func (f *tunnelFlags) buildWith(c tunnels.Config) (tunnels.Tunnel, error) {
 	return g.build()
 }
 
-// configFlags names the flag that sets each lab.Config field a FieldError can name.
+// configFlags names the flag that sets each runconfig.Config field a FieldError can name.
 var configFlags = map[string]string{
 	"Model": "model", "Steps": "steps", "Batch": "batch", "LR": "lr", "Warmup": "warmup",
 	"WeightDecay": "weight-decay", "Clip": "clip", "ValueLR": "value-lr", "QKLR": "qk-lr",
@@ -299,7 +299,7 @@ var configFlags = map[string]string{
 // flagError turns a configuration error into a usage error that names the flag (or the
 // configuration field, for one no flag sets).
 func flagError(err error) error {
-	var fe *lab.FieldError
+	var fe *arch.FieldError
 	if !errors.As(err, &fe) {
 		return usageError{err}
 	}

@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/lab"
-	"windtunnel/models"
 	"windtunnel/tunnels"
 )
 
@@ -43,8 +44,8 @@ func TestScoreAgreesWithRun(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.task, func(t *testing.T) {
-			tr, err := lab.New(lab.Config{Task: c.task, Tunnel: c.cfg, Model: "transformer",
-				Transformer: models.TransformerConfig{Layers: 1, Heads: 2, Width: 16},
+			tr, err := lab.New(runconfig.Config{Task: c.task, Tunnel: c.cfg, Model: "transformer",
+				Transformer: arch.TransformerConfig{Layers: 1, Heads: 2, Width: 16},
 				Steps:       20, Batch: 8, LR: 3e-3, Warmup: 2, WeightDecay: 0.01, Clip: 1, ValueLR: 1, QKLR: 1,
 				EvalEvery: 10, ProbeSize: 40, Seed: 7, BLAS: "gonum"})
 			if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"windtunnel/lab"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
 )
 
@@ -46,15 +46,15 @@ func (f *tunnelFlags) register(fs *pflag.FlagSet, defTask string) {
 
 // registerPreset adds --preset (sample, score): the task sizes start from the preset's.
 func (f *tunnelFlags) registerPreset(fs *pflag.FlagSet) {
-	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "the preset whose task sizes the size flags change, as run --preset: "+strings.Join(lab.PresetNames(), ", "))
+	fs.StringVar(&f.preset, "preset", runconfig.PresetQuick, "the preset whose task sizes the size flags change, as run --preset: "+strings.Join(runconfig.PresetNames(), ", "))
 }
 
 // presetDefaults describes the presets' value of a task size: "default 20", or "default:
 // the preset's: quick and mid 4, paper 64" when they differ.
 func presetDefaults(task string, get func(tunnels.Config) string) string {
 	var names, values []string
-	for _, p := range lab.PresetNames() {
-		c, err := lab.Preset(p, task)
+	for _, p := range runconfig.PresetNames() {
+		c, err := runconfig.Preset(p, task)
 		if err != nil {
 			continue
 		}
@@ -93,9 +93,9 @@ func (f *tunnelFlags) build() (tunnels.Tunnel, error) {
 	}
 	cfg := f.cfg
 	if f.preset != "" {
-		p, err := lab.Preset(f.preset, f.task)
+		p, err := runconfig.Preset(f.preset, f.task)
 		if err != nil {
-			return nil, usagef("--preset %q: want %s", f.preset, strings.Join(lab.PresetNames(), ", "))
+			return nil, usagef("--preset %q: want %s", f.preset, strings.Join(runconfig.PresetNames(), ", "))
 		}
 		cfg = mergeTunnel(p.Tunnel, f.cfg, f.fs)
 	}
