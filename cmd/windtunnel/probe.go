@@ -61,6 +61,11 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 			"bit error, attention focus, key orthogonality against random, the value manifold and the ablation table.",
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("step") {
+				step = -1 // the last checkpoint
+			} else if step < -1 {
+				return usagef("--step %d: want a step ≥ 0 (or -1, or no --step: the last checkpoint)", step)
+			}
 			if geometryN != 0 && (geometryN < 3 || geometryN > 4096) {
 				return usagef("--geometry-n %d out of range: want 3..4096", geometryN)
 			}
@@ -75,7 +80,7 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 			return err
 		},
 	}
-	c.Flags().IntVar(&step, "step", -1, "use the checkpoint at or before this step (default: the last)")
+	c.Flags().IntVar(&step, "step", 0, "use the checkpoint at or before this step (default: the last)")
 	jsonFlag(c.Flags(), &asJSON, "one JSON object")
 	c.Flags().IntVar(&geometryN, "geometry-n", 0, "probe sequences for the geometry and ablation table (default: the run's, or 64)")
 	blasFlag(c.Flags(), &blas)

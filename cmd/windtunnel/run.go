@@ -24,15 +24,8 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Train a network on a tunnel and score it against the Bayes optimum",
-		Long: "run trains a transformer (or the capacity-matched MLP) on a tunnel, evaluating it on a fixed\n" +
-			"held-out probe set, records everything in a session file, and prints a JSON summary on stdout\n" +
-			"at the end. While it runs it listens on a control socket: `windtunnel attach` opens the dashboard\n" +
-			"on it, `windtunnel ls` lists it. --detach starts it in the background and returns at once.\n\n" +
-			"The preset gives every setting a flag leaves out; its evaluation, geometry and checkpoint\n" +
-			"cadences are fitted to --steps (at most steps/12, steps/6 and steps/3), so a short run is still\n" +
-			"evaluated along the way. A flag of another task (--k without --task hmm) or of another model\n" +
-			"(--heads, --qk-lr, --value-lr: transformer; --mlp-input: mlp-prefix) is a usage error.",
-		Args: noArgs,
+		Long:  runLong,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if detach {
 				return runDetached(cmd.Context(), &f, cmd.Flags(), stdout)
@@ -187,6 +180,9 @@ func replan(w *sessions.Writer, meta *sessions.Meta, stored runconfig.Config, st
 // checkOutDir checks that an explicit --out names a file in an existing, writable
 // directory (only the default ./runs is created).
 func checkOutDir(path string) error {
+	if err := checkOutFile(path); err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	switch {
@@ -257,7 +253,7 @@ func newTrainer(cfg runconfig.Config) (*lab.Trainer, error) {
 	tr, err := lab.New(cfg)
 	var de *lab.DeviceError
 	if errors.As(err, &de) {
-		return nil, fmt.Errorf("--device %s: %w", de.Device, de.Err)
+		return nil, deviceError(de)
 	}
 	return tr, err
 }

@@ -47,6 +47,8 @@ type runFlags struct {
 	resume      string
 	ckptEvery   int
 	evalK       []int
+	configFile  string
+	like        string
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -81,13 +83,28 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "session file to write, in an existing folder (default ./runs/<time>-<task>-<model>.wtlab, the folder created)")
 	fs.StringVar(&f.resume, "resume", "", "continue the session FILE from its last checkpoint (model, optimiser, schedule and data stream); from step 0 if it has none")
 	fs.IntSliceVar(&f.evalK, "eval-k", nil, "hmm: observation counts K to evaluate at, each on its own probe set, e.g. 20,30,50 (length generalisation; the training K is always evaluated, so giving only it turns the others off; default: the preset's 20,30,50)")
+	fs.StringVar(&f.configFile, "config", "", "start from the configuration `FILE` (TOML .toml, YAML .yaml/.yml or JSON .json, with the keys info --config writes): its values replace the preset's, flags given replace its")
+	fs.StringVar(&f.like, "like", "", "start from the configuration the run recorded in `SESSION` used (flags given replace its values; its task stays)")
 	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "save parameters and optimiser state every N steps (default: the preset's, at most steps/3; 0 with the flag: only at the end)")
 }
 
-// config turns the flags into a validated lab configuration.
+// config turns the flags into a validated lab configuration: the preset's, then the
+// values of --config or --like, then the flags given.
 func (f *runFlags) config(fs *pflag.FlagSet) (runconfig.Config, error) {
 	if err := f.tf.checkExplicit(fs); err != nil {
 		return runconfig.Config{}, err
+	}
+	src, err := f.source(fs)
+	if err != nil {
+		return runconfig.Config{}, err
+	}
+	for _, p := range []struct {
+		flag string
+		dst  *string
+	}{{"task", &f.tf.task}, {"model", &f.model}} {
+		if v, ok := src.text(p.flag); ok && !fs.Changed(p.flag) {
+			*p.dst = v
+		}
 	}
 	if !validTask(f.tf.task) {
 		_, err := f.tf.build()
@@ -103,24 +120,43 @@ func (f *runFlags) config(fs *pflag.FlagSet) (runconfig.Config, error) {
 	if err != nil {
 		return runconfig.Config{}, usageError{err}
 	}
+	if src != nil {
+		if c, err = src.apply(c); err != nil {
+			return runconfig.Config{}, err
+		}
+		c.Task = f.tf.task
+	}
 	set := func(name string, apply func()) {
 		if fs.Changed(name) {
 			apply()
 		}
 	}
-	for _, name := range []string{"v", "states", "symbols", "k", "pairs", "keys", "values", "fillers", "queries"} {
+	// setOr applies a flag with a default of its own when given, or when the source does
+	// not give its key.
+	setOr := func(name, key string, apply func()) {
+		if fs.Changed(name) || !src.has(key) {
+			apply()
+		}
+	}
+	for _, name := range []string{"v", "states", "symbols", "k", "pairs", "keys", "values", "fillers", "queries", "layout"} {
 		if fs.Changed(name) {
 			c.Tunnel = mergeTunnel(c.Tunnel, f.tf.cfg, fs)
 			break
 		}
 	}
 	if _, err := f.tf.buildWith(c.Tunnel); err != nil {
-		return runconfig.Config{}, err
+		_, raw := tunnels.New(f.tf.task, c.Tunnel)
+		return runconfig.Config{}, src.tunnelError(raw, err, fs)
 	}
 	c.Model = f.model
-	c.Seed = f.seed
+	setOr("seed", "seed", func() { c.Seed = f.seed })
 	set("steps", func() { c.Steps = f.steps })
-	c = c.FitCadence() // the preset's cadences, fitted to the steps; explicit ones follow
+	// The preset's cadences, fitted to the steps; those the source gives, and the flags,
+	// are kept as given.
+	fitted := c.FitCadence()
+	setOr("", "eval_every", func() { c.EvalEvery = fitted.EvalEvery })
+	setOr("", "probe_every", func() { c.ProbeEvery = fitted.ProbeEvery })
+	setOr("", "checkpoint_every", func() { c.CheckpointEvery = fitted.CheckpointEvery })
 	set("batch", func() { c.Batch = f.batch })
 	set("lr", func() { c.LR = f.lr })
 	set("warmup", func() { c.Warmup = f.warmup })
@@ -138,16 +174,42 @@ func (f *runFlags) config(fs *pflag.FlagSet) (runconfig.Config, error) {
 	set("mlp-hidden", func() { c.Transformer.MLP = f.mlpHidden })
 	set("checkpoint-every", func() { c.CheckpointEvery = f.ckptEvery })
 	set("eval-k", func() { c.EvalK = f.evalK })
-	c.Target, c.BLAS, c.Workers, c.Device = f.target, f.blas, f.workers, f.device
-	c.PrefixMLP.Input = f.mlpInput
-	c.Precision = f.precision
+	setOr("target", "target", func() { c.Target = f.target })
+	setOr("blas", "blas", func() { c.BLAS = f.blas })
+	setOr("workers", "workers", func() { c.Workers = f.workers })
+	setOr("device", "device", func() { c.Device = f.device })
+	setOr("mlp-input", "mlp_prefix.input", func() { c.PrefixMLP.Input = f.mlpInput })
+	setOr("precision", "precision", func() { c.Precision = f.precision })
 	if c.EvalEvery > c.Steps {
 		c.EvalEvery = c.Steps
 	}
 	if err := c.Validate(); err != nil {
-		return runconfig.Config{}, flagError(err)
+		return runconfig.Config{}, src.fieldError(err, fs)
 	}
 	return c, nil
+}
+
+// source reads --config or --like (nil without either), and rejects what cannot go with
+// them: both at once, --preset or another --task with --like (the recorded run is whole).
+func (f *runFlags) source(fs *pflag.FlagSet) (*configSource, error) {
+	switch {
+	case f.configFile != "" && f.like != "":
+		return nil, usagef("--config and --like: give one (a file, or a recorded run to start from)")
+	case f.configFile != "":
+		return readConfigFile(f.configFile)
+	case f.like == "":
+		return nil, nil
+	case fs.Changed("preset"):
+		return nil, usagef("--preset with --like: the recorded run gives every setting (flags change single ones)")
+	}
+	src, err := readLike(f.like)
+	if err != nil {
+		return nil, err
+	}
+	if task, _ := src.text("task"); fs.Changed("task") && f.tf.task != task {
+		return nil, usagef("--task %s with --like %s: that run's task is %s (a file given to --config can change it)", f.tf.task, f.like, task)
+	}
+	return src, nil
 }
 
 // flagTask is the task a task-specific flag of run or sample applies to ("" for the rest).

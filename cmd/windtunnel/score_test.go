@@ -144,7 +144,7 @@ func TestScoreRejects(t *testing.T) {
 		{"repeated key", line(func(m map[string]any) { m["tokens"].([]int)[2] = bij.Tokens[0] }), nil, "line 1: not a valid bijection sequence"},
 		{"out of vocabulary", line(func(m map[string]any) { m["tokens"].([]int)[1] = 99 }), nil, "line 1: not a valid bijection sequence"},
 		{"wrong sequence length", line(func(m map[string]any) { m["tokens"] = bij.Tokens[:3] }), nil, "line 1: 3 tokens, want a sequence of 5"},
-		{"empty input", "\n\n", []string{"--task", "bijection"}, "score: line 2: empty input"},
+		{"empty input", "\n\n", []string{"--task", "bijection"}, "score: empty input: 2 blank lines"},
 		{"task differs from --task", line(func(m map[string]any) { m["task"] = "hmm" }), []string{"--task", "bijection"}, `line 1: task "hmm", but scoring bijection`},
 		{"too long", strings.Repeat(" ", maxScoreLine+1), nil, "line 1: longer than 16 MiB"},
 	}

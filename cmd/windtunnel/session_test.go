@@ -287,7 +287,7 @@ func TestSessionCommands(t *testing.T) {
 }
 
 // TestDeviceFlag: a bad --device is a usage error; --device cuda on a machine without a GPU
-// exits 1 with the paths searched, never a panic.
+// exits 1 saying what is missing, never a panic.
 func TestDeviceFlag(t *testing.T) {
 	if code, _, errs := runCLI(append([]string{"run", "--headless", "--steps", "2", "--device", "tpu", "--out", filepath.Join(t.TempDir(), "d.wtlab")}, tinyRun...)...); code != 2 || !strings.Contains(errs, "--device") {
 		t.Errorf("--device tpu: exit %d, %q", code, errs)
@@ -296,7 +296,7 @@ func TestDeviceFlag(t *testing.T) {
 		t.Skip("a GPU is present: the no-GPU path cannot be checked here")
 	}
 	code, _, errs := runCLI(append([]string{"run", "--headless", "--steps", "2", "--device", "cuda", "--out", filepath.Join(t.TempDir(), "c.wtlab")}, tinyRun...)...)
-	if code != 1 || !strings.Contains(errs, "--device cuda") || !strings.Contains(errs, "libcuda.so.1") || strings.Contains(errs, "panic") {
+	if code != 1 || !strings.Contains(errs, "--device cuda") || !strings.Contains(errs, "libcuda") || strings.Contains(errs, "panic") {
 		t.Errorf("--device cuda without a GPU: exit %d, %q", code, errs)
 	}
 	if code, out, errs := runCLI("device"); code != 0 || !strings.Contains(out, "no NVIDIA driver library") || !strings.Contains(out, "libcuda.so.1") {
