@@ -5,7 +5,8 @@
 # the dashboard, an unknown key is refused), and a stop sent by the operator over SSH (ls
 # says stopped, the session is one file), and a run started with its dashboard, detached with
 # q d, that outlives its terminal (tmux kill-session) and finishes (ls says done). Asserts on
-# captured screens and command output; exits non-zero (printing the screen, the run's log and serve's output) on the first failure.
+# captured screens and command output; exits non-zero (printing the screen, the run's log and
+# serve's output) on the first failure.
 # Needs tmux, ssh and ssh-keygen (openssh-client). Everything it writes lives in a temporary
 # folder (XDG_RUNTIME_DIR, XDG_CACHE_HOME and XDG_CONFIG_HOME point there).
 # Usage: scripts/detach-smoke.sh [path/to/windtunnel]   (builds one when not given)
