@@ -31,7 +31,8 @@
 //   - route.go: key routing: global keys, focus and pages, pause, then the panes and the
 //     scrubber; the status line for sent events.
 //   - quit.go: the quit dialog q and ctrl+c open on a live run (detach: the run goes on;
-//     stop run; cancel), drawn over the screen and taking every key while open.
+//     stop run, not offered to a read-only viewer; cancel), drawn over the screen and taking
+//     every key while open; leaving (tea.Quit, or LeftMsg when Options.Embedded).
 //   - feed.go: feed pacing: polling the feed's Changed signal, redraw rate, sending events.
 //   - cache.go: re-reading the feed up to the step, and the evaluation, snapshot and
 //     geometry caches.
@@ -59,7 +60,9 @@
 //
 // Entry points: New builds the root tea.Model, Run runs it as a program until q, ctrl+c or
 // the context ends (on a live run q asks first, and Stats.Detached or Stats.Stopped tell
-// the caller what the user chose: keeping a detached run going is the caller's job);
+// the caller what the user chose: keeping a detached run going is the caller's job;
+// Options.ReadOnly hides the keys that act on the run, Options.Embedded sends LeftMsg to a
+// host program instead of quitting);
 // NewOverlay and RunOverlay do the same for the comparison of several sessions on one
 // chart: bit error (a), (b) or KL over steps, each run labelled by what differs in its
 // configuration, the seeds of one configuration as a mean line in a ± sd band, with a

@@ -51,6 +51,7 @@ func fitHelp(h help.Model, bs []key.Binding, w int) string {
 func fullHelp(groups []helpGroup, w, h int, st styles) string {
 	var blocks [][]string
 	for _, g := range groups {
+		g.bindings = enabled(g.bindings) // a watch-only viewer's acting keys are not offered
 		if len(g.bindings) == 0 {
 			continue
 		}

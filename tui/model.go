@@ -62,6 +62,7 @@ type Model struct {
 	detached bool       // left with detach: the run goes on
 	stopping bool       // stop chosen: quit once the stop event has gone
 	stopped  bool       // left with stop
+	embedded bool       // leaving sends LeftMsg instead of quitting (Options.Embedded)
 
 	closed      bool // Changed was closed
 	dirty       bool // the feed changed since the last refresh
@@ -82,13 +83,17 @@ func New(feed sessions.Feed, opts Options) Model {
 		logger: opts.logger(),
 		panes: []pane{newRunPane(sh), newBitErrorPane(sh), newAttentionPane(sh), newAblationPane(sh),
 			newKeysPane(sh), newManifoldPane(sh), newFramePane(sh)},
-		scrub:  newScrubber(sh),
-		help:   newHelp(opts.Renderer),
-		focus:  1,
-		width:  defaultWidth,
-		height: defaultHeight,
-		views:  &rootViews{},
-		quit:   quitDialog{note: opts.DetachNote},
+		scrub:    newScrubber(sh),
+		help:     newHelp(opts.Renderer),
+		focus:    1,
+		width:    defaultWidth,
+		height:   defaultHeight,
+		views:    &rootViews{},
+		quit:     quitDialog{note: opts.DetachNote, noStop: opts.ReadOnly},
+		embedded: opts.Embedded,
+	}
+	if opts.ReadOnly {
+		sh.readOnly, sh.keys = true, sh.keys.watchOnly()
 	}
 	if m.quit.note == "" {
 		m.quit.note = defaultDetachNote

@@ -9,7 +9,9 @@
 // SIGHUP ignored, as under nohup, leaves it ignored), terminal detection and the --json and
 // --blas flags; every other file is one command, named after it (run*.go: flags, session
 // set-up, the headless run and the dashboard run, and run_foreground.go what becomes of a
-// dashboard run when its dashboard ends: detached, it goes on headless in the same process;
+// dashboard run when its dashboard ends: detached, it goes on headless in the same process,
+// cut loose from its terminal by release.go (SIGHUP ignored, stdin /dev/null, stdout and
+// stderr onto <session>.log);
 // replay, which logs to the user's cache directory and writes nothing beside the sessions
 // it reads, sample, info, export, probe, compare, bench*, device). sinks.go holds the trainer sinks the CLI adds: the progress line and
 // a record callback. tunnelflags.go holds the task-size flags sample, score and run share
