@@ -11,7 +11,8 @@
 // set-up, the headless run and the dashboard run, and run_foreground.go what becomes of a
 // dashboard run when its dashboard ends: detached, it goes on headless in the same process;
 // replay, which logs to the user's cache directory and writes nothing beside the sessions
-// it reads, sample, info, export, probe, compare, bench*, device). sinks.go holds the trainer sinks the CLI adds: the progress line and
+// it reads, sample, info, export, probe, compare, bench* — bench_torch.go finds and runs the
+// PyTorch reference, scripts/torch_reference.py — device). sinks.go holds the trainer sinks the CLI adds: the progress line and
 // a record callback. tunnelflags.go holds the task-size flags sample and run share.
 // serve.go is the dashboard over SSH: its flags, and runSource, the sshserve.Source that
 // lists this user's live runs (relay control sockets) and the newest sessions of --runs,
