@@ -7,8 +7,8 @@
 #             cuda.test       backends/cuda's tests (kernel parity and cuBLAS on the GPU)
 #             accel.test      backends/accel's tests (catalogue contract, parity harness)
 #             lab.test        lab's tests (20 paper steps on the GPU against the CPU)
-#             torch_reference.py  the PyTorch reference bench times beside windtunnel
-#                             ($TORCH_REFERENCE, else peers/torch_reference.py in the repository, as bench finds it)
+#             torch_reference.py  the project's PyTorch reference (scripts/torch_reference.py;
+#                             $TORCH_REFERENCE names another), timed by bench beside windtunnel
 #             BUILD.txt       the commit, Go version and date of the build
 #   there:  scripts/gpu-check.sh run [STAGE...]   from the repository root with gpu/ carried
 #                                        along (with Go on the GPU machine, `run` builds gpu/ itself)
@@ -42,17 +42,13 @@ build() {
 	CGO_ENABLED=0 go test -c -ldflags="$ld" -o gpu/cuda.test ./backends/cuda || ok=1
 	CGO_ENABLED=0 go test -c -ldflags="$ld" -o gpu/accel.test ./backends/accel || ok=1
 	CGO_ENABLED=0 go test -c -ldflags="$ld" -o gpu/lab.test ./lab || ok=1
-	local ref=${TORCH_REFERENCE:-}
-	if [ -z "$ref" ]; then
-		for p in peers/torch_reference.py; do
-			if [ -f "$p" ]; then ref=$p; break; fi
-		done
-	fi
-	if [ -n "$ref" ] && install -m 0644 "$ref" gpu/torch_reference.py; then
+	local ref=${TORCH_REFERENCE:-scripts/torch_reference.py}
+	if install -m 0644 "$ref" gpu/torch_reference.py; then
 		echo "PyTorch reference: $ref"
 	else
-		echo "gpu-check: no torch_reference.py (set TORCH_REFERENCE): the speed stages time windtunnel alone" >&2
+		echo "gpu-check: cannot copy the PyTorch reference $ref" >&2
 		rm -f gpu/torch_reference.py
+		ok=1
 	fi
 	{
 		echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
@@ -103,8 +99,10 @@ run_stage() {
 	speed-cuda | speed-cuda-gemm)
 		local dev=${1#speed-} steps=300
 		[ "$dev" = cuda-gemm ] && steps=40
+		# The reference packed beside the binary; the Python is the first of $PYTHON, python3,
+		# /usr/bin/python3 that imports torch (bench's own search).
 		stage "$1" 120 ./gpu/windtunnel bench --presets paper --paper-steps "$steps" --device "$dev" \
-			--torch-script gpu/torch_reference.py --python python3 --json
+			--torch-script gpu/torch_reference.py --json
 		;;
 	*)
 		echo "gpu-check: no stage $1 (stages: ${stages_all[*]})" | tee -a "$out/stages.txt"

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -94,10 +92,12 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "bench",
 		Short: "Time the training step against the PyTorch reference, side by side",
 		Long: "bench times windtunnel's training step (fresh batch, forward, backward, AdamW) on bijection V=20 for\n" +
-			"the quick and paper presets, then runs the PyTorch reference (peers/torch_reference.py) on the same\n" +
-			"configuration at 1 and 2 threads, keeping its faster, and prints median ms per step and the ratio\n" +
-			"windtunnel/PyTorch (below 1: windtunnel is faster). --accuracy also measures the time both take\n" +
-			"to reach 0.05 bits (a) with the quick configuration.\n\n" +
+			"the quick and paper presets, then runs the project's PyTorch reference (scripts/torch_reference.py:\n" +
+			"the same model, batch and AdamW step) on the same configuration at 1 and 2 threads, keeping its\n" +
+			"faster, and prints median ms per step and the ratio windtunnel/PyTorch (below 1: windtunnel is\n" +
+			"faster). PyTorch comes from Debian's python3-torch (apt install python3-torch) or any Python that\n" +
+			"imports torch. --accuracy also measures the time both take to reach 0.05 bits (a) with the quick\n" +
+			"configuration.\n\n" +
 			"--dashboard instead measures what the dashboard costs the trainer: one quick bijection run, the\n" +
 			"dashboard switched on and off in alternating windows (off, on, on, off, …) in the same process,\n" +
 			"a Tab typed every --key while it runs; it prints the trainer's step time in each window, the\n" +
@@ -130,8 +130,9 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 					return usagef("--presets %q: want quick and/or paper", p)
 				}
 			}
-			if script == "" {
-				script = findTorchScript()
+			ref, err := findTorchRef(cmd.Context(), script, python, func(s string) { fmt.Fprint(stderr, s) })
+			if err != nil {
+				return err
 			}
 			var rows []benchRow
 			for _, p := range presets {
@@ -142,7 +143,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				for _, dev := range devices {
 					var reps []benchRow
 					for i := 0; i < repeat; i++ {
-						row, err := benchPreset(cmd.Context(), p, n, blas, dev, script, python, stderr)
+						row, err := benchPreset(cmd.Context(), p, n, blas, dev, ref, stderr)
 						if err != nil {
 							return err
 						}
@@ -162,7 +163,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				printBench(stdout, rows)
 			}
 			if accuracy {
-				return benchAccuracy(cmd.Context(), blas, script, python, stdout, stderr)
+				return benchAccuracy(cmd.Context(), blas, ref, stdout, stderr)
 			}
 			return nil
 		},
@@ -172,8 +173,9 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	c.Flags().IntVar(&repeat, "repeat", 1, "repetitions of each (windtunnel, PyTorch) pair, alternating; the row gives the median ratio and its spread")
 	c.Flags().IntVar(&steps, "steps", 40, "timed steps per run for the quick configuration")
 	c.Flags().IntVar(&paperSteps, "paper-steps", 12, "timed steps per run for the paper configuration")
-	c.Flags().StringVar(&script, "torch-script", "", "path of a PyTorch reference script (default: peers/torch_reference.py in the current folder, when there is one)")
-	c.Flags().StringVar(&python, "python", "/usr/bin/python3", "Python with PyTorch (Debian's python3-torch)")
+	c.Flags().StringVar(&script, "torch-script", "", "PyTorch reference script (default: $TORCH_REFERENCE, else the project's "+torchScriptName+
+		" next to the binary or in the repository's scripts/)")
+	c.Flags().StringVar(&python, "python", "", "Python with PyTorch (default: the first of $PYTHON, python3 on PATH, /usr/bin/python3 that imports torch)")
 	blasFlag(c.Flags(), &blas)
 	jsonFlag(c.Flags(), &asJSON, "one JSON object per configuration")
 	c.Flags().BoolVar(&dashboard, "dashboard", false, "measure the dashboard's cost to the trainer instead (alternating windows in one run)")
@@ -185,17 +187,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	return c
 }
 
-func findTorchScript() string {
-	for _, p := range []string{"peers/torch_reference.py"} {
-		if _, err := os.Stat(p); err == nil {
-			abs, _ := filepath.Abs(p)
-			return abs
-		}
-	}
-	return ""
-}
-
-func benchPreset(ctx context.Context, preset string, steps int, blas, device, script, python string, stderr io.Writer) (benchRow, error) {
+func benchPreset(ctx context.Context, preset string, steps int, blas, device string, ref torchRef, stderr io.Writer) (benchRow, error) {
 	cfg, err := runconfig.Preset(preset, "bijection")
 	if err != nil {
 		return benchRow{}, err
@@ -223,8 +215,8 @@ func benchPreset(ctx context.Context, preset string, steps int, blas, device, sc
 	sort.Float64s(ms)
 	row.OursSpread = [2]float64{ms[0], ms[len(ms)-1]}
 	row.Projected50kMin = row.OursMs * 50000 / 60000
-	if script == "" {
-		row.TorchErr = "torch_reference.py not found (use --torch-script)"
+	if ref.Why != "" {
+		row.TorchErr = ref.Why
 		return row, nil
 	}
 	torchDev, threadsList := "cpu", []int{1, 2}
@@ -234,7 +226,7 @@ func benchPreset(ctx context.Context, preset string, steps int, blas, device, sc
 	row.TorchDevice = torchDev
 	for _, threads := range threadsList {
 		fmt.Fprintf(stderr, "bench: %s: PyTorch on %s, %d thread(s) ...\n", preset, torchDev, threads)
-		out, err := runTorch(ctx, python, script, torchDev, tc.Width, tc.Layers, tc.Heads, cfg.Batch, steps+3, threads, 0)
+		out, err := runTorch(ctx, ref.Python, ref.Script, torchDev, tc.Width, tc.Layers, tc.Heads, cfg.Batch, steps+3, threads, 0)
 		if err != nil {
 			row.TorchErr = err.Error()
 			return row, nil
@@ -253,34 +245,6 @@ func benchPreset(ctx context.Context, preset string, steps int, blas, device, sc
 	}
 	row.Ratio = row.OursMs / row.TorchMs
 	return row, nil
-}
-
-// runTorch runs the reference and returns its JSON output lines.
-func runTorch(ctx context.Context, python, script, device string, d, layers, heads, batch, steps, threads, evalEvery int) ([][]byte, error) {
-	args := []string{script, "--device", device, "--d", strconv.Itoa(d), "--layers", strconv.Itoa(layers), "--heads", strconv.Itoa(heads),
-		"--batch", strconv.Itoa(batch), "--steps", strconv.Itoa(steps), "--threads", strconv.Itoa(threads)}
-	if evalEvery > 0 {
-		args = append(args, "--eval-every", strconv.Itoa(evalEvery), "--lr", "1e-3", "--warmup", "100", "--wd", "0.01")
-	}
-	cmd := exec.CommandContext(ctx, python, args...)
-	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1", "PYTHONUNBUFFERED=1")
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %v: %s", python, script, err, strings.TrimSpace(errb.String()))
-	}
-	var lines [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 && l[0] == '{' {
-			lines = append(lines, append([]byte(nil), l...))
-		}
-	}
-	if len(lines) == 0 {
-		return nil, fmt.Errorf("%s printed no JSON", script)
-	}
-	return lines, nil
 }
 
 func printBench(w io.Writer, rows []benchRow) {
@@ -322,7 +286,7 @@ func joinF(xs []float64) string {
 }
 
 // benchAccuracy measures wall time to 0.05 bits (a) for both implementations.
-func benchAccuracy(ctx context.Context, blas, script, python string, stdout, stderr io.Writer) error {
+func benchAccuracy(ctx context.Context, blas string, ref torchRef, stdout, stderr io.Writer) error {
 	const target = 0.05
 	cfg, _ := runconfig.Preset(runconfig.PresetQuick, "bijection")
 	cfg.Steps, cfg.EvalEvery, cfg.BLAS = 6000, 250, blas
@@ -350,14 +314,15 @@ func benchAccuracy(ctx context.Context, blas, script, python string, stdout, std
 	} else {
 		fmt.Fprintf(stdout, "%.2f bits (a) reached at step %d after %.1f s\n", target, reachedStep, reached)
 	}
-	if script == "" {
+	if ref.Why != "" {
+		fmt.Fprintf(stdout, "PyTorch: %s\n", ref.Why)
 		return nil
 	}
 	fmt.Fprintf(stderr, "bench: time to %.2f bits: PyTorch (1 thread) ...\n", target)
 	tc := cfg.Transformer
 	tctx, tcancel := context.WithCancel(ctx)
 	defer tcancel()
-	cmd := exec.CommandContext(tctx, python, script, "--d", strconv.Itoa(tc.Width), "--layers", strconv.Itoa(tc.Layers),
+	cmd := exec.CommandContext(tctx, ref.Python, ref.Script, "--d", strconv.Itoa(tc.Width), "--layers", strconv.Itoa(tc.Layers),
 		"--heads", strconv.Itoa(tc.Heads), "--batch", strconv.Itoa(cfg.Batch), "--steps", strconv.Itoa(cfg.Steps),
 		"--threads", "1", "--eval-every", strconv.Itoa(cfg.EvalEvery), "--lr", "1e-3", "--warmup", "100", "--wd", "0.01")
 	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1", "PYTHONUNBUFFERED=1")

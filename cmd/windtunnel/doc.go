@@ -13,7 +13,8 @@
 // cut loose from its terminal by release.go (SIGHUP ignored, stdin /dev/null, stdout and
 // stderr onto <session>.log);
 // replay, which logs to the user's cache directory and writes nothing beside the sessions
-// it reads, sample, info, export, probe, compare, bench*, device). sinks.go holds the trainer sinks the CLI adds: the progress line and
+// it reads, sample, info, export, probe, compare, bench* — bench_torch.go finds and runs the
+// PyTorch reference, scripts/torch_reference.py — device). sinks.go holds the trainer sinks the CLI adds: the progress line and
 // a record callback. tunnelflags.go holds the task-size flags sample, score and run share
 // (sample and score start them from --preset, as run does). suggest.go turns cobra's and
 // pflag's errors into one line naming the command once and the closest flag or command
