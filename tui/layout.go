@@ -1,10 +1,12 @@
 package tui
 
+import "windtunnel/tui/look"
+
 // Default terminal size until the first WindowSizeMsg (none arrives without a TTY), and the
 // sizes at which the layout changes.
 const (
-	defaultWidth  = 80
-	defaultHeight = 24
+	DefaultWidth  = 80
+	DefaultHeight = 24
 	minWidth      = 80 // below minWidth×minHeight the screen says it is too small
 	minHeight     = 24
 	splitWidth    = 120 // from here a page's three panes show under the run summary
@@ -42,13 +44,13 @@ func modeFor(w, h int) layoutMode {
 // header and the page bar over three boxes; in grid mode the page bar over four boxes. A box's border takes a line above and below its content and a cell
 // on either side.
 const (
-	scrubH   = 1 // the step scrubber
-	footerH  = 1 // the status message and the short help
-	headerH  = 2 // the run summary above the tab bar (tabs mode)
-	tabBarH  = 1 // the tab bar (tabs mode)
-	pageBarH = 1 // the page bar (grid mode)
-	borderW  = 2 // a box's left and right edges
-	borderH  = 2 // a box's top and bottom edges
+	scrubH   = 1            // the step scrubber
+	footerH  = 1            // the status message and the short help
+	headerH  = 2            // the run summary above the tab bar (tabs mode)
+	tabBarH  = 1            // the tab bar (tabs mode)
+	pageBarH = 1            // the page bar (grid mode)
+	borderW  = look.BorderW // a box's left and right edges
+	borderH  = look.BorderH // a box's top and bottom edges
 )
 
 // rect is the outer size of a box.

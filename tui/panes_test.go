@@ -10,6 +10,7 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
 
 // TestPages checks ] and [ (grid pages, tab groups), tab across pages and the number keys.
@@ -348,7 +349,7 @@ func TestRenderCache(t *testing.T) {
 			t.Errorf("an evaluation without a snapshot: %s redrawn %v", m.panes[i].Title(), redrawn)
 		}
 	}
-	mustContain(t, plain(m), fnum(ev.BitErrorPosition, 3))
+	mustContain(t, plain(m), look.Num(ev.BitErrorPosition, 3))
 
 	// A snapshot without geometry (with its evaluation): all but the geometry panes.
 	before = views(m)

@@ -7,6 +7,7 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
 
 // runConfig is what the dashboard reads from the session's configuration (Meta.Config, the
@@ -72,20 +73,20 @@ func contextFree(sh *shared) float64 {
 // bitRefs are the bit-error chart's reference lines, in the chart's units (log10 on a log
 // axis, where Bayes' 0 has no place): the Bayes optimum at 0, the pass threshold and, where
 // known, the context-free level.
-func bitRefs(sh *shared, log bool) []refLine {
+func bitRefs(sh *shared, log bool) []look.RefLine {
 	conv := func(v float64) float64 {
 		if log {
 			return math.Log10(v)
 		}
 		return v
 	}
-	var refs []refLine
+	var refs []look.RefLine
 	if !log {
-		refs = append(refs, refLine{0, "0", "Bayes"})
+		refs = append(refs, look.RefLine{Y: 0, Tick: "0", Label: "Bayes"})
 	}
-	refs = append(refs, refLine{conv(derived.PassBits), fnum(derived.PassBits, 2), "pass"})
+	refs = append(refs, look.RefLine{Y: conv(derived.PassBits), Tick: look.Num(derived.PassBits, 2), Label: "pass"})
 	if cf := contextFree(sh); !math.IsNaN(cf) {
-		refs = append(refs, refLine{conv(cf), fnum(cf, 2), "no context"})
+		refs = append(refs, look.RefLine{Y: conv(cf), Tick: look.Num(cf, 2), Label: "no context"})
 	}
 	return refs
 }

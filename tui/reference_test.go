@@ -10,6 +10,7 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
 
 // TestContextFree checks where the dashboard takes a bijection's V for the context-free
@@ -67,13 +68,13 @@ func TestBitErrorReferences(t *testing.T) {
 // in the legends.
 func TestCoincidingMarkers(t *testing.T) {
 	xs := []float64{0, 1, 2, 3}
-	same := chartSpec{xr: span{0, 3}, yr: span{0, 4}, xfmt: intLabels, yfmt: valueLabels,
-		series: []series{
-			{glyph: '∘', x: xs, y: []float64{1, 2, 3, 4}},
-			{glyph: '•', x: xs, y: []float64{1, 2, 3, 0}},
+	same := look.Chart{XR: look.Span{Lo: 0, Hi: 3}, YR: look.Span{Lo: 0, Hi: 4}, XFmt: look.IntLabels, YFmt: look.ValueLabels,
+		Series: []look.Series{
+			{Glyph: '∘', X: xs, Y: []float64{1, 2, 3, 4}},
+			{Glyph: '•', X: xs, Y: []float64{1, 2, 3, 0}},
 		},
-		overlaps: []overlap{{a: 0, b: 1, glyph: bothAB, style: lipgloss.NewStyle()}},
-	}.draw(30, 12)
+		Overlaps: []look.Overlap{{A: 0, B: 1, Glyph: bothAB, Style: lipgloss.NewStyle()}},
+	}.Draw(30, 12)
 	if !strings.ContainsRune(same, bothAB) || !strings.ContainsRune(same, '∘') || !strings.ContainsRune(same, '•') {
 		t.Errorf("want ⊙ where the curves meet and ∘, • where they part:\n%s", same)
 	}

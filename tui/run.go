@@ -9,6 +9,7 @@ import (
 	"github.com/NimbleMarkets/ntcharts/sparkline"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // runPane shows what runs where and how far it is: task, model, device, step, speed, ETA,
@@ -107,7 +108,7 @@ func (p *runPane) draw() string {
 		row("device", deviceLine(m)),
 		row("step", stepLine(sh)),
 		row("speed", speedLine(sh)),
-		row("loss", fmt.Sprintf("%s · lr %.1e · grad %s", fnum(r.Loss, 4), r.LR, fnum(r.GradNorm, 2))),
+		row("loss", fmt.Sprintf("%s · lr %.1e · grad %s", look.Num(r.Loss, 4), r.LR, look.Num(r.GradNorm, 2))),
 		row("bit error", bitErrorLine(sh)),
 		row("state", paneStateLine(sh)),
 		row("session", orDash(m.Path)),
@@ -121,7 +122,7 @@ func (p *runPane) draw() string {
 		}
 		lines = append(lines, p.sparkOut...)
 	}
-	return fit(strings.Join(lines, "\n"), p.w, p.h)
+	return look.Fit(strings.Join(lines, "\n"), p.w, p.h)
 }
 
 // spark draws the loss curve as a sparkline of w×h cells over its own range (minimum at
@@ -131,7 +132,7 @@ func (p *runPane) spark(w, h int, row func(k, v string) string) []string {
 	for _, v := range p.losses {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	hiS, loS := fnum(hi, 2), fnum(lo, 2)
+	hiS, loS := look.Num(hi, 2), look.Num(lo, 2)
 	lw := max(len(hiS), len(loS)) + 1
 	sl := sparkline.New(w-lw, h, sparkline.WithNoAutoMaxValue(), sparkline.WithMaxValue(math.Max(hi-lo, 1e-9)*1.05))
 	// One value per column: the sparkline keeps only the newest w−lw values, and the
@@ -166,25 +167,25 @@ func headerLines(sh *shared) string {
 		lead = replayLine(sh)
 	}
 	l1 := fmt.Sprintf("%s %s · %s · %s%s · %s params · %s", modeBadge(sh), lead, m.Task, m.Model, shape,
-		fcount(m.Params), deviceLine(m))
+		look.Count(m.Params), deviceLine(m))
 	if !sh.hasRec {
 		return l1 + "\nstep – · waiting for the first record"
 	}
 	be := "–"
 	if e := sh.lastEval(); e != nil {
-		be = fmt.Sprintf("(a) %s (b) %s", fnum(e.Eval.BitErrorPosition, 3), fnum(e.Eval.BitErrorSample, 3))
+		be = fmt.Sprintf("(a) %s (b) %s", look.Num(e.Eval.BitErrorPosition, 3), look.Num(e.Eval.BitErrorSample, 3))
 	}
 	step := fmt.Sprint(r.Step)
 	if m.Steps > 0 {
 		step += fmt.Sprintf("/%d", m.Steps)
 	}
-	speed := fnum(r.StepsPerS, 1) + "/s"
+	speed := look.Num(r.StepsPerS, 1) + "/s"
 	if etaShown(sh) {
 		speed += " · ETA " + eta(m, r, sh.hasRec)
 	}
-	l2 := fmt.Sprintf("step %s · %s · loss %s · bit error %s", step, speed, fnum(r.Loss, 3), be)
+	l2 := fmt.Sprintf("step %s · %s · loss %s · bit error %s", step, speed, look.Num(r.Loss, 3), be)
 	if sh.replay { // the first line names the step; the Run pane has the state's message
-		l2 = fmt.Sprintf("%s at this step · %s · loss %s · bit error %s", stateWord(sh), speed, fnum(r.Loss, 3), be)
+		l2 = fmt.Sprintf("%s at this step · %s · loss %s · bit error %s", stateWord(sh), speed, look.Num(r.Loss, 3), be)
 	}
 	return l1 + "\n" + l2
 }
@@ -193,18 +194,18 @@ func headerLines(sh *shared) string {
 func modeBadge(sh *shared) string {
 	switch {
 	case sh.replay:
-		return sh.st.title.Render("■ REPLAY")
+		return sh.st.Title.Render("■ REPLAY")
 	case sh.ended:
-		return sh.st.title.Render("● LIVE (ended)")
+		return sh.st.Title.Render("● LIVE (ended)")
 	default:
-		return sh.st.good.Render("● LIVE")
+		return sh.st.Good.Render("● LIVE")
 	}
 }
 
 func modelLine(m sessions.Meta) string {
 	s := m.Model
 	if m.Params > 0 {
-		s += " · " + fcount(m.Params) + " params"
+		s += " · " + look.Count(m.Params) + " params"
 	}
 	if m.Layers > 0 {
 		s += fmt.Sprintf(" · %d layers", m.Layers)
@@ -238,8 +239,8 @@ func bitErrorLine(sh *shared) string {
 	if e == nil {
 		return "–"
 	}
-	return fmt.Sprintf("(a) %s (b) %s KL %s @%d", fnum(e.Eval.BitErrorPosition, 3), fnum(e.Eval.BitErrorSample, 3),
-		fnum(e.Eval.KLBits, 3), e.Step)
+	return fmt.Sprintf("(a) %s (b) %s KL %s @%d", look.Num(e.Eval.BitErrorPosition, 3), look.Num(e.Eval.BitErrorSample, 3),
+		look.Num(e.Eval.KLBits, 3), e.Step)
 }
 
 func stateLine(sh *shared) string {
@@ -257,7 +258,7 @@ func stateLine(sh *shared) string {
 func stateWord(sh *shared) string {
 	s := string(sh.rec.State)
 	if sh.rec.State == sessions.Paused {
-		s = sh.st.warn.Render(s)
+		s = sh.st.Warn.Render(s)
 	}
 	return s
 }
@@ -291,7 +292,7 @@ func stateAtStep(sh *shared) string {
 // speedLine is the run pane's speed row: the speed and, following a live run, the ETA;
 // else the speed the run had at the step.
 func speedLine(sh *shared) string {
-	v := fnum(sh.rec.StepsPerS, 1) + " steps/s"
+	v := look.Num(sh.rec.StepsPerS, 1) + " steps/s"
 	if etaShown(sh) {
 		return v + " · ETA " + eta(sh.meta, sh.rec, sh.hasRec)
 	}

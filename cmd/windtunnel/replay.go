@@ -12,6 +12,7 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/tui"
+	"windtunnel/tui/overlay"
 )
 
 func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -61,7 +62,7 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 			defer closeLog()
 			opts := tui.Options{Logger: logger, AltScreen: true}
 			if len(feeds) > 1 {
-				return tui.RunOverlay(ctx, feeds, names, opts)
+				return overlay.Run(ctx, feeds, names, opts)
 			}
 			_, err = tui.Run(ctx, feeds[0], opts)
 			return err

@@ -1,10 +1,13 @@
-package tui
+package overlay
 
 import (
 	"sort"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"windtunnel/tui"
+	"windtunnel/tui/look"
 )
 
 // overlayKeys are the comparison view's key table: Update dispatches on these bindings and
@@ -18,7 +21,7 @@ type overlayKeys struct {
 
 // newOverlayKeys returns the comparison view's key table.
 func newOverlayKeys() overlayKeys {
-	k := defaultKeys()
+	k := tui.DefaultKeys()
 	with := func(b key.Binding, help, desc string) key.Binding {
 		b.SetHelp(help, desc)
 		return b
@@ -54,11 +57,11 @@ func (k overlayKeys) short() []key.Binding {
 }
 
 // groups lists every key for the full help.
-func (k overlayKeys) groups() []helpGroup {
-	return []helpGroup{
-		{"Global", []key.Binding{k.Help, k.Quit, k.Next, k.Prev, k.Back}},
-		{"Scrubber", []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last}},
-		{"Chart", []key.Binding{k.Metric, k.LogScale}},
+func (k overlayKeys) groups() []look.HelpGroup {
+	return []look.HelpGroup{
+		{Title: "Global", Bindings: []key.Binding{k.Help, k.Quit, k.Next, k.Prev, k.Back}},
+		{Title: "Scrubber", Bindings: []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last}},
+		{Title: "Chart", Bindings: []key.Binding{k.Metric, k.LogScale}},
 	}
 }
 

@@ -1,4 +1,4 @@
-package tui
+package overlay
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"windtunnel/sessions"
+	"windtunnel/tui"
 )
 
 // seedRun describes one synthetic run of the seed comparisons.
@@ -95,7 +96,7 @@ func TestOverlaySeedsView(t *testing.T) {
 		{"120x40_log_kl", []string{"m", "m", "l"}, []string{"KL(p*‖q) over steps", "bits (log scale)", "KL "}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := pressOverlay(t, sizedOverlay(NewOverlay(seedFeeds(), nil, Options{}), 120, 40), c.keys...)
+			o := pressOverlay(t, sizedOverlay(New(seedFeeds(), nil, tui.Options{}), 120, 40), c.keys...)
 			v := overlayView(t, o, 120, 40)
 			mustContain(t, v, c.want...)
 			body := strings.Join(strings.Split(v, "\n")[4:38], "\n")
@@ -121,6 +122,6 @@ func (failingFeed) Evals(int, int) ([]sessions.Record, error) {
 func TestOverlaySeedError(t *testing.T) {
 	fs := seedFeeds()
 	fs[1] = failingFeed{fs[1]}
-	v := overlayView(t, sizedOverlay(NewOverlay(fs, nil, Options{}), 120, 40), 120, 40)
+	v := overlayView(t, sizedOverlay(New(fs, nil, tui.Options{}), 120, 40), 120, 40)
 	mustContain(t, v, "transformer (3 seeds)  error: transformer-s2.wtlab: disk I/O error", "mlp (3 seeds)          (a) ", "░")
 }

@@ -1,4 +1,4 @@
-package tui
+package overlay
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
 
 // overlayGlyphs mark the series' lines, so they stay apart without colour.
@@ -27,6 +28,9 @@ const (
 	xAxisTitle  = "step"
 )
 
+// footerH is the keys' line under the chart.
+const footerH = 1
+
 // overlaySeries is one series' data in the current metric: a run's curve, or a seed
 // group's mean ± sd on the union of its seeds' steps.
 type overlaySeries struct {
@@ -35,7 +39,7 @@ type overlaySeries struct {
 }
 
 // seriesData computes every series in the current metric.
-func (o *Overlay) seriesData() []overlaySeries {
+func (o *Model) seriesData() []overlaySeries {
 	out := make([]overlaySeries, len(o.groups))
 	for j, g := range o.groups {
 		if !g.band() {
@@ -52,15 +56,15 @@ func (o *Overlay) seriesData() []overlaySeries {
 }
 
 // style is series j's colour: dimmed when another series is highlighted.
-func (o *Overlay) style(j int) lipgloss.Style {
+func (o *Model) style(j int) lipgloss.Style {
 	if o.sel >= 0 && o.sel != j {
-		return o.st.dim
+		return o.st.Dim
 	}
-	return o.st.lines[j%len(o.st.lines)]
+	return o.st.Lines[j%len(o.st.Lines)]
 }
 
 // bandGlyph is series j's band shade (the bands alternate between the shades).
-func (o *Overlay) bandGlyph(j int) rune {
+func (o *Model) bandGlyph(j int) rune {
 	n := 0
 	for _, g := range o.groups[:j] {
 		if g.band() {
@@ -76,16 +80,16 @@ func (o *Overlay) bandGlyph(j int) rune {
 // render draws the screen into o.frame, exactly width × height: a title, one legend line
 // per series with its value at the cursor, the axis-title and cursor line, the chart and
 // the keys; with the help open, the help in place of all but the keys.
-func (o *Overlay) render() {
+func (o *Model) render() {
 	w, h := o.width, o.height
 	o.help.Width = w
-	foot := padLine(o.help.ShortHelpView(o.keys.short()), w)
+	foot := look.PadLine(o.help.ShortHelpView(o.keys.short()), w)
 	if o.showHelp {
 		bh := h - footerH
 		body := ""
-		if bh >= minBoxH {
-			iw, ih := rect{w, bh}.inner()
-			body = box("Keys — ? or esc closes", fullHelp(o.keys.groups(), iw, ih, o.st), w, bh, true, o.st)
+		if bh >= look.BorderH+1 {
+			iw, ih := w-look.BorderW, bh-look.BorderH
+			body = look.Box("Keys — ? or esc closes", look.FullHelp(o.keys.groups(), iw, ih, o.st), w, bh, true, o.st)
 		}
 		o.frame = overlayFrame([]string{body}, foot, w, h)
 		return
@@ -103,7 +107,7 @@ func (o *Overlay) render() {
 		if ok {
 			note = "no room for the chart"
 		}
-		lines = append(lines, fit(o.st.dim.Render(note), w, ch+1))
+		lines = append(lines, look.Fit(o.st.Dim.Render(note), w, ch+1))
 	}
 	o.frame = overlayFrame(lines, foot, w, h)
 }
@@ -113,12 +117,12 @@ func (o *Overlay) render() {
 func overlayFrame(lines []string, foot string, w, h int) string {
 	body := strings.Split(strings.Join(lines, "\n"), "\n")
 	body = body[:min(len(body), max(h-footerH, 0))]
-	return fit(strings.Join(append(body, foot), "\n"), w, h)
+	return look.Fit(strings.Join(append(body, foot), "\n"), w, h)
 }
 
 // title names the metric, the task the runs share, how many sessions and seed groups there
 // are, and the scale.
-func (o *Overlay) title() string {
+func (o *Model) title() string {
 	parts := []string{o.metric.title() + " over steps"}
 	task := ""
 	for i, m := range o.metas {
@@ -152,7 +156,7 @@ func overlayPlural(n int, noun string) string {
 }
 
 // bands is the number of seed groups.
-func (o *Overlay) bands() int {
+func (o *Model) bands() int {
 	n := 0
 	for _, g := range o.groups {
 		if g.band() {
@@ -164,7 +168,7 @@ func (o *Overlay) bands() int {
 
 // legend is one line per series: its glyph (and band shade), its label and its value at
 // step at (a group's mean ± sd), from the newest evaluation at or before it.
-func (o *Overlay) legend(data []overlaySeries, at int, ok bool) []string {
+func (o *Model) legend(data []overlaySeries, at int, ok bool) []string {
 	lw := 0
 	for _, g := range o.groups {
 		lw = max(lw, ansi.StringWidth(g.label))
@@ -203,11 +207,11 @@ func (o *Overlay) legend(data []overlaySeries, at int, ok bool) []string {
 		}
 		switch d := data[j]; {
 		case errMsg != "":
-			val = o.st.warn.Render(errMsg)
+			val = o.st.Warn.Render(errMsg)
 		case g.band() && len(d.band) > 0:
 			val = "no evaluation yet"
 			if p, found := lastAt(d.band, func(p bandPoint) int { return p.Step }, at); ok && found {
-				val = fmt.Sprintf("%s %s ± %s @%d", ms, fnum(p.Mean, 3), fnum(p.SD, 3), p.Step)
+				val = fmt.Sprintf("%s %s ± %s @%d", ms, look.Num(p.Mean, 3), look.Num(p.SD, 3), p.Step)
 				if p.N < len(g.members) {
 					val += fmt.Sprintf(" (%d of %d seeds)", p.N, len(g.members))
 				}
@@ -215,16 +219,16 @@ func (o *Overlay) legend(data []overlaySeries, at int, ok bool) []string {
 		case !g.band() && len(d.curve) > 0:
 			val = "no evaluation yet"
 			if p, found := lastAt(d.curve, func(p stepValue) int { return p.Step }, at); ok && found {
-				val = fmt.Sprintf("%s %s @%d", ms, fnum(p.V, 3), p.Step)
+				val = fmt.Sprintf("%s %s @%d", ms, look.Num(p.V, 3), p.Step)
 			}
 		}
-		lines = append(lines, mark+padLine(g.label, lw)+"  "+val)
+		lines = append(lines, mark+look.PadLine(g.label, lw)+"  "+val)
 	}
 	return lines
 }
 
 // axisLine is the y axis' title over the chart, and the cursor's step on the right.
-func (o *Overlay) axisLine(w, at int) string {
+func (o *Model) axisLine(w, at int) string {
 	left := "bits"
 	if o.log {
 		left = "bits (log scale)"
@@ -235,21 +239,21 @@ func (o *Overlay) axisLine(w, at int) string {
 	}
 	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
 	if gap < 1 {
-		return padLine(left, w)
+		return look.PadLine(left, w)
 	}
-	return left + strings.Repeat(" ", gap) + o.st.dim.Render(right)
+	return left + strings.Repeat(" ", gap) + o.st.Dim.Render(right)
 }
 
 // chart draws the series in w×h cells: the seed groups' bands first, the cursor line when
 // scrubbing, then the lines (the highlighted series, else the first, on top), and the x
 // axis' title at the end of its labels.
-func (o *Overlay) chart(w, h int, data []overlaySeries, steps []int, at int) string {
+func (o *Model) chart(w, h int, data []overlaySeries, steps []int, at int) string {
 	if w < 16 || h < 4 || len(steps) == 0 {
-		return fit("", w, h)
+		return look.Fit("", w, h)
 	}
 	tr := func(v float64) float64 { return v }
 	if o.log {
-		tr = func(v float64) float64 { return math.Log10(math.Max(v, logFloor)) }
+		tr = func(v float64) float64 { return math.Log10(math.Max(v, look.LogFloor)) }
 	}
 	var ys []float64
 	for _, d := range data {
@@ -260,20 +264,20 @@ func (o *Overlay) chart(w, h int, data []overlaySeries, steps []int, at int) str
 			ys = append(ys, tr(p.Hi), tr(math.Max(p.Lo, 0)))
 		}
 	}
-	yr, yfmt := linearRange(ys), valueLabels
+	yr, yfmt := look.LinearRange(ys), look.ValueLabels
 	if o.log {
-		yr, yfmt = logRange(ys), powLabels
+		yr, yfmt = look.LogRange(ys), look.PowLabels
 	}
-	xr := span{float64(steps[0]), float64(steps[len(steps)-1])}.widen()
-	lc := linechart.New(w, h, xr.lo, xr.hi, yr.lo, yr.hi,
-		linechart.WithXYSteps(len(intLabels(0, xr.hi))+3, 2),
-		linechart.WithXLabelFormatter(intLabels),
+	xr := look.Span{Lo: float64(steps[0]), Hi: float64(steps[len(steps)-1])}.Widen()
+	lc := linechart.New(w, h, xr.Lo, xr.Hi, yr.Lo, yr.Hi,
+		linechart.WithXYSteps(len(look.IntLabels(0, xr.Hi))+3, 2),
+		linechart.WithXLabelFormatter(look.IntLabels),
 		linechart.WithYLabelFormatter(yfmt))
 	lc.DrawXYAxisAndLabel()
 	org, gw := lc.Origin(), lc.GraphWidth()
 	// cell is the canvas cell of a data point, as linechart draws it (beside the axes).
 	cell := func(x, y float64) canvas.Point {
-		p := canvas.CanvasPointFromFloat64Point(org, lc.ScaleFloat64Point(canvas.Float64Point{X: xr.clamp(x), Y: yr.clamp(y)}))
+		p := canvas.CanvasPointFromFloat64Point(org, lc.ScaleFloat64Point(canvas.Float64Point{X: xr.Clamp(x), Y: yr.Clamp(y)}))
 		return canvas.Point{X: p.X + 1, Y: p.Y - 1}
 	}
 	order := o.drawOrder()
@@ -284,7 +288,7 @@ func (o *Overlay) chart(w, h int, data []overlaySeries, steps []int, at int) str
 		}
 		glyph, st := o.bandGlyph(j), o.style(j)
 		for col := range gw {
-			x := xr.lo + float64(col)*(xr.hi-xr.lo)/float64(max(gw-1, 1))
+			x := xr.Lo + float64(col)*(xr.Hi-xr.Lo)/float64(max(gw-1, 1))
 			lo, hi, ok := bandAt(data[j].band, x)
 			if !ok {
 				continue
@@ -301,11 +305,11 @@ func (o *Overlay) chart(w, h int, data []overlaySeries, steps []int, at int) str
 		}
 	}
 	if !o.cursor.follow {
-		x := cell(float64(at), yr.lo).X
+		x := cell(float64(at), yr.Lo).X
 		for y := org.Y - lc.GraphHeight(); y < org.Y; y++ {
 			p := canvas.Point{X: x, Y: y}
 			if _, band := owner[p]; band || lc.Canvas.Cell(p).Rune == 0 {
-				lc.Canvas.SetCell(p, canvas.NewCellWithStyle(cursorGlyph, o.st.focus))
+				lc.Canvas.SetCell(p, canvas.NewCellWithStyle(cursorGlyph, o.st.Focus))
 			}
 		}
 	}
@@ -328,7 +332,7 @@ func (o *Overlay) chart(w, h int, data []overlaySeries, steps []int, at int) str
 				have = false
 				continue
 			}
-			p := canvas.Float64Point{X: xr.clamp(xs[i]), Y: yr.clamp(ys[i])}
+			p := canvas.Float64Point{X: xr.Clamp(xs[i]), Y: yr.Clamp(ys[i])}
 			if have {
 				lc.DrawRuneLineWithStyle(prev, p, glyph, st)
 			} else {
@@ -338,12 +342,12 @@ func (o *Overlay) chart(w, h int, data []overlaySeries, steps []int, at int) str
 		}
 	}
 	overlayXTitle(&lc, org.Y+1, w)
-	return fit(lc.View(), w, h)
+	return look.Fit(lc.View(), w, h)
 }
 
 // drawOrder lists the series from bottom to top: the last first, the first on top, the
 // highlighted one over all.
-func (o *Overlay) drawOrder() []int {
+func (o *Model) drawOrder() []int {
 	var order []int
 	for j := len(o.groups) - 1; j >= 0; j-- {
 		if j != o.sel {
