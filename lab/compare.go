@@ -25,16 +25,22 @@ type Primitive struct {
 	Threshold float64 `json:"threshold"`
 }
 
-// Primitives are the architecture table's columns. The bit-error bound is derived.PassBits,
-// where the quick preset's transformer lands comfortably (bijection 0.07 bits, HMM 0.08) and
-// far below the uniform or context-free guess (≥ 0.8 bits); recall is scored by MAP
-// accuracy since its posterior is a point mass (entropy 0).
+// Primitives are the architecture table's columns, each judged by derived.CriterionOf its
+// tunnel: bit error (a) ≤ derived.PassBits, where the quick preset's transformer lands
+// comfortably (bijection 0.07 bits, HMM 0.08) and far below the uniform or context-free
+// guess (≥ 0.8 bits); recall by MAP accuracy ≥ derived.PassAccuracy, since its posterior is
+// a point mass (entropy 0).
 func Primitives() []Primitive {
-	return []Primitive{
-		{Task: "bijection", Name: "belief accumulation", Metric: "bit_error_position", Threshold: derived.PassBits},
-		{Task: "hmm", Name: "belief transport", Metric: "bit_error_position", Threshold: derived.PassBits},
-		{Task: "recall", Name: "random-access binding", Metric: "accuracy", Threshold: 0.9},
+	ps := []Primitive{
+		{Task: "bijection", Name: "belief accumulation"},
+		{Task: "hmm", Name: "belief transport"},
+		{Task: "recall", Name: "random-access binding"},
 	}
+	for i := range ps {
+		c := derived.CriterionOf(ps[i].Task)
+		ps[i].Metric, ps[i].Threshold = c.Field, c.Threshold
+	}
+	return ps
 }
 
 // Passes reports whether scores meet the primitive's threshold.

@@ -4,8 +4,13 @@
 // sessions.Feed whether the run is live or replayed: the panes query the feed up to the
 // current step, so scrubbing moves every pane at once. From 80×24 each pane is a tab under
 // the run summary; from 120×36 two pages (training and geometry, ] and [ switch) show three
-// panes each under the run summary, and from 160×48 four, the run pane too; below 80×24 the
-// screen says it is too small. Nothing is cut within a word: lines that do not fit end in
+// panes each under the run summary, and from 160×48 four, the run pane too, still under
+// the run summary (its two lines head the screen at every size); below 80×24 the screen
+// says it is too small. The run summary and the Run pane give the verdict of the newest
+// evaluation against the tunnel's pass line (derived.VerdictOf: pass or FAIL once the run
+// has ended there, passing or not yet while it trains), and the full help ends in a legend:
+// what bit error (a) and (b) are, which is the paper's headline and which the authors'
+// code reports, the pass line and the reference levels. Nothing is cut within a word: lines that do not fit end in
 // " …" after a whole word, legends wrap and titles take a shorter form. Of the project it
 // imports only windtunnel/sessions, windtunnel/sessions/derived (the pass line, the
 // context-free level) and its own tui/look: it reads records and sends operator events,

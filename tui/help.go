@@ -1,9 +1,14 @@
 package tui
 
 import (
+	"math"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
+
+	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
 
 // shortHelp renders the one-line help: help and quit, the focused pane's keys, then the rest.
@@ -37,4 +42,21 @@ func fitHelp(h help.Model, bs []key.Binding, w int) string {
 	}
 	h.Width = 0
 	return h.ShortHelpView(keep)
+}
+
+// legendGroup is the full help's legend: what the numbers on screen are, which bit error is
+// the paper's headline and which the authors' code reports, the pass line the verdicts use
+// and the reference levels.
+func legendGroup(sh *shared) look.HelpGroup {
+	text := []string{ // the most needed first: a small help shows what fits, in order
+		"(a) bit error per position: |mean H(q) − mean H(p*)| at each position, averaged; the paper's headline",
+		"(b) bit error per sample: mean |H(q) − H(p*)|; what the authors' retrain code reports",
+		"pass " + derived.CriterionOf(sh.meta.Task).Rule(),
+		"H entropy; q the model, p* the exact posterior",
+		"KL mean KL(p*‖q)",
+	}
+	if cf := contextFree(sh); !math.IsNaN(cf) {
+		text = append(text, "no context "+look.Num(cf, 3)+", the best guess without the context")
+	}
+	return look.HelpGroup{Title: "Legend, in bits", Text: text}
 }

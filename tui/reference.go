@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
@@ -89,4 +90,67 @@ func bitRefs(sh *shared, log bool) []look.RefLine {
 		refs = append(refs, look.RefLine{Y: conv(cf), Tick: look.Num(cf, 2), Label: "no context"})
 	}
 	return refs
+}
+
+// runVerdict judges the newest evaluation up to the step by its tunnel's criterion
+// (derived.VerdictOf: bit error (a) ≤ derived.PassBits, recall's accuracy ≥
+// derived.PassAccuracy); false before the first evaluation.
+func runVerdict(sh *shared) (derived.Verdict, bool) {
+	e := sh.lastEval()
+	if e == nil {
+		return derived.Verdict{}, false
+	}
+	return derived.VerdictOf(sh.meta.Task, *e.Eval), true
+}
+
+// endedAtStep reports whether the run had ended at the record shown (done, stopped or
+// failed): its verdict is then final, else it is the verdict so far.
+func endedAtStep(sh *shared) bool {
+	switch sh.rec.State {
+	case sessions.Done, sessions.Stopped, sessions.Failed:
+		return sh.hasRec
+	}
+	return false
+}
+
+// verdictWord is "pass" or "FAIL" once the run has ended at the step, "passing" or
+// "not yet" while it trains, styled good or warn.
+func verdictWord(sh *shared, v derived.Verdict) string {
+	w := v.Word()
+	if !endedAtStep(sh) {
+		w = "passing"
+		if !v.Pass {
+			w = "not yet"
+		}
+	}
+	if v.Pass {
+		return sh.st.Good.Render(w)
+	}
+	return sh.st.Warn.Render(w)
+}
+
+// verdictLine is the Run pane's verdict row: "pass: bit error (a) 0.063 ≤ 0.15", or the
+// criterion alone before the first evaluation.
+func verdictLine(sh *shared) string {
+	v, ok := runVerdict(sh)
+	if !ok {
+		return "– (pass: " + derived.CriterionOf(sh.meta.Task).Rule() + ")"
+	}
+	return verdictWord(sh, v) + ": " + v.Comparison(3)
+}
+
+// verdictPart is the header's short verdict, beside the bit errors it shows: "pass ≤
+// 0.15", "not yet > 0.15", "FAIL accuracy 0.253 < 0.9"; "" before the first evaluation.
+func verdictPart(sh *shared) string {
+	v, ok := runVerdict(sh)
+	if !ok {
+		return ""
+	}
+	c := strings.TrimPrefix(v.Comparison(3), v.Measure+" ")
+	if v.AtLeast { // accuracy: not in the header, so named
+		c = v.Comparison(3)
+	} else if _, rest, found := strings.Cut(c, " "); found {
+		c = rest // the value is in the header already
+	}
+	return verdictWord(sh, v) + " " + c
 }

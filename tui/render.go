@@ -69,24 +69,26 @@ func exact(s string, w, h int) string {
 	return look.Fit(s, w, h)
 }
 
-// renderGrid shows the page bar and the page's four panes: run over ablation (or keys) on
-// the left, bit error over attention (or manifold over frame-precision) on the right.
+// renderGrid shows the run summary, the page bar and the page's four panes: run over
+// ablation (or keys) on the left, bit error over attention (or manifold over
+// frame-precision) on the right.
 func (m *Model) renderGrid(w, h int) string {
+	head := m.header(w)
 	if m.showHelp {
-		return m.helpBox(w, h)
+		return head + "\n" + m.helpBox(w, h-headerH)
 	}
 	bar := m.views.pageBar.get(m.sh, pageBarKey{w, m.page}, func() string { return pageBar(m.page, w, m.sh.st) })
 	pg := pages[m.page]
 	rs := gridSlots(w, h)
 	var parts [5]string
-	parts[0] = bar
+	parts[0] = head + "\n" + bar
 	for slot := range 4 {
 		i := pg.panes[slot]
 		parts[slot+1] = m.boxed(i, rs[slot].w, rs[slot].h, i == m.focus)
 	}
 	if v := m.views; v.gridParts != parts {
 		v.gridParts = parts
-		v.grid = bar + "\n" + look.HCat(look.VCat(parts[1], parts[2]), look.VCat(parts[3], parts[4]))
+		v.grid = parts[0] + "\n" + look.HCat(look.VCat(parts[1], parts[2]), look.VCat(parts[3], parts[4]))
 	}
 	return m.views.grid
 }
@@ -246,7 +248,8 @@ func (m *Model) footer(w int) string {
 	})
 }
 
-// fullHelp lists every key, grouped: global, scrubber, then each pane's own.
+// fullHelp lists every key, grouped: global, scrubber, then each pane's own; then the
+// legend of the numbers.
 func (m *Model) fullHelp(w, h int) string {
 	k := m.sh.keys
 	// Global, the panes with one key, the scrubber, the other panes, the quit dialog: in
@@ -264,6 +267,7 @@ func (m *Model) fullHelp(w, h int) string {
 	if m.runGoesOn() {
 		groups = append(groups, look.HelpGroup{Title: "Quit dialog (q)", Bindings: k.quitDialog()})
 	}
+	groups = append(groups, legendGroup(m.sh))
 	return look.FullHelp(groups, w, h, m.sh.st)
 }
 

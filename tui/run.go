@@ -24,8 +24,12 @@ type runPane struct {
 	sparkKey [3]int // lossTo, w, h of sparkOut
 }
 
-// runLines is the number of text lines of the run pane before the sparkline.
-const runLines = 9
+// runLines is the number of text lines of the run pane before the sparkline, and rowKeyW
+// the width of their names' column.
+const (
+	runLines = 10
+	rowKeyW  = 10
+)
 
 // newRunPane returns the pane reading sh.
 func newRunPane(sh *shared) *runPane { return &runPane{paneBase: newPaneBase(sh, "Run", "Run")} }
@@ -35,11 +39,10 @@ func (p *runPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // sparkSize is the size of the loss sparkline (0×0 when it does not fit).
 func (p *runPane) sparkSize() (int, int) {
-	const label = 10
-	if p.h < runLines+2 || p.w < label+10 {
+	if p.h < runLines+2 || p.w < rowKeyW+10 {
 		return 0, 0
 	}
-	return p.w - label, min(p.h-runLines, 6)
+	return p.w - rowKeyW, min(p.h-runLines, 6)
 }
 
 // sparkTo is the step the loss sparkline is drawn up to: the current step rounded down to
@@ -101,7 +104,7 @@ func (p *runPane) View() string {
 func (p *runPane) draw() string {
 	sh := p.sh
 	m, r := sh.meta, sh.rec
-	row := func(k, v string) string { return fmt.Sprintf("%-10s%s", k, v) }
+	row := func(k, v string) string { return fmt.Sprintf("%-*s%s", rowKeyW, k, v) }
 	lines := []string{
 		row("task", m.Task),
 		row("model", modelLine(m)),
@@ -110,8 +113,9 @@ func (p *runPane) draw() string {
 		row("speed", speedLine(sh)),
 		row("loss", fmt.Sprintf("%s · lr %.1e · grad %s", look.Num(r.Loss, 4), r.LR, look.Num(r.GradNorm, 2))),
 		row("bit error", bitErrorLine(sh)),
+		row("verdict", verdictLine(sh)),
 		row("state", paneStateLine(sh)),
-		row("session", orDash(m.Path)),
+		row("session", look.CutLeft(orDash(m.Path), p.w-rowKeyW)), // the file name says the most
 	}
 	if !sh.hasRec {
 		lines[4], lines[5] = row("speed", "–"), row("loss", "–")
@@ -183,9 +187,15 @@ func headerLines(sh *shared) string {
 	if etaShown(sh) {
 		speed += " · ETA " + eta(m, r, sh.hasRec)
 	}
-	l2 := fmt.Sprintf("step %s · %s · loss %s · bit error %s", step, speed, look.Num(r.Loss, 3), be)
+	// The bit errors and the verdict come before the loss: the loss is the part left out
+	// when the line does not fit (fitParts keeps the parts that fit, in order).
+	be = "bit error " + be
+	if v := verdictPart(sh); v != "" {
+		be += " · " + v
+	}
+	l2 := fmt.Sprintf("step %s · %s · %s · loss %s", step, speed, be, look.Num(r.Loss, 3))
 	if sh.replay { // the first line names the step; the Run pane has the state's message
-		l2 = fmt.Sprintf("%s at this step · %s · loss %s · bit error %s", stateWord(sh), speed, look.Num(r.Loss, 3), be)
+		l2 = fmt.Sprintf("%s at this step · %s · %s · loss %s", stateWord(sh), speed, be, look.Num(r.Loss, 3))
 	}
 	return l1 + "\n" + l2
 }

@@ -39,6 +39,8 @@ type summary struct {
 	// lab.Config itself.
 	Config  lab.Effective `json:"config"`
 	Session string        `json:"session"`
+	// Verdict is the final evaluation against the tunnel's pass line (absent without one).
+	Verdict *summaryVerdict `json:"verdict,omitempty"`
 }
 
 // runHeadless trains with a progress line (or log lines) on stderr, records the session,
@@ -99,7 +101,7 @@ func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, 
 		BLAS: tr.BLAS(), State: string(res.Last.State),
 		BitErrorPosition: res.Scores.BitErrorPosition, BitErrorSample: res.Scores.BitErrorSample,
 		KLBits: res.Scores.KLBits, TVD: res.Scores.TVD, Accuracy: res.Scores.Accuracy,
-		PerPosition: res.Scores.PerPosition, Session: st.w.Path(),
+		PerPosition: res.Scores.PerPosition, Session: st.w.Path(), Verdict: verdictOf(cfg.Task, res),
 	}
 	if s.Config, err = cfg.Effective(); err != nil {
 		return fmt.Errorf("run: summary: %w", err)
@@ -112,6 +114,7 @@ func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, 
 	if runErr != nil {
 		s.State = "failed"
 	}
+	printExit(stderr, cfg.Task, res, st.w.Path())
 	if err := json.NewEncoder(stdout).Encode(s); err != nil {
 		return fmt.Errorf("run: write summary: %w", err)
 	}
