@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 
+	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/tui/look"
 )
@@ -44,18 +45,19 @@ func fitHelp(h help.Model, bs []key.Binding, w int) string {
 	return h.ShortHelpView(keep)
 }
 
-// legendGroup is the full help's legend: what the numbers on screen are, which bit error is
-// the paper's headline and which the authors' code reports, the pass line the verdicts use
-// and the reference levels.
-func legendGroup(sh *shared) look.HelpGroup {
+// Legend is the full help's legend for runs of m's task, shared with the comparison view:
+// what the numbers on screen are, which bit error is the paper's headline and which the
+// authors' code reports, the pass line the verdicts use and, for a bijection, the
+// context-free level (derived.ContextFreeOf m, or a Bayes curve of bayesLen positions).
+func Legend(m sessions.Meta, bayesLen int) look.HelpGroup {
 	text := []string{ // the most needed first: a small help shows what fits, in order
 		"(a) bit error per position: |mean H(q) − mean H(p*)| at each position, averaged; the paper's headline",
 		"(b) bit error per sample: mean |H(q) − H(p*)|; what the authors' retrain code reports",
-		"pass " + derived.CriterionOf(sh.meta.Task).Rule(),
+		"pass " + derived.CriterionOf(m.Task).Rule(),
 		"H entropy; q the model, p* the exact posterior",
 		"KL mean KL(p*‖q)",
 	}
-	if cf := contextFree(sh); !math.IsNaN(cf) {
+	if cf := derived.ContextFreeOf(m, bayesLen); !math.IsNaN(cf) {
 		text = append(text, "no context "+look.Num(cf, 3)+", the best guess without the context")
 	}
 	return look.HelpGroup{Title: "Legend, in bits", Text: text}

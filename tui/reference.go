@@ -12,13 +12,9 @@ import (
 )
 
 // runConfig is what the dashboard reads from the session's configuration (Meta.Config, the
-// lab's Config as JSON): the evaluation cadence and the bijection's size. Fields it does not
-// find stay zero.
+// lab's Config as JSON): the evaluation cadence. Fields it does not find stay zero.
 type runConfig struct {
 	EvalEvery int `json:"eval_every"`
-	Tunnel    struct {
-		V int `json:"V"`
-	} `json:"tunnel"`
 }
 
 // readConfig parses the configuration of m (zero when it has none or it does not parse).
@@ -61,14 +57,14 @@ func waitingForEval(sh *shared) string {
 }
 
 // contextFree is the context-free level of the run's bit error where it is known
-// (derived.ContextFree: a bijection's, v from the configuration or the newest evaluation's
-// Bayes curve).
+// (derived.ContextFreeOf: a bijection's, V from the configuration or the newest
+// evaluation's Bayes curve).
 func contextFree(sh *shared) float64 {
 	n := 0
 	if e := sh.lastEval(); e != nil {
 		n = len(e.Eval.BayesEntropy)
 	}
-	return derived.ContextFree(sh.meta.Task, sh.cfg.Tunnel.V, n)
+	return derived.ContextFreeOf(sh.meta, n)
 }
 
 // bitRefs are the bit-error chart's reference lines, in the chart's units (log10 on a log
@@ -103,26 +99,10 @@ func runVerdict(sh *shared) (derived.Verdict, bool) {
 	return derived.VerdictOf(sh.meta.Task, *e.Eval), true
 }
 
-// endedAtStep reports whether the run had ended at the record shown (done, stopped or
-// failed): its verdict is then final, else it is the verdict so far.
-func endedAtStep(sh *shared) bool {
-	switch sh.rec.State {
-	case sessions.Done, sessions.Stopped, sessions.Failed:
-		return sh.hasRec
-	}
-	return false
-}
-
-// verdictWord is "pass" or "FAIL" once the run has ended at the step, "passing" or
-// "not yet" while it trains, styled good or warn.
+// verdictWord is the verdict's status at the step (derived.Verdict.Status: pass or FAIL
+// once the run has ended there, else passing or not yet), styled good or warn.
 func verdictWord(sh *shared, v derived.Verdict) string {
-	w := v.Word()
-	if !endedAtStep(sh) {
-		w = "passing"
-		if !v.Pass {
-			w = "not yet"
-		}
-	}
+	w := v.Status(sh.hasRec && derived.Ended(sh.rec.State))
 	if v.Pass {
 		return sh.st.Good.Render(w)
 	}

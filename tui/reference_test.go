@@ -14,7 +14,8 @@ import (
 )
 
 // TestContextFree checks where the dashboard takes a bijection's V for the context-free
-// level (derived.ContextFreeBits, tested there).
+// level (derived.ContextFreeOf: the configuration's tunnel.V, else the Bayes curve's length;
+// derived.ContextFreeBits is tested there).
 func TestContextFree(t *testing.T) {
 	// The fixture's configuration has no tunnel.V: V comes from its 19 scored positions.
 	m := New(openFixture(t), Options{})
@@ -22,7 +23,8 @@ func TestContextFree(t *testing.T) {
 		t.Errorf("the fixture's level is %v, want V=20's", got)
 	}
 	sh := *m.sh
-	sh.cfg = readConfig(sessions.Meta{Config: []byte(`{"tunnel":{"V":10,"States":5},"eval_every":250}`)})
+	sh.meta.Config = []byte(`{"tunnel":{"V":10,"States":5},"eval_every":250}`)
+	sh.cfg = readConfig(sh.meta)
 	if got := contextFree(&sh); got != derived.ContextFreeBits(10) || sh.cfg.EvalEvery != 250 {
 		t.Errorf("with tunnel.V=10: level %v, cadence %d", got, sh.cfg.EvalEvery)
 	}

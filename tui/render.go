@@ -267,7 +267,11 @@ func (m *Model) fullHelp(w, h int) string {
 	if m.runGoesOn() {
 		groups = append(groups, look.HelpGroup{Title: "Quit dialog (q)", Bindings: k.quitDialog()})
 	}
-	groups = append(groups, legendGroup(m.sh))
+	n := 0
+	if e := m.sh.lastEval(); e != nil {
+		n = len(e.Eval.BayesEntropy)
+	}
+	groups = append(groups, Legend(m.sh.meta, n))
 	return look.FullHelp(groups, w, h, m.sh.st)
 }
 

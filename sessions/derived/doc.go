@@ -1,8 +1,11 @@
 // Package derived owns what is derived from a recorded run rather than recorded in it, and
 // the one reader of recorded runs (ReadRun): the rule for "the same configuration" (which
 // runs are seeds of one configuration and may be pooled into one mean, one pass count, one
-// band), the seed band itself (SeedBand, MeanSD), the pass threshold of bit error (a), the
-// context-free level, the scale precision settles on and the settle band, the NaN-skipping
+// band), the seed band itself (SeedBand, MeanSD), the pass threshold of bit error (a) and
+// the verdict a run gets against its tunnel's criterion (CriterionOf, VerdictOf: bit error
+// (a) ≤ PassBits, recall's accuracy ≥ PassAccuracy; compare, the run's exit line and
+// summary, the dashboard and the overlay judge by it), the context-free level (ContextFree,
+// ContextFreeOf a recorded run), the scale precision settles on and the settle band, the NaN-skipping
 // mean, and the authors' frame statistic as a series (the J-lens ratio against the current
 // and the final frame, its threshold, the frame's site, pass and settle steps). Every reader that groups runs (compare --from, report, plot and the
 // dashboard's overlay) uses this one rule, so a verdict never pools runs that trained

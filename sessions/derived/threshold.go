@@ -1,6 +1,11 @@
 package derived
 
-import "math"
+import (
+	"math"
+	"strconv"
+
+	"windtunnel/sessions"
+)
 
 // PassBits is the pass line of bit error (a), in bits: Paper I's criterion for the
 // bijection and HMM tunnels (belief accumulation and belief transport), which compare's
@@ -35,4 +40,14 @@ func ContextFree(task string, v, bayesLen int) float64 {
 		v = bayesLen + 1
 	}
 	return ContextFreeBits(v)
+}
+
+// ContextFreeOf is ContextFree for a recorded run: its task, and V from its stored
+// configuration (tunnel.V) or, without one, from bayesLen.
+func ContextFreeOf(m sessions.Meta, bayesLen int) float64 {
+	v := 0
+	if f, err := Fields(m.Config); err == nil {
+		v, _ = strconv.Atoi(f["tunnel.V"])
+	}
+	return ContextFree(m.Task, v, bayesLen)
 }

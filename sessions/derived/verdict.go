@@ -82,6 +82,24 @@ func (v Verdict) Word() string {
 	return "FAIL"
 }
 
+// Status is the verdict's word at a step of a run: Word once the run has ended there,
+// else "passing" or "not yet" (the verdict so far).
+func (v Verdict) Status(ended bool) string {
+	switch {
+	case ended:
+		return v.Word()
+	case v.Pass:
+		return "passing"
+	}
+	return "not yet"
+}
+
+// Ended reports whether a run had ended at a record of state s (done, stopped or failed):
+// its verdict there is final.
+func Ended(s sessions.State) bool {
+	return s == sessions.Done || s == sessions.Stopped || s == sessions.Failed
+}
+
 // Comparison is the value against the pass line: "bit error (a) 0.0700 ≤ 0.15",
 // "bit error (a) 0.1772 > 0.15", "accuracy 0.2530 < 0.9" (dec decimals).
 func (v Verdict) Comparison(dec int) string {

@@ -40,3 +40,24 @@ func TestVerdictOf(t *testing.T) {
 		}
 	}
 }
+
+// TestContextFreeOf checks where a recorded run's context-free level takes V: the stored
+// configuration's tunnel.V, else the Bayes curve's length (V−1 scored positions); none for
+// a tunnel other than the bijection.
+func TestContextFreeOf(t *testing.T) {
+	for _, c := range []struct {
+		m        sessions.Meta
+		bayesLen int
+		want     float64
+	}{
+		{sessions.Meta{Task: "bijection", Config: []byte(`{"tunnel":{"V":10}}`)}, 19, ContextFreeBits(10)},
+		{sessions.Meta{Task: "bijection"}, 19, ContextFreeBits(20)},
+		{sessions.Meta{Task: "bijection", Config: []byte(`not json`)}, 7, ContextFreeBits(8)},
+		{sessions.Meta{Task: "hmm", Config: []byte(`{"tunnel":{"V":10}}`)}, 19, math.NaN()},
+	} {
+		got := ContextFreeOf(c.m, c.bayesLen)
+		if !(got == c.want || math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("%s %s, %d positions: %v, want %v", c.m.Task, c.m.Config, c.bayesLen, got, c.want)
+		}
+	}
+}

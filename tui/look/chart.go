@@ -68,8 +68,8 @@ type Overlap struct {
 }
 
 // Chart is one line chart: ranges, series (drawn in order, the last on top), axis titles,
-// reference lines, the glyphs of coinciding series, and what is drawn under the series:
-// shaded bands and a cursor column.
+// reference lines, the glyphs of coinciding series, and optionally shaded bands (under the
+// reference lines), a cursor column (under the series) and marks (over everything).
 type Chart struct {
 	XR, YR         Span
 	Series         []Series
@@ -79,6 +79,10 @@ type Chart struct {
 	Refs           []RefLine
 	Overlaps       []Overlap
 	RefStyle       lipgloss.Style
+	Bands          []Band
+	BandOverlap    rune // the glyph where two bands cover one cell (0: the later band's)
+	Cursor         *Cursor
+	Marks          []Mark
 }
 
 // MinChartW is the least width a chart is drawn at (narrower: blank), and a chart needs 4
@@ -127,9 +131,12 @@ func (c Chart) Draw(w, h int) string {
 		linechart.WithXLabelFormatter(c.XFmt),
 		linechart.WithYLabelFormatter(func(int, float64) string { return blank }))
 	lc.DrawXYAxisAndLabel()
+	c.drawBands(&lc, xr, yr)
 	labels, refRows := c.drawRefs(&lc, yr)
 	c.drawYTicks(&lc, ticks, refRows)
+	c.drawCursor(&lc, xr)
 	c.drawSeries(&lc, xr, yr)
+	c.drawMarks(&lc, xr, yr)
 
 	rows := strings.Split(lc.View(), "\n")
 	for i := range rows {

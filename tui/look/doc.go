@@ -4,8 +4,10 @@
 // a width without cutting a word (PadLine, Cut, CutLeft, Fit, FitParts, FlowParts, Wrap,
 // FirstFit) and boxes (Box, HCat, VCat), number formats (Num, Short, Count), the line
 // chart on ntcharts with axis titles, reference lines, combined glyphs where two series
-// share a cell, shaded bands and a cursor column (Chart), and the full key help's layout
-// (HelpGroup, FullHelp; NewHelp for the one-line help).
+// share a cell, shaded bands, a cursor column and marks (Chart; its ranges: LinearRange from
+// 0, ZoomRange and FitLogRange fitted to the data, with RangeLabels and PowRangeLabels
+// precise enough for them), and the full key help's layout (HelpGroup with keys or a
+// legend's paragraphs, FullHelp; NewHelp for the one-line help).
 //
 // It imports nothing of the project: it knows cells and numbers, not sessions.
 package look

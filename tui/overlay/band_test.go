@@ -49,7 +49,7 @@ func TestOverlayBandFeeds(t *testing.T) {
 	v = overlayView(t, pressOverlay(t, o, "home"), 120, 40)
 	mustContain(t, v,
 		"(a) "+msd(seedCurve("transformer", 1, 25), seedCurve("transformer", 2, 25))+" @25 (2 of 3 seeds)",
-		"(a) "+msd(seedCurve("mlp", 1, 25), seedCurve("mlp", 2, 25), seedCurve("mlp", 3, 25))+" @25   ")
+		"(a) "+msd(seedCurve("mlp", 1, 25), seedCurve("mlp", 2, 25), seedCurve("mlp", 3, 25))+" @25 · ")
 	// Between the cadences the third seed is interpolated: step 575 lies between its 570
 	// and 600.
 	s3 := seedCurve("transformer", 3, 570) + (5.0/30)*(seedCurve("transformer", 3, 600)-seedCurve("transformer", 3, 570))

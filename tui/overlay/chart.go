@@ -1,16 +1,11 @@
 package overlay
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
-	"github.com/NimbleMarkets/ntcharts/canvas"
-	"github.com/NimbleMarkets/ntcharts/linechart"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
-	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/tui/look"
 )
@@ -19,11 +14,13 @@ import (
 var overlayGlyphs = []rune{'•', '∘', '×', '+', '◆', '▲', '■', '○'}
 
 // The chart's glyphs: the seed groups' bands are shaded alternately ░ and ▒, and ▓ where
-// two bands cover each other (shades survive NO_COLOR); ┊ is the scrubbing cursor.
+// two bands cover each other (shades survive NO_COLOR); a seed's own curve is dotted ·;
+// ┊ is the scrubbing cursor.
 const (
 	bandLight   = '░'
 	bandDark    = '▒'
 	bandOverlap = '▓'
+	seedGlyph   = '·'
 	cursorGlyph = '┊'
 	xAxisTitle  = "step"
 )
@@ -31,26 +28,27 @@ const (
 // footerH is the keys' line under the chart.
 const footerH = 1
 
-// overlaySeries is one series' data in the current metric: a run's curve, or a seed
-// group's mean ± sd on the union of its seeds' steps.
+// overlaySeries is one series' data in one metric: a run's curve, or a seed group's mean ±
+// sd on the union of its seeds' steps and its seeds' own curves.
 type overlaySeries struct {
 	curve []stepValue
 	band  []bandPoint
+	seeds [][]stepValue
 }
 
-// seriesData computes every series in the current metric.
-func (o *Model) seriesData() []overlaySeries {
+// seriesData computes every series in metric m.
+func (o *Model) seriesData(m overlayMetric) []overlaySeries {
 	out := make([]overlaySeries, len(o.groups))
 	for j, g := range o.groups {
 		if !g.band() {
-			out[j].curve = curveOf(o.curves[g.members[0]], o.metric)
+			out[j].curve = curveOf(o.curves[g.members[0]], m)
 			continue
 		}
 		cs := make([][]stepValue, len(g.members))
 		for k, i := range g.members {
-			cs[k] = curveOf(o.curves[i], o.metric)
+			cs[k] = curveOf(o.curves[i], m)
 		}
-		out[j].band = derived.SeedBand(cs)
+		out[j].band, out[j].seeds = derived.SeedBand(cs), cs
 	}
 	return out
 }
@@ -77,9 +75,10 @@ func (o *Model) bandGlyph(j int) rune {
 	return bandLight
 }
 
-// render draws the screen into o.frame, exactly width × height: a title, one legend line
-// per series with its value at the cursor, the axis-title and cursor line, the chart and
-// the keys; with the help open, the help in place of all but the keys.
+// render draws the screen into o.frame, exactly width × height: a title, the legend (a line
+// per series, and per seed when shown), a note naming the reference lines the chart leaves
+// out, the axis-title and cursor line, the chart (or a chart per metric) and the keys; with
+// the help open, the help in place of all but the keys.
 func (o *Model) render() {
 	w, h := o.width, o.height
 	o.help.Width = w
@@ -89,27 +88,42 @@ func (o *Model) render() {
 		body := ""
 		if bh >= look.BorderH+1 {
 			iw, ih := w-look.BorderW, bh-look.BorderH
-			body = look.Box("Keys — ? or esc closes", look.FullHelp(o.keys.groups(), iw, ih, o.st), w, bh, true, o.st)
+			body = look.Box("Keys — ? or esc closes", look.FullHelp(o.helpGroups(), iw, ih, o.st), w, bh, true, o.st)
 		}
 		o.frame = overlayFrame([]string{body}, foot, w, h)
 		return
 	}
 	steps := o.steps()
 	at, ok := o.cursor.at(steps)
-	data := o.seriesData()
+	shown := o.metric.shown()
+	data := make([][]overlaySeries, len(shown))
+	for k, m := range shown {
+		data[k] = o.seriesData(m)
+	}
 	lines := append([]string{o.title()}, o.legend(data, at, ok)...)
+	if !ok {
+		lines = append(lines, look.Fit(o.st.Dim.Render("no evaluations yet"), w, 1))
+		o.frame = overlayFrame(lines, foot, w, h)
+		return
+	}
 	ch := h - len(lines) - footerH - 1 // the axis-title line
-	switch {
-	case ch >= 4 && ok:
-		lines = append(lines, o.axisLine(w, at), o.chart(w, ch, data, steps, at))
-	case ch >= 0:
-		note := "no evaluations yet"
-		if ok {
-			note = "no room for the chart"
-		}
-		lines = append(lines, look.Fit(o.st.Dim.Render(note), w, ch+1))
+	panels := o.panels(w, ch, data, steps, at)
+	if notes := panelNotes(panels); notes != "" {
+		ch--
+		panels = o.panels(w, ch, data, steps, at)
+		lines = append(lines, look.PadLine(o.st.Dim.Render(panelNotes(panels)), w))
+	}
+	if panels == nil {
+		lines = append(lines, look.Fit(o.st.Dim.Render("no room for the chart"), w, max(ch+1, 0)))
+	} else {
+		lines = append(lines, o.axisLine(w, at), drawPanels(panels, w, ch))
 	}
 	o.frame = overlayFrame(lines, foot, w, h)
+}
+
+// helpGroups are the keys, then the legend of the runs' numbers (tui.Legend).
+func (o *Model) helpGroups() []look.HelpGroup {
+	return append(o.keys.groups(), o.legendGroup())
 }
 
 // overlayFrame is the lines over the footer, exactly w × h: the footer stays in view when
@@ -120,140 +134,118 @@ func overlayFrame(lines []string, foot string, w, h int) string {
 	return look.Fit(strings.Join(append(body, foot), "\n"), w, h)
 }
 
-// title names the metric, the task the runs share, how many sessions and seed groups there
-// are, and the scale.
-func (o *Model) title() string {
-	parts := []string{o.metric.title() + " over steps"}
-	task := ""
-	for i, m := range o.metas {
-		if i > 0 && m.Task != task {
-			task = ""
-			break
-		}
-		task = m.Task
-	}
-	if task != "" {
-		parts = append(parts, task)
-	}
-	runs := overlayPlural(len(o.feeds), "session")
-	if n := o.bands(); n > 0 {
-		runs += fmt.Sprintf(" (%s: mean ± sd)", overlayPlural(n, "seed group"))
-	}
-	scale := "linear"
-	if o.log {
-		scale = "log"
-	}
-	parts = append(parts, runs, scale+" (l)")
-	return strings.Join(parts, " · ")
+// panel is one metric's chart, laid out: its title (with several panels), the chart and
+// the reference lines it leaves out.
+type panel struct {
+	title string
+	chart look.Chart
+	note  string
+	w, h  int
 }
 
-// overlayPlural is "1 session", "2 sessions".
-func overlayPlural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+// panels lays the metrics shown out in w×h cells: one chart; or three side by side from
+// 150 columns, else stacked when each gets 6 lines, else side by side when each gets 30
+// columns; nil when there is no room.
+func (o *Model) panels(w, h int, data [][]overlaySeries, steps []int, at int) []panel {
+	shown := o.metric.shown()
+	n := len(shown)
+	side := n > 1 && (w >= 150 || (h/n < 6 && w/n >= 30))
+	pw, ph := w, h
+	switch {
+	case n > 1 && side:
+		pw = (w - (n - 1)) / n
+	case n > 1:
+		ph = h / n
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	titled := n > 1
+	ch := ph
+	if titled {
+		ch--
+	}
+	if pw < 16 || ch < 4 {
+		return nil
+	}
+	out := make([]panel, n)
+	for k, m := range shown {
+		c, refs := o.chartSpec(m, data[k], steps, at)
+		out[k] = panel{chart: c, w: pw, h: ph, note: refNote(refs, c.YR, look.RefMargin(pw, c.Refs) > 0)}
+		if titled {
+			out[k].title = m.title()
+		}
+		if side && k == n-1 {
+			out[k].w = w - (n-1)*(pw+1)
+		}
+		if !side && n > 1 && k == n-1 {
+			out[k].h = h - (n-1)*ph
+		}
+	}
+	return out
 }
 
-// bands is the number of seed groups.
-func (o *Model) bands() int {
-	n := 0
-	for _, g := range o.groups {
-		if g.band() {
-			n++
+// panelNotes joins the panels' notes on the reference lines they leave out ("(a): ┄ pass
+// 0.15 below" with several panels).
+func panelNotes(ps []panel) string {
+	var parts []string
+	for _, p := range ps {
+		if p.note == "" {
+			continue
+		}
+		if p.title != "" {
+			parts = append(parts, p.title+": "+p.note)
+		} else {
+			parts = append(parts, p.note)
 		}
 	}
-	return n
+	return strings.Join(parts, "  ")
 }
 
-// legend is one line per series: its glyph (and band shade), its label and its value at
-// step at (a group's mean ± sd), from the newest evaluation at or before it.
-func (o *Model) legend(data []overlaySeries, at int, ok bool) []string {
-	lw := 0
-	for _, g := range o.groups {
-		lw = max(lw, ansi.StringWidth(g.label))
+// drawPanels draws the panels side by side (each one wide) or stacked, in w×h cells.
+func drawPanels(ps []panel, w, h int) string {
+	blocks := make([]string, len(ps))
+	for k, p := range ps {
+		ch := p.h
+		b := ""
+		if p.title != "" {
+			b = look.PadLine(p.title, p.w) + "\n"
+			ch--
+		}
+		blocks[k] = b + p.chart.Draw(p.w, ch)
 	}
-	lw = min(lw, max(o.width/2, 12))
-	bands := o.bands() > 0
-	ms := o.metric.short()
-	var lines []string
-	for j, g := range o.groups {
-		st := o.style(j)
-		mark := ""
-		if o.sel >= 0 {
-			mark = "  "
-			if o.sel == j {
-				mark = "▶ "
+	if len(ps) > 1 && ps[0].w < w {
+		gap := look.Fit("", 1, ps[0].h)
+		var row []string
+		for k, b := range blocks {
+			if k > 0 {
+				row = append(row, gap)
 			}
+			row = append(row, b)
 		}
-		mark += st.Render(string(overlayGlyphs[j%len(overlayGlyphs)])) + " "
-		if bands {
-			shade := " "
-			if g.band() {
-				shade = st.Render(string(o.bandGlyph(j)))
-			}
-			mark += shade + " "
-		}
-		val := "no evaluations yet"
-		errMsg := ""
-		for _, i := range g.members {
-			if o.errs[i] != "" {
-				errMsg = "error: " + o.errs[i]
-				if g.band() {
-					errMsg = "error: " + o.names[i] + ": " + o.errs[i]
-				}
-				break
-			}
-		}
-		switch d := data[j]; {
-		case errMsg != "":
-			val = o.st.Warn.Render(errMsg)
-		case g.band() && len(d.band) > 0:
-			val = "no evaluation yet"
-			if p, found := lastAt(d.band, func(p bandPoint) int { return p.Step }, at); ok && found {
-				val = fmt.Sprintf("%s %s ± %s @%d", ms, look.Num(p.Mean, 3), look.Num(p.SD, 3), p.Step)
-				if p.N < len(g.members) {
-					val += fmt.Sprintf(" (%d of %d seeds)", p.N, len(g.members))
-				}
-			}
-		case !g.band() && len(d.curve) > 0:
-			val = "no evaluation yet"
-			if p, found := lastAt(d.curve, func(p stepValue) int { return p.Step }, at); ok && found {
-				val = fmt.Sprintf("%s %s @%d", ms, look.Num(p.V, 3), p.Step)
-			}
-		}
-		lines = append(lines, mark+look.PadLine(g.label, lw)+"  "+val)
+		return look.Fit(look.HCat(row...), w, h)
 	}
-	return lines
+	return look.Fit(look.VCat(blocks...), w, h)
 }
 
-// axisLine is the y axis' title over the chart, and the cursor's step on the right.
-func (o *Model) axisLine(w, at int) string {
-	left := "bits"
-	if o.log {
-		left = "bits (log scale)"
-	}
-	right := fmt.Sprintf("step %d · newest (←/→ scrub)", at)
-	if !o.cursor.follow {
-		right = fmt.Sprintf("step %d %c · scrubbing (end: follow)", at, cursorGlyph)
-	}
-	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
-	if gap < 1 {
-		return look.PadLine(left, w)
-	}
-	return left + strings.Repeat(" ", gap) + o.st.Dim.Render(right)
-}
-
-// chart draws the series in w×h cells: the seed groups' bands first, the cursor line when
-// scrubbing, then the lines (the highlighted series, else the first, on top), and the x
-// axis' title at the end of its labels.
-func (o *Model) chart(w, h int, data []overlaySeries, steps []int, at int) string {
-	if w < 16 || h < 4 || len(steps) == 0 {
-		return look.Fit("", w, h)
-	}
+// chartSpec is metric m's chart of the series: the seed groups' bands, the reference lines
+// (Bayes at 0 on a linear axis from 0, the pass line on (a), the context-free level on (a)
+// and (b)), the cursor line when scrubbing, the seeds' own curves when shown, the lines (the
+// highlighted series, else the first, on top) and the heads switched off; with the
+// reference lines, in the chart's units, it leaves out of its y range.
+func (o *Model) chartSpec(m overlayMetric, data []overlaySeries, steps []int, at int) (look.Chart, []look.RefLine) {
 	tr := func(v float64) float64 { return v }
 	if o.log {
 		tr = func(v float64) float64 { return math.Log10(math.Max(v, look.LogFloor)) }
+	}
+	var refs []look.RefLine
+	if !o.log && o.fromZero {
+		refs = append(refs, look.RefLine{Y: 0, Tick: "0", Label: "Bayes"})
+	}
+	if m == metricA && o.passLine() {
+		refs = append(refs, look.RefLine{Y: tr(derived.PassBits), Tick: look.Num(derived.PassBits, 2), Label: "pass"})
+	}
+	if m != metricKL {
+		for _, cf := range o.contextFree() {
+			refs = append(refs, look.RefLine{Y: tr(cf), Tick: look.Num(cf, 2), Label: "no context"})
+		}
 	}
 	var ys []float64
 	for _, d := range data {
@@ -263,86 +255,98 @@ func (o *Model) chart(w, h int, data []overlaySeries, steps []int, at int) strin
 		for _, p := range d.band {
 			ys = append(ys, tr(p.Hi), tr(math.Max(p.Lo, 0)))
 		}
-	}
-	yr, yfmt := look.LinearRange(ys), look.ValueLabels
-	if o.log {
-		yr, yfmt = look.LogRange(ys), look.PowLabels
-	}
-	xr := look.Span{Lo: float64(steps[0]), Hi: float64(steps[len(steps)-1])}.Widen()
-	lc := linechart.New(w, h, xr.Lo, xr.Hi, yr.Lo, yr.Hi,
-		linechart.WithXYSteps(len(look.IntLabels(0, xr.Hi))+3, 2),
-		linechart.WithXLabelFormatter(look.IntLabels),
-		linechart.WithYLabelFormatter(yfmt))
-	lc.DrawXYAxisAndLabel()
-	org, gw := lc.Origin(), lc.GraphWidth()
-	// cell is the canvas cell of a data point, as linechart draws it (beside the axes).
-	cell := func(x, y float64) canvas.Point {
-		p := canvas.CanvasPointFromFloat64Point(org, lc.ScaleFloat64Point(canvas.Float64Point{X: xr.Clamp(x), Y: yr.Clamp(y)}))
-		return canvas.Point{X: p.X + 1, Y: p.Y - 1}
-	}
-	order := o.drawOrder()
-	owner := map[canvas.Point]int{}
-	for _, j := range order {
-		if !o.groups[j].band() {
-			continue
-		}
-		glyph, st := o.bandGlyph(j), o.style(j)
-		for col := range gw {
-			x := xr.Lo + float64(col)*(xr.Hi-xr.Lo)/float64(max(gw-1, 1))
-			lo, hi, ok := bandAt(data[j].band, x)
-			if !ok {
-				continue
-			}
-			top, bottom := cell(x, tr(hi)).Y, cell(x, tr(math.Max(lo, 0))).Y
-			for y := top; y <= bottom; y++ {
-				p, g := canvas.Point{X: org.X + 1 + col, Y: y}, glyph
-				if k, taken := owner[p]; taken && k != j {
-					g = bandOverlap
+		if o.seeds {
+			for _, c := range d.seeds {
+				for _, p := range c {
+					ys = append(ys, tr(p.V))
 				}
-				owner[p] = j
-				lc.Canvas.SetCell(p, canvas.NewCellWithStyle(g, st))
 			}
+		}
+	}
+	c := look.Chart{XFmt: look.IntLabels, YFmt: look.ValueLabels, XTitle: xAxisTitle, RefStyle: o.st.Dim, BandOverlap: bandOverlap}
+	switch {
+	case o.log:
+		c.YR = look.FitLogRange(ys)
+		c.YFmt = look.PowRangeLabels(c.YR)
+	case o.fromZero:
+		levels := make([]float64, len(refs))
+		for i, r := range refs {
+			levels[i] = r.Y
+		}
+		c.YR = look.LinearRange(ys, levels)
+	default:
+		c.YR = look.ZoomRange(ys)
+		c.YFmt = look.RangeLabels(c.YR)
+	}
+	c.XR = look.Span{Lo: float64(steps[0]), Hi: float64(steps[len(steps)-1])}.Widen()
+	var out []look.RefLine
+	for _, r := range refs {
+		if r.Y >= c.YR.Lo && r.Y <= c.YR.Hi {
+			c.Refs = append(c.Refs, r)
+		} else {
+			out = append(out, r)
 		}
 	}
 	if !o.cursor.follow {
-		x := cell(float64(at), yr.Lo).X
-		for y := org.Y - lc.GraphHeight(); y < org.Y; y++ {
-			p := canvas.Point{X: x, Y: y}
-			if _, band := owner[p]; band || lc.Canvas.Cell(p).Rune == 0 {
-				lc.Canvas.SetCell(p, canvas.NewCellWithStyle(cursorGlyph, o.st.Focus))
+		c.Cursor = &look.Cursor{X: float64(at), Glyph: cursorGlyph, Style: o.st.Focus}
+	}
+	order := o.drawOrder()
+	for _, j := range order {
+		if b := data[j].band; o.groups[j].band() {
+			c.Bands = append(c.Bands, look.Band{Glyph: o.bandGlyph(j), Style: o.style(j), At: func(x float64) (float64, float64, bool) {
+				lo, hi, ok := bandAt(b, x)
+				return tr(math.Max(lo, 0)), tr(hi), ok
+			}})
+		}
+	}
+	if o.seeds {
+		for _, j := range order {
+			for _, sc := range data[j].seeds {
+				c.Series = append(c.Series, curveSeries(sc, tr, seedGlyph, o.style(j)))
 			}
 		}
 	}
 	for _, j := range order {
-		var xs, ys []float64
-		if d := data[j]; o.groups[j].band() {
-			for _, p := range d.band {
-				xs, ys = append(xs, float64(p.Step)), append(ys, tr(p.Mean))
-			}
-		} else {
-			for _, p := range d.curve {
-				xs, ys = append(xs, float64(p.Step)), append(ys, tr(p.V))
+		d := data[j]
+		line := d.curve
+		if o.groups[j].band() {
+			line = make([]stepValue, len(d.band))
+			for k, p := range d.band {
+				line[k] = stepValue{Step: p.Step, V: p.Mean}
 			}
 		}
-		glyph, st := overlayGlyphs[j%len(overlayGlyphs)], o.style(j)
-		var prev canvas.Float64Point
-		have := false
-		for _, i := range sessions.Thin(len(xs), max(gw, 2)) {
-			if !finiteValue(ys[i]) {
-				have = false
-				continue
+		c.Series = append(c.Series, curveSeries(line, tr, overlayGlyphs[j%len(overlayGlyphs)], o.style(j)))
+		for _, h := range o.groupHeads(j) {
+			if v, ok := derived.CurveAt(line, float64(h)); ok {
+				c.Marks = append(c.Marks, look.Mark{X: float64(h), Y: tr(v), Glyph: headGlyph, Style: o.st.Warn})
 			}
-			p := canvas.Float64Point{X: xr.Clamp(xs[i]), Y: yr.Clamp(ys[i])}
-			if have {
-				lc.DrawRuneLineWithStyle(prev, p, glyph, st)
-			} else {
-				lc.DrawRuneWithStyle(p, glyph, st)
-			}
-			prev, have = p, true
 		}
 	}
-	overlayXTitle(&lc, org.Y+1, w)
-	return look.Fit(lc.View(), w, h)
+	return c, out
+}
+
+// curveSeries is a curve as a chart series in the chart's units (non-finite values left
+// as gaps).
+func curveSeries(c []stepValue, tr func(float64) float64, glyph rune, st lipgloss.Style) look.Series {
+	s := look.Series{Glyph: glyph, Style: st, X: make([]float64, len(c)), Y: make([]float64, len(c))}
+	for k, p := range c {
+		s.X[k], s.Y[k] = float64(p.Step), math.NaN()
+		if finiteValue(p.V) {
+			s.Y[k] = tr(p.V)
+		}
+	}
+	return s
+}
+
+// groupHeads is the steps at which a head was switched off in series j's runs.
+func (o *Model) groupHeads(j int) []int {
+	var out []int
+	for _, i := range o.groups[j].members {
+		for _, h := range o.heads[i] {
+			out = append(out, h.step)
+		}
+	}
+	return sortedUnique(out)
 }
 
 // drawOrder lists the series from bottom to top: the last first, the first on top, the
@@ -358,21 +362,4 @@ func (o *Model) drawOrder() []int {
 		order = append(order, o.sel)
 	}
 	return order
-}
-
-// overlayXTitle writes the x axis' title at the right end of the label row y, removing the tick
-// label it would run into.
-func overlayXTitle(lc *linechart.Model, y, w int) {
-	start := w - len(xAxisTitle)
-	if start < 1 {
-		return
-	}
-	x := start - 1 // keep a blank before the title
-	for x > 0 && lc.Canvas.Cell(canvas.Point{X: x, Y: y}).Rune != 0 {
-		x--
-	}
-	for ; x < w; x++ {
-		lc.Canvas.SetCell(canvas.Point{X: x, Y: y}, canvas.Cell{})
-	}
-	lc.Canvas.SetStringWithStyle(canvas.Point{X: start, Y: y}, xAxisTitle, lc.LabelStyle)
 }

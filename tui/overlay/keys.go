@@ -16,7 +16,7 @@ import (
 type overlayKeys struct {
 	Quit, Help, Back, Next, Prev                    key.Binding
 	StepBack, StepFwd, BigBack, BigFwd, First, Last key.Binding
-	Metric, LogScale                                key.Binding
+	Metric, LogScale, Zoom, Seeds                   key.Binding
 }
 
 // newOverlayKeys returns the comparison view's key table.
@@ -41,8 +41,10 @@ func newOverlayKeys() overlayKeys {
 		First:    with(k.First, "home", "first step"),
 		Last:     with(k.Last, "end", "newest step, follow"),
 
-		Metric:   key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric (a)/(b)/KL")),
+		Metric:   key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric (a)/(b)/KL/all three")),
 		LogScale: k.LogScale,
+		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "y axis from 0 / fitted")),
+		Seeds:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "seeds inside the bands")),
 	}
 }
 
@@ -52,8 +54,9 @@ func (k overlayKeys) short() []key.Binding {
 		b.SetHelp(help, desc)
 		return b
 	}
-	return []key.Binding{k.Help, k.Quit, brief(k.Metric, "m", "metric"), k.LogScale,
-		brief(k.StepBack, "←/→", "scrub"), brief(k.BigBack, "</>", "big step"), brief(k.Next, "tab", "highlight")}
+	return []key.Binding{k.Help, k.Quit, brief(k.Metric, "m", "metric"), k.LogScale, brief(k.Zoom, "z", "from 0"),
+		brief(k.Seeds, "s", "seeds"), brief(k.StepBack, "←/→", "scrub"), brief(k.BigBack, "</>", "big step"),
+		brief(k.Next, "tab", "highlight")}
 }
 
 // groups lists every key for the full help.
@@ -61,7 +64,7 @@ func (k overlayKeys) groups() []look.HelpGroup {
 	return []look.HelpGroup{
 		{Title: "Global", Bindings: []key.Binding{k.Help, k.Quit, k.Next, k.Prev, k.Back}},
 		{Title: "Scrubber", Bindings: []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last}},
-		{Title: "Chart", Bindings: []key.Binding{k.Metric, k.LogScale}},
+		{Title: "Chart", Bindings: []key.Binding{k.Metric, k.LogScale, k.Zoom, k.Seeds}},
 	}
 }
 

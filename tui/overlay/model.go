@@ -15,12 +15,15 @@ import (
 	"windtunnel/tui/look"
 )
 
-// Model is the comparison view: one metric (bit error (a), (b) or KL, m cycles) against
-// steps for several sessions on one chart. Runs are labelled by what differs between their
-// configurations; runs that differ only by seed are drawn as one mean line with a ± sd band.
-// A cursor scrubs through the evaluated steps and the legend lists every series' value
-// there. Like the dashboard (tui.Model) it only reads its feeds, polls them at the dashboard's pace and redraws
-// only when a feed, the size or a setting changed.
+// Model is the comparison view: bit error (a), (b) or KL against steps for several
+// sessions on one chart, or the three on a chart each (m cycles), with the pass line and the
+// context-free level. Runs are labelled by what differs between their configurations; runs
+// that differ only by seed are drawn as one mean line in a ± sd band, their own curves too
+// on s. The y axis fits the data (z: from 0). A cursor scrubs through the evaluated steps and
+// the legend lists every series' value there, its verdict against the pass line and the
+// heads an operator switched off (⊘, marked on the curve too). Like the dashboard
+// (tui.Model) it only reads its feeds, polls them at the dashboard's pace and redraws only
+// when a feed, the size or a setting changed.
 type Model struct {
 	feeds  []sessions.Feed
 	names  []string // fallback names: the caller's, else the sessions' file names
@@ -28,11 +31,15 @@ type Model struct {
 	labels []string       // per feed: what tells it apart
 	groups []overlayGroup // the chart's series, in order
 	curves [][]sessions.Record
+	heads  [][]headOff       // per feed: the heads an operator switched off
+	last   []sessions.Record // per feed: the newest record (its state says whether the run ended)
 	errs   []string
 	closed []bool
 
 	metric   overlayMetric
 	log      bool
+	fromZero bool // the y axis from 0 (with Bayes and every reference line), else fitted
+	seeds    bool // each seed's own curve inside its band
 	showHelp bool
 	cursor   overlayCursor
 	sel      int // the highlighted series, -1 for none
@@ -53,7 +60,8 @@ func New(feeds []sessions.Feed, names []string, opts tui.Options) Model {
 		feeds: feeds, logger: opts.Log(), st: look.NewStyles(opts.Renderer), help: look.NewHelp(opts.Renderer),
 		keys:  newOverlayKeys(),
 		width: tui.DefaultWidth, height: tui.DefaultHeight,
-		curves: make([][]sessions.Record, len(feeds)), errs: make([]string, len(feeds)), closed: make([]bool, len(feeds)),
+		curves: make([][]sessions.Record, len(feeds)), heads: make([][]headOff, len(feeds)), last: make([]sessions.Record, len(feeds)),
+		errs: make([]string, len(feeds)), closed: make([]bool, len(feeds)),
 		cursor: overlayCursor{follow: true}, sel: -1,
 	}
 	if opts.Width > 0 && opts.Height > 0 {
@@ -126,6 +134,8 @@ func (o Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case overlayMsg:
 		changed := false
 		o.curves = append([][]sessions.Record(nil), o.curves...)
+		o.heads = append([][]headOff(nil), o.heads...)
+		o.last = append([]sessions.Record(nil), o.last...)
 		o.closed = append([]bool(nil), o.closed...)
 		for i := range o.feeds {
 			if i < len(msg.changed) && msg.changed[i] {
@@ -176,6 +186,10 @@ func (o Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		o.metric = (o.metric + 1) % numMetrics
 	case key.Matches(msg, k.LogScale):
 		o.log = !o.log
+	case key.Matches(msg, k.Zoom):
+		o.fromZero = !o.fromZero
+	case key.Matches(msg, k.Seeds):
+		o.seeds = !o.seeds
 	default:
 		before := o.cursor
 		if !o.cursor.move(k, msg, o.steps()) || o.cursor == before {
@@ -191,7 +205,8 @@ func overlayCycle(sel, by, n int) int {
 	return (sel+1+by+n+1)%(n+1) - 1
 }
 
-// read re-reads feed i's evaluations of the whole model.
+// read re-reads feed i's evaluations of the whole model, its newest record and its
+// operator events.
 func (o *Model) read(i int) {
 	recs, err := o.feeds[i].Evals(-1, 0)
 	o.errs = append([]string(nil), o.errs...)
@@ -200,8 +215,21 @@ func (o *Model) read(i int) {
 		o.logger.Printf("tui: overlay: %s: %v", o.names[i], err)
 		return
 	}
+	evs, err := o.feeds[i].Events(-1)
+	if err != nil {
+		o.errs[i] = err.Error()
+		o.logger.Printf("tui: overlay: %s: events: %v", o.names[i], err)
+		return
+	}
+	last, _, err := o.feeds[i].At(-1)
+	if err != nil {
+		o.errs[i] = err.Error()
+		o.logger.Printf("tui: overlay: %s: newest record: %v", o.names[i], err)
+		return
+	}
 	o.errs[i] = ""
 	o.curves[i] = sessions.WholeEvals(recs)
+	o.heads[i], o.last[i] = headsOff(evs), last
 }
 
 // steps returns every run's evaluated steps, ascending, without repeats: the steps the

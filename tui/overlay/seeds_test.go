@@ -82,7 +82,8 @@ func seedFeeds() []sessions.Feed {
 
 // TestOverlaySeedsView compares the overlay of 3 seeds × 2 models with
 // testdata/TestOverlaySeedsView/*.golden at 120×40: two bands (░ and ▒) with their mean
-// lines, the legend's mean ± sd, then scrubbed back (the cursor line and the values there).
+// lines, the legend's mean ± sd, then scrubbed back (the cursor line and the values there),
+// on a log scale, the three metrics a chart each, and the seeds' own curves on an axis from 0.
 func TestOverlaySeedsView(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -94,12 +95,14 @@ func TestOverlaySeedsView(t *testing.T) {
 			"• ░ transformer (3 seeds)", "∘ ▒ mlp (3 seeds)", "step 600 · newest"}},
 		{"120x40_scrubbed", []string{"<", "<", "<", "<", "<"}, []string{"scrubbing (end: follow)", string(cursorGlyph)}},
 		{"120x40_log_kl", []string{"m", "m", "l"}, []string{"KL(p*‖q) over steps", "bits (log scale)", "KL "}},
+		{"120x40_all_metrics", []string{"m", "m", "m"}, []string{"bit error (a), (b) and KL over steps", "bit error (b)", "KL(p*‖q)"}},
+		{"120x40_seeds_shown", []string{"s", "z"}, []string{"· seeds (s)", "y from 0 (z)", "· seed 3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := pressOverlay(t, sizedOverlay(New(seedFeeds(), nil, tui.Options{}), 120, 40), c.keys...)
 			v := overlayView(t, o, 120, 40)
 			mustContain(t, v, c.want...)
-			body := strings.Join(strings.Split(v, "\n")[4:38], "\n")
+			body := strings.Join(chartRows(t, v), "\n")
 			for _, g := range []string{"░", "▒", "•", "∘"} {
 				if !strings.Contains(body, g) {
 					t.Errorf("the chart lacks %s:\n%s", g, v)
