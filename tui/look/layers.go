@@ -104,7 +104,9 @@ func (c Chart) drawMarks(lc *linechart.Model, xr, yr Span) {
 // ZoomRange spans the finite values with a twentieth of their span to spare either side,
 // from 0 when the lowest is within a quarter of the span of 0 (a curve that falls towards 0
 // keeps it in view) and never below 0: a band at 0.9–1.1 fills the chart instead of its top
-// rows.
+// rows. A span under a tenth of the largest value is widened to that, about its middle, so
+// that runs which barely differ (all at the context-free level) do not fill the chart with
+// their noise.
 func ZoomRange(ss ...[]float64) Span {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range ss {
@@ -117,10 +119,11 @@ func ZoomRange(ss ...[]float64) Span {
 	if math.IsInf(lo, 0) {
 		return Span{0, 1}
 	}
-	pad := (hi - lo) / 20
-	if pad == 0 {
-		pad = math.Max(math.Abs(hi)/20, 0.01)
+	if least := math.Max(math.Abs(hi)/10, 1e-3); hi-lo < least {
+		mid := (hi + lo) / 2
+		lo, hi = mid-least/2, mid+least/2
 	}
+	pad := (hi - lo) / 20
 	if lo-pad <= 0 || lo < (hi-lo)/4 {
 		return Span{0, hi + pad}
 	}

@@ -21,7 +21,8 @@ func TestRanges(t *testing.T) {
 	}{
 		{"band at 0.9–1.1", ZoomRange([]float64{0.9, 1.0, 1.1}), 0.89, 1.11},
 		{"falling to 0.05", ZoomRange([]float64{2, 1, 0.05}), 0, 2.0975},
-		{"one value", ZoomRange([]float64{1}), 0.95, 1.05},
+		{"one value", ZoomRange([]float64{1}), 0.945, 1.055},
+		{"barely differing", ZoomRange([]float64{0.8114, 0.8132}), 0.767574, 0.857026},
 		{"none", ZoomRange([]float64{math.NaN()}), 0, 1},
 		{"log, close", FitLogRange([]float64{0, 0.1}), -0.02, 0.12},
 		{"log, decades", FitLogRange([]float64{-2, 0}), -2.1, 0.1},
