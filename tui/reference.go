@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
@@ -120,17 +119,15 @@ func verdictLine(sh *shared) string {
 }
 
 // verdictPart is the header's short verdict, beside the bit errors it shows: "pass ≤
-// 0.15", "not yet > 0.15", "FAIL accuracy 0.253 < 0.9"; "" before the first evaluation.
+// 0.15", "not yet > 0.15"; "FAIL accuracy 0.253 < 0.9" where the measure is not among
+// them; "" before the first evaluation.
 func verdictPart(sh *shared) string {
 	v, ok := runVerdict(sh)
 	if !ok {
 		return ""
 	}
-	c := strings.TrimPrefix(v.Comparison(3), v.Measure+" ")
-	if v.AtLeast { // accuracy: not in the header, so named
-		c = v.Comparison(3)
-	} else if _, rest, found := strings.Cut(c, " "); found {
-		c = rest // the value is in the header already
+	if v.AtLeast {
+		return verdictWord(sh, v) + " " + v.Comparison(3)
 	}
-	return verdictWord(sh, v) + " " + c
+	return verdictWord(sh, v) + " " + v.Against()
 }

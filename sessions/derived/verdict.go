@@ -100,11 +100,16 @@ func Ended(s sessions.State) bool {
 	return s == sessions.Done || s == sessions.Stopped || s == sessions.Failed
 }
 
+// Against is the pass line as the value stands to it: "≤ 0.15", "> 0.15", "< 0.9".
+func (v Verdict) Against() string {
+	op := map[[2]bool]string{{true, true}: "≥", {true, false}: "<", {false, true}: "≤", {false, false}: ">"}[[2]bool{v.AtLeast, v.Pass}]
+	return fmt.Sprintf("%s %g", op, v.Threshold)
+}
+
 // Comparison is the value against the pass line: "bit error (a) 0.0700 ≤ 0.15",
 // "bit error (a) 0.1772 > 0.15", "accuracy 0.2530 < 0.9" (dec decimals).
 func (v Verdict) Comparison(dec int) string {
-	op := map[[2]bool]string{{true, true}: "≥", {true, false}: "<", {false, true}: "≤", {false, false}: ">"}[[2]bool{v.AtLeast, v.Pass}]
-	return fmt.Sprintf("%s %.*f %s %g", v.Measure, dec, v.Value, op, v.Threshold)
+	return fmt.Sprintf("%s %.*f %s", v.Measure, dec, v.Value, v.Against())
 }
 
 // String is the verdict with its comparison: "pass (bit error (a) 0.0700 ≤ 0.15)".

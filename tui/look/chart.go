@@ -39,10 +39,10 @@ func (s Span) Clamp(v float64) float64 { return math.Min(math.Max(v, s.Lo), s.Hi
 func IntLabels(_ int, v float64) string { return strconv.Itoa(int(math.Round(v))) }
 
 // ValueLabels formats axis values with two significant digits.
-func ValueLabels(_ int, v float64) string { return Short(v) }
+func ValueLabels(_ int, v float64) string { return short(v) }
 
 // PowLabels formats a log10 axis as the value 10^v.
-func PowLabels(_ int, v float64) string { return Short(math.Pow(10, v)) }
+func PowLabels(_ int, v float64) string { return short(math.Pow(10, v)) }
 
 // LogFloor is the smallest value plotted on a log scale (bits).
 const LogFloor = 1e-4
@@ -85,15 +85,9 @@ type Chart struct {
 	Marks          []Mark
 }
 
-// MinChartW is the least width a chart is drawn at (narrower: blank), and a chart needs 4
+// minChartW is the least width a chart is drawn at (narrower: blank), and a chart needs 4
 // lines: two of graph over the x axis and its labels.
-const MinChartW = 10
-
-// LineChart draws the series on a plain chart of exactly w×h cells, axes and labels
-// included, without titles or reference lines.
-func LineChart(w, h int, xr, yr Span, ss []Series, xfmt, yfmt linechart.LabelFormatter) string {
-	return Chart{XR: xr, YR: yr, Series: ss, XFmt: xfmt, YFmt: yfmt}.Draw(w, h)
-}
+const minChartW = 10
 
 // Draw renders the chart in exactly w×h cells: the y axis' title on the first line, then
 // the ntcharts linechart with the x axis' title at the right end of its label row, and the
@@ -105,7 +99,7 @@ func (c Chart) Draw(w, h int) string {
 	if titled {
 		ch--
 	}
-	if w < MinChartW || ch < 4 {
+	if w < minChartW || ch < 4 {
 		return Fit("", w, h)
 	}
 	margin := RefMargin(w, c.Refs)
@@ -164,7 +158,7 @@ func RefMargin(w int, refs []RefLine) int {
 	for _, r := range refs {
 		m = max(m, ansi.StringWidth(r.Label)+1)
 	}
-	if m > 0 && w-m < 3*MinChartW {
+	if m > 0 && w-m < 3*minChartW {
 		return 0
 	}
 	return m

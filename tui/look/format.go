@@ -14,8 +14,8 @@ func Num(v float64, dec int) string {
 	return strconv.FormatFloat(v, 'f', dec, 64)
 }
 
-// Short formats a label value compactly (two significant digits).
-func Short(v float64) string {
+// short formats a label value compactly (two significant digits).
+func short(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
 	}

@@ -96,7 +96,7 @@ func FullHelp(groups []HelpGroup, w, h int, st Styles) string {
 		}
 		rendered = append(rendered, Fit(strings.Join(c, "\n"), cw, len(c)))
 	}
-	return Fit(HJoin(rendered...), w, h)
+	return Fit(hjoin(rendered...), w, h)
 }
 
 // textBlock is g's title and the paragraphs that fit in h lines, in order, wrapped to w

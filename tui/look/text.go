@@ -13,14 +13,14 @@ const (
 	BorderH = 2
 )
 
-// PadLine cuts a line to w cells (ANSI-aware, at a word boundary: see Cut) and pads it
+// PadLine cuts a line to w cells (ANSI-aware, at a word boundary: see cut) and pads it
 // with spaces to exactly w.
 func PadLine(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
 	if ansi.StringWidth(s) > w {
-		s = Cut(s, w)
+		s = cut(s, w)
 	}
 	if n := ansi.StringWidth(s); n < w {
 		s += strings.Repeat(" ", w-n)
@@ -28,9 +28,9 @@ func PadLine(s string, w int) string {
 	return s
 }
 
-// Cut shortens s (ANSI-aware) to at most w cells ending in " …" after the last whole word
+// cut shortens s (ANSI-aware) to at most w cells ending in " …" after the last whole word
 // that fits, so no word is cut; only a first word wider than w is cut within.
-func Cut(s string, w int) string {
+func cut(s string, w int) string {
 	if w < 3 {
 		return ansi.Truncate(s, w, "")
 	}
@@ -171,7 +171,7 @@ func Box(title, content string, w, h int, focused bool, st Styles) string {
 	}
 	inner := w - BorderW
 	if ansi.StringWidth(label) > inner-1 {
-		label = Cut(label, max(inner-1, 0))
+		label = cut(label, max(inner-1, 0))
 	}
 	// The edges are single lines in plain styles: wrap them in the styles' sequences
 	// (Style.Render works per cell and this runs whenever a pane's content changes).
@@ -191,8 +191,8 @@ func Box(title, content string, w, h int, focused bool, st Styles) string {
 	return strings.Join(lines, "\n")
 }
 
-// HJoin places blocks of any size side by side, top-aligned and padded (lipgloss).
-func HJoin(blocks ...string) string { return lipgloss.JoinHorizontal(lipgloss.Top, blocks...) }
+// hjoin places blocks of any size side by side, top-aligned and padded (lipgloss).
+func hjoin(blocks ...string) string { return lipgloss.JoinHorizontal(lipgloss.Top, blocks...) }
 
 // HCat places blocks side by side. Each must already be exactly sized and all of the same
 // height: nothing is measured, so it costs only the copying (it runs on every frame).
