@@ -3,6 +3,7 @@ module windtunnel
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/NimbleMarkets/ntcharts v0.4.0
 	github.com/charmbracelet/bubbles v0.20.0
 	github.com/charmbracelet/bubbletea v1.3.10
@@ -17,6 +18,7 @@ require (
 	github.com/muesli/termenv v0.16.0
 	github.com/spf13/cobra v1.8.1
 	github.com/spf13/pflag v1.0.5
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/crypto v0.36.0
 	golang.org/x/sys v0.36.0
 	gonum.org/v1/gonum v0.17.0

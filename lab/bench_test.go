@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"time"
+	"windtunnel/sessions/runconfig"
 
 	"fmt"
 	"testing"
@@ -16,13 +17,13 @@ import (
 // preset configurations, with allocations per step.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, c := range []struct{ preset, task, model string }{
-		{PresetQuick, "bijection", "transformer"},
-		{PresetQuick, "bijection", "mlp"},
-		{PresetQuick, "hmm", "transformer"},
-		{PresetPaper, "bijection", "transformer"},
+		{runconfig.PresetQuick, "bijection", "transformer"},
+		{runconfig.PresetQuick, "bijection", "mlp"},
+		{runconfig.PresetQuick, "hmm", "transformer"},
+		{runconfig.PresetPaper, "bijection", "transformer"},
 	} {
 		b.Run(fmt.Sprintf("%s/%s/%s", c.preset, c.task, c.model), func(b *testing.B) {
-			cfg, err := Preset(c.preset, c.task)
+			cfg, err := runconfig.Preset(c.preset, c.task)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -56,7 +57,7 @@ func BenchmarkTrainStep(b *testing.B) {
 // alternating, and reports the wall time per step of each; the difference is what
 // recording costs the trainer. -benchtime 1x is enough (each iteration is a whole run).
 func BenchmarkRecording(b *testing.B) {
-	cfg, err := Preset(PresetQuick, "bijection")
+	cfg, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 )
@@ -25,16 +27,16 @@ func TestConfigLegacyMLP(t *testing.T) {
 	for _, c := range []struct {
 		name, model, mlp string
 		wantModel        string
-		wantPrefix       models.PrefixMLPConfig
-		wantMLP          models.MLPConfig
+		wantPrefix       arch.PrefixMLPConfig
+		wantMLP          arch.MLPConfig
 	}{
-		{"matched prefix", "mlp", `{"Blocks":0,"Width":0,"Hidden":0,"Input":"prefix"}`, "mlp-prefix", models.PrefixMLPConfig{Input: "prefix"}, models.MLPConfig{}},
-		{"sized token", "mlp", `{"Blocks":2,"Width":24,"Hidden":40,"Input":"token"}`, "mlp-prefix", models.PrefixMLPConfig{Blocks: 2, Width: 24, Hidden: 40, Input: "token"}, models.MLPConfig{}},
-		{"transformer", "transformer", `{"Blocks":0,"Width":0,"Hidden":0,"Input":"prefix"}`, "transformer", models.PrefixMLPConfig{}, models.MLPConfig{}},
-		{"per-position", "mlp", `{"Blocks":3,"Width":32,"Hidden":128}`, "mlp", models.PrefixMLPConfig{}, models.MLPConfig{Blocks: 3, Width: 32, Hidden: 128}},
+		{"matched prefix", "mlp", `{"Blocks":0,"Width":0,"Hidden":0,"Input":"prefix"}`, "mlp-prefix", arch.PrefixMLPConfig{Input: "prefix"}, arch.MLPConfig{}},
+		{"sized token", "mlp", `{"Blocks":2,"Width":24,"Hidden":40,"Input":"token"}`, "mlp-prefix", arch.PrefixMLPConfig{Blocks: 2, Width: 24, Hidden: 40, Input: "token"}, arch.MLPConfig{}},
+		{"transformer", "transformer", `{"Blocks":0,"Width":0,"Hidden":0,"Input":"prefix"}`, "transformer", arch.PrefixMLPConfig{}, arch.MLPConfig{}},
+		{"per-position", "mlp", `{"Blocks":3,"Width":32,"Hidden":128}`, "mlp", arch.PrefixMLPConfig{}, arch.MLPConfig{Blocks: 3, Width: 32, Hidden: 128}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var cfg Config
+			var cfg runconfig.Config
 			if err := json.Unmarshal([]byte(legacyMLPConfig(c.model, c.mlp)), &cfg); err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +51,7 @@ func TestConfigLegacyMLP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var again Config
+			var again runconfig.Config
 			if err := json.Unmarshal(b, &again); err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +66,7 @@ func TestConfigLegacyMLP(t *testing.T) {
 			if m.Kind() != c.wantModel {
 				t.Errorf("built a %s, want %s", m.Kind(), c.wantModel)
 			}
-			if c.wantModel == models.KindPrefixMLP {
+			if c.wantModel == arch.KindPrefixMLP {
 				// The prefix MLP as before: the old matcher, parameters "in", "block0.ln.g", ...
 				want := cfg.PrefixMLP
 				if want.Width == 0 {
@@ -79,7 +81,7 @@ func TestConfigLegacyMLP(t *testing.T) {
 			}
 		})
 	}
-	var cfg Config
+	var cfg runconfig.Config
 	if err := json.Unmarshal([]byte(`{"model":`), &cfg); err == nil {
 		t.Error("truncated JSON decoded without error")
 	}

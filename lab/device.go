@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/backends/cuda"
 	"windtunnel/backends/gemm"
@@ -19,7 +20,7 @@ type Device struct {
 
 // openDevice returns the matrix-product backend of cfg.Device: the CPU backend itself, or
 // the GPU with the CPU backend for products below the size threshold.
-func openDevice(cfg Config, cpu gemm.Backend, workers int) (gemm.Backend, *cuda.Backend, Device, error) {
+func openDevice(cfg runconfig.Config, cpu gemm.Backend, workers int) (gemm.Backend, *cuda.Backend, Device, error) {
 	if (cfg.Device != "cuda" && cfg.Device != "cuda-gemm") || residentWanted(cfg) {
 		return cpu, nil, Device{Kind: "cpu", Name: fmt.Sprintf("%d CPU threads", workers)}, nil
 	}

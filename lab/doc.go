@@ -1,5 +1,5 @@
-// Package lab is the training runtime. New builds a run from a Config (the model through
-// models.New); Run, on the trainer's own goroutine, draws fresh batches from a tunnel,
+// Package lab is the training runtime. New builds a run from a runconfig.Config (the model
+// through models.New); Run, on the trainer's own goroutine, draws fresh batches from a tunnel,
 // steps the model with AdamW under a warm-up + cosine schedule, evaluates it on the fixed
 // held-out probe set and, at the probe cadence, takes a geometry snapshot through
 // diagnostics, recording there what is derived from it (head table, costliest unit and
@@ -14,15 +14,15 @@
 // Files: trainer.go (construction, accessors), run.go (the run loop and one step),
 // events.go (operator events), eval.go (probe-set evaluation, ablated evaluations),
 // geometry.go (snapshots and derived values), jlens.go (the authors' frame statistic at a
-// snapshot), checkpoint.go (sinks, checkpoints, resume), config.go (Config, presets,
-// validation), effective.go (the configuration as the run uses it, for display),
-// sessionconfig.go (a stored configuration read back, bounded), adamw.go, path.go (the compute
+// snapshot), checkpoint.go (sinks, checkpoints, resume), effective.go (EffectiveOf: the
+// configuration as the run uses it, for display), adamw.go, path.go (the compute
 // path, chosen once at New: the host — the CPU, or the CPU with its products on a GPU for
 // cuda-gemm — or the whole step resident on a device; every reader of parameters goes
 // through Trainer.current, which pulls them from the device first), device.go (opening the
 // products-only GPU), resident.go (opening the resident step: --device cuda for a float32
 // transformer, or host), memory.go (the memory estimate checked before a run), fidelity.go
 // (the authors' key orthogonality from the value tokens' embeddings, now and at
-// initialisation), lengths.go (hmm length generalisation), compare.go and
-// compare_sessions.go (the architecture comparison table, from runs or finished sessions).
+// initialisation), lengths.go (hmm length generalisation), memlimit*.go (the memory
+// available to the process). The configuration itself, its presets and validation live in
+// sessions/runconfig; the architecture table and the verdicts in sessions/derived.
 package lab

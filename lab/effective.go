@@ -2,6 +2,8 @@ package lab
 
 import (
 	"fmt"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"
@@ -18,50 +20,60 @@ type Effective struct {
 	Task string `json:"task"`
 	// Tunnel holds the task's sizes only: bijection V; hmm States, Symbols, K; recall
 	// Pairs, Keys, Values, Fillers, Queries and Layout.
-	Tunnel      any                       `json:"tunnel"`
-	Model       string                    `json:"model"`
-	Transformer *models.TransformerConfig `json:"transformer,omitempty"`
-	LSTM        *models.LSTMConfig        `json:"lstm,omitempty"`
-	Mamba       *models.MambaConfig       `json:"mamba,omitempty"`
-	MLP         *models.MLPConfig         `json:"mlp,omitempty"`
-	PrefixMLP   *models.PrefixMLPConfig   `json:"mlp_prefix,omitempty"`
+	Tunnel      any                     `json:"tunnel"`
+	Model       string                  `json:"model"`
+	Transformer *arch.TransformerConfig `json:"transformer,omitempty"`
+	LSTM        *arch.LSTMConfig        `json:"lstm,omitempty"`
+	Mamba       *arch.MambaConfig       `json:"mamba,omitempty"`
+	MLP         *arch.MLPConfig         `json:"mlp,omitempty"`
+	PrefixMLP   *arch.PrefixMLPConfig   `json:"mlp_prefix,omitempty"`
 	// MatchedTo is the transformer a baseline's parameter count was matched to (nil for the
 	// transformer and for a baseline whose sizes were given).
-	MatchedTo       *models.TransformerConfig `json:"matched_to_transformer,omitempty"`
-	Steps           int                       `json:"steps"`
-	Batch           int                       `json:"batch"`
-	LR              float64                   `json:"lr"`
-	Warmup          int                       `json:"warmup"`
-	WeightDecay     float64                   `json:"weight_decay"`
-	Clip            float64                   `json:"clip"`
-	ValueLR         float64                   `json:"value_lr,omitempty"` // transformer only
-	QKLR            float64                   `json:"qk_lr,omitempty"`    // transformer only
-	EvalEvery       int                       `json:"eval_every"`
-	CheckpointEvery int                       `json:"checkpoint_every"`
-	ProbeSize       int                       `json:"probe_size"`
-	EvalK           []int                     `json:"eval_k,omitempty"`
-	ProbeEvery      int                       `json:"probe_every"`
-	GeometryN       int                       `json:"geometry_n,omitempty"`
-	Seed            uint64                    `json:"seed"`
-	Target          string                    `json:"target"`
-	Device          string                    `json:"device"`
-	BLAS            string                    `json:"blas"`
-	Workers         int                       `json:"workers"`
-	Precision       string                    `json:"precision"`
+	MatchedTo       *arch.TransformerConfig `json:"matched_to_transformer,omitempty"`
+	Steps           int                     `json:"steps"`
+	Batch           int                     `json:"batch"`
+	LR              float64                 `json:"lr"`
+	Warmup          int                     `json:"warmup"`
+	WeightDecay     float64                 `json:"weight_decay"`
+	Clip            float64                 `json:"clip"`
+	ValueLR         float64                 `json:"value_lr,omitempty"` // transformer only
+	QKLR            float64                 `json:"qk_lr,omitempty"`    // transformer only
+	EvalEvery       int                     `json:"eval_every"`
+	CheckpointEvery int                     `json:"checkpoint_every"`
+	ProbeSize       int                     `json:"probe_size"`
+	EvalK           []int                   `json:"eval_k,omitempty"`
+	ProbeEvery      int                     `json:"probe_every"`
+	GeometryN       int                     `json:"geometry_n,omitempty"`
+	Seed            uint64                  `json:"seed"`
+	Target          string                  `json:"target"`
+	Device          string                  `json:"device"`
+	BLAS            string                  `json:"blas"`
+	Workers         int                     `json:"workers"`
+	Precision       string                  `json:"precision"`
 }
 
 // The tunnel sizes of each task, as Effective shows them (tunnels.Config's JSON names).
 type (
-	bijectionSizes struct{ V int }
-	hmmSizes       struct{ States, Symbols, K int }
-	recallSizes    struct {
-		Pairs, Keys, Values, Fillers, Queries int
-		Layout                                string
+	bijectionSizes struct {
+		V int `json:"v"`
+	}
+	hmmSizes struct {
+		States  int `json:"states"`
+		Symbols int `json:"symbols"`
+		K       int `json:"k"`
+	}
+	recallSizes struct {
+		Pairs   int    `json:"pairs"`
+		Keys    int    `json:"keys"`
+		Values  int    `json:"values"`
+		Fillers int    `json:"fillers"`
+		Queries int    `json:"queries"`
+		Layout  string `json:"layout"`
 	}
 )
 
-// Effective resolves c for display; it fails only when the task or its sizes are invalid.
-func (c Config) Effective() (Effective, error) {
+// EffectiveOf resolves c for display; it fails only when the task or its sizes are invalid.
+func EffectiveOf(c runconfig.Config) (Effective, error) {
 	tc := c.Tunnel.WithDefaults()
 	tn, err := tunnels.New(c.Task, c.Tunnel)
 	if err != nil {
@@ -97,28 +109,28 @@ func (c Config) Effective() (Effective, error) {
 	if err != nil {
 		return Effective{}, fmt.Errorf("lab: %w", err)
 	}
-	s := c.Spec().Effective(long)
-	matched := func() *models.TransformerConfig {
+	s := models.EffectiveSpec(c.Spec(), long)
+	matched := func() *arch.TransformerConfig {
 		t := s.Transformer
 		return &t
 	}
 	switch c.Model {
-	case models.KindLSTM:
+	case arch.KindLSTM:
 		e.LSTM = &s.LSTM
 		if c.LSTM.Width == 0 {
 			e.MatchedTo = matched()
 		}
-	case models.KindMamba:
+	case arch.KindMamba:
 		e.Mamba = &s.Mamba
 		if c.Mamba.Width == 0 {
 			e.MatchedTo = matched()
 		}
-	case models.KindMLP:
+	case arch.KindMLP:
 		e.MLP = &s.MLP
 		if c.MLP.Width == 0 {
 			e.MatchedTo = matched()
 		}
-	case models.KindPrefixMLP:
+	case arch.KindPrefixMLP:
 		e.PrefixMLP = &s.PrefixMLP
 		if c.PrefixMLP.Width == 0 {
 			e.MatchedTo = matched()

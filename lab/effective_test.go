@@ -4,45 +4,13 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"
 )
-
-// TestFitCadence checks that every preset keeps its cadences at its own length (but quick
-// hmm, evaluated 12 times instead of 6) and that a shorter run gets at least 12
-// evaluations, 6 geometry snapshots and 3 checkpoints; off stays off.
-func TestFitCadence(t *testing.T) {
-	for _, name := range PresetNames() {
-		for _, task := range tunnels.Names() {
-			c, err := Preset(name, task)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f := c.FitCadence()
-			wantEval := c.EvalEvery
-			if name == PresetQuick && task == "hmm" {
-				wantEval = 125
-			}
-			if f.EvalEvery != wantEval || f.ProbeEvery != c.ProbeEvery || f.CheckpointEvery != c.CheckpointEvery {
-				t.Errorf("%s %s at %d steps: every %d/%d/%d, want %d/%d/%d", name, task, c.Steps, f.EvalEvery, f.ProbeEvery,
-					f.CheckpointEvery, wantEval, c.ProbeEvery, c.CheckpointEvery)
-			}
-			for _, steps := range []int{1, 7, 300, 2999} {
-				c.Steps = steps
-				f := c.FitCadence()
-				if steps/f.EvalEvery < min(12, steps) || steps/f.ProbeEvery < min(6, steps) || steps/f.CheckpointEvery < min(3, steps) {
-					t.Errorf("%s %s at %d steps: every %d/%d/%d", name, task, steps, f.EvalEvery, f.ProbeEvery, f.CheckpointEvery)
-				}
-			}
-		}
-	}
-	c, _ := Preset(PresetQuick, "bijection")
-	c.Steps, c.ProbeEvery, c.CheckpointEvery = 300, 0, 0
-	if f := c.FitCadence(); f.ProbeEvery != 0 || f.CheckpointEvery != 0 {
-		t.Errorf("off cadences turned on: %d, %d", f.ProbeEvery, f.CheckpointEvery)
-	}
-}
 
 // TestEffective checks the display form of a configuration: the task's own tunnel sizes
 // with defaults, the resolved target, only the model's block (a baseline's as matched,
@@ -54,17 +22,17 @@ func TestEffective(t *testing.T) {
 		want        []string
 		absent      []string
 	}{
-		{"bijection", models.KindTransformer, []string{`"tunnel":{"V":20}`, `"target":"sampled"`, `"MLP":256`, `"qk_lr":1`},
-			[]string{`"lstm"`, `"mamba"`, `"mlp":`, `"mlp_prefix"`, `"matched_to_transformer"`, `"States"`}},
-		{"hmm", models.KindMamba, []string{`"tunnel":{"States":5,"Symbols":5,"K":20}`, `"target":"posterior"`,
-			`"mamba":{"Layers":4,`, `"State":16,"Expand":2,"Conv":4}`, `"matched_to_transformer":{"Layers":4,"Heads":4,"Width":64,"MLP":256}`,
-			`"eval_k":[20,30,50]`}, []string{`"transformer"`, `"qk_lr"`, `"V"`}},
-		{"recall", models.KindPrefixMLP, []string{`"tunnel":{"Pairs":4,"Keys":32,"Values":32,"Fillers":2,"Queries":4,"Layout":"kv"}`,
-			`"mlp_prefix":{"Blocks":`, `"Input":"prefix"}`}, []string{`"transformer"`, `"lstm"`, `"V"`}},
-		{"bijection", models.KindMLP, []string{`"mlp":{"Blocks":`, `"Width":64,"Hidden":256}`}, []string{`"mlp_prefix"`}},
+		{"bijection", arch.KindTransformer, []string{`"tunnel":{"v":20}`, `"target":"sampled"`, `"mlp":256`, `"qk_lr":1`},
+			[]string{`"lstm"`, `"mamba"`, `"mlp":{`, `"mlp_prefix"`, `"matched_to_transformer"`, `"states"`}},
+		{"hmm", arch.KindMamba, []string{`"tunnel":{"states":5,"symbols":5,"k":20}`, `"target":"posterior"`,
+			`"mamba":{"layers":4,`, `"state":16,"expand":2,"conv":4}`, `"matched_to_transformer":{"layers":4,"heads":4,"width":64,"mlp":256}`,
+			`"eval_k":[20,30,50]`}, []string{`"transformer"`, `"qk_lr"`, `"v":`}},
+		{"recall", arch.KindPrefixMLP, []string{`"tunnel":{"pairs":4,"keys":32,"values":32,"fillers":2,"queries":4,"layout":"kv"}`,
+			`"mlp_prefix":{"blocks":`, `"input":"prefix"}`}, []string{`"transformer"`, `"lstm"`, `"v":`}},
+		{"bijection", arch.KindMLP, []string{`"mlp":{"blocks":`, `"width":64,"hidden":256}`}, []string{`"mlp_prefix"`}},
 	} {
 		t.Run(c.task+" "+c.model, func(t *testing.T) {
-			cfg, err := Preset(PresetQuick, c.task)
+			cfg, err := runconfig.Preset(runconfig.PresetQuick, c.task)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +40,7 @@ func TestEffective(t *testing.T) {
 			if c.task == "bijection" {
 				cfg.Tunnel = tunnels.Config{} // V from the default
 			}
-			e, err := cfg.Effective()
+			e, err := EffectiveOf(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,22 +59,22 @@ func TestEffective(t *testing.T) {
 					t.Errorf("has %s: %s", a, got)
 				}
 			}
-			var back Config
+			var back runconfig.Config
 			if err := json.Unmarshal(b, &back); err != nil {
 				t.Fatal(err)
 			}
 			if back.Model != cfg.Model || back.Steps != cfg.Steps || back.EvalEvery != cfg.EvalEvery {
 				t.Errorf("the display reads back as %+v", back)
 			}
-			if back.Spec().Params(mustTunnel(t, back)) != cfg.Spec().Params(mustTunnel(t, cfg)) && c.task != "hmm" {
+			if models.SpecParams(back.Spec(), mustTunnel(t, back)) != models.SpecParams(cfg.Spec(), mustTunnel(t, cfg)) && c.task != "hmm" {
 				t.Errorf("the display describes another model: %s", got)
 			}
 		})
 	}
 	// Every field of the stored configuration is shown (the model blocks only for the model).
-	cfg, _ := Preset(PresetQuick, "hmm")
+	cfg, _ := runconfig.Preset(runconfig.PresetQuick, "hmm")
 	stored, _ := json.Marshal(cfg)
-	e, _ := cfg.Effective()
+	e, _ := EffectiveOf(cfg)
 	shown, _ := json.Marshal(e)
 	var sk, ek map[string]json.RawMessage
 	json.Unmarshal(stored, &sk)
@@ -118,11 +86,34 @@ func TestEffective(t *testing.T) {
 	}
 }
 
-func mustTunnel(t *testing.T, c Config) tunnels.Tunnel {
+func mustTunnel(t *testing.T, c runconfig.Config) tunnels.Tunnel {
 	t.Helper()
 	tn, err := tunnels.New(c.Task, c.Tunnel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tn
+}
+
+// TestCompareDerivedDefaults pins derived.Defaults (which cannot import lab) to the
+// defaults Effective fills in, and derived.PassBits to the primitives' bound.
+func TestCompareDerivedDefaults(t *testing.T) {
+	c, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Device, c.Precision = "", ""
+	e, err := EffectiveOf(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := derived.Defaults()
+	if d["device"] != e.Device || d["precision"] != e.Precision || len(d) != 2 {
+		t.Errorf("derived.Defaults = %v, want device %q, precision %q", d, e.Device, e.Precision)
+	}
+	for _, p := range derived.Primitives() {
+		if p.Metric == "bit_error_position" && p.Threshold != derived.PassBits {
+			t.Errorf("%s threshold %v, want derived.PassBits %v", p.Task, p.Threshold, derived.PassBits)
+		}
+	}
 }

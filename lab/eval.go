@@ -72,7 +72,7 @@ func (t *Trainer) evalAtCadence(r *runState, rec *sessions.Record) (*sessions.Re
 	if err != nil {
 		return nil, fmt.Errorf("lab: evaluate at step %d: %w", t.step, err)
 	}
-	rec.Eval, rec.Snapshot = evalRecord(s), sn
+	rec.Eval, rec.Snapshot = EvalRecord(s), sn
 	if t.lengthsDue() {
 		if err := t.withLengths(rec.Eval, s); err != nil {
 			return nil, fmt.Errorf("lab: evaluate lengths at step %d: %w", t.step, err)
@@ -105,7 +105,7 @@ func (t *Trainer) emitHeadsEval(base sessions.Record) error {
 		if err != nil {
 			return err
 		}
-		base.Eval = evalRecord(s)
+		base.Eval = EvalRecord(s)
 		ab = &base
 	}
 	t.emit(*ab)
@@ -150,13 +150,14 @@ func (t *Trainer) ablatedRecord(base sessions.Record) (*sessions.Record, error) 
 	}
 	r := base
 	r.Snapshot = nil
-	r.Eval = evalRecord(s)
+	r.Eval = EvalRecord(s)
 	r.Eval.Ablated = hs
 	return &r, nil
 }
 
-// evalRecord is the recorded form of a probe-set evaluation.
-func evalRecord(s diagnostics.Scores) *sessions.Eval {
+// EvalRecord is the recorded form of a probe-set evaluation (the shape a session, the run
+// summary and probe all use).
+func EvalRecord(s diagnostics.Scores) *sessions.Eval {
 	return &sessions.Eval{
 		BitErrorPosition: s.BitErrorPosition, BitErrorSample: s.BitErrorSample,
 		KLBits: s.KLBits, TVD: s.TVD, Accuracy: s.Accuracy,

@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"slices"
+	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
@@ -136,7 +137,7 @@ func (t *Trainer) initialParams() ([]models.Param, error) {
 // latter computed once per trainer and reused: it cannot change). evTok are the evidence
 // tokens of the geometry batch.
 func (t *Trainer) embedKeys(sn *sessions.Snapshot, evTok map[int]bool) error {
-	if t.heads == 0 || t.model.Kind() != models.KindTransformer {
+	if t.heads == 0 || t.model.Kind() != arch.KindTransformer {
 		return nil
 	}
 	if !t.geo.embedDone {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
 )
@@ -176,7 +177,7 @@ func abs(x float64) float64 {
 func TestGeometryFidelityTasks(t *testing.T) {
 	for _, task := range []string{"hmm", "recall"} {
 		t.Run(task, func(t *testing.T) {
-			c, err := Preset(PresetQuick, task)
+			c, err := runconfig.Preset(runconfig.PresetQuick, task)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -289,10 +289,9 @@ func (t *Trainer) addFrame(sn *sessions.Snapshot, attn [][]float64, b *tunnels.B
 // setAblation records the ablation table in sn with what is derived from it once, here:
 // the head table (Δ bit error per head), the costliest unit and the costliest head.
 func setAblation(sn *sessions.Snapshot, effects []diagnostics.Effect, layers, heads int) {
-	sn.Ablation = nil
+	sn.Ablation = append([]diagnostics.Effect(nil), effects...)
 	var headEffects []diagnostics.Effect
 	for _, e := range effects {
-		sn.Ablation = append(sn.Ablation, recordedEffect(e))
 		if e.Unit == diagnostics.UnitHead {
 			headEffects = append(headEffects, e)
 		}
@@ -303,12 +302,10 @@ func setAblation(sn *sessions.Snapshot, effects []diagnostics.Effect, layers, he
 		}
 	}
 	if w, ok := diagnostics.Worst(effects); ok {
-		e := recordedEffect(w)
-		sn.Costliest = &e
+		sn.Costliest = &w
 	}
 	if w, ok := diagnostics.Worst(headEffects); ok {
-		e := recordedEffect(w)
-		sn.CostliestHead = &e
+		sn.CostliestHead = &w
 	}
 }
 
@@ -316,10 +313,6 @@ func setAblation(sn *sessions.Snapshot, effects []diagnostics.Effect, layers, he
 func recordedManifold(m diagnostics.Manifold, seqs, n int) *sessions.Manifold {
 	return &sessions.Manifold{Share: m.Share, Pearson: sessions.Num(m.Pearson), Spearman: sessions.Num(m.Spearman),
 		Points: m.Points, Entropy: m.Entropy, Sequences: seqs, N: n}
-}
-
-func recordedEffect(e diagnostics.Effect) sessions.Effect {
-	return sessions.Effect{Unit: e.Unit, Layer: e.Layer, Head: e.Head, DeltaBits: e.DeltaBits, DeltaKL: e.DeltaKL}
 }
 
 // settle finds where the frame-precision series settled within derived.SettleBand: the frame is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/diagnostics"
 	"windtunnel/sessions"
@@ -11,7 +12,7 @@ import (
 )
 
 // runSnapshots trains c and returns every snapshot that carries geometry.
-func runSnapshots(t *testing.T, c Config) ([]sessions.Record, Result) {
+func runSnapshots(t *testing.T, c runconfig.Config) ([]sessions.Record, Result) {
 	t.Helper()
 	tr, err := New(c)
 	if err != nil {
@@ -176,12 +177,12 @@ func checkDerived(t *testing.T, sn *sessions.Snapshot, layers, heads int) {
 			}
 		}
 	}
-	same := func(name string, got *sessions.Effect, effects []diagnostics.Effect) {
+	same := func(name string, got *diagnostics.Effect, effects []diagnostics.Effect) {
 		w, ok := diagnostics.Worst(effects)
 		switch {
 		case !ok && got != nil:
 			t.Errorf("%s %+v, want none", name, *got)
-		case ok && (got == nil || *got != sessions.Effect{Unit: w.Unit, Layer: w.Layer, Head: w.Head, DeltaBits: w.DeltaBits, DeltaKL: w.DeltaKL}):
+		case ok && (got == nil || *got != diagnostics.Effect{Unit: w.Unit, Layer: w.Layer, Head: w.Head, DeltaBits: w.DeltaBits, DeltaKL: w.DeltaKL}):
 			t.Errorf("%s %v, want %+v", name, got, w)
 		}
 	}

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"windtunnel/models/arch"
 
 	"windtunnel/diagnostics"
 	"windtunnel/models"
@@ -22,7 +23,7 @@ var jlensSites = [...]int{models.SiteEmbed, 0}
 // overlap of the current embedding frame with the J-lens subspace at each site, with its null
 // and the bases a reader needs to measure it against the final frame.
 func (t *Trainer) jlens(sn *sessions.Snapshot, b *tunnels.Batch) error {
-	if t.model.Kind() != models.KindTransformer {
+	if t.model.Kind() != arch.KindTransformer {
 		return nil
 	}
 	sites := jlensSites[:]

@@ -6,17 +6,18 @@ import (
 	"math"
 	"testing"
 	"time"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
-	"windtunnel/models"
 	"windtunnel/sessions"
 	"windtunnel/tunnels"
 )
 
 // tiny is a small bijection configuration that trains in seconds.
-func tiny(model string) Config {
-	return Config{
+func tiny(model string) runconfig.Config {
+	return runconfig.Config{
 		Task: "bijection", Tunnel: tunnels.Config{V: 8}, Model: model,
-		Transformer: models.TransformerConfig{Layers: 2, Heads: 2, Width: 32},
+		Transformer: arch.TransformerConfig{Layers: 2, Heads: 2, Width: 32},
 		Steps:       2500, Batch: 32, LR: 3e-3, Warmup: 40, WeightDecay: 0.01, Clip: 1,
 		ValueLR: 1, QKLR: 1, EvalEvery: 100, ProbeSize: 256, Seed: 1, BLAS: "auto",
 	}
@@ -40,7 +41,7 @@ func (c *collector) Record(r sessions.Record) {
 func (c *collector) Event(e sessions.Event)            { c.events = append(c.events, e) }
 func (c *collector) Checkpoint(k *sessions.Checkpoint) { c.checkpoints = append(c.checkpoints, k) }
 
-func train(t *testing.T, c Config) Result {
+func train(t *testing.T, c runconfig.Config) Result {
 	t.Helper()
 	tr, err := New(c)
 	if err != nil {
@@ -206,26 +207,26 @@ func TestValidate(t *testing.T) {
 	good := tiny("transformer")
 	for _, c := range []struct {
 		name  string
-		mod   func(*Config)
+		mod   func(*runconfig.Config)
 		field string
 	}{
-		{"model", func(c *Config) { c.Model = "rnn" }, "Model"},
-		{"steps", func(c *Config) { c.Steps = 0 }, "Steps"},
-		{"batch", func(c *Config) { c.Batch = -1 }, "Batch"},
-		{"lr", func(c *Config) { c.LR = math.NaN() }, "LR"},
-		{"decay", func(c *Config) { c.WeightDecay = 2 }, "WeightDecay"},
-		{"qk", func(c *Config) { c.QKLR = 0 }, "QKLR"},
-		{"eval", func(c *Config) { c.EvalEvery = 0 }, "EvalEvery"},
-		{"target", func(c *Config) { c.Target = "soft" }, "Target"},
-		{"blas", func(c *Config) { c.BLAS = "mkl" }, "BLAS"},
-		{"heads", func(c *Config) { c.Transformer.Heads = 3 }, "Transformer.Heads"},
-		{"mlp input", func(c *Config) { c.PrefixMLP.Input = "suffix" }, "PrefixMLP.Input"},
+		{"model", func(c *runconfig.Config) { c.Model = "rnn" }, "Model"},
+		{"steps", func(c *runconfig.Config) { c.Steps = 0 }, "Steps"},
+		{"batch", func(c *runconfig.Config) { c.Batch = -1 }, "Batch"},
+		{"lr", func(c *runconfig.Config) { c.LR = math.NaN() }, "LR"},
+		{"decay", func(c *runconfig.Config) { c.WeightDecay = 2 }, "WeightDecay"},
+		{"qk", func(c *runconfig.Config) { c.QKLR = 0 }, "QKLR"},
+		{"eval", func(c *runconfig.Config) { c.EvalEvery = 0 }, "EvalEvery"},
+		{"target", func(c *runconfig.Config) { c.Target = "soft" }, "Target"},
+		{"blas", func(c *runconfig.Config) { c.BLAS = "mkl" }, "BLAS"},
+		{"heads", func(c *runconfig.Config) { c.Transformer.Heads = 3 }, "Transformer.Heads"},
+		{"mlp input", func(c *runconfig.Config) { c.PrefixMLP.Input = "suffix" }, "PrefixMLP.Input"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bad := good
 			c.mod(&bad)
 			err := bad.Validate()
-			var fe *FieldError
+			var fe *arch.FieldError
 			if !errors.As(err, &fe) || fe.Field != c.field || !contains(err.Error(), c.field) {
 				t.Errorf("Validate() = %v, want a field error on %s", err, c.field)
 			}
@@ -267,7 +268,7 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 }
 
 // lossCurve trains c and returns the training loss of every step.
-func lossCurve(t *testing.T, c Config) []float64 {
+func lossCurve(t *testing.T, c runconfig.Config) []float64 {
 	t.Helper()
 	tr, err := New(c)
 	if err != nil {

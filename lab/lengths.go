@@ -2,7 +2,7 @@ package lab
 
 import (
 	"fmt"
-	"slices"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/diagnostics"
 	"windtunnel/models"
@@ -14,42 +14,9 @@ import (
 // probe sets drawn at other K (the paper: train at 20, evaluate at 20, 30 and 50), so the
 // model's position table must cover the longest of them.
 
-// PaperEvalK are the lengths the hmm presets evaluate at: the training length and the
-// paper's two longer ones.
-var PaperEvalK = []int{20, 30, 50}
-
-// EvalLengths is the sorted set of observation counts K an hmm run is scored at: EvalK with
-// the training K added (it is always scored); nil when EvalK is empty or the task has no
-// length to vary.
-func (c Config) EvalLengths() []int {
-	if c.Task != "hmm" || len(c.EvalK) == 0 {
-		return nil
-	}
-	ks := append([]int{c.Tunnel.WithDefaults().K}, c.EvalK...)
-	slices.Sort(ks)
-	return slices.Compact(ks)
-}
-
-// validateEvalK checks EvalK: only the hmm task has a length to vary, and each K must be a
-// length the tunnel can draw.
-func (c Config) validateEvalK() error {
-	if len(c.EvalK) == 0 {
-		return nil
-	}
-	if c.Task != "hmm" {
-		return &FieldError{Field: "EvalK", Value: c.EvalK, Reason: "want none: only the hmm task has a length K to vary"}
-	}
-	for _, k := range c.EvalK {
-		if k < tunnels.MinK || k > tunnels.MaxK {
-			return &FieldError{Field: "EvalK", Value: k, Reason: fmt.Sprintf("want each K in %d..%d", tunnels.MinK, tunnels.MaxK)}
-		}
-	}
-	return nil
-}
-
 // longestTunnel is the tunnel at the longest evaluated K (tn itself when no other K is
 // longer): the model's position table is sized for it.
-func longestTunnel(cfg Config, tn tunnels.Tunnel) (tunnels.Tunnel, error) {
+func longestTunnel(cfg runconfig.Config, tn tunnels.Tunnel) (tunnels.Tunnel, error) {
 	ks := cfg.EvalLengths()
 	h, ok := tn.(*tunnels.HMM)
 	if len(ks) == 0 || !ok {
@@ -67,14 +34,14 @@ func longestTunnel(cfg Config, tn tunnels.Tunnel) (tunnels.Tunnel, error) {
 // same length (Spec.Resolved on the longest tunnel: only the position table, and for the
 // prefix MLP its input, depend on the length), so both gain the same positions and the
 // comparison stays fair.
-func buildModel(cfg Config, tn tunnels.Tunnel, opts models.Options) (models.Model, int, error) {
+func buildModel(cfg runconfig.Config, tn tunnels.Tunnel, opts models.Options) (models.Model, int, error) {
 	long, err := longestTunnel(cfg, tn)
 	if err != nil {
 		return nil, 0, err
 	}
 	spec := cfg.Spec()
 	if long != tn {
-		spec = spec.Resolved(long)
+		spec = models.Resolve(spec, long)
 	}
 	opts.MaxLen = long.SeqLen() + 1
 	m, err := models.New(spec, tn, opts)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/diagnostics"
 	"windtunnel/models"
@@ -17,10 +19,10 @@ import (
 
 // tinyHMM is a small hmm configuration (K=4, scored also at 8 and 14) that trains in a few
 // seconds: evaluations every 5 steps, geometry every 10.
-func tinyHMM(model string) Config {
-	return Config{
+func tinyHMM(model string) runconfig.Config {
+	return runconfig.Config{
 		Task: "hmm", Tunnel: tunnels.Config{States: 3, Symbols: 3, K: 4}, Model: model,
-		Transformer: models.TransformerConfig{Layers: 1, Heads: 2, Width: 16},
+		Transformer: arch.TransformerConfig{Layers: 1, Heads: 2, Width: 16},
 		Steps:       20, Batch: 8, LR: 3e-3, Warmup: 2, Clip: 1, ValueLR: 1, QKLR: 1,
 		EvalEvery: 5, ProbeEvery: 10, GeometryN: 8, ProbeSize: 40, Seed: 3, BLAS: "gonum", Workers: 2,
 		EvalK: []int{4, 14, 8},
@@ -42,20 +44,20 @@ func TestEvalKConfig(t *testing.T) {
 	}
 	for _, k := range []int{0, -3, tunnels.MaxK + 1} {
 		c.EvalK = []int{20, k}
-		var fe *FieldError
+		var fe *arch.FieldError
 		if err := c.Validate(); !errors.As(err, &fe) || fe.Field != "EvalK" || fe.Value != k {
 			t.Errorf("EvalK [20 %d]: error %v, want a FieldError on EvalK naming %d", k, err, k)
 		}
 	}
 	b := tiny("transformer")
 	b.EvalK = []int{20, 30}
-	var fe *FieldError
+	var fe *arch.FieldError
 	if err := b.Validate(); !errors.As(err, &fe) || fe.Field != "EvalK" || !strings.Contains(fe.Reason, "hmm") {
 		t.Errorf("EvalK on bijection: error %v, want a FieldError on EvalK saying only hmm has a K", err)
 	}
-	for _, name := range PresetNames() {
+	for _, name := range runconfig.PresetNames() {
 		for _, task := range tunnels.Names() {
-			p, _ := Preset(name, task)
+			p, _ := runconfig.Preset(name, task)
 			want := []int(nil)
 			if task == "hmm" {
 				want = []int{20, 30, 50}
@@ -186,13 +188,13 @@ func TestLengthsRecorded(t *testing.T) {
 // a trainer whose table were too short fails clearly.
 func TestLengthsPositionTable(t *testing.T) {
 	h14, _ := tunnels.NewHMM(3, 3, 14)
-	for _, kind := range models.Kinds() {
+	for _, kind := range arch.Kinds() {
 		c := tinyHMM(kind)
 		tr, err := New(c)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
-		if got, want := tr.Model().NumParams(), c.Spec().Params(h14); got != want {
+		if got, want := tr.Model().NumParams(), models.SpecParams(c.Spec(), h14); got != want {
 			t.Errorf("%s: %d parameters, want %d (matched at K=14's length)", kind, got, want)
 		}
 		if _, err := tr.EvaluateLengths(mustEvaluate(t, tr)); err != nil {
@@ -201,11 +203,11 @@ func TestLengthsPositionTable(t *testing.T) {
 	}
 	// The quick preset: the baselines stay within 1% of the transformer with K=50's table.
 	h50, _ := tunnels.NewHMM(5, 5, 50)
-	q, _ := Preset(PresetQuick, "hmm")
+	q, _ := runconfig.Preset(runconfig.PresetQuick, "hmm")
 	tf := models.TransformerParams(q.Transformer, h50, 0)
-	for _, kind := range []string{models.KindMLP, models.KindLSTM, models.KindMamba} {
+	for _, kind := range []string{arch.KindMLP, arch.KindLSTM, arch.KindMamba} {
 		q.Model = kind
-		if n := q.Spec().Params(h50); math.Abs(float64(n-tf)) > 0.01*float64(tf) {
+		if n := models.SpecParams(q.Spec(), h50); math.Abs(float64(n-tf)) > 0.01*float64(tf) {
 			t.Errorf("quick hmm %s: %d parameters, transformer %d", kind, n, tf)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"
@@ -51,17 +53,17 @@ func (e *MemoryError) Error() string {
 // activationFloats is the per-token, per-layer count of values a model keeps for its
 // backward pass and its layer count, for sizes already resolved (Spec.Effective). It is a
 // rough upper estimate (the kernels reuse buffers across layers where they can).
-func activationFloats(s models.Spec, seqLen int64) (perToken, layers int64) {
+func activationFloats(s arch.Spec, seqLen int64) (perToken, layers int64) {
 	switch s.Kind {
-	case models.KindLSTM:
+	case arch.KindLSTM:
 		d := int64(s.LSTM.Width)
 		return 12 * d, int64(s.LSTM.Layers)
-	case models.KindMamba:
+	case arch.KindMamba:
 		d, e, st := int64(s.Mamba.Width), int64(s.Mamba.Expand), int64(s.Mamba.State)
 		return d*e*(8+2*st) + 4*d, int64(s.Mamba.Layers)
-	case models.KindMLP:
+	case arch.KindMLP:
 		return 4*int64(s.MLP.Width) + 2*int64(s.MLP.Hidden), int64(max(s.MLP.Blocks, 1))
-	case models.KindPrefixMLP:
+	case arch.KindPrefixMLP:
 		return 4*int64(s.PrefixMLP.Width) + 2*int64(s.PrefixMLP.Hidden), int64(max(s.PrefixMLP.Blocks, 1))
 	}
 	tc := s.Transformer
@@ -73,7 +75,7 @@ func activationFloats(s models.Spec, seqLen int64) (perToken, layers int64) {
 
 // MemoryEstimate estimates the memory a run of c needs, without building anything. It
 // fails when the task or its sizes are invalid.
-func (c Config) MemoryEstimate() (Memory, error) {
+func MemoryEstimate(c runconfig.Config) (Memory, error) {
 	tn, err := tunnels.New(c.Task, c.Tunnel)
 	if err != nil {
 		return Memory{}, fmt.Errorf("lab: %w", err)
@@ -86,9 +88,9 @@ func (c Config) MemoryEstimate() (Memory, error) {
 	if c.Precision == "float64" {
 		dt = 8
 	}
-	s := c.Spec().Effective(long)
+	s := models.EffectiveSpec(c.Spec(), long)
 	var m Memory
-	m.Params = int64(s.Params(long))
+	m.Params = int64(models.SpecParams(s, long))
 	m.Weights = 4 * m.Params * dt
 	// Training keeps every layer's values of a batch of the training length for the
 	// backward pass, plus one layer's gradients; an evaluation runs chunks of the longest
@@ -108,13 +110,13 @@ func (c Config) MemoryEstimate() (Memory, error) {
 
 // CheckMemory refuses a run whose estimate exceeds available bytes of MemAvailable (a
 // *MemoryError); with available ≤ 0 (unknown) it refuses nothing.
-func (c Config) CheckMemory(available int64) error {
-	return c.CheckMemoryIn(available, "MemAvailable")
+func CheckMemory(c runconfig.Config, available int64) error {
+	return CheckMemoryIn(c, available, "MemAvailable")
 }
 
 // CheckMemoryIn is CheckMemory with the limit the available bytes come from, for the error.
-func (c Config) CheckMemoryIn(available int64, source string) error {
-	m, err := c.MemoryEstimate()
+func CheckMemoryIn(c runconfig.Config, available int64, source string) error {
+	m, err := MemoryEstimate(c)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
-	"windtunnel/models"
 	"windtunnel/sessions"
 )
 
@@ -14,23 +15,23 @@ import (
 // together beyond the machine are refused by New's check, naming the estimate and what is
 // available; an unknown amount of memory refuses nothing.
 func TestMemoryEstimate(t *testing.T) {
-	quick, err := Preset(PresetQuick, "bijection")
+	quick, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
 	if err != nil {
 		t.Fatal(err)
 	}
-	paper, err := Preset(PresetPaper, "hmm")
+	paper, err := runconfig.Preset(runconfig.PresetPaper, "hmm")
 	if err != nil {
 		t.Fatal(err)
 	}
 	huge := quick
-	huge.Transformer = models.TransformerConfig{Layers: 64, Heads: 64, Width: 4096, MLP: 65536}
+	huge.Transformer = arch.TransformerConfig{Layers: 64, Heads: 64, Width: 4096, MLP: 65536}
 	wideBatch := quick
 	wideBatch.Batch = 65536
 	f64 := quick
 	f64.Precision = "float64"
 	cases := []struct {
 		name      string
-		cfg       Config
+		cfg       runconfig.Config
 		available int64
 		refused   bool
 	}{
@@ -43,7 +44,7 @@ func TestMemoryEstimate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.cfg.CheckMemory(c.available)
+			err := CheckMemory(c.cfg, c.available)
 			var me *MemoryError
 			if got := errors.As(err, &me); got != c.refused {
 				t.Fatalf("refused = %v (%v), want %v", got, err, c.refused)
@@ -53,8 +54,8 @@ func TestMemoryEstimate(t *testing.T) {
 			}
 		})
 	}
-	m32, _ := quick.MemoryEstimate()
-	m64, _ := f64.MemoryEstimate()
+	m32, _ := MemoryEstimate(quick)
+	m64, _ := MemoryEstimate(f64)
 	if m64.Weights != 2*m32.Weights || m32.Params <= 0 {
 		t.Errorf("float64 weights %d, float32 %d", m64.Weights, m32.Weights)
 	}
@@ -79,7 +80,7 @@ func TestMemAvailable(t *testing.T) {
 // TestSessionConfig: a stored configuration naming a size out of range (a 10^9-wide model,
 // a huge batch, an unknown task) or not JSON is "not a session", before any model is built.
 func TestSessionConfig(t *testing.T) {
-	quick, err := Preset(PresetQuick, "bijection")
+	quick, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,14 +90,14 @@ func TestSessionConfig(t *testing.T) {
 		field        string // "" for a decoding error; "-" for none
 	}{
 		{"quick", string(good), "-"},
-		{"10^9 wide", strings.Replace(string(good), `"Width":64`, `"Width":1000000000`, 1), "Transformer.Width"},
+		{"10^9 wide", strings.Replace(string(good), `"width":64`, `"width":1000000000`, 1), "Transformer.Width"},
 		{"batch 10^9", strings.Replace(string(good), `"batch":64`, `"batch":1000000000`, 1), "Batch"},
 		{"unknown task", strings.Replace(string(good), `"task":"bijection"`, `"task":"nope"`, 1), "Tunnel"},
 		{"not JSON", `{"task":`, ""},
 		{"width not a number", `{"transformer":{"Width":"x"}}`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := SessionConfig(sessions.Meta{Path: "x.wtlab", Config: json.RawMessage(c.config)})
+			_, err := runconfig.SessionConfig(sessions.Meta{Path: "x.wtlab", Config: json.RawMessage(c.config)})
 			if c.field == "-" {
 				if err != nil {
 					t.Fatal(err)
@@ -106,7 +107,7 @@ func TestSessionConfig(t *testing.T) {
 			if !errors.Is(err, sessions.ErrNotSession) {
 				t.Fatalf("err = %v, want ErrNotSession", err)
 			}
-			var fe *FieldError
+			var fe *arch.FieldError
 			if c.field != "" && (!errors.As(err, &fe) || fe.Field != c.field) {
 				t.Errorf("err = %v, want a field error on %s", err, c.field)
 			}
@@ -118,7 +119,7 @@ func TestSessionConfig(t *testing.T) {
 // bound, estimate) never panics, and a configuration it accepts has a finite estimate.
 func FuzzSessionConfig(f *testing.F) {
 	for _, task := range []string{"bijection", "hmm", "recall"} {
-		c, err := Preset(PresetQuick, task)
+		c, err := runconfig.Preset(runconfig.PresetQuick, task)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -128,14 +129,14 @@ func FuzzSessionConfig(f *testing.F) {
 	f.Add([]byte(`{"task":"bijection","model":"transformer","transformer":{"Layers":1,"Heads":1,"Width":1000000000}}`))
 	f.Add([]byte(`{"task":"hmm","model":"mamba","steps":1,"batch":1,"probe_size":1,"eval_k":[512,512],"mamba":{"Layers":64,"Width":4096,"State":256,"Expand":16}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := SessionConfig(sessions.Meta{Config: b})
+		c, err := runconfig.SessionConfig(sessions.Meta{Config: b})
 		if err != nil {
 			if !errors.Is(err, sessions.ErrNotSession) {
 				t.Fatalf("error %v is not ErrNotSession", err)
 			}
 			return
 		}
-		m, err := c.MemoryEstimate()
+		m, err := MemoryEstimate(c)
 		if err != nil {
 			t.Fatalf("accepted config has no estimate: %v", err)
 		}

@@ -3,8 +3,9 @@ package lab
 import (
 	"testing"
 	"time"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
-	"windtunnel/models"
 	"windtunnel/tunnels"
 )
 
@@ -19,10 +20,10 @@ func TestTinyRecallLearns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains for ~20 s")
 	}
-	cfg := Config{
+	cfg := runconfig.Config{
 		Task: "recall", Tunnel: tunnels.Config{Pairs: 2, Keys: 8, Values: 8, Fillers: 1, Queries: 2, Layout: tunnels.RecallLayoutPairs},
-		Model:       models.KindTransformer,
-		Transformer: models.TransformerConfig{Layers: 2, Heads: 4, Width: 64},
+		Model:       arch.KindTransformer,
+		Transformer: arch.TransformerConfig{Layers: 2, Heads: 4, Width: 64},
 		Steps:       1500, Batch: 32, LR: 1e-3, Warmup: 40, WeightDecay: 0.01, Clip: 1,
 		ValueLR: 1, QKLR: 1, EvalEvery: 100, ProbeSize: 256, Seed: 3, BLAS: "gonum", Workers: 2,
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 )
@@ -57,7 +59,7 @@ func TestRecurrentQuickTunnels(t *testing.T) {
 	for _, task := range []string{"bijection", "hmm", "recall"} {
 		for _, model := range []string{"lstm", "mamba"} {
 			t.Run(task+"/"+model, func(t *testing.T) {
-				cfg, err := Preset(PresetQuick, task)
+				cfg, err := runconfig.Preset(runconfig.PresetQuick, task)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -89,7 +91,7 @@ func TestRecurrentQuickTunnels(t *testing.T) {
 	}
 	c := tiny("gru")
 	err := c.Validate()
-	for _, kind := range models.Kinds() {
+	for _, kind := range arch.Kinds() {
 		if err == nil || !contains(err.Error(), kind) {
 			t.Errorf("Validate(Model gru) = %v, want an error listing the models", err)
 		}

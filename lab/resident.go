@@ -2,6 +2,8 @@ package lab
 
 import (
 	"fmt"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/backends/accel"
 	"windtunnel/backends/cuda"
@@ -12,11 +14,11 @@ import (
 
 // residentWanted reports whether cfg runs the resident step: device cuda or host, a
 // float32 transformer (other models keep the matrix-products-only path on cuda).
-func residentWanted(cfg Config) bool {
+func residentWanted(cfg runconfig.Config) bool {
 	if cfg.Device != "cuda" && cfg.Device != "host" {
 		return false
 	}
-	return cfg.Model == models.KindTransformer && cfg.Precision != "float64"
+	return cfg.Model == arch.KindTransformer && cfg.Precision != "float64"
 }
 
 // openResident builds the resident step when the configuration asks for it: on the GPU for

@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"testing"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/sessions"
@@ -12,7 +14,7 @@ import (
 
 // runFor trains c for its steps and returns the trainer (closed by the test's cleanup) and
 // what its sinks saw.
-func runFor(t *testing.T, c Config, restore *sessions.Checkpoint) (*Trainer, *collector) {
+func runFor(t *testing.T, c runconfig.Config, restore *sessions.Checkpoint) (*Trainer, *collector) {
 	t.Helper()
 	tr, err := New(c)
 	if err != nil {
@@ -50,8 +52,8 @@ func maxParamDiff(t *testing.T, a, b models.Model) float64 {
 }
 
 // residentCfg is tiny with a few steps, a head switched off and soft targets where given.
-func residentCfg(device string, steps int) Config {
-	c := tiny(models.KindTransformer)
+func residentCfg(device string, steps int) runconfig.Config {
+	c := tiny(arch.KindTransformer)
 	c.Steps, c.EvalEvery, c.ProbeSize, c.Workers, c.Device = steps, 1000, 64, 1, device
 	c.LR, c.Warmup = 1e-3, 2
 	return c
@@ -118,7 +120,7 @@ func TestResidentResume(t *testing.T) {
 // version of, naming the op, instead of running them on the CPU.
 func TestResidentNeedsTransformer(t *testing.T) {
 	c := residentCfg("host", 3)
-	c.Model = models.KindLSTM
+	c.Model = arch.KindLSTM
 	if _, err := New(c); err == nil {
 		t.Fatal("an LSTM on the resident executor: no error")
 	}
@@ -128,7 +130,7 @@ func TestResidentNeedsTransformer(t *testing.T) {
 // with only the products there (cuda-gemm), end within 1e-4 of the CPU path (same seed). Needs
 // a GPU: skipped without one unless WINDTUNNEL_REQUIRE_GPU=1 (scripts/gpu-check.sh sets it).
 func TestResidentCUDAMatchesCPU(t *testing.T) {
-	c, err := Preset(PresetPaper, "bijection")
+	c, err := runconfig.Preset(runconfig.PresetPaper, "bijection")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,7 +156,7 @@ func (t *Trainer) finish(r *runState, state sessions.State, msg string) (Result,
 	if err != nil {
 		return *res, err
 	}
-	ev := evalRecord(s)
+	ev := EvalRecord(s)
 	if err := t.withLengths(ev, s); err != nil { // the final evaluation always has them
 		return *res, err
 	}

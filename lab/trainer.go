@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"windtunnel/sessions/runconfig"
 
 	"gorgonia.org/tensor"
 
@@ -21,7 +22,7 @@ var ErrDiverged = errors.New("loss is not finite")
 // Trainer runs one training run on its own goroutine. Everything it produces goes to its
 // sinks (Attach); operator events come in through Send.
 type Trainer struct {
-	cfg     Config
+	cfg     runconfig.Config
 	tunnel  tunnels.Tunnel
 	model   models.Model
 	mode    tunnels.TargetMode
@@ -85,11 +86,12 @@ func (r Result) MedianStepMs() float64 {
 const eventQueue = 64
 
 // New builds the tunnel, model, optimiser and probe set of a configuration.
-func New(cfg Config) (*Trainer, error) {
+func New(cfg runconfig.Config) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := cfg.CheckMemoryIn(AvailableMemoryFrom()); err != nil {
+	avail, source := AvailableMemoryFrom()
+	if err := CheckMemoryIn(cfg, avail, source); err != nil {
 		return nil, err
 	}
 	tn, err := tunnels.New(cfg.Task, cfg.Tunnel)
@@ -157,7 +159,7 @@ func (t *Trainer) Model() models.Model { return t.model }
 func (t *Trainer) Tunnel() tunnels.Tunnel { return t.tunnel }
 
 // Config returns the run's configuration.
-func (t *Trainer) Config() Config { return t.cfg }
+func (t *Trainer) Config() runconfig.Config { return t.cfg }
 
 // BLAS names the matrix-multiply backend in use.
 func (t *Trainer) BLAS() string { return t.backend.Name() }

@@ -1,9 +1,9 @@
 // Package models holds the networks trained in the wind tunnels as gorgonia expression
 // graphs: the transformer and its capacity-matched baselines, Mamba (a selective
 // state-space model), the LSTM and the per-position MLP — the rows of Paper I's
-// architecture table, PaperKinds — and the prefix MLP ("mlp-prefix"), an ablation that
-// reads the flattened one-hot prefix and so sees the whole context. Kinds lists them all
-// and New builds one from a Spec, matching a baseline to the transformer's parameter count
+// architecture table, arch.PaperKinds — and the prefix MLP ("mlp-prefix"), an ablation that
+// reads the flattened one-hot prefix and so sees the whole context. arch.Kinds lists them all
+// and New builds one from an arch.Spec (models/arch: the kinds and size structs), matching a baseline to the transformer's parameter count
 // when its width is not given (the per-position MLP as the authors did: the transformer's
 // width, hidden 4·width, the block count closest to the count; 9 blocks at the paper's
 // bijection size).
@@ -26,6 +26,6 @@
 // (resident_kernels.go), gorgonia's gradient sums run as device adds, parameters, gradients and
 // AdamW moments sit in one flat buffer each; an op with no device version is an error when the
 // Resident is built.
-// Models know nothing of the UI; they import the tunnels package, the compute back-ends
+// Models know nothing of the UI; they import models/arch, the tunnels package, the compute back-ends
 // under backends/ and par, and no other package of the project.
 package models

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
@@ -67,7 +68,7 @@ func TestTransformerGradients(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := NewTransformer(TransformerConfig{Layers: 2, Heads: 2, Width: 8, MLP: 12}, c.tn, Options{Dtype: tensor.Float64, Seed: 3})
+			m, err := NewTransformer(arch.TransformerConfig{Layers: 2, Heads: 2, Width: 8, MLP: 12}, c.tn, Options{Dtype: tensor.Float64, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +106,7 @@ func TestMLPGradients(t *testing.T) {
 		{"recall/sampled", rec, tunnels.Sampled},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := NewMLP(MLPConfig{Blocks: 2, Width: 6, Hidden: 10}, c.tn, Options{Dtype: tensor.Float64, Seed: 5})
+			m, err := NewMLP(arch.MLPConfig{Blocks: 2, Width: 6, Hidden: 10}, c.tn, Options{Dtype: tensor.Float64, Seed: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +126,7 @@ func TestPrefixMLPGradients(t *testing.T) {
 		input string
 	}{{"bijection", bij, tunnels.Sampled, "prefix"}, {"hmm", hmm, tunnels.Posterior, "prefix"}, {"bijection/token", bij, tunnels.Sampled, "token"}} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := NewPrefixMLP(PrefixMLPConfig{Blocks: 2, Width: 6, Hidden: 10, Input: c.input}, c.tn, Options{Dtype: tensor.Float64, Seed: 5})
+			m, err := NewPrefixMLP(arch.PrefixMLPConfig{Blocks: 2, Width: 6, Hidden: 10, Input: c.input}, c.tn, Options{Dtype: tensor.Float64, Seed: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,15 +138,15 @@ func TestPrefixMLPGradients(t *testing.T) {
 
 func TestParamCounts(t *testing.T) {
 	bij, _ := tunnels.NewBijection(20)
-	c := TransformerConfig{Layers: 6, Heads: 6, Width: 192}
+	c := arch.TransformerConfig{Layers: 6, Heads: 6, Width: 192}
 	if got := TransformerParams(c, bij, 0); got != 2677440 {
 		t.Errorf("paper bijection transformer: %d parameters, want 2,677,440", got)
 	}
-	m, err := NewTransformer(TransformerConfig{Layers: 2, Heads: 2, Width: 16}, bij, Options{})
+	m, err := NewTransformer(arch.TransformerConfig{Layers: 2, Heads: 2, Width: 16}, bij, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.NumParams() != TransformerParams(TransformerConfig{Layers: 2, Heads: 2, Width: 16}, bij, 0) {
+	if m.NumParams() != TransformerParams(arch.TransformerConfig{Layers: 2, Heads: 2, Width: 16}, bij, 0) {
 		t.Errorf("built %d parameters, formula says otherwise", m.NumParams())
 	}
 	for _, target := range []int{m.NumParams(), 200_000, 2677440} {

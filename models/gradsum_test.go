@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"windtunnel/models/arch"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -76,7 +77,7 @@ func TestGradientSumsUseSumEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewTransformer(TransformerConfig{Layers: 2, Heads: 2, Width: 8}, bij, Options{Workers: 2})
+	m, err := NewTransformer(arch.TransformerConfig{Layers: 2, Heads: 2, Width: 8}, bij, Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

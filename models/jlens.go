@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
@@ -94,7 +95,7 @@ func ClassDirections(m Model, t tunnels.Tunnel) ([]float64, int, error) {
 }
 
 func classJacobians[T Float](m *net[T], t tunnels.Tunnel, b *tunnels.Batch, seqs int, sites []int) (*Jacobians, error) {
-	if m.kind != KindTransformer {
+	if m.kind != arch.KindTransformer {
 		return nil, fmt.Errorf("models: class Jacobians need a transformer, not %s", m.kind)
 	}
 	seqs = min(seqs, b.N)

@@ -3,6 +3,7 @@ package models
 import (
 	"math"
 	"testing"
+	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
@@ -24,7 +25,7 @@ func TestClassJacobians(t *testing.T) {
 		tn   tunnels.Tunnel
 	}{{"bijection", bij}, {"hmm", hmm}, {"recall", rec}} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := NewTransformer(TransformerConfig{Layers: 3, Heads: 2, Width: 8, MLP: 12}, c.tn, Options{Dtype: tensor.Float64, Seed: 3})
+			m, err := NewTransformer(arch.TransformerConfig{Layers: 3, Heads: 2, Width: 8, MLP: 12}, c.tn, Options{Dtype: tensor.Float64, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +150,7 @@ func posParam(t *testing.T, m Model) []float64 {
 
 func TestClassJacobiansRefusesOtherModels(t *testing.T) {
 	bij, _ := tunnels.NewBijection(5)
-	m, err := New(Spec{Kind: KindLSTM, LSTM: LSTMConfig{Layers: 1, Width: 8}}, bij, Options{Dtype: tensor.Float64, Seed: 1})
+	m, err := New(arch.Spec{Kind: arch.KindLSTM, LSTM: arch.LSTMConfig{Layers: 1, Width: 8}}, bij, Options{Dtype: tensor.Float64, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

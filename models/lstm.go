@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"windtunnel/models/arch"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -10,25 +11,8 @@ import (
 	"windtunnel/tunnels"
 )
 
-// LSTMConfig sizes the LSTM baseline of DESIGN.md §3.
-type LSTMConfig struct {
-	Layers int // residual LSTM layers, ≥ 1
-	Width  int // residual stream width d, also the LSTM hidden size
-}
-
-// Validate reports the first out-of-range field as a *FieldError ("LSTM.Width").
-func (c LSTMConfig) Validate() error {
-	switch {
-	case c.Layers < 1 || c.Layers > 64:
-		return fieldErr("LSTM.Layers", c.Layers, "want 1..64")
-	case c.Width < 1 || c.Width > 4096:
-		return fieldErr("LSTM.Width", c.Width, "want 1..4096")
-	}
-	return nil
-}
-
 // LSTMParams is the parameter count of the LSTM baseline for a tunnel without building it.
-func LSTMParams(c LSTMConfig, t tunnels.Tunnel, maxLen int) int {
+func LSTMParams(c arch.LSTMConfig, t tunnels.Tunnel, maxLen int) int {
 	if maxLen <= 0 {
 		maxLen = t.SeqLen() + 1
 	}
@@ -47,11 +31,11 @@ const lstmMatchLayers = 2
 // MatchLSTM chooses the LSTM baseline whose parameter count is closest to target: 2 layers
 // when a width comes within 1% of it, else whichever depth of 1 to 4 comes closest (a small
 // model's width steps are coarser than 1%).
-func MatchLSTM(target int, t tunnels.Tunnel, maxLen int) LSTMConfig {
-	closest := func(layers int) (LSTMConfig, float64) {
-		best, bestErr := LSTMConfig{Layers: layers, Width: 1}, math.Inf(1)
+func MatchLSTM(target int, t tunnels.Tunnel, maxLen int) arch.LSTMConfig {
+	closest := func(layers int) (arch.LSTMConfig, float64) {
+		best, bestErr := arch.LSTMConfig{Layers: layers, Width: 1}, math.Inf(1)
 		for w := 1; w <= 4096; w++ {
-			c := LSTMConfig{Layers: layers, Width: w}
+			c := arch.LSTMConfig{Layers: layers, Width: w}
 			n := LSTMParams(c, t, maxLen)
 			if e := math.Abs(float64(n - target)); e < bestErr {
 				best, bestErr = c, e
@@ -79,7 +63,7 @@ func MatchLSTM(target int, t tunnels.Tunnel, maxLen int) LSTMConfig {
 // forget-gate bias 1), a final RMSNorm at the scored positions and an output head tied to
 // the token embedding when the tunnel's classes are tokens. Weights are drawn from
 // N(0, 0.02). Each layer is an ablatable unit ("layer").
-func NewLSTM(c LSTMConfig, t tunnels.Tunnel, o Options) (Model, error) {
+func NewLSTM(c arch.LSTMConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
@@ -87,8 +71,8 @@ func NewLSTM(c LSTMConfig, t tunnels.Tunnel, o Options) (Model, error) {
 		func(o Options) Model { return newLSTM[float64](c, t, o) })
 }
 
-func newLSTM[T Float](c LSTMConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: KindLSTM, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
+func newLSTM[T Float](c arch.LSTMConfig, t tunnels.Tunnel, o Options) *net[T] {
+	m := &net[T]{kind: arch.KindLSTM, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
 	const std = 0.02
 	d, s := c.Width, m.st
 	s.add("tok", GroupOther, t.Vocab(), d, std, 0)
@@ -124,7 +108,7 @@ func setAt(v *tensor.Dense, i int, x float64) {
 	}
 }
 
-func buildLSTM[T Float](m *net[T], c LSTMConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
+func buildLSTM[T Float](m *net[T], c arch.LSTMConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
 	pn := cg.pnodes
 	be, pl := m.opt.Backend, m.pool()
 	x, err := apply(m, &embedKernel[T]{t: t.SeqLen(), ids: &cg.ids}, false, pn[0], pn[1])

@@ -3,61 +3,20 @@ package models
 import (
 	"fmt"
 	"math"
+	"windtunnel/models/arch"
 
 	G "gorgonia.org/gorgonia"
 
 	"windtunnel/tunnels"
 )
 
-// MambaConfig sizes the Mamba (selective state-space) baseline of DESIGN.md §3.
-type MambaConfig struct {
-	Layers int // residual Mamba blocks, ≥ 1
-	Width  int // residual stream width d
-	State  int // SSM state size N per channel; 0 means 16
-	Expand int // inner width E = Expand·d; 0 means 2
-	Conv   int // causal depthwise convolution width; 0 means 4
-}
-
-// Validate reports the first out-of-range field as a *FieldError ("Mamba.State").
-func (c MambaConfig) Validate() error {
-	switch {
-	case c.Layers < 1 || c.Layers > 64:
-		return fieldErr("Mamba.Layers", c.Layers, "want 1..64")
-	case c.Width < 1 || c.Width > 4096:
-		return fieldErr("Mamba.Width", c.Width, "want 1..4096")
-	case c.State < 0 || c.State > 256:
-		return fieldErr("Mamba.State", c.State, "want 0..256 (0: 16)")
-	case c.Expand < 0 || c.Expand > 16:
-		return fieldErr("Mamba.Expand", c.Expand, "want 0..16 (0: 2)")
-	case c.Conv < 0 || c.Conv > 64:
-		return fieldErr("Mamba.Conv", c.Conv, "want 0..64 (0: 4)")
-	}
-	return nil
-}
-
-func (c MambaConfig) withDefaults() MambaConfig {
-	if c.State == 0 {
-		c.State = 16
-	}
-	if c.Expand == 0 {
-		c.Expand = 2
-	}
-	if c.Conv == 0 {
-		c.Conv = 4
-	}
-	return c
-}
-
-// dtRank is the rank of the Δ projection, ⌈d/16⌉ as in Mamba.
-func (c MambaConfig) dtRank() int { return (c.Width + 15) / 16 }
-
 // MambaParams is the parameter count of the Mamba baseline for a tunnel without building it.
-func MambaParams(c MambaConfig, t tunnels.Tunnel, maxLen int) int {
-	c = c.withDefaults()
+func MambaParams(c arch.MambaConfig, t tunnels.Tunnel, maxLen int) int {
+	c = c.WithDefaults()
 	if maxLen <= 0 {
 		maxLen = t.SeqLen() + 1
 	}
-	d, e, s, k, r := c.Width, c.Expand*c.Width, c.State, c.Conv, c.dtRank()
+	d, e, s, k, r := c.Width, c.Expand*c.Width, c.State, c.Conv, c.DTRank()
 	// Per block: norm d, in-projections 2·d×E, conv K×E + E, x→(Δ low rank, B, C) E×(R+2N),
 	// Δ projection R×E + E, Alog E×N, D E, out-projection E×d.
 	block := d + 2*d*e + k*e + e + e*(r+2*s) + r*e + e + e*s + e + e*d
@@ -73,10 +32,10 @@ const mambaMatchLayers = 4
 
 // MatchMamba chooses the Mamba baseline (4 blocks, state 16, expand 2, conv 4) whose
 // parameter count is closest to target.
-func MatchMamba(target int, t tunnels.Tunnel, maxLen int) MambaConfig {
-	best, bestErr := MambaConfig{Layers: mambaMatchLayers, Width: 1}, math.Inf(1)
+func MatchMamba(target int, t tunnels.Tunnel, maxLen int) arch.MambaConfig {
+	best, bestErr := arch.MambaConfig{Layers: mambaMatchLayers, Width: 1}, math.Inf(1)
 	for w := 1; w <= 4096; w++ {
-		c := MambaConfig{Layers: mambaMatchLayers, Width: w, State: 16, Expand: 2, Conv: 4}
+		c := arch.MambaConfig{Layers: mambaMatchLayers, Width: w, State: 16, Expand: 2, Conv: 4}
 		n := MambaParams(c, t, maxLen)
 		if e := math.Abs(float64(n - target)); e < bestErr {
 			best, bestErr = c, e
@@ -101,11 +60,11 @@ func MatchMamba(target int, t tunnels.Tunnel, maxLen int) MambaConfig {
 // PyTorch's default init, 1/(3·fan-in); the Δ projection's bias puts softplus(bias) log-
 // uniformly in [0.001, 0.1]; Alog = log(1..N), D = 1. The embeddings, the out-projection
 // and an untied head are N(0, 0.02) as in the transformer.
-func NewMamba(c MambaConfig, t tunnels.Tunnel, o Options) (Model, error) {
+func NewMamba(c arch.MambaConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
-	c = c.withDefaults()
+	c = c.WithDefaults()
 	return construct(t, o, func(o Options) Model { return newMamba[float32](c, t, o) },
 		func(o Options) Model { return newMamba[float64](c, t, o) })
 }
@@ -113,10 +72,10 @@ func NewMamba(c MambaConfig, t tunnels.Tunnel, o Options) (Model, error) {
 // mambaBlockParams is the number of parameter tensors of one block.
 const mambaBlockParams = 13
 
-func newMamba[T Float](c MambaConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: KindMamba, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
+func newMamba[T Float](c arch.MambaConfig, t tunnels.Tunnel, o Options) *net[T] {
+	m := &net[T]{kind: arch.KindMamba, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
 	const std = 0.02
-	d, e, ns, k, r, s := c.Width, c.Expand*c.Width, c.State, c.Conv, c.dtRank(), m.st
+	d, e, ns, k, r, s := c.Width, c.Expand*c.Width, c.State, c.Conv, c.DTRank(), m.st
 	fan := func(in int) float64 { return 1 / math.Sqrt(3*float64(in)) }
 	s.add("tok", GroupOther, t.Vocab(), d, std, 0)
 	s.add("pos", GroupOther, o.MaxLen, d, std, 0)
@@ -155,7 +114,7 @@ func newMamba[T Float](c MambaConfig, t tunnels.Tunnel, o Options) *net[T] {
 	return m
 }
 
-func buildMamba[T Float](m *net[T], c MambaConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
+func buildMamba[T Float](m *net[T], c arch.MambaConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
 	pn := cg.pnodes
 	be, pl := m.opt.Backend, m.pool()
 	L := t.SeqLen()

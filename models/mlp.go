@@ -3,38 +3,18 @@ package models
 import (
 	"fmt"
 	"math"
+	"windtunnel/models/arch"
 
 	G "gorgonia.org/gorgonia"
 
 	"windtunnel/tunnels"
 )
 
-// MLPConfig sizes the per-position MLP, Paper I's capacity-matched MLP baseline (the
-// authors' code): Blocks residual blocks of width Width with a GELU hidden layer of Hidden.
-type MLPConfig struct {
-	Blocks int // residual blocks, 0..64
-	Width  int // residual stream width d (the transformer's when matched)
-	Hidden int // hidden width of each block; 0 means 4·Width
-}
-
-// Validate reports the first out-of-range field as a *FieldError ("MLP.Width").
-func (c MLPConfig) Validate() error {
-	switch {
-	case c.Blocks < 0 || c.Blocks > 64:
-		return fieldErr("MLP.Blocks", c.Blocks, "want 0..64")
-	case c.Width < 1 || c.Width > 4096:
-		return fieldErr("MLP.Width", c.Width, "want 1..4096")
-	case c.Hidden < 0 || c.Hidden > 65536:
-		return fieldErr("MLP.Hidden", c.Hidden, "want 0..65536 (0: 4·Width)")
-	}
-	return nil
-}
-
 // MLPParams is the parameter count of the per-position MLP for a tunnel without building it:
 // token and position embeddings, per block LayerNorm gain and bias (2d), W1 and b1
 // (d·Hh + Hh), W2 and b2 (Hh·d + d), the final RMSNorm scale (d) and, when the tunnel's
 // classes are not tokens, an untied head.
-func MLPParams(c MLPConfig, t tunnels.Tunnel, maxLen int) int {
+func MLPParams(c arch.MLPConfig, t tunnels.Tunnel, maxLen int) int {
 	if c.Hidden == 0 {
 		c.Hidden = 4 * c.Width
 	}
@@ -58,11 +38,11 @@ const mlpMaxBlocks = 64
 // only if that is not within 1% the hidden width is solved for the remainder at that depth.
 // At the paper's bijection size (V=20, d=192, target 2,677,440) it is 9 blocks of hidden
 // 768: 2,681,472 parameters.
-func MatchMLP(target, width int, t tunnels.Tunnel, maxLen int) MLPConfig {
+func MatchMLP(target, width int, t tunnels.Tunnel, maxLen int) arch.MLPConfig {
 	width = min(max(width, 1), 4096)
-	best, bestErr := MLPConfig{Blocks: 1, Width: width, Hidden: 4 * width}, math.Inf(1)
+	best, bestErr := arch.MLPConfig{Blocks: 1, Width: width, Hidden: 4 * width}, math.Inf(1)
 	for b := 1; b <= mlpMaxBlocks; b++ {
-		c := MLPConfig{Blocks: b, Width: width, Hidden: 4 * width}
+		c := arch.MLPConfig{Blocks: b, Width: width, Hidden: 4 * width}
 		n := MLPParams(c, t, maxLen)
 		if e := math.Abs(float64(n - target)); e < bestErr {
 			best, bestErr = c, e
@@ -76,9 +56,9 @@ func MatchMLP(target, width int, t tunnels.Tunnel, maxLen int) MLPConfig {
 	}
 	// Hidden width for the chosen depth: n(f) = n0 + B·(3d + f·(2d+1)).
 	b, d := best.Blocks, width
-	n0 := MLPParams(MLPConfig{Width: d}, t, maxLen)
+	n0 := MLPParams(arch.MLPConfig{Width: d}, t, maxLen)
 	f := int(math.Round(float64(target-n0-b*3*d) / float64(b*(2*d+1))))
-	c := MLPConfig{Blocks: b, Width: d, Hidden: min(max(f, 1), 65536)}
+	c := arch.MLPConfig{Blocks: b, Width: d, Hidden: min(max(f, 1), 65536)}
 	if math.Abs(float64(MLPParams(c, t, maxLen)-target)) < bestErr {
 		return c
 	}
@@ -95,7 +75,7 @@ func MatchMLP(target, width int, t tunnels.Tunnel, maxLen int) MLPConfig {
 // is log2(V−i+1): 1.107 bits of bit error (b) and of KL at V=20, Paper I's MLP row. Weights
 // are drawn from N(0, 0.02). Each block is an ablatable unit ("layer"); the residual stream
 // is probed after each block at every position (Probe.ResidRows = N·T).
-func NewMLP(c MLPConfig, t tunnels.Tunnel, o Options) (Model, error) {
+func NewMLP(c arch.MLPConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
@@ -106,8 +86,8 @@ func NewMLP(c MLPConfig, t tunnels.Tunnel, o Options) (Model, error) {
 		func(o Options) Model { return newMLP[float64](c, t, o) })
 }
 
-func newMLP[T Float](c MLPConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: KindMLP, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
+func newMLP[T Float](c arch.MLPConfig, t tunnels.Tunnel, o Options) *net[T] {
+	m := &net[T]{kind: arch.KindMLP, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
 	const std = 0.02
 	d, f, s := c.Width, c.Hidden, m.st
 	s.add("tok", GroupOther, t.Vocab(), d, std, 0)
@@ -130,7 +110,7 @@ func newMLP[T Float](c MLPConfig, t tunnels.Tunnel, o Options) *net[T] {
 	return m
 }
 
-func buildMLP[T Float](m *net[T], c MLPConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
+func buildMLP[T Float](m *net[T], c arch.MLPConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
 	pn := cg.pnodes
 	be, pl := m.opt.Backend, m.pool()
 	x, err := apply(m, &embedKernel[T]{t: t.SeqLen(), ids: &cg.ids}, false, pn[0], pn[1])

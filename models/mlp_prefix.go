@@ -3,41 +3,15 @@ package models
 import (
 	"fmt"
 	"math"
+	"windtunnel/models/arch"
 
 	G "gorgonia.org/gorgonia"
 
 	"windtunnel/tunnels"
 )
 
-// PrefixMLPConfig sizes the prefix MLP (kind "mlp-prefix", an ablation, not Paper I's
-// baseline): a linear map of the flattened one-hot prefix to Width, Blocks residual blocks
-// (LayerNorm → Width→Hidden GELU → Hidden→Width), a final LayerNorm and a linear output head.
-type PrefixMLPConfig struct {
-	Blocks int
-	Width  int
-	Hidden int // 0 means 2·Width
-	// Input is "prefix" (the default: the one-hot prefix up to the scored position) or
-	// "token" (only the scored token and its position: no access to the context).
-	Input string
-}
-
-// Validate reports the first out-of-range field as a *FieldError ("PrefixMLP.Width").
-func (c PrefixMLPConfig) Validate() error {
-	switch {
-	case c.Blocks < 0 || c.Blocks > 64:
-		return fieldErr("PrefixMLP.Blocks", c.Blocks, "want 0..64")
-	case c.Width < 1 || c.Width > 65536:
-		return fieldErr("PrefixMLP.Width", c.Width, "want 1..65536")
-	case c.Hidden < 0 || c.Hidden > 262144:
-		return fieldErr("PrefixMLP.Hidden", c.Hidden, "want 0..262144 (0: 2·Width)")
-	case c.Input != "" && c.Input != "prefix" && c.Input != "token":
-		return fieldErr("PrefixMLP.Input", c.Input, "want prefix or token")
-	}
-	return nil
-}
-
 // PrefixMLPParams is the parameter count of the prefix MLP for a tunnel.
-func PrefixMLPParams(c PrefixMLPConfig, t tunnels.Tunnel, maxLen int) int {
+func PrefixMLPParams(c arch.PrefixMLPConfig, t tunnels.Tunnel, maxLen int) int {
 	if c.Hidden == 0 {
 		c.Hidden = 2 * c.Width
 	}
@@ -51,9 +25,9 @@ func PrefixMLPParams(c PrefixMLPConfig, t tunnels.Tunnel, maxLen int) int {
 // MatchPrefixMLP chooses the prefix MLP whose parameter count is closest to target: among
 // the configurations within 1% (blocks 1..4, any width, hidden solved for the remainder) it
 // prefers a hidden width near 2·width, then more blocks; if none is within 1%, the closest.
-func MatchPrefixMLP(target int, t tunnels.Tunnel, maxLen int) PrefixMLPConfig {
+func MatchPrefixMLP(target int, t tunnels.Tunnel, maxLen int) arch.PrefixMLPConfig {
 	type cand struct {
-		c        PrefixMLPConfig
+		c        arch.PrefixMLPConfig
 		err, sha float64
 	}
 	var best *cand
@@ -74,13 +48,13 @@ func MatchPrefixMLP(target int, t tunnels.Tunnel, maxLen int) PrefixMLPConfig {
 	}
 	for blocks := 1; blocks <= 4; blocks++ {
 		for w := 1; w <= 65536; w++ {
-			base := PrefixMLPParams(PrefixMLPConfig{Blocks: blocks, Width: w, Hidden: 1}, t, maxLen) - blocks*(2*w+1)
+			base := PrefixMLPParams(arch.PrefixMLPConfig{Blocks: blocks, Width: w, Hidden: 1}, t, maxLen) - blocks*(2*w+1)
 			if base >= target && w > 1 {
 				break
 			}
 			f := int(math.Round(float64(target-base) / float64(blocks*(2*w+1))))
 			f = max(f, 1)
-			c := PrefixMLPConfig{Blocks: blocks, Width: w, Hidden: f}
+			c := arch.PrefixMLPConfig{Blocks: blocks, Width: w, Hidden: f}
 			e := math.Abs(float64(PrefixMLPParams(c, t, maxLen)-target)) / float64(target)
 			cd := &cand{c: c, err: e, sha: math.Abs(math.Log(float64(f) / float64(2*w)))}
 			if better(cd, best) {
@@ -97,7 +71,7 @@ func MatchPrefixMLP(target int, t tunnels.Tunnel, maxLen int) PrefixMLPConfig {
 // context, so unlike Paper I's per-position MLP (NewMLP) it can solve bijection: a finding
 // to report, not the paper's baseline. Each block is an ablatable unit ("layer"); the
 // residual stream is probed at the scored positions only (Probe.ResidRows = N·P).
-func NewPrefixMLP(c PrefixMLPConfig, t tunnels.Tunnel, o Options) (Model, error) {
+func NewPrefixMLP(c arch.PrefixMLPConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
@@ -108,8 +82,8 @@ func NewPrefixMLP(c PrefixMLPConfig, t tunnels.Tunnel, o Options) (Model, error)
 		func(o Options) Model { return newPrefixMLP[float64](c, t, o) })
 }
 
-func newPrefixMLP[T Float](c PrefixMLPConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: KindPrefixMLP, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
+func newPrefixMLP[T Float](c arch.PrefixMLPConfig, t tunnels.Tunnel, o Options) *net[T] {
+	m := &net[T]{kind: arch.KindPrefixMLP, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
 	const std = 0.02
 	w, f, s := c.Width, c.Hidden, m.st
 	s.add("in", GroupOther, o.MaxLen*t.Vocab(), w, std, 0)
@@ -132,7 +106,7 @@ func newPrefixMLP[T Float](c PrefixMLPConfig, t tunnels.Tunnel, o Options) *net[
 	return m
 }
 
-func buildPrefixMLP[T Float](m *net[T], c PrefixMLPConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
+func buildPrefixMLP[T Float](m *net[T], c arch.PrefixMLPConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
 	pn := cg.pnodes
 	be, pl := m.opt.Backend, m.pool()
 	h, err := apply(m, &prefixKernel[T]{t: t.SeqLen(), vocab: t.Vocab(), pos: t.Positions(), ids: &cg.ids, tokenOnly: c.Input == "token"}, false, pn[0], pn[1])

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 	"time"
+	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
@@ -38,20 +39,20 @@ func TestMLPSeesOnlyItsPosition(t *testing.T) {
 	rec, _ := tunnels.NewRecall(3, 6, 6, 2, 2)
 	o := Options{Dtype: tensor.Float64, Seed: 3, Workers: 2}
 	build := map[string]func(tunnels.Tunnel) (Model, error){
-		KindMLP: func(tn tunnels.Tunnel) (Model, error) {
-			return NewMLP(MLPConfig{Blocks: 2, Width: 8, Hidden: 16}, tn, o)
+		arch.KindMLP: func(tn tunnels.Tunnel) (Model, error) {
+			return NewMLP(arch.MLPConfig{Blocks: 2, Width: 8, Hidden: 16}, tn, o)
 		},
-		KindPrefixMLP: func(tn tunnels.Tunnel) (Model, error) {
-			return NewPrefixMLP(PrefixMLPConfig{Blocks: 2, Width: 8, Hidden: 16}, tn, o)
+		arch.KindPrefixMLP: func(tn tunnels.Tunnel) (Model, error) {
+			return NewPrefixMLP(arch.PrefixMLPConfig{Blocks: 2, Width: 8, Hidden: 16}, tn, o)
 		},
-		KindTransformer: func(tn tunnels.Tunnel) (Model, error) {
-			return NewTransformer(TransformerConfig{Layers: 2, Heads: 2, Width: 8}, tn, o)
+		arch.KindTransformer: func(tn tunnels.Tunnel) (Model, error) {
+			return NewTransformer(arch.TransformerConfig{Layers: 2, Heads: 2, Width: 8}, tn, o)
 		},
 	}
 	for _, c := range []struct {
 		kind  string
 		mixes bool
-	}{{KindMLP, false}, {KindPrefixMLP, true}, {KindTransformer, true}} {
+	}{{arch.KindMLP, false}, {arch.KindPrefixMLP, true}, {arch.KindTransformer, true}} {
 		for _, tn := range []tunnels.Tunnel{bij, hmm, rec} {
 			t.Run(c.kind+"/"+tn.Name(), func(t *testing.T) {
 				m, err := build[c.kind](tn)
@@ -122,15 +123,15 @@ func TestMLPParams(t *testing.T) {
 	bij20, hmm, rec := quickTunnels(t)
 	for _, c := range []struct {
 		tn     tunnels.Tunnel
-		c      MLPConfig
+		c      arch.MLPConfig
 		maxLen int
 	}{
-		{bij20, MLPConfig{Blocks: 3, Width: 16, Hidden: 40}, 0},
-		{bij20, MLPConfig{Blocks: 2, Width: 12}, 0},
-		{bij20, MLPConfig{Blocks: 0, Width: 8}, 0},
-		{hmm, MLPConfig{Blocks: 2, Width: 16, Hidden: 24}, 0},
-		{hmm, MLPConfig{Blocks: 1, Width: 8}, 200},
-		{rec, MLPConfig{Blocks: 2, Width: 16, Hidden: 8}, 0},
+		{bij20, arch.MLPConfig{Blocks: 3, Width: 16, Hidden: 40}, 0},
+		{bij20, arch.MLPConfig{Blocks: 2, Width: 12}, 0},
+		{bij20, arch.MLPConfig{Blocks: 0, Width: 8}, 0},
+		{hmm, arch.MLPConfig{Blocks: 2, Width: 16, Hidden: 24}, 0},
+		{hmm, arch.MLPConfig{Blocks: 1, Width: 8}, 200},
+		{rec, arch.MLPConfig{Blocks: 2, Width: 16, Hidden: 8}, 0},
 	} {
 		m, err := NewMLP(c.c, c.tn, Options{MaxLen: c.maxLen})
 		if err != nil {
@@ -151,20 +152,20 @@ func TestMLPParams(t *testing.T) {
 // layer.
 func TestMatchMLP(t *testing.T) {
 	bij20, hmm, rec := quickTunnels(t)
-	paper := TransformerConfig{Layers: 6, Heads: 6, Width: 192}
-	quick := TransformerConfig{Layers: 4, Heads: 4, Width: 64}
-	tiny := TransformerConfig{Layers: 1, Heads: 1, Width: 8}
+	paper := arch.TransformerConfig{Layers: 6, Heads: 6, Width: 192}
+	quick := arch.TransformerConfig{Layers: 4, Heads: 4, Width: 64}
+	tiny := arch.TransformerConfig{Layers: 1, Heads: 1, Width: 8}
 	for _, c := range []struct {
 		name string
 		tn   tunnels.Tunnel
-		tf   TransformerConfig
-		want MLPConfig // zero: any within 1% at the transformer's width and hidden 4·width
+		tf   arch.TransformerConfig
+		want arch.MLPConfig // zero: any within 1% at the transformer's width and hidden 4·width
 	}{
-		{"paper/bijection", bij20, paper, MLPConfig{Blocks: 9, Width: 192, Hidden: 768}},
-		{"quick/bijection", bij20, quick, MLPConfig{}},
-		{"quick/hmm", hmm, quick, MLPConfig{}},
-		{"quick/recall", rec, quick, MLPConfig{}},
-		{"tiny/recall", rec, tiny, MLPConfig{}},
+		{"paper/bijection", bij20, paper, arch.MLPConfig{Blocks: 9, Width: 192, Hidden: 768}},
+		{"quick/bijection", bij20, quick, arch.MLPConfig{}},
+		{"quick/hmm", hmm, quick, arch.MLPConfig{}},
+		{"quick/recall", rec, quick, arch.MLPConfig{}},
+		{"tiny/recall", rec, tiny, arch.MLPConfig{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			target := TransformerParams(c.tf, c.tn, 0)
@@ -172,7 +173,7 @@ func TestMatchMLP(t *testing.T) {
 			n := MLPParams(got, c.tn, 0)
 			e := math.Abs(float64(n-target)) / float64(target)
 			t.Logf("transformer %+v: %d parameters; MLP %+v: %d (%+.2f%%)", c.tf, target, got, n, 100*float64(n-target)/float64(target))
-			if c.want != (MLPConfig{}) && got != c.want {
+			if c.want != (arch.MLPConfig{}) && got != c.want {
 				t.Errorf("MatchMLP = %+v, want %+v", got, c.want)
 			}
 			if got.Width != c.tf.Width {
@@ -186,7 +187,7 @@ func TestMatchMLP(t *testing.T) {
 			}
 		})
 	}
-	if n := MLPParams(MLPConfig{Blocks: 9, Width: 192, Hidden: 768}, bij20, 0); n != 2681472 {
+	if n := MLPParams(arch.MLPConfig{Blocks: 9, Width: 192, Hidden: 768}, bij20, 0); n != 2681472 {
 		t.Errorf("paper MLP: %d parameters, want 2,681,472", n)
 	}
 }
@@ -202,7 +203,7 @@ func TestMLPTrainsToContextFreeOptimum(t *testing.T) {
 		t.Skip("trains for a few seconds")
 	}
 	bij, _ := tunnels.NewBijection(20)
-	tf := TransformerConfig{Layers: 4, Heads: 4, Width: 64}
+	tf := arch.TransformerConfig{Layers: 4, Heads: 4, Width: 64}
 	c := MatchMLP(TransformerParams(tf, bij, 0), tf.Width, bij, 0)
 	be, err := gemm.Open("auto") // OpenBLAS where installed
 	if err != nil {

@@ -3,6 +3,7 @@ package models
 import (
 	"math"
 	"testing"
+	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
@@ -12,7 +13,7 @@ import (
 func probeModel(t *testing.T) (Model, tunnels.Tunnel, *tunnels.Batch) {
 	t.Helper()
 	bij, _ := tunnels.NewBijection(6)
-	m, err := NewTransformer(TransformerConfig{Layers: 2, Heads: 2, Width: 8, MLP: 12}, bij, Options{Dtype: tensor.Float64, Seed: 3})
+	m, err := NewTransformer(arch.TransformerConfig{Layers: 2, Heads: 2, Width: 8, MLP: 12}, bij, Options{Dtype: tensor.Float64, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestUnitsAndHeadAblation(t *testing.T) {
 
 func TestPrefixMLPProbeAndUnits(t *testing.T) {
 	bij, _ := tunnels.NewBijection(5)
-	m, err := NewPrefixMLP(PrefixMLPConfig{Blocks: 2, Width: 6, Hidden: 10}, bij, Options{Dtype: tensor.Float64, Seed: 5})
+	m, err := NewPrefixMLP(arch.PrefixMLPConfig{Blocks: 2, Width: 6, Hidden: 10}, bij, Options{Dtype: tensor.Float64, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"syscall"
 	"testing"
+	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
@@ -27,7 +28,7 @@ func cpuNs() int64 {
 // the LSTM and Mamba matched to its parameter count, with OpenBLAS when found, 2 workers.
 func BenchmarkRecurrentStep(b *testing.B) {
 	tn, _ := tunnels.NewBijection(20)
-	tc := TransformerConfig{Layers: 4, Heads: 4, Width: 64}
+	tc := arch.TransformerConfig{Layers: 4, Heads: 4, Width: 64}
 	target := TransformerParams(tc, tn, 0)
 	for _, c := range []struct {
 		name string

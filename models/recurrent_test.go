@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
@@ -291,10 +292,10 @@ var recurrentModels = []struct {
 	new  func(tunnels.Tunnel, Options) (Model, error)
 }{
 	{"lstm", func(t tunnels.Tunnel, o Options) (Model, error) {
-		return NewLSTM(LSTMConfig{Layers: 2, Width: 6}, t, o)
+		return NewLSTM(arch.LSTMConfig{Layers: 2, Width: 6}, t, o)
 	}},
 	{"mamba", func(t tunnels.Tunnel, o Options) (Model, error) {
-		return NewMamba(MambaConfig{Layers: 2, Width: 6, State: 3, Expand: 2, Conv: 3}, t, o)
+		return NewMamba(arch.MambaConfig{Layers: 2, Width: 6, State: 3, Expand: 2, Conv: 3}, t, o)
 	}},
 }
 
@@ -450,7 +451,7 @@ func TestRecurrentParamCounts(t *testing.T) {
 	bij, _ := tunnels.NewBijection(20)
 	hmm, _ := tunnels.NewHMM(5, 5, 20)
 	for _, tn := range []tunnels.Tunnel{bij, hmm} {
-		target := TransformerParams(TransformerConfig{Layers: 4, Heads: 4, Width: 64}, tn, 0)
+		target := TransformerParams(arch.TransformerConfig{Layers: 4, Heads: 4, Width: 64}, tn, 0)
 		lc := MatchLSTM(target, tn, 0)
 		lm, err := NewLSTM(lc, tn, Options{})
 		if err != nil {
@@ -481,13 +482,13 @@ func TestRecurrentParamCounts(t *testing.T) {
 		err  error
 		name string
 	}{
-		{LSTMConfig{Layers: 0, Width: 4}.Validate(), "LSTM.Layers"},
-		{LSTMConfig{Layers: 1, Width: 0}.Validate(), "LSTM.Width"},
-		{MambaConfig{Layers: 1, Width: 4, State: -1}.Validate(), "Mamba.State"},
-		{MambaConfig{Layers: 1, Width: 4, Expand: 99}.Validate(), "Mamba.Expand"},
-		{MambaConfig{Layers: 1, Width: 4, Conv: -2}.Validate(), "Mamba.Conv"},
+		{arch.LSTMConfig{Layers: 0, Width: 4}.Validate(), "LSTM.Layers"},
+		{arch.LSTMConfig{Layers: 1, Width: 0}.Validate(), "LSTM.Width"},
+		{arch.MambaConfig{Layers: 1, Width: 4, State: -1}.Validate(), "Mamba.State"},
+		{arch.MambaConfig{Layers: 1, Width: 4, Expand: 99}.Validate(), "Mamba.Expand"},
+		{arch.MambaConfig{Layers: 1, Width: 4, Conv: -2}.Validate(), "Mamba.Conv"},
 	} {
-		var fe *FieldError
+		var fe *arch.FieldError
 		if !errors.As(c.err, &fe) || fe.Field != c.name || !containsStr(c.err.Error(), c.name) {
 			t.Errorf("Validate: %v, want a field error naming %s", c.err, c.name)
 		}

@@ -3,6 +3,7 @@ package models
 import (
 	"math"
 	"testing"
+	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
@@ -14,15 +15,15 @@ import (
 type residentCase struct {
 	name string
 	tn   func() (tunnels.Tunnel, error)
-	cfg  TransformerConfig
+	cfg  arch.TransformerConfig
 	mode tunnels.TargetMode
 }
 
 func residentCases() []residentCase {
 	return []residentCase{
-		{"bijection tied", func() (tunnels.Tunnel, error) { return tunnels.NewBijection(5) }, TransformerConfig{Layers: 2, Heads: 2, Width: 16}, tunnels.Sampled},
-		{"hmm posterior untied", func() (tunnels.Tunnel, error) { return tunnels.NewHMM(3, 4, 6) }, TransformerConfig{Layers: 1, Heads: 4, Width: 8, MLP: 12}, tunnels.Posterior},
-		{"recall", func() (tunnels.Tunnel, error) { return tunnels.NewRecallLayout(2, 8, 8, 2, 2, "kv") }, TransformerConfig{Layers: 2, Heads: 1, Width: 8}, tunnels.Sampled},
+		{"bijection tied", func() (tunnels.Tunnel, error) { return tunnels.NewBijection(5) }, arch.TransformerConfig{Layers: 2, Heads: 2, Width: 16}, tunnels.Sampled},
+		{"hmm posterior untied", func() (tunnels.Tunnel, error) { return tunnels.NewHMM(3, 4, 6) }, arch.TransformerConfig{Layers: 1, Heads: 4, Width: 8, MLP: 12}, tunnels.Posterior},
+		{"recall", func() (tunnels.Tunnel, error) { return tunnels.NewRecallLayout(2, 8, 8, 2, 2, "kv") }, arch.TransformerConfig{Layers: 2, Heads: 1, Width: 8}, tunnels.Sampled},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"windtunnel/models/arch"
 
 	"windtunnel/tunnels"
 )
@@ -20,7 +21,7 @@ import (
 // training step computed, for every layer, head, sequence and position.
 func TestRoutingIdentity(t *testing.T) {
 	tn, _ := tunnels.NewBijection(20)
-	m, err := NewTransformer(TransformerConfig{Layers: 2, Heads: 4, Width: 64}, tn, Options{Seed: 5})
+	m, err := NewTransformer(arch.TransformerConfig{Layers: 2, Heads: 4, Width: 64}, tn, Options{Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

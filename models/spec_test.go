@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"windtunnel/models/arch"
 
 	"windtunnel/tunnels"
 )
@@ -14,16 +15,16 @@ import (
 // baseline with Width 0 is capacity-matched to the transformer within 1%.
 func TestNewEveryKind(t *testing.T) {
 	bij, _ := tunnels.NewBijection(8)
-	tf := TransformerConfig{Layers: 2, Heads: 2, Width: 32}
+	tf := arch.TransformerConfig{Layers: 2, Heads: 2, Width: 32}
 	target := TransformerParams(tf, bij, 0)
-	if got := Kinds(); !slices.Equal(got, []string{KindTransformer, KindMamba, KindLSTM, KindMLP, KindPrefixMLP}) {
+	if got := arch.Kinds(); !slices.Equal(got, []string{arch.KindTransformer, arch.KindMamba, arch.KindLSTM, arch.KindMLP, arch.KindPrefixMLP}) {
 		t.Fatalf("Kinds() = %v", got)
 	}
-	if got := PaperKinds(); !slices.Equal(got, []string{"transformer", "mamba", "lstm", "mlp"}) {
+	if got := arch.PaperKinds(); !slices.Equal(got, []string{"transformer", "mamba", "lstm", "mlp"}) {
 		t.Fatalf("PaperKinds() = %v", got)
 	}
-	for _, kind := range Kinds() {
-		s := Spec{Kind: kind, Transformer: tf, PrefixMLP: PrefixMLPConfig{Input: "token"}}
+	for _, kind := range arch.Kinds() {
+		s := arch.Spec{Kind: kind, Transformer: tf, PrefixMLP: arch.PrefixMLPConfig{Input: "token"}}
 		m, err := New(s, bij, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
@@ -34,61 +35,61 @@ func TestNewEveryKind(t *testing.T) {
 		if e := math.Abs(float64(m.NumParams()-target)) / float64(target); e > 0.01 {
 			t.Errorf("%s has %d parameters, %.2f%% from the transformer's %d", kind, m.NumParams(), 100*e, target)
 		}
-		if got := s.Params(bij); got != m.NumParams() {
-			t.Errorf("%s: Spec.Params %d, built %d", kind, got, m.NumParams())
+		if got := SpecParams(s, bij); got != m.NumParams() {
+			t.Errorf("%s: SpecParams %d, built %d", kind, got, m.NumParams())
 		}
 	}
 	// The prefix MLP keeps its input when matched; the per-position MLP keeps the
 	// transformer's width; explicit sizes are used as given.
-	s := Spec{Kind: KindPrefixMLP, Transformer: tf, PrefixMLP: PrefixMLPConfig{Input: "token"}}.Resolved(bij)
+	s := Resolve(arch.Spec{Kind: arch.KindPrefixMLP, Transformer: tf, PrefixMLP: arch.PrefixMLPConfig{Input: "token"}}, bij)
 	if s.PrefixMLP.Input != "token" || s.PrefixMLP.Width == 0 {
 		t.Errorf("resolved prefix MLP %+v", s.PrefixMLP)
 	}
-	if s := (Spec{Kind: KindMLP, Transformer: tf}).Resolved(bij); s.MLP.Width != tf.Width || s.MLP.Hidden != 4*tf.Width {
+	if s := Resolve(arch.Spec{Kind: arch.KindMLP, Transformer: tf}, bij); s.MLP.Width != tf.Width || s.MLP.Hidden != 4*tf.Width {
 		t.Errorf("resolved MLP %+v, want width %d and hidden %d", s.MLP, tf.Width, 4*tf.Width)
 	}
-	m, err := New(Spec{Kind: KindLSTM, Transformer: tf, LSTM: LSTMConfig{Layers: 1, Width: 8}}, bij, Options{})
+	m, err := New(arch.Spec{Kind: arch.KindLSTM, Transformer: tf, LSTM: arch.LSTMConfig{Layers: 1, Width: 8}}, bij, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.NumParams() != LSTMParams(LSTMConfig{Layers: 1, Width: 8}, bij, 0) {
+	if m.NumParams() != LSTMParams(arch.LSTMConfig{Layers: 1, Width: 8}, bij, 0) {
 		t.Errorf("explicit LSTM has %d parameters", m.NumParams())
 	}
 }
 
 func TestSpecErrors(t *testing.T) {
 	bij, _ := tunnels.NewBijection(8)
-	tf := TransformerConfig{Layers: 2, Heads: 2, Width: 32}
-	_, err := New(Spec{Kind: "gru", Transformer: tf}, bij, Options{})
+	tf := arch.TransformerConfig{Layers: 2, Heads: 2, Width: 32}
+	_, err := New(arch.Spec{Kind: "gru", Transformer: tf}, bij, Options{})
 	if err == nil {
 		t.Fatal("New(gru) built a model")
 	}
-	for _, k := range Kinds() {
+	for _, k := range arch.Kinds() {
 		if !strings.Contains(err.Error(), k) {
 			t.Errorf("New(gru) error %q does not list %s", err, k)
 		}
 	}
 	for _, c := range []struct {
-		s     Spec
+		s     arch.Spec
 		field string
 	}{
-		{Spec{Kind: "gru", Transformer: tf}, "Kind"},
-		{Spec{Kind: KindTransformer, Transformer: TransformerConfig{Layers: 2, Heads: 3, Width: 32}}, "Transformer.Heads"},
-		{Spec{Kind: KindPrefixMLP, Transformer: tf, PrefixMLP: PrefixMLPConfig{Input: "suffix"}}, "PrefixMLP.Input"},
-		{Spec{Kind: KindMLP, Transformer: tf, MLP: MLPConfig{Blocks: 65, Width: 8}}, "MLP.Blocks"},
-		{Spec{Kind: KindPrefixMLP, Transformer: tf, PrefixMLP: PrefixMLPConfig{Blocks: 1, Width: -1}}, "PrefixMLP.Width"},
-		{Spec{Kind: KindMamba, Transformer: tf, Mamba: MambaConfig{Layers: 0, Width: 8}}, "Mamba.Layers"},
+		{arch.Spec{Kind: "gru", Transformer: tf}, "Kind"},
+		{arch.Spec{Kind: arch.KindTransformer, Transformer: arch.TransformerConfig{Layers: 2, Heads: 3, Width: 32}}, "Transformer.Heads"},
+		{arch.Spec{Kind: arch.KindPrefixMLP, Transformer: tf, PrefixMLP: arch.PrefixMLPConfig{Input: "suffix"}}, "PrefixMLP.Input"},
+		{arch.Spec{Kind: arch.KindMLP, Transformer: tf, MLP: arch.MLPConfig{Blocks: 65, Width: 8}}, "MLP.Blocks"},
+		{arch.Spec{Kind: arch.KindPrefixMLP, Transformer: tf, PrefixMLP: arch.PrefixMLPConfig{Blocks: 1, Width: -1}}, "PrefixMLP.Width"},
+		{arch.Spec{Kind: arch.KindMamba, Transformer: tf, Mamba: arch.MambaConfig{Layers: 0, Width: 8}}, "Mamba.Layers"},
 	} {
-		var fe *FieldError
+		var fe *arch.FieldError
 		if err := c.s.Validate(); !errors.As(err, &fe) || fe.Field != c.field {
 			t.Errorf("Validate(%+v) = %v, want a field error on %s", c.s, err, c.field)
 		}
 	}
-	if err := (Spec{Kind: KindLSTM, Transformer: tf}).Validate(); err != nil {
+	if err := (arch.Spec{Kind: arch.KindLSTM, Transformer: tf}).Validate(); err != nil {
 		t.Errorf("a matched LSTM: %v", err)
 	}
-	_, err = NewTransformer(TransformerConfig{Layers: 0, Heads: 1, Width: 8}, bij, Options{})
-	var fe *FieldError
+	_, err = NewTransformer(arch.TransformerConfig{Layers: 0, Heads: 1, Width: 8}, bij, Options{})
+	var fe *arch.FieldError
 	if !errors.As(err, &fe) || fe.Field != "Transformer.Layers" || !strings.HasPrefix(err.Error(), "models: ") {
 		t.Errorf("NewTransformer with 0 layers: %v", err)
 	}

@@ -2,37 +2,15 @@ package models
 
 import (
 	"fmt"
+	"windtunnel/models/arch"
 
 	G "gorgonia.org/gorgonia"
 
 	"windtunnel/tunnels"
 )
 
-// TransformerConfig sizes the transformer of DESIGN.md §3.
-type TransformerConfig struct {
-	Layers int // pre-norm blocks, ≥ 1
-	Heads  int // attention heads per block, dividing Width
-	Width  int // model width d
-	MLP    int // MLP hidden width; 0 means 4·Width
-}
-
-// Validate reports the first out-of-range field as a *FieldError ("Transformer.Heads").
-func (c TransformerConfig) Validate() error {
-	switch {
-	case c.Layers < 1 || c.Layers > 64:
-		return fieldErr("Transformer.Layers", c.Layers, "want 1..64")
-	case c.Width < 1 || c.Width > 4096:
-		return fieldErr("Transformer.Width", c.Width, "want 1..4096")
-	case c.Heads < 1 || c.Heads > c.Width || c.Width%c.Heads != 0:
-		return fieldErr("Transformer.Heads", c.Heads, fmt.Sprintf("want a divisor of Transformer.Width (%d)", c.Width))
-	case c.MLP < 0 || c.MLP > 65536:
-		return fieldErr("Transformer.MLP", c.MLP, "want 0..65536 (0: 4·Width)")
-	}
-	return nil
-}
-
 // TransformerParams is the parameter count of the transformer for a tunnel without building it.
-func TransformerParams(c TransformerConfig, t tunnels.Tunnel, maxLen int) int {
+func TransformerParams(c arch.TransformerConfig, t tunnels.Tunnel, maxLen int) int {
 	if c.MLP == 0 {
 		c.MLP = 4 * c.Width
 	}
@@ -51,7 +29,7 @@ func TransformerParams(c TransformerConfig, t tunnels.Tunnel, maxLen int) int {
 // embeddings, pre-norm blocks of causal multi-head attention (no bias) and a GELU MLP with
 // biases, RMSNorm (eps 1e-5), a final RMSNorm and an output head tied to the token embedding
 // when the tunnel's classes are tokens. Weights are drawn from N(0, 0.02).
-func NewTransformer(c TransformerConfig, t tunnels.Tunnel, o Options) (Model, error) {
+func NewTransformer(c arch.TransformerConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
@@ -62,8 +40,8 @@ func NewTransformer(c TransformerConfig, t tunnels.Tunnel, o Options) (Model, er
 		func(o Options) Model { return newTransformer[float64](c, t, o) })
 }
 
-func newTransformer[T Float](c TransformerConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: KindTransformer, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t), layers: c.Layers, heads: c.Heads}
+func newTransformer[T Float](c arch.TransformerConfig, t tunnels.Tunnel, o Options) *net[T] {
+	m := &net[T]{kind: arch.KindTransformer, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t), layers: c.Layers, heads: c.Heads}
 	const std = 0.02
 	d, f, s := c.Width, c.MLP, m.st
 	s.add("tok", GroupOther, t.Vocab(), d, std, 0)
@@ -96,7 +74,7 @@ func newTransformer[T Float](c TransformerConfig, t tunnels.Tunnel, o Options) *
 	return m
 }
 
-func buildTransformer[T Float](m *net[T], c TransformerConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
+func buildTransformer[T Float](m *net[T], c arch.TransformerConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
 	pn := cg.pnodes
 	be, pl := m.opt.Backend, m.pool()
 	lin := func(act activation, bias, res bool, gate *float64, in ...*G.Node) (*G.Node, error) {

@@ -3,8 +3,10 @@
 # run --detach, ls, attach (toggle a head, detach with q d, the shell is back), attach again
 # (the toggle is still shown), serve over SSH to a real OpenSSH client (an operator key sees
 # the dashboard, an unknown key is refused), and a stop sent by the operator over SSH (ls
-# says stopped, the session is one file). Asserts on captured screens and command output;
-# exits non-zero (printing the screen, the run's log and serve's output) on the first failure.
+# says stopped, the session is one file), and a run started with its dashboard, detached with
+# q d, that outlives its terminal (tmux kill-session) and finishes (ls says done). Asserts on
+# captured screens and command output; exits non-zero (printing the screen, the run's log and
+# serve's output) on the first failure.
 # Needs tmux, ssh and ssh-keygen (openssh-client). Everything it writes lives in a temporary
 # folder (XDG_RUNTIME_DIR, XDG_CACHE_HOME and XDG_CONFIG_HOME point there).
 # Usage: scripts/detach-smoke.sh [path/to/windtunnel]   (builds one when not given)
@@ -221,4 +223,48 @@ grep -q 'state stopped' info.txt || fail "info: $(cat info.txt)"
 grep -Eq '(^|[^0-9])([2-9]|[1-9][0-9]+) operator events' info.txt || fail "toggle and stop not recorded: $(cat info.txt)"
 [[ -z "$(ls runtime/windtunnel 2>/dev/null)" ]] || fail "control socket left behind: $(ls runtime/windtunnel)"
 ok "ls --json: stopped; the session is one file with the toggle and the stop; no socket left"
+
+# (f) A run started in the foreground with its dashboard, paused (p), detached (q d): closing
+# its terminal (tmux kill-session: SIGHUP, as a dropped SSH connection) does not end it; attach
+# resumes it (p) and it trains to its end; ls says done.
+fg_session=runs/fg.wtlab
+pane=fg
+shell fg
+wait_for '^smoke\$' 10
+type_line "$bin run --out $fg_session ${tiny[*]:0:${#tiny[@]}-1} 60000"
+wait_for 'LIVE training' 30
+tm send-keys -t "$pane" p
+wait_for 'LIVE paused' 15
+tm send-keys -t "$pane" q
+wait_for 'quit: detach or stop the run\?' 10
+tm send-keys -t "$pane" d
+wait_for 'detached: run continues in this process' 20
+fg_pid=$(screen | tr -d '\n' | sed -n 's/.*run continues in this process (pid \([0-9][0-9]*\)).*/\1/p')
+[[ -n "$fg_pid" ]] || fail "the detached run did not say its pid"
+run_pid=$fg_pid # stopped by cleanup should the script fail
+tm kill-session -t fg
+sleep 2
+kill -0 "$fg_pid" 2>/dev/null || fail "the detached run (pid $fg_pid) ended when its terminal closed: $(tail -n 5 $fg_session.log)"
+ls_json >ls.json || fail "ls --json: $(cat ls.json)"
+grep -q "\"pid\": $fg_pid," ls.json || fail "ls --json does not show the detached run: $(cat ls.json)"
+ok "q d then the terminal closed: the run (pid $fg_pid) goes on, ls lists it"
+pane=viewer
+type_line "$bin attach fg; echo ATTACH3 \$?"
+wait_for 'LIVE paused' 30
+tm send-keys -t "$pane" p
+wait_for 'LIVE training' 15
+tm send-keys -t "$pane" q
+wait_for 'quit: detach or stop the run\?' 10
+tm send-keys -t "$pane" d
+wait_for 'ATTACH3 0' 20
+for ((i = 0; i < 1800; i++)); do
+	kill -0 "$fg_pid" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$fg_pid" 2>/dev/null && fail "the detached run (pid $fg_pid) still runs 180 s after it was resumed"
+run_pid=""
+ls_json >ls.json || fail "ls --json: $(cat ls.json)"
+grep -q '"state": "done"' ls.json || fail "ls --json does not say done: $(cat ls.json)"
+grep -q 'windtunnel: done after 60000 steps' "$fg_session.log" || fail "the log has no summary: $(tail -n 5 $fg_session.log)"
+ok "resumed through attach, the run finished; ls --json: done; its summary in $fg_session.log"
 echo "detach-smoke: PASS"

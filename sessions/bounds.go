@@ -3,6 +3,7 @@ package sessions
 import (
 	"encoding/json"
 	"fmt"
+	"windtunnel/diagnostics"
 )
 
 // A session file is untrusted input (sessions are shared between colleagues): everything
@@ -116,7 +117,7 @@ func (s *Snapshot) check() error {
 			return err
 		}
 	}
-	for _, e := range []*Effect{s.Costliest, s.CostliestHead} {
+	for _, e := range []*diagnostics.Effect{s.Costliest, s.CostliestHead} {
 		if e == nil {
 			continue
 		}

@@ -10,6 +10,7 @@
 // interface. Everything decoded from a file is untrusted: numbers are bounded before they
 // size anything (bounds.go), and strings are made safe to print (SafeText, safetext.go)
 // where they are decoded, so every reader (and relay, which applies the same to what a
-// control socket sends) gets them clean. The package imports no other package of the
-// project.
+// control socket sends) gets them clean. The package imports only diagnostics of the
+// project (the ablation Effect a snapshot records is diagnostics.Effect, one type for the
+// computed and the recorded effect).
 package sessions

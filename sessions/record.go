@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"windtunnel/diagnostics"
 )
 
 // State is a run's lifecycle state as shown in the Run pane.
@@ -133,14 +134,14 @@ type Snapshot struct {
 	Frame *Frame `json:"frame,omitempty"`
 	// Ablation holds the effect of zeroing each head, each layer's attention and MLP (or each
 	// recurrent layer) on the probe subset, as changes from the unablated model.
-	Ablation []Effect `json:"ablation,omitempty"`
+	Ablation []diagnostics.Effect `json:"ablation,omitempty"`
 	// HeadDelta is Δ bit error (a) with each head zeroed, [layer][head] (null where not
 	// measured), derived from Ablation when the snapshot was taken.
 	HeadDelta [][]Num `json:"head_delta,omitempty"`
 	// Costliest is the unit of Ablation (any kind) whose zeroing costs the most bits, and
 	// CostliestHead the costliest head; nil when there is none.
-	Costliest     *Effect `json:"costliest,omitempty"`
-	CostliestHead *Effect `json:"costliest_head,omitempty"`
+	Costliest     *diagnostics.Effect `json:"costliest,omitempty"`
+	CostliestHead *diagnostics.Effect `json:"costliest_head,omitempty"`
 	// ProbeN is the number of probe sequences the geometry was computed on.
 	ProbeN int `json:"probe_n,omitempty"`
 	// JLens is the authors' training-time frame statistic at this snapshot (attention
@@ -257,17 +258,6 @@ type FramePoint struct {
 	// JLens is, per site of that snapshot's JLens, its overlap ratio (overlap / null) with the
 	// frame of that snapshot's own embeddings; nil where it was not recorded.
 	JLens []Num `json:"jlens_ratio,omitempty"`
-}
-
-// Effect is the change of probe-set scores when one unit is zeroed.
-type Effect struct {
-	// Unit is "head", "attn", "mlp" or "layer".
-	Unit  string `json:"unit"`
-	Layer int    `json:"layer"`
-	// Head is the head index for a head, -1 otherwise.
-	Head      int     `json:"head"`
-	DeltaBits float64 `json:"delta_bits"`
-	DeltaKL   float64 `json:"delta_kl"`
 }
 
 // EventKind names an operator action.

@@ -3,6 +3,7 @@ package sessions
 import (
 	"strings"
 	"unicode/utf8"
+	"windtunnel/diagnostics"
 )
 
 // SafeText returns s made safe to print on a terminal or write into an export. Strings a
@@ -139,7 +140,7 @@ func (r *Record) Sanitize() {
 		for i := range s.Ablation {
 			s.Ablation[i].Unit = SafeText(s.Ablation[i].Unit)
 		}
-		for _, e := range []*Effect{s.Costliest, s.CostliestHead} {
+		for _, e := range []*diagnostics.Effect{s.Costliest, s.CostliestHead} {
 			if e != nil {
 				e.Unit = SafeText(e.Unit)
 			}

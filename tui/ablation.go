@@ -211,7 +211,11 @@ func (p *ablationPane) draw() string {
 	start := min(max(p.row-rows/2, 0), sh.meta.Layers-rows)
 
 	var lines []string
-	lines = append(lines, "● on  ○ off  · space toggles, r restores all")
+	legend := "● on  ○ off  · space toggles, r restores all"
+	if sh.readOnly {
+		legend = "● on  ○ off"
+	}
+	lines = append(lines, legend)
 	switch {
 	case eff == nil:
 		lines = append(lines, st.Dim.Render("no ablation table in this snapshot"))

@@ -10,11 +10,11 @@
 // evaluation against the tunnel's pass line (derived.VerdictOf: pass or FAIL once the run
 // has ended there, passing or not yet while it trains), and the full help ends in a legend:
 // what bit error (a) and (b) are, which is the paper's headline and which the authors'
-// code reports, the pass line and the reference levels. Nothing is cut within a word: lines that do not fit end in
-// " …" after a whole word, legends wrap and titles take a shorter form. Of the project it
-// imports only windtunnel/sessions, windtunnel/sessions/derived (the pass line, the
-// context-free level) and its own tui/look: it reads records and sends operator events,
-// never touching models.
+// code reports, the pass line and the reference levels. Nothing is cut within a word: lines
+// that do not fit end in " …" after a whole word, legends wrap and titles take a shorter
+// form. Of the project it imports only windtunnel/sessions, windtunnel/sessions/derived (the
+// pass line, the verdict, the context-free level), windtunnel/diagnostics (types) and its
+// own tui/look: it reads records and sends operator events, never touching models.
 //
 // Every chart has axis titles and glyphs that read without colour; where two curves fall on
 // one cell a combined glyph shows both (⊙ bit error (a) on (b), ◉ the model's entropy on
@@ -37,7 +37,8 @@
 //   - route.go: key routing: global keys, focus and pages, pause, then the panes and the
 //     scrubber; the status line for sent events.
 //   - quit.go: the quit dialog q and ctrl+c open on a live run (detach: the run goes on;
-//     stop run; cancel), drawn over the screen and taking every key while open.
+//     stop run, not offered to a read-only viewer; cancel), drawn over the screen and taking
+//     every key while open; leaving (tea.Quit, or LeftMsg when Options.Embedded).
 //   - feed.go: feed pacing: polling the feed's Changed signal, redraw rate, sending events.
 //   - cache.go: re-reading the feed up to the step, and the evaluation, snapshot and
 //     geometry caches.
@@ -52,7 +53,8 @@
 //     scrub.go the step scrubber.
 //   - shared.go: the context the root hands the panes; keys.go the key table (KeyMap,
 //     DefaultKeys: the comparison view shares its bindings), help.go the one-line help
-//     views, format.go the dashboard's own number formats.
+//     views and the full help's legend (Legend, the comparison view's too), format.go the
+//     dashboard's own number formats.
 //   - tui/look holds what the dashboard and the comparison view both draw with: the
 //     styles, text and box primitives, the line charts (axis titles, reference lines,
 //     combined glyphs) and the full help's layout.
@@ -63,6 +65,8 @@
 //
 // Entry points: New builds the root tea.Model, Run runs it as a program until q, ctrl+c or
 // the context ends (on a live run q asks first, and Stats.Detached or Stats.Stopped tell
-// the caller what the user chose: keeping a detached run going is the caller's job). The
-// comparison of several sessions on one chart (replay A B C) is tui/overlay.
+// the caller what the user chose: keeping a detached run going is the caller's job;
+// Options.ReadOnly hides the keys that act on the run, Options.Embedded sends LeftMsg to a
+// host program instead of quitting). The comparison of several sessions on one chart
+// (replay A B C) is tui/overlay.
 package tui

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"windtunnel/diagnostics"
 
 	"windtunnel/sessions"
 	"windtunnel/tui/look"
@@ -17,7 +18,7 @@ type effects struct {
 	delta     [][]sessions.Num           // Δ bits (a) per [layer][head], NaN where not measured (nil: not recorded)
 	measured  bool                       // delta holds at least one head
 	headUnits bool                       // the table has head effects (to tell an old session from a model without heads)
-	costliest *sessions.Effect           // the costliest head (nil: none, or not recorded)
+	costliest *diagnostics.Effect        // the costliest head (nil: none, or not recorded)
 	units     []string                   // the non-head units present, in order attn, mlp, layer, others
 	byLayer   map[int]map[string]float64 // layer → unit → Δbits
 	layers    []int

@@ -140,11 +140,11 @@ func fxDeriveAblation(snap *sessions.Snapshot, layers, heads int) {
 			snap.HeadDelta[l][h] = sessions.Num(v)
 		}
 	}
-	effect := func(e diagnostics.Effect, ok bool) *sessions.Effect {
+	effect := func(e diagnostics.Effect, ok bool) *diagnostics.Effect {
 		if !ok {
 			return nil
 		}
-		return &sessions.Effect{Unit: e.Unit, Layer: e.Layer, Head: e.Head, DeltaBits: e.DeltaBits, DeltaKL: e.DeltaKL}
+		return &diagnostics.Effect{Unit: e.Unit, Layer: e.Layer, Head: e.Head, DeltaBits: e.DeltaBits, DeltaKL: e.DeltaKL}
 	}
 	snap.Costliest = effect(diagnostics.Worst(all))
 	snap.CostliestHead = effect(diagnostics.Worst(headEffects))
@@ -335,9 +335,9 @@ func fxSettle(pts []sessions.FramePoint, band float64) *sessions.Settle {
 
 // fxAblation is the ablation table at step s: every head, and each layer's attention and
 // MLP, with effects growing as the model comes to rely on them; L1H2 costs most.
-func fxAblation(s int) []sessions.Effect {
+func fxAblation(s int) []diagnostics.Effect {
 	prog := 1 - math.Exp(-float64(s)/150)
-	var out []sessions.Effect
+	var out []diagnostics.Effect
 	for l := range fxLayers {
 		for h := range fxHeads {
 			base := 0.01 + 0.025*float64((l*7+h*3)%5)
@@ -345,13 +345,13 @@ func fxAblation(s int) []sessions.Effect {
 				base = 0.45
 			}
 			d := fxRound(prog*base+0.004*fxNoise(s+l*10+h), 4)
-			out = append(out, sessions.Effect{Unit: "head", Layer: l, Head: h, DeltaBits: d, DeltaKL: fxRound(0.6*d, 4)})
+			out = append(out, diagnostics.Effect{Unit: "head", Layer: l, Head: h, DeltaBits: d, DeltaKL: fxRound(0.6*d, 4)})
 		}
 		attn := fxRound(prog*(0.12+0.1*float64(l)), 4)
 		mlp := fxRound(prog*(0.35-0.06*float64(l)), 4)
 		out = append(out,
-			sessions.Effect{Unit: "attn", Layer: l, Head: -1, DeltaBits: attn, DeltaKL: fxRound(0.6*attn, 4)},
-			sessions.Effect{Unit: "mlp", Layer: l, Head: -1, DeltaBits: mlp, DeltaKL: fxRound(0.6*mlp, 4)})
+			diagnostics.Effect{Unit: "attn", Layer: l, Head: -1, DeltaBits: attn, DeltaKL: fxRound(0.6*attn, 4)},
+			diagnostics.Effect{Unit: "mlp", Layer: l, Head: -1, DeltaBits: mlp, DeltaKL: fxRound(0.6*mlp, 4)})
 	}
 	return out
 }

@@ -103,6 +103,33 @@ func DefaultKeys() KeyMap {
 	}
 }
 
+// watchOnly returns the table for a viewer who may only watch: the keys that act on the run
+// (pause, head toggle, restore, stop) disabled, so that they neither match nor show in help.
+func (k KeyMap) watchOnly() KeyMap {
+	for _, b := range []*key.Binding{&k.Pause, &k.Toggle, &k.Restore, &k.StopRun} {
+		b.SetEnabled(false)
+	}
+	return k
+}
+
+// actsOnRun reports whether msg is one of the keys that act on the run in the full table
+// (those watchOnly disables).
+func actsOnRun(msg tea.KeyMsg) bool {
+	k := DefaultKeys()
+	return key.Matches(msg, k.Pause, k.Toggle, k.Restore)
+}
+
+// enabled returns the bindings of bs that are enabled.
+func enabled(bs []key.Binding) []key.Binding {
+	var out []key.Binding
+	for _, b := range bs {
+		if b.Enabled() {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // global lists the keys that work everywhere, for the help screen.
 func (k KeyMap) global() []key.Binding {
 	quit := k.Quit // the full help says more than the footer: on a live run q asks first

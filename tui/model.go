@@ -63,6 +63,7 @@ type Model struct {
 	detached bool       // left with detach: the run goes on
 	stopping bool       // stop chosen: quit once the stop event has gone
 	stopped  bool       // left with stop
+	embedded bool       // leaving sends LeftMsg instead of quitting (Options.Embedded)
 
 	closed      bool // Changed was closed
 	dirty       bool // the feed changed since the last refresh
@@ -83,13 +84,17 @@ func New(feed sessions.Feed, opts Options) Model {
 		logger: opts.Log(),
 		panes: []pane{newRunPane(sh), newBitErrorPane(sh), newAttentionPane(sh), newAblationPane(sh),
 			newKeysPane(sh), newManifoldPane(sh), newFramePane(sh)},
-		scrub:  newScrubber(sh),
-		help:   look.NewHelp(opts.Renderer),
-		focus:  1,
-		width:  DefaultWidth,
-		height: DefaultHeight,
-		views:  &rootViews{},
-		quit:   quitDialog{note: opts.DetachNote},
+		scrub:    newScrubber(sh),
+		help:     look.NewHelp(opts.Renderer),
+		focus:    1,
+		width:    DefaultWidth,
+		height:   DefaultHeight,
+		views:    &rootViews{},
+		quit:     quitDialog{note: opts.DetachNote, noStop: opts.ReadOnly},
+		embedded: opts.Embedded,
+	}
+	if opts.ReadOnly {
+		sh.readOnly, sh.keys = true, sh.keys.watchOnly()
 	}
 	if m.quit.note == "" {
 		m.quit.note = defaultDetachNote

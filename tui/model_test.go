@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"windtunnel/diagnostics"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -340,7 +341,7 @@ func TestNoAttention(t *testing.T) {
 			r.Snapshot = &sessions.Snapshot{ProbeN: 64,
 				Manifold: &sessions.Manifold{Share: []float64{0.5, 0.2, 0.1}, Pearson: -0.8, Spearman: -0.7,
 					Points: [][]float64{{-1, 0, 0}, {0, 1, 0}, {1, 0, 1}, {2, -1, 0}}, Entropy: []float64{3, 2, 1.5, 1}},
-				Ablation: []sessions.Effect{{Unit: "layer", Layer: 0, Head: -1, DeltaBits: 0.4}, {Unit: "layer", Layer: 1, Head: -1, DeltaBits: 0.7}}}
+				Ablation: []diagnostics.Effect{{Unit: "layer", Layer: 0, Head: -1, DeltaBits: 0.4}, {Unit: "layer", Layer: 1, Head: -1, DeltaBits: 0.7}}}
 		}
 		l.Record(r)
 	}

@@ -34,7 +34,19 @@ type Options struct {
 	// DetachNote says, in the quit dialog of a live run, what detaching does there (empty:
 	// the dashboard closes and the run goes on); the caller does it when Stats.Detached.
 	DetachNote string
+	// ReadOnly says the viewer may only watch (an SSH viewer whose key is not an
+	// operator's): the keys that act on the run (pause, head toggles, restore, stop) are
+	// left out of the key hints, the help and the quit dialog, and pressing one only says so.
+	ReadOnly bool
+	// Embedded says a host shows the dashboard inside its own program (an SSH server's run
+	// picker): leaving it (q on a replay or an ended run, d or s in the quit dialog) sends
+	// LeftMsg instead of quitting the program, and the host shows its own screen again.
+	Embedded bool
 }
+
+// LeftMsg is what an Embedded dashboard sends when the user leaves it; Stats says how (a
+// live run detached or stopped).
+type LeftMsg struct{ Stats Stats }
 
 // Log returns the Logger to write to (one that discards when none was given).
 func (o Options) Log() *log.Logger {

@@ -29,9 +29,10 @@ const defaultDetachNote = "close the dashboard; the run goes on and keeps record
 // dashboard closes, the run goes on), stop the run, or cancel. It is drawn over the middle
 // of the screen; while it is open it takes every key.
 type quitDialog struct {
-	open bool
-	sel  int    // the highlighted option, an index into options
-	note string // what detaching does here
+	open   bool
+	sel    int    // the highlighted option, an index into options
+	note   string // what detaching does here
+	noStop bool   // the viewer may not stop the run (Options.ReadOnly): no stop option
 }
 
 // quitOption is one line of the dialog.
@@ -42,11 +43,20 @@ type quitOption struct {
 
 // options are the dialog's choices, detach first (the default: it loses nothing).
 func (d quitDialog) options() []quitOption {
-	return []quitOption{
-		{"d", "detach", d.note, quitDetach},
-		{"s", "stop run", "final evaluation and checkpoint, then quit", quitStop},
-		{"c", "cancel", "back to the dashboard (esc)", quitCancel},
+	stop := quitOption{"s", "stop run", "final evaluation and checkpoint, then quit", quitStop}
+	cancel := quitOption{"c", "cancel", "back to the dashboard (esc)", quitCancel}
+	if d.noStop {
+		return []quitOption{{"d", "detach", d.note, quitDetach}, cancel}
 	}
+	return []quitOption{{"d", "detach", d.note, quitDetach}, stop, cancel}
+}
+
+// title is the dialog's question.
+func (d quitDialog) title() string {
+	if d.noStop {
+		return "quit: detach from the run?"
+	}
+	return "quit: detach or stop the run?"
 }
 
 // update takes one key and returns the choice it makes, if any: d, s and c choose directly,
@@ -92,7 +102,7 @@ func (d quitDialog) view(w, h int, st look.Styles) string {
 		}
 	}
 	bh := min(len(lines)+borderH, h)
-	return look.Box("quit: detach or stop the run?", strings.Join(lines, "\n"), bw, bh, true, st)
+	return look.Box(d.title(), strings.Join(lines, "\n"), bw, bh, true, st)
 }
 
 // place draws block (lines of equal width) over the middle of frame, exactly w×h.
@@ -128,7 +138,7 @@ func (m Model) quitKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch m.quit.update(msg, m.sh.keys) {
 	case quitDetach:
 		m.quit.open, m.detached = false, true
-		cmd = tea.Quit
+		cmd = m.leave()
 	case quitStop:
 		m.quit.open, m.stopping = false, true
 		m.status = "stopping the run…"
@@ -156,5 +166,19 @@ func (m *Model) stopSent(msg sentMsg) tea.Cmd {
 		return nil
 	}
 	m.stopped = true
-	return tea.Quit
+	return m.leave()
+}
+
+// readOnlyNote is the status line's answer to a key that acts on the run pressed by a
+// viewer who may only watch.
+const readOnlyNote = "read-only: this viewer may watch, not pause, stop or switch heads"
+
+// leave ends the dashboard: it quits the program, or, Embedded, sends LeftMsg with how the
+// user left.
+func (m Model) leave() tea.Cmd {
+	if !m.embedded {
+		return tea.Quit
+	}
+	st := m.Stats()
+	return func() tea.Msg { return LeftMsg{Stats: st} }
 }

@@ -126,7 +126,7 @@ func verdictPart(sh *shared) string {
 	if !ok {
 		return ""
 	}
-	if v.AtLeast {
+	if v.AtLeast() {
 		return verdictWord(sh, v) + " " + v.Comparison(3)
 	}
 	return verdictWord(sh, v) + " " + v.Against()

@@ -32,11 +32,13 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Quit) && m.runGoesOn():
 		m.quit.open, m.quit.sel = true, 0 // ask: detach or stop?
 	case key.Matches(msg, k.Quit):
-		return m, tea.Quit
+		return m, m.leave()
 	case m.scrub.input && key.Matches(msg, k.Back):
 		m.scrub.cancel()
 	case m.scrub.input:
 		m.scrub.Update(msg)
+	case sh.readOnly && actsOnRun(msg):
+		m.status = readOnlyNote
 	case key.Matches(msg, k.Help):
 		m.showHelp = !m.showHelp
 	case key.Matches(msg, k.Back):

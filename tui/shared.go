@@ -15,6 +15,8 @@ type shared struct {
 	keys   KeyMap
 	st     look.Styles
 	replay bool // the feed was not live when the dashboard opened
+	// readOnly: the viewer may only watch (Options.ReadOnly); keys holds the acting keys disabled.
+	readOnly bool
 
 	live   bool   // the feed takes commands now
 	ended  bool   // Changed was closed: nothing more will arrive

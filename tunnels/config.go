@@ -8,17 +8,23 @@ import (
 // Config holds every tunnel size; zero fields take the defaults.
 type Config struct {
 	// V is the number of bijection symbols, 3..64 (default 20).
-	V int
+	V int `json:"v"`
 	// States, Symbols and K are the HMM's hidden states S (2..20, default 5), observed
 	// symbols O (2..20, default 5) and observations per sequence (1..512, default 20).
-	States, Symbols, K int
+	States  int `json:"states"`
+	Symbols int `json:"symbols"`
+	K       int `json:"k"`
 	// Pairs, Keys, Values, Fillers and Queries are the recall sizes N (default 64), Kv
 	// (default 256), Vv (default 256), F (0..1024, default 32) and M (default 3). A zero
 	// Fillers takes the default like every field; NewRecall builds a recall with no fillers.
-	Pairs, Keys, Values, Fillers, Queries int
+	Pairs   int `json:"pairs"`
+	Keys    int `json:"keys"`
+	Values  int `json:"values"`
+	Fillers int `json:"fillers"`
+	Queries int `json:"queries"`
 	// Layout is recall's pair layout: "store" (`STORE k SEP v`, the default; "" reads as it)
 	// or "kv" (`k v`).
-	Layout string `json:",omitempty"`
+	Layout string `json:"layout,omitempty"`
 }
 
 // Default sizes: the paper's.

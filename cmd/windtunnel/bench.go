@@ -17,6 +17,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/cobra"
 
@@ -125,7 +126,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				return usagef("--repeat must be 1..100, got %d", repeat)
 			}
 			for _, p := range presets {
-				if p != lab.PresetQuick && p != lab.PresetPaper {
+				if p != runconfig.PresetQuick && p != runconfig.PresetPaper {
 					return usagef("--presets %q: want quick and/or paper", p)
 				}
 			}
@@ -135,7 +136,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 			var rows []benchRow
 			for _, p := range presets {
 				n := steps
-				if p == lab.PresetPaper {
+				if p == runconfig.PresetPaper {
 					n = paperSteps
 				}
 				for _, dev := range devices {
@@ -166,7 +167,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringSliceVar(&presets, "presets", []string{lab.PresetQuick, lab.PresetPaper}, "configurations to time: quick, paper")
+	c.Flags().StringSliceVar(&presets, "presets", []string{runconfig.PresetQuick, runconfig.PresetPaper}, "configurations to time: quick, paper")
 	c.Flags().StringSliceVar(&devices, "device", []string{"cpu"}, "where windtunnel's step runs, one row each: cpu, cuda (whole step on the GPU), cuda-gemm (products only), host; PyTorch runs on cuda for the GPU ones")
 	c.Flags().IntVar(&repeat, "repeat", 1, "repetitions of each (windtunnel, PyTorch) pair, alternating; the row gives the median ratio and its spread")
 	c.Flags().IntVar(&steps, "steps", 40, "timed steps per run for the quick configuration")
@@ -195,7 +196,7 @@ func findTorchScript() string {
 }
 
 func benchPreset(ctx context.Context, preset string, steps int, blas, device, script, python string, stderr io.Writer) (benchRow, error) {
-	cfg, err := lab.Preset(preset, "bijection")
+	cfg, err := runconfig.Preset(preset, "bijection")
 	if err != nil {
 		return benchRow{}, err
 	}
@@ -323,7 +324,7 @@ func joinF(xs []float64) string {
 // benchAccuracy measures wall time to 0.05 bits (a) for both implementations.
 func benchAccuracy(ctx context.Context, blas, script, python string, stdout, stderr io.Writer) error {
 	const target = 0.05
-	cfg, _ := lab.Preset(lab.PresetQuick, "bijection")
+	cfg, _ := runconfig.Preset(runconfig.PresetQuick, "bijection")
 	cfg.Steps, cfg.EvalEvery, cfg.BLAS = 6000, 250, blas
 	tr, err := lab.New(cfg)
 	if err != nil {

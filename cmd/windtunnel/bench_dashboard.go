@@ -15,6 +15,7 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -171,7 +172,7 @@ func (s stampedFile) Fd() uintptr                { return s.f.Fd() }
 // machine's speed falls on both kinds of window alike. On a terminal the dashboard draws
 // there; otherwise into a virtual 160×48 terminal with 256 colours.
 func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer) (dashResult, error) {
-	cfg, err := lab.Preset(lab.PresetQuick, "bijection")
+	cfg, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
 	if err != nil {
 		return dashResult{}, err
 	}

@@ -9,11 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/cobra"
 
-	"windtunnel/lab"
-	"windtunnel/models"
 	"windtunnel/sessions"
 	"windtunnel/tunnels"
 )
@@ -50,8 +51,8 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	fs := c.Flags()
 	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks")
-	fs.StringVar(&f.models, "models", strings.Join(models.PaperKinds(), ","), "comma-separated models: "+strings.Join(models.Kinds(), ", "))
-	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "sizes and schedule: "+strings.Join(lab.PresetNames(), ", "))
+	fs.StringVar(&f.models, "models", strings.Join(arch.PaperKinds(), ","), "comma-separated models: "+strings.Join(arch.Kinds(), ", "))
+	fs.StringVar(&f.preset, "preset", runconfig.PresetQuick, "sizes and schedule: "+strings.Join(runconfig.PresetNames(), ", "))
 	fs.IntVar(&f.seeds, "seeds", 1, "runs per pair, seeds 1..N")
 	fs.IntVar(&f.steps, "steps", 0, "training steps per run (default: the preset's)")
 	fs.StringVar(&f.out, "out", "", "folder for the sessions (default ./runs/compare-<time>)")
@@ -90,11 +91,11 @@ func parseList(flag, s string, allowed []string) ([]string, error) {
 }
 
 // compareConfigs builds and validates every run's configuration before any training starts.
-func compareConfigs(f compareFlags) (tasks, kinds []string, cfgs []lab.Config, err error) {
+func compareConfigs(f compareFlags) (tasks, kinds []string, cfgs []runconfig.Config, err error) {
 	if tasks, err = parseList("tasks", f.tasks, tunnels.Names()); err != nil {
 		return nil, nil, nil, err
 	}
-	if kinds, err = parseList("models", f.models, models.Kinds()); err != nil {
+	if kinds, err = parseList("models", f.models, arch.Kinds()); err != nil {
 		return nil, nil, nil, err
 	}
 	if f.seeds < 1 || f.seeds > 100 {
@@ -106,9 +107,9 @@ func compareConfigs(f compareFlags) (tasks, kinds []string, cfgs []lab.Config, e
 	for _, task := range tasks {
 		for _, model := range kinds {
 			for seed := 1; seed <= f.seeds; seed++ {
-				c, err := lab.Preset(f.preset, task)
+				c, err := runconfig.Preset(f.preset, task)
 				if err != nil {
-					return nil, nil, nil, usagef("--preset %q: want %s", f.preset, strings.Join(lab.PresetNames(), ", "))
+					return nil, nil, nil, usagef("--preset %q: want %s", f.preset, strings.Join(runconfig.PresetNames(), ", "))
 				}
 				c.Model, c.Seed, c.BLAS, c.Workers = model, uint64(seed), f.blas, f.workers
 				if f.steps > 0 {
@@ -144,7 +145,7 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	fmt.Fprintf(stderr, "windtunnel compare: %d runs (%d tasks × %d models × %d seeds, preset %s), sessions in %s\n",
 		len(cfgs), len(tasks), len(kinds), f.seeds, f.preset, dir)
 	start := time.Now()
-	var runs []lab.RunScore
+	var runs []derived.RunScore
 	eta := newCompareETA()
 	for i, cfg := range cfgs {
 		if ctx.Err() != nil {
@@ -176,7 +177,7 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 			}
 		}
 	}
-	err = printCompare(stdout, f.preset, f.seeds, time.Since(start).Seconds(), dir, lab.Table(runs, tasks, kinds), f.asJSON)
+	err = printCompare(stdout, f.preset, f.seeds, time.Since(start).Seconds(), dir, derived.Table(runs, tasks, kinds), f.asJSON)
 	if ctx.Err() != nil && err == nil {
 		err = fmt.Errorf("compare: interrupted after %d of %d runs (run the same command again to continue)", len(runs), len(cfgs))
 	}
@@ -184,32 +185,32 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 }
 
 // printCompare prints the table (or one JSON object).
-func printCompare(w io.Writer, preset string, seeds int, wallS float64, dir string, cells []lab.Cell, asJSON bool) error {
+func printCompare(w io.Writer, preset string, seeds int, wallS float64, dir string, cells []derived.Cell, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(struct {
-			Preset string     `json:"preset"`
-			Seeds  int        `json:"seeds"`
-			WallS  float64    `json:"wall_s"`
-			Dir    string     `json:"sessions"`
-			Cells  []lab.Cell `json:"cells"`
+			Preset string         `json:"preset"`
+			Seeds  int            `json:"seeds"`
+			WallS  float64        `json:"wall_s"`
+			Dir    string         `json:"sessions"`
+			Cells  []derived.Cell `json:"cells"`
 		}{preset, seeds, round(wallS, 1), dir, cells})
 	}
-	seedsLabel, _ := lab.TableSeeds(cells) // from the runs of the cells, not the flag
+	seedsLabel, _ := derived.TableSeeds(cells) // from the runs of the cells, not the flag
 	fmt.Fprintf(w, "preset %s, seeds %s, %.0f s, sessions in %s\n", preset, seedsLabel, wallS, dir)
-	_, err := io.WriteString(w, lab.FormatTable(cells))
+	_, err := io.WriteString(w, derived.FormatTable(cells))
 	return err
 }
 
 // compareFrom rebuilds the table from the sessions of a folder without training.
 func compareFrom(f compareFlags, stdout, stderr io.Writer) error {
-	srs, errs, err := lab.ReadSessionDir(f.from)
+	srs, errs, err := runconfig.ReadSessionDir(f.from)
 	if err != nil {
 		return usageError{fmt.Errorf("--from: %w", err)}
 	}
 	for _, e := range errs {
 		fmt.Fprintf(stderr, "compare: skipped: %v\n", e)
 	}
-	var runs []lab.RunScore
+	var runs []derived.RunScore
 	var tasks, kinds []string
 	seen := map[string]bool{}
 	seeds := 0
@@ -232,13 +233,13 @@ func compareFrom(f compareFlags, stdout, stderr io.Writer) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("compare --from %s: no finished sessions", f.from)
 	}
-	tasks = lab.Ordered(tasks, tunnels.Names())
-	kinds = lab.Ordered(kinds, models.Kinds())
+	tasks = derived.Ordered(tasks, tunnels.Names())
+	kinds = derived.Ordered(kinds, arch.Kinds())
 	wall := 0.0
 	for _, r := range runs {
 		wall += r.WallS
 	}
-	return printCompare(stdout, "from sessions", seeds, wall, f.from, lab.Table(runs, tasks, kinds), f.asJSON)
+	return printCompare(stdout, "from sessions", seeds, wall, f.from, derived.Table(runs, tasks, kinds), f.asJSON)
 }
 
 // compareETA estimates the wall time of the runs left from the seconds per step of the
@@ -250,7 +251,7 @@ type compareETA struct {
 
 func newCompareETA() *compareETA { return &compareETA{perStep: map[string]float64{}} }
 
-func (e *compareETA) add(r lab.RunScore) {
+func (e *compareETA) add(r derived.RunScore) {
 	if r.Steps <= 0 || r.WallS <= 0 {
 		return
 	}
@@ -260,7 +261,7 @@ func (e *compareETA) add(r lab.RunScore) {
 }
 
 // remaining estimates the wall time of the runs left; false before any run was timed.
-func (e *compareETA) remaining(left []lab.Config) (time.Duration, bool) {
+func (e *compareETA) remaining(left []runconfig.Config) (time.Duration, bool) {
 	if len(e.all) == 0 {
 		return 0, false
 	}
@@ -283,10 +284,10 @@ func (e *compareETA) remaining(left []lab.Config) (time.Duration, bool) {
 // compareRun trains one configuration into its own session. A finished session of the
 // same run already at path is reused (reused is true); an unfinished one is resumed from
 // its last checkpoint.
-func compareRun(ctx context.Context, cfg lab.Config, path, tag string, stderr io.Writer) (r lab.RunScore, reused bool, err error) {
+func compareRun(ctx context.Context, cfg runconfig.Config, path, tag string, stderr io.Writer) (r derived.RunScore, reused bool, err error) {
 	var st *runSetup
 	if _, serr := os.Stat(path); serr == nil {
-		sr, err := lab.ReadSessionRun(path)
+		sr, err := runconfig.ReadSessionRun(path)
 		switch {
 		case err == nil && sr.Done && sameRun(sr.Config, cfg):
 			return sr.Score, true, nil
@@ -294,7 +295,7 @@ func compareRun(ctx context.Context, cfg lab.Config, path, tag string, stderr io
 			return r, false, fmt.Errorf("%s holds a different run (%s %s seed %d, %d steps): choose another --out", path, sr.Config.Task, sr.Config.Model, sr.Config.Seed, sr.Config.Steps)
 		}
 		fmt.Fprintf(stderr, "%s: resuming %s\n", tag, path)
-		if st, err = resumeSetup(path, func(c *lab.Config) { c.BLAS, c.Workers = cfg.BLAS, cfg.Workers }); err != nil {
+		if st, err = resumeSetup(path, func(c *runconfig.Config) { c.BLAS, c.Workers = cfg.BLAS, cfg.Workers }); err != nil {
 			return r, false, err
 		}
 	} else {
@@ -332,13 +333,13 @@ func compareRun(ctx context.Context, cfg lab.Config, path, tag string, stderr io
 	if err != nil {
 		return r, false, err
 	}
-	return lab.RunScore{Task: cfg.Task, Model: cfg.Model, Seed: cfg.Seed, Params: tr.Model().NumParams(), Steps: res.Steps,
+	return derived.RunScore{Task: cfg.Task, Model: cfg.Model, Seed: cfg.Seed, Params: tr.Model().NumParams(), Steps: res.Steps,
 		WallS: res.WallS, Scores: res.Scores, Session: path, Key: key}, false, nil
 }
 
 // sameRun reports whether a session's configuration is the planned run (task, model, seed,
 // steps and sizes; the BLAS and worker count may differ).
-func sameRun(a, b lab.Config) bool {
+func sameRun(a, b runconfig.Config) bool {
 	a.BLAS, a.Workers, b.BLAS, b.Workers = "", 0, "", 0
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)

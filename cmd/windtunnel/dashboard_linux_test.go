@@ -89,12 +89,78 @@ func (s *screen) waitFor(t *testing.T, text string, d time.Duration) {
 	}
 }
 
+// dashChild is a windtunnel run with its dashboard on a pseudo-terminal, in a child process.
+type dashChild struct {
+	*child
+	master *os.File // the terminal's other end: typing, reading, closing it hangs up
+	scr    *screen  // what the child wrote to the terminal
+}
+
+// startDashboard starts windtunnel with args (and env added to the test's) in a child
+// process whose stdin, stdout and stderr are a new 80×24 pseudo-terminal, its controlling
+// terminal in a session of its own, so that closing the master hangs the terminal up and
+// the kernel sends the child SIGHUP. With ignoreHUP it starts with SIGHUP ignored, as nohup
+// starts it. It answers the terminal queries of the dashboard as a terminal would.
+func startDashboard(t *testing.T, path string, ignoreHUP bool, args []string, env ...string) *dashChild {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	if ignoreHUP {
+		cmd = exec.Command("/bin/sh", append([]string{"-c", `trap "" HUP; exec "$0" "$@"`, os.Args[0]}, args...)...)
+	}
+	master, tty := openPTY(t)
+	t.Cleanup(func() { master.Close() })
+	cmd.Env = append(append(os.Environ(), childEnv+"=1", "TERM=xterm-256color"), env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	d := &dashChild{child: &child{cmd: cmd, done: make(chan struct{}), path: path}, master: master, scr: &screen{}}
+	go func() { d.err = cmd.Wait(); close(d.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-d.done:
+		default:
+			cmd.Process.Kill()
+			<-d.done
+		}
+	})
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := master.Read(b)
+			d.scr.Write(b[:n])
+			// Answer the terminal queries (background colour, cursor position) as a
+			// terminal would, or the dashboard waits seconds for them at start.
+			if bytes.Contains(b[:n], []byte("\x1b]11;?")) {
+				master.Write([]byte("\x1b]11;rgb:0000/0000/0000\x1b\\"))
+			}
+			if bytes.Contains(b[:n], []byte("\x1b[6n")) {
+				master.Write([]byte("\x1b[1;1R"))
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return d
+}
+
+// press types k on the terminal.
+func (d *dashChild) press(t *testing.T, k string) {
+	t.Helper()
+	if _, err := d.master.Write([]byte(k)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestDashboardQuit runs `windtunnel run` with its dashboard on a pseudo-terminal in a
 // child process and ends it each way: q s stops the run (recorded as stopped by the
 // operator); q d detaches (the run goes on in the process, which says so) and then hanging
-// up the terminal stops it, recorded as interrupted; hanging up with the dashboard open
-// stops it, interrupted; hanging up a run started with SIGHUP ignored leaves it training,
-// until SIGTERM stops it, interrupted.
+// up the terminal leaves it training, until SIGTERM stops it, interrupted; hanging up with
+// the dashboard open stops it, interrupted; hanging up a run started with SIGHUP ignored
+// leaves it training, until SIGTERM stops it, interrupted.
 func TestDashboardQuit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains in child processes for a few seconds")
@@ -109,7 +175,7 @@ func TestDashboardQuit(t *testing.T) {
 		message   string   // of the last record
 	}{
 		{name: "stop", keys: []string{"q", "s"}, message: "stopped by operator"},
-		{name: "detach then hangup", keys: []string{"q", "d"}, hangup: true, message: "interrupted"},
+		{name: "detach then hangup", keys: []string{"q", "d"}, hangup: true, goesOn: true, message: "interrupted"},
 		{name: "hangup", hangup: true, message: "interrupted"},
 		{name: "nohup hangup", ignoreHUP: true, hangup: true, goesOn: true, message: "interrupted"},
 	} {
@@ -119,59 +185,14 @@ func TestDashboardQuit(t *testing.T) {
 			}
 			dir := t.TempDir()
 			path := filepath.Join(dir, "run.wtlab")
-			args := append(slices.Clone(dashRun), "--out", path)
-			cmd := exec.Command(os.Args[0], args...)
-			if c.ignoreHUP {
-				cmd = exec.Command("/bin/sh", append([]string{"-c", `trap "" HUP; exec "$0" "$@"`, os.Args[0]}, args...)...)
-			}
-			master, tty := openPTY(t)
-			defer master.Close()
-			cmd.Env = append(os.Environ(), childEnv+"=1", "TERM=xterm-256color")
-			cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-			// Its own session with the pseudo-terminal as controlling terminal: closing the
-			// master hangs it up and the kernel sends it SIGHUP.
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			tty.Close()
-			ch := &child{cmd: cmd, done: make(chan struct{}), path: path}
-			go func() { ch.err = cmd.Wait(); close(ch.done) }()
-			defer func() {
-				select {
-				case <-ch.done:
-				default:
-					cmd.Process.Kill()
-					<-ch.done
-				}
-			}()
-			var scr screen
-			go func() {
-				b := make([]byte, 4096)
-				for {
-					n, err := master.Read(b)
-					scr.Write(b[:n])
-					// Answer the terminal queries (background colour, cursor position) as a
-					// terminal would, or the dashboard waits seconds for them at start.
-					if bytes.Contains(b[:n], []byte("\x1b]11;?")) {
-						master.Write([]byte("\x1b]11;rgb:0000/0000/0000\x1b\\"))
-					}
-					if bytes.Contains(b[:n], []byte("\x1b[6n")) {
-						master.Write([]byte("\x1b[1;1R"))
-					}
-					if err != nil {
-						return
-					}
-				}
-			}()
+			ch := startDashboard(t, path, c.ignoreHUP, append(slices.Clone(dashRun), "--out", path))
+			scr := ch.scr
 			start := time.Now()
 			scr.waitFor(t, "LIVE", 20*time.Second)
 			step := ch.waitStep(t, 0, 20*time.Second)
 			t.Logf("dashboard up and the first records committed in %s", time.Since(start).Round(time.Millisecond))
 			for _, k := range c.keys {
-				if _, err := master.Write([]byte(k)); err != nil {
-					t.Fatal(err)
-				}
+				ch.press(t, k)
 				switch k {
 				case "q":
 					scr.waitFor(t, "The run is still training.", 10*time.Second)
@@ -182,7 +203,7 @@ func TestDashboardQuit(t *testing.T) {
 			}
 			t0 := time.Now()
 			if c.hangup {
-				master.Close()
+				ch.master.Close()
 			}
 			if c.goesOn {
 				later := ch.waitStep(t, step, 10*time.Second)
@@ -191,7 +212,7 @@ func TestDashboardQuit(t *testing.T) {
 				}
 				t.Logf("hung up at step ≥ %d, still training at step %d %s later", step, later, time.Since(t0).Round(time.Millisecond))
 				t0 = time.Now()
-				cmd.Process.Signal(syscall.SIGTERM)
+				ch.cmd.Process.Signal(syscall.SIGTERM)
 			}
 			select {
 			case <-ch.done:

@@ -9,10 +9,19 @@
 // SIGHUP ignored, as under nohup, leaves it ignored), terminal detection and the --json and
 // --blas flags; every other file is one command, named after it (run*.go: flags, session
 // set-up, the headless run and the dashboard run, and run_foreground.go what becomes of a
-// dashboard run when its dashboard ends: detached, it goes on headless in the same process;
+// dashboard run when its dashboard ends: detached, it goes on headless in the same process,
+// cut loose from its terminal by release.go (SIGHUP ignored, stdin /dev/null, stdout and
+// stderr onto <session>.log);
 // replay, which logs to the user's cache directory and writes nothing beside the sessions
 // it reads, sample, info, export, probe, compare, bench*, device). sinks.go holds the trainer sinks the CLI adds: the progress line and
-// a record callback. tunnelflags.go holds the task-size flags sample and run share.
+// a record callback. tunnelflags.go holds the task-size flags sample, score and run share
+// (sample and score start them from --preset, as run does). suggest.go turns cobra's and
+// pflag's errors into one line naming the command once and the closest flag or command
+// (Levenshtein); run_messages.go holds run's help and its one-line device and --out errors.
+// configfile.go reads run --config (TOML, YAML, JSON: decoded to a map, keys checked against
+// the configuration's JSON tags by reflection, merged over the preset as JSON) and --like;
+// configwrite.go writes info --config, every key, so the file reads back to the same
+// configuration.
 // serve.go is the dashboard over SSH: its flags, and runSource, the sshserve.Source that
 // lists this user's live runs (relay control sockets) and the newest sessions of --runs,
 // and opens a live run through its socket (relay.Feed: an operator's events reach the
@@ -24,10 +33,11 @@
 // headless, in its own session (setsid), its output in <session>.log, waited for until it
 // answers on its socket. attach.go opens the dashboard on a live run through a relay.Feed
 // (history from the session file, the rest from the socket); ls.go lists the live runs (from
-// their sockets) and the recent sessions of --dir.
+// their sockets) and the recent sessions of --dir, filtered and sorted by lsquery.go (row
+// fields, the newest whole-model metrics and the stored configuration's keys).
 //
 // The CLI is the only place that knows flag names: configuration errors come from lab as
-// typed field errors (lab.FieldError) and flagError names the flag. Operator actions go
+// typed field errors (arch.FieldError) and flagError names the flag. Operator actions go
 // from the dashboard to the trainer without passing through this package: the live feed
 // (sessions.Live) is given the trainer as its sessions.Control.
 package main

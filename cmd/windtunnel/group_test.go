@@ -8,8 +8,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 
-	"windtunnel/lab"
 	"windtunnel/sessions"
 	"windtunnel/sessions/figures"
 	"windtunnel/tui/overlay"
@@ -20,7 +21,7 @@ import (
 // session's Meta.
 func writeGroupRun(t *testing.T, dir string, steps int, seed uint64, workers int, bitA float64) sessions.Meta {
 	t.Helper()
-	cfg, err := lab.Preset(lab.PresetQuick, "bijection")
+	cfg, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestGroupReadersAgree(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("compare --from --json: exit %d\n%s", code, errs)
 	}
-	var v struct{ Cells []lab.Cell }
+	var v struct{ Cells []derived.Cell }
 	if err := json.Unmarshal([]byte(js), &v); err != nil {
 		t.Fatal(err)
 	}

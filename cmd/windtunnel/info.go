@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/cobra"
 
@@ -16,12 +17,27 @@ import (
 )
 
 func newInfoCmd(stdout io.Writer) *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON, asConfig bool
+		format           string
+	)
 	c := &cobra.Command{
 		Use:   "info FILE",
 		Short: "Print a session's configuration, step range and last metrics",
-		Args:  oneFile,
-		RunE: func(_ *cobra.Command, args []string) error {
+		Long: "info prints a session's run, step range, checkpoints, last metrics and configuration (resolved:\n" +
+			"the task's sizes and target with their defaults, the model's own block). --config prints the\n" +
+			"configuration as recorded instead, as a TOML (or --format yaml) file that `windtunnel run\n" +
+			"--config FILE` reads back to the same configuration.",
+		Args: oneFile,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case asConfig && asJSON:
+				return usagef("--config and --json: give one (the configuration file, or the whole report as JSON)")
+			case cmd.Flags().Changed("format") && !asConfig:
+				return usagef("--format applies to --config only")
+			case asConfig:
+				return writeSessionConfig(stdout, args[0], format)
+			}
 			in, err := readInfo(args[0])
 			if err != nil {
 				return err
@@ -36,6 +52,8 @@ func newInfoCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	jsonFlag(c.Flags(), &asJSON, "one JSON object")
+	c.Flags().BoolVar(&asConfig, "config", false, "print the recorded configuration as a file for run --config (TOML; YAML with --format yaml)")
+	c.Flags().StringVar(&format, "format", "toml", "the `FORMAT` of the --config file: toml or yaml")
 	return c
 }
 
@@ -110,11 +128,11 @@ func readInfo(path string) (sessionInfo, error) {
 // effectiveJSON is a session's stored configuration resolved for display (lab.Effective),
 // or as stored when it is not a valid configuration of this version.
 func effectiveJSON(stored json.RawMessage) json.RawMessage {
-	var cfg lab.Config
+	var cfg runconfig.Config
 	if json.Unmarshal(stored, &cfg) != nil || cfg.Validate() != nil {
 		return stored
 	}
-	e, err := cfg.Effective()
+	e, err := lab.EffectiveOf(cfg)
 	if err != nil {
 		return stored
 	}

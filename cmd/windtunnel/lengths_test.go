@@ -19,18 +19,21 @@ func TestEvalKFlag(t *testing.T) {
 		t.Fatalf("run: exit %d: %s", code, errs)
 	}
 	code, out, errs := runCLI("probe", path, "--json")
-	var rep struct {
-		KL      float64 `json:"kl_bits"`
-		Lengths []struct {
-			K     int       `json:"k"`
-			Train bool      `json:"train"`
-			KL    float64   `json:"kl_bits"`
-			ByPos []float64 `json:"kl_by_position"`
-		} `json:"lengths"`
+	var probed struct {
+		Eval struct {
+			KL      float64 `json:"kl_bits"`
+			Lengths []struct {
+				K     int       `json:"k"`
+				Train bool      `json:"train"`
+				KL    float64   `json:"kl_bits"`
+				ByPos []float64 `json:"kl_by_position"`
+			} `json:"lengths"`
+		} `json:"eval"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+	if code != 0 || json.Unmarshal([]byte(out), &probed) != nil {
 		t.Fatalf("probe: exit %d\n%s%s", code, out, errs)
 	}
+	rep := probed.Eval
 	if len(rep.Lengths) != 3 || rep.Lengths[0].K != 4 || rep.Lengths[1].K != 6 || rep.Lengths[2].K != 9 ||
 		!rep.Lengths[0].Train || rep.Lengths[1].Train || rep.Lengths[0].KL != rep.KL || len(rep.Lengths[2].ByPos) != 9 {
 		t.Errorf("probe lengths: %+v (main KL %v)", rep.Lengths, rep.KL)

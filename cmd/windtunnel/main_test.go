@@ -125,9 +125,15 @@ func TestRunHeadless(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("summary %q: %v", out, err)
 	}
-	for _, k := range []string{"task", "model", "params", "steps", "wall_s", "bit_error_position", "bit_error_sample", "kl_bits", "tvd", "per_position"} {
+	for _, k := range []string{"task", "model", "params", "steps", "wall_s", "eval", "per_position"} {
 		if _, ok := s[k]; !ok {
 			t.Errorf("summary lacks %q", k)
+		}
+	}
+	ev, _ := s["eval"].(map[string]any)
+	for _, k := range []string{"bit_error_position", "bit_error_sample", "kl_bits", "tvd", "accuracy"} {
+		if _, ok := ev[k]; !ok {
+			t.Errorf("summary's eval lacks %q", k)
 		}
 	}
 	if s["steps"].(float64) != 5 {

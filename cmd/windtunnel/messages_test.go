@@ -1,21 +1,25 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"windtunnel/diagnostics"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/pflag"
 
+	"windtunnel/backends/cuda"
 	"windtunnel/backends/gemm"
-	"windtunnel/lab"
 	"windtunnel/sessions"
 )
 
 // parseRun parses run's flags and returns the configuration they give (nothing is built).
-func parseRun(t *testing.T, args ...string) (lab.Config, error) {
+func parseRun(t *testing.T, args ...string) (runconfig.Config, error) {
 	t.Helper()
 	var f runFlags
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
@@ -28,7 +32,7 @@ func parseRun(t *testing.T, args ...string) (lab.Config, error) {
 
 // recordedSession writes a session of cfg with a few records and no checkpoint, as a run
 // stopped before its first checkpoint leaves it.
-func recordedSession(t *testing.T, cfg lab.Config) string {
+func recordedSession(t *testing.T, cfg runconfig.Config) string {
 	t.Helper()
 	cj, err := json.Marshal(cfg)
 	if err != nil {
@@ -61,18 +65,18 @@ func TestProbeMessages(t *testing.T) {
 		t.Errorf("before the first checkpoint: %v", err)
 	}
 	for _, c := range []struct {
-		e    sessions.Effect
+		e    diagnostics.Effect
 		want string
 	}{
-		{sessions.Effect{Unit: "head", Layer: 0, Head: 3}, "L0 H3"},
-		{sessions.Effect{Unit: "attn", Layer: 1, Head: -1}, "L1 attention"},
-		{sessions.Effect{Unit: "mlp", Layer: 1, Head: -1}, "L1 MLP"},
-		{sessions.Effect{Unit: "layer", Layer: 2, Head: -1}, "L2 layer"},
+		{diagnostics.Effect{Unit: "head", Layer: 0, Head: 3}, "L0 H3"},
+		{diagnostics.Effect{Unit: "attn", Layer: 1, Head: -1}, "L1 attention"},
+		{diagnostics.Effect{Unit: "mlp", Layer: 1, Head: -1}, "L1 MLP"},
+		{diagnostics.Effect{Unit: "layer", Layer: 2, Head: -1}, "L2 layer"},
 	} {
 		if got := unitName(c.e); got != c.want {
 			t.Errorf("unitName(%+v) = %q, want %q", c.e, got, c.want)
 		}
-		rep := probeReport{Ablation: []sessions.Effect{c.e}, Costliest: &c.e}
+		rep := probeReport{Geometry: &sessions.Snapshot{Ablation: []diagnostics.Effect{c.e}, Costliest: &c.e}}
 		if txt := rep.text(); !strings.Contains(txt, "costliest: "+c.want+", ") || strings.Contains(txt, "-1") {
 			t.Errorf("costliest of %+v:\n%s", c.e, txt)
 		}
@@ -234,10 +238,10 @@ func TestInfoShowsResolvedConfig(t *testing.T) {
 		want   []string
 		absent []string
 	}{
-		{[]string{"--task", "bijection"}, []string{`"tunnel":{"V":20}`, `"target":"sampled"`, `"transformer":{"Layers":4,"Heads":4,"Width":64,"MLP":256}`},
-			[]string{`"lstm"`, `"mamba"`, `"mlp"`, `"mlp_prefix"`, `"States"`}},
-		{[]string{"--task", "hmm", "--model", "lstm"}, []string{`"tunnel":{"States":5,"Symbols":5,"K":20}`, `"target":"posterior"`,
-			`"lstm":{"Layers":`, `"matched_to_transformer":{"Layers":4`}, []string{`"transformer"`, `"V"`, `"qk_lr"`}},
+		{[]string{"--task", "bijection"}, []string{`"tunnel":{"v":20}`, `"target":"sampled"`, `"transformer":{"layers":4,"heads":4,"width":64,"mlp":256}`},
+			[]string{`"lstm"`, `"mamba"`, `"mlp":{`, `"mlp_prefix"`, `"states"`}},
+		{[]string{"--task", "hmm", "--model", "lstm"}, []string{`"tunnel":{"states":5,"symbols":5,"k":20}`, `"target":"posterior"`,
+			`"lstm":{"layers":`, `"matched_to_transformer":{"layers":4`}, []string{`"transformer"`, `"v":`, `"qk_lr"`}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			cfg, err := parseRun(t, c.args...)
@@ -263,7 +267,7 @@ func TestInfoShowsResolvedConfig(t *testing.T) {
 					t.Errorf("config has %s: %s", a, got)
 				}
 			}
-			var back lab.Config // the display reads back as the same run
+			var back runconfig.Config // the display reads back as the same run
 			if err := json.Unmarshal(in.Config, &back); err != nil || back.Steps != cfg.Steps || back.Model != cfg.Model {
 				t.Errorf("the display does not read back: %+v, %v", back, err)
 			}
@@ -276,5 +280,105 @@ func TestInfoShowsResolvedConfig(t *testing.T) {
 				t.Errorf("the stored configuration changed: %s", r.Meta().Config)
 			}
 		})
+	}
+}
+
+// TestCommandLineMessages (issue 33 item 8): every bad command line is one line that names
+// the command once, the flag and what was meant: the closest flag or command when one is
+// misspelt, what a value must be, a pointer to `windtunnel device` when the GPU is missing,
+// --out naming a folder, probe --step below -1 (-1 is the last, as the default), score on
+// empty input.
+func TestCommandLineMessages(t *testing.T) {
+	tmp := t.TempDir()
+	session := recordedSession(t, tinyConfig(t, 60))
+	_, gpuErr := cuda.Probe()
+	for _, c := range []struct {
+		name   string
+		args   []string
+		stdin  string
+		code   int
+		want   []string
+		absent []string
+		skip   bool
+	}{
+		{"misspelt flag", []string{"run", "--step", "300"}, "", 2, []string{"windtunnel: run: unknown flag --step (did you mean --steps?)\n"}, []string{"windtunnel run"}, false},
+		{"misspelt flag with =", []string{"info", session, "--jsn=true"}, "", 2, []string{"info: unknown flag --jsn (did you mean --json?)"}, nil, false},
+		{"single dash", []string{"run", "-steps", "3"}, "", 2, []string{"run: unknown flag -steps (did you mean --steps?)"}, []string{"shorthand"}, false},
+		{"prefix of a flag", []string{"run", "--check", "3"}, "", 2, []string{"did you mean --checkpoint-every?"}, nil, false},
+		{"no flag close", []string{"run", "--zzzzzz"}, "", 2, []string{"run: unknown flag --zzzzzz (windtunnel run --help lists the flags)"}, nil, false},
+		{"misspelt command", []string{"runn"}, "", 2, []string{`unknown command "runn" (did you mean run?)`}, nil, false},
+		{"misspelt command, flags after", []string{"runn", "--steps", "3"}, "", 2, []string{`unknown command "runn" (did you mean run?)`}, []string{"unknown flag"}, false},
+		{"no command close", []string{"xyzzy"}, "", 2, []string{`unknown command "xyzzy" (windtunnel --help lists the commands)`}, nil, false},
+		{"not a number", []string{"run", "--steps", "abc"}, "", 2, []string{`run: --steps "abc": want a whole number`}, []string{"strconv", "ParseInt"}, false},
+		{"negative seed", []string{"run", "--seed", "-1"}, "", 2, []string{`run: --seed "-1": want a whole number ≥ 0`}, []string{"strconv"}, false},
+		{"not a float", []string{"run", "--lr", "fast"}, "", 2, []string{`run: --lr "fast": want a number`}, []string{"strconv"}, false},
+		{"no value", []string{"run", "--steps"}, "", 2, []string{"run: --steps needs a value"}, nil, false},
+		{"device without a GPU", append([]string{"run", "--headless", "--steps", "2", "--device", "cuda", "--out", filepath.Join(tmp, "c.wtlab")}, tinyRun...), "", 1,
+			[]string{"--device cuda: no NVIDIA driver library (libcuda)", "`windtunnel device`"}, []string{"cannot open shared object", "libcuda.so.1"}, gpuErr == nil},
+		{"out is a folder", append([]string{"run", "--headless", "--steps", "2", "--out", tmp}, tinyRun...), "", 2,
+			[]string{"run: --out " + tmp + " is a folder: name a session file in it (--out " + filepath.Join(tmp, "run.wtlab") + ")"}, []string{"file exists"}, false},
+		{"probe step below -1", []string{"probe", session, "--step", "-3"}, "", 2, []string{"--step -3: want a step ≥ 0 (or -1, or no --step: the last checkpoint)"}, nil, false},
+		{"score nothing", []string{"score", "--task", "bijection"}, "", 1, []string{"score: empty input: no sequences to score"}, []string{"line 0"}, false},
+		{"score blank lines", []string{"score", "--task", "bijection"}, "\n\n\n", 1, []string{"score: empty input: 3 blank lines"}, []string{"line 0"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.skip {
+				t.Skip("a GPU is present")
+			}
+			var out, errb bytes.Buffer
+			root := newRoot(&out, &errb)
+			root.SetIn(strings.NewReader(c.stdin))
+			code := runRoot(root, c.args, &errb)
+			errs := errb.String()
+			if code != c.code {
+				t.Errorf("exit %d, want %d: %q", code, c.code, errs)
+			}
+			if n := strings.Count(strings.TrimSuffix(errs, "\n"), "\n"); n != 0 {
+				t.Errorf("%d lines, want one: %q", n+1, errs)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q lacks %q", errs, w)
+				}
+			}
+			for _, a := range c.absent {
+				if strings.Contains(errs, a) {
+					t.Errorf("stderr %q has %q", errs, a)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "run.wtlab")); !os.IsNotExist(err) {
+		t.Errorf("a session was created in the folder given as --out (%v)", err)
+	}
+}
+
+// TestSuggest: the closest name within two edits (one for names of 2 or 3 letters, none for
+// one letter), or the only name the word begins, or none.
+func TestSuggest(t *testing.T) {
+	names := []string{"steps", "seed", "checkpoint-every", "eval-every", "json", "v", "k"}
+	for _, c := range []struct{ word, want string }{
+		{"step", "steps"}, {"setps", "steps"}, {"sed", "seed"}, {"STEPS", "steps"}, {"jsn", "json"},
+		{"check", "checkpoint-every"}, {"eval", "eval-every"}, {"e", "eval-every"}, {"x", ""}, {"zzzzzz", ""}, {"every", ""},
+	} {
+		if got := suggest(c.word, names); got != c.want {
+			t.Errorf("suggest(%q) = %q, want %q", c.word, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"step", "steps", 1}, {"µs", "ms", 1}} {
+		if got := editDistance(c.a, c.b); got != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+	}
+}
+
+// TestProbeStepHelp: probe's --help names the last checkpoint as the default once, not -1.
+func TestProbeStepHelp(t *testing.T) {
+	code, out, _ := runCLI("probe", "--help")
+	if code != 0 || !strings.Contains(out, "(default: the last)") || strings.Contains(out, "-1") {
+		t.Errorf("probe --help: exit %d\n%s", code, out)
 	}
 }

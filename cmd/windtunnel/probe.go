@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strings"
+	"windtunnel/diagnostics"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/cobra"
 
@@ -14,56 +16,33 @@ import (
 	"windtunnel/sessions/derived"
 )
 
-// probeReport is what `windtunnel probe` prints: the diagnostics of DESIGN.md §4 for one
-// checkpoint of a session.
+// probeReport is probe's result: the whole-model evaluation and the geometry snapshot of a
+// checkpoint in the shapes a session records them (sessions.Eval, embedded, and
+// sessions.Snapshot, whose JSON names they keep), with the frame history and the authors'
+// frame statistic read from the run.
 type probeReport struct {
-	Path                   string             `json:"session"`
-	Task                   string             `json:"task"`
-	Model                  string             `json:"model"`
-	Step                   int                `json:"step"`
-	ProbeN                 int                `json:"probe_n"`
-	GeometryN              int                `json:"geometry_n"`
-	BitErrorPosition       float64            `json:"bit_error_position"`
-	BitErrorSample         float64            `json:"bit_error_sample"`
-	KLBits                 float64            `json:"kl_bits"`
-	Accuracy               float64            `json:"accuracy"`
-	AttentionEntropy       [][]float64        `json:"attention_entropy"`
-	AttentionMass          [][]float64        `json:"attention_mass"`
-	KeyOrthogonality       [][]float64        `json:"key_orthogonality"`
-	KeyOrthogonalityRandom *float64           `json:"key_orthogonality_random"`
-	ValuePCShare           []float64          `json:"value_pc_share"`
-	ValuePC1Spearman       sessions.Num       `json:"value_pc1_entropy_spearman"`
-	ValuePC1Pearson        sessions.Num       `json:"value_pc1_entropy_pearson"`
-	HeadAblationDeltaBits  [][]sessions.Num   `json:"head_ablation_delta_bits"`
-	Ablation               []sessions.Effect  `json:"ablation"`
-	Costliest              *sessions.Effect   `json:"costliest,omitempty"`
-	QKAlignment            [][]sessions.Num   `json:"qk_alignment,omitempty"`
-	QKPositions            []int              `json:"qk_positions,omitempty"`
-	Frame                  *sessions.Frame    `json:"frame,omitempty"`
-	FrameStep              int                `json:"frame_step,omitempty"`
-	Manifold               *sessions.Manifold `json:"-"`
-	// The authors' key orthogonality (DESIGN.md §4, statistic 2), [layer][head], now and at
-	// initialisation: the value tokens' embeddings through each layer's norm1 and W_K of the
-	// head, mean |off-diagonal cosine|; null without attention.
-	KeyOrthogonalityEmbed       [][]float64 `json:"key_orthogonality_embed"`
-	KeyOrthogonalityEmbedInit   [][]float64 `json:"key_orthogonality_embed_init"`
-	KeyOrthogonalityEmbedTokens int         `json:"key_orthogonality_embed_tokens,omitempty"`
-	// The value manifold over one sequence's scored positions (the first probe sequence; the
-	// authors' figures), beside ValuePCShare... over many sequences.
-	ValueOnePCShare     []float64          `json:"value_one_sequence_pc_share"`
-	ValueOnePC1Spearman sessions.Num       `json:"value_one_sequence_pc1_entropy_spearman"`
-	ValueOnePC1Pearson  sessions.Num       `json:"value_one_sequence_pc1_entropy_pearson"`
-	ValueOnePoints      int                `json:"value_one_sequence_points,omitempty"`
-	ManifoldOne         *sessions.Manifold `json:"-"`
-	// Lengths is an hmm run's length-generalisation curve: the scores on the probe set
-	// drawn at each evaluated K (the training K marked train).
-	Lengths []sessions.LengthScore `json:"lengths,omitempty"`
+	Path  string `json:"session"`
+	Task  string `json:"task"`
+	Model string `json:"model"`
+	Step  int    `json:"step"`
+	// ProbeN is the size of the probe set the scores are over; GeometryN the number of
+	// probe sequences the geometry and the ablation table use.
+	ProbeN    int `json:"probe_n"`
+	GeometryN int `json:"geometry_n"`
+	// Eval is the whole model's scores on the probe set at this checkpoint (an hmm run's
+	// length-generalisation curve in its Lengths).
+	Eval sessions.Eval `json:"eval"`
+	// Geometry is the snapshot taken at this checkpoint, as a run records one.
+	Geometry *sessions.Snapshot `json:"geometry"`
+	// Frame is the recorded frame-precision history up to this step (FrameStep: the
+	// snapshot it was recorded with); nil when the run took no snapshots.
+	Frame     *sessions.Frame `json:"frame,omitempty"`
+	FrameStep int             `json:"frame_step,omitempty"`
 	// FrameRatio is the authors' frame statistic at every recorded snapshot of the run (all
 	// of them, not only those up to Step: the final frame is the run's last snapshot's).
 	FrameRatio *derived.FrameRatios `json:"frame_ratio,omitempty"`
-	// JLensSites and JLensRatio are the authors' frame statistic at this checkpoint (the
-	// J-lens overlap with the frame of its own embeddings ÷ null, per site); nil without one.
-	JLensSites []int     `json:"jlens_sites,omitempty"`
+	// JLensRatio is the authors' frame statistic at this checkpoint, per site of
+	// Geometry.JLens (the J-lens overlap with the frame of its own embeddings ÷ null).
 	JLensRatio []float64 `json:"jlens_ratio,omitempty"`
 }
 
@@ -82,6 +61,11 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 			"bit error, attention focus, key orthogonality against random, the value manifold and the ablation table.",
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("step") {
+				step = -1 // the last checkpoint
+			} else if step < -1 {
+				return usagef("--step %d: want a step ≥ 0 (or -1, or no --step: the last checkpoint)", step)
+			}
 			if geometryN != 0 && (geometryN < 3 || geometryN > 4096) {
 				return usagef("--geometry-n %d out of range: want 3..4096", geometryN)
 			}
@@ -96,7 +80,7 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 			return err
 		},
 	}
-	c.Flags().IntVar(&step, "step", -1, "use the checkpoint at or before this step (default: the last)")
+	c.Flags().IntVar(&step, "step", 0, "use the checkpoint at or before this step (default: the last)")
 	jsonFlag(c.Flags(), &asJSON, "one JSON object")
 	c.Flags().IntVar(&geometryN, "geometry-n", 0, "probe sequences for the geometry and ablation table (default: the run's, or 64)")
 	blasFlag(c.Flags(), &blas)
@@ -110,7 +94,7 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 		return nil, err
 	}
 	defer r.Close()
-	cfg, err := lab.SessionConfig(r.Meta())
+	cfg, err := runconfig.SessionConfig(r.Meta())
 	if err != nil {
 		return nil, fmt.Errorf("probe: %w", err)
 	}
@@ -148,35 +132,15 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 	if err := tr.Geometry(sn, s.BitErrorPosition, false); err != nil {
 		return nil, fmt.Errorf("probe %s: %w", path, err)
 	}
-	rep := &probeReport{
-		Path: path, Task: cfg.Task, Model: cfg.Model, Step: ck.Step, ProbeN: cfg.ProbeSize, GeometryN: sn.ProbeN,
-		BitErrorPosition: s.BitErrorPosition, BitErrorSample: s.BitErrorSample, KLBits: s.KLBits, Accuracy: s.Accuracy,
-		AttentionEntropy: sn.AttentionEntropy, AttentionMass: sn.AttentionMass,
-		KeyOrthogonality: sn.KeyOrthogonality, Ablation: sn.Ablation,
-		QKAlignment: sn.QKAlignment, QKPositions: sn.QKPositions, Manifold: sn.Manifold,
-		ValuePC1Spearman: sessions.Num(math.NaN()), ValuePC1Pearson: sessions.Num(math.NaN()),
-		ValueOnePC1Spearman: sessions.Num(math.NaN()), ValueOnePC1Pearson: sessions.Num(math.NaN()),
-		KeyOrthogonalityEmbed: sn.KeyOrthogonalityEmbed, KeyOrthogonalityEmbedInit: sn.KeyOrthogonalityEmbedInit,
-		KeyOrthogonalityEmbedTokens: sn.KeyOrthogonalityEmbedTokens, ManifoldOne: sn.ManifoldOne,
-	}
-	if sn.KeyOrthogonality != nil {
-		v := sn.KeyOrthogonalityRandom
-		rep.KeyOrthogonalityRandom = &v
-	}
-	if m := sn.Manifold; m != nil {
-		rep.ValuePCShare, rep.ValuePC1Spearman, rep.ValuePC1Pearson = m.Share, m.Spearman, m.Pearson
-	}
-	if m := sn.ManifoldOne; m != nil {
-		rep.ValueOnePCShare, rep.ValueOnePC1Spearman, rep.ValueOnePC1Pearson, rep.ValueOnePoints = m.Share, m.Spearman, m.Pearson, m.N
-	}
-	rep.HeadAblationDeltaBits, rep.Costliest = sn.HeadDelta, sn.Costliest
+	ev := lab.EvalRecord(s)
+	ev.Lengths = lengths
+	rep := &probeReport{Path: path, Task: cfg.Task, Model: cfg.Model, Step: ck.Step, ProbeN: cfg.ProbeSize,
+		GeometryN: sn.ProbeN, Eval: *ev, Geometry: sn}
 	if j := sn.JLens; j != nil {
-		rep.JLensSites = j.Sites
 		for _, o := range j.Overlap {
 			rep.JLensRatio = append(rep.JLensRatio, float64(o)/float64(j.Null))
 		}
 	}
-	rep.Lengths = lengths
 	// The recorded frame-precision history up to this step, when the run took snapshots.
 	if rec, at, err := r.Snapshot(ck.Step); err == nil && rec != nil && rec.Frame != nil {
 		rep.Frame, rep.FrameStep = rec.Frame, at
@@ -205,46 +169,50 @@ func noCheckpointError(path string, step int, cks []int, checkpointEvery int) er
 func (p *probeReport) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s %s at step %d (probe %d sequences, geometry on %d)\n", p.Path, p.Task, p.Model, p.Step, p.ProbeN, p.GeometryN)
-	fmt.Fprintf(&b, "bit error (a) %.4f  (b) %.4f  KL %.4f bits  accuracy %.3f\n", p.BitErrorPosition, p.BitErrorSample, p.KLBits, p.Accuracy)
-	b.WriteString(lengthsText(p.Lengths))
-	if p.KeyOrthogonality == nil {
+	fmt.Fprintf(&b, "bit error (a) %.4f  (b) %.4f  KL %.4f bits  accuracy %.3f\n", p.Eval.BitErrorPosition, p.Eval.BitErrorSample, p.Eval.KLBits, p.Eval.Accuracy)
+	b.WriteString(lengthsText(p.Eval.Lengths))
+	g := p.Geometry
+	if g == nil {
+		g = &sessions.Snapshot{}
+	}
+	if g.KeyOrthogonality == nil {
 		b.WriteString("attention: none in this model\n")
 	} else {
 		fmt.Fprintf(&b, "key orthogonality, bench's (centred per-token mean keys of the evidence tokens, mean |cos|; random %.3f):\n",
-			*p.KeyOrthogonalityRandom)
-		for l, row := range p.KeyOrthogonality {
+			g.KeyOrthogonalityRandom)
+		for l, row := range g.KeyOrthogonality {
 			fmt.Fprintf(&b, "  L%d %s   mean %.3f\n", l, floats(row, "%.3f"), mean(row))
 		}
-		b.WriteString(embedKeysText(p.KeyOrthogonalityEmbed, p.KeyOrthogonalityEmbedInit, p.KeyOrthogonalityEmbedTokens))
+		b.WriteString(embedKeysText(g.KeyOrthogonalityEmbed, g.KeyOrthogonalityEmbedInit, g.KeyOrthogonalityEmbedTokens))
 		b.WriteString("attention entropy (bits) / mass on evidence tokens:\n")
-		for l, row := range p.AttentionEntropy {
+		for l, row := range g.AttentionEntropy {
 			fmt.Fprintf(&b, "  L%d %s", l, floats(row, "%.2f"))
-			if l < len(p.AttentionMass) {
-				fmt.Fprintf(&b, "   mass %s", floats(p.AttentionMass[l], "%.2f"))
+			if l < len(g.AttentionMass) {
+				fmt.Fprintf(&b, "   mass %s", floats(g.AttentionMass[l], "%.2f"))
 			}
 			b.WriteString("\n")
 		}
 	}
-	if len(p.ValuePCShare) > 0 {
+	if m := g.Manifold; m != nil && len(m.Share) > 0 {
 		fmt.Fprintf(&b, "value manifold, many sequences (%d): |ρ(PC1, entropy)| %s; PC1..3 %s of variance; ρ Spearman %s Pearson %s\n",
-			p.GeometryN, absStr(p.ValuePC1Spearman), floats(scale(p.ValuePCShare, 100), "%.1f%%"), numStr(p.ValuePC1Spearman), numStr(p.ValuePC1Pearson))
-		if len(p.ValueOnePCShare) > 0 {
+			p.GeometryN, absStr(m.Spearman), floats(scale(m.Share, 100), "%.1f%%"), numStr(m.Spearman), numStr(m.Pearson))
+		if o := g.ManifoldOne; o != nil && len(o.Share) > 0 {
 			fmt.Fprintf(&b, "value manifold, one sequence (the first probe sequence, %d positions): |ρ(PC1, entropy)| %s; PC1..3 %s of variance; ρ Spearman %s Pearson %s\n",
-				p.ValueOnePoints, absStr(p.ValueOnePC1Spearman), floats(scale(p.ValueOnePCShare, 100), "%.1f%%"), numStr(p.ValueOnePC1Spearman), numStr(p.ValueOnePC1Pearson))
+				o.N, absStr(o.Spearman), floats(scale(o.Share, 100), "%.1f%%"), numStr(o.Spearman), numStr(o.Pearson))
 		} else {
 			b.WriteString("value manifold, one sequence: not computed (fewer than 3 scored positions)\n")
 		}
 	}
-	if len(p.Ablation) > 0 {
+	if len(g.Ablation) > 0 {
 		b.WriteString("ablation (Δ bit error (a), Δ KL bits):\n")
 		w := 0
-		for _, e := range p.Ablation {
+		for _, e := range g.Ablation {
 			w = max(w, len(unitName(e)))
 		}
-		for _, e := range p.Ablation {
+		for _, e := range g.Ablation {
 			fmt.Fprintf(&b, "  %-*s %+8.4f %+8.4f\n", w, unitName(e), e.DeltaBits, e.DeltaKL)
 		}
-		if c := p.Costliest; c != nil {
+		if c := g.Costliest; c != nil {
 			fmt.Fprintf(&b, "costliest: %s, %+.4f bits\n", unitName(*c), c.DeltaBits)
 		}
 	}
@@ -256,7 +224,7 @@ func (p *probeReport) text() string {
 	if len(p.JLensRatio) > 0 {
 		parts := make([]string, len(p.JLensRatio))
 		for i, r := range p.JLensRatio {
-			parts[i] = fmt.Sprintf("%s %.2f", siteName(p.JLensSites[i]), r)
+			parts[i] = fmt.Sprintf("%s %.2f", siteName(g.JLens.Sites[i]), r)
 		}
 		fmt.Fprintf(&b, "frame, authors' at step %d (J-lens overlap with this checkpoint's embedding frame ÷ null): %s\n", p.Step, strings.Join(parts, ", "))
 	}
@@ -274,7 +242,7 @@ func settled(step int) string {
 
 // unitName names an ablated unit: "L1 H2" for a head, "L1 attention", "L1 MLP" and
 // "L1 layer" (a whole layer or block) for the rest, whose Head is -1 and never printed.
-func unitName(e sessions.Effect) string {
+func unitName(e diagnostics.Effect) string {
 	switch strings.ToLower(e.Unit) {
 	case "head":
 		if e.Head >= 0 {

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"windtunnel/sessions/runconfig"
 
-	"windtunnel/lab"
 	"windtunnel/sessions"
 )
 
@@ -15,7 +15,7 @@ import (
 // the usage errors: no argument (exit 2), a missing path (exit 1, named once).
 func TestReportCLI(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := lab.Preset(lab.PresetQuick, "bijection")
+	cfg, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
 	if err != nil {
 		t.Fatal(err)
 	}

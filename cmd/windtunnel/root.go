@@ -38,7 +38,12 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 
 // run executes the command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+	return runRoot(newRoot(stdout, stderr), args, stderr)
+}
+
+// runRoot executes the command tree root on args, printing an error on stderr, and returns
+// the exit status.
+func runRoot(root *cobra.Command, args []string, stderr io.Writer) int {
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -66,9 +71,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w", c.CommandPath(), err)}
-	})
+	root.SetFlagErrorFunc(parseFlagError)
 	root.AddCommand(newSampleCmd(stdout), newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInfoCmd(stdout), newExportCmd(stdout),
 		newReplayCmd(stdout, stderr), newProbeCmd(stdout), newCompareCmd(stdout, stderr), newDeviceCmd(stdout))
 	root.AddCommand(newServeCmd(stdout, stderr))
@@ -78,7 +81,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newReportCmd(stdout, stderr))
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usagef("unknown command %q (try --help)", args[0])
+			return unknownCommand(c, args[0])
 		}
 		return nil
 	}

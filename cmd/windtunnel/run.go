@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -23,15 +24,8 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Train a network on a tunnel and score it against the Bayes optimum",
-		Long: "run trains a transformer (or the capacity-matched MLP) on a tunnel, evaluating it on a fixed\n" +
-			"held-out probe set, records everything in a session file, and prints a JSON summary on stdout\n" +
-			"at the end. While it runs it listens on a control socket: `windtunnel attach` opens the dashboard\n" +
-			"on it, `windtunnel ls` lists it. --detach starts it in the background and returns at once.\n\n" +
-			"The preset gives every setting a flag leaves out; its evaluation, geometry and checkpoint\n" +
-			"cadences are fitted to --steps (at most steps/12, steps/6 and steps/3), so a short run is still\n" +
-			"evaluated along the way. A flag of another task (--k without --task hmm) or of another model\n" +
-			"(--heads, --qk-lr, --value-lr: transformer; --mlp-input: mlp-prefix) is a usage error.",
-		Args: noArgs,
+		Long:  runLong,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if detach {
 				return runDetached(cmd.Context(), &f, cmd.Flags(), stdout)
@@ -59,7 +53,7 @@ var resumeFlags = map[string]bool{"resume": true, "headless": true, "detach": tr
 
 // runSetup is a run ready to start: its trainer and the session it writes.
 type runSetup struct {
-	cfg  lab.Config
+	cfg  runconfig.Config
 	tr   *lab.Trainer
 	w    *sessions.Writer
 	meta sessions.Meta
@@ -102,7 +96,7 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*runSetup, error) {
 	if len(bad) > 0 {
 		return nil, usagef("--resume takes the run's settings from the session; %s cannot change them (allowed: --steps, --workers, --blas, --device, --headless, --detach, --predictions)", strings.Join(bad, ", "))
 	}
-	return resumeSetup(f.resume, func(cfg *lab.Config) {
+	return resumeSetup(f.resume, func(cfg *runconfig.Config) {
 		if fs.Changed("steps") {
 			cfg.Steps = f.steps
 		}
@@ -122,7 +116,7 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*runSetup, error) {
 // configuration changes adjust makes (steps, workers, BLAS, device). A session with no
 // checkpoint yet (a run stopped before its first) restarts from step 0 with its
 // configuration: its records are discarded and the run recomputes them.
-func resumeSetup(path string, adjust func(*lab.Config)) (*runSetup, error) {
+func resumeSetup(path string, adjust func(*runconfig.Config)) (*runSetup, error) {
 	cfg, ck, err := resumeConfig(path)
 	if err != nil {
 		return nil, usageError{err}
@@ -166,7 +160,7 @@ func resumeSetup(path string, adjust func(*lab.Config)) (*runSetup, error) {
 // configuration's, from which a later --resume without --steps continues. Only the length
 // changes; the rest of the stored configuration stays as given (a resume's --workers,
 // --blas and --device are this process's, not the run's).
-func replan(w *sessions.Writer, meta *sessions.Meta, stored lab.Config, steps int) error {
+func replan(w *sessions.Writer, meta *sessions.Meta, stored runconfig.Config, steps int) error {
 	if meta.Steps == steps && stored.Steps == steps {
 		return nil
 	}
@@ -186,6 +180,9 @@ func replan(w *sessions.Writer, meta *sessions.Meta, stored lab.Config, steps in
 // checkOutDir checks that an explicit --out names a file in an existing, writable
 // directory (only the default ./runs is created).
 func checkOutDir(path string) error {
+	if err := checkOutFile(path); err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	switch {
@@ -206,12 +203,12 @@ func checkOutDir(path string) error {
 }
 
 // defaultSessionPath is ./runs/<time>-<task>-<model>.wtlab.
-func defaultSessionPath(cfg lab.Config, now time.Time) string {
+func defaultSessionPath(cfg runconfig.Config, now time.Time) string {
 	return filepath.Join("runs", fmt.Sprintf("%s-%s-%s.wtlab", now.Format("20060102-150405"), cfg.Task, cfg.Model))
 }
 
 // runMeta describes a run for its session.
-func runMeta(cfg lab.Config, tr *lab.Trainer, path string) (sessions.Meta, error) {
+func runMeta(cfg runconfig.Config, tr *lab.Trainer, path string) (sessions.Meta, error) {
 	cj, err := json.Marshal(cfg)
 	if err != nil {
 		return sessions.Meta{}, fmt.Errorf("run: config: %w", err)
@@ -231,19 +228,19 @@ func runMeta(cfg lab.Config, tr *lab.Trainer, path string) (sessions.Meta, error
 
 // resumeConfig reads the configuration and last checkpoint of a session to continue it
 // (nil when it has none yet).
-func resumeConfig(path string) (lab.Config, *sessions.Checkpoint, error) {
+func resumeConfig(path string) (runconfig.Config, *sessions.Checkpoint, error) {
 	r, err := sessions.Open(path)
 	if err != nil {
-		return lab.Config{}, nil, fmt.Errorf("--resume: %w", err)
+		return runconfig.Config{}, nil, fmt.Errorf("--resume: %w", err)
 	}
 	defer r.Close()
-	cfg, err := lab.SessionConfig(r.Meta())
+	cfg, err := runconfig.SessionConfig(r.Meta())
 	if err != nil {
-		return lab.Config{}, nil, fmt.Errorf("--resume: %w", err)
+		return runconfig.Config{}, nil, fmt.Errorf("--resume: %w", err)
 	}
 	ck, ok, err := r.Checkpoint(-1)
 	if err != nil {
-		return lab.Config{}, nil, fmt.Errorf("--resume: %w", err)
+		return runconfig.Config{}, nil, fmt.Errorf("--resume: %w", err)
 	}
 	if !ok {
 		ck = nil
@@ -252,11 +249,11 @@ func resumeConfig(path string) (lab.Config, *sessions.Checkpoint, error) {
 }
 
 // newTrainer builds the trainer, naming the flag when the device cannot be opened.
-func newTrainer(cfg lab.Config) (*lab.Trainer, error) {
+func newTrainer(cfg runconfig.Config) (*lab.Trainer, error) {
 	tr, err := lab.New(cfg)
 	var de *lab.DeviceError
 	if errors.As(err, &de) {
-		return nil, fmt.Errorf("--device %s: %w", de.Device, de.Err)
+		return nil, deviceError(de)
 	}
 	return tr, err
 }

@@ -26,7 +26,8 @@ func openLog(session string) (*log.Logger, func(), error) {
 // runTUI trains on a background goroutine while the dashboard shows the live feed. Quitting
 // the dashboard asks first (run_foreground.go): stop the run cleanly (final evaluation and
 // checkpoint), then close the session; or detach, and the run goes on in this process,
-// headless, until it ends. SIGINT, SIGTERM and SIGHUP (a dropped SSH connection) stop it
+// headless and cut loose from the terminal (its output in <session>.log), until it ends.
+// SIGINT, SIGTERM and, until it detached, SIGHUP (a dropped SSH connection) stop it
 // cleanly too, recorded as interrupted.
 func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err error) {
 	ctx, cancel := signalContext(ctx)
@@ -63,7 +64,7 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 	defer endUI()
 	var ui tui.Stats
 	var uiErr error
-	opts := tui.Options{Logger: logger, AltScreen: true, DetachNote: detachNote(os.Getpid(), ctl.socket != "")}
+	opts := tui.Options{Logger: logger, AltScreen: true, DetachNote: detachNote(os.Getpid(), st.w.Path(), ctl.socket != "")}
 	pprof.Do(uiCtx, pprof.Labels("part", "dashboard"), func(ctx context.Context) {
 		ui, uiErr = tui.Run(ctx, live, opts)
 	})

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/pflag"
 
-	"windtunnel/lab"
-	"windtunnel/models"
 	"windtunnel/tunnels"
 )
 
@@ -47,12 +47,14 @@ type runFlags struct {
 	resume      string
 	ckptEvery   int
 	evalK       []int
+	configFile  string
+	like        string
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.tf.register(fs, "bijection")
-	fs.StringVar(&f.preset, "preset", lab.PresetQuick, "starting configuration: quick (CPU, minutes), mid (CPU, ≤ 45 min, head dimension 32: the geometry can appear) or paper (the paper's sizes, for a GPU)")
-	fs.StringVar(&f.model, "model", "transformer", "network: "+models.KindList()+" (baselines are capacity-matched to the transformer; mlp is Paper I's per-position MLP, mlp-prefix the ablation that reads the one-hot prefix)")
+	fs.StringVar(&f.preset, "preset", runconfig.PresetQuick, "starting configuration: quick (CPU, minutes), mid (CPU, ≤ 45 min, head dimension 32: the geometry can appear) or paper (the paper's sizes, for a GPU)")
+	fs.StringVar(&f.model, "model", "transformer", "network: "+arch.KindList()+" (baselines are capacity-matched to the transformer; mlp is Paper I's per-position MLP, mlp-prefix the ablation that reads the one-hot prefix)")
 	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, a JSON summary on stdout (implied when stdin or stdout is not a terminal)")
 	fs.IntVar(&f.steps, "steps", 0, "training steps (default: the preset's)")
 	fs.IntVar(&f.batch, "batch", 0, "sequences per step (default: the preset's)")
@@ -81,46 +83,80 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "session file to write, in an existing folder (default ./runs/<time>-<task>-<model>.wtlab, the folder created)")
 	fs.StringVar(&f.resume, "resume", "", "continue the session FILE from its last checkpoint (model, optimiser, schedule and data stream); from step 0 if it has none")
 	fs.IntSliceVar(&f.evalK, "eval-k", nil, "hmm: observation counts K to evaluate at, each on its own probe set, e.g. 20,30,50 (length generalisation; the training K is always evaluated, so giving only it turns the others off; default: the preset's 20,30,50)")
+	fs.StringVar(&f.configFile, "config", "", "start from the configuration `FILE` (TOML .toml, YAML .yaml/.yml or JSON .json, with the keys info --config writes): its values replace the preset's, flags given replace its")
+	fs.StringVar(&f.like, "like", "", "start from the configuration the run recorded in `SESSION` used (flags given replace its values; its task stays)")
 	fs.IntVar(&f.ckptEvery, "checkpoint-every", 0, "save parameters and optimiser state every N steps (default: the preset's, at most steps/3; 0 with the flag: only at the end)")
 }
 
-// config turns the flags into a validated lab configuration.
-func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
+// config turns the flags into a validated lab configuration: the preset's, then the
+// values of --config or --like, then the flags given.
+func (f *runFlags) config(fs *pflag.FlagSet) (runconfig.Config, error) {
 	if err := f.tf.checkExplicit(fs); err != nil {
-		return lab.Config{}, err
+		return runconfig.Config{}, err
+	}
+	src, err := f.source(fs)
+	if err != nil {
+		return runconfig.Config{}, err
+	}
+	for _, p := range []struct {
+		flag string
+		dst  *string
+	}{{"task", &f.tf.task}, {"model", &f.model}} {
+		if v, ok := src.text(p.flag); ok && !fs.Changed(p.flag) {
+			*p.dst = v
+		}
 	}
 	if !validTask(f.tf.task) {
 		_, err := f.tf.build()
-		return lab.Config{}, err
+		return runconfig.Config{}, err
 	}
 	if err := checkApplies(fs, f.tf.task, f.model); err != nil {
-		return lab.Config{}, err
+		return runconfig.Config{}, err
 	}
-	if !slices.Contains(lab.PresetNames(), f.preset) {
-		return lab.Config{}, usagef("--preset %q: want %s", f.preset, strings.Join(lab.PresetNames(), ", "))
+	if !slices.Contains(runconfig.PresetNames(), f.preset) {
+		return runconfig.Config{}, usagef("--preset %q: want %s", f.preset, strings.Join(runconfig.PresetNames(), ", "))
 	}
-	c, err := lab.Preset(f.preset, f.tf.task)
+	c, err := runconfig.Preset(f.preset, f.tf.task)
 	if err != nil {
-		return lab.Config{}, usageError{err}
+		return runconfig.Config{}, usageError{err}
+	}
+	if src != nil {
+		if c, err = src.apply(c); err != nil {
+			return runconfig.Config{}, err
+		}
+		c.Task = f.tf.task
 	}
 	set := func(name string, apply func()) {
 		if fs.Changed(name) {
 			apply()
 		}
 	}
-	for _, name := range []string{"v", "states", "symbols", "k", "pairs", "keys", "values", "fillers", "queries"} {
+	// setOr applies a flag with a default of its own when given, or when the source does
+	// not give its key.
+	setOr := func(name, key string, apply func()) {
+		if fs.Changed(name) || !src.has(key) {
+			apply()
+		}
+	}
+	for _, name := range []string{"v", "states", "symbols", "k", "pairs", "keys", "values", "fillers", "queries", "layout"} {
 		if fs.Changed(name) {
 			c.Tunnel = mergeTunnel(c.Tunnel, f.tf.cfg, fs)
 			break
 		}
 	}
 	if _, err := f.tf.buildWith(c.Tunnel); err != nil {
-		return lab.Config{}, err
+		_, raw := tunnels.New(f.tf.task, c.Tunnel)
+		return runconfig.Config{}, src.tunnelError(raw, err, fs)
 	}
 	c.Model = f.model
-	c.Seed = f.seed
+	setOr("seed", "seed", func() { c.Seed = f.seed })
 	set("steps", func() { c.Steps = f.steps })
-	c = c.FitCadence() // the preset's cadences, fitted to the steps; explicit ones follow
+	// The preset's cadences, fitted to the steps; those the source gives, and the flags,
+	// are kept as given.
+	fitted := c.FitCadence()
+	setOr("", "eval_every", func() { c.EvalEvery = fitted.EvalEvery })
+	setOr("", "probe_every", func() { c.ProbeEvery = fitted.ProbeEvery })
+	setOr("", "checkpoint_every", func() { c.CheckpointEvery = fitted.CheckpointEvery })
 	set("batch", func() { c.Batch = f.batch })
 	set("lr", func() { c.LR = f.lr })
 	set("warmup", func() { c.Warmup = f.warmup })
@@ -138,16 +174,42 @@ func (f *runFlags) config(fs *pflag.FlagSet) (lab.Config, error) {
 	set("mlp-hidden", func() { c.Transformer.MLP = f.mlpHidden })
 	set("checkpoint-every", func() { c.CheckpointEvery = f.ckptEvery })
 	set("eval-k", func() { c.EvalK = f.evalK })
-	c.Target, c.BLAS, c.Workers, c.Device = f.target, f.blas, f.workers, f.device
-	c.PrefixMLP.Input = f.mlpInput
-	c.Precision = f.precision
+	setOr("target", "target", func() { c.Target = f.target })
+	setOr("blas", "blas", func() { c.BLAS = f.blas })
+	setOr("workers", "workers", func() { c.Workers = f.workers })
+	setOr("device", "device", func() { c.Device = f.device })
+	setOr("mlp-input", "mlp_prefix.input", func() { c.PrefixMLP.Input = f.mlpInput })
+	setOr("precision", "precision", func() { c.Precision = f.precision })
 	if c.EvalEvery > c.Steps {
 		c.EvalEvery = c.Steps
 	}
 	if err := c.Validate(); err != nil {
-		return lab.Config{}, flagError(err)
+		return runconfig.Config{}, src.fieldError(err, fs)
 	}
 	return c, nil
+}
+
+// source reads --config or --like (nil without either), and rejects what cannot go with
+// them: both at once, --preset or another --task with --like (the recorded run is whole).
+func (f *runFlags) source(fs *pflag.FlagSet) (*configSource, error) {
+	switch {
+	case f.configFile != "" && f.like != "":
+		return nil, usagef("--config and --like: give one (a file, or a recorded run to start from)")
+	case f.configFile != "":
+		return readConfigFile(f.configFile)
+	case f.like == "":
+		return nil, nil
+	case fs.Changed("preset"):
+		return nil, usagef("--preset with --like: the recorded run gives every setting (flags change single ones)")
+	}
+	src, err := readLike(f.like)
+	if err != nil {
+		return nil, err
+	}
+	if task, _ := src.text("task"); fs.Changed("task") && f.tf.task != task {
+		return nil, usagef("--task %s with --like %s: that run's task is %s (a file given to --config can change it)", f.tf.task, f.like, task)
+	}
+	return src, nil
 }
 
 // flagTask is the task a task-specific flag of run or sample applies to ("" for the rest).
@@ -170,9 +232,9 @@ func flagTask(name string) string {
 func flagModel(name string) string {
 	switch name {
 	case "heads", "qk-lr", "value-lr":
-		return models.KindTransformer
+		return arch.KindTransformer
 	case "mlp-input":
-		return models.KindPrefixMLP
+		return arch.KindPrefixMLP
 	}
 	return ""
 }
@@ -188,7 +250,7 @@ func checkApplies(fs *pflag.FlagSet, task, model string) error {
 		}
 		if t := flagTask(fl.Name); t != "" && t != task {
 			err = usagef("--%s applies to --task %s only, not %s", fl.Name, t, task)
-		} else if m := flagModel(fl.Name); models.KnownKind(model) && m != "" && m != model {
+		} else if m := flagModel(fl.Name); arch.KnownKind(model) && m != "" && m != model {
 			err = usagef("--%s applies to --model %s only, not %s", fl.Name, m, model)
 		}
 	})
@@ -223,7 +285,7 @@ func (f *tunnelFlags) buildWith(c tunnels.Config) (tunnels.Tunnel, error) {
 	return g.build()
 }
 
-// configFlags names the flag that sets each lab.Config field a FieldError can name.
+// configFlags names the flag that sets each runconfig.Config field a FieldError can name.
 var configFlags = map[string]string{
 	"Model": "model", "Steps": "steps", "Batch": "batch", "LR": "lr", "Warmup": "warmup",
 	"WeightDecay": "weight-decay", "Clip": "clip", "ValueLR": "value-lr", "QKLR": "qk-lr",
@@ -237,7 +299,7 @@ var configFlags = map[string]string{
 // flagError turns a configuration error into a usage error that names the flag (or the
 // configuration field, for one no flag sets).
 func flagError(err error) error {
-	var fe *lab.FieldError
+	var fe *arch.FieldError
 	if !errors.As(err, &fe) {
 		return usageError{err}
 	}

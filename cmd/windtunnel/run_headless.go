@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"windtunnel/sessions"
 
 	"windtunnel/diagnostics"
 	"windtunnel/lab"
@@ -17,26 +18,23 @@ import (
 
 // summary is the JSON line printed at the end of a run.
 type summary struct {
-	Task             string                     `json:"task"`
-	Model            string                     `json:"model"`
-	Params           int                        `json:"params"`
-	Steps            int                        `json:"steps"`
-	WallS            float64                    `json:"wall_s"`
-	MsPerStep        float64                    `json:"ms_per_step"` // median training step
-	EvalS            float64                    `json:"eval_s"`      // time scoring the probe set
-	GeometryS        float64                    `json:"geometry_s"`  // time in geometry snapshots
-	AllocPerStep     float64                    `json:"alloc_bytes_per_step"`
-	BLAS             string                     `json:"blas"`
-	State            string                     `json:"state"`
-	BitErrorPosition float64                    `json:"bit_error_position"`
-	BitErrorSample   float64                    `json:"bit_error_sample"`
-	KLBits           float64                    `json:"kl_bits"`
-	TVD              float64                    `json:"tvd"`
-	Accuracy         float64                    `json:"accuracy"`
-	PerPosition      diagnostics.PositionCurves `json:"per_position"`
+	Task         string  `json:"task"`
+	Model        string  `json:"model"`
+	Params       int     `json:"params"`
+	Steps        int     `json:"steps"`
+	WallS        float64 `json:"wall_s"`
+	MsPerStep    float64 `json:"ms_per_step"` // median training step
+	EvalS        float64 `json:"eval_s"`      // time scoring the probe set
+	GeometryS    float64 `json:"geometry_s"`  // time in geometry snapshots
+	AllocPerStep float64 `json:"alloc_bytes_per_step"`
+	BLAS         string  `json:"blas"`
+	State        string  `json:"state"`
+	// Eval is the final whole-model evaluation in the shape the session records it.
+	Eval        sessions.Eval              `json:"eval"`
+	PerPosition diagnostics.PositionCurves `json:"per_position"`
 	// Config is the run's configuration resolved for display (lab.Effective: the task's
 	// sizes and target with defaults applied, the model's own block); the session stores
-	// lab.Config itself.
+	// runconfig.Config itself.
 	Config  lab.Effective `json:"config"`
 	Session string        `json:"session"`
 	// Verdict is the final evaluation against the tunnel's pass line (absent without one).
@@ -99,11 +97,10 @@ func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, 
 	s := summary{
 		Task: cfg.Task, Model: m.Kind(), Params: m.NumParams(), Steps: res.Steps, WallS: round(res.WallS, 3),
 		BLAS: tr.BLAS(), State: string(res.Last.State),
-		BitErrorPosition: res.Scores.BitErrorPosition, BitErrorSample: res.Scores.BitErrorSample,
-		KLBits: res.Scores.KLBits, TVD: res.Scores.TVD, Accuracy: res.Scores.Accuracy,
-		PerPosition: res.Scores.PerPosition, Session: st.w.Path(), Verdict: verdictOf(cfg.Task, res),
+		Eval: *lab.EvalRecord(res.Scores), PerPosition: res.Scores.PerPosition, Session: st.w.Path(),
+		Verdict: verdictOf(cfg.Task, res),
 	}
-	if s.Config, err = cfg.Effective(); err != nil {
+	if s.Config, err = lab.EffectiveOf(cfg); err != nil {
 		return fmt.Errorf("run: summary: %w", err)
 	}
 	if res.Steps > 0 {

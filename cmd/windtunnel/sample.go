@@ -52,6 +52,7 @@ func newSampleCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	tf.register(c.Flags(), "bijection")
+	tf.registerPreset(c.Flags())
 	c.Flags().IntVar(&n, "n", 1, "number of sequences (1..1000000)")
 	c.Flags().Uint64Var(&seed, "seed", 1, "stream seed")
 	jsonFlag(c.Flags(), &asJSON, "JSON Lines, one object per sequence")

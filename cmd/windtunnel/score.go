@@ -68,6 +68,7 @@ func newScoreCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	tf.register(c.Flags(), "")
+	tf.registerPreset(c.Flags())
 	c.Flags().BoolVar(&logits, "logits", false, "the model rows are logits (softmax is applied), not probabilities")
 	jsonFlag(c.Flags(), &asJSON, "the scores as one JSON object")
 	return c
@@ -239,8 +240,11 @@ func scoreStream(r io.Reader, tf *tunnelFlags, explicit, logits bool) (scoreResu
 		}
 		return scoreResult{}, fmt.Errorf("score: read line %d: %w", lineNo+1, err)
 	}
-	if acc == nil || acc.Len() == 0 {
-		return scoreResult{}, fmt.Errorf("score: line %d: empty input: no sequences to score", lineNo)
+	switch {
+	case lineNo == 0:
+		return scoreResult{}, fmt.Errorf("score: empty input: no sequences to score (one JSON object a line on stdin)")
+	case acc == nil || acc.Len() == 0:
+		return scoreResult{}, fmt.Errorf("score: empty input: %d blank lines, no sequences to score", lineNo)
 	}
 	s, err := acc.Scores()
 	if err != nil {

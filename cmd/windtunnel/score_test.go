@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/lab"
-	"windtunnel/models"
 	"windtunnel/tunnels"
 )
 
@@ -43,8 +44,8 @@ func TestScoreAgreesWithRun(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.task, func(t *testing.T) {
-			tr, err := lab.New(lab.Config{Task: c.task, Tunnel: c.cfg, Model: "transformer",
-				Transformer: models.TransformerConfig{Layers: 1, Heads: 2, Width: 16},
+			tr, err := lab.New(runconfig.Config{Task: c.task, Tunnel: c.cfg, Model: "transformer",
+				Transformer: arch.TransformerConfig{Layers: 1, Heads: 2, Width: 16},
 				Steps:       20, Batch: 8, LR: 3e-3, Warmup: 2, WeightDecay: 0.01, Clip: 1, ValueLR: 1, QKLR: 1,
 				EvalEvery: 10, ProbeSize: 40, Seed: 7, BLAS: "gonum"})
 			if err != nil {
@@ -143,7 +144,7 @@ func TestScoreRejects(t *testing.T) {
 		{"repeated key", line(func(m map[string]any) { m["tokens"].([]int)[2] = bij.Tokens[0] }), nil, "line 1: not a valid bijection sequence"},
 		{"out of vocabulary", line(func(m map[string]any) { m["tokens"].([]int)[1] = 99 }), nil, "line 1: not a valid bijection sequence"},
 		{"wrong sequence length", line(func(m map[string]any) { m["tokens"] = bij.Tokens[:3] }), nil, "line 1: 3 tokens, want a sequence of 5"},
-		{"empty input", "\n\n", []string{"--task", "bijection"}, "score: line 2: empty input"},
+		{"empty input", "\n\n", []string{"--task", "bijection"}, "score: empty input: 2 blank lines"},
 		{"task differs from --task", line(func(m map[string]any) { m["task"] = "hmm" }), []string{"--task", "bijection"}, `line 1: task "hmm", but scoring bijection`},
 		{"too long", strings.Repeat(" ", maxScoreLine+1), nil, "line 1: longer than 16 MiB"},
 	}

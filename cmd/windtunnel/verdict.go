@@ -38,7 +38,7 @@ func verdictOf(task string, res lab.Result) *summaryVerdict {
 	if !ok {
 		return nil
 	}
-	s := &summaryVerdict{Pass: v.Pass, Measure: v.Field, Threshold: v.Threshold, Rule: v.Rule()}
+	s := &summaryVerdict{Pass: v.Pass, Measure: v.Metric, Threshold: v.Threshold, Rule: v.Rule()}
 	if !math.IsNaN(v.Value) && !math.IsInf(v.Value, 0) {
 		val := v.Value
 		s.Value = &val

@@ -26,10 +26,10 @@ func TestRunVerdict(t *testing.T) {
 	}
 	v := s.Verdict
 	if v == nil || v.Measure != "bit_error_position" || v.Threshold != derived.PassBits || v.Rule != "bit error (a) ≤ 0.15" ||
-		v.Value == nil || *v.Value != s.BitErrorPosition || v.Pass != (s.BitErrorPosition <= derived.PassBits) {
-		t.Fatalf("verdict %+v for bit error (a) %v", v, s.BitErrorPosition)
+		v.Value == nil || *v.Value != s.Eval.BitErrorPosition || v.Pass != (s.Eval.BitErrorPosition <= derived.PassBits) {
+		t.Fatalf("verdict %+v for bit error (a) %v", v, s.Eval.BitErrorPosition)
 	}
-	want := derived.VerdictOf("bijection", sessions.Eval{BitErrorPosition: s.BitErrorPosition}).String()
+	want := derived.VerdictOf("bijection", sessions.Eval{BitErrorPosition: s.Eval.BitErrorPosition}).String()
 	if !strings.Contains(errs, "windtunnel: done after 20 steps") || !strings.Contains(errs, "; "+want+"\n") {
 		t.Errorf("exit line lacks %q:\n%s", want, errs)
 	}

@@ -182,7 +182,9 @@ func canonical(v any) (any, error) {
 				return nil, err
 			}
 			if !zero(c) {
-				out[k] = c
+				// Keys are matched as encoding/json matches them, without regard to case:
+				// sessions written before the size structs had JSON tags spell "Layers".
+				out[strings.ToLower(k)] = c
 			}
 		}
 		return out, nil

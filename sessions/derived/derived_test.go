@@ -10,7 +10,8 @@ import (
 	"windtunnel/sessions"
 )
 
-// base is a stored configuration in the lab's spelling (trimmed to the fields that matter).
+// base is a stored configuration as sessions written before the size structs had JSON
+// tags spell it ("Layers"; trimmed to the fields that matter).
 const base = `{"task":"bijection","tunnel":{"V":20},"model":"transformer",
 "transformer":{"Layers":4,"Heads":4,"Width":64},"lstm":{"Width":0},"steps":300,"batch":64,
 "lr":0.003,"warmup":50,"eval_every":100,"checkpoint_every":0,"probe_size":256,"probe_every":100,
@@ -58,6 +59,7 @@ func TestSameConfiguration(t *testing.T) {
 		{"all ignored at once", `{"seed":3,"workers":1,"blas":"openblas","eval_every":1,"probe_every":null,"geometry_n":null}`, true, ""},
 		{"omitted zero key", `{"target":null,"checkpoint_every":null}`, true, ""},
 		{"omitted empty object field", `{"lstm":null}`, true, ""},
+		{"sizes in today's lower-case keys", `{"tunnel":{"v":20},"transformer":{"layers":4,"heads":4,"width":64}}`, true, ""},
 		{"omitted default precision", `{"precision":null}`, true, ""},
 		{"number spelling", `{"lr":3e-3,"steps":300.0}`, true, ""},
 		{"steps differ", `{"steps":3000}`, false, "steps: 300 vs 3000"},
@@ -65,7 +67,7 @@ func TestSameConfiguration(t *testing.T) {
 		{"device omitted is cpu", `{"device":null}`, false, "device: cuda vs cpu"},
 		{"precision differs", `{"precision":"float64"}`, false, "precision: float32 vs float64"},
 		{"lr differs", `{"lr":0.001}`, false, "lr: 0.003 vs 0.001"},
-		{"width differs", `{"transformer":{"Layers":4,"Heads":4,"Width":128}}`, false, "transformer.Width: 64 vs 128"},
+		{"width differs", `{"transformer":{"Layers":4,"Heads":4,"Width":128}}`, false, "transformer.width: 64 vs 128"},
 		{"task differs", `{"task":"hmm"}`, false, "task: bijection vs hmm"},
 		{"model differs", `{"model":"lstm"}`, false, "model: transformer vs lstm"},
 		{"target set", `{"target":"posterior"}`, false, "target: unset vs posterior"},
@@ -139,7 +141,7 @@ func TestFieldsLeaveOutIgnoredAndZero(t *testing.T) {
 			t.Errorf("Fields has %s = %q, want it left out", k, v)
 		}
 	}
-	for k, want := range map[string]string{"steps": "300", "lr": "0.003", "transformer.Width": "64", "device": "cuda", "tunnel.V": "20"} {
+	for k, want := range map[string]string{"steps": "300", "lr": "0.003", "transformer.width": "64", "device": "cuda", "tunnel.v": "20"} {
 		if f[k] != want {
 			t.Errorf("Fields[%s] = %q, want %q", k, f[k], want)
 		}

@@ -7,17 +7,21 @@
 // summary, the dashboard and the overlay judge by it), the context-free level (ContextFree,
 // ContextFreeOf a recorded run), the scale precision settles on and the settle band, the NaN-skipping
 // mean, and the authors' frame statistic as a series (the J-lens ratio against the current
-// and the final frame, its threshold, the frame's site, pass and settle steps). Every reader that groups runs (compare --from, report, plot and the
-// dashboard's overlay) uses this one rule, so a verdict never pools runs that trained
+// and the final frame, its threshold, the frame's site, pass and settle steps), the
+// verdicts (Primitives with their thresholds, Paper I's PaperVerdict) and the architecture
+// table built on them (Table: a cell per configuration of a task and model, with its
+// seeds' Stat and pass count). Every reader that groups runs (compare --from, report, plot
+// and the dashboard's overlay) uses this one rule, so a verdict never pools runs that trained
 // different things.
 //
-// The rule works on the stored configuration as JSON (sessions.Meta.Config, the lab's
-// Config): two runs are the same configuration when their configurations are equal as
-// decoded JSON objects (numbers compared as numbers, a missing key equal to its zero value
+// The rule works on the stored configuration as JSON (sessions.Meta.Config, a
+// runconfig.Config): two runs are the same configuration when their configurations are equal as
+// decoded JSON objects (keys compared without regard to case, as encoding/json matches
+// them; numbers compared as numbers, a missing key equal to its zero value
 // so omitempty does not split groups) but for IgnoredFields, the fields that cannot change
 // what is trained.
 //
 // It imports only windtunnel/sessions and windtunnel/diagnostics (numbers on plain slices,
 // which import nothing of the project) besides the standard library, so the dashboard (tui)
-// may use it; it must not import lab, models, tui, figures or reports.
+// may use it; it must not import lab, models, runconfig, tui, figures or reports.
 package derived

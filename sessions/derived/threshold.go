@@ -1,8 +1,8 @@
 package derived
 
 import (
+	"encoding/json"
 	"math"
-	"strconv"
 
 	"windtunnel/sessions"
 )
@@ -43,11 +43,16 @@ func ContextFree(task string, v, bayesLen int) float64 {
 }
 
 // ContextFreeOf is ContextFree for a recorded run: its task, and V from its stored
-// configuration (tunnel.V) or, without one, from bayesLen.
+// configuration (tunnel.v, or tunnel.V as older sessions spell it) or, without one, from
+// bayesLen.
 func ContextFreeOf(m sessions.Meta, bayesLen int) float64 {
-	v := 0
-	if f, err := Fields(m.Config); err == nil {
-		v, _ = strconv.Atoi(f["tunnel.V"])
+	var c struct {
+		Tunnel struct {
+			V int `json:"v"` // encoding/json matches the key's case loosely: V too
+		} `json:"tunnel"`
 	}
-	return ContextFree(m.Task, v, bayesLen)
+	if len(m.Config) > 0 && json.Unmarshal(m.Config, &c) != nil {
+		c.Tunnel.V = 0 // unreadable: V from the Bayes curve
+	}
+	return ContextFree(m.Task, c.Tunnel.V, bayesLen)
 }

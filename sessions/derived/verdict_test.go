@@ -34,9 +34,9 @@ func TestVerdictOf(t *testing.T) {
 			"pass (accuracy 0.9000 ≥ 0.9)", "accuracy ≥ 0.9", "accuracy 0.900 ≥ 0.9"},
 	} {
 		v := VerdictOf(c.task, c.e)
-		if v.Pass != c.pass || v.Field != c.field || v.String() != c.text || v.Rule() != c.rule || v.Comparison(3) != c.compared {
+		if v.Pass != c.pass || v.Metric != c.field || v.String() != c.text || v.Rule() != c.rule || v.Comparison(3) != c.compared {
 			t.Errorf("%s %+v: got pass %v, field %q, %q, rule %q, %q; want %v, %q, %q, %q, %q",
-				c.task, c.e, v.Pass, v.Field, v.String(), v.Rule(), v.Comparison(3), c.pass, c.field, c.text, c.rule, c.compared)
+				c.task, c.e, v.Pass, v.Metric, v.String(), v.Rule(), v.Comparison(3), c.pass, c.field, c.text, c.rule, c.compared)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"windtunnel/diagnostics"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -95,7 +96,7 @@ func headDelta(s *sessions.Snapshot) [][]float64 {
 }
 
 // unitLabel names an ablated unit: "L1H2", "L1 attn", "L1 mlp", "L1".
-func unitLabel(e sessions.Effect) string {
+func unitLabel(e diagnostics.Effect) string {
 	switch e.Unit {
 	case "head":
 		return headLabel(e.Layer, e.Head)

@@ -16,7 +16,7 @@
 //     error and 1−|ρ| min–max scaled on one step axis, settle steps marked) and qk (QK
 //     alignment heat maps per layer); several panels share one file;
 //   - table: the architecture table (models × tasks, mean bit error (a) or accuracy for
-//     recall, pass/fail) over all the runs, as lab.Table builds it: a model and task run in
+//     recall, pass/fail) over all the runs, as derived.Table builds it: a model and task run in
 //     several configurations gets one band of its cell per configuration.
 //
 // Nothing here keeps state between calls; each figure kind lives in its own file.

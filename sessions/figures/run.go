@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"windtunnel/sessions/runconfig"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"windtunnel/lab"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 )
@@ -61,7 +61,7 @@ type Run struct {
 	Path string
 	// Meta is the session's description and Config the run's configuration.
 	Meta   sessions.Meta
-	Config lab.Config
+	Config runconfig.Config
 	// Evals are the whole-model evaluations (ablated ones left out), in step order.
 	Evals []sessions.Record
 	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
@@ -120,7 +120,7 @@ func LoadPaths(paths []string) ([]Run, error) {
 			if st.IsDir() {
 				// In a folder, only finished runs count (as in compare --from); a file named
 				// on its own is drawn whatever its state.
-				if sr, err := lab.ReadSessionRun(f); err == nil && !sr.Done {
+				if sr, err := runconfig.ReadSessionRun(f); err == nil && !sr.Done {
 					continue
 				}
 			}

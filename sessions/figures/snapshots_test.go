@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"windtunnel/diagnostics"
 
 	"windtunnel/sessions"
 )
@@ -131,7 +132,7 @@ func TestNoAttentionSeeds(t *testing.T) {
 			Points: [][]float64{{0, 1, 0}, {1, 0, 0}, {2, 2, 1}}, Entropy: []float64{1, 2, 3}},
 		Frame: &sessions.Frame{Points: []sessions.FramePoint{
 			{Step: 100, BitError: 1, PC1Abs: 0.5}, {Step: 200, BitError: 0.5, PC1Abs: 0.8}}},
-		Ablation: []sessions.Effect{{Unit: "layer", Layer: 0, Head: -1, DeltaBits: 0.3}, {Unit: "layer", Layer: 1, Head: -1, DeltaBits: 0.1}},
+		Ablation: []diagnostics.Effect{{Unit: "layer", Layer: 0, Head: -1, DeltaBits: 0.3}, {Unit: "layer", Layer: 1, Head: -1, DeltaBits: 0.1}},
 	}
 	snap.Costliest = &snap.Ablation[0]
 	src := t.TempDir()

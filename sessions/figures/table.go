@@ -4,29 +4,29 @@ import (
 	"fmt"
 	"image/color"
 	"strings"
+	"windtunnel/sessions/derived"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"windtunnel/diagnostics"
-	"windtunnel/lab"
 )
 
-// tableFigure is the architecture table over all runs (lab.Table): one cell per model ×
+// tableFigure is the architecture table over all runs (derived.Table): one cell per model ×
 // task holding the mean bit error (a) (accuracy for recall) ± sd over seeds and the verdict,
 // green where it passes, red where it fails, grey where there is no run. A model and task
 // run in several configurations (the rule of sessions/derived) has its cell split in one
 // band per configuration, each with its own seeds and verdict, named by what differs.
 func tableFigure(runs []Run) (figure, bool) {
-	var scores []lab.RunScore
+	var scores []derived.RunScore
 	var tasks, models []string
 	for i, r := range runs {
 		if len(r.Evals) == 0 {
 			continue
 		}
 		e := r.Evals[len(r.Evals)-1].Eval
-		scores = append(scores, lab.RunScore{Task: r.Config.Task, Model: r.Config.Model, Seed: r.Config.Seed,
+		scores = append(scores, derived.RunScore{Task: r.Config.Task, Model: r.Config.Model, Seed: r.Config.Seed,
 			Params: r.Meta.Params, Steps: r.Evals[len(r.Evals)-1].Step, Session: r.Path, Key: groupKey(r, i),
 			Scores: diagnostics.Scores{BitErrorPosition: e.BitErrorPosition, BitErrorSample: e.BitErrorSample,
 				KLBits: e.KLBits, TVD: e.TVD, Accuracy: e.Accuracy}})
@@ -38,7 +38,7 @@ func tableFigure(runs []Run) (figure, bool) {
 	}
 	tasks = ordered(tasks, []string{"bijection", "hmm", "recall"})
 	models = ordered(models, []string{"transformer", "mamba", "lstm", "mlp"})
-	cells := lab.Table(scores, tasks, models)
+	cells := derived.Table(scores, tasks, models)
 	title := "Architecture table: mean bit error (a), accuracy for recall (pass/fail)"
 	p := plot.New()
 	p.Title.Text = title
@@ -47,7 +47,7 @@ func tableFigure(runs []Run) (figure, bool) {
 	xs := make([]string, len(tasks))
 	for i, t := range tasks {
 		xs[i] = t
-		if pr, ok := lab.PrimitiveOf(t); ok {
+		if pr, ok := derived.PrimitiveOf(t); ok {
 			xs[i] = fmt.Sprintf("%s (%s)", t, pr.Name)
 		}
 	}
@@ -89,7 +89,7 @@ func ordered(names, order []string) []string {
 // tableGrid draws the table's cells at the nominal axis positions (task i, model j).
 type tableGrid struct {
 	tasks, models []string
-	cells         []lab.Cell
+	cells         []derived.Cell
 	text          draw.TextStyle
 }
 
@@ -128,8 +128,8 @@ func (t tableGrid) box(c draw.Canvas, x0, x1, y0, y1 vg.Length, lines []string, 
 }
 
 // find returns the cells of task and model, one per configuration.
-func (t tableGrid) find(task, model string) []lab.Cell {
-	var out []lab.Cell
+func (t tableGrid) find(task, model string) []derived.Cell {
+	var out []derived.Cell
 	for _, c := range t.cells {
 		if c.Task == task && c.Model == model {
 			out = append(out, c)
@@ -139,7 +139,7 @@ func (t tableGrid) find(task, model string) []lab.Cell {
 }
 
 // cellText is a cell's lines (score, verdict with seeds passed, Paper I's verdict) and fill.
-func cellText(c lab.Cell) ([]string, color.Color) {
+func cellText(c derived.Cell) ([]string, color.Color) {
 	score := "(a) " + c.BitErrorA.String(3) + " bits"
 	if c.Primitive.Metric == "accuracy" {
 		score = "accuracy " + c.Accuracy.String(3)

@@ -5,9 +5,9 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/derived"
 
-	"windtunnel/lab"
-	"windtunnel/models"
 	"windtunnel/tunnels"
 )
 
@@ -53,7 +53,7 @@ func Mean(vs []Value, prec int) string {
 	for i, v := range vs {
 		xs[i] = v.V
 	}
-	s := lab.StatOf(xs)
+	s := derived.StatOf(xs)
 	if len(xs) < 2 {
 		return fmt.Sprintf("%.*f (n=%d)", prec, s.Mean, len(xs))
 	}
@@ -80,7 +80,7 @@ func configOf(runs []Run) string {
 		}
 		tc := c.Transformer
 		s := fmt.Sprintf("%s; %s L=%d H=%d d=%d; %d params; %d steps × batch %d", p, c.Model, tc.Layers, tc.Heads, tc.Width, r.Score.Params, c.Steps, c.Batch)
-		if c.Model != models.KindTransformer {
+		if c.Model != arch.KindTransformer {
 			s = fmt.Sprintf("%s; %s matched to L=%d d=%d; %d params; %d steps × batch %d", p, c.Model, tc.Layers, tc.Width, r.Score.Params, c.Steps, c.Batch)
 		}
 		if !seen[s] {
@@ -119,12 +119,12 @@ func pick(runs []Run, task, model string) []Run {
 func architectureRows(runs []Run) []Row {
 	var rows []Row
 	for _, task := range tunnels.Names() {
-		prim, ok := lab.PrimitiveOf(task)
+		prim, ok := derived.PrimitiveOf(task)
 		if !ok {
 			continue
 		}
-		for _, model := range models.PaperKinds() {
-			paper := lab.PaperVerdict(task, model)
+		for _, model := range arch.PaperKinds() {
+			paper := derived.PaperVerdict(task, model)
 			if paper == "" {
 				continue
 			}
@@ -139,13 +139,13 @@ func architectureRows(runs []Run) []Row {
 
 // architectureRow fills row (its claim and the paper's verdict set) from the runs of one
 // configuration of its task and model.
-func architectureRow(row Row, prim lab.Primitive, rs []Run) Row {
+func architectureRow(row Row, prim derived.Primitive, rs []Run) Row {
 	if len(rs) == 0 {
 		row.Verdict, row.Reason = NotMeasured, "no finished session of this task and model"
 		return row
 	}
 	task, model, paper := prim.Task, rs[0].Score.Model, row.Paper
-	scores := make([]lab.RunScore, len(rs))
+	scores := make([]derived.RunScore, len(rs))
 	for i, r := range rs {
 		scores[i] = r.Score
 		v := r.Score.Scores.BitErrorPosition
@@ -154,7 +154,7 @@ func architectureRow(row Row, prim lab.Primitive, rs []Run) Row {
 		}
 		row.Values = append(row.Values, Value{r.File, v})
 	}
-	cell := lab.Table(scores, []string{task}, []string{model})[0]
+	cell := derived.Table(scores, []string{task}, []string{model})[0]
 	what, crit := "bit error (a)", fmt.Sprintf("≤ %.2f bits", prim.Threshold)
 	if prim.Metric == "accuracy" {
 		what, crit = "accuracy", fmt.Sprintf("≥ %.2f", prim.Threshold)
@@ -183,13 +183,13 @@ func verb(paper string) string {
 // authorsArch is the authors' code's number for an architecture cell, where known.
 func authorsArch(task, model string) string {
 	switch {
-	case task == "bijection" && model == models.KindTransformer:
+	case task == "bijection" && model == arch.KindTransformer:
 		return fmt.Sprintf("%.4f bits (b) (production)", AuthorsBijectionBitsB)
-	case task == "bijection" && model == models.KindMLP:
+	case task == "bijection" && model == arch.KindMLP:
 		return fmt.Sprintf("%.4f bits (b)", AuthorsMLPBitsB)
-	case task == "recall" && model == models.KindTransformer:
+	case task == "recall" && model == arch.KindTransformer:
 		return "learned"
-	case task == "recall" && (model == models.KindMLP || model == "lstm"):
+	case task == "recall" && (model == arch.KindMLP || model == "lstm"):
 		return "not learned"
 	}
 	return "—"
@@ -199,7 +199,7 @@ func authorsArch(task, model string) string {
 // 1.1073, a row per configuration.
 func mlpLevelRows(runs []Run) []Row {
 	var v20 []Run
-	for _, r := range pick(runs, "bijection", models.KindMLP) {
+	for _, r := range pick(runs, "bijection", arch.KindMLP) {
 		if v := r.Config.Tunnel.V; v == 0 || v == tunnels.DefaultV {
 			v20 = append(v20, r)
 		}
@@ -237,8 +237,8 @@ func mlpLevelRow(rs []Run) Row {
 // track HMM beliefs, per configuration.
 func lengthRows(runs []Run) []Row {
 	var rows []Row
-	for _, model := range models.PaperKinds() {
-		if lab.PaperVerdict("hmm", model) != "pass" {
+	for _, model := range arch.PaperKinds() {
+		if derived.PaperVerdict("hmm", model) != "pass" {
 			continue
 		}
 		for _, g := range configGroups(pick(runs, "hmm", model)) {

@@ -6,9 +6,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 
-	"windtunnel/lab"
-	"windtunnel/models"
 	"windtunnel/tunnels"
 )
 
@@ -54,9 +55,9 @@ func Commands(runs []Run) []string {
 		}
 	}
 	for _, g := range groups {
-		ms := lab.Ordered(g.models, models.Kinds())
+		ms := derived.Ordered(g.models, arch.Kinds())
 		cmd := fmt.Sprintf("windtunnel compare --preset %s --tasks %s --models %s --seeds %d", g.preset, g.task, strings.Join(ms, ","), len(g.seeds))
-		if p, err := lab.Preset(g.preset, g.task); err == nil && p.Steps != g.steps {
+		if p, err := runconfig.Preset(g.preset, g.task); err == nil && p.Steps != g.steps {
 			cmd += fmt.Sprintf(" --steps %d", g.steps)
 		}
 		out = append(out, cmd+" --out "+g.dir)
@@ -84,13 +85,13 @@ func runCommand(r Run) string {
 	c := r.Config
 	p := r.Preset
 	if p == "" {
-		p = lab.PresetQuick
+		p = runconfig.PresetQuick
 	}
 	s := fmt.Sprintf("windtunnel run --headless --task %s --model %s --preset %s --seed %d --steps %d", c.Task, c.Model, p, c.Seed, c.Steps)
 	if r.Preset == "" {
 		t := c.Transformer
 		s += fmt.Sprintf(" --layers %d --width %d --batch %d --lr %g --warmup %d --weight-decay %g", t.Layers, t.Width, c.Batch, c.LR, c.Warmup, c.WeightDecay)
-		if c.Model == models.KindTransformer {
+		if c.Model == arch.KindTransformer {
 			s += fmt.Sprintf(" --heads %d", t.Heads)
 		}
 		return s + " --out " + r.Path + "  # no preset's configuration: sizes from the session, tunnel " + tunnelDesc(c.Tunnel)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"windtunnel/models/arch"
 
-	"windtunnel/models"
 	"windtunnel/sessions/derived"
 	"windtunnel/tunnels"
 )
@@ -27,7 +27,7 @@ func frameRows(runs []Run) []Row {
 	var rows []Row
 	for _, task := range tunnels.Names() {
 		var rs []Run
-		for _, r := range pick(runs, task, models.KindTransformer) {
+		for _, r := range pick(runs, task, arch.KindTransformer) {
 			if r.FrameRatio != nil {
 				rs = append(rs, r)
 			}
@@ -141,7 +141,7 @@ func dissociationRow(task string, rs []Run) Row {
 func speedupRows(runs []Run) []Row {
 	var rows []Row
 	for _, task := range tunnels.Names() {
-		gs := configGroups(pick(runs, task, models.KindTransformer))
+		gs := configGroups(pick(runs, task, arch.KindTransformer))
 		for i := range gs {
 			for j := range gs {
 				if base, arm, ok := valueLRPair(gs[i], gs[j]); ok {

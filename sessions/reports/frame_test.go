@@ -3,9 +3,9 @@ package reports
 import (
 	"strings"
 	"testing"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
-	"windtunnel/lab"
-	"windtunnel/models"
 	"windtunnel/sessions/derived"
 )
 
@@ -13,7 +13,7 @@ import (
 // and bit error curve given (one evaluation every 100 steps).
 func runOf(t *testing.T, valueLR float64, seed uint64, curve ...float64) Run {
 	t.Helper()
-	c, err := lab.Preset(lab.PresetQuick, "bijection")
+	c, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func runOf(t *testing.T, valueLR float64, seed uint64, curve ...float64) Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Run{SessionRun: lab.SessionRun{Config: c, Score: lab.RunScore{Task: c.Task, Model: models.KindTransformer, Seed: seed, Key: key}},
+	r := Run{SessionRun: runconfig.SessionRun{Config: c, Score: derived.RunScore{Task: c.Task, Model: arch.KindTransformer, Seed: seed, Key: key}},
 		File: "s.wtlab"}
 	for i, v := range curve {
 		r.Curve = append(r.Curve, derived.StepValue{Step: 100 * (i + 1), V: v})

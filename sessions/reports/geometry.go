@@ -3,8 +3,8 @@ package reports
 import (
 	"fmt"
 	"math"
+	"windtunnel/models/arch"
 
-	"windtunnel/models"
 	"windtunnel/sessions"
 	"windtunnel/tunnels"
 )
@@ -18,7 +18,7 @@ func geometryRows(runs []Run) []Row {
 	var rows []Row
 	for _, task := range tunnels.Names() {
 		var rs []Run
-		for _, r := range pick(runs, task, models.KindTransformer) {
+		for _, r := range pick(runs, task, arch.KindTransformer) {
 			if r.Snapshot != nil {
 				rs = append(rs, r)
 			}

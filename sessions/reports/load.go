@@ -6,15 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"windtunnel/sessions/runconfig"
 
-	"windtunnel/lab"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 )
 
 // Run is one session as the report reads it.
 type Run struct {
-	lab.SessionRun
+	runconfig.SessionRun
 	// Path is the session file as given (or found in a given folder); File its base name.
 	Path, File string
 	// Preset is the preset the configuration is (steps aside), "" when none.
@@ -75,14 +75,14 @@ func Load(paths []string) (runs []Run, skipped []string, err error) {
 }
 
 // loadRun reads one session once (derived.ReadRun): its score and configuration
-// (lab.SessionRunOf), its newest snapshot and frame-ratio series, its bit error curve and
+// (runconfig.SessionRunOf), its newest snapshot and frame-ratio series, its bit error curve and
 // its last length-generalisation curve.
 func loadRun(path string) (Run, error) {
 	dr, err := derived.ReadRun(path)
 	if err != nil {
 		return Run{}, fmt.Errorf("report: %w", err)
 	}
-	sr, err := lab.SessionRunOf(dr)
+	sr, err := runconfig.SessionRunOf(dr)
 	if err != nil {
 		return Run{}, fmt.Errorf("report: %w", err)
 	}
@@ -99,17 +99,17 @@ func loadRun(path string) (Run, error) {
 
 // presetOf names the preset a configuration was built from, comparing everything but the
 // model, seed, steps, cadences and machine settings; "" when none matches.
-func presetOf(c lab.Config) string {
-	norm := func(c lab.Config) string {
+func presetOf(c runconfig.Config) string {
+	norm := func(c runconfig.Config) string {
 		c.Model, c.Seed, c.Steps, c.BLAS, c.Workers, c.Device, c.Precision = "", 0, 0, "", 0, "", ""
 		c.EvalEvery, c.ProbeEvery, c.CheckpointEvery = 0, 0, 0
-		c.MLP, c.PrefixMLP, c.LSTM, c.Mamba = lab.Config{}.MLP, lab.Config{}.PrefixMLP, lab.Config{}.LSTM, lab.Config{}.Mamba
+		c.MLP, c.PrefixMLP, c.LSTM, c.Mamba = runconfig.Config{}.MLP, runconfig.Config{}.PrefixMLP, runconfig.Config{}.LSTM, runconfig.Config{}.Mamba
 		b, _ := json.Marshal(c)
 		return string(b)
 	}
 	got := norm(c)
-	for _, name := range lab.PresetNames() {
-		p, err := lab.Preset(name, c.Task)
+	for _, name := range runconfig.PresetNames() {
+		p, err := runconfig.Preset(name, c.Task)
 		if err == nil && norm(p) == got {
 			return name
 		}

@@ -10,8 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 
-	"windtunnel/lab"
 	"windtunnel/sessions"
 )
 
@@ -39,7 +40,7 @@ func (f fixture) file() string {
 // writeFixture creates a finished quick-preset session holding f's final evaluation.
 func writeFixture(t *testing.T, dir string, f fixture) {
 	t.Helper()
-	cfg, err := lab.Preset(lab.PresetQuick, f.task)
+	cfg, err := runconfig.Preset(runconfig.PresetQuick, f.task)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestReportTraceable(t *testing.T) {
 		if m == nil {
 			t.Fatalf("%s: no statistic in %q", claim, measured)
 		}
-		s := lab.StatOf(xs)
+		s := derived.StatOf(xs)
 		got, _ := strconv.ParseFloat(m[1], 64)
 		n, _ := strconv.Atoi(m[3])
 		prec := len(m[1]) - strings.Index(m[1], ".") - 1
@@ -251,9 +252,9 @@ func TestReportNoFigures(t *testing.T) {
 }
 
 func TestPresetOf(t *testing.T) {
-	c, _ := lab.Preset(lab.PresetMid, "hmm")
+	c, _ := runconfig.Preset(runconfig.PresetMid, "hmm")
 	c.Model, c.Seed, c.Steps = "lstm", 3, 100
-	if p := presetOf(c); p != lab.PresetMid {
+	if p := presetOf(c); p != runconfig.PresetMid {
 		t.Errorf("presetOf(mid hmm) = %q", p)
 	}
 	c.Transformer.Width = 80

@@ -75,7 +75,7 @@ func (o *Model) runVerdict(i, step int) (derived.Verdict, bool, bool) {
 func (o *Model) verdictText(j, step int) string {
 	g := o.groups[j]
 	var vals []float64
-	var crit derived.Criterion
+	var crit derived.Primitive
 	passing, ended, n := 0, true, 0
 	for _, i := range g.members {
 		v, end, ok := o.runVerdict(i, step)
@@ -84,7 +84,7 @@ func (o *Model) verdictText(j, step int) string {
 			continue
 		}
 		n++
-		crit, ended = v.Criterion, ended && end
+		crit, ended = v.Primitive, ended && end
 		vals = append(vals, v.Value)
 		if v.Pass {
 			passing++
@@ -94,7 +94,7 @@ func (o *Model) verdictText(j, step int) string {
 		return ""
 	}
 	mean := derived.MeanFinite(vals)
-	v := derived.Verdict{Criterion: crit, Value: mean, Pass: crit.Passes(mean)}
+	v := derived.Verdict{Primitive: crit, Value: mean, Pass: crit.Meets(mean)}
 	word := v.Status(ended)
 	if !g.band() {
 		return word
@@ -118,7 +118,7 @@ func (o *Model) verdictStyled(j, step int) string {
 // chart then draws (recall is judged by accuracy, which the chart does not plot).
 func (o *Model) passLine() bool {
 	for _, m := range o.metas {
-		if derived.CriterionOf(m.Task).Field != "bit_error_position" {
+		if derived.CriterionOf(m.Task).AtLeast() {
 			return false
 		}
 	}

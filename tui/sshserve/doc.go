@@ -7,7 +7,8 @@
 //
 // Runs come from a Source, so the package knows nothing of how a live run is reached: with
 // one live run a viewer goes straight to its dashboard, with several a picker lists them,
-// with none it lists the recent runs to replay read-only.
+// with none it lists the recent runs to replay read-only. A dashboard picked from the list
+// is embedded in the picker (tui.Options.Embedded): leaving it comes back to the list.
 //
 // Admission: public keys only, those listed in an OpenSSH authorized_keys file (re-read
 // when it changes). A key whose options field holds OperatorOption ("windtunnel-operator",
@@ -16,8 +17,8 @@
 // Event.By = "ssh:" + its SHA256 fingerprint, so the session records who sent it (a run
 // reached through its control socket records it after the socket client's own identity;
 // see relay). Other keys
-// watch read-only: their sends fail with ErrNotOperator, which the dashboard's status line
-// shows. Lines with options the server cannot honour (from=, command=, cert-authority, ...)
+// watch read-only: their dashboard (tui.Options.ReadOnly) does not offer the keys that act
+// on the run, and their sends would fail with ErrNotOperator. Lines with options the server cannot honour (from=, command=, cert-authority, ...)
 // are skipped rather than admitted without their restriction.
 //
 // Safe defaults: no password or keyboard-interactive authentication, no commands or

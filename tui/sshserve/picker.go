@@ -14,7 +14,9 @@ import (
 )
 
 // picker is a session's root model: it lists the runs and opens the one picked (at once
-// when exactly one is live), then hands every message to that run's dashboard.
+// when exactly one is live), then hands every message to that run's dashboard. Leaving the
+// dashboard (q on a replay, d or s on a live run) comes back to the list when the viewer
+// picked the run there, and ends the session when the picker opened it unasked.
 type picker struct {
 	ctx  context.Context
 	src  Source
@@ -27,8 +29,24 @@ type picker struct {
 	err     string // the last listing or opening error
 	cursor  int
 	opening string // the run being opened
+	auto    bool   // the run being opened, or shown, was opened unasked (the only live one)
 	dash    tea.Model
+	gen     int    // counts the dashboards opened; their commands' messages carry it (dashMsg)
+	release func() // releases the shown dashboard's feed
 }
+
+// dashMsg is a message of the dashboard opened gen-th: one that arrives after that
+// dashboard was left is dropped, not handed to the next one.
+type dashMsg struct {
+	gen int
+	msg tea.Msg
+}
+
+// Notes of the quit dialog: what detaching does, by where it leads.
+const (
+	noteDisconnect = "disconnect; the run goes on and keeps recording its session"
+	noteBack       = "back to the list of runs; the run goes on and keeps recording its session"
+)
 
 // pickStyles are the picker's styles, rendered for the session's terminal.
 type pickStyles struct{ title, dim, cursor, warn, live lipgloss.Style }
@@ -39,11 +57,12 @@ type runsMsg struct {
 	err  error
 }
 
-// openedMsg carries the feed of a run opened for the viewer.
+// openedMsg carries the feed of a run opened for the viewer and the function releasing it.
 type openedMsg struct {
-	run  Run
-	feed sessions.Feed
-	err  error
+	run     Run
+	feed    sessions.Feed
+	release func()
+	err     error
 }
 
 // newPicker returns the picker of one session; opts.Renderer draws it.
@@ -82,8 +101,7 @@ func (p picker) open(r Run) tea.Cmd {
 		if err != nil {
 			return openedMsg{run: r, err: err}
 		}
-		v.hold(release)
-		return openedMsg{run: r, feed: f}
+		return openedMsg{run: r, feed: f, release: v.hold(release)}
 	}
 }
 
@@ -95,10 +113,13 @@ func (p picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		p.opts.Width, p.opts.Height = ws.Width, ws.Height
 		msg = ws
 	}
+	if dm, ok := msg.(dashMsg); ok {
+		return p.fromDash(dm)
+	}
 	if p.dash != nil {
 		var cmd tea.Cmd
 		p.dash, cmd = p.dash.Update(msg)
-		return p, cmd
+		return p, p.tag(cmd)
 	}
 	switch msg := msg.(type) {
 	case runsMsg:
@@ -111,7 +132,7 @@ func (p picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		p.runs = liveFirst(msg.runs)
 		p.cursor = min(p.cursor, max(len(p.runs)-1, 0))
 		if live := countLive(p.runs); first && live == 1 {
-			p.opening = p.runs[0].Name
+			p.opening, p.auto = p.runs[0].Name, true
 			return p, p.open(p.runs[0])
 		}
 	case openedMsg:
@@ -120,8 +141,14 @@ func (p picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			p.err = fmt.Sprintf("opening %s: %v", msg.run.Name, msg.err)
 			return p, nil
 		}
-		p.dash = tui.New(p.v.feed(msg.run, msg.feed), p.opts)
-		return p, p.dash.Init()
+		opts := p.opts
+		opts.DetachNote = noteBack
+		if p.auto {
+			opts.DetachNote = noteDisconnect
+		}
+		p.dash, p.release = tui.New(p.v.feed(msg.run, msg.feed), opts), msg.release
+		p.gen++
+		return p, p.tag(p.dash.Init())
 	case tea.KeyMsg:
 		switch msg.String() {
 		case "q", "ctrl+c", "esc":
@@ -134,12 +161,55 @@ func (p picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return p, p.list()
 		case "enter":
 			if p.opening == "" && p.cursor < len(p.runs) {
-				p.opening, p.err = p.runs[p.cursor].Name, ""
+				p.opening, p.err, p.auto = p.runs[p.cursor].Name, "", false
 				return p, p.open(p.runs[p.cursor])
 			}
 		}
 	}
 	return p, nil
+}
+
+// tag marks the messages of cmd, a command of the shown dashboard, with its generation
+// (nil stays nil).
+func (p picker) tag(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	gen := p.gen
+	return func() tea.Msg { return dashMsg{gen, cmd()} }
+}
+
+// fromDash hands a message of the shown dashboard's commands back to it (a batch of
+// commands is run as a batch of tagged ones), drops one of a dashboard already left, and
+// leaves the dashboard on tui.LeftMsg: back to the list, or the session ends when the
+// dashboard was opened unasked.
+func (p picker) fromDash(dm dashMsg) (tea.Model, tea.Cmd) {
+	if p.dash == nil || dm.gen != p.gen {
+		return p, nil
+	}
+	switch msg := dm.msg.(type) {
+	case nil:
+		return p, nil
+	case tea.BatchMsg:
+		cmds := make([]tea.Cmd, len(msg))
+		for i, c := range msg {
+			cmds[i] = p.tag(c)
+		}
+		return p, tea.Batch(cmds...)
+	case tui.LeftMsg:
+		if p.auto {
+			return p, tea.Quit
+		}
+		p.dash = nil
+		if p.release != nil {
+			p.release()
+			p.release = nil
+		}
+		return p, p.list()
+	}
+	var cmd tea.Cmd
+	p.dash, cmd = p.dash.Update(dm.msg)
+	return p, p.tag(cmd)
 }
 
 // liveFirst orders the live runs before the finished ones, keeping the Source's order.

@@ -87,7 +87,7 @@ func TestServePreauthFlood(t *testing.T) {
 	waitClosed(t, admitted, grace+5*time.Second)
 	time.Sleep(grace / 2) // the viewer's connection outlives the grace time
 	s.press("4")
-	s.waitFor("space toggles")
+	s.waitFor("● on  ○ off")
 
 	var all []net.Conn
 	for _, from := range []string{"127.0.0.3", "127.0.0.4", "127.0.0.5"} {

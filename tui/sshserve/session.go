@@ -32,21 +32,29 @@ type viewer struct {
 	closed  bool
 }
 
-// hold keeps a feed's release function until the session ends (at once if it has).
-func (v *viewer) hold(release func() error) {
+// hold keeps a feed's release function until the session ends (at once if it has) and
+// returns a function that releases the feed sooner (the viewer left its dashboard); the
+// feed is released once either way.
+func (v *viewer) hold(release func() error) func() {
 	if release == nil {
-		return
+		return func() {}
 	}
+	once := sync.OnceValue(release)
 	v.mu.Lock()
 	if !v.closed {
-		v.closers = append(v.closers, release)
+		v.closers = append(v.closers, once)
 		v.mu.Unlock()
-		return
+		return func() {
+			if err := once(); err != nil {
+				v.log.Printf("serve: release a feed of %s: %v", v.key.Fingerprint, err)
+			}
+		}
 	}
 	v.mu.Unlock()
-	if err := release(); err != nil {
+	if err := once(); err != nil {
 		v.log.Printf("serve: release a feed of %s: %v", v.key.Fingerprint, err)
 	}
+	return func() {}
 }
 
 // close releases every feed the session opened.
@@ -112,7 +120,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	pty, _, _ := sess.Pty()
 	env := sessionEnv(pty.Term, sess.Environ())
 	opts := tui.Options{Renderer: newRenderer(sess, env), Width: pty.Window.Width, Height: pty.Window.Height,
-		DetachNote: "disconnect; the run goes on and keeps recording its session"}
+		ReadOnly: !v.key.Operator, Embedded: true}
 	p := newPicker(sess.Context(), s.cfg.Source, v, opts)
 	popts := append(tui.ProgramOptions(tui.Options{AltScreen: true}), bm.MakeOptions(sess)...)
 	popts = append(popts, tea.WithEnvironment(env), tea.WithoutSignalHandler())

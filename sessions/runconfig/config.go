@@ -1,37 +1,37 @@
-package lab
+package runconfig
 
 import (
 	"encoding/json"
 	"fmt"
 
-	"windtunnel/models"
+	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
 	"windtunnel/tunnels"
 )
 
 // Config is everything that determines a run.
 type Config struct {
-	Task        string                   `json:"task"`
-	Tunnel      tunnels.Config           `json:"tunnel"`
-	Model       string                   `json:"model"` // one of models.Kinds()
-	Transformer models.TransformerConfig `json:"transformer"`
+	Task        string                 `json:"task"`
+	Tunnel      tunnels.Config         `json:"tunnel"`
+	Model       string                 `json:"model"` // one of arch.Kinds()
+	Transformer arch.TransformerConfig `json:"transformer"`
 	// LSTM and Mamba size the recurrent baselines; zero Width means "match the
 	// transformer's parameter count" (2 LSTM layers, 4 Mamba blocks, width solved for).
-	LSTM  models.LSTMConfig  `json:"lstm"`
-	Mamba models.MambaConfig `json:"mamba"`
+	LSTM  arch.LSTMConfig  `json:"lstm"`
+	Mamba arch.MambaConfig `json:"mamba"`
 	// MLP sizes the per-position MLP (model "mlp", Paper I's baseline) and PrefixMLP the
 	// prefix MLP (model "mlp-prefix", an ablation; its Input is prefix or token); zero Width
 	// means "match the transformer's parameter count". Sessions written before the
 	// per-position MLP existed hold model "mlp" with a prefix-MLP "mlp" object (Input set):
 	// UnmarshalJSON reads them as "mlp-prefix", the model they trained.
-	MLP         models.MLPConfig       `json:"mlp"`
-	PrefixMLP   models.PrefixMLPConfig `json:"mlp_prefix"`
-	Steps       int                    `json:"steps"`
-	Batch       int                    `json:"batch"`
-	LR          float64                `json:"lr"`
-	Warmup      int                    `json:"warmup"`
-	WeightDecay float64                `json:"weight_decay"`
-	Clip        float64                `json:"clip"`
+	MLP         arch.MLPConfig       `json:"mlp"`
+	PrefixMLP   arch.PrefixMLPConfig `json:"mlp_prefix"`
+	Steps       int                  `json:"steps"`
+	Batch       int                  `json:"batch"`
+	LR          float64              `json:"lr"`
+	Warmup      int                  `json:"warmup"`
+	WeightDecay float64              `json:"weight_decay"`
+	Clip        float64              `json:"clip"`
 	// ValueLR and QKLR multiply the learning rate of value and query/key projections.
 	ValueLR   float64 `json:"value_lr"`
 	QKLR      float64 `json:"qk_lr"`
@@ -69,7 +69,7 @@ type Config struct {
 func (c Config) Key() (string, error) {
 	b, err := json.Marshal(c)
 	if err != nil {
-		return "", fmt.Errorf("lab: config key: %w", err)
+		return "", fmt.Errorf("runconfig: config key: %w", err)
 	}
 	return derived.ConfigKey(b)
 }
@@ -90,18 +90,18 @@ func PresetNames() []string { return []string{PresetQuick, PresetMid, PresetPape
 // the authors' code, L=9, H=8, d=256, MLP 1024; batch 256, AdamW 3e-4, 2k warm-up, cosine,
 // weight decay 0.1). quick: sizes that show the separation on a 2-core CPU in minutes.
 func Preset(name, task string) (Config, error) {
-	c := Config{Task: task, Model: models.KindTransformer, Clip: 1, ValueLR: 1, QKLR: 1, BLAS: "auto", Target: "", Seed: 1}
+	c := Config{Task: task, Model: arch.KindTransformer, Clip: 1, ValueLR: 1, QKLR: 1, BLAS: "auto", Target: "", Seed: 1}
 	switch name {
 	case PresetPaper:
-		c.Transformer = models.TransformerConfig{Layers: 6, Heads: 6, Width: 192}
+		c.Transformer = arch.TransformerConfig{Layers: 6, Heads: 6, Width: 192}
 		if task == "hmm" {
-			c.Transformer = models.TransformerConfig{Layers: 9, Heads: 8, Width: 256, MLP: 1024}
+			c.Transformer = arch.TransformerConfig{Layers: 9, Heads: 8, Width: 256, MLP: 1024}
 		}
 		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 50000, 256, 3e-4, 2000, 0.1
 		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 500, 1024, 5000
 		c.ProbeEvery, c.GeometryN = 1000, 128
 	case PresetQuick:
-		c.Transformer = models.TransformerConfig{Layers: 4, Heads: 4, Width: 64}
+		c.Transformer = arch.TransformerConfig{Layers: 4, Heads: 4, Width: 64}
 		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 3000, 64, 1e-3, 100, 0.01
 		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 250, 512, 500
 		c.ProbeEvery, c.GeometryN = 250, 64
@@ -123,7 +123,7 @@ func Preset(name, task string) (Config, error) {
 		// Head dimension 32 (the quick model's 16 is below bijection's 20 hypotheses, so its
 		// value keys cannot be orthogonal), and long enough for the attention frame to
 		// settle while precision still improves: ≤ 45 minutes on a 2-core CPU.
-		c.Transformer = models.TransformerConfig{Layers: 4, Heads: 3, Width: 96}
+		c.Transformer = arch.TransformerConfig{Layers: 4, Heads: 3, Width: 96}
 		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 18000, 64, 1e-3, 400, 0.01
 		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 250, 512, 1000
 		c.ProbeEvery, c.GeometryN = 500, 64
@@ -136,10 +136,10 @@ func Preset(name, task string) (Config, error) {
 			c.Transformer.Layers = 2
 		}
 	default:
-		return Config{}, fmt.Errorf("lab: preset %q: want quick, mid or paper", name)
+		return Config{}, fmt.Errorf("runconfig: preset %q: want quick, mid or paper", name)
 	}
 	if task == "hmm" {
-		c.EvalK = append([]int(nil), PaperEvalK...)
+		c.EvalK = append([]int(nil), PaperEvalK()...)
 	}
 	return c, nil
 }
@@ -175,14 +175,9 @@ func QuickRecall() tunnels.Config {
 	return tunnels.Config{Pairs: 4, Keys: 32, Values: 32, Fillers: 2, Queries: 4, Layout: tunnels.RecallLayoutPairs}
 }
 
-// FieldError is the error Validate returns: Field is the Config field's Go name, dotted
-// into the model sizes ("Steps", "Transformer.Heads", "PrefixMLP.Input"), Value its value and
-// Reason the valid range. It is models.FieldError: the model sizes are Config fields too.
-type FieldError = models.FieldError
-
 // Spec is the model part of the configuration.
-func (c Config) Spec() models.Spec {
-	return models.Spec{Kind: c.Model, Transformer: c.Transformer, MLP: c.MLP, PrefixMLP: c.PrefixMLP, LSTM: c.LSTM, Mamba: c.Mamba}
+func (c Config) Spec() arch.Spec {
+	return arch.Spec{Kind: c.Model, Transformer: c.Transformer, MLP: c.MLP, PrefixMLP: c.PrefixMLP, LSTM: c.LSTM, Mamba: c.Mamba}
 }
 
 // UnmarshalJSON implements json.Unmarshaler: the fields as written, with the legacy form
@@ -194,7 +189,7 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	var legacy struct {
-		MLP *models.PrefixMLPConfig `json:"mlp"`
+		MLP *arch.PrefixMLPConfig `json:"mlp"`
 	}
 	if err := json.Unmarshal(b, &legacy); err != nil {
 		return err
@@ -207,11 +202,11 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 // upgradeLegacyMLP maps a configuration written when model "mlp" was the prefix MLP —
 // model "mlp" whose "mlp" object has an Input (always set then) — to model "mlp-prefix"
 // with those sizes. A per-position MLP's "mlp" object has no Input, so it is left alone.
-func (c *Config) upgradeLegacyMLP(old *models.PrefixMLPConfig) {
-	if c.Model != models.KindMLP || old == nil || old.Input == "" {
+func (c *Config) upgradeLegacyMLP(old *arch.PrefixMLPConfig) {
+	if c.Model != arch.KindMLP || old == nil || old.Input == "" {
 		return
 	}
-	c.Model, c.PrefixMLP, c.MLP = models.KindPrefixMLP, *old, models.MLPConfig{}
+	c.Model, c.PrefixMLP, c.MLP = arch.KindPrefixMLP, *old, arch.MLPConfig{}
 }
 
 // The upper bounds of Config's sizes (the model's and the tunnel's are in models and
@@ -224,14 +219,14 @@ const (
 	maxWorkers   = 1024
 )
 
-// Validate reports the first bad field as a *FieldError giving the valid range.
+// Validate reports the first bad field as a *arch.FieldError giving the valid range.
 func (c Config) Validate() error {
 	bad := func(field string, v any, want string) error {
-		return &FieldError{Field: field, Value: v, Reason: "want " + want}
+		return &arch.FieldError{Field: field, Value: v, Reason: "want " + want}
 	}
 	switch {
-	case !models.KnownKind(c.Model):
-		return bad("Model", c.Model, models.KindList())
+	case !arch.KnownKind(c.Model):
+		return bad("Model", c.Model, arch.KindList())
 	case c.Steps < 1 || c.Steps > maxSteps:
 		return bad("Steps", c.Steps, "1..100000000")
 	case c.Batch < 1 || c.Batch > maxBatch:

@@ -1,87 +1,14 @@
-package lab
+package derived
 
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 
 	"windtunnel/diagnostics"
-	"windtunnel/sessions/derived"
 )
-
-// Primitive is one of Paper I's inference primitives, the tunnel that tests it, and the
-// criterion a model must meet to pass it.
-type Primitive struct {
-	// Task is the tunnel.
-	Task string `json:"task"`
-	// Name is the primitive the tunnel tests.
-	Name string `json:"primitive"`
-	// Metric is "bit_error_position" (pass when ≤ Threshold) or "accuracy" (pass when ≥).
-	Metric string `json:"metric"`
-	// Threshold is the pass bound.
-	Threshold float64 `json:"threshold"`
-}
-
-// Primitives are the architecture table's columns, each judged by derived.CriterionOf its
-// tunnel: bit error (a) ≤ derived.PassBits, where the quick preset's transformer lands
-// comfortably (bijection 0.07 bits, HMM 0.08) and far below the uniform or context-free
-// guess (≥ 0.8 bits); recall by MAP accuracy ≥ derived.PassAccuracy, since its posterior is
-// a point mass (entropy 0).
-func Primitives() []Primitive {
-	ps := []Primitive{
-		{Task: "bijection", Name: "belief accumulation"},
-		{Task: "hmm", Name: "belief transport"},
-		{Task: "recall", Name: "random-access binding"},
-	}
-	for i := range ps {
-		c := derived.CriterionOf(ps[i].Task)
-		ps[i].Metric, ps[i].Threshold = c.Field, c.Threshold
-	}
-	return ps
-}
-
-// Passes reports whether scores meet the primitive's threshold.
-func (p Primitive) Passes(s diagnostics.Scores) bool {
-	if p.Metric == "accuracy" {
-		return s.Accuracy >= p.Threshold
-	}
-	return s.BitErrorPosition <= p.Threshold
-}
-
-// PaperVerdict is Paper I's architecture-table verdict for a model on a task: "pass" or
-// "fail" (Transformer 3/3 primitives; Mamba bijection and HMM, not binding; LSTM
-// bijection only; MLP none), "" for a model the paper has no row for.
-func PaperVerdict(task, model string) string {
-	passes := map[string][]string{
-		"transformer": {"bijection", "hmm", "recall"},
-		"mamba":       {"bijection", "hmm"},
-		"lstm":        {"bijection"},
-		"mlp":         {},
-	}
-	ts, ok := passes[model]
-	if !ok {
-		return ""
-	}
-	for _, t := range ts {
-		if t == task {
-			return "pass"
-		}
-	}
-	return "fail"
-}
-
-// PrimitiveOf returns the primitive a task tests.
-func PrimitiveOf(task string) (Primitive, bool) {
-	for _, p := range Primitives() {
-		if p.Task == task {
-			return p, true
-		}
-	}
-	return Primitive{}, false
-}
 
 // Stat is a mean and spread over seeds.
 type Stat struct {
@@ -93,23 +20,8 @@ type Stat struct {
 
 // StatOf summarises values.
 func StatOf(xs []float64) Stat {
-	s := Stat{Values: append([]float64(nil), xs...)}
-	if len(xs) == 0 {
-		s.Mean, s.SD = math.NaN(), math.NaN()
-		return s
-	}
-	for _, x := range xs {
-		s.Mean += x
-	}
-	s.Mean /= float64(len(xs))
-	if len(xs) > 1 {
-		v := 0.0
-		for _, x := range xs {
-			v += (x - s.Mean) * (x - s.Mean)
-		}
-		s.SD = math.Sqrt(v / float64(len(xs)-1))
-	}
-	return s
+	m, sd := MeanSD(xs)
+	return Stat{Mean: m, SD: sd, Values: append([]float64(nil), xs...)}
 }
 
 // String prints the mean ± sd with the given precision.
@@ -130,7 +42,7 @@ type RunScore struct {
 	WallS   float64            `json:"wall_s"`
 	Scores  diagnostics.Scores `json:"-"`
 	Session string             `json:"session"`
-	// Key is the run's configuration key (derived.ConfigKey): runs of one task and model
+	// Key is the run's configuration key (ConfigKey): runs of one task and model
 	// with different keys trained different things and fall in separate cells.
 	Key string `json:"-"`
 }
@@ -155,7 +67,7 @@ type Cell struct {
 	Paper    string   `json:"paper,omitempty"`
 	Sessions []string `json:"sessions"`
 	// Config names what tells this cell's configuration from the other cells of its task
-	// and model (derived.Labels, e.g. "steps 3000"); "" when the task and model have one.
+	// and model (Labels, e.g. "steps 3000"); "" when the task and model have one.
 	Config string `json:"config,omitempty"`
 }
 
@@ -184,14 +96,14 @@ func configCells(runs []RunScore, task, model string) []Cell {
 	for i, r := range runs {
 		keys[i] = r.Key
 	}
-	groups := derived.GroupIndices(keys)
+	groups := GroupIndices(keys)
 	labels := make([]string, len(groups))
 	if len(groups) > 1 {
 		cfgs := make([]json.RawMessage, len(groups))
 		for j, g := range groups {
 			cfgs[j] = json.RawMessage(keys[g[0]])
 		}
-		if ls, err := derived.Labels(cfgs); err == nil {
+		if ls, err := Labels(cfgs); err == nil {
 			labels = ls
 		} else {
 			for j := range labels {
@@ -341,7 +253,7 @@ func TableSeeds(cells []Cell) (string, bool) {
 }
 
 // Ordered returns a copy of names sorted by their index in order (names not in order last,
-// as found): tasks in tunnels.Names() order, models in models.Kinds() order.
+// as found): tasks in tunnels.Names() order, models in arch.Kinds() order.
 func Ordered(names, order []string) []string {
 	rank := func(s string) int {
 		for i, o := range order {

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"windtunnel/backends/cuda"
+	"windtunnel/lab"
+)
+
+// runLong is run's --help text.
+const runLong = "run trains a network on a tunnel — the transformer (--model transformer, the default) or a\n" +
+	"baseline capacity-matched to it (mlp, mlp-prefix, lstm, mamba) — evaluating it on a fixed held-out\n" +
+	"probe set, records everything in a session file, and prints a JSON summary on stdout at the end.\n" +
+	"While it runs it listens on a control socket: `windtunnel attach` opens the dashboard on it,\n" +
+	"`windtunnel ls` lists it. --detach starts it in the background and returns at once.\n\n" +
+	"Settings come from the preset, then a configuration file (--config FILE, TOML or YAML with the\n" +
+	"keys `windtunnel info --config SESSION` writes) or a recorded run (--like SESSION), then the\n" +
+	"flags given, each overriding the one before. The preset's evaluation, geometry and checkpoint\n" +
+	"cadences are fitted to --steps (at most steps/12, steps/6 and steps/3), so a short run is still\n" +
+	"evaluated along the way. A flag of another task (--k without --task hmm) or of another model\n" +
+	"(--heads, --qk-lr, --value-lr: transformer; --mlp-input: mlp-prefix) is a usage error."
+
+// deviceError says in one line why --device could not be opened: what is missing on this
+// machine, with `windtunnel device` for the paths searched, instead of every path's loader
+// error (they are in `windtunnel device --json`).
+func deviceError(de *lab.DeviceError) error {
+	var why string
+	switch {
+	case errors.Is(de.Err, cuda.ErrNoDriver):
+		why = "no NVIDIA driver library (libcuda) could be loaded on this machine"
+	case errors.Is(de.Err, cuda.ErrNoCUBLAS):
+		why = "the NVIDIA driver loads but no cuBLAS library does"
+	case errors.Is(de.Err, cuda.ErrNoNVRTC):
+		why = "no NVRTC library (CUDA's run-time compiler) could be loaded"
+	case errors.Is(de.Err, cuda.ErrNoDevice):
+		why = "the NVIDIA driver loads but finds no usable GPU"
+	default:
+		return fmt.Errorf("--device %s: %w", de.Device, de.Err)
+	}
+	return fmt.Errorf("--device %s: %s (`windtunnel device` lists what was searched and how to add a path; --device cpu runs here)", de.Device, why)
+}
+
+// checkOutFile rejects an explicit --out that names a folder, before the session is
+// created (an existing file is left to sessions.Create, which names a live writer's lock).
+func checkOutFile(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("run: --out %s is a folder: name a session file in it (--out %s)", path, suggestOutFile(path))
+	}
+	return nil
+}
+
+// suggestOutFile is a session file name inside the folder dir.
+func suggestOutFile(dir string) string {
+	p := filepath.Join(dir, "run.wtlab")
+	for i := 2; i < 1000; i++ {
+		if _, err := os.Stat(p); err != nil {
+			break
+		}
+		p = filepath.Join(dir, fmt.Sprintf("run-%d.wtlab", i))
+	}
+	return p
+}

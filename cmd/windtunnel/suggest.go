@@ -1,0 +1,188 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// suggest returns the candidate closest to name (compared case-insensitively): within an
+// edit distance of 2 (1 for names of 2 or 3 letters, 0 for one), or the only candidate name
+// begins; "" when none is close.
+func suggest(name string, candidates []string) string {
+	low := strings.ToLower(name)
+	best, bestD := "", 0
+	limit := 2
+	switch n := len([]rune(name)); {
+	case n <= 1:
+		limit = 0
+	case n <= 3:
+		limit = 1
+	}
+	var prefixed []string
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		if lc == low {
+			return c
+		}
+		if d := editDistance(low, lc); d <= limit && (best == "" || d < bestD) {
+			best, bestD = c, d
+		}
+		if low != "" && strings.HasPrefix(lc, low) {
+			prefixed = append(prefixed, c)
+		}
+	}
+	if best == "" && len(prefixed) == 1 {
+		best = prefixed[0]
+	}
+	return best
+}
+
+// commandName is c's path without the program's name ("run", "" for the root), the prefix
+// of its errors (run prints "windtunnel: " before every one).
+func commandName(c *cobra.Command) string {
+	if !c.HasParent() {
+		return ""
+	}
+	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+}
+
+// The messages pflag v1.0.5 gives for a bad command line (it has no error types).
+var (
+	reUnknownFlag  = regexp.MustCompile(`^unknown flag: --(.+)$`)
+	reUnknownShort = regexp.MustCompile(`^unknown shorthand flag: '(.)' in -(.*)$`)
+	reInvalidValue = regexp.MustCompile(`^invalid argument (".*") for "(?:-[^,]+, )?--([^"]+)" flag: (.*)$`)
+	reNeedsValue   = regexp.MustCompile(`^flag needs an argument: (?:'(.)' in -|-?-)(.+)$`)
+)
+
+// parseFlagError rewrites a flag-parsing error of c as a usage error that reads as the project's
+// own: the command's name once, the flag, and what was meant — the closest flag for an
+// unknown one ("run: unknown flag --step (did you mean --steps?)"), what a value must be for
+// a bad one ("run: --steps abc: want a whole number"). On the root a word before the first
+// flag is an unknown command.
+func parseFlagError(c *cobra.Command, err error) error {
+	if !c.HasParent() {
+		if args := c.Flags().Args(); len(args) > 0 {
+			return unknownCommand(c, args[0])
+		}
+	}
+	prefix := ""
+	if n := commandName(c); n != "" {
+		prefix = n + ": "
+	}
+	msg := err.Error()
+	var names []string
+	visit := func(fl *pflag.Flag) {
+		if !fl.Hidden {
+			names = append(names, fl.Name)
+		}
+	}
+	c.Flags().VisitAll(visit)
+	c.InheritedFlags().VisitAll(visit)
+	hint := func(name string) string {
+		if s := suggest(name, names); s != "" {
+			return " (did you mean --" + s + "?)"
+		}
+		return " (" + c.CommandPath() + " --help lists the flags)"
+	}
+	if m := reUnknownFlag.FindStringSubmatch(msg); m != nil {
+		name, _, _ := strings.Cut(m[1], "=")
+		return usagef("%sunknown flag --%s%s", prefix, name, hint(name))
+	}
+	if m := reUnknownShort.FindStringSubmatch(msg); m != nil {
+		// -steps reads as the shorthands s, t, e...: suggest the long flag it resembles.
+		word, _, _ := strings.Cut(m[2], "=")
+		return usagef("%sunknown flag -%s%s", prefix, word, hint(word))
+	}
+	if m := reInvalidValue.FindStringSubmatch(msg); m != nil {
+		value, uerr := strconv.Unquote(m[1])
+		if uerr != nil {
+			value = m[1]
+		}
+		want := "a valid value"
+		if fl := c.Flags().Lookup(m[2]); fl != nil {
+			want = flagValueWant(fl.Value.Type())
+		}
+		if strings.Contains(m[3], "out of range") {
+			want += " in range"
+		}
+		return usagef("%s--%s %s: want %s", prefix, m[2], strconv.Quote(value), want)
+	}
+	if m := reNeedsValue.FindStringSubmatch(msg); m != nil {
+		if m[1] != "" { // a shorthand
+			return usagef("%s-%s needs a value", prefix, m[1])
+		}
+		return usagef("%s--%s needs a value", prefix, m[2])
+	}
+	return usagef("%s%s", prefix, msg)
+}
+
+// flagValueWant describes the values a pflag type takes.
+func flagValueWant(typ string) string {
+	switch typ {
+	case "int", "int64", "int32":
+		return "a whole number"
+	case "uint64", "uint", "uint32":
+		return "a whole number ≥ 0"
+	case "float64", "float32":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "duration":
+		return "a duration such as 500ms, 3s or 2m"
+	case "intSlice":
+		return "whole numbers separated by commas"
+	case "stringSlice", "stringArray":
+		return "text"
+	}
+	return "a " + typ
+}
+
+// unknownCommand is the usage error for a command name root does not have, with the
+// closest one.
+func unknownCommand(root *cobra.Command, name string) error {
+	var names []string
+	for _, c := range root.Commands() {
+		if c.IsAvailableCommand() || c.Name() == "help" {
+			names = append(names, c.Name())
+		}
+	}
+	if s := suggest(name, names); s != "" {
+		return usagef("unknown command %q (did you mean %s?)", name, s)
+	}
+	return usagef("unknown command %q (%s --help lists the commands)", name, root.Name())
+}
+
+// suggestKey names the closest of keys to key for a message: ` (did you mean "x"?)`, or "".
+func suggestKey(key string, keys []string) string {
+	if s := suggest(key, keys); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
