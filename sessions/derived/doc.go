@@ -11,8 +11,7 @@
 // mean, and the authors' frame statistic as a series (the J-lens ratio against the current
 // and the final frame, its threshold, the frame's site, pass and settle steps). Every
 // reader that groups runs (compare --from, report, plot and the dashboard's overlay) uses
-// this one rule, so a verdict never pools runs that trained
-// different things.
+// this one rule, so a verdict never pools runs that trained different things.
 //
 // The rule works on the stored configuration as JSON (sessions.Meta.Config, a
 // runconfig.Config): two runs are the same configuration when their configurations are equal as
