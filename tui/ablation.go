@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // ablationPane is the layer × head grid: arrows move the cursor, space switches the head
@@ -151,7 +152,7 @@ func pickAbCell(w, labelW, heads int, numbers bool) abCell {
 // fdelta formats a Δbits value in n cells: "+0.123", "+0.12" or, for n = 4, "+.12"/"+1.2".
 func fdelta(v float64, c abCell) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return padLine("  –", c.numW)
+		return look.PadLine("  –", c.numW)
 	}
 	if c.dec >= 0 {
 		return fsigned(v, c.dec)
@@ -175,12 +176,12 @@ func (p *ablationPane) draw() string {
 	w, h := p.w, p.h
 	eff := p.readEffects()
 	if !sh.hasAttention() {
-		lines := []string{st.dim.Render("no attention heads in this model to ablate")}
+		lines := []string{st.Dim.Render("no attention heads in this model to ablate")}
 		if eff != nil {
 			lines = append(lines, "", fmt.Sprintf("Δ bits when zeroed · snapshot @%d%s", eff.at, probeNote(eff.probeN)))
 			lines = append(lines, p.unitsTable(eff, h-3)...)
 		}
-		return fit(strings.Join(lines, "\n"), w, h)
+		return look.Fit(strings.Join(lines, "\n"), w, h)
 	}
 	labelW := len(fmt.Sprintf("L%d ", sh.meta.Layers-1)) + 1
 	cell := pickAbCell(w, labelW, sh.meta.Heads, eff != nil && eff.measured)
@@ -217,7 +218,7 @@ func (p *ablationPane) draw() string {
 	lines = append(lines, legend)
 	switch {
 	case eff == nil:
-		lines = append(lines, st.dim.Render("no ablation table in this snapshot"))
+		lines = append(lines, st.Dim.Render("no ablation table in this snapshot"))
 	case eff.unrecorded(): // the footer says so
 		lines = append(lines, fmt.Sprintf("Δ bits when zeroed · snapshot @%d%s", eff.at, probeNote(eff.probeN)))
 	case !eff.measured:
@@ -227,53 +228,53 @@ func (p *ablationPane) draw() string {
 		if eff.costliest != nil {
 			mark = " · ▲ costliest"
 		}
-		lines = append(lines, firstFit(w,
+		lines = append(lines, look.FirstFit(w,
 			fmt.Sprintf("Δ bits (a) when zeroed · snapshot @%d%s%s", eff.at, probeNote(eff.probeN), mark),
 			fmt.Sprintf("Δ (a) when zeroed · @%d%s%s", eff.at, probeNote(eff.probeN), mark),
 			fmt.Sprintf("Δ (a) zeroed · @%d%s", eff.at, mark)))
 	}
 	hdr := strings.Repeat(" ", labelW)
 	for hd := 0; hd < sh.meta.Heads; hd++ {
-		hdr += padLine(center(fmt.Sprintf("H%d", hd), min(cw, 5)), cw)
+		hdr += look.PadLine(center(fmt.Sprintf("H%d", hd), min(cw, 5)), cw)
 	}
-	grid := []string{st.dim.Render(hdr)}
+	grid := []string{st.Dim.Render(hdr)}
 	focused := p.focused()
 	for l := start; l < start+rows; l++ {
-		line := padLine(fmt.Sprintf("L%d", l), labelW)
+		line := look.PadLine(fmt.Sprintf("L%d", l), labelW)
 		for hd := 0; hd < sh.meta.Heads; hd++ {
 			head := sessions.Head{Layer: l, Head: hd}
 			g := "●"
 			if _, off := p.off[head]; off {
-				g = st.warn.Render("○")
+				g = st.Warn.Render("○")
 			}
 			if focused && l == p.row && hd == p.col {
-				g = st.cursor.Render("[" + g + "]")
+				g = st.Cursor.Render("[" + g + "]")
 			} else {
 				g = " " + g + " "
 			}
 			switch {
 			case cell.numW < 0:
-				line += padLine(g, cw)
+				line += look.PadLine(g, cw)
 			case cell.numW == 0:
-				line += padLine(center(g, cw), cw)
+				line += look.PadLine(center(g, cw), cw)
 			default:
-				num, mark := padLine("  ·", cell.numW), " "
+				num, mark := look.PadLine("  ·", cell.numW), " "
 				if v, ok := eff.headDelta(l, hd); ok {
 					num = fdelta(v, cell)
 					if eff.isCostliest(l, hd) {
-						num, mark = st.warn.Render(num), st.warn.Render("▲")
+						num, mark = st.Warn.Render(num), st.Warn.Render("▲")
 					}
 				}
-				line += g + padLine(num, cell.numW) + mark + " "
+				line += g + look.PadLine(num, cell.numW) + mark + " "
 			}
 		}
 		grid = append(grid, line)
 	}
 	if side {
 		for i := range max(len(grid), len(units)) {
-			l := padLine("", gridW)
+			l := look.PadLine("", gridW)
 			if i < len(grid) {
-				l = padLine(grid[i], gridW)
+				l = look.PadLine(grid[i], gridW)
 			}
 			if i < len(units) {
 				l += "   " + units[i]
@@ -288,12 +289,12 @@ func (p *ablationPane) draw() string {
 		if room := h - len(lines) - 1; room >= 2 {
 			lines = append(lines, "")
 			if len(units) > room {
-				units = append(units[:room-1], st.dim.Render(fmt.Sprintf("… %d more layers", len(units)-room+1)))
+				units = append(units[:room-1], st.Dim.Render(fmt.Sprintf("… %d more layers", len(units)-room+1)))
 			}
 			lines = append(lines, units...)
 		}
 	}
-	return fit(strings.Join(lines, "\n"), w, h)
+	return look.Fit(strings.Join(lines, "\n"), w, h)
 }
 
 // footer names the costliest head, lists the heads that are off and the bit error of the
@@ -302,12 +303,12 @@ func (p *ablationPane) footer(eff *effects) []string {
 	sh := p.sh
 	var out []string
 	if eff != nil && eff.unrecorded() {
-		out = append(out, sh.st.dim.Render("per-head Δ not recorded in this session"))
+		out = append(out, sh.st.Dim.Render("per-head Δ not recorded in this session"))
 	}
 	if eff != nil && eff.costliest != nil {
 		ef := eff.costliest
 		name, da, dkl := headName(ef.Layer, ef.Head), fsigned(ef.DeltaBits, 3), fsigned(ef.DeltaKL, 3)
-		out = append(out, firstFit(p.w,
+		out = append(out, look.FirstFit(p.w,
 			fmt.Sprintf("costliest head %s: Δ (a) %s bits, Δ KL %s", name, da, dkl),
 			fmt.Sprintf("costliest %s: Δ (a) %s, Δ KL %s", name, da, dkl),
 			fmt.Sprintf("▲ %s: Δ (a) %s, Δ KL %s", name, da, dkl)))
@@ -333,7 +334,7 @@ func (p *ablationPane) footer(eff *effects) []string {
 	}
 	ab := sh.ablated
 	if ab == nil {
-		return append(out, sh.st.dim.Render("no ablated evaluation yet"))
+		return append(out, sh.st.Dim.Render("no ablated evaluation yet"))
 	}
 	names := make([]string, len(ab.Eval.Ablated))
 	for i, hd := range ab.Eval.Ablated {
@@ -345,16 +346,16 @@ func (p *ablationPane) footer(eff *effects) []string {
 	full := wholeEvalAt(sh, ab.Step)
 	if full == nil {
 		return append(out,
-			fmt.Sprintf("  (a) %s · KL %s bits · Δ —", fnum(ab.Eval.BitErrorPosition, 3), fnum(ab.Eval.KLBits, 3)),
-			sh.st.dim.Render(fmt.Sprintf("  (no whole-model eval @%d: a head switch between evaluations)", ab.Step)))
+			fmt.Sprintf("  (a) %s · KL %s bits · Δ —", look.Num(ab.Eval.BitErrorPosition, 3), look.Num(ab.Eval.KLBits, 3)),
+			sh.st.Dim.Render(fmt.Sprintf("  (no whole-model eval @%d: a head switch between evaluations)", ab.Step)))
 	}
 	row := func(name string, a, f float64) string {
-		return fmt.Sprintf("  %-4s %s vs %s  Δ %s bits", name, fnum(a, 3), fnum(f, 3), fsigned(a-f, 3))
+		return fmt.Sprintf("  %-4s %s vs %s  Δ %s bits", name, look.Num(a, 3), look.Num(f, 3), fsigned(a-f, 3))
 	}
 	return append(out,
 		row("(a)", ab.Eval.BitErrorPosition, full.Eval.BitErrorPosition),
 		row("KL", ab.Eval.KLBits, full.Eval.KLBits),
-		sh.st.dim.Render(fmt.Sprintf("  (whole model @%d, the same step)", full.Step)))
+		sh.st.Dim.Render(fmt.Sprintf("  (whole model @%d, the same step)", full.Step)))
 }
 
 // wholeEvalAt is the evaluation of the whole model at step, nil when there is none.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // shadeRamp runs from diffuse (high entropy) to focused (low entropy).
@@ -84,9 +85,9 @@ func (p *attentionPane) draw() string {
 	w, h := p.w, p.h
 	switch {
 	case !sh.hasAttention():
-		return fit(st.dim.Render("no attention in this model"), w, h)
+		return look.Fit(st.Dim.Render("no attention in this model"), w, h)
 	case p.snap == nil:
-		return fit(st.dim.Render("no attention snapshot yet"), w, h)
+		return look.Fit(st.Dim.Render("no attention snapshot yet"), w, h)
 	}
 	ae := p.snap.AttentionEntropy
 	heads := 0
@@ -117,12 +118,12 @@ func (p *attentionPane) draw() string {
 	b.WriteString(title + "\n")
 	hdr := strings.Repeat(" ", labelW)
 	for hd := 0; hd < heads; hd++ {
-		hdr += padLine(fmt.Sprintf("H%d", hd), mode.width())
+		hdr += look.PadLine(fmt.Sprintf("H%d", hd), mode.width())
 	}
 	if extras {
 		hdr += " mean      Δ"
 	}
-	b.WriteString(st.dim.Render(hdr) + "\n")
+	b.WriteString(st.Dim.Render(hdr) + "\n")
 
 	rows := len(ae)
 	room := h - 3 // title, header, legend
@@ -150,7 +151,7 @@ func (p *attentionPane) draw() string {
 			}
 			if extras && mid {
 				m := mean(ae[l])
-				line += " " + fnum(m, 2)
+				line += " " + look.Num(m, 2)
 				if p.prev != nil && l < len(p.prev.AttentionEntropy) {
 					line += "  " + fsigned(m-mean(p.prev.AttentionEntropy[l]), 2)
 				}
@@ -159,11 +160,11 @@ func (p *attentionPane) draw() string {
 		}
 	}
 	if shown < rows {
-		b.WriteString(st.dim.Render(fmt.Sprintf("… %d more layers", rows-shown)) + "\n")
+		b.WriteString(st.Dim.Render(fmt.Sprintf("… %d more layers", rows-shown)) + "\n")
 	}
 	legend := fmt.Sprintf("█ focused, 0 bits … ░ diffuse, %g bits", top)
-	b.WriteString(st.dim.Render(legend))
-	return fit(b.String(), w, h)
+	b.WriteString(st.Dim.Render(legend))
+	return look.Fit(b.String(), w, h)
 }
 
 // pickCellMode chooses the widest cells that fit w: glyphs and a number plus the mean and Δ
@@ -193,13 +194,13 @@ func (p *attentionPane) cell(v, top float64, m cellMode, number bool) string {
 	}
 	level := 1 - math.Min(math.Max(v/top, 0), 1) // 1: focused
 	i := min(int(level*float64(len(ramp))), len(ramp)-1)
-	s := p.sh.st.shades[i+1].Render(strings.Repeat(string(ramp[i]), m.glyphs))
+	s := p.sh.st.Shades[i+1].Render(strings.Repeat(string(ramp[i]), m.glyphs))
 	switch {
 	case !number:
 	case m.dec == 2:
-		s += " " + fnum(v, 2)
+		s += " " + look.Num(v, 2)
 	case m.dec >= 0:
-		s += fnum(v, m.dec)
+		s += look.Num(v, m.dec)
 	}
-	return padLine(s, m.width())
+	return look.PadLine(s, m.width())
 }

@@ -5,9 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // Glyphs of the bit-error charts where two curves fall on one cell, so neither hides.
@@ -24,19 +23,19 @@ func (p *bitErrorPane) charts(w, h int) string {
 		rw := w - lw - 1
 		lt, rt := p.stepsTop(lw), p.entropyTop(rw)
 		n := max(len(lt), len(rt))
-		return hcat(p.stepsChart(lw, h, lt, n), fit("", 1, h), p.entropyChart(rw, h, rt, n))
+		return look.HCat(p.stepsChart(lw, h, lt, n), look.Fit("", 1, h), p.entropyChart(rw, h, rt, n))
 	}
 	th := h / 2
 	lt, rt := p.stepsTop(w), p.entropyTop(w)
-	return vcat(p.stepsChart(w, th, lt, len(lt)), p.entropyChart(w, h-th, rt, len(rt)))
+	return look.VCat(p.stepsChart(w, th, lt, len(lt)), p.entropyChart(w, h-th, rt, len(rt)))
 }
 
 // withTop is the chart drawn by draw under the top lines padded to n, in w×h cells; the
 // top lines alone when fewer than 5 lines are left for the chart.
 func withTop(top []string, n, w, h int, draw func(w, h int) string) string {
-	head := fit(strings.Join(top, "\n"), w, max(n, len(top)))
+	head := look.Fit(strings.Join(top, "\n"), w, max(n, len(top)))
 	if h-n < 5 {
-		return fit(head, w, h)
+		return look.Fit(head, w, h)
 	}
 	return head + "\n" + draw(w, h-n)
 }
@@ -49,22 +48,22 @@ func (p *bitErrorPane) stepsTop(w int) []string {
 	if p.log {
 		scale = "log"
 	}
-	head := pickFits(w, fmt.Sprintf("bit error over steps · %s Y (%s)", scale, key),
+	head := look.FirstFit(w, fmt.Sprintf("bit error over steps · %s Y (%s)", scale, key),
 		fmt.Sprintf("bit error · %s (%s)", scale, key), "bit error")
-	legend := flowParts([]string{
-		st.seriesA.Render("•") + " (a) " + fnum(last.BitErrorPosition, 3),
-		st.seriesB.Render("∘") + " (b) " + fnum(last.BitErrorSample, 3),
-		st.seriesA.Render(string(bothAB)) + " both",
-		st.seriesKL.Render("×") + " KL " + fnum(last.KLBits, 3),
+	legend := look.FlowParts([]string{
+		st.SeriesA.Render("•") + " (a) " + look.Num(last.BitErrorPosition, 3),
+		st.SeriesB.Render("∘") + " (b) " + look.Num(last.BitErrorSample, 3),
+		st.SeriesA.Render(string(bothAB)) + " both",
+		st.SeriesKL.Render("×") + " KL " + look.Num(last.KLBits, 3),
 	}, "  ", w)
 	refs := bitRefs(sh, p.log)
-	if refMargin(w, refs) == 0 {
+	if look.RefMargin(w, refs) == 0 {
 		var names []string
 		for _, r := range refs {
-			names = append(names, r.label+" "+r.tick)
+			names = append(names, r.Label+" "+r.Tick)
 		}
-		names[0] = string(refGlyph) + " " + names[0]
-		legend = append(legend, flowParts(names, " · ", w)...)
+		names[0] = string(look.RefGlyph) + " " + names[0]
+		legend = append(legend, look.FlowParts(names, " · ", w)...)
 	}
 	return append([]string{head}, legend...)
 }
@@ -90,27 +89,27 @@ func (p *bitErrorPane) drawSteps(w, h int) string {
 	}
 	levels := make([]float64, len(refs))
 	for i, r := range refs {
-		levels[i] = r.y
+		levels[i] = r.Y
 	}
-	yr, yfmt, ytitle := linearRange(a, b, kl, levels), valueLabels, "bits"
+	yr, yfmt, ytitle := look.LinearRange(a, b, kl, levels), look.ValueLabels, "bits"
 	if p.log {
 		for _, s := range [][]float64{a, b, kl} {
 			for i, v := range s {
-				s[i] = math.Log10(math.Max(v, logFloor))
+				s[i] = math.Log10(math.Max(v, look.LogFloor))
 			}
 		}
-		yr, yfmt, ytitle = logRange(a, b, kl, levels), powLabels, "bits (log)"
+		yr, yfmt, ytitle = look.LogRange(a, b, kl, levels), look.PowLabels, "bits (log)"
 	}
-	xr := span{float64(sh.first), float64(max(sh.lastEval().Step, sh.first+1))}
-	return chartSpec{xr: xr, yr: yr, xfmt: intLabels, yfmt: yfmt, xTitle: "step", yTitle: ytitle,
-		refs: refs, refStyle: st.dim,
-		series: []series{
-			{glyph: '×', style: st.seriesKL, x: xs, y: kl},
-			{glyph: '∘', style: st.seriesB, x: xs, y: b},
-			{glyph: '•', style: st.seriesA, x: xs, y: a},
+	xr := look.Span{Lo: float64(sh.first), Hi: float64(max(sh.lastEval().Step, sh.first+1))}
+	return look.Chart{XR: xr, YR: yr, XFmt: look.IntLabels, YFmt: yfmt, XTitle: "step", YTitle: ytitle,
+		Refs: refs, RefStyle: st.Dim,
+		Series: []look.Series{
+			{Glyph: '×', Style: st.SeriesKL, X: xs, Y: kl},
+			{Glyph: '∘', Style: st.SeriesB, X: xs, Y: b},
+			{Glyph: '•', Style: st.SeriesA, X: xs, Y: a},
 		},
-		overlaps: []overlap{{a: 1, b: 2, glyph: bothAB, style: st.seriesA}},
-	}.draw(w, h)
+		Overlaps: []look.Overlap{{A: 1, B: 2, Glyph: bothAB, Style: st.SeriesA}},
+	}.Draw(w, h)
 }
 
 // entropyTop is the entropy chart's title and legend, w cells wide.
@@ -118,14 +117,14 @@ func (p *bitErrorPane) entropyTop(w int) []string {
 	st := p.sh.st
 	r := p.sh.lastEval()
 	e := r.Eval
-	head := pickFits(w, fmt.Sprintf("entropy by position @%d", r.Step), fmt.Sprintf("entropy @%d", r.Step))
+	head := look.FirstFit(w, fmt.Sprintf("entropy by position @%d", r.Step), fmt.Sprintf("entropy @%d", r.Step))
 	if len(e.ModelEntropy) == 0 || len(e.BayesEntropy) == 0 {
-		return []string{head, st.dim.Render("no per-position curves")}
+		return []string{head, st.Dim.Render("no per-position curves")}
 	}
-	return append([]string{head}, flowParts([]string{
-		st.model.Render("●") + " model " + fnum(mean(e.ModelEntropy), 2),
-		st.bayes.Render("·") + " Bayes " + fnum(mean(e.BayesEntropy), 2),
-		st.model.Render(string(bothModel)) + " both",
+	return append([]string{head}, look.FlowParts([]string{
+		st.Model.Render("●") + " model " + look.Num(mean(e.ModelEntropy), 2),
+		st.Bayes.Render("·") + " Bayes " + look.Num(mean(e.BayesEntropy), 2),
+		st.Model.Render(string(bothModel)) + " both",
 	}, "  ", w)...)
 }
 
@@ -134,7 +133,7 @@ func (p *bitErrorPane) entropyTop(w int) []string {
 func (p *bitErrorPane) entropyChart(w, h int, top []string, n int) string {
 	e := p.sh.lastEval().Eval
 	if len(e.ModelEntropy) == 0 || len(e.BayesEntropy) == 0 {
-		return fit(strings.Join(top, "\n"), w, h)
+		return look.Fit(strings.Join(top, "\n"), w, h)
 	}
 	return withTop(top, n, w, h, p.drawEntropy)
 }
@@ -151,66 +150,12 @@ func (p *bitErrorPane) drawEntropy(w, h int) string {
 		return xs
 	}
 	n := max(len(e.ModelEntropy), len(e.BayesEntropy))
-	return chartSpec{xr: span{1, float64(n)}, yr: linearRange(e.ModelEntropy, e.BayesEntropy),
-		xfmt: intLabels, yfmt: valueLabels, xTitle: "position", yTitle: "bits",
-		series: []series{
-			{glyph: '·', style: st.bayes, x: pos(len(e.BayesEntropy)), y: e.BayesEntropy},
-			{glyph: '●', style: st.model, x: pos(len(e.ModelEntropy)), y: e.ModelEntropy},
+	return look.Chart{XR: look.Span{Lo: 1, Hi: float64(n)}, YR: look.LinearRange(e.ModelEntropy, e.BayesEntropy),
+		XFmt: look.IntLabels, YFmt: look.ValueLabels, XTitle: "position", YTitle: "bits",
+		Series: []look.Series{
+			{Glyph: '·', Style: st.Bayes, X: pos(len(e.BayesEntropy)), Y: e.BayesEntropy},
+			{Glyph: '●', Style: st.Model, X: pos(len(e.ModelEntropy)), Y: e.ModelEntropy},
 		},
-		overlaps: []overlap{{a: 0, b: 1, glyph: bothModel, style: st.model}},
-	}.draw(w, h)
-}
-
-// flowParts lays parts out joined by sep in lines of at most w cells, breaking only between
-// parts (a part wider than w gets a line of its own).
-func flowParts(parts []string, sep string, w int) []string {
-	var lines []string
-	cur := ""
-	for _, part := range parts {
-		switch {
-		case cur == "":
-			cur = part
-		case ansi.StringWidth(cur)+ansi.StringWidth(sep)+ansi.StringWidth(part) <= w:
-			cur += sep + part
-		default:
-			lines = append(lines, cur)
-			cur = part
-		}
-	}
-	if cur != "" {
-		lines = append(lines, cur)
-	}
-	return lines
-}
-
-// linearRange is [0, 1.1·max] over the finite values.
-func linearRange(ss ...[]float64) span {
-	hi := 0.0
-	for _, s := range ss {
-		for _, v := range s {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				hi = math.Max(hi, v)
-			}
-		}
-	}
-	if hi <= 0 {
-		hi = 1
-	}
-	return span{0, hi * 1.1}
-}
-
-// logRange spans the finite log10 values with a tenth of a decade to spare.
-func logRange(ss ...[]float64) span {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range ss {
-		for _, v := range s {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
-	}
-	if math.IsInf(lo, 0) {
-		return span{-1, 0}
-	}
-	return span{lo - 0.1, math.Max(hi, lo+0.5) + 0.1}
+		Overlaps: []look.Overlap{{A: 0, B: 1, Glyph: bothModel, Style: st.Model}},
+	}.Draw(w, h)
 }

@@ -10,10 +10,8 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
-
-// logFloor is the smallest value plotted on the log scale (bits).
-const logFloor = 1e-4
 
 // bitErrorPane plots bit error (a), (b) and KL over steps, and the model's per-position
 // entropy against the Bayes curve at the current step.
@@ -69,11 +67,11 @@ func (p *bitErrorPane) draw() string {
 		return ""
 	}
 	if len(p.sh.evals) == 0 {
-		return fit(p.sh.st.dim.Render(strings.Join(wrap(waitingForEval(p.sh), w), "\n")), w, h)
+		return look.Fit(p.sh.st.Dim.Render(strings.Join(look.Wrap(waitingForEval(p.sh), w), "\n")), w, h)
 	}
 	if ls := p.lengthLines(w); len(ls) > 0 && h-len(ls) >= minChartsH {
 		n := len(ls)
-		return vcat(p.charts(w, h-n), fit(strings.Join(ls, "\n"), w, n))
+		return look.VCat(p.charts(w, h-n), look.Fit(strings.Join(ls, "\n"), w, n))
 	}
 	return p.charts(w, h)
 }
@@ -107,12 +105,12 @@ func (p *bitErrorPane) lengthLines(w int) []string {
 	if r.Step != sh.lastEval().Step {
 		title += fmt.Sprintf(" @%d", r.Step)
 	}
-	parts := []string{st.dim.Render(title + ":")}
+	parts := []string{st.Dim.Render(title + ":")}
 	for _, l := range r.Eval.Lengths {
-		parts = append(parts, st.title.Render(fmt.Sprintf("K=%d", l.K))+
-			" (a) "+fnum(float64(l.BitErrorPosition), 3)+
-			" (b) "+fnum(float64(l.BitErrorSample), 3)+
-			" KL "+fnum(float64(l.KLBits), 3))
+		parts = append(parts, st.Title.Render(fmt.Sprintf("K=%d", l.K))+
+			" (a) "+look.Num(float64(l.BitErrorPosition), 3)+
+			" (b) "+look.Num(float64(l.BitErrorSample), 3)+
+			" KL "+look.Num(float64(l.KLBits), 3))
 	}
 	return wrapParts(parts, w, " · ")
 }

@@ -4,11 +4,17 @@
 // sessions.Feed whether the run is live or replayed: the panes query the feed up to the
 // current step, so scrubbing moves every pane at once. From 80×24 each pane is a tab under
 // the run summary; from 120×36 two pages (training and geometry, ] and [ switch) show three
-// panes each under the run summary, and from 160×48 four, the run pane too; below 80×24 the
-// screen says it is too small. Nothing is cut within a word: lines that do not fit end in
-// " …" after a whole word, legends wrap and titles take a shorter form. It imports only
-// windtunnel/sessions and windtunnel/sessions/derived (the rule for the same configuration
-// and the pass line): it reads records and sends operator events, never touching models.
+// panes each under the run summary, and from 160×48 four, the run pane too, still under
+// the run summary (its two lines head the screen at every size); below 80×24 the screen
+// says it is too small. The run summary and the Run pane give the verdict of the newest
+// evaluation against the tunnel's pass line (derived.VerdictOf: pass or FAIL once the run
+// has ended there, passing or not yet while it trains), and the full help ends in a legend:
+// what bit error (a) and (b) are, which is the paper's headline and which the authors'
+// code reports, the pass line and the reference levels. Nothing is cut within a word: lines
+// that do not fit end in " …" after a whole word, legends wrap and titles take a shorter
+// form. Of the project it imports only windtunnel/sessions, windtunnel/sessions/derived (the
+// pass line, the verdict, the context-free level), windtunnel/diagnostics (types) and its
+// own tui/look: it reads records and sends operator events, never touching models.
 //
 // Every chart has axis titles and glyphs that read without colour; where two curves fall on
 // one cell a combined glyph shows both (⊙ bit error (a) on (b), ◉ the model's entropy on
@@ -40,31 +46,27 @@
 //     heights (the one place they are counted), the pages and the panes' sizes.
 //   - render.go: drawing the screen from cached parts: body, tab and page bars, boxes,
 //     scrubber line, footer and full help, or the too-small notice.
-//   - draw.go: text and box primitives (padLine and cut, fitParts, fit, box, hcat, vcat).
 //   - pane.go: the pane interface and paneBase, the state every pane embeds.
 //   - run.go, biterror.go (+ bitcharts.go, its two charts, and reference.go, their
 //     reference levels and what it reads of the configuration), attention.go, ablation.go
 //     (+ effects.go, its ablation table), keyortho.go, manifold.go, frame.go: the panes;
 //     scrub.go the step scrubber.
-//   - shared.go: the context the root hands the panes; keys.go the key table, help.go the
-//     help views, styles.go, chart.go and format.go the styles, line charts (axis titles,
-//     reference lines, combined glyphs) and numbers.
+//   - shared.go: the context the root hands the panes; keys.go the key table (KeyMap,
+//     DefaultKeys: the comparison view shares its bindings), help.go the one-line help
+//     views and the full help's legend (Legend, the comparison view's too), format.go the
+//     dashboard's own number formats.
+//   - tui/look holds what the dashboard and the comparison view both draw with: the
+//     styles, text and box primitives, the line charts (axis titles, reference lines,
+//     combined glyphs) and the full help's layout.
 //   - program.go: Options (Renderer: the lipgloss renderer of the dashboard's terminal, one
-//     per SSH viewer) and the one program runner behind Run and RunOverlay, whose options
-//     ProgramOptions gives a host running New's model in its own program;
-//     overlay.go: the comparison view (its state, key dispatch, feed polling), overlay_keys.go its
-//     key table and scrubbing cursor, overlay_groups.go the labels (what differs between the
-//     runs' configurations) and the seed groups (sessions/derived's rule, as compare --from,
-//     report and plot group runs), overlay_band.go the metrics and the mean ±
-//     sd band on the union of the seeds' steps, overlay_chart.go the legend and the chart.
+//     per SSH viewer) and RunProgram, the one program runner behind Run and the comparison
+//     view's (tui/overlay), whose options ProgramOptions gives a host running New's model in
+//     its own program.
 //
 // Entry points: New builds the root tea.Model, Run runs it as a program until q, ctrl+c or
 // the context ends (on a live run q asks first, and Stats.Detached or Stats.Stopped tell
 // the caller what the user chose: keeping a detached run going is the caller's job;
 // Options.ReadOnly hides the keys that act on the run, Options.Embedded sends LeftMsg to a
-// host program instead of quitting);
-// NewOverlay and RunOverlay do the same for the comparison of several sessions on one
-// chart: bit error (a), (b) or KL over steps, each run labelled by what differs in its
-// configuration, the seeds of one configuration as a mean line in a ± sd band, with a
-// scrubbing cursor whose values the legend lists.
+// host program instead of quitting). The comparison of several sessions on one chart
+// (replay A B C) is tui/overlay.
 package tui

@@ -7,6 +7,7 @@ import (
 	"windtunnel/diagnostics"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // effects is the snapshot's ablation table as the pane shows it: the per-head Δ and the
@@ -102,24 +103,24 @@ func (p *ablationPane) unitsTable(eff *effects, rows int) []string {
 	for _, l := range eff.layers {
 		labelW = max(labelW, len(fmt.Sprintf("L%d", l)))
 	}
-	hdr := padLine("Δbits", max(labelW, 5))
+	hdr := look.PadLine("Δbits", max(labelW, 5))
 	for _, u := range eff.units {
-		hdr += " " + padLine(fmt.Sprintf("%6s", u), 7)
+		hdr += " " + look.PadLine(fmt.Sprintf("%6s", u), 7)
 	}
-	out := []string{p.sh.st.dim.Render(hdr)}
+	out := []string{p.sh.st.Dim.Render(hdr)}
 	for i, l := range eff.layers {
 		if len(out) == rows-1 && i < len(eff.layers)-1 {
-			out = append(out, p.sh.st.dim.Render(fmt.Sprintf("… %d more", len(eff.layers)-i)))
+			out = append(out, p.sh.st.Dim.Render(fmt.Sprintf("… %d more", len(eff.layers)-i)))
 			break
 		}
-		line := padLine(fmt.Sprintf("L%d", l), max(labelW, 5))
+		line := look.PadLine(fmt.Sprintf("L%d", l), max(labelW, 5))
 		for _, u := range eff.units {
 			v, ok := eff.byLayer[l][u]
 			s := "     ·"
 			if ok {
 				s = fmt.Sprintf("%6s", fsigned(v, 3))
 			}
-			line += " " + padLine(s, 7)
+			line += " " + look.PadLine(s, 7)
 		}
 		out = append(out, line)
 	}

@@ -8,7 +8,7 @@ import (
 	"windtunnel/sessions"
 )
 
-// Pacing of the feed: the dashboard polls it every tickInterval (twice a second: a step
+// Pacing of the feed: the dashboard polls it every TickInterval (twice a second: a step
 // counter needs no more, charts change only at evaluations, and keys redraw at once) and
 // redraws when it changed. It does not wake per record. Every redraw costs the trainer far
 // more than its own CPU time, because the trainer's kernels split each step over all cores
@@ -17,8 +17,8 @@ import (
 // twice a second 1.4%, once a second with a 5 fps renderer 0.4%; waking on each record had
 // cost 20%.
 const (
-	tickInterval = 500 * time.Millisecond
-	minFrame     = tickInterval
+	TickInterval = 500 * time.Millisecond
+	minFrame     = TickInterval
 	logInterval  = 5 * time.Second
 	// rendererFPS caps bubbletea's own repaint ticker (default 60 a second).
 	rendererFPS = 15
@@ -89,7 +89,7 @@ func (m Model) wait(now time.Time) tea.Cmd {
 	if m.closed {
 		ch = nil
 	}
-	d := tickInterval
+	d := TickInterval
 	if m.dirty {
 		ch = nil
 		d = max(minFrame-now.Sub(m.lastRefresh), time.Millisecond)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // withFidelity adds to a geometry snapshot of the fixture what the lab now records beside
@@ -149,7 +150,7 @@ func TestFidelityNumbers(t *testing.T) {
 	m := focusOn(t, sized(New(fid, Options{}), 80, 24), "Key orthogonality")
 	v := plain(m)
 	for l := range sn.KeyOrthogonalityEmbed {
-		want := fmt.Sprintf("%s  init %s", fnum(mean(sn.KeyOrthogonalityEmbed[l]), 3), fnum(mean(sn.KeyOrthogonalityEmbedInit[l]), 3))
+		want := fmt.Sprintf("%s  init %s", look.Num(mean(sn.KeyOrthogonalityEmbed[l]), 3), look.Num(mean(sn.KeyOrthogonalityEmbedInit[l]), 3))
 		line := lineWith(v, fmt.Sprintf("L%d ", l))
 		if !strings.Contains(line, want) {
 			t.Errorf("L%d row %q lacks %q", l, line, want)
@@ -159,7 +160,7 @@ func TestFidelityNumbers(t *testing.T) {
 	v = plain(m)
 	for label, mf := range map[string]*sessions.Manifold{"many sequences": sn.Manifold, "one sequence": sn.ManifoldOne} {
 		line := lineWith(v, label)
-		want := fnum(math.Abs(float64(mf.Spearman)), 2) + " " + fmt.Sprintf("%5s", fnum(100*mf.Share[0], 1)+"%")
+		want := look.Num(math.Abs(float64(mf.Spearman)), 2) + " " + fmt.Sprintf("%5s", look.Num(100*mf.Share[0], 1)+"%")
 		if !strings.Contains(line, want) {
 			t.Errorf("%s row %q lacks %q", label, line, want)
 		}

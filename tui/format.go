@@ -4,17 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 )
-
-// fnum formats a metric with the given number of decimals, "–" for NaN.
-func fnum(v float64, dec int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	return strconv.FormatFloat(v, 'f', dec, 64)
-}
 
 // fsigned formats a difference with an explicit sign.
 func fsigned(v float64, dec int) string {
@@ -26,37 +17,6 @@ func fsigned(v float64, dec int) string {
 		s = "+" + s
 	}
 	return s
-}
-
-// fshort formats a label value compactly (two significant digits).
-func fshort(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	if v == 0 {
-		return "0"
-	}
-	return strconv.FormatFloat(v, 'g', 2, 64)
-}
-
-// fcount formats a count with thousands separators (1,234,567).
-func fcount(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // fduration formats a duration as 45s, 3m20s or 2h05m.

@@ -7,10 +7,10 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
 
 // framePane is the frame-precision dissociation at the current snapshot: over the steps of
@@ -51,27 +51,6 @@ func (p *framePane) View() string {
 		opt = 1
 	}
 	return p.cache.get(p.sh, snapKey{w: p.w, h: p.h, snapGen: p.sh.geoGen, opt: opt}, p.draw)
-}
-
-// wrap breaks s into lines of at most w cells at spaces (a word longer than w is cut).
-func wrap(s string, w int) []string {
-	if w <= 0 || ansi.StringWidth(s) <= w {
-		return []string{s}
-	}
-	var out []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= w:
-			line += " " + word
-		default:
-			out = append(out, line)
-			line = word
-		}
-	}
-	return append(out, line)
 }
 
 // layerGlyphs mark the per-layer frame lines.
@@ -155,64 +134,64 @@ func (p *framePane) draw() string {
 	w, h := p.w, p.h
 	switch {
 	case sh.geo == nil && !sh.hasAttention():
-		return fit(st.dim.Render("no attention in this model: no frame to track"), w, h)
+		return look.Fit(st.Dim.Render("no attention in this model: no frame to track"), w, h)
 	case sh.geo == nil:
-		return fit(st.dim.Render(noGeometry), w, h)
+		return look.Fit(st.Dim.Render(noGeometry), w, h)
 	case sh.geo.Frame == nil && !sh.hasAttention():
-		return fit(st.dim.Render("no attention in this model: no frame to track"), w, h)
+		return look.Fit(st.Dim.Render("no attention in this model: no frame to track"), w, h)
 	case sh.geo.Frame == nil:
-		return fit(st.dim.Render("no frame history in this snapshot"), w, h)
+		return look.Fit(st.Dim.Render("no frame history in this snapshot"), w, h)
 	}
 	s := readFrame(sh.geo.Frame)
 	if len(s.steps) < 2 {
-		return fit(st.dim.Render(fmt.Sprintf("frame-precision @%d: one snapshot so far, nothing to compare yet", sh.geoAt)), w, h)
+		return look.Fit(st.Dim.Render(fmt.Sprintf("frame-precision @%d: one snapshot so far, nothing to compare yet", sh.geoAt)), w, h)
 	}
-	title := fmt.Sprintf("frame vs precision @%d · %d snapshots · latest drift %s", sh.geoAt, len(s.steps), fnum(s.drift, 4))
-	title = fitParts(appendFits(title, " · each scaled min–max to [0,1]", w), " · ", w)
-	frame := st.seriesKL.Render("●") + fmt.Sprintf(" attention distance to @%d, mean of %d layers", sh.geoAt, len(s.layers))
+	title := fmt.Sprintf("frame vs precision @%d · %d snapshots · latest drift %s", sh.geoAt, len(s.steps), look.Num(s.drift, 4))
+	title = look.FitParts(appendFits(title, " · each scaled min–max to [0,1]", w), " · ", w)
+	frame := st.SeriesKL.Render("●") + fmt.Sprintf(" attention distance to @%d, mean of %d layers", sh.geoAt, len(s.layers))
 	if p.perLayer {
 		frame = fmt.Sprintf("0–%d attention distance of each layer (to @%d)", len(s.layers)-1, sh.geoAt)
 	}
 	parts := []string{}
 	if s.hasJLens {
-		parts = append(parts, st.good.Render("◆")+fmt.Sprintf(" frame: J-lens ratio (now %s× null)", fnum(s.jlens[len(s.jlens)-1], 2)))
+		parts = append(parts, st.Good.Render("◆")+fmt.Sprintf(" frame: J-lens ratio (now %s× null)", look.Num(s.jlens[len(s.jlens)-1], 2)))
 	}
-	parts = append(parts, frame, st.seriesA.Render("•")+" log2 bit error")
+	parts = append(parts, frame, st.SeriesA.Render("•")+" log2 bit error")
 	if s.hasRho {
-		parts = append(parts, st.seriesB.Render("∘")+" 1−|ρ(PC1,H)|")
+		parts = append(parts, st.SeriesB.Render("∘")+" 1−|ρ(PC1,H)|")
 	}
-	legend := flowParts(parts, "  ", w)
+	legend := look.FlowParts(parts, "  ", w)
 
 	xs := make([]float64, len(s.steps))
 	for i, v := range s.steps {
 		xs[i] = float64(v)
 	}
-	var ss []series
+	var ss []look.Series
 	if s.hasRho {
-		ss = append(ss, series{glyph: '∘', style: st.seriesB, x: xs, y: minMax(s.rho)})
+		ss = append(ss, look.Series{Glyph: '∘', Style: st.SeriesB, X: xs, Y: minMax(s.rho)})
 	}
-	ss = append(ss, series{glyph: '•', style: st.seriesA, x: xs, y: minMax(s.bitError)})
+	ss = append(ss, look.Series{Glyph: '•', Style: st.SeriesA, X: xs, Y: minMax(s.bitError)})
 	if p.perLayer {
 		for l, ys := range s.layers {
 			g := rune(layerGlyphs[l%len(layerGlyphs)])
-			ss = append(ss, series{glyph: g, style: st.lines[l%len(st.lines)], x: xs, y: minMax(ys)})
+			ss = append(ss, look.Series{Glyph: g, Style: st.Lines[l%len(st.Lines)], X: xs, Y: minMax(ys)})
 		}
 	} else {
-		ss = append(ss, series{glyph: '●', style: st.seriesKL, x: xs, y: minMax(s.frame)})
+		ss = append(ss, look.Series{Glyph: '●', Style: st.SeriesKL, X: xs, Y: minMax(s.frame)})
 	}
 	if s.hasJLens {
-		ss = append(ss, series{glyph: '◆', style: st.good, x: xs, y: minMax(s.jlens)})
+		ss = append(ss, look.Series{Glyph: '◆', Style: st.Good, X: xs, Y: minMax(s.jlens)})
 	}
 
-	verdict := wrap(p.verdict(s, sh.geo.Frame.Settle), w)
+	verdict := look.Wrap(p.verdict(s, sh.geo.Frame.Settle), w)
 	lines := append([]string{title}, legend...)
 	if ch := h - len(lines) - len(verdict); ch >= 5 {
-		xr := span{xs[0], xs[len(xs)-1]}
-		lines = append(lines, chartSpec{xr: xr, yr: span{0, 1}, series: ss, xfmt: intLabels, yfmt: valueLabels,
-			xTitle: "step", yTitle: "scaled to [0, 1]"}.draw(w, ch))
+		xr := look.Span{Lo: xs[0], Hi: xs[len(xs)-1]}
+		lines = append(lines, look.Chart{XR: xr, YR: look.Span{Lo: 0, Hi: 1}, Series: ss, XFmt: look.IntLabels, YFmt: look.ValueLabels,
+			XTitle: "step", YTitle: "scaled to [0, 1]"}.Draw(w, ch))
 	}
 	lines = append(lines, verdict...)
-	return fit(strings.Join(lines, "\n"), w, h)
+	return look.Fit(strings.Join(lines, "\n"), w, h)
 }
 
 // verdict says when the frame and the precision settled, as the lab recorded it (within

@@ -1,21 +1,19 @@
 package tui
 
 import (
-	"strings"
+	"math"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
+
+	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
 
-// helpGroup is one titled column of the full help.
-type helpGroup struct {
-	title    string
-	bindings []key.Binding
-}
-
 // shortHelp renders the one-line help: help and quit, the focused pane's keys, then the rest.
-func shortHelp(h help.Model, k keyMap, pane []key.Binding, w int) string {
+func shortHelp(h help.Model, k KeyMap, pane []key.Binding, w int) string {
 	bs := []key.Binding{k.Help, k.Quit, k.Next}
 	bs = append(bs, pane...)
 	bs = append(bs, k.StepBack, k.StepFwd, k.Goto, k.Pause)
@@ -23,7 +21,7 @@ func shortHelp(h help.Model, k keyMap, pane []key.Binding, w int) string {
 }
 
 // quitHelp renders the one-line help of the quit dialog (which takes every key while open).
-func quitHelp(h help.Model, k keyMap, w int) string { return fitHelp(h, k.quitDialog(), w) }
+func quitHelp(h help.Model, k KeyMap, w int) string { return fitHelp(h, k.quitDialog(), w) }
 
 // fitHelp renders in one line of at most w cells the bindings that fit, in order, leaving
 // out whole ones that do not (no ellipsis, nothing cut).
@@ -47,51 +45,20 @@ func fitHelp(h help.Model, bs []key.Binding, w int) string {
 	return h.ShortHelpView(keep)
 }
 
-// fullHelp renders the groups as titled blocks flowed into as many columns as fit w×h.
-func fullHelp(groups []helpGroup, w, h int, st styles) string {
-	var blocks [][]string
-	for _, g := range groups {
-		g.bindings = enabled(g.bindings) // a watch-only viewer's acting keys are not offered
-		if len(g.bindings) == 0 {
-			continue
-		}
-		kw := 0
-		for _, b := range g.bindings {
-			kw = max(kw, ansi.StringWidth(b.Help().Key))
-		}
-		lines := []string{st.title.Render(g.title)}
-		for _, b := range g.bindings {
-			lines = append(lines, padLine(b.Help().Key, kw)+" "+st.dim.Render(b.Help().Desc))
-		}
-		blocks = append(blocks, lines)
+// Legend is the full help's legend for runs of m's task, shared with the comparison view:
+// what the numbers on screen are, which bit error is the paper's headline and which the
+// authors' code reports, the pass line the verdicts use and, for a bijection, the
+// context-free level (derived.ContextFreeOf m, or a Bayes curve of bayesLen positions).
+func Legend(m sessions.Meta, bayesLen int) look.HelpGroup {
+	text := []string{ // the most needed first: a small help shows what fits, in order
+		"(a) bit error per position: |mean H(q) − mean H(p*)| at each position, averaged; the paper's headline",
+		"(b) bit error per sample: mean |H(q) − H(p*)|; what the authors' retrain code reports",
+		"pass " + derived.CriterionOf(m.Task).Rule(),
+		"H entropy; q the model, p* the exact posterior",
+		"KL mean KL(p*‖q)",
 	}
-	// Greedy flow: stack blocks (a blank line apart) until the column is full.
-	var cols [][]string
-	var col []string
-	for _, b := range blocks {
-		need := len(b)
-		if len(col) > 0 {
-			need++
-		}
-		if len(col) > 0 && len(col)+need > h {
-			cols = append(cols, col)
-			col = nil
-		}
-		if len(col) > 0 {
-			col = append(col, "")
-		}
-		col = append(col, b...)
+	if cf := derived.ContextFreeOf(m, bayesLen); !math.IsNaN(cf) {
+		text = append(text, "no context "+look.Num(cf, 3)+", the best guess without the context")
 	}
-	if len(col) > 0 {
-		cols = append(cols, col)
-	}
-	var rendered []string
-	for _, c := range cols {
-		cw := 0
-		for _, l := range c {
-			cw = max(cw, ansi.StringWidth(l))
-		}
-		rendered = append(rendered, fit(strings.Join(c, "\n"), cw+2, len(c)))
-	}
-	return fit(hjoin(rendered...), w, h)
+	return look.HelpGroup{Title: "Legend, in bits", Text: text}
 }

@@ -7,7 +7,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
+
+	"windtunnel/tui/look"
 )
 
 // keysPane shows key orthogonality, the two statistics of DESIGN.md §4 side by side, each
@@ -130,16 +131,6 @@ func finiteMax(top float64, vs ...float64) float64 {
 	return top
 }
 
-// pickFits is the first of the texts that fits w cells, else the last.
-func pickFits(w int, texts ...string) string {
-	for _, t := range texts {
-		if ansi.StringWidth(t) <= w {
-			return t
-		}
-	}
-	return texts[len(texts)-1]
-}
-
 // markBar puts the mark glyph in column col of bar (a w-cell bar), whether the bar reaches
 // it or not; col < 0 leaves the bar as it is.
 func markBar(bar string, col int) string {
@@ -168,11 +159,11 @@ func (p *keysPane) draw() string {
 	ko := p.data()
 	switch {
 	case !sh.hasAttention():
-		return fit(st.dim.Render("no attention in this model: no keys to compare"), w, h)
+		return look.Fit(st.Dim.Render("no attention in this model: no keys to compare"), w, h)
 	case sh.geo == nil:
-		return fit(st.dim.Render(noGeometry), w, h)
+		return look.Fit(st.Dim.Render(noGeometry), w, h)
 	case len(ko) == 0:
-		return fit(st.dim.Render("no key-orthogonality readout in this snapshot"), w, h)
+		return look.Fit(st.Dim.Render("no key-orthogonality readout in this snapshot"), w, h)
 	}
 	var prevKO [][]float64
 	if sh.geoPrev != nil {
@@ -241,32 +232,32 @@ func (p *keysPane) draw() string {
 	if p.perHead {
 		unit = "per head"
 	}
-	title := pickFits(w, fmt.Sprintf("mean |cos| between token keys, %s · @%d · lower = more orthogonal", unit, sh.geoAt),
+	title := look.FirstFit(w, fmt.Sprintf("mean |cos| between token keys, %s · @%d · lower = more orthogonal", unit, sh.geoAt),
 		fmt.Sprintf("mean |cos| between token keys, %s · @%d", unit, sh.geoAt),
 		fmt.Sprintf("mean |cos| of token keys, %s · @%d", unit, sh.geoAt),
 		fmt.Sprintf("|cos| of keys, %s · @%d", unit, sh.geoAt))
 	lines := []string{title}
 	if authors {
-		bench := pickFits(barW+numW, "bench's: centred evidence keys vs random", "bench's: centred evidence keys",
+		bench := look.FirstFit(barW+numW, "bench's: centred evidence keys vs random", "bench's: centred evidence keys",
 			"bench's: evidence keys", "bench's")
-		auth := pickFits(barA+numA, "authors': value tokens' embed·W_K, now", "authors': value tokens' embed·W_K",
+		auth := look.FirstFit(barA+numA, "authors': value tokens' embed·W_K, now", "authors': value tokens' embed·W_K",
 			"authors': value embed·W_K", "authors': embed·W_K", "authors'")
-		lines = append(lines, padLine("", labelW)+padLine(bench, barW+numW)+st.dim.Render(" │ ")+auth)
+		lines = append(lines, look.PadLine("", labelW)+look.PadLine(bench, barW+numW)+st.Dim.Render(" │ ")+auth)
 	} else {
-		lines = append(lines, st.dim.Render(pickFits(w, "authors' statistic (value tokens' embeddings·W_K vs init): not recorded in this session",
+		lines = append(lines, st.Dim.Render(look.FirstFit(w, "authors' statistic (value tokens' embeddings·W_K vs init): not recorded in this session",
 			"authors' statistic (value tokens' embeddings·W_K vs init): not recorded",
 			"authors' statistic (embed·W_K vs init): not recorded", "authors' statistic: not recorded", "not recorded")))
 	}
 
 	rndCol := markCol(rnd, top, barW)
 	rndBar := strings.Repeat("░", max(int(math.Round(rnd/top*float64(barW))), 0))
-	rndLine := padLine("random", labelW) + st.dim.Render(padLine(rndBar, barW)) + p.numbers(rnd, rnd, math.NaN(), numW, withPrev, true)
+	rndLine := look.PadLine("random", labelW) + st.Dim.Render(look.PadLine(rndBar, barW)) + p.numbers(rnd, rnd, math.NaN(), numW, withPrev, true)
 	if authors {
-		note := pickFits(barA+numA, "┆ = at initialisation", "┆ = at init", "┆ init")
+		note := look.FirstFit(barA+numA, "┆ = at initialisation", "┆ = at init", "┆ init")
 		if k := sh.geo.KeyOrthogonalityEmbedTokens; k > 0 {
-			note = pickFits(barA+numA, fmt.Sprintf("┆ = at initialisation · %d tokens", k), note)
+			note = look.FirstFit(barA+numA, fmt.Sprintf("┆ = at initialisation · %d tokens", k), note)
 		}
-		rndLine += st.dim.Render(" │ ") + st.dim.Render(padLine(note, barA+numA))
+		rndLine += st.Dim.Render(" │ ") + st.Dim.Render(look.PadLine(note, barA+numA))
 	}
 	lines = append(lines, rndLine)
 
@@ -290,19 +281,19 @@ func (p *keysPane) draw() string {
 				bar = markBar(bar, rndCol)
 			}
 		}
-		style := st.good
+		style := st.Good
 		if b.v >= rnd {
-			style = st.warn
+			style = st.Warn
 		}
-		line := padLine(b.label, labelW) + style.Render(bar) + p.numbers(b.v, rnd, b.prev, numW, withPrev, false)
+		line := look.PadLine(b.label, labelW) + style.Render(bar) + p.numbers(b.v, rnd, b.prev, numW, withPrev, false)
 		if authors {
 			abar := markBar(hbar(b.emb, topA, barA), markCol(b.init, topA, barA))
-			line += st.dim.Render(" │ ") + st.seriesA.Render(abar) + padLine(" "+fnum(b.emb, 3)+"  init "+fnum(b.init, 3), numA)
+			line += st.Dim.Render(" │ ") + st.SeriesA.Render(abar) + look.PadLine(" "+look.Num(b.emb, 3)+"  init "+look.Num(b.init, 3), numA)
 		}
 		lines = append(lines, line)
 	}
 	if more > 0 || scroll > 0 {
-		lines = append(lines, st.dim.Render(fmt.Sprintf("↑ %d above · ↓ %d below (↑/↓ when focused)", scroll, more)))
+		lines = append(lines, st.Dim.Render(fmt.Sprintf("↑ %d above · ↓ %d below (↑/↓ when focused)", scroll, more)))
 	}
 	parts := []string{"█ keys", "░ random Gaussian (same count, dim)", "┆ random level"}
 	if authors {
@@ -312,28 +303,28 @@ func (p *keysPane) draw() string {
 	if withPrev {
 		parts = append(parts, fmt.Sprintf("Δ: vs @%d", sh.geoPrevAt))
 	}
-	for _, l := range flowParts(parts, "  ", w) {
+	for _, l := range look.FlowParts(parts, "  ", w) {
 		if len(lines) < h {
-			lines = append(lines, st.dim.Render(l))
+			lines = append(lines, st.Dim.Render(l))
 		}
 	}
-	return fit(strings.Join(lines, "\n"), w, h)
+	return look.Fit(strings.Join(lines, "\n"), w, h)
 }
 
 // numbers is the value, its ratio to the random baseline and its change, in n cells.
 func (p *keysPane) numbers(v, rnd, prev float64, n int, withPrev, isRandom bool) string {
-	s := " " + fnum(v, 3)
+	s := " " + look.Num(v, 3)
 	switch {
 	case n < 14:
 	case isRandom:
 		s += "  1.00×"
 	case rnd > 0:
-		s += fmt.Sprintf("  %s×", fnum(v/rnd, 2))
+		s += fmt.Sprintf("  %s×", look.Num(v/rnd, 2))
 	}
 	if withPrev && !isRandom {
 		s += "  Δ" + fsigned(v-prev, 4)
 	}
-	return padLine(s, n)
+	return look.PadLine(s, n)
 }
 
 // eighths are the left-aligned partial blocks, one to seven eighths of a cell.
@@ -342,7 +333,7 @@ var eighths = []rune("▏▎▍▌▋▊▉")
 // hbar draws v on a 0..top scale as a bar of full and partial blocks, exactly w cells.
 func hbar(v, top float64, w int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) || w <= 0 {
-		return padLine("·", w)
+		return look.PadLine("·", w)
 	}
 	n := int(math.Round(math.Min(math.Max(v/top, 0), 1) * float64(w) * 8))
 	full, part := n/8, n%8
@@ -350,5 +341,5 @@ func hbar(v, top float64, w int) string {
 	if part > 0 && full < w {
 		s += string(eighths[part-1])
 	}
-	return padLine(s, w)
+	return look.PadLine(s, w)
 }

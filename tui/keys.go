@@ -5,9 +5,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// keyMap is the one key table of the dashboard: Update dispatches on these bindings and the
+// KeyMap is the one key table of the dashboard: Update dispatches on these bindings and the
 // help views are generated from them, so the two cannot disagree.
-type keyMap struct {
+type KeyMap struct {
 	Quit  key.Binding
 	Help  key.Binding
 	Next  key.Binding
@@ -52,15 +52,15 @@ type keyMap struct {
 	Cancel  key.Binding
 }
 
-// defaultKeys returns the dashboard's key table. It follows the conventions of LEET-style
+// DefaultKeys returns the dashboard's key table. It follows the conventions of LEET-style
 // training dashboards: h and ? open the help, y toggles the log-Y scale. (Before, h toggled
 // the per-head key bars, now e, and y the manifold's PC2/PC3 axis, now a; l still toggles
 // the log scale.)
-func defaultKeys() keyMap {
+func DefaultKeys() KeyMap {
 	b := func(keys []string, help, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
-	return keyMap{
+	return KeyMap{
 		Quit:  b([]string{"q", "ctrl+c"}, "q", "quit"),
 		Help:  b([]string{"?", "h"}, "?/h", "help"),
 		Next:  b([]string{"tab"}, "tab", "next pane"),
@@ -105,7 +105,7 @@ func defaultKeys() keyMap {
 
 // watchOnly returns the table for a viewer who may only watch: the keys that act on the run
 // (pause, head toggle, restore, stop) disabled, so that they neither match nor show in help.
-func (k keyMap) watchOnly() keyMap {
+func (k KeyMap) watchOnly() KeyMap {
 	for _, b := range []*key.Binding{&k.Pause, &k.Toggle, &k.Restore, &k.StopRun} {
 		b.SetEnabled(false)
 	}
@@ -115,7 +115,7 @@ func (k keyMap) watchOnly() keyMap {
 // actsOnRun reports whether msg is one of the keys that act on the run in the full table
 // (those watchOnly disables).
 func actsOnRun(msg tea.KeyMsg) bool {
-	k := defaultKeys()
+	k := DefaultKeys()
 	return key.Matches(msg, k.Pause, k.Toggle, k.Restore)
 }
 
@@ -131,14 +131,14 @@ func enabled(bs []key.Binding) []key.Binding {
 }
 
 // global lists the keys that work everywhere, for the help screen.
-func (k keyMap) global() []key.Binding {
+func (k KeyMap) global() []key.Binding {
 	quit := k.Quit // the full help says more than the footer: on a live run q asks first
 	quit.SetHelp("q/^c", "quit/detach")
 	return []key.Binding{k.Help, quit, k.Next, k.Prev, k.PageNext, k.PagePrev, k.Jump, k.Pause, k.Back}
 }
 
 // quitDialog lists the keys of the quit dialog, for its footer and the full help.
-func (k keyMap) quitDialog() []key.Binding { return []key.Binding{k.Detach, k.StopRun, k.Cancel} }
+func (k KeyMap) quitDialog() []key.Binding { return []key.Binding{k.Detach, k.StopRun, k.Cancel} }
 
 // jumpIndex returns the pane index (0-based) a digit key names, or -1.
 func jumpIndex(msg tea.KeyMsg) int {

@@ -54,7 +54,7 @@ func TestKeyTable(t *testing.T) {
 	l, _ := liveFixture(t, liveCut(t))
 	m, _ := press(t, sized(New(l, Options{}), 80, 24), "?")
 	v := plain(m)
-	k := reflect.ValueOf(defaultKeys())
+	k := reflect.ValueOf(DefaultKeys())
 	for i := range k.NumField() {
 		b := k.Field(i).Interface().(key.Binding)
 		name := k.Type().Field(i).Name

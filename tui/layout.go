@@ -1,10 +1,12 @@
 package tui
 
+import "windtunnel/tui/look"
+
 // Default terminal size until the first WindowSizeMsg (none arrives without a TTY), and the
 // sizes at which the layout changes.
 const (
-	defaultWidth  = 80
-	defaultHeight = 24
+	DefaultWidth  = 80
+	DefaultHeight = 24
 	minWidth      = 80 // below minWidth×minHeight the screen says it is too small
 	minHeight     = 24
 	splitWidth    = 120 // from here a page's three panes show under the run summary
@@ -20,7 +22,7 @@ const (
 	modeSmall layoutMode = iota // below minWidth×minHeight: a notice, no panes
 	modeTabs                    // the run summary, a tab bar and the focused pane
 	modeSplit                   // the run summary, the page bar and the page's other three panes
-	modeGrid                    // the page bar and the page's four panes
+	modeGrid                    // the run summary, the page bar and the page's four panes
 )
 
 // modeFor is the layout of a w×h terminal.
@@ -39,16 +41,17 @@ func modeFor(w, h int) layoutMode {
 // The chrome: every line and cell of the screen that is not a pane's content, counted here
 // only. The screen is the body, then the scrubber and the footer. In tabs mode the body is
 // the run summary (header), the tab bar and the focused pane's box; in split mode the
-// header and the page bar over three boxes; in grid mode the page bar over four boxes. A box's border takes a line above and below its content and a cell
-// on either side.
+// header and the page bar over three boxes; in grid mode the header and the page bar over
+// four boxes. A box's border takes a line above and below its content and a cell on either
+// side.
 const (
-	scrubH   = 1 // the step scrubber
-	footerH  = 1 // the status message and the short help
-	headerH  = 2 // the run summary above the tab bar (tabs mode)
-	tabBarH  = 1 // the tab bar (tabs mode)
-	pageBarH = 1 // the page bar (grid mode)
-	borderW  = 2 // a box's left and right edges
-	borderH  = 2 // a box's top and bottom edges
+	scrubH   = 1            // the step scrubber
+	footerH  = 1            // the status message and the short help
+	headerH  = 2            // the run summary above the tab bar (tabs mode)
+	tabBarH  = 1            // the tab bar (tabs mode)
+	pageBarH = 1            // the page bar (grid mode)
+	borderW  = look.BorderW // a box's left and right edges
+	borderH  = look.BorderH // a box's top and bottom edges
 )
 
 // rect is the outer size of a box.
@@ -97,11 +100,11 @@ func pageOf(i int) int {
 	return found
 }
 
-// gridSlots are the four boxes of a grid page under the page bar, in a body w×h: a left
-// column of 2/5 of the width with the run pane (its text and a sparkline) over the rest,
-// and a right column split in half.
+// gridSlots are the four boxes of a grid page under the header and the page bar, in a body
+// w×h: a left column of 2/5 of the width with the run pane (its text and a sparkline) over
+// the rest, and a right column split in half.
 func gridSlots(w, h int) [4]rect {
-	h -= pageBarH
+	h -= headerH + pageBarH
 	lw := w * 2 / 5
 	runH := min(runLines+4+borderH, h/2) // the text and a 4-line sparkline
 	rh := h / 2

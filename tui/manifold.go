@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // binGlyphs mark the posterior-entropy bins, lowest entropy (most certain) first, so the
@@ -107,18 +108,18 @@ func (p *manifoldPane) draw() string {
 	st, sh := p.sh.st, p.sh
 	w, h := p.w, p.h
 	if sh.geo == nil {
-		return fit(st.dim.Render(noGeometry), w, h)
+		return look.Fit(st.Dim.Render(noGeometry), w, h)
 	}
 	mf := sh.geo.Manifold
 	if mf == nil {
-		return fit(st.dim.Render("no value-manifold readout in this snapshot"), w, h)
+		return look.Fit(st.Dim.Render("no value-manifold readout in this snapshot"), w, h)
 	}
 	yAxis := 1
 	if p.pc3 {
 		yAxis = 2
 	}
 	title := fmt.Sprintf("value manifold @%d · PCA of the final-norm residual · %d points%s", sh.geoAt, len(mf.Points), probeNote(sh.geo.ProbeN))
-	title = fitParts(appendFits(title, " · scatter: many sequences", w), " · ", w)
+	title = look.FitParts(appendFits(title, " · scatter: many sequences", w), " · ", w)
 	var prevMany, prevOne *sessions.Manifold
 	if sh.geoPrev != nil {
 		prevMany, prevOne = sh.geoPrev.Manifold, sh.geoPrev.ManifoldOne
@@ -135,44 +136,44 @@ func (p *manifoldPane) draw() string {
 	edges := []float64{lo, cuts[0], cuts[1], cuts[2], hi}
 	parts := make([]string, 4)
 	for i := range parts {
-		parts[i] = st.bins[i].Render(string(binGlyphs[i])) + " " + fnum(edges[i], 1) + "–" + fnum(edges[i+1], 1)
+		parts[i] = st.Bins[i].Render(string(binGlyphs[i])) + " " + look.Num(edges[i], 1) + "–" + look.Num(edges[i+1], 1)
 	}
 	parts[0] = "entropy, bits: " + parts[0]
-	legend := flowParts(parts, "  ", w)
+	legend := look.FlowParts(parts, "  ", w)
 	legend[len(legend)-1] = appendFits(legend[len(legend)-1], " ("+how+")", w)
 	if ch := h - len(lines) - len(legend); ch >= 5 && len(mf.Points) > 0 {
 		lines = append(lines, p.scatter(mf, yAxis, cuts, w, ch))
 	}
 	lines = append(lines, legend...)
-	return fit(strings.Join(lines, "\n"), w, h)
+	return look.Fit(strings.Join(lines, "\n"), w, h)
 }
 
 // scatter draws PC1 against PC yAxis+1 in w×h cells, axes included, points of the highest
 // entropy bin first so that the more certain ones show where points share a cell.
 func (p *manifoldPane) scatter(mf *sessions.Manifold, yAxis int, cuts [3]float64, w, h int) string {
 	if w < 10 {
-		return fit("", w, h)
+		return look.Fit("", w, h)
 	}
-	xr, yr := span{math.Inf(1), math.Inf(-1)}, span{math.Inf(1), math.Inf(-1)}
+	xr, yr := look.Span{Lo: math.Inf(1), Hi: math.Inf(-1)}, look.Span{Lo: math.Inf(1), Hi: math.Inf(-1)}
 	ok := func(pt []float64) bool {
 		return len(pt) > yAxis && !math.IsNaN(pt[0]) && !math.IsNaN(pt[yAxis]) && !math.IsInf(pt[0], 0) && !math.IsInf(pt[yAxis], 0)
 	}
 	for _, pt := range mf.Points {
 		if ok(pt) {
-			xr = span{math.Min(xr.lo, pt[0]), math.Max(xr.hi, pt[0])}
-			yr = span{math.Min(yr.lo, pt[yAxis]), math.Max(yr.hi, pt[yAxis])}
+			xr = look.Span{Lo: math.Min(xr.Lo, pt[0]), Hi: math.Max(xr.Hi, pt[0])}
+			yr = look.Span{Lo: math.Min(yr.Lo, pt[yAxis]), Hi: math.Max(yr.Hi, pt[yAxis])}
 		}
 	}
-	if math.IsInf(xr.lo, 0) {
-		return fit(p.sh.st.dim.Render(fmt.Sprintf("no PC%d coordinates", yAxis+1)), w, h)
+	if math.IsInf(xr.Lo, 0) {
+		return look.Fit(p.sh.st.Dim.Render(fmt.Sprintf("no PC%d coordinates", yAxis+1)), w, h)
 	}
-	pad := func(s span) span {
-		s = s.widen()
-		d := (s.hi - s.lo) * 0.04
-		return span{s.lo - d, s.hi + d}
+	pad := func(s look.Span) look.Span {
+		s = s.Widen()
+		d := (s.Hi - s.Lo) * 0.04
+		return look.Span{Lo: s.Lo - d, Hi: s.Hi + d}
 	}
 	xr, yr = pad(xr), pad(yr)
-	var ss []series
+	var ss []look.Series
 	for bin := 3; bin >= 0; bin-- {
 		var xs, ys []float64
 		for i, pt := range mf.Points {
@@ -180,36 +181,36 @@ func (p *manifoldPane) scatter(mf *sessions.Manifold, yAxis int, cuts [3]float64
 				xs, ys = append(xs, pt[0]), append(ys, pt[yAxis])
 			}
 		}
-		ss = append(ss, series{glyph: binGlyphs[bin], style: p.sh.st.bins[bin], x: xs, y: ys, dots: true})
+		ss = append(ss, look.Series{Glyph: binGlyphs[bin], Style: p.sh.st.Bins[bin], X: xs, Y: ys, Dots: true})
 	}
-	return chartSpec{xr: xr, yr: yr, series: ss, xfmt: valueLabels, yfmt: valueLabels, xStep: 8,
-		xTitle: "PC1", yTitle: fmt.Sprintf("PC%d", yAxis+1)}.draw(w, h)
+	return look.Chart{XR: xr, YR: yr, Series: ss, XFmt: look.ValueLabels, YFmt: look.ValueLabels, XStep: 8,
+		XTitle: "PC1", YTitle: fmt.Sprintf("PC%d", yAxis+1)}.Draw(w, h)
 }
 
 // manifoldTable is the table of the two samplings: a header and one row each for many
 // sequences (sn.Manifold) and one sequence (sn.ManifoldOne), |ρ(PC1, H)| (Spearman) first,
 // then the PC1..PC3 shares and, as room allows, the signed Spearman and Pearson
 // correlations, sequences × positions sampled and |ρ| at the previous snapshot (prevAt).
-func manifoldTable(st styles, sn *sessions.Snapshot, prevMany, prevOne *sessions.Manifold, prevAt, w int) []string {
+func manifoldTable(st look.Styles, sn *sessions.Snapshot, prevMany, prevOne *sessions.Manifold, prevAt, w int) []string {
 	const labelW = 15
 	row := func(label string, m, prev *sessions.Manifold, sampled string) string {
-		s := padLine(label, labelW)
+		s := look.PadLine(label, labelW)
 		if m == nil {
-			return s + st.dim.Render("not recorded in this session")
+			return s + st.Dim.Render("not recorded in this session")
 		}
 		share := func(i int) string {
 			if i < len(m.Share) {
-				return fnum(100*m.Share[i], 1) + "%"
+				return look.Num(100*m.Share[i], 1) + "%"
 			}
 			return "–"
 		}
-		s += st.title.Render(fmt.Sprintf("%10s", fnum(math.Abs(float64(m.Spearman)), 2))) +
+		s += st.Title.Render(fmt.Sprintf("%10s", look.Num(math.Abs(float64(m.Spearman)), 2))) +
 			fmt.Sprintf(" %5s %5s %5s", share(0), share(1), share(2))
 		s = appendFits(s, "  Spearman "+fsigned(float64(m.Spearman), 2), w)
 		s = appendFits(s, " Pearson "+fsigned(float64(m.Pearson), 2), w)
 		s = appendFits(s, "  "+sampled, w)
 		if prev != nil {
-			s = appendFits(s, fmt.Sprintf(" (@%d: %s)", prevAt, fnum(math.Abs(float64(prev.Spearman)), 2)), w)
+			s = appendFits(s, fmt.Sprintf(" (@%d: %s)", prevAt, look.Num(math.Abs(float64(prev.Spearman)), 2)), w)
 		}
 		return s
 	}
@@ -225,7 +226,7 @@ func manifoldTable(st styles, sn *sessions.Snapshot, prevMany, prevOne *sessions
 	sm := sampled(sn.Manifold, sn.ProbeN)
 	many := row("many sequences", sn.Manifold, prevMany, sm)
 	one := row("one sequence", sn.ManifoldOne, prevOne, sampled(sn.ManifoldOne, 1))
-	head := padLine("", labelW) + st.title.Render("|ρ(PC1,H)|") + "   PC1   PC2   PC3"
+	head := look.PadLine("", labelW) + st.Title.Render("|ρ(PC1,H)|") + "   PC1   PC2   PC3"
 	if strings.Contains(many, " Pearson ") {
 		head += "  signed ρ"
 		if strings.Contains(many, "  "+sm) {

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // Stats counts the dashboard's work so its redraw rate can be measured, and says how the
@@ -76,18 +77,18 @@ type Model struct {
 // terminal reports its size.
 func New(feed sessions.Feed, opts Options) Model {
 	meta := feed.Meta()
-	sh := &shared{feed: feed, meta: meta, cfg: readConfig(meta), keys: defaultKeys(), st: newStyles(opts.Renderer),
+	sh := &shared{feed: feed, meta: meta, cfg: readConfig(meta), keys: DefaultKeys(), st: look.NewStyles(opts.Renderer),
 		replay: !feed.Live(), follow: true}
 	m := Model{
 		sh:     sh,
-		logger: opts.logger(),
+		logger: opts.Log(),
 		panes: []pane{newRunPane(sh), newBitErrorPane(sh), newAttentionPane(sh), newAblationPane(sh),
 			newKeysPane(sh), newManifoldPane(sh), newFramePane(sh)},
 		scrub:    newScrubber(sh),
-		help:     newHelp(opts.Renderer),
+		help:     look.NewHelp(opts.Renderer),
 		focus:    1,
-		width:    defaultWidth,
-		height:   defaultHeight,
+		width:    DefaultWidth,
+		height:   DefaultHeight,
 		views:    &rootViews{},
 		quit:     quitDialog{note: opts.DetachNote, noStop: opts.ReadOnly},
 		embedded: opts.Embedded,

@@ -14,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // liveCut is the step a live test copies the fixture up to: three quarters of its span.
@@ -231,16 +232,16 @@ func TestScrubMovesPanes(t *testing.T) {
 		t.Fatalf("step %d follow %v, want %d scrubbing", s, follow, target)
 	}
 	v := plain(m)
-	mustContain(t, v, fmt.Sprintf("step %d ", target), fmt.Sprintf("%d/%d", rec.Step, r.Meta().Steps), fnum(rec.Loss, 4))
+	mustContain(t, v, fmt.Sprintf("step %d ", target), fmt.Sprintf("%d/%d", rec.Step, r.Meta().Steps), look.Num(rec.Loss, 4))
 	evals, _ := r.Evals(target, 0)
 	for i := len(evals) - 1; i >= 0; i-- {
 		if e := evals[i]; len(e.Eval.Ablated) == 0 {
-			mustContain(t, v, "(a) "+fnum(e.Eval.BitErrorPosition, 3), fmt.Sprintf("entropy by position @%d", e.Step))
+			mustContain(t, v, "(a) "+look.Num(e.Eval.BitErrorPosition, 3), fmt.Sprintf("entropy by position @%d", e.Step))
 			break
 		}
 	}
 	if snap, at, _ := r.Snapshot(target); snap != nil && len(snap.AttentionEntropy) > 0 {
-		mustContain(t, v, fmt.Sprintf("bits · @%d", at), fnum(snap.AttentionEntropy[0][0], 2))
+		mustContain(t, v, fmt.Sprintf("bits · @%d", at), look.Num(snap.AttentionEntropy[0][0], 2))
 	}
 }
 
@@ -303,7 +304,7 @@ func TestFeedFollow(t *testing.T) {
 		m = nm.(Model)
 	}
 	start := time.Now()
-	if msg := cmd(); msg != (feedMsg{}) || time.Since(start) < tickInterval/2 {
+	if msg := cmd(); msg != (feedMsg{}) || time.Since(start) < TickInterval/2 {
 		t.Errorf("after the end the wait returned %+v after %s", msg, time.Since(start))
 	}
 	mm, _ := press(t, m, "end")

@@ -48,8 +48,8 @@ type Options struct {
 // live run detached or stopped).
 type LeftMsg struct{ Stats Stats }
 
-// logger is the Logger to write to (one that discards when none was given).
-func (o Options) logger() *log.Logger {
+// Log returns the Logger to write to (one that discards when none was given).
+func (o Options) Log() *log.Logger {
 	if o.Logger == nil {
 		return log.New(io.Discard, "", 0)
 	}
@@ -62,22 +62,12 @@ func (o Options) logger() *log.Logger {
 // stop event sent). Keeping a detached run going, or waiting for a stopped one and
 // closing its session, is the caller's job.
 func Run(ctx context.Context, feed sessions.Feed, opts Options) (Stats, error) {
-	final, err := runProgram(ctx, New(feed, opts), opts)
+	final, err := RunProgram(ctx, New(feed, opts), opts)
 	var st Stats
 	if m, ok := final.(Model); ok {
 		st = m.Stats()
 	}
 	return st, err
-}
-
-// RunOverlay shows the comparison view of feeds until the user quits (q, ctrl+c) or ctx is
-// done; both return nil.
-func RunOverlay(ctx context.Context, feeds []sessions.Feed, names []string, opts Options) error {
-	if len(feeds) == 0 {
-		return errors.New("tui: no sessions to compare")
-	}
-	_, err := runProgram(ctx, NewOverlay(feeds, names, opts), opts)
-	return err
 }
 
 // ProgramOptions returns the bubbletea options Run uses for opts: the dashboard's renderer
@@ -97,10 +87,10 @@ func ProgramOptions(opts Options) []tea.ProgramOption {
 	return popts
 }
 
-// runProgram runs model as a bubbletea program on the terminal opts name, at the
-// dashboard's renderer rate, until it quits or ctx is done, and returns its final model.
-// Ending by ctx is not an error.
-func runProgram(ctx context.Context, model tea.Model, opts Options) (tea.Model, error) {
+// RunProgram runs model (the dashboard, or the comparison view of tui/overlay) as a
+// bubbletea program on the terminal opts name, at the dashboard's renderer rate, until it
+// quits or ctx is done, and returns its final model. Ending by ctx is not an error.
+func RunProgram(ctx context.Context, model tea.Model, opts Options) (tea.Model, error) {
 	popts := append(ProgramOptions(opts), tea.WithContext(ctx))
 	final, err := tea.NewProgram(model, popts...).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

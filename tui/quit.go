@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // quitAction is what the quit dialog's user chose.
@@ -60,7 +61,7 @@ func (d quitDialog) title() string {
 
 // update takes one key and returns the choice it makes, if any: d, s and c choose directly,
 // the arrows and tab move the highlight and enter chooses it; esc, q and ctrl+c cancel.
-func (d *quitDialog) update(msg tea.KeyMsg, k keyMap) quitAction {
+func (d *quitDialog) update(msg tea.KeyMsg, k KeyMap) quitAction {
 	opts := d.options()
 	switch {
 	case key.Matches(msg, k.Detach):
@@ -81,7 +82,7 @@ func (d *quitDialog) update(msg tea.KeyMsg, k keyMap) quitAction {
 
 // view draws the dialog in a box at most w×h: the question, then each option with its key,
 // the highlighted one marked ▶ and reversed (so it shows without colour).
-func (d quitDialog) view(w, h int, st styles) string {
+func (d quitDialog) view(w, h int, st look.Styles) string {
 	bw := min(w, 66)
 	iw := bw - borderW
 	if iw < 8 || h < borderH+1 {
@@ -91,17 +92,17 @@ func (d quitDialog) view(w, h int, st styles) string {
 	for i, o := range d.options() {
 		mark, label := "  ", "["+o.key+"] "+o.name
 		if i == d.sel {
-			mark, label = "▶ ", st.cursor.Render(label)
+			mark, label = "▶ ", st.Cursor.Render(label)
 		}
 		text := ansi.Wrap(o.text, max(iw-5, 4), " ")
 		rest := strings.Split(text, "\n")
 		lines = append(lines, mark+label)
 		for _, l := range rest {
-			lines = append(lines, "    "+st.dim.Render(l))
+			lines = append(lines, "    "+st.Dim.Render(l))
 		}
 	}
 	bh := min(len(lines)+borderH, h)
-	return box(d.title(), strings.Join(lines, "\n"), bw, bh, true, st)
+	return look.Box(d.title(), strings.Join(lines, "\n"), bw, bh, true, st)
 }
 
 // place draws block (lines of equal width) over the middle of frame, exactly w×h.
@@ -119,7 +120,7 @@ func place(frame, block string, w, h int) string {
 		}
 		r := rows[y+i]
 		// Reset after the left part so its colours do not run into the box.
-		rows[y+i] = padLine(ansi.Cut(r, 0, x)+"\x1b[m"+l+ansi.Cut(r, x+bw, w), w)
+		rows[y+i] = look.PadLine(ansi.Cut(r, 0, x)+"\x1b[m"+l+ansi.Cut(r, x+bw, w), w)
 	}
 	return strings.Join(rows, "\n")
 }

@@ -7,16 +7,13 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
 
 // runConfig is what the dashboard reads from the session's configuration (Meta.Config, the
-// lab's Config as JSON): the evaluation cadence and the bijection's size. Fields it does not
-// find stay zero.
+// lab's Config as JSON): the evaluation cadence. Fields it does not find stay zero.
 type runConfig struct {
 	EvalEvery int `json:"eval_every"`
-	Tunnel    struct {
-		V int `json:"v"`
-	} `json:"tunnel"`
 }
 
 // readConfig parses the configuration of m (zero when it has none or it does not parse).
@@ -59,33 +56,78 @@ func waitingForEval(sh *shared) string {
 }
 
 // contextFree is the context-free level of the run's bit error where it is known
-// (derived.ContextFree: a bijection's, v from the configuration or the newest evaluation's
-// Bayes curve).
+// (derived.ContextFreeOf: a bijection's, V from the configuration or the newest
+// evaluation's Bayes curve).
 func contextFree(sh *shared) float64 {
 	n := 0
 	if e := sh.lastEval(); e != nil {
 		n = len(e.Eval.BayesEntropy)
 	}
-	return derived.ContextFree(sh.meta.Task, sh.cfg.Tunnel.V, n)
+	return derived.ContextFreeOf(sh.meta, n)
 }
 
 // bitRefs are the bit-error chart's reference lines, in the chart's units (log10 on a log
 // axis, where Bayes' 0 has no place): the Bayes optimum at 0, the pass threshold and, where
 // known, the context-free level.
-func bitRefs(sh *shared, log bool) []refLine {
+func bitRefs(sh *shared, log bool) []look.RefLine {
 	conv := func(v float64) float64 {
 		if log {
 			return math.Log10(v)
 		}
 		return v
 	}
-	var refs []refLine
+	var refs []look.RefLine
 	if !log {
-		refs = append(refs, refLine{0, "0", "Bayes"})
+		refs = append(refs, look.RefLine{Y: 0, Tick: "0", Label: "Bayes"})
 	}
-	refs = append(refs, refLine{conv(derived.PassBits), fnum(derived.PassBits, 2), "pass"})
+	refs = append(refs, look.RefLine{Y: conv(derived.PassBits), Tick: look.Num(derived.PassBits, 2), Label: "pass"})
 	if cf := contextFree(sh); !math.IsNaN(cf) {
-		refs = append(refs, refLine{conv(cf), fnum(cf, 2), "no context"})
+		refs = append(refs, look.RefLine{Y: conv(cf), Tick: look.Num(cf, 2), Label: "no context"})
 	}
 	return refs
+}
+
+// runVerdict judges the newest evaluation up to the step by its tunnel's criterion
+// (derived.VerdictOf: bit error (a) ≤ derived.PassBits, recall's accuracy ≥
+// derived.PassAccuracy); false before the first evaluation.
+func runVerdict(sh *shared) (derived.Verdict, bool) {
+	e := sh.lastEval()
+	if e == nil {
+		return derived.Verdict{}, false
+	}
+	return derived.VerdictOf(sh.meta.Task, *e.Eval), true
+}
+
+// verdictWord is the verdict's status at the step (derived.Verdict.Status: pass or FAIL
+// once the run has ended there, else passing or not yet), styled good or warn.
+func verdictWord(sh *shared, v derived.Verdict) string {
+	w := v.Status(sh.hasRec && derived.Ended(sh.rec.State))
+	if v.Pass {
+		return sh.st.Good.Render(w)
+	}
+	return sh.st.Warn.Render(w)
+}
+
+// verdictLine is the Run pane's verdict row: "pass: bit error (a) 0.063 ≤ 0.15", or the
+// criterion alone before the first evaluation.
+func verdictLine(sh *shared) string {
+	v, ok := runVerdict(sh)
+	if !ok {
+		return "– (pass: " + derived.CriterionOf(sh.meta.Task).Rule() + ")"
+	}
+	return verdictWord(sh, v) + ": " + v.Comparison(3)
+}
+
+// verdictPart is the header's short verdict, beside the bit errors it shows: "pass ≤
+// 0.15", "not yet > 0.15"; "FAIL accuracy 0.253 < 0.9" where the measure is not among
+// them; "" before the first evaluation.
+func verdictPart(sh *shared) string {
+	v, ok := runVerdict(sh)
+	if !ok {
+		return ""
+	}
+	if v.AtLeast() {
+		return verdictWord(sh, v) + " " + v.Comparison(3)
+	}
+	return verdictWord(sh, v) + " " + v.Against()
 }

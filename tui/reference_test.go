@@ -10,10 +10,12 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
 
 // TestContextFree checks where the dashboard takes a bijection's V for the context-free
-// level (derived.ContextFreeBits, tested there).
+// level (derived.ContextFreeOf: the configuration's tunnel.V, else the Bayes curve's length;
+// derived.ContextFreeBits is tested there).
 func TestContextFree(t *testing.T) {
 	// The fixture's configuration has no tunnel.V: V comes from its 19 scored positions.
 	m := New(openFixture(t), Options{})
@@ -21,7 +23,8 @@ func TestContextFree(t *testing.T) {
 		t.Errorf("the fixture's level is %v, want V=20's", got)
 	}
 	sh := *m.sh
-	sh.cfg = readConfig(sessions.Meta{Config: []byte(`{"tunnel":{"V":10,"States":5},"eval_every":250}`)})
+	sh.meta.Config = []byte(`{"tunnel":{"V":10,"States":5},"eval_every":250}`)
+	sh.cfg = readConfig(sh.meta)
 	if got := contextFree(&sh); got != derived.ContextFreeBits(10) || sh.cfg.EvalEvery != 250 {
 		t.Errorf("with tunnel.V=10: level %v, cadence %d", got, sh.cfg.EvalEvery)
 	}
@@ -67,13 +70,13 @@ func TestBitErrorReferences(t *testing.T) {
 // in the legends.
 func TestCoincidingMarkers(t *testing.T) {
 	xs := []float64{0, 1, 2, 3}
-	same := chartSpec{xr: span{0, 3}, yr: span{0, 4}, xfmt: intLabels, yfmt: valueLabels,
-		series: []series{
-			{glyph: '∘', x: xs, y: []float64{1, 2, 3, 4}},
-			{glyph: '•', x: xs, y: []float64{1, 2, 3, 0}},
+	same := look.Chart{XR: look.Span{Lo: 0, Hi: 3}, YR: look.Span{Lo: 0, Hi: 4}, XFmt: look.IntLabels, YFmt: look.ValueLabels,
+		Series: []look.Series{
+			{Glyph: '∘', X: xs, Y: []float64{1, 2, 3, 4}},
+			{Glyph: '•', X: xs, Y: []float64{1, 2, 3, 0}},
 		},
-		overlaps: []overlap{{a: 0, b: 1, glyph: bothAB, style: lipgloss.NewStyle()}},
-	}.draw(30, 12)
+		Overlaps: []look.Overlap{{A: 0, B: 1, Glyph: bothAB, Style: lipgloss.NewStyle()}},
+	}.Draw(30, 12)
 	if !strings.ContainsRune(same, bothAB) || !strings.ContainsRune(same, '∘') || !strings.ContainsRune(same, '•') {
 		t.Errorf("want ⊙ where the curves meet and ∘, • where they part:\n%s", same)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"windtunnel/tui/look"
 )
 
 // render lays the screen out into m.frame, exactly width × height. Every part comes from a
@@ -45,8 +47,8 @@ func (m *Model) render() {
 // size they are laid out for, centred in w×h and wrapped at spaces when w is narrower still.
 func tooSmall(w, h int) string {
 	var lines []string
-	for _, l := range flowParts([]string{"terminal too small:", fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, w, h)}, " ", w) {
-		lines = append(lines, wrap(l, w)...)
+	for _, l := range look.FlowParts([]string{"terminal too small:", fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, w, h)}, " ", w) {
+		lines = append(lines, look.Wrap(l, w)...)
 	}
 	top := max((h-len(lines))/2, 0)
 	out := make([]string, 0, h)
@@ -56,7 +58,7 @@ func tooSmall(w, h int) string {
 	for _, l := range lines {
 		out = append(out, strings.Repeat(" ", max((w-ansi.StringWidth(l))/2, 0))+l)
 	}
-	return fit(strings.Join(out, "\n"), w, h)
+	return look.Fit(strings.Join(out, "\n"), w, h)
 }
 
 // exact returns s when it has h lines (its parts are each exactly w wide), else fits it.
@@ -64,27 +66,29 @@ func exact(s string, w, h int) string {
 	if strings.Count(s, "\n") == h-1 {
 		return s
 	}
-	return fit(s, w, h)
+	return look.Fit(s, w, h)
 }
 
-// renderGrid shows the page bar and the page's four panes: run over ablation (or keys) on
-// the left, bit error over attention (or manifold over frame-precision) on the right.
+// renderGrid shows the run summary, the page bar and the page's four panes: run over
+// ablation (or keys) on the left, bit error over attention (or manifold over
+// frame-precision) on the right.
 func (m *Model) renderGrid(w, h int) string {
+	head := m.header(w)
 	if m.showHelp {
-		return m.helpBox(w, h)
+		return head + "\n" + m.helpBox(w, h-headerH)
 	}
 	bar := m.views.pageBar.get(m.sh, pageBarKey{w, m.page}, func() string { return pageBar(m.page, w, m.sh.st) })
 	pg := pages[m.page]
 	rs := gridSlots(w, h)
 	var parts [5]string
-	parts[0] = bar
+	parts[0] = head + "\n" + bar
 	for slot := range 4 {
 		i := pg.panes[slot]
 		parts[slot+1] = m.boxed(i, rs[slot].w, rs[slot].h, i == m.focus)
 	}
 	if v := m.views; v.gridParts != parts {
 		v.gridParts = parts
-		v.grid = bar + "\n" + hcat(vcat(parts[1], parts[2]), vcat(parts[3], parts[4]))
+		v.grid = parts[0] + "\n" + look.HCat(look.VCat(parts[1], parts[2]), look.VCat(parts[3], parts[4]))
 	}
 	return m.views.grid
 }
@@ -106,7 +110,7 @@ func (m *Model) renderSplit(w, h int) string {
 	}
 	if v := m.views; v.gridParts != parts {
 		v.gridParts = parts
-		v.grid = parts[0] + "\n" + hcat(parts[1], vcat(parts[2], parts[3]))
+		v.grid = parts[0] + "\n" + look.HCat(parts[1], look.VCat(parts[2], parts[3]))
 	}
 	return m.views.grid
 }
@@ -118,9 +122,9 @@ func (m *Model) header(w int) string {
 	return m.views.header.get(sh, headerKey{w, sh.gen}, func() string {
 		lines := strings.Split(headerLines(sh), "\n")
 		for i, l := range lines {
-			lines[i] = fitParts(l, " · ", w)
+			lines[i] = look.FitParts(l, " · ", w)
 		}
-		return fit(strings.Join(lines, "\n"), w, headerH)
+		return look.Fit(strings.Join(lines, "\n"), w, headerH)
 	})
 }
 
@@ -144,7 +148,7 @@ func (m *Model) renderTabs(w, h int) string {
 func (m *Model) helpBox(w, h int) string {
 	return m.views.help.get(m.sh, helpKey{w, h}, func() string {
 		iw, ih := rect{w, h}.inner()
-		return box("Keys — ?, h or esc closes", m.fullHelp(iw, ih), w, h, true, m.sh.st)
+		return look.Box("Keys — ?, h or esc closes", m.fullHelp(iw, ih), w, h, true, m.sh.st)
 	})
 }
 
@@ -162,7 +166,7 @@ func (m *Model) boxed(i, w, h int, focused bool) string {
 	}
 	m.sh.renders++
 	*c = boxCache{ok: true, epoch: m.sh.epoch, w: w, h: h, focused: focused, content: content,
-		out: box(p.Title(), content, w, h, focused, m.sh.st)}
+		out: look.Box(p.Title(), content, w, h, focused, m.sh.st)}
 	return c.out
 }
 
@@ -235,61 +239,67 @@ func (m *Model) footer(w int) string {
 	}
 	return m.views.footer.get(m.sh, footerKey{w, m.focus, msg, m.quit.open}, func() string {
 		if msg != "" {
-			msg = m.sh.st.warn.Render(msg) + "  "
+			msg = m.sh.st.Warn.Render(msg) + "  "
 		}
 		if m.quit.open {
-			return padLine(msg+quitHelp(m.help, m.sh.keys, w-ansi.StringWidth(msg)), w)
+			return look.PadLine(msg+quitHelp(m.help, m.sh.keys, w-ansi.StringWidth(msg)), w)
 		}
-		return padLine(msg+shortHelp(m.help, m.sh.keys, m.panes[m.focus].Help(), w-ansi.StringWidth(msg)), w)
+		return look.PadLine(msg+shortHelp(m.help, m.sh.keys, m.panes[m.focus].Help(), w-ansi.StringWidth(msg)), w)
 	})
 }
 
-// fullHelp lists every key, grouped: global, scrubber, then each pane's own.
+// fullHelp lists every key, grouped: global, scrubber, then each pane's own; then the
+// legend of the numbers.
 func (m *Model) fullHelp(w, h int) string {
 	k := m.sh.keys
 	// Global, the panes with one key, the scrubber, the other panes, the quit dialog: in
 	// this order the columns fill evenly, so that every key shows at 80×24.
-	groups := []helpGroup{{"Global", k.global()}}
-	var more []helpGroup
+	groups := []look.HelpGroup{{Title: "Global", Bindings: k.global()}}
+	var more []look.HelpGroup
 	for _, p := range m.panes {
 		if len(p.Help()) == 1 {
-			groups = append(groups, helpGroup{p.Title(), p.Help()})
+			groups = append(groups, look.HelpGroup{Title: p.Title(), Bindings: p.Help()})
 		} else {
-			more = append(more, helpGroup{p.Title(), p.Help()})
+			more = append(more, look.HelpGroup{Title: p.Title(), Bindings: p.Help()})
 		}
 	}
-	groups = append(append(groups, helpGroup{"Scrubber", append(m.scrub.Help(), k.Enter, k.Erase)}), more...)
+	groups = append(append(groups, look.HelpGroup{Title: "Scrubber", Bindings: append(m.scrub.Help(), k.Enter, k.Erase)}), more...)
 	if m.runGoesOn() {
-		groups = append(groups, helpGroup{"Quit dialog (q)", k.quitDialog()})
+		groups = append(groups, look.HelpGroup{Title: "Quit dialog (q)", Bindings: k.quitDialog()})
 	}
-	return fullHelp(groups, w, h, m.sh.st)
+	n := 0
+	if e := m.sh.lastEval(); e != nil {
+		n = len(e.Eval.BayesEntropy)
+	}
+	groups = append(groups, Legend(m.sh.meta, n))
+	return look.FullHelp(groups, w, h, m.sh.st)
 }
 
 // tabBar lists the panes with the focused one marked [like this].
-func tabBar(titles []string, focus, w int, st styles) string {
+func tabBar(titles []string, focus, w int, st look.Styles) string {
 	var parts []string
 	for i, t := range titles {
 		if i == focus {
-			parts = append(parts, st.tabActive.Render("["+t+"]"))
+			parts = append(parts, st.TabActive.Render("["+t+"]"))
 		} else {
-			parts = append(parts, st.tab.Render(" "+t+" "))
+			parts = append(parts, st.Tab.Render(" "+t+" "))
 		}
 	}
-	return padLine(strings.Join(parts, st.dim.Render("│")), w)
+	return look.PadLine(strings.Join(parts, st.Dim.Render("│")), w)
 }
 
 // pageBar names the pages, the shown one marked [like this], and the keys that switch.
-func pageBar(cur, w int, st styles) string {
+func pageBar(cur, w int, st look.Styles) string {
 	var parts []string
 	for i, pg := range pages {
 		label := fmt.Sprintf("%d %s", i+1, pg.name)
 		if i == cur {
-			parts = append(parts, st.tabActive.Render("["+label+"]"))
+			parts = append(parts, st.TabActive.Render("["+label+"]"))
 		} else {
-			parts = append(parts, st.tab.Render(" "+label+" "))
+			parts = append(parts, st.Tab.Render(" "+label+" "))
 		}
 	}
-	return padLine("page "+strings.Join(parts, st.dim.Render("│"))+st.dim.Render("  ] [ switch pages · 1–7 panes"), w)
+	return look.PadLine("page "+strings.Join(parts, st.Dim.Render("│"))+st.Dim.Render("  ] [ switch pages · 1–7 panes"), w)
 }
 
 // tabBarWidth is the width tabBar needs for titles.

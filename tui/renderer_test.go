@@ -7,6 +7,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+
+	"windtunnel/tui/look"
 )
 
 // TestRendererOption checks that Options.Renderer styles the dashboard for its own terminal:
@@ -27,7 +29,7 @@ func TestRendererOption(t *testing.T) {
 	if got, want := plain(m), plainView; got != want {
 		t.Errorf("the text differs with a renderer:\n%s\nwant\n%s", got, want)
 	}
-	help := newHelp(colour).ShortHelpView(defaultKeys().global())
+	help := look.NewHelp(colour).ShortHelpView(DefaultKeys().global())
 	if !strings.Contains(help, "\x1b[") {
 		t.Errorf("the help is not styled by the renderer: %q", help)
 	}

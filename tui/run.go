@@ -9,6 +9,7 @@ import (
 	"github.com/NimbleMarkets/ntcharts/sparkline"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // runPane shows what runs where and how far it is: task, model, device, step, speed, ETA,
@@ -23,8 +24,12 @@ type runPane struct {
 	sparkKey [3]int // lossTo, w, h of sparkOut
 }
 
-// runLines is the number of text lines of the run pane before the sparkline.
-const runLines = 9
+// runLines is the number of text lines of the run pane before the sparkline, and rowKeyW
+// the width of their names' column.
+const (
+	runLines = 10
+	rowKeyW  = 10
+)
 
 // newRunPane returns the pane reading sh.
 func newRunPane(sh *shared) *runPane { return &runPane{paneBase: newPaneBase(sh, "Run", "Run")} }
@@ -34,11 +39,10 @@ func (p *runPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // sparkSize is the size of the loss sparkline (0×0 when it does not fit).
 func (p *runPane) sparkSize() (int, int) {
-	const label = 10
-	if p.h < runLines+2 || p.w < label+10 {
+	if p.h < runLines+2 || p.w < rowKeyW+10 {
 		return 0, 0
 	}
-	return p.w - label, min(p.h-runLines, 6)
+	return p.w - rowKeyW, min(p.h-runLines, 6)
 }
 
 // sparkTo is the step the loss sparkline is drawn up to: the current step rounded down to
@@ -100,17 +104,18 @@ func (p *runPane) View() string {
 func (p *runPane) draw() string {
 	sh := p.sh
 	m, r := sh.meta, sh.rec
-	row := func(k, v string) string { return fmt.Sprintf("%-10s%s", k, v) }
+	row := func(k, v string) string { return fmt.Sprintf("%-*s%s", rowKeyW, k, v) }
 	lines := []string{
 		row("task", m.Task),
 		row("model", modelLine(m)),
 		row("device", deviceLine(m)),
 		row("step", stepLine(sh)),
 		row("speed", speedLine(sh)),
-		row("loss", fmt.Sprintf("%s · lr %.1e · grad %s", fnum(r.Loss, 4), r.LR, fnum(r.GradNorm, 2))),
+		row("loss", fmt.Sprintf("%s · lr %.1e · grad %s", look.Num(r.Loss, 4), r.LR, look.Num(r.GradNorm, 2))),
 		row("bit error", bitErrorLine(sh)),
+		row("verdict", verdictLine(sh)),
 		row("state", paneStateLine(sh)),
-		row("session", orDash(m.Path)),
+		row("session", look.CutLeft(orDash(m.Path), p.w-rowKeyW)), // the file name says the most
 	}
 	if !sh.hasRec {
 		lines[4], lines[5] = row("speed", "–"), row("loss", "–")
@@ -121,7 +126,7 @@ func (p *runPane) draw() string {
 		}
 		lines = append(lines, p.sparkOut...)
 	}
-	return fit(strings.Join(lines, "\n"), p.w, p.h)
+	return look.Fit(strings.Join(lines, "\n"), p.w, p.h)
 }
 
 // spark draws the loss curve as a sparkline of w×h cells over its own range (minimum at
@@ -131,7 +136,7 @@ func (p *runPane) spark(w, h int, row func(k, v string) string) []string {
 	for _, v := range p.losses {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	hiS, loS := fnum(hi, 2), fnum(lo, 2)
+	hiS, loS := look.Num(hi, 2), look.Num(lo, 2)
 	lw := max(len(hiS), len(loS)) + 1
 	sl := sparkline.New(w-lw, h, sparkline.WithNoAutoMaxValue(), sparkline.WithMaxValue(math.Max(hi-lo, 1e-9)*1.05))
 	// One value per column: the sparkline keeps only the newest w−lw values, and the
@@ -166,25 +171,31 @@ func headerLines(sh *shared) string {
 		lead = replayLine(sh)
 	}
 	l1 := fmt.Sprintf("%s %s · %s · %s%s · %s params · %s", modeBadge(sh), lead, m.Task, m.Model, shape,
-		fcount(m.Params), deviceLine(m))
+		look.Count(m.Params), deviceLine(m))
 	if !sh.hasRec {
 		return l1 + "\nstep – · waiting for the first record"
 	}
 	be := "–"
 	if e := sh.lastEval(); e != nil {
-		be = fmt.Sprintf("(a) %s (b) %s", fnum(e.Eval.BitErrorPosition, 3), fnum(e.Eval.BitErrorSample, 3))
+		be = fmt.Sprintf("(a) %s (b) %s", look.Num(e.Eval.BitErrorPosition, 3), look.Num(e.Eval.BitErrorSample, 3))
 	}
 	step := fmt.Sprint(r.Step)
 	if m.Steps > 0 {
 		step += fmt.Sprintf("/%d", m.Steps)
 	}
-	speed := fnum(r.StepsPerS, 1) + "/s"
+	speed := look.Num(r.StepsPerS, 1) + "/s"
 	if etaShown(sh) {
 		speed += " · ETA " + eta(m, r, sh.hasRec)
 	}
-	l2 := fmt.Sprintf("step %s · %s · loss %s · bit error %s", step, speed, fnum(r.Loss, 3), be)
+	// The bit errors and the verdict come before the loss: the loss is the part left out
+	// when the line does not fit (fitParts keeps the parts that fit, in order).
+	be = "bit error " + be
+	if v := verdictPart(sh); v != "" {
+		be += " · " + v
+	}
+	l2 := fmt.Sprintf("step %s · %s · %s · loss %s", step, speed, be, look.Num(r.Loss, 3))
 	if sh.replay { // the first line names the step; the Run pane has the state's message
-		l2 = fmt.Sprintf("%s at this step · %s · loss %s · bit error %s", stateWord(sh), speed, fnum(r.Loss, 3), be)
+		l2 = fmt.Sprintf("%s at this step · %s · %s · loss %s", stateWord(sh), speed, be, look.Num(r.Loss, 3))
 	}
 	return l1 + "\n" + l2
 }
@@ -193,18 +204,18 @@ func headerLines(sh *shared) string {
 func modeBadge(sh *shared) string {
 	switch {
 	case sh.replay:
-		return sh.st.title.Render("■ REPLAY")
+		return sh.st.Title.Render("■ REPLAY")
 	case sh.ended:
-		return sh.st.title.Render("● LIVE (ended)")
+		return sh.st.Title.Render("● LIVE (ended)")
 	default:
-		return sh.st.good.Render("● LIVE")
+		return sh.st.Good.Render("● LIVE")
 	}
 }
 
 func modelLine(m sessions.Meta) string {
 	s := m.Model
 	if m.Params > 0 {
-		s += " · " + fcount(m.Params) + " params"
+		s += " · " + look.Count(m.Params) + " params"
 	}
 	if m.Layers > 0 {
 		s += fmt.Sprintf(" · %d layers", m.Layers)
@@ -238,8 +249,8 @@ func bitErrorLine(sh *shared) string {
 	if e == nil {
 		return "–"
 	}
-	return fmt.Sprintf("(a) %s (b) %s KL %s @%d", fnum(e.Eval.BitErrorPosition, 3), fnum(e.Eval.BitErrorSample, 3),
-		fnum(e.Eval.KLBits, 3), e.Step)
+	return fmt.Sprintf("(a) %s (b) %s KL %s @%d", look.Num(e.Eval.BitErrorPosition, 3), look.Num(e.Eval.BitErrorSample, 3),
+		look.Num(e.Eval.KLBits, 3), e.Step)
 }
 
 func stateLine(sh *shared) string {
@@ -257,7 +268,7 @@ func stateLine(sh *shared) string {
 func stateWord(sh *shared) string {
 	s := string(sh.rec.State)
 	if sh.rec.State == sessions.Paused {
-		s = sh.st.warn.Render(s)
+		s = sh.st.Warn.Render(s)
 	}
 	return s
 }
@@ -291,7 +302,7 @@ func stateAtStep(sh *shared) string {
 // speedLine is the run pane's speed row: the speed and, following a live run, the ETA;
 // else the speed the run had at the step.
 func speedLine(sh *shared) string {
-	v := fnum(sh.rec.StepsPerS, 1) + " steps/s"
+	v := look.Num(sh.rec.StepsPerS, 1) + " steps/s"
 	if etaShown(sh) {
 		return v + " · ETA " + eta(sh.meta, sh.rec, sh.hasRec)
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"windtunnel/tui/look"
 )
 
 // scrubber is the step scrubber under the panes: it moves the current step that every pane
@@ -102,10 +104,10 @@ func scrubRightW(first, dw int) int {
 func (s *scrubber) View(w int) string {
 	sh := s.sh
 	if s.input {
-		return padLine(fmt.Sprintf("go to step: %s▏ (%d–%d · enter: go · esc: cancel)", s.buf, sh.first, sh.last), w)
+		return look.PadLine(fmt.Sprintf("go to step: %s▏ (%d–%d · enter: go · esc: cancel)", s.buf, sh.first, sh.last), w)
 	}
 	if !sh.any {
-		return padLine("step – (no records yet)", w)
+		return look.PadLine("step – (no records yet)", w)
 	}
 	mode := modeScrubbing
 	if sh.follow {
@@ -118,10 +120,10 @@ func (s *scrubber) View(w int) string {
 	// to the digits of the span's end (or the planned steps) and the mode to the longest.
 	dw := len(strconv.Itoa(max(sh.last, sh.meta.Steps)))
 	left := fmt.Sprintf("step %*d ", dw, sh.step)
-	right := padLine(fmt.Sprintf(" %d–%d · %s", sh.first, sh.last, mode), scrubRightW(sh.first, dw))
+	right := look.PadLine(fmt.Sprintf(" %d–%d · %s", sh.first, sh.last, mode), scrubRightW(sh.first, dw))
 	bw := w - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
 	if bw < 5 {
-		return padLine(strings.TrimRight(left+right, " "), w)
+		return look.PadLine(strings.TrimRight(left+right, " "), w)
 	}
 	pos := 0
 	if sh.last > sh.first {
@@ -129,6 +131,6 @@ func (s *scrubber) View(w int) string {
 	}
 	// Exactly w cells by construction; the styles wrap the long runs without Render's
 	// per-cell work (this line changes with every record while following).
-	bar := paintOf(sh.st.focus).wrap(strings.Repeat("━", pos)+"●") + paintOf(sh.st.dim).wrap(strings.Repeat("─", bw-1-pos))
+	bar := look.PaintOf(sh.st.Focus).Wrap(strings.Repeat("━", pos)+"●") + look.PaintOf(sh.st.Dim).Wrap(strings.Repeat("─", bw-1-pos))
 	return left + "[" + bar + "]" + right
 }

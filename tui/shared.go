@@ -1,6 +1,10 @@
 package tui
 
-import "windtunnel/sessions"
+import (
+	"windtunnel/sessions"
+
+	"windtunnel/tui/look"
+)
 
 // shared is the context every pane reads: the feed, the styles and key table, the current
 // step and what the root fetched for it. The root owns it; panes only read it.
@@ -8,8 +12,8 @@ type shared struct {
 	feed   sessions.Feed
 	meta   sessions.Meta
 	cfg    runConfig // what the dashboard reads from meta.Config
-	keys   keyMap
-	st     styles
+	keys   KeyMap
+	st     look.Styles
 	replay bool // the feed was not live when the dashboard opened
 	// readOnly: the viewer may only watch (Options.ReadOnly); keys holds the acting keys disabled.
 	readOnly bool

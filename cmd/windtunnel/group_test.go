@@ -13,7 +13,7 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/figures"
-	"windtunnel/tui"
+	"windtunnel/tui/overlay"
 )
 
 // writeGroupRun writes a finished fake quick-preset session of the transformer on bijection
@@ -129,7 +129,7 @@ func TestGroupReadersAgree(t *testing.T) {
 		t.Errorf("table.svg: %v; want a band per configuration (FAIL 1/2 seeds, pass 1/1 seeds)", err)
 	}
 
-	if got := tui.OverlayGroups(metas); !reflect.DeepEqual(got, [][]int{{0, 1}, {2}}) {
+	if got := overlay.Groups(metas); !reflect.DeepEqual(got, [][]int{{0, 1}, {2}}) {
 		t.Errorf("overlay groups %v, want [[0 1] [2]]", got)
 	}
 }
@@ -158,7 +158,7 @@ func TestGroupOverlayMatchesPlot(t *testing.T) {
 		metas[i].Path = r.Path
 	}
 	var overlayGroups [][]string
-	for _, g := range tui.OverlayGroups(metas) {
+	for _, g := range overlay.Groups(metas) {
 		var ps []string
 		for _, i := range g {
 			ps = append(ps, runs[i].Path)

@@ -12,6 +12,7 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/tui"
+	"windtunnel/tui/overlay"
 )
 
 func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -19,8 +20,10 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "replay FILE [FILE...]",
 		Short: "Open the dashboard on a saved session (follows it if a run is still writing it); several sessions: compare them on one chart",
 		Long: "replay opens the dashboard on a saved session, or compares several on one chart (bit error\n" +
-			"(a), (b) or KL over steps; runs labelled by what differs in their configurations, the seeds of\n" +
-			"one configuration as a mean ± sd band). It only reads: nothing is written beside the sessions\n" +
+			"(a), (b) or KL over steps, or the three a chart each; the pass line and the context-free level;\n" +
+			"runs labelled by what differs in their configurations and judged against the pass line, the\n" +
+			"seeds of one configuration as a mean ± sd band, heads switched off marked ⊘). It only reads:\n" +
+			"nothing is written beside the sessions\n" +
 			"(they may be in a read-only directory); its log goes to the user's cache directory\n" +
 			"(" + viewerLogHint + ").",
 		Args: func(c *cobra.Command, args []string) error {
@@ -61,7 +64,7 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 			defer closeLog()
 			opts := tui.Options{Logger: logger, AltScreen: true}
 			if len(feeds) > 1 {
-				return tui.RunOverlay(ctx, feeds, names, opts)
+				return overlay.Run(ctx, feeds, names, opts)
 			}
 			_, err = tui.Run(ctx, feeds[0], opts)
 			return err

@@ -104,8 +104,6 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 	if o.err != nil && err == nil {
 		err = o.err
 	}
-	s := o.res.Scores
-	fmt.Fprintf(stderr, "windtunnel: %s after %d steps (%.1f s): bit error (a) %.4f (b) %.4f, KL %.4f bits\nwindtunnel: session %s\n",
-		o.res.Last.State, o.res.Steps, o.res.WallS, s.BitErrorPosition, s.BitErrorSample, s.KLBits, st.w.Path())
+	printExit(stderr, st.cfg.Task, o.res, st.w.Path())
 	return err
 }

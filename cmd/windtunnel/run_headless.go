@@ -37,6 +37,8 @@ type summary struct {
 	// runconfig.Config itself.
 	Config  lab.Effective `json:"config"`
 	Session string        `json:"session"`
+	// Verdict is the final evaluation against the tunnel's pass line (absent without one).
+	Verdict *summaryVerdict `json:"verdict,omitempty"`
 }
 
 // runHeadless trains with a progress line (or log lines) on stderr, records the session,
@@ -96,6 +98,7 @@ func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, 
 		Task: cfg.Task, Model: m.Kind(), Params: m.NumParams(), Steps: res.Steps, WallS: round(res.WallS, 3),
 		BLAS: tr.BLAS(), State: string(res.Last.State),
 		Eval: *lab.EvalRecord(res.Scores), PerPosition: res.Scores.PerPosition, Session: st.w.Path(),
+		Verdict: verdictOf(cfg.Task, res),
 	}
 	if s.Config, err = lab.EffectiveOf(cfg); err != nil {
 		return fmt.Errorf("run: summary: %w", err)
@@ -108,6 +111,7 @@ func runHeadless(ctx context.Context, st *runSetup, predictions string, stdout, 
 	if runErr != nil {
 		s.State = "failed"
 	}
+	printExit(stderr, cfg.Task, res, st.w.Path())
 	if err := json.NewEncoder(stdout).Encode(s); err != nil {
 		return fmt.Errorf("run: write summary: %w", err)
 	}

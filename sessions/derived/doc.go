@@ -2,14 +2,16 @@
 // the one reader of recorded runs (ReadRun): the rule for "the same configuration" (which
 // runs are seeds of one configuration and may be pooled into one mean, one pass count, one
 // band), the seed band itself (SeedBand, MeanSD), the pass threshold of bit error (a), the
-// context-free level, the scale precision settles on and the settle band, the NaN-skipping
+// verdicts (Primitives with their thresholds, PassBits and recall's PassAccuracy; Paper I's
+// PaperVerdict; CriterionOf and VerdictOf, one evaluation against its tunnel's criterion,
+// which the run's exit line and summary, the dashboard and the overlay use) and the
+// architecture table built on them (Table: a cell per configuration of a task and model,
+// with its seeds' Stat and pass count), the context-free level (ContextFree, ContextFreeOf
+// a recorded run), the scale precision settles on and the settle band, the NaN-skipping
 // mean, and the authors' frame statistic as a series (the J-lens ratio against the current
-// and the final frame, its threshold, the frame's site, pass and settle steps), the
-// verdicts (Primitives with their thresholds, Paper I's PaperVerdict) and the architecture
-// table built on them (Table: a cell per configuration of a task and model, with its
-// seeds' Stat and pass count). Every reader that groups runs (compare --from, report, plot
-// and the dashboard's overlay) uses this one rule, so a verdict never pools runs that trained
-// different things.
+// and the final frame, its threshold, the frame's site, pass and settle steps). Every
+// reader that groups runs (compare --from, report, plot and the dashboard's overlay) uses
+// this one rule, so a verdict never pools runs that trained different things.
 //
 // The rule works on the stored configuration as JSON (sessions.Meta.Config, a
 // runconfig.Config): two runs are the same configuration when their configurations are equal as

@@ -1,6 +1,11 @@
 package derived
 
-import "math"
+import (
+	"encoding/json"
+	"math"
+
+	"windtunnel/sessions"
+)
 
 // PassBits is the pass line of bit error (a), in bits: Paper I's criterion for the
 // bijection and HMM tunnels (belief accumulation and belief transport), which compare's
@@ -35,4 +40,19 @@ func ContextFree(task string, v, bayesLen int) float64 {
 		v = bayesLen + 1
 	}
 	return ContextFreeBits(v)
+}
+
+// ContextFreeOf is ContextFree for a recorded run: its task, and V from its stored
+// configuration (tunnel.v, or tunnel.V as older sessions spell it) or, without one, from
+// bayesLen.
+func ContextFreeOf(m sessions.Meta, bayesLen int) float64 {
+	var c struct {
+		Tunnel struct {
+			V int `json:"v"` // encoding/json matches the key's case loosely: V too
+		} `json:"tunnel"`
+	}
+	if len(m.Config) > 0 && json.Unmarshal(m.Config, &c) != nil {
+		c.Tunnel.V = 0 // unreadable: V from the Bayes curve
+	}
+	return ContextFree(m.Task, c.Tunnel.V, bayesLen)
 }

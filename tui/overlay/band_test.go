@@ -1,4 +1,4 @@
-package tui
+package overlay
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"windtunnel/sessions/derived"
+	"windtunnel/tui"
+	"windtunnel/tui/look"
 )
 
 func bandNear(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
@@ -37,9 +39,9 @@ func TestOverlayBandFeeds(t *testing.T) {
 		for _, v := range vs {
 			ss += (v - m) * (v - m)
 		}
-		return fmt.Sprintf("%s ± %s", fnum(m, 3), fnum(math.Sqrt(ss/float64(len(vs)-1)), 3))
+		return fmt.Sprintf("%s ± %s", look.Num(m, 3), look.Num(math.Sqrt(ss/float64(len(vs)-1)), 3))
 	}
-	o := sizedOverlay(NewOverlay(seedFeeds(), nil, Options{}), 120, 40)
+	o := sizedOverlay(New(seedFeeds(), nil, tui.Options{}), 120, 40)
 	v := overlayView(t, o, 120, 40)
 	mustContain(t, v,
 		"transformer (3 seeds)  (a) "+msd(seedCurve("transformer", 1, 600), seedCurve("transformer", 2, 600), seedCurve("transformer", 3, 600))+" @600",
@@ -47,7 +49,7 @@ func TestOverlayBandFeeds(t *testing.T) {
 	v = overlayView(t, pressOverlay(t, o, "home"), 120, 40)
 	mustContain(t, v,
 		"(a) "+msd(seedCurve("transformer", 1, 25), seedCurve("transformer", 2, 25))+" @25 (2 of 3 seeds)",
-		"(a) "+msd(seedCurve("mlp", 1, 25), seedCurve("mlp", 2, 25), seedCurve("mlp", 3, 25))+" @25   ")
+		"(a) "+msd(seedCurve("mlp", 1, 25), seedCurve("mlp", 2, 25), seedCurve("mlp", 3, 25))+" @25 · ")
 	// Between the cadences the third seed is interpolated: step 575 lies between its 570
 	// and 600.
 	s3 := seedCurve("transformer", 3, 570) + (5.0/30)*(seedCurve("transformer", 3, 600)-seedCurve("transformer", 3, 570))

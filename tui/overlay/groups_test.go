@@ -1,4 +1,4 @@
-package tui
+package overlay
 
 import (
 	"encoding/json"
@@ -193,9 +193,9 @@ func TestOverlayGroupsDerivedRule(t *testing.T) {
 			for k, v := range c.other {
 				other[k] = v
 			}
-			got := OverlayGroups([]sessions.Meta{tf("a", nil), tf("b", other)})
+			got := Groups([]sessions.Meta{tf("a", nil), tf("b", other)})
 			if !reflect.DeepEqual(got, c.want) {
-				t.Errorf("OverlayGroups = %v, want %v", got, c.want)
+				t.Errorf("Groups = %v, want %v", got, c.want)
 			}
 		})
 	}

@@ -1,6 +1,8 @@
-package tui
+package overlay
 
 import (
+	"context"
+	"errors"
 	"log"
 	"time"
 
@@ -9,47 +11,57 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"windtunnel/sessions"
+	"windtunnel/tui"
+	"windtunnel/tui/look"
 )
 
-// Overlay is the comparison view: one metric (bit error (a), (b) or KL, m cycles) against
-// steps for several sessions on one chart. Runs are labelled by what differs between their
-// configurations; runs that differ only by seed are drawn as one mean line with a ± sd band.
-// A cursor scrubs through the evaluated steps and the legend lists every series' value
-// there. Like Model it only reads its feeds, polls them at the dashboard's pace and redraws
-// only when a feed, the size or a setting changed.
-type Overlay struct {
+// Model is the comparison view: bit error (a), (b) or KL against steps for several
+// sessions on one chart, or the three on a chart each (m cycles), with the pass line and the
+// context-free level. Runs are labelled by what differs between their configurations; runs
+// that differ only by seed are drawn as one mean line in a ± sd band, their own curves too
+// on s. The y axis fits the data (z: from 0). A cursor scrubs through the evaluated steps and
+// the legend lists every series' value there, its verdict against the pass line and the
+// heads an operator switched off (⊘, marked on the curve too). Like the dashboard
+// (tui.Model) it only reads its feeds, polls them at the dashboard's pace and redraws only
+// when a feed, the size or a setting changed.
+type Model struct {
 	feeds  []sessions.Feed
 	names  []string // fallback names: the caller's, else the sessions' file names
 	metas  []sessions.Meta
 	labels []string       // per feed: what tells it apart
 	groups []overlayGroup // the chart's series, in order
 	curves [][]sessions.Record
+	heads  [][]headOff       // per feed: the heads an operator switched off
+	last   []sessions.Record // per feed: the newest record (its state says whether the run ended)
 	errs   []string
 	closed []bool
 
 	metric   overlayMetric
 	log      bool
+	fromZero bool // the y axis from 0 (with Bayes and every reference line), else fitted
+	seeds    bool // each seed's own curve inside its band
 	showHelp bool
 	cursor   overlayCursor
 	sel      int // the highlighted series, -1 for none
 
 	keys          overlayKeys
-	st            styles
+	st            look.Styles
 	help          help.Model
 	width, height int
 	frame         string
 	logger        *log.Logger
 }
 
-// NewOverlay returns the comparison view of feeds at 80×24 until the terminal reports its
+// New returns the comparison view of feeds at 80×24 until the terminal reports its
 // size. Runs are labelled by what differs between them; names (a missing one: the
 // session's file name) label them only when nothing does.
-func NewOverlay(feeds []sessions.Feed, names []string, opts Options) Overlay {
-	o := Overlay{
-		feeds: feeds, logger: opts.logger(), st: newStyles(opts.Renderer), help: newHelp(opts.Renderer),
+func New(feeds []sessions.Feed, names []string, opts tui.Options) Model {
+	o := Model{
+		feeds: feeds, logger: opts.Log(), st: look.NewStyles(opts.Renderer), help: look.NewHelp(opts.Renderer),
 		keys:  newOverlayKeys(),
-		width: defaultWidth, height: defaultHeight,
-		curves: make([][]sessions.Record, len(feeds)), errs: make([]string, len(feeds)), closed: make([]bool, len(feeds)),
+		width: tui.DefaultWidth, height: tui.DefaultHeight,
+		curves: make([][]sessions.Record, len(feeds)), heads: make([][]headOff, len(feeds)), last: make([]sessions.Record, len(feeds)),
+		errs: make([]string, len(feeds)), closed: make([]bool, len(feeds)),
 		cursor: overlayCursor{follow: true}, sel: -1,
 	}
 	if opts.Width > 0 && opts.Height > 0 {
@@ -67,14 +79,24 @@ func NewOverlay(feeds []sessions.Feed, names []string, opts Options) Overlay {
 	return o
 }
 
+// Run shows the comparison view of feeds until the user quits (q, ctrl+c) or ctx is done;
+// both return nil.
+func Run(ctx context.Context, feeds []sessions.Feed, names []string, opts tui.Options) error {
+	if len(feeds) == 0 {
+		return errors.New("overlay: no sessions to compare")
+	}
+	_, err := tui.RunProgram(ctx, New(feeds, names, opts), opts)
+	return err
+}
+
 // overlayMsg reports which feeds changed (or that a tick passed).
 type overlayMsg struct{ changed, closed []bool }
 
 // Init starts polling the feeds.
-func (o Overlay) Init() tea.Cmd { return o.wait() }
+func (o Model) Init() tea.Cmd { return o.wait() }
 
 // wait polls every feed's Changed signal once per tick, never blocking a producer.
-func (o Overlay) wait() tea.Cmd {
+func (o Model) wait() tea.Cmd {
 	chs := make([]<-chan struct{}, len(o.feeds))
 	for i, f := range o.feeds {
 		if !o.closed[i] {
@@ -82,7 +104,7 @@ func (o Overlay) wait() tea.Cmd {
 		}
 	}
 	return func() tea.Msg {
-		time.Sleep(tickInterval)
+		time.Sleep(tui.TickInterval)
 		msg := overlayMsg{changed: make([]bool, len(chs)), closed: make([]bool, len(chs))}
 		for i, ch := range chs {
 			if ch == nil {
@@ -99,10 +121,10 @@ func (o Overlay) wait() tea.Cmd {
 }
 
 // View returns the screen rendered by the last Update.
-func (o Overlay) View() string { return o.frame }
+func (o Model) View() string { return o.frame }
 
 // Update handles keys, resizes and feed changes.
-func (o Overlay) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (o Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		o.width, o.height = max(msg.Width, 1), max(msg.Height, 1)
@@ -112,6 +134,8 @@ func (o Overlay) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case overlayMsg:
 		changed := false
 		o.curves = append([][]sessions.Record(nil), o.curves...)
+		o.heads = append([][]headOff(nil), o.heads...)
+		o.last = append([]sessions.Record(nil), o.last...)
 		o.closed = append([]bool(nil), o.closed...)
 		for i := range o.feeds {
 			if i < len(msg.changed) && msg.changed[i] {
@@ -132,13 +156,13 @@ func (o Overlay) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // key dispatches one key through the overlay's key table; every key but quit works with
 // the help open (it shows in place of the chart), as on the dashboard.
-func (o Overlay) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (o Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
 		// Fast typing arrives as one message (">>"): take the runes one by one.
 		var cmds []tea.Cmd
 		for _, r := range msg.Runes {
 			nm, cmd := o.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
-			o, cmds = nm.(Overlay), append(cmds, cmd)
+			o, cmds = nm.(Model), append(cmds, cmd)
 		}
 		return o, tea.Batch(cmds...)
 	}
@@ -162,6 +186,10 @@ func (o Overlay) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		o.metric = (o.metric + 1) % numMetrics
 	case key.Matches(msg, k.LogScale):
 		o.log = !o.log
+	case key.Matches(msg, k.Zoom):
+		o.fromZero = !o.fromZero
+	case key.Matches(msg, k.Seeds):
+		o.seeds = !o.seeds
 	default:
 		before := o.cursor
 		if !o.cursor.move(k, msg, o.steps()) || o.cursor == before {
@@ -177,8 +205,9 @@ func overlayCycle(sel, by, n int) int {
 	return (sel+1+by+n+1)%(n+1) - 1
 }
 
-// read re-reads feed i's evaluations of the whole model.
-func (o *Overlay) read(i int) {
+// read re-reads feed i's evaluations of the whole model, its newest record and its
+// operator events.
+func (o *Model) read(i int) {
 	recs, err := o.feeds[i].Evals(-1, 0)
 	o.errs = append([]string(nil), o.errs...)
 	if err != nil {
@@ -186,13 +215,26 @@ func (o *Overlay) read(i int) {
 		o.logger.Printf("tui: overlay: %s: %v", o.names[i], err)
 		return
 	}
+	evs, err := o.feeds[i].Events(-1)
+	if err != nil {
+		o.errs[i] = err.Error()
+		o.logger.Printf("tui: overlay: %s: events: %v", o.names[i], err)
+		return
+	}
+	last, _, err := o.feeds[i].At(-1)
+	if err != nil {
+		o.errs[i] = err.Error()
+		o.logger.Printf("tui: overlay: %s: newest record: %v", o.names[i], err)
+		return
+	}
 	o.errs[i] = ""
 	o.curves[i] = sessions.WholeEvals(recs)
+	o.heads[i], o.last[i] = headsOff(evs), last
 }
 
 // steps returns every run's evaluated steps, ascending, without repeats: the steps the
 // cursor moves among.
-func (o *Overlay) steps() []int {
+func (o *Model) steps() []int {
 	var all []int
 	for _, c := range o.curves {
 		for _, r := range c {

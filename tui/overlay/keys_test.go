@@ -1,10 +1,12 @@
-package tui
+package overlay
 
 import (
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"windtunnel/tui"
 )
 
 // legendLine returns the view's line holding label, or fails.
@@ -32,8 +34,8 @@ func cursorColumn(v string) int {
 // TestOverlayKeys drives Update with key messages: scrubbing moves the cursor line and the
 // legend's values, m cycles the metric, ? and h show the help, tab highlights a series.
 func TestOverlayKeys(t *testing.T) {
-	o := sizedOverlay(NewOverlay(seedFeeds(), nil, Options{}), 120, 40)
-	view := func(o Overlay) string { return overlayView(t, o, 120, 40) }
+	o := sizedOverlay(New(seedFeeds(), nil, tui.Options{}), 120, 40)
+	view := func(o Model) string { return overlayView(t, o, 120, 40) }
 	v := view(o)
 	mustContain(t, v, "step 600 · newest")
 	if c := cursorColumn(v); c >= 0 {
@@ -83,8 +85,9 @@ func TestOverlayKeys(t *testing.T) {
 		t.Errorf("cursor columns %d then %d", a, b)
 	}
 
-	// m cycles the metric: title, legend and back to (a).
-	for _, want := range []string{"bit error (b) over steps", "KL(p*‖q) over steps", "bit error (a) over steps"} {
+	// m cycles the metric: title, legend, all three and back to (a).
+	for _, want := range []string{"bit error (b) over steps", "KL(p*‖q) over steps", "bit error (a), (b) and KL over steps",
+		"bit error (a) over steps"} {
 		o = pressOverlay(t, o, "m")
 		v = view(o)
 		mustContain(t, v, want)
@@ -136,13 +139,13 @@ func TestOverlayKeys(t *testing.T) {
 // TestOverlaySizes checks that every state of the 3 seeds × 2 models overlay is exactly the
 // terminal's size, down to 1×1.
 func TestOverlaySizes(t *testing.T) {
-	o := NewOverlay(seedFeeds(), nil, Options{})
-	for _, keys := range [][]string{nil, {"?"}, {"<", "tab"}, {"l", "m"}} {
+	o := New(seedFeeds(), nil, tui.Options{})
+	for _, keys := range [][]string{nil, {"?"}, {"<", "tab"}, {"l", "m"}, {"m", "m", "m"}, {"s", "z", "<"}, {"m", "m", "m", "s", "l"}} {
 		for _, sz := range [][2]int{{120, 40}, {80, 24}, {60, 20}, {40, 12}, {20, 5}, {1, 1}, {200, 60}} {
 			overlayView(t, pressOverlay(t, sizedOverlay(o, sz[0], sz[1]), keys...), sz[0], sz[1])
 		}
 	}
-	if o := NewOverlay(seedFeeds(), nil, Options{Width: 100, Height: 30}); o.width != 100 || o.height != 30 {
+	if o := New(seedFeeds(), nil, tui.Options{Width: 100, Height: 30}); o.width != 100 || o.height != 30 {
 		t.Errorf("Options size: %d×%d", o.width, o.height)
 	}
 }

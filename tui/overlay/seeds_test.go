@@ -1,4 +1,4 @@
-package tui
+package overlay
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"windtunnel/sessions"
+	"windtunnel/tui"
 )
 
 // seedRun describes one synthetic run of the seed comparisons.
@@ -81,7 +82,8 @@ func seedFeeds() []sessions.Feed {
 
 // TestOverlaySeedsView compares the overlay of 3 seeds × 2 models with
 // testdata/TestOverlaySeedsView/*.golden at 120×40: two bands (░ and ▒) with their mean
-// lines, the legend's mean ± sd, then scrubbed back (the cursor line and the values there).
+// lines, the legend's mean ± sd, then scrubbed back (the cursor line and the values there),
+// on a log scale, the three metrics a chart each, and the seeds' own curves on an axis from 0.
 func TestOverlaySeedsView(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -93,12 +95,14 @@ func TestOverlaySeedsView(t *testing.T) {
 			"• ░ transformer (3 seeds)", "∘ ▒ mlp (3 seeds)", "step 600 · newest"}},
 		{"120x40_scrubbed", []string{"<", "<", "<", "<", "<"}, []string{"scrubbing (end: follow)", string(cursorGlyph)}},
 		{"120x40_log_kl", []string{"m", "m", "l"}, []string{"KL(p*‖q) over steps", "bits (log scale)", "KL "}},
+		{"120x40_all_metrics", []string{"m", "m", "m"}, []string{"bit error (a), (b) and KL over steps", "bit error (b)", "KL(p*‖q)"}},
+		{"120x40_seeds_shown", []string{"s", "z"}, []string{"· seeds (s)", "y from 0 (z)", "· seed 3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := pressOverlay(t, sizedOverlay(NewOverlay(seedFeeds(), nil, Options{}), 120, 40), c.keys...)
+			o := pressOverlay(t, sizedOverlay(New(seedFeeds(), nil, tui.Options{}), 120, 40), c.keys...)
 			v := overlayView(t, o, 120, 40)
 			mustContain(t, v, c.want...)
-			body := strings.Join(strings.Split(v, "\n")[4:38], "\n")
+			body := strings.Join(chartRows(t, v), "\n")
 			for _, g := range []string{"░", "▒", "•", "∘"} {
 				if !strings.Contains(body, g) {
 					t.Errorf("the chart lacks %s:\n%s", g, v)
@@ -121,6 +125,6 @@ func (failingFeed) Evals(int, int) ([]sessions.Record, error) {
 func TestOverlaySeedError(t *testing.T) {
 	fs := seedFeeds()
 	fs[1] = failingFeed{fs[1]}
-	v := overlayView(t, sizedOverlay(NewOverlay(fs, nil, Options{}), 120, 40), 120, 40)
+	v := overlayView(t, sizedOverlay(New(fs, nil, tui.Options{}), 120, 40), 120, 40)
 	mustContain(t, v, "transformer (3 seeds)  error: transformer-s2.wtlab: disk I/O error", "mlp (3 seeds)          (a) ", "░")
 }

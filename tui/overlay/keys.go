@@ -1,10 +1,13 @@
-package tui
+package overlay
 
 import (
 	"sort"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"windtunnel/tui"
+	"windtunnel/tui/look"
 )
 
 // overlayKeys are the comparison view's key table: Update dispatches on these bindings and
@@ -13,12 +16,12 @@ import (
 type overlayKeys struct {
 	Quit, Help, Back, Next, Prev                    key.Binding
 	StepBack, StepFwd, BigBack, BigFwd, First, Last key.Binding
-	Metric, LogScale                                key.Binding
+	Metric, LogScale, Zoom, Seeds                   key.Binding
 }
 
 // newOverlayKeys returns the comparison view's key table.
 func newOverlayKeys() overlayKeys {
-	k := defaultKeys()
+	k := tui.DefaultKeys()
 	with := func(b key.Binding, help, desc string) key.Binding {
 		b.SetHelp(help, desc)
 		return b
@@ -38,8 +41,10 @@ func newOverlayKeys() overlayKeys {
 		First:    with(k.First, "home", "first step"),
 		Last:     with(k.Last, "end", "newest step, follow"),
 
-		Metric:   key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric (a)/(b)/KL")),
+		Metric:   key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric (a)/(b)/KL/all three")),
 		LogScale: k.LogScale,
+		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "y axis from 0 / fitted")),
+		Seeds:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "seeds inside the bands")),
 	}
 }
 
@@ -49,16 +54,17 @@ func (k overlayKeys) short() []key.Binding {
 		b.SetHelp(help, desc)
 		return b
 	}
-	return []key.Binding{k.Help, k.Quit, brief(k.Metric, "m", "metric"), k.LogScale,
-		brief(k.StepBack, "←/→", "scrub"), brief(k.BigBack, "</>", "big step"), brief(k.Next, "tab", "highlight")}
+	return []key.Binding{k.Help, k.Quit, brief(k.Metric, "m", "metric"), k.LogScale, brief(k.Zoom, "z", "from 0"),
+		brief(k.Seeds, "s", "seeds"), brief(k.StepBack, "←/→", "scrub"), brief(k.BigBack, "</>", "big step"),
+		brief(k.Next, "tab", "highlight")}
 }
 
 // groups lists every key for the full help.
-func (k overlayKeys) groups() []helpGroup {
-	return []helpGroup{
-		{"Global", []key.Binding{k.Help, k.Quit, k.Next, k.Prev, k.Back}},
-		{"Scrubber", []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last}},
-		{"Chart", []key.Binding{k.Metric, k.LogScale}},
+func (k overlayKeys) groups() []look.HelpGroup {
+	return []look.HelpGroup{
+		{Title: "Global", Bindings: []key.Binding{k.Help, k.Quit, k.Next, k.Prev, k.Back}},
+		{Title: "Scrubber", Bindings: []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last}},
+		{Title: "Chart", Bindings: []key.Binding{k.Metric, k.LogScale, k.Zoom, k.Seeds}},
 	}
 }
 

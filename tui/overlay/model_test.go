@@ -1,4 +1,4 @@
-package tui
+package overlay
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"windtunnel/sessions"
+	"windtunnel/tui"
+	"windtunnel/tui/look"
 )
 
 // mlpFeed is a second synthetic run to compare with the fixture: an MLP on the same task
@@ -38,7 +40,7 @@ func overlayFeeds(t *testing.T) ([]sessions.Feed, []string) {
 }
 
 // overlayView is the stripped view after checking it is exactly w×h.
-func overlayView(t *testing.T, o Overlay, w, h int) string {
+func overlayView(t *testing.T, o Model, w, h int) string {
 	t.Helper()
 	v := ansi.Strip(o.View())
 	lines := strings.Split(v, "\n")
@@ -53,14 +55,14 @@ func overlayView(t *testing.T, o Overlay, w, h int) string {
 	return v
 }
 
-func sizedOverlay(o Overlay, w, h int) Overlay {
+func sizedOverlay(o Model, w, h int) Model {
 	nm, _ := o.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	return nm.(Overlay)
+	return nm.(Model)
 }
 
 // pressOverlay sends keys one by one; "typed:<<" sends the runes "<<" as one message, as
 // fast typing arrives.
-func pressOverlay(t testing.TB, o Overlay, keys ...string) Overlay {
+func pressOverlay(t testing.TB, o Model, keys ...string) Model {
 	t.Helper()
 	for _, k := range keys {
 		msg := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(strings.TrimPrefix(k, "typed:"))}
@@ -68,7 +70,7 @@ func pressOverlay(t testing.TB, o Overlay, keys ...string) Overlay {
 			msg = keyMsg(t, k)
 		}
 		nm, _ := o.Update(msg)
-		o = nm.(Overlay)
+		o = nm.(Model)
 	}
 	return o
 }
@@ -87,10 +89,10 @@ func TestOverlayView(t *testing.T) {
 		{"160x48", 160, 48, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			o := sizedOverlay(NewOverlay(feeds, names, Options{}), c.w, c.h)
+			o := sizedOverlay(New(feeds, names, tui.Options{}), c.w, c.h)
 			for _, k := range c.keys {
 				nm, _ := o.Update(keyMsg(t, k))
-				o = nm.(Overlay)
+				o = nm.(Model)
 			}
 			v := overlayView(t, o, c.w, c.h)
 			// Labelled by what differs (the model and the device), not by the names.
@@ -104,7 +106,7 @@ func TestOverlayView(t *testing.T) {
 		})
 	}
 	for _, sz := range [][2]int{{60, 20}, {40, 12}, {20, 5}, {1, 1}, {200, 60}} {
-		overlayView(t, sizedOverlay(NewOverlay(feeds, names, Options{}), sz[0], sz[1]), sz[0], sz[1])
+		overlayView(t, sizedOverlay(New(feeds, names, tui.Options{}), sz[0], sz[1]), sz[0], sz[1])
 	}
 }
 
@@ -112,11 +114,11 @@ func TestOverlayView(t *testing.T) {
 func TestOverlayUpdate(t *testing.T) {
 	r := openFixture(t)
 	l := mlpFeed(300)
-	o := NewOverlay([]sessions.Feed{r, l}, []string{"fixture"}, Options{})
+	o := New([]sessions.Feed{r, l}, []string{"fixture"}, tui.Options{})
 	v := overlayView(t, o, 80, 24)
 	mustContain(t, v, "linear (l)", "∘ mlp cpu", "@300")
 	nm, _ := o.Update(keyMsg(t, "l"))
-	mustContain(t, ansi.Strip(nm.(Overlay).View()), "log (l)")
+	mustContain(t, ansi.Strip(nm.(Model).View()), "log (l)")
 	for _, k := range []string{"q", "ctrl+c"} {
 		_, cmd := o.Update(keyMsg(t, k))
 		if cmd == nil {
@@ -132,7 +134,7 @@ func TestOverlayUpdate(t *testing.T) {
 	if cmd == nil {
 		t.Error("no next poll")
 	}
-	mustContain(t, ansi.Strip(nm.(Overlay).View()), fmt.Sprintf("(a) %s @350", fnum(a, 3)))
+	mustContain(t, ansi.Strip(nm.(Model).View()), fmt.Sprintf("(a) %s @350", look.Num(a, 3)))
 	// The poll reports the live feed's signal.
 	msg := o.wait()().(overlayMsg)
 	if !msg.changed[1] || msg.changed[0] {
@@ -145,7 +147,7 @@ func TestRunOverlay(t *testing.T) {
 	var out bytes.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- RunOverlay(context.Background(), feeds, names, Options{Input: strings.NewReader("q"), Output: &out})
+		done <- Run(context.Background(), feeds, names, tui.Options{Input: strings.NewReader("q"), Output: &out})
 	}()
 	select {
 	case err := <-done:
@@ -153,12 +155,12 @@ func TestRunOverlay(t *testing.T) {
 			t.Fatal(err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("q did not end RunOverlay")
+		t.Fatal("q did not end Run")
 	}
 	if !strings.Contains(out.String(), "mlp cpu") {
 		t.Errorf("nothing drawn: %q", out.String())
 	}
-	if err := RunOverlay(context.Background(), nil, nil, Options{}); err == nil {
+	if err := Run(context.Background(), nil, nil, tui.Options{}); err == nil {
 		t.Error("no sessions: no error")
 	}
 }

@@ -1,4 +1,4 @@
-package tui
+package look
 
 import (
 	"strings"
@@ -7,9 +7,15 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// padLine cuts a line to w cells (ANSI-aware, at a word boundary: see cut) and pads it
+// A box's border takes a cell on either side of its content and a line above and below.
+const (
+	BorderW = 2
+	BorderH = 2
+)
+
+// PadLine cuts a line to w cells (ANSI-aware, at a word boundary: see cut) and pads it
 // with spaces to exactly w.
-func padLine(s string, w int) string {
+func PadLine(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -42,9 +48,22 @@ func cut(s string, w int) string {
 	return ansi.Truncate(s, ansi.StringWidth(kept), "") + " …"
 }
 
-// firstFit returns the first of forms (a line said at decreasing length) that fits w cells,
-// or the last one when none does.
-func firstFit(w int, forms ...string) string {
+// CutLeft shortens s (plain text) to at most w cells by dropping its start, marked "…":
+// for a path, whose end (the file name) says the most.
+func CutLeft(s string, w int) string {
+	if ansi.StringWidth(s) <= w || w <= 0 {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && ansi.StringWidth(string(r))+1 > w {
+		r = r[1:]
+	}
+	return "…" + string(r)
+}
+
+// FirstFit returns the first of forms (a line said at decreasing length) that fits w
+// cells, or the last one when none does.
+func FirstFit(w int, forms ...string) string {
 	for _, f := range forms {
 		if ansi.StringWidth(f) <= w {
 			return f
@@ -53,9 +72,9 @@ func firstFit(w int, forms ...string) string {
 	return forms[len(forms)-1]
 }
 
-// fitParts keeps the parts of line (split at sep) that fit w cells, in order, leaving out
+// FitParts keeps the parts of line (split at sep) that fit w cells, in order, leaving out
 // whole parts that do not, and pads it to exactly w; only a first part wider than w is cut.
-func fitParts(line, sep string, w int) string {
+func FitParts(line, sep string, w int) string {
 	parts := strings.Split(line, sep)
 	out := parts[0]
 	for _, p := range parts[1:] {
@@ -63,11 +82,54 @@ func fitParts(line, sep string, w int) string {
 			out += sep + p
 		}
 	}
-	return padLine(out, w)
+	return PadLine(out, w)
 }
 
-// fit makes s exactly w cells wide and h lines high, cutting or padding as needed.
-func fit(s string, w, h int) string {
+// FlowParts lays parts out joined by sep in lines of at most w cells, breaking only between
+// parts (a part wider than w gets a line of its own).
+func FlowParts(parts []string, sep string, w int) []string {
+	var lines []string
+	cur := ""
+	for _, part := range parts {
+		switch {
+		case cur == "":
+			cur = part
+		case ansi.StringWidth(cur)+ansi.StringWidth(sep)+ansi.StringWidth(part) <= w:
+			cur += sep + part
+		default:
+			lines = append(lines, cur)
+			cur = part
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// Wrap breaks s into lines of at most w cells at spaces (a word longer than w is cut).
+func Wrap(s string, w int) []string {
+	if w <= 0 || ansi.StringWidth(s) <= w {
+		return []string{s}
+	}
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= w:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+	}
+	return append(out, line)
+}
+
+// Fit makes s exactly w cells wide and h lines high, cutting or padding as needed.
+func Fit(s string, w, h int) string {
 	if h <= 0 {
 		return ""
 	}
@@ -79,7 +141,7 @@ func fit(s string, w, h int) string {
 		lines = append(lines, "")
 	}
 	for i, l := range lines {
-		lines[i] = padLine(l, w)
+		lines[i] = PadLine(l, w)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -95,46 +157,46 @@ func borders(focused bool) borderChars {
 	return borderChars{"─", "│", "╭", "╮", "╰", "╯"}
 }
 
-// box draws content in a w×h frame with the title in its top edge. A focused box has a
+// Box draws content in a w×h frame with the title in its top edge. A focused box has a
 // thick border and a ▶ before its title, so focus shows without colour.
-func box(title, content string, w, h int, focused bool, st styles) string {
-	if w < borderW || h < borderH {
-		return fit("", w, h)
+func Box(title, content string, w, h int, focused bool, st Styles) string {
+	if w < BorderW || h < BorderH {
+		return Fit("", w, h)
 	}
-	b, bs := borders(focused), st.border
+	b, bs := borders(focused), st.Border
 	label := " " + title + " "
 	if focused {
-		bs = st.focus
+		bs = st.Focus
 		label = " ▶ " + title + " "
 	}
-	inner := w - borderW
+	inner := w - BorderW
 	if ansi.StringWidth(label) > inner-1 {
 		label = cut(label, max(inner-1, 0))
 	}
 	// The edges are single lines in plain styles: wrap them in the styles' sequences
 	// (Style.Render works per cell and this runs whenever a pane's content changes).
-	bp := paintOf(bs)
-	top := bp.wrap(b.tl+b.h) + paintOf(st.title).wrap(label)
-	top += bp.wrap(strings.Repeat(b.h, max(inner-1-ansi.StringWidth(label), 0)) + b.tr)
+	bp := PaintOf(bs)
+	top := bp.Wrap(b.tl+b.h) + PaintOf(st.Title).Wrap(label)
+	top += bp.Wrap(strings.Repeat(b.h, max(inner-1-ansi.StringWidth(label), 0)) + b.tr)
 	lines := []string{top}
-	body := strings.Split(fit(content, inner, h-borderH), "\n")
-	side := bp.wrap(b.v)
+	body := strings.Split(Fit(content, inner, h-BorderH), "\n")
+	side := bp.Wrap(b.v)
 	for _, l := range body {
-		if h-borderH <= 0 {
+		if h-BorderH <= 0 {
 			break
 		}
 		lines = append(lines, side+l+side)
 	}
-	lines = append(lines, bp.wrap(b.bl+strings.Repeat(b.h, inner)+b.br))
+	lines = append(lines, bp.Wrap(b.bl+strings.Repeat(b.h, inner)+b.br))
 	return strings.Join(lines, "\n")
 }
 
 // hjoin places blocks of any size side by side, top-aligned and padded (lipgloss).
 func hjoin(blocks ...string) string { return lipgloss.JoinHorizontal(lipgloss.Top, blocks...) }
 
-// hcat places blocks side by side. Each must already be exactly sized and all of the same
+// HCat places blocks side by side. Each must already be exactly sized and all of the same
 // height: nothing is measured, so it costs only the copying (it runs on every frame).
-func hcat(blocks ...string) string {
+func HCat(blocks ...string) string {
 	if len(blocks) == 1 {
 		return blocks[0]
 	}
@@ -160,5 +222,5 @@ func hcat(blocks ...string) string {
 	return sb.String()
 }
 
-// vcat stacks blocks, each already exactly sized and of the same width.
-func vcat(blocks ...string) string { return strings.Join(blocks, "\n") }
+// VCat stacks blocks, each already exactly sized and of the same width.
+func VCat(blocks ...string) string { return strings.Join(blocks, "\n") }

@@ -1,4 +1,4 @@
-package tui
+package overlay
 
 import (
 	"math"
@@ -13,11 +13,20 @@ type overlayMetric int
 
 // The metrics of the comparison, in the order m cycles through them.
 const (
-	metricA  overlayMetric = iota // bit error (a), per position
-	metricB                       // bit error (b), per sample
-	metricKL                      // KL(p*‖q)
+	metricA   overlayMetric = iota // bit error (a), per position
+	metricB                        // bit error (b), per sample
+	metricKL                       // KL(p*‖q)
+	metricAll                      // the three, a chart each
 	numMetrics
 )
+
+// shown is the metrics drawn: the one, or all three.
+func (m overlayMetric) shown() []overlayMetric {
+	if m == metricAll {
+		return []overlayMetric{metricA, metricB, metricKL}
+	}
+	return []overlayMetric{m}
+}
 
 // title names the metric in the chart's title.
 func (m overlayMetric) title() string {
@@ -26,6 +35,8 @@ func (m overlayMetric) title() string {
 		return "bit error (b)"
 	case metricKL:
 		return "KL(p*‖q)"
+	case metricAll:
+		return "bit error (a), (b) and KL"
 	}
 	return "bit error (a)"
 }

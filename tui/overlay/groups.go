@@ -1,4 +1,4 @@
-package tui
+package overlay
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
 
 // overlayGroup is one series of the comparison chart: a single run, or the seeds of one
@@ -101,7 +102,7 @@ func runFields(m sessions.Meta) map[string]string {
 		f["steps"] = strconv.Itoa(m.Steps)
 	}
 	if m.Params > 0 {
-		f[derivedKey+"params"] = fcount(m.Params)
+		f[derivedKey+"params"] = look.Count(m.Params)
 	}
 	if m.Layers > 0 {
 		f[derivedKey+"layers"] = strconv.Itoa(m.Layers)
@@ -319,11 +320,11 @@ func configClasses(metas []sessions.Meta, fields []map[string]string) [][]int {
 	return derived.GroupIndices(keys)
 }
 
-// OverlayGroups returns the runs the comparison chart of metas draws as one series, as
+// Groups returns the runs the comparison chart of metas draws as one series, as
 // indices into metas in the order of the series: the seeds of one configuration (the rule
 // of sessions/derived, as compare --from, report and plot group them) form a band; a single
 // run, or repeats of one seed, a series each.
-func OverlayGroups(metas []sessions.Meta) [][]int {
+func Groups(metas []sessions.Meta) [][]int {
 	_, groups := describeRuns(metas, nil)
 	out := make([][]int, len(groups))
 	for j, g := range groups {

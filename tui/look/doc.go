@@ -1,0 +1,13 @@
+// Package look is what the dashboard (tui) and the comparison view (tui/overlay) draw
+// with, in one place: the palette (Styles, NewStyles; colour only decorates, every
+// distinction also shows in a glyph, so both read the same under NO_COLOR), text that fits
+// a width without cutting a word (PadLine, CutLeft, Fit, FitParts, FlowParts, Wrap,
+// FirstFit) and boxes (Box, HCat, VCat), number formats (Num, Count), the line
+// chart on ntcharts with axis titles, reference lines, combined glyphs where two series
+// share a cell, shaded bands, a cursor column and marks (Chart; its ranges: LinearRange from
+// 0, ZoomRange and FitLogRange fitted to the data, with RangeLabels and PowRangeLabels
+// precise enough for them), and the full key help's layout (HelpGroup with keys or a
+// legend's paragraphs, FullHelp; NewHelp for the one-line help).
+//
+// It imports nothing of the project: it knows cells and numbers, not sessions.
+package look

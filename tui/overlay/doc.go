@@ -1,0 +1,24 @@
+// Package overlay is the comparison view of several sessions (replay A B C): bit error (a),
+// (b) or KL over steps on one chart, or the three a chart each (m), with the pass line (on
+// (a)) and the context-free level (on (a) and (b)); each run labelled by what differs in its
+// configuration, the seeds of one configuration (sessions/derived's rule, as compare --from,
+// report and plot group runs) drawn as their mean in a ± sd band, their own curves inside it
+// on s. The y axis fits the data (z: from 0, with Bayes and every reference line), and the
+// reference lines it leaves out are named above the chart. A scrubbing cursor's step is the
+// one the legend gives every series' values at, with its verdict against the pass line
+// (derived.VerdictOf; a band's on the mean of its seeds, with the seeds passing) and the
+// heads an operator switched off in its runs (⊘, marked on the curve too).
+//
+// It draws with the dashboard's styles, charts and help (tui/look), shares the dashboard's
+// key bindings, options, program runner and legend (tui), and reads the pass line, the
+// context-free level, the seed bands and the grouping from sessions/derived.
+//
+// Where things live: model.go the Model (its state, New, Update, Run, reading the feeds);
+// keys.go its key table and scrubbing cursor; groups.go the labels and the seed groups
+// (Groups); band.go the metrics and the band on the union of the seeds' steps; verdict.go
+// the verdicts, the reference levels and the heads switched off; legend.go the title, the
+// legend and the notes; chart.go the layout and the charts (look.Chart).
+//
+// Like the dashboard it only reads its feeds (never lab or models): it imports tui,
+// tui/look, sessions and sessions/derived.
+package overlay
