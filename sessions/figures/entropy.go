@@ -53,6 +53,7 @@ func entropyFigure(g Group) (figure, bool) {
 	if p.Y.Min > 0 {
 		p.Y.Min = 0
 	}
+	p.Y.Max += 0.04 * (p.Y.Max - p.Y.Min) // a curve at the top stays clear of the frame
 	return figure{name: g.Name + "-entropy", title: title, plot: p}, true
 }
 
