@@ -27,8 +27,11 @@ func newPlotCmd(stdout io.Writer) *cobra.Command {
 		Long: "plot reads sessions (files, or folders of *.wtlab files) and writes their figures into --out:\n" +
 			"per configuration (its seeds drawn as mean ± sd) bit error (a), (b) and KL vs step on a log axis\n" +
 			"with the pass threshold and, for a bijection, the context-free level; model vs Bayes entropy per\n" +
-			"position at the last evaluation; an hmm run's KL per position at each evaluated K; and the\n" +
-			"architecture table (models × tasks, pass/fail) over all the runs. It prints each file written.",
+			"position at the last evaluation; an hmm run's KL per position at each evaluated K; from the\n" +
+			"first seed's newest snapshot the geometry figures (keys, manifold, ablation, frame, jlens, qk);\n" +
+			"and the architecture table (models × tasks, pass/fail) over all the runs. A task and model run\n" +
+			"in several configurations gets titles naming what differs (\"bijection transformer, steps 300\").\n" +
+			"It prints each file written.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("%s takes one or more session files or folders", c.CommandPath())

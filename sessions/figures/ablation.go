@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"windtunnel/sessions"
 )
@@ -25,7 +26,7 @@ func ablationFigure(g Group) (figure, bool) {
 		return figure{}, false
 	}
 	hd := headDelta(s)
-	title := fmt.Sprintf("%s: ablation, Δ bit error (a) when zeroed %s", g.Name, snapLabel(g, r))
+	title := fmt.Sprintf("%s: ablation, Δ bit error (a) when zeroed %s", heading(g), snapLabel(g, r))
 	var labels []string
 	var vals plotter.Values
 	best := -1
@@ -141,22 +142,41 @@ func ablationBars(labels []string, vals plotter.Values, best int, heads bool) (*
 		c.Color = color.RGBA{R: 220, G: 30, B: 30, A: 255}
 		c.LineStyle.Width = 0
 		p.Add(c)
-		name := fmt.Sprintf("costliest %s (%+.3f)", labels[best], clean[best])
+		name := fmt.Sprintf("costliest %s (%s)", labels[best], signedBits(clean[best]))
 		p.Legend.Add(name, c)
 		lb, err := plotter.NewLabels(plotter.XYLabels{
 			XYs:    plotter.XYs{{X: float64(best), Y: clean[best]}},
 			Labels: []string{"costliest"},
 		})
-		if err == nil {
-			lb.Offset = vg.Point{X: -vg.Points(14), Y: vg.Points(3)}
+		if err == nil { // at the bar's end, above it or, for a bar below 0, under it
+			lb.TextStyle[0].XAlign = draw.XCenter
+			lb.Offset = vg.Point{Y: vg.Points(3)}
+			if clean[best] < 0 {
+				lb.TextStyle[0].YAlign = draw.YTop
+				lb.Offset.Y = -vg.Points(3)
+			}
 			p.Add(lb)
 		}
 	}
 	p.NominalX(labels...)
 	rotateX(p, len(labels))
-	if p.Y.Min > 0 {
-		p.Y.Min = 0
+	p.X.Min, p.X.Max = -0.5, float64(len(vals))-0.5 // the end bars whole, not cut in half
+	p.Y.Min, p.Y.Max = math.Min(p.Y.Min, 0), math.Max(p.Y.Max, 0)
+	pad := (p.Y.Max - p.Y.Min) * 0.1 // room for the label at the bars' end
+	if p.Y.Max > 0 {
+		p.Y.Max += pad
 	}
-	p.Y.Max *= 1.1
+	if p.Y.Min < 0 {
+		p.Y.Min -= pad
+	}
 	return p, nil
+}
+
+// signedBits writes a Δ in bits with its sign to three decimals, or to two significant
+// digits when that would read ±0.000 ("+0.444", "-0.00011").
+func signedBits(v float64) string {
+	if v != 0 && math.Abs(v) < 0.0005 {
+		return fmt.Sprintf("%+.2g", v)
+	}
+	return fmt.Sprintf("%+.3f", v)
 }

@@ -5,7 +5,8 @@
 // size aside, the device and precision not) and writes every figure the runs have data for:
 //
 //   - errors: bit error (a), (b) and KL vs step on a log axis, mean ± band over seeds, with
-//     the pass threshold (derived.PassBits) and, for a bijection, the context-free level;
+//     the pass threshold (derived.PassBits) and, for a bijection, the context-free level,
+//     each drawn where it is near the data and named at the range's edge where it is not;
 //   - entropy: model vs Bayes entropy per position at the last evaluation;
 //   - lengths: an hmm run's KL per position at each evaluated K (length generalisation);
 //   - from the first seed's newest snapshot, where it holds the data (titles name the seed):
@@ -13,11 +14,16 @@
 //     initialisation, the bench's vs random vectors), manifold (PC1 vs PC2 coloured by
 //     posterior entropy, many sequences and one, |ρ| in the titles), ablation (Δ bits per
 //     head with the costliest marked, beside a layer × head heat map), frame (frame, log2 bit
-//     error and 1−|ρ| min–max scaled on one step axis, settle steps marked) and qk (QK
+//     error and 1−|ρ| min–max scaled on one step axis, settle steps as dots) and qk (QK
 //     alignment heat maps per layer); several panels share one file;
 //   - table: the architecture table (models × tasks, mean bit error (a) or accuracy for
 //     recall, pass/fail) over all the runs, as derived.Table builds it: a model and task run in
 //     several configurations gets one band of its cell per configuration.
+//
+// Titles name a group by task, model and what tells its configuration apart (heading).
+// Presentation is shared: ticks.go gives round tick labels (linearTicks; logTicks at 1-2-5
+// steps), layout.go places each legend where a trial drawing shows no data (else beside the
+// plot), reflines.go draws reference lines labelled at the end the curves leave free.
 //
 // Nothing here keeps state between calls; each figure kind lives in its own file.
 package figures

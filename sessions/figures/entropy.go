@@ -26,8 +26,17 @@ func entropyFigure(g Group) (figure, bool) {
 	if len(mb.x) == 0 || len(bb.x) == 0 {
 		return figure{}, false
 	}
-	title := fmt.Sprintf("%s: entropy calibration at step %d (%s)", g.Name, step, seedsLabel(g))
+	title := fmt.Sprintf("%s: entropy calibration at step %d (%s)", heading(g), step, seedsLabel(g))
 	p := newPlot(title, "scored position", "entropy (bits)")
+	integerX(p, 8)
+	// The model first, solid and wide, Bayes dashed over it: where they agree both show.
+	name := "model H(q)"
+	if mb.seeds > 1 {
+		name += " mean ± sd"
+	}
+	if err := addBand(p, mb, 0, name, false); err != nil {
+		return figure{}, false
+	}
 	pts := make(plotter.XYs, len(bb.x))
 	for k := range bb.x {
 		pts[k] = plotter.XY{X: bb.x[k], Y: bb.mean[k]}
@@ -41,16 +50,10 @@ func entropyFigure(g Group) (figure, bool) {
 	l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 	p.Add(l)
 	p.Legend.Add("Bayes H(p*)", l)
-	name := "model H(q)"
-	if mb.seeds > 1 {
-		name += " mean ± sd"
-	}
-	if err := addBand(p, mb, 0, name, false); err != nil {
-		return figure{}, false
-	}
 	if p.Y.Min > 0 {
 		p.Y.Min = 0
 	}
+	p.Y.Max += 0.04 * (p.Y.Max - p.Y.Min) // a curve at the top stays clear of the frame
 	return figure{name: g.Name + "-entropy", title: title, plot: p}, true
 }
 

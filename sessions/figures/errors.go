@@ -5,6 +5,8 @@ import (
 	"image/color"
 	"math"
 
+	"gonum.org/v1/plot/plotter"
+
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 )
@@ -20,9 +22,12 @@ func errorsFigure(g Group) (figure, bool) {
 		{"bit error (b)", func(e *sessions.Eval) float64 { return e.BitErrorSample }},
 		{"KL (bits)", func(e *sessions.Eval) float64 { return e.KLBits }},
 	}
-	title := fmt.Sprintf("%s: bit error and KL vs step (%s)", g.Name, seedsLabel(g))
+	title := fmt.Sprintf("%s: bit error and KL vs step (%s)", heading(g), seedsLabel(g))
 	p := newPlot(title, "step", "bits (log)")
-	any := false
+	integerX(p, 7)
+	var curves []plotter.XYs
+	// (a) first, solid and widest, (b) dashed over it: where the two are equal (a model
+	// that sees no context) both still show.
 	for i, m := range metrics {
 		series := make([][][2]float64, 0, len(g.Runs))
 		for _, r := range g.Runs {
@@ -36,7 +41,6 @@ func errorsFigure(g Group) (figure, bool) {
 		if len(b.x) == 0 {
 			continue
 		}
-		any = true
 		name := m.name
 		if b.seeds > 1 {
 			name += " mean ± sd"
@@ -44,19 +48,46 @@ func errorsFigure(g Group) (figure, bool) {
 		if err := addBand(p, b, i, name, true); err != nil {
 			return figure{}, false
 		}
+		c := make(plotter.XYs, len(b.x))
+		for k := range b.x {
+			c[k] = plotter.XY{X: b.x[k], Y: logFloor(b.mean[k])}
+		}
+		curves = append(curves, c)
 	}
-	if !any {
+	if len(curves) == 0 {
 		return figure{}, false
 	}
+	// The range is the data's, at least a factor of two (so a flat curve's noise is not
+	// magnified), taking in the pass line and the context-free level where they are near
+	// (within a factor of two of the data): a line farther off is named at the edge it
+	// lies beyond instead of squeezing the curves into a strip. Labels go where the
+	// curves leave room.
+	lo, hi := p.Y.Min, p.Y.Max
+	var refs []*refLine
 	if g.Runs[0].Config.Task != "recall" {
-		hline(p, derived.PassBits, color.RGBA{R: 0, G: 140, B: 0, A: 255}, fmt.Sprintf("pass %.2f bits (a)", derived.PassBits))
+		r := hline(p, derived.PassBits, color.Black, fmt.Sprintf("pass %.2f bits (a)", derived.PassBits))
+		r.note = true
+		if derived.PassBits >= lo/2 {
+			p.Y.Min = math.Min(p.Y.Min, derived.PassBits/1.2)
+		}
+		refs = append(refs, r)
 	}
 	if cf := contextFree(g.Runs[0]); !math.IsNaN(cf) {
-		hline(p, cf, color.Gray{Y: 100}, fmt.Sprintf("context-free %.2f bits", cf))
-		p.Y.Max = math.Max(p.Y.Max, cf*1.2)
+		r := hline(p, cf, color.Gray{Y: 110}, fmt.Sprintf("context-free %.2f bits", cf))
+		r.note = true
+		if cf <= hi*2 {
+			p.Y.Max = math.Max(p.Y.Max, cf*1.1)
+		}
+		refs = append(refs, r)
 	}
-	p.Y.Max = math.Max(p.Y.Max, derived.PassBits*1.2)
 	logAxis(p)
+	if f := p.Y.Max / p.Y.Min; f < 2 {
+		mid := math.Sqrt(p.Y.Max * p.Y.Min)
+		p.Y.Min, p.Y.Max = mid/math.Sqrt2, mid*math.Sqrt2
+	}
+	for _, r := range refs {
+		placeLabel(r, curves, p)
+	}
 	return figure{name: g.Name + "-errors", title: title, plot: p}, true
 }
 

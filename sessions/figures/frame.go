@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/plot"
+
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -18,7 +20,8 @@ import (
 // this snapshot's, mean over layers of FramePoint.ToLatest), the precision
 // (derived.PrecisionScale of bit error (a)) and 1 − |ρ(PC1, entropy)|, each
 // scaled min–max to [0, 1] on one step axis, with the steps from which each settled (as
-// the lab recorded them in Frame.Settle) as labelled vertical lines. A model without
+// the lab recorded them in Frame.Settle) as a dot on each curve, dropped to the step axis
+// and given in the legend. A model without
 // attention (no frame) gets no figure.
 func frameFigure(g Group) (figure, bool) {
 	s, r, ok := snapshotOf(g)
@@ -37,16 +40,24 @@ func frameFigure(g Group) (figure, bool) {
 	if allNaN(frame) { // no attention: no frame to dissociate
 		return figure{}, false
 	}
-	title := fmt.Sprintf("%s: frame-precision dissociation %s", g.Name, snapLabel(g, r))
+	title := fmt.Sprintf("%s: frame-precision dissociation %s", heading(g), snapLabel(g, r))
 	p := newPlot(title, "step", "scaled to [0, 1] (min–max)")
+	integerX(p, 7)
+	// The step from which each settled, as the lab recorded it (−1: not settled).
+	settle := []int{-1, -1, -1, -1}
+	if st := s.Frame.Settle; st != nil {
+		jl, _ := derived.FrameSettle(s.Frame.Points)
+		settle = []int{st.Frame, st.BitError, st.Rho, jl}
+		p.Title.Text += fmt.Sprintf("\n● settled: from the step each stayed within %.0f%% of its range of its latest value", 100*st.Band)
+	}
 	series := []struct {
 		name string
 		ys   []float64
 	}{
-		{"frame: attention distance to latest (mean over layers)", frame},
+		{"attention frame: distance to the latest pattern", frame},
 		{"precision: log2 bit error (a)", prec},
 		{"1 − |ρ(PC1, entropy)|", rho},
-		{"frame: J-lens overlap ÷ null at its site (authors')", jlens},
+		{"J-lens frame: overlap ÷ null (authors')", jlens},
 	}
 	drawn := 0
 	for i, sr := range series {
@@ -59,40 +70,58 @@ func frameFigure(g Group) (figure, bool) {
 		if len(pts) == 0 {
 			continue
 		}
-		if err := addBand(p, band{x: xsOf(pts), mean: ysOf(pts), seeds: 1}, i, sr.name, false); err != nil {
+		name := sr.name
+		if settle[i] >= 0 {
+			name += fmt.Sprintf(" (● %d)", settle[i])
+		}
+		if err := addBand(p, band{x: xsOf(pts), mean: ysOf(pts), seeds: 1}, i, name, false); err != nil {
 			return figure{}, false
+		}
+		if settle[i] >= 0 {
+			addSettled(p, pts, settle[i], i)
 		}
 		drawn++
 	}
 	if drawn == 0 {
 		return figure{}, false
 	}
-	p.Y.Min, p.Y.Max = -0.02, 1.55
-	if st := s.Frame.Settle; st != nil {
-		p.Title.Text += fmt.Sprintf("\nsettled: from the step each stayed within %.0f%% of its range of its latest value", 100*st.Band)
-		jl, _ := derived.FrameSettle(s.Frame.Points)
-		marks := []struct {
-			name string
-			at   int
-		}{{"attention frame", st.Frame}, {"precision", st.BitError}, {"|ρ|", st.Rho}, {"J-lens frame", jl}}
-		for i, m := range marks {
-			if m.at < 0 || (i == 2 && allNaN(rho)) {
-				continue
-			}
-			p.Add(vline{x: float64(m.at), style: draw.LineStyle{Color: plotutil.Color(i), Width: vg.Points(1),
-				Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}})
-			lb, err := plotter.NewLabels(plotter.XYLabels{
-				XYs:    plotter.XYs{{X: float64(m.at), Y: 1.04 + 0.08*float64(i)}},
-				Labels: []string{fmt.Sprintf("%s settled (%d)", m.name, m.at)},
-			})
-			if err == nil {
-				lb.Offset = vg.Point{X: vg.Points(3)}
-				lb.TextStyle[0].Color = plotutil.Color(i)
-				p.Add(lb)
-			}
-		}
-	}
+	// Room above the curves for the legend; the ticks stop at 1, the top of the scale.
+	p.Y.Min, p.Y.Max = -0.03, 1.38
+	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.2, Label: "0.2"}, {Value: 0.4, Label: "0.4"},
+		{Value: 0.6, Label: "0.6"}, {Value: 0.8, Label: "0.8"}, {Value: 1, Label: "1"}}
 	return figure{name: g.Name + "-frame", title: title, plot: p}, true
+}
+
+// addSettled marks the step from which curve i settled: a dot on the curve (pts, in step
+// order) with a dotted drop line to the step axis, in the curve's colour.
+func addSettled(p *plot.Plot, pts plotter.XYs, at, i int) {
+	c := make([]derived.StepValue, len(pts))
+	for k, pt := range pts {
+		c[k] = derived.StepValue{Step: int(pt.X), V: pt.Y}
+	}
+	y, ok := derived.CurveAt(c, float64(at))
+	if !ok {
+		return
+	}
+	clr := plotutil.Color(i)
+	p.Add(dropLine{x: float64(at), y: y, style: draw.LineStyle{Color: clr, Width: vg.Points(1),
+		Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}})
+	if sc, err := plotter.NewScatter(plotter.XYs{{X: float64(at), Y: y}}); err == nil {
+		sc.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: vg.Points(4.5), Shape: draw.CircleGlyph{}}
+		p.Add(sc)
+	}
+}
+
+// dropLine is a vertical line from the bottom of the data area up to (x, y).
+type dropLine struct {
+	x, y  float64
+	style draw.LineStyle
+}
+
+// Plot implements plot.Plotter.
+func (d dropLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	c.StrokeLine2(d.style, trX(d.x), c.Min.Y, trX(d.x), trY(d.y))
 }
 
 // minMax scales the finite values of vs to [0, 1] (all 0 when they are equal); NaN stays.

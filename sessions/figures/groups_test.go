@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,11 +32,15 @@ func TestGroupsTwoConfigurations(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"hmm-transformer-1-errors.svg": {"steps 600; seed 1"},
-		"hmm-transformer-2-errors.svg": {"steps 300; 2 seeds"},
+		"hmm-transformer-1-errors.svg": {"hmm transformer, steps 600: bit error and KL vs step (seed 1)"},
+		"hmm-transformer-2-errors.svg": {"hmm transformer, steps 300: bit error and KL vs step (2 seeds)"},
 		"table.svg":                    {"steps 600", "pass 1/1 seeds", "steps 300", "pass 2/2 seeds"},
 	}
 	for _, f := range files {
+		// A title names the configuration by what differs, not by its file's number.
+		if f.Name != "table.svg" && (!strings.Contains(f.Title, "steps ") || strings.Contains(f.Title, "hmm-transformer")) {
+			t.Errorf("%s: title %q does not name the configuration by its steps", f.Name, f.Title)
+		}
 		b, err := os.ReadFile(f.Path)
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"image/color"
 
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"windtunnel/sessions/derived"
 )
@@ -29,12 +32,15 @@ func jlensFigure(g Group) (figure, bool) {
 	if first.Scaled {
 		th += " (scaled: 3 is out of reach)"
 	}
-	title := fmt.Sprintf("%s: frame, J-lens overlap ÷ null (null %.3f, max %.1f)", g.Name, first.Null, first.Max)
+	title := fmt.Sprintf("%s: frame, J-lens overlap ÷ null (null %.3f, max %.1f)", heading(g), first.Null, first.Max)
 	if len(frs) > 1 {
 		title += fmt.Sprintf(", %d seeds", len(frs))
 	}
 	p := newPlot(title, "step", "overlap ÷ null (1 = chance)")
-	colour := 0
+	integerX(p, 7)
+	// One colour per site; the frame of each snapshot's own embeddings solid and wide, the
+	// final snapshot's dashed over it, so that both show where they agree.
+	var curves []plotter.XYs
 	for si, site := range first.Sites {
 		for _, final := range []bool{false, true} {
 			var series [][][2]float64
@@ -51,24 +57,29 @@ func jlensFigure(g Group) (figure, bool) {
 				}
 				series = append(series, s)
 			}
-			which := "current frame"
+			which, sty := "current frame", draw.LineStyle{Color: plotutil.Color(si), Width: vg.Points(2.4)}
 			if final {
 				which = "final frame"
+				sty.Width, sty.Dashes = vg.Points(1.6), []vg.Length{vg.Points(6), vg.Points(3)}
 			}
 			name := fmt.Sprintf("%s, %s", siteLabel(site), which)
-			if err := addBand(p, meanBand(series), colour, name, false); err != nil {
+			b := meanBand(series)
+			if err := addBandStyle(p, b, sty, name, false); err != nil {
 				return figure{}, false
 			}
-			colour++
+			c := make(plotter.XYs, len(b.x))
+			for k := range b.x {
+				c[k] = plotter.XY{X: b.x[k], Y: b.mean[k]}
+			}
+			curves = append(curves, c)
 		}
 	}
-	hline(p, 1, color.Gray{Y: 120}, "chance (1)")
-	hline(p, first.Threshold, color.RGBA{R: 200, A: 255}, th)
+	chance := hline(p, 1, color.Gray{Y: 110}, "chance (1)")
+	thr := hline(p, first.Threshold, color.Black, th)
 	p.Y.Min = 0
 	p.Y.Max = max(first.Threshold, first.Max) * 1.05
-	p.Legend.Left = false
-	p.Legend.Top = false
-	p.Legend.YOffs = vg.Points(20)
+	placeLabel(chance, curves, p)
+	placeLabel(thr, curves, p)
 	return figure{name: g.Name + "-jlens", title: title, plot: p}, true
 }
 

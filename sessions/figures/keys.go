@@ -32,15 +32,16 @@ func keysFigure(g Group) (figure, bool) {
 			init = append(init, cellAt(s.KeyOrthogonalityEmbedInit, l, h))
 		}
 	}
-	title := fmt.Sprintf("%s: key orthogonality per head %s", g.Name, snapLabel(g, r))
+	title := fmt.Sprintf("%s: key orthogonality per head %s", heading(g), snapLabel(g, r))
 	lower, err := keyBars("bench's statistic: centred per-token mean keys", labels,
 		[]plotter.Values{bench}, []string{"trained"})
 	if err != nil {
 		return figure{}, false
 	}
 	if rnd := s.KeyOrthogonalityRandom; rnd > 0 {
-		hline(lower, rnd, color.Black, fmt.Sprintf("random vectors %.3f", rnd))
+		r := hline(lower, rnd, color.Black, fmt.Sprintf("random vectors %.3f", rnd))
 		lower.Y.Max = max(lower.Y.Max, 1.35*rnd)
+		placeLabel(r, barPoints(bench), lower)
 	}
 	if len(s.KeyOrthogonalityEmbed) == 0 {
 		lower.Title.Text = title + "\n" + lower.Title.Text
@@ -79,6 +80,7 @@ func keyBars(title string, labels []string, series []plotter.Values, names []str
 	}
 	p.NominalX(labels...)
 	rotateX(p, len(labels))
+	p.X.Min, p.X.Max = -0.5, float64(len(labels))-0.5 // the end groups whole
 	p.Y.Min = 0
 	p.Y.Max *= 1.35 // room for the legend above the bars
 	return p, nil

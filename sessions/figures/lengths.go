@@ -41,8 +41,9 @@ func lengthsFigure(g Group) (figure, bool) {
 		ks = append(ks, k)
 	}
 	sort.Ints(ks)
-	title := fmt.Sprintf("%s: KL per position by length K at step %d (%s)", g.Name, step, seedsLabel(g))
+	title := fmt.Sprintf("%s: KL per position by length K at step %d (%s)", heading(g), step, seedsLabel(g))
 	p := newPlot(title, "position", "KL (bits, log)")
+	integerX(p, 8)
 	drawn := false
 	for i, k := range ks {
 		b := meanBand(byK[k])

@@ -39,7 +39,7 @@ func manifoldFigure(g Group) (figure, bool) {
 		}
 	}
 	cm := colourRange(viridis(), lo, hi)
-	title := fmt.Sprintf("%s: value manifold, PC1 vs PC2 by posterior entropy %s", g.Name, snapLabel(g, r))
+	title := fmt.Sprintf("%s: value manifold, PC1 vs PC2 by posterior entropy %s", heading(g), snapLabel(g, r))
 	const barW = 0.1
 	pw := (1 - barW) / float64(len(ms))
 	panels := make([]panel, 0, len(ms)+1)

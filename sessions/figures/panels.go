@@ -22,10 +22,11 @@ type panel struct {
 	x0, x1, y0, y1 float64
 }
 
-// drawFigure draws f on c: its one plot, or its panels each in its own part of c.
+// drawFigure draws f on c: its one plot, or its panels each in its own part of c, each
+// with its legend placed by drawPlot.
 func drawFigure(c draw.Canvas, f figure) {
 	if len(f.panels) == 0 {
-		f.plot.Draw(c)
+		drawPlot(c, f.plot)
 		return
 	}
 	w, h := c.Max.X-c.Min.X, c.Max.Y-c.Min.Y
@@ -34,7 +35,7 @@ func drawFigure(c draw.Canvas, f figure) {
 			Min: vg.Point{X: c.Min.X + w*vg.Length(p.x0), Y: c.Min.Y + h*vg.Length(p.y0)},
 			Max: vg.Point{X: c.Min.X + w*vg.Length(p.x1), Y: c.Min.Y + h*vg.Length(p.y1)},
 		}}
-		p.plot.Draw(sub)
+		drawPlot(sub, p.plot)
 	}
 }
 
@@ -137,6 +138,7 @@ func colourBar(cm palette.ColorMap, label string) *plot.Plot {
 	p := plot.New()
 	p.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
 	p.HideX()
+	p.Y.Tick.Marker = linearTicks{n: 6}
 	p.Y.Label.Text = label
 	return p
 }
@@ -186,6 +188,8 @@ func heatMap(g grid, cm palette.ColorMap, title, x, y string) *plot.Plot {
 	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
+	p.X.Tick.Marker = linearTicks{n: 5, integer: true} // positions, heads, layers
+	p.Y.Tick.Marker = linearTicks{n: 5, integer: true}
 	hm := plotter.NewHeatMap(g, cm.Palette(256))
 	hm.Min, hm.Max = cm.Min(), cm.Max()
 	hm.NaN = color.White

@@ -54,7 +54,7 @@ func qkFigure(g Group) (figure, bool) {
 		top = 1
 	}
 	cm := colourRange(moreland.SmoothBlueRed(), -top, top)
-	title := fmt.Sprintf("%s: QK alignment, cos(query, key) averaged over heads %s", g.Name, snapLabel(g, r))
+	title := fmt.Sprintf("%s: QK alignment, cos(query, key) averaged over heads %s", heading(g), snapLabel(g, r))
 	if len(s.QKAlignment) > len(maps) {
 		title += fmt.Sprintf(", first %d of %d layers", len(maps), len(s.QKAlignment))
 	}

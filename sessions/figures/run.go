@@ -200,17 +200,13 @@ func Groups(runs []Run) []Group {
 	return out
 }
 
-// seedsLabel describes a group's seeds for a title, after what tells its configuration
-// apart: "seed 3", "3 seeds", "steps 3000; 3 seeds".
+// seedsLabel describes a group's seeds for a title: "seed 3", "3 seeds" (what tells its
+// configuration apart is in heading).
 func seedsLabel(g Group) string {
-	s := fmt.Sprintf("%d seeds", len(g.Runs))
 	if len(g.Runs) == 1 {
-		s = fmt.Sprintf("seed %d", g.Runs[0].Config.Seed)
+		return fmt.Sprintf("seed %d", g.Runs[0].Config.Seed)
 	}
-	if g.Label != "" {
-		s = g.Label + "; " + s
-	}
-	return s
+	return fmt.Sprintf("%d seeds", len(g.Runs))
 }
 
 // figure is one plot, or several panels, ready to write.

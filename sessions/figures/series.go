@@ -2,6 +2,7 @@ package figures
 
 import (
 	"image/color"
+	"math"
 	"sort"
 
 	"gonum.org/v1/plot"
@@ -42,9 +43,16 @@ func meanBand(series [][][2]float64) band {
 	return b
 }
 
-// addBand draws b on p in colour i: the band (when there are several seeds) and the mean
-// line, with a legend entry. logY floors values at floorBits.
+// addBand draws b on p in colour and line style i (solid, then dashed, dotted, …; the
+// solid line widest, so that a dashed curve drawn over it lets it show): the band (when
+// there are several seeds) and the mean line, with a legend entry. logY floors values at
+// floorBits.
 func addBand(p *plot.Plot, b band, i int, name string, logY bool) error {
+	return addBandStyle(p, b, curveStyle(i), name, logY)
+}
+
+// addBandStyle is addBand with the mean line in sty (the band in its colour, faded).
+func addBandStyle(p *plot.Plot, b band, sty draw.LineStyle, name string, logY bool) error {
 	if len(b.x) == 0 {
 		return nil
 	}
@@ -54,7 +62,7 @@ func addBand(p *plot.Plot, b band, i int, name string, logY bool) error {
 		}
 		return v
 	}
-	clr := plotutil.Color(i)
+	clr := sty.Color
 	if b.seeds > 1 {
 		poly := make(plotter.XYs, 0, 2*len(b.x))
 		for k := range b.x {
@@ -79,8 +87,7 @@ func addBand(p *plot.Plot, b band, i int, name string, logY bool) error {
 	if err != nil {
 		return err
 	}
-	l.Color = clr
-	l.Width = vg.Points(1.5)
+	l.LineStyle = sty
 	p.Add(l)
 	if len(pts) == 1 { // a single point has no line: mark it
 		s, err := plotter.NewScatter(pts)
@@ -94,20 +101,28 @@ func addBand(p *plot.Plot, b band, i int, name string, logY bool) error {
 	return nil
 }
 
+// curveStyle is the line style of the i-th curve of a figure: colour i, solid and widest
+// for the first, then dashed, dotted and dash-dotted ones a little narrower.
+func curveStyle(i int) draw.LineStyle {
+	w := vg.Points(1.6)
+	if i == 0 {
+		w = vg.Points(2.4)
+	}
+	return draw.LineStyle{Color: plotutil.Color(i), Width: w, Dashes: plotutil.Dashes(i)}
+}
+
 // fade is clr at a quarter opacity (the band's fill).
 func fade(clr color.Color) color.Color {
 	r, g, b, _ := clr.RGBA()
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 64}
 }
 
-// hline draws a dashed horizontal reference line at y across the plot, with a legend entry.
-func hline(p *plot.Plot, y float64, clr color.Color, name string) {
-	l := plotter.NewFunction(func(float64) float64 { return y })
-	l.Color = clr
-	l.Width = vg.Points(1)
-	l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-	p.Add(l)
-	p.Legend.Add(name, l)
+// hline draws a dashed horizontal reference line at y across the plot, labelled at its
+// right end (not in the legend); it shows only where y is in the axis' range.
+func hline(p *plot.Plot, y float64, clr color.Color, label string) *refLine {
+	r := newRefLine(y, clr, label)
+	p.Add(r)
+	return r
 }
 
 // vline is a dashed vertical line at x over the plot's height.
@@ -136,26 +151,41 @@ func (v vline) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(v.style, x, c.Min.Y, x, c.Max.Y)
 }
 
-// logAxis sets p's Y axis to a log scale with tick labels at the decades, its range floored
-// at floorBits (a log axis has no place for 0).
+// logAxis sets p's Y axis to a log scale with ticks readable over any range (logTicks),
+// its range the data's (floored at floorBits: a log axis has no place for 0) widened by a
+// twentieth of its decades on each side.
 func logAxis(p *plot.Plot) {
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = logTicks{}
 	if p.Y.Min < floorBits {
 		p.Y.Min = floorBits
 	}
-	if p.Y.Max <= p.Y.Min {
+	if !(p.Y.Max > p.Y.Min) {
 		p.Y.Max = p.Y.Min * 10
 	}
+	pad := math.Pow(p.Y.Max/p.Y.Min, 0.05)
+	p.Y.Min, p.Y.Max = math.Max(p.Y.Min/pad, floorBits/2), p.Y.Max*pad
 }
 
-// newPlot is a plot with the title, axis labels and a grid, the legend top right.
+// newPlot is a plot with the title, axis labels, a grid and ticks of round values (about
+// seven labels on X, six on Y: gonum's default gives three); its legend is placed by
+// drawPlot where it hides no data.
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	p.X.Tick.Marker = linearTicks{n: 7}
+	p.Y.Tick.Marker = linearTicks{n: 6}
+	p.Add(gridLines{plotter.NewGrid()})
+	p.Legend.ThumbnailWidth = vg.Points(28)
+	p.Legend.Padding = vg.Points(2)
+	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.X.Tick.Label.Font.Size = vg.Points(11)
+	p.Y.Tick.Label.Font.Size = vg.Points(11)
+	p.Legend.TextStyle.Font.Size = vg.Points(11)
 	return p
 }
+
+// integerX gives p's X axis integer ticks and labels (steps, positions), about n of them.
+func integerX(p *plot.Plot, n int) { p.X.Tick.Marker = linearTicks{n: n, integer: true} }

@@ -62,8 +62,8 @@ func TestSnapshotFiguresSVG(t *testing.T) {
 		"ablation": {"ablation, Δ bit error (a) when zeroed", "costliest L1H2 (+0.444)", "layer × head", "head",
 			"layer", "Δ bits"},
 		"frame": {"frame-precision dissociation", "step", "scaled to [0, 1] (min–max)", "precision: log2 bit error (a)",
-			"1 − |ρ(PC1, entropy)|", "attention frame settled (250)", "precision settled (500)", "|ρ| settled (250)",
-			"J-lens frame settled (200)", "frame: J-lens overlap ÷ null"},
+			"attention frame: distance to the latest pattern (● 250)", "precision: log2 bit error (a) (● 500)",
+			"1 − |ρ(PC1, entropy)| (● 250)", "J-lens frame: overlap ÷ null (authors') (● 200)", "● settled: from the step"},
 		"qk": {"QK alignment", "layer 0", "layer 3", "key position", "query position", "cosine"},
 	}
 	for kind, ss := range want {

@@ -51,10 +51,16 @@ func tableFigure(runs []Run) (figure, bool) {
 			xs[i] = fmt.Sprintf("%s (%s)", t, pr.Name)
 		}
 	}
+	rows := make([]string, len(models)) // the first model on top, as a table reads
+	for i, m := range models {
+		rows[len(models)-1-i] = m
+	}
 	p.NominalX(xs...)
-	p.NominalY(models...)
+	p.NominalY(rows...)
 	p.X.Tick.Length, p.Y.Tick.Length = 0, 0
-	grid := tableGrid{tasks: tasks, models: models, cells: cells, text: p.X.Tick.Label}
+	p.X.Tick.Label.Font.Size, p.Y.Tick.Label.Font.Size = vg.Points(12), vg.Points(12)
+	p.Title.TextStyle.Font.Size = vg.Points(13)
+	grid := tableGrid{tasks: tasks, models: rows, cells: cells, text: p.X.Tick.Label}
 	grid.text.XAlign, grid.text.YAlign = draw.XCenter, draw.YCenter
 	p.Add(grid)
 	return figure{name: "table", title: title, plot: p}, true
