@@ -194,6 +194,7 @@ func testBackends(t *testing.T) []namedBackend {
 		{"split-gonum-3-always", &parallel{b: Gonum(), workers: 3}, nil},
 		{"openblas", ob, err},
 	}
+	list = append(list, goBackends()...)
 	if err == nil {
 		list = append(list,
 			namedBackend{"parallel-openblas-2", Parallel(ob, 2), nil},
@@ -509,7 +510,7 @@ func TestGemmRandomShapes(t *testing.T) {
 	if err != nil {
 		t.Logf("OpenBLAS absent (%v): checking only the splitting wrapper over gonum", err)
 	}
-	backends := []namedBackend{{"split-gonum-2-always", &parallel{b: Gonum(), workers: 2}, nil}}
+	backends := append([]namedBackend{{"split-gonum-2-always", &parallel{b: Gonum(), workers: 2}, nil}}, goBackends()...)
 	if err == nil {
 		backends = append(backends,
 			namedBackend{"openblas", ob, nil},

@@ -1,0 +1,148 @@
+package gemm
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+
+	"windtunnel/backends/par"
+)
+
+// Blocking of the Go backend's float32 products (see pack.go for the panel layouts):
+// a product is computed in blocks of kc along k; for each, B's panels (kc×16 slivers)
+// are packed once, shared by every worker, and C is dealt in jobs of mcBlock rows (and, for
+// short products, groups of B slivers), each packing its rows of A (6×kc slivers) into its
+// worker's scratch. A B sliver (16 KB at kc = 256) stays in L1 while the job's A block
+// (96 KB) streams from L2.
+const (
+	mr      = 6   // rows of the micro-kernel's tile
+	nr      = 16  // columns of the micro-kernel's tile
+	kcBlock = 256 // k block
+	mcBlock = 96  // rows of A packed by one job (a multiple of mr)
+	// jobsPerWorker is how many jobs a worker is dealt at least, so that one whose core is
+	// briefly taken is covered by the others.
+	jobsPerWorker = 4
+)
+
+// goBackend multiplies float32 matrices with packed panels and an assembly micro-kernel
+// (Go's own where the CPU lacks AVX2 and FMA), split over workers goroutines; float64
+// products are gonum's.
+type goBackend struct {
+	gonum.Implementation
+	kern    kernel
+	workers int
+	minWork int // m·n·k below which a product runs on the calling goroutine
+	packB   *scratch[float32]
+	packA   *scratch[float32]
+}
+
+// Go returns the backend whose float32 products are the project's own GEMM with the best
+// micro-kernel this CPU runs, on one goroutine (Parallel sets the worker count); its float64
+// products are gonum's.
+func Go() Backend { return newGoBackend(bestKernel(), 1) }
+
+func newGoBackend(k kernel, workers int) *goBackend {
+	return &goBackend{kern: k, workers: max(1, workers), minWork: parallelMinWork,
+		packA: new(scratch[float32]), packB: new(scratch[float32])}
+}
+
+// withWorkers returns a copy that splits large products over w goroutines, sharing the
+// scratch buffers.
+func (g *goBackend) withWorkers(w int) *goBackend {
+	c := *g
+	c.workers = max(1, w)
+	return &c
+}
+
+func (g *goBackend) Name() string {
+	if g.workers == 1 {
+		return fmt.Sprintf("go (%s)", g.kern.name)
+	}
+	return fmt.Sprintf("go (%s), split over %d goroutines", g.kern.name, g.workers)
+}
+
+// Kernel names the micro-kernel the backend chose for this CPU, e.g. "avx2+fma 6×16".
+func (g *goBackend) Kernel() string { return g.kern.name }
+
+// KernelOf returns the micro-kernel of the Go backend under b (looking through Parallel and
+// FullBLAS); ok is false for other backends.
+func KernelOf(b Backend) (name string, ok bool) {
+	for {
+		switch w := b.(type) {
+		case *parallel:
+			b = w.b
+		case *FullBLAS:
+			b = w.b
+		case *goBackend:
+			return w.kern.name, true
+		default:
+			return "", false
+		}
+	}
+}
+
+// Sgemm computes C = alpha·op(A)·op(B) + beta·C. Every element of C is computed by the
+// same sequence of operations whatever the worker count: its k blocks in order, each summed
+// by the micro-kernel in k order, so results are bit-identical for any number of workers.
+func (g *goBackend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !CheckGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	aT, bT := tA != blas.NoTrans, tB != blas.NoTrans
+	workers := g.workers
+	if float64(m)*float64(n)*float64(k) < float64(g.minWork) {
+		workers = 1
+	}
+	pool := par.Pool{Workers: workers}
+	kc := min(k, kcBlock)
+	nSlivers := (n + nr - 1) / nr
+	pb := g.packB.get(nSlivers * nr * kc)
+	defer g.packB.put(pb)
+	mcRows := min(mcBlock, (m+mr-1)/mr*mr)
+	pa := g.packA.get(workers * mcRows * kc)
+	defer g.packA.put(pa)
+
+	// Jobs: row blocks of C, and when there are too few of them for the workers, groups of
+	// B slivers as well (A's rows are then packed once for each group).
+	rowBlocks := (m + mcRows - 1) / mcRows
+	colGroups := 1
+	if workers > 1 && rowBlocks < jobsPerWorker*workers {
+		colGroups = min(nSlivers, (jobsPerWorker*workers+rowBlocks-1)/rowBlocks)
+	}
+	perGroup := (nSlivers + colGroups - 1) / colGroups
+	colGroups = (nSlivers + perGroup - 1) / perGroup
+
+	for p0 := 0; p0 < k; p0 += kcBlock {
+		kb := min(kcBlock, k-p0)
+		bt := beta
+		if p0 > 0 {
+			bt = 1
+		}
+		pool.Each(min(nSlivers, workers*jobsPerWorker), func(_, i int) {
+			per := (nSlivers + workers*jobsPerWorker - 1) / (workers * jobsPerWorker)
+			for s := i * per; s < min(nSlivers, (i+1)*per); s++ {
+				packBSliver(pb[s*nr*kb:(s+1)*nr*kb], bT, b, ldb, s*nr, min(nr, n-s*nr), p0, kb)
+			}
+		})
+		pool.Each(rowBlocks*colGroups, func(w, job int) {
+			rb, cg := job/colGroups, job%colGroups
+			i0 := rb * mcRows
+			mb := min(mcRows, m-i0)
+			ablk := pa[w*mcRows*kc : w*mcRows*kc+(mb+mr-1)/mr*mr*kb]
+			packABlock(ablk, aT, a, lda, i0, mb, p0, kb)
+			for s := cg * perGroup; s < min(nSlivers, (cg+1)*perGroup); s++ {
+				j0 := s * nr
+				nb := min(nr, n-j0)
+				bs := pb[s*nr*kb : (s+1)*nr*kb]
+				for r := 0; r < mb; r += mr {
+					g.kern.tile(kb, ablk[r*kb:(r+mr)*kb], bs, c[(i0+r)*ldc+j0:], ldc, min(mr, mb-r), nb, alpha, bt)
+				}
+			}
+		})
+	}
+}
