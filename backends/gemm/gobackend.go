@@ -104,7 +104,8 @@ func (g *goBackend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a [
 	pb := g.packB.get(nSlivers * nr * kc)
 	defer g.packB.put(pb)
 	mcRows := min(mcBlock, (m+mr-1)/mr*mr)
-	pa := g.packA.get(workers * mcRows * kc)
+	perWorker := mcRows*kc + mr*nr // a block of A and an edge tile
+	pa := g.packA.get(workers * perWorker)
 	defer g.packA.put(pa)
 
 	// Jobs: row blocks of C, and when there are too few of them for the workers, groups of
@@ -133,14 +134,15 @@ func (g *goBackend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a [
 			rb, cg := job/colGroups, job%colGroups
 			i0 := rb * mcRows
 			mb := min(mcRows, m-i0)
-			ablk := pa[w*mcRows*kc : w*mcRows*kc+(mb+mr-1)/mr*mr*kb]
+			ws := pa[w*perWorker : (w+1)*perWorker]
+			ablk, edge := ws[:(mb+mr-1)/mr*mr*kb], ws[mcRows*kc:]
 			packABlock(ablk, aT, a, lda, i0, mb, p0, kb)
 			for s := cg * perGroup; s < min(nSlivers, (cg+1)*perGroup); s++ {
 				j0 := s * nr
 				nb := min(nr, n-j0)
 				bs := pb[s*nr*kb : (s+1)*nr*kb]
 				for r := 0; r < mb; r += mr {
-					g.kern.tile(kb, ablk[r*kb:(r+mr)*kb], bs, c[(i0+r)*ldc+j0:], ldc, min(mr, mb-r), nb, alpha, bt)
+					g.kern.tile(kb, ablk[r*kb:(r+mr)*kb], bs, c[(i0+r)*ldc+j0:], ldc, min(mr, mb-r), nb, alpha, bt, edge)
 				}
 			}
 		})

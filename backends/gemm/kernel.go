@@ -14,13 +14,13 @@ var genericKernel = kernel{name: "generic Go 6×16", full: kernelGeneric}
 // tile computes the rows×cols corner (rows ≤ mr, cols ≤ nr) of a tile at c: whole tiles
 // directly, edge tiles through a scratch tile whose result is scaled and added here with
 // the same roundings as the kernel's own.
-func (kn kernel) tile(k int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32) {
+// t is the caller's scratch tile (mr·nr elements).
+func (kn kernel) tile(k int, a, b, c []float32, ldc, rows, cols int, alpha, beta float32, t []float32) {
 	if rows == mr && cols == nr {
 		kn.full(k, a, b, c, ldc, alpha, beta)
 		return
 	}
-	var t [mr * nr]float32
-	kn.full(k, a, b, t[:], nr, 1, 0)
+	kn.full(k, a, b, t, nr, 1, 0)
 	for i := 0; i < rows; i++ {
 		row := c[i*ldc : i*ldc+cols]
 		ti := t[i*nr : i*nr+cols]

@@ -47,6 +47,17 @@ func packABlock(dst []float32, trans bool, a []float32, lda, i0, mb, p0, kb int)
 			}
 			continue
 		}
+		if rows == mr {
+			// Six rows read side by side, the sliver written in order.
+			off := (i0+r0)*lda + p0
+			a0, a1, a2 := a[off:off+kb], a[off+lda:off+lda+kb], a[off+2*lda:off+2*lda+kb]
+			a3, a4, a5 := a[off+3*lda:off+3*lda+kb], a[off+4*lda:off+4*lda+kb], a[off+5*lda:off+5*lda+kb]
+			for l := range a0 {
+				dl := d[l*mr : l*mr+mr : l*mr+mr]
+				dl[0], dl[1], dl[2], dl[3], dl[4], dl[5] = a0[l], a1[l], a2[l], a3[l], a4[l], a5[l]
+			}
+			continue
+		}
 		for r := 0; r < rows; r++ {
 			off := (i0+r0+r)*lda + p0
 			for l, v := range a[off : off+kb] {
