@@ -39,7 +39,7 @@ type benchRow struct {
 	BLAS         string     `json:"blas"`
 	// BLASKind is the --blas value the row ran with (auto, go, openblas, gonum).
 	BLASKind string `json:"blas_kind"`
-	TorchErr     string     `json:"torch_error,omitempty"`
+	TorchErr string `json:"torch_error,omitempty"`
 	// Device is where windtunnel's step ran (cpu, cuda, cuda-gemm, host), TorchDevice PyTorch's.
 	Device      string `json:"device"`
 	DeviceName  string `json:"device_name,omitempty"`
