@@ -37,31 +37,43 @@ func (kn kernel) tile(k int, a, b, c []float32, ldc, rows, cols int, alpha, beta
 	}
 }
 
-// kernelGeneric is the micro-kernel in plain Go.
+// kernelGeneric is the micro-kernel in plain Go: one row of the tile at a time, its
+// sixteen sums in locals (registers) while the row's k steps run.
 func kernelGeneric(k int, a, b, c []float32, ldc int, alpha, beta float32) {
-	var acc [mr * nr]float32
 	a, b = a[:mr*k], b[:nr*k]
-	for l := 0; l < k; l++ {
-		bl := b[l*nr : (l+1)*nr]
-		al := a[l*mr : (l+1)*mr]
-		for i, ai := range al {
-			row := acc[i*nr : (i+1)*nr]
-			for j, bj := range bl {
-				row[j] += ai * bj
-			}
-		}
-	}
 	for i := 0; i < mr; i++ {
+		var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15 float32
+		for l := 0; l < k; l++ {
+			ai := a[l*mr+i]
+			bl := b[l*nr : l*nr+nr : l*nr+nr]
+			c0 += ai * bl[0]
+			c1 += ai * bl[1]
+			c2 += ai * bl[2]
+			c3 += ai * bl[3]
+			c4 += ai * bl[4]
+			c5 += ai * bl[5]
+			c6 += ai * bl[6]
+			c7 += ai * bl[7]
+			c8 += ai * bl[8]
+			c9 += ai * bl[9]
+			c10 += ai * bl[10]
+			c11 += ai * bl[11]
+			c12 += ai * bl[12]
+			c13 += ai * bl[13]
+			c14 += ai * bl[14]
+			c15 += ai * bl[15]
+		}
+		acc := [nr]float32{c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15}
 		row := c[i*ldc : i*ldc+nr]
-		ai := acc[i*nr : (i+1)*nr]
 		if beta == 0 {
 			for j := range row {
-				row[j] = alpha * ai[j]
+				row[j] = alpha * acc[j]
 			}
 			continue
 		}
 		for j := range row {
-			row[j] = float32(alpha*ai[j]) + float32(beta*row[j])
+			// The conversions keep the compiler from fusing the products into one FMA.
+			row[j] = float32(alpha*acc[j]) + float32(beta*row[j])
 		}
 	}
 }
