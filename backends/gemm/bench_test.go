@@ -22,7 +22,10 @@ func benchBackends(b *testing.B) []benchBackend {
 	} else {
 		list = append(list, benchBackend{"parallel-openblas-2", nil, err})
 	}
-	return append(list, benchBackend{"go", Go(), nil}, benchBackend{"parallel-go-2", Parallel(Go(), 2), nil})
+	packed := newGoBackend(bestKernel(), 1)
+	packed.packAll = true // A packed even where the kernel reads it in place
+	return append(list, benchBackend{"go", Go(), nil}, benchBackend{"parallel-go-2", Parallel(Go(), 2), nil},
+		benchBackend{"go-packed-a", packed, nil})
 }
 
 type benchShape struct {

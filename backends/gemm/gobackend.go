@@ -31,6 +31,9 @@ const (
 type goBackend struct {
 	gonum.Implementation
 	kern    kernel
+	// packAll packs untransposed A even where the kernel can read it in place (tests and
+	// benchmarks compare the two paths).
+	packAll bool
 	workers int
 	minWork int // m·n·k below which a product runs on the calling goroutine
 	packB   *scratch[float32]
@@ -136,13 +139,30 @@ func (g *goBackend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a [
 			mb := min(mcRows, m-i0)
 			ws := pa[w*perWorker : (w+1)*perWorker]
 			ablk, edge := ws[:(mb+mr-1)/mr*mr*kb], ws[mcRows*kc:]
-			packABlock(ablk, aT, a, lda, i0, mb, p0, kb)
+			// Whole slivers of an untransposed A are read in place where the kernel can;
+			// the rest of the block (all of it otherwise) is packed.
+			inPlace := 0
+			if !aT && g.kern.rows != nil && !g.packAll {
+				inPlace = mb / mr * mr
+			}
+			packABlock(ablk[inPlace*kb:], aT, a, lda, i0+inPlace, mb-inPlace, p0, kb)
 			for s := cg * perGroup; s < min(nSlivers, (cg+1)*perGroup); s++ {
 				j0 := s * nr
 				nb := min(nr, n-j0)
 				bs := pb[s*nr*kb : (s+1)*nr*kb]
 				for r := 0; r < mb; r += mr {
-					g.kern.tile(kb, ablk[r*kb:(r+mr)*kb], bs, c[(i0+r)*ldc+j0:], ldc, min(mr, mb-r), nb, alpha, bt, edge)
+					cr := c[(i0+r)*ldc+j0:]
+					if r < inPlace {
+						ar := a[(i0+r)*lda+p0:]
+						if nb == nr {
+							g.kern.rows(kb, ar, lda, bs, cr, ldc, alpha, bt)
+						} else {
+							g.kern.rows(kb, ar, lda, bs, edge, nr, 1, 0)
+							storeEdge(edge, cr, ldc, mr, nb, alpha, bt)
+						}
+						continue
+					}
+					g.kern.tile(kb, ablk[r*kb:(r+mr)*kb], bs, cr, ldc, min(mr, mb-r), nb, alpha, bt, edge)
 				}
 			}
 		})

@@ -26,14 +26,19 @@ func goBackends() []namedBackend {
 			namedBackend{"parallel-go-2/" + k.name, Parallel(newGoBackend(k, 1), 2), nil},
 			namedBackend{"split-go-3-always/" + k.name, alwaysSplit(k, 3), nil},
 		)
+		if k.rows != nil {
+			p := alwaysSplit(k, 3)
+			p.packAll = true
+			list = append(list, namedBackend{"split-go-3-always-packed/" + k.name, p, nil})
+		}
 	}
 	return list
 }
 
 // TestGoBitIdenticalAcrossWorkers: the Go backend's float32 products are bit-identical for
-// 1, 2, 3 and 5 workers (every element computed by the same operations wherever it runs)
-// and from one call to the next (the scratch panels are reused), for every transpose pair,
-// with k over several blocks, edge tiles and beta ∉ {0, 1}.
+// 1, 2, 3 and 5 workers (every element computed by the same operations wherever it runs),
+// from one call to the next (the scratch panels are reused) and with A packed or read in
+// place, for every transpose pair, with k over several blocks, edge tiles and beta ∉ {0, 1}.
 func TestGoBitIdenticalAcrossWorkers(t *testing.T) {
 	for _, k := range kernels() {
 		for _, tc := range []gemmCase{
@@ -46,9 +51,11 @@ func TestGoBitIdenticalAcrossWorkers(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				o := makeOperands[float32](tc, rand.New(rand.NewPCG(5, 6)))
 				var first []float32
-				for _, w := range []int{1, 2, 3, 5, 1} {
+				for i, w := range []int{1, 2, 3, 5, 1, 2} {
 					got := o.clone()
-					alwaysSplit(k, w).Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, float32(tc.alpha), o.a, o.lda, o.b, o.ldb, float32(tc.beta), got.c, o.ldc)
+					g := alwaysSplit(k, w)
+					g.packAll = i == 5
+					g.Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, float32(tc.alpha), o.a, o.lda, o.b, o.ldb, float32(tc.beta), got.c, o.ldc)
 					if first == nil {
 						first = got.c[:cap(got.c)]
 						continue

@@ -6,6 +6,10 @@ package gemm
 type kernel struct {
 	name string
 	full func(k int, a, b, c []float32, ldc int, alpha, beta float32)
+	// rows, when set, is full with A read in place from mr rows of a row-major matrix
+	// (row i at a[i·lda:]), with the same sums and roundings: op(A) untransposed is then
+	// not packed.
+	rows func(k int, a []float32, lda int, b, c []float32, ldc int, alpha, beta float32)
 }
 
 // genericKernel is the portable micro-kernel, used where no assembly one runs.
@@ -21,6 +25,12 @@ func (kn kernel) tile(k int, a, b, c []float32, ldc, rows, cols int, alpha, beta
 		return
 	}
 	kn.full(k, a, b, t, nr, 1, 0)
+	storeEdge(t, c, ldc, rows, cols, alpha, beta)
+}
+
+// storeEdge sets the rows×cols corner of C at c to alpha·t + beta·C, t a tile of
+// unscaled sums (row stride nr), with the roundings of the kernels' own epilogue.
+func storeEdge(t, c []float32, ldc, rows, cols int, alpha, beta float32) {
 	for i := 0; i < rows; i++ {
 		row := c[i*ldc : i*ldc+cols]
 		ti := t[i*nr : i*nr+cols]

@@ -23,3 +23,28 @@ func BenchmarkKernel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPackWeight times packing the paper's largest weight (192×768) as the B operand of
+// its products, as the forward (x·W, W untransposed) and the input gradient (g·Wᵀ) pack it:
+// the work a per-step cache of packed weights would save in each of those products.
+func BenchmarkPackWeight(b *testing.B) {
+	const k, n = 192, 768
+	w := make([]float32, k*n)
+	dst := make([]float32, (n+nr-1)/nr*nr*kcBlock)
+	for _, tc := range []struct {
+		name      string
+		trans     bool
+		k, n, ldb int
+	}{{"forward-W", false, k, n, n}, {"input-grad-Wt", true, n, k, n}} {
+		b.Run(tc.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				for p0 := 0; p0 < tc.k; p0 += kcBlock {
+					kb := min(kcBlock, tc.k-p0)
+					for s := 0; s*nr < tc.n; s++ {
+						packBSliver(dst[s*nr*kb:], tc.trans, w, tc.ldb, s*nr, min(nr, tc.n-s*nr), p0, kb)
+					}
+				}
+			}
+		})
+	}
+}
