@@ -30,7 +30,7 @@ const (
 // products are gonum's.
 type goBackend struct {
 	gonum.Implementation
-	kern    kernel
+	kern kernel
 	// packAll packs untransposed A even where the kernel can read it in place (tests and
 	// benchmarks compare the two paths).
 	packAll bool
