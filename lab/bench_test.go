@@ -2,32 +2,40 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"time"
 
 	"fmt"
 	"testing"
+	"windtunnel/backends/gemm"
 	"windtunnel/sessions"
 
 	"windtunnel/tunnels"
 )
 
 // BenchmarkTrainStep times one training step (fresh batch, forward, backward, AdamW) of the
-// preset configurations, with allocations per step.
+// preset configurations, with allocations per step, on the go backend and on OpenBLAS (the
+// transformers), one after the other.
 func BenchmarkTrainStep(b *testing.B) {
-	for _, c := range []struct{ preset, task, model string }{
-		{PresetQuick, "bijection", "transformer"},
-		{PresetQuick, "bijection", "mlp"},
-		{PresetQuick, "hmm", "transformer"},
-		{PresetPaper, "bijection", "transformer"},
+	for _, c := range []struct{ preset, task, model, blas string }{
+		{PresetQuick, "bijection", "transformer", "go"},
+		{PresetQuick, "bijection", "transformer", "openblas"},
+		{PresetQuick, "bijection", "mlp", "go"},
+		{PresetQuick, "hmm", "transformer", "go"},
+		{PresetPaper, "bijection", "transformer", "go"},
+		{PresetPaper, "bijection", "transformer", "openblas"},
 	} {
-		b.Run(fmt.Sprintf("%s/%s/%s", c.preset, c.task, c.model), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/%s/%s/%s", c.preset, c.task, c.model, c.blas), func(b *testing.B) {
 			cfg, err := Preset(c.preset, c.task)
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg.Model, cfg.ProbeSize = c.model, 1
+			cfg.Model, cfg.ProbeSize, cfg.BLAS = c.model, 1, c.blas
 			tr, err := New(cfg)
+			if errors.Is(err, gemm.ErrNotLoaded) {
+				b.Skipf("OpenBLAS absent: %v", err)
+			}
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -10,10 +10,10 @@ import (
 )
 
 // Blocking of the Go backend's float32 products (see pack.go for the panel layouts):
-// a product is computed in blocks of kc along k; for each, B's panels (kc×16 slivers)
-// are packed once, shared by every worker, and C is dealt in jobs of mcBlock rows (and, for
-// short products, groups of B slivers), each packing its rows of A (6×kc slivers) into its
-// worker's scratch. A B sliver (16 KB at kc = 256) stays in L1 while the job's A block
+// op(B) is packed once, in blocks of kc along k cut into slivers of 16 columns, shared by
+// every worker, and C is dealt in jobs of mcBlock rows (and, for short products, groups of B
+// slivers), each running through the k blocks in order, packing its rows of A (6×kc
+// slivers) into its worker's scratch or, untransposed, reading them in place. A B sliver (16 KB at kc = 256) stays in L1 while the job's A block
 // (96 KB) streams from L2.
 const (
 	mr      = 6   // rows of the micro-kernel's tile
@@ -23,6 +23,10 @@ const (
 	// jobsPerWorker is how many jobs a worker is dealt at least, so that one whose core is
 	// briefly taken is covered by the others.
 	jobsPerWorker = 4
+	// maxPackedB is the most elements of packed B held at once (32 MiB): within it, all of k
+	// is packed before any product, and each job keeps its block of C in cache while it
+	// runs through every k block.
+	maxPackedB = 1 << 23
 )
 
 // goBackend multiplies float32 matrices with packed panels and an assembly micro-kernel
@@ -36,6 +40,8 @@ type goBackend struct {
 	packAll bool
 	workers int
 	minWork int // m·n·k below which a product runs on the calling goroutine
+	// maxPacked is the most elements of packed B held at once (maxPackedB; tests lower it).
+	maxPacked int
 	packB   *scratch[float32]
 	packA   *scratch[float32]
 }
@@ -46,7 +52,7 @@ type goBackend struct {
 func Go() Backend { return newGoBackend(bestKernel(), 1) }
 
 func newGoBackend(k kernel, workers int) *goBackend {
-	return &goBackend{kern: k, workers: max(1, workers), minWork: parallelMinWork,
+	return &goBackend{kern: k, workers: max(1, workers), minWork: parallelMinWork, maxPacked: maxPackedB,
 		packA: new(scratch[float32]), packB: new(scratch[float32])}
 }
 
@@ -104,7 +110,10 @@ func (g *goBackend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a [
 	pool := par.Pool{Workers: workers}
 	kc := min(k, kcBlock)
 	nSlivers := (n + nr - 1) / nr
-	pb := g.packB.get(nSlivers * nr * kc)
+	// B is packed a chunk of k blocks at a time: all of k where op(B) packs into
+	// maxPackedB elements, so that each job keeps its block of C in cache over every k block.
+	chunk := max(kc, min(k, g.maxPacked/(nSlivers*nr))/kcBlock*kcBlock)
+	pb := g.packB.get(nSlivers * nr * chunk)
 	defer g.packB.put(pb)
 	mcRows := min(mcBlock, (m+mr-1)/mr*mr)
 	perWorker := mcRows*kc + mr*nr // a block of A and an edge tile
@@ -120,17 +129,23 @@ func (g *goBackend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a [
 	}
 	perGroup := (nSlivers + colGroups - 1) / colGroups
 	colGroups = (nSlivers + perGroup - 1) / perGroup
+	// inPlace is whether whole slivers of A are read in place rather than packed.
+	inPlace := !aT && g.kern.rows != nil && !g.packAll
 
-	for p0 := 0; p0 < k; p0 += kcBlock {
-		kb := min(kcBlock, k-p0)
-		bt := beta
-		if p0 > 0 {
-			bt = 1
-		}
-		pool.Each(min(nSlivers, workers*jobsPerWorker), func(_, i int) {
-			per := (nSlivers + workers*jobsPerWorker - 1) / (workers * jobsPerWorker)
-			for s := i * per; s < min(nSlivers, (i+1)*per); s++ {
-				packBSliver(pb[s*nr*kb:(s+1)*nr*kb], bT, b, ldb, s*nr, min(nr, n-s*nr), p0, kb)
+	for q0 := 0; q0 < k; q0 += chunk {
+		qk := min(chunk, k-q0)
+		// Pack the chunk's k blocks of B: block p0 (kb rows) at offset (p0−q0)·nSlivers·nr,
+		// its sliver s kb·nr further per sliver.
+		packJobs := min(nSlivers*((qk+kcBlock-1)/kcBlock), workers*jobsPerWorker)
+		pool.Each(packJobs, func(_, i int) {
+			total := nSlivers * ((qk + kcBlock - 1) / kcBlock)
+			per := (total + packJobs - 1) / packJobs
+			for t := i * per; t < min(total, (i+1)*per); t++ {
+				blk, s := t/nSlivers, t%nSlivers
+				p0 := q0 + blk*kcBlock
+				kb := min(kcBlock, k-p0)
+				off := (p0 - q0) * nSlivers * nr
+				packBSliver(pb[off+s*nr*kb:off+(s+1)*nr*kb], bT, b, ldb, s*nr, min(nr, n-s*nr), p0, kb)
 			}
 		})
 		pool.Each(rowBlocks*colGroups, func(w, job int) {
@@ -138,31 +153,38 @@ func (g *goBackend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a [
 			i0 := rb * mcRows
 			mb := min(mcRows, m-i0)
 			ws := pa[w*perWorker : (w+1)*perWorker]
-			ablk, edge := ws[:(mb+mr-1)/mr*mr*kb], ws[mcRows*kc:]
-			// Whole slivers of an untransposed A are read in place where the kernel can;
-			// the rest of the block (all of it otherwise) is packed.
-			inPlace := 0
-			if !aT && g.kern.rows != nil && !g.packAll {
-				inPlace = mb / mr * mr
+			edge := ws[mcRows*kc:]
+			whole := 0 // rows of the block read in place; the rest is packed
+			if inPlace {
+				whole = mb / mr * mr
 			}
-			packABlock(ablk[inPlace*kb:], aT, a, lda, i0+inPlace, mb-inPlace, p0, kb)
-			for s := cg * perGroup; s < min(nSlivers, (cg+1)*perGroup); s++ {
-				j0 := s * nr
-				nb := min(nr, n-j0)
-				bs := pb[s*nr*kb : (s+1)*nr*kb]
-				for r := 0; r < mb; r += mr {
-					cr := c[(i0+r)*ldc+j0:]
-					if r < inPlace {
-						ar := a[(i0+r)*lda+p0:]
-						if nb == nr {
-							g.kern.rows(kb, ar, lda, bs, cr, ldc, alpha, bt)
-						} else {
-							g.kern.rows(kb, ar, lda, bs, edge, nr, 1, 0)
-							storeEdge(edge, cr, ldc, mr, nb, alpha, bt)
+			for p0 := q0; p0 < q0+qk; p0 += kcBlock {
+				kb := min(kcBlock, k-p0)
+				bt := beta
+				if p0 > 0 {
+					bt = 1
+				}
+				ablk := ws[:(mb+mr-1)/mr*mr*kb]
+				packABlock(ablk[whole*kb:], aT, a, lda, i0+whole, mb-whole, p0, kb)
+				off := (p0 - q0) * nSlivers * nr
+				for s := cg * perGroup; s < min(nSlivers, (cg+1)*perGroup); s++ {
+					j0 := s * nr
+					nb := min(nr, n-j0)
+					bs := pb[off+s*nr*kb : off+(s+1)*nr*kb]
+					for r := 0; r < mb; r += mr {
+						cr := c[(i0+r)*ldc+j0:]
+						if r < whole {
+							ar := a[(i0+r)*lda+p0:]
+							if nb == nr {
+								g.kern.rows(kb, ar, lda, bs, cr, ldc, alpha, bt)
+							} else {
+								g.kern.rows(kb, ar, lda, bs, edge, nr, 1, 0)
+								storeEdge(edge, cr, ldc, mr, nb, alpha, bt)
+							}
+							continue
 						}
-						continue
+						g.kern.tile(kb, ablk[r*kb:(r+mr)*kb], bs, cr, ldc, min(mr, mb-r), nb, alpha, bt, edge)
 					}
-					g.kern.tile(kb, ablk[r*kb:(r+mr)*kb], bs, cr, ldc, min(mr, mb-r), nb, alpha, bt, edge)
 				}
 			}
 		})

@@ -31,14 +31,18 @@ func goBackends() []namedBackend {
 			p.packAll = true
 			list = append(list, namedBackend{"split-go-3-always-packed/" + k.name, p, nil})
 		}
+		// B packed one k block at a time.
+		short := alwaysSplit(k, 2)
+		short.maxPacked = 1
+		list = append(list, namedBackend{"split-go-2-always-short-pack/" + k.name, short, nil})
 	}
 	return list
 }
 
 // TestGoBitIdenticalAcrossWorkers: the Go backend's float32 products are bit-identical for
 // 1, 2, 3 and 5 workers (every element computed by the same operations wherever it runs),
-// from one call to the next (the scratch panels are reused) and with A packed or read in
-// place, for every transpose pair, with k over several blocks, edge tiles and beta ∉ {0, 1}.
+// from one call to the next (the scratch panels are reused), with A packed or read in
+// place and with B packed whole or a k block at a time, for every transpose pair, with k over several blocks, edge tiles and beta ∉ {0, 1}.
 func TestGoBitIdenticalAcrossWorkers(t *testing.T) {
 	for _, k := range kernels() {
 		for _, tc := range []gemmCase{
@@ -51,10 +55,13 @@ func TestGoBitIdenticalAcrossWorkers(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				o := makeOperands[float32](tc, rand.New(rand.NewPCG(5, 6)))
 				var first []float32
-				for i, w := range []int{1, 2, 3, 5, 1, 2} {
+				for i, w := range []int{1, 2, 3, 5, 1, 2, 3} {
 					got := o.clone()
 					g := alwaysSplit(k, w)
 					g.packAll = i == 5
+					if i == 6 {
+						g.maxPacked = 1 // B packed a k block at a time
+					}
 					g.Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, float32(tc.alpha), o.a, o.lda, o.b, o.ldb, float32(tc.beta), got.c, o.ldc)
 					if first == nil {
 						first = got.c[:cap(got.c)]

@@ -86,7 +86,7 @@ func probeDevices() deviceReport {
 			r.Library = &lib
 		}
 	} else {
-		r.BLASNote = fmt.Sprintf("OpenBLAS not found (install libopenblas0-pthread, or set %s to its path)", gemm.EnvOpenBLAS)
+		r.BLASNote = fmt.Sprintf("OpenBLAS not found (for --blas openblas: install libopenblas0-pthread, or set %s to its path)", gemm.EnvOpenBLAS)
 	}
 	in, err := cuda.Probe()
 	r.CUDA = cudaReport{Name: in.Name, MemoryBytes: in.MemoryBytes, Driver: in.Driver, DriverLib: in.DriverLib,
