@@ -23,10 +23,14 @@ const (
 	// jobsPerWorker is how many jobs a worker is dealt at least, so that one whose core is
 	// briefly taken is covered by the others.
 	jobsPerWorker = 4
-	// maxPackedB is the most elements of packed B held at once (32 MiB): within it, all of k
-	// is packed before any product, and each job keeps its block of C in cache while it
-	// runs through every k block.
-	maxPackedB = 1 << 23
+	// maxPackedB is the most elements of packed B held at once (4 MiB, in L3): within it,
+	// all of k is packed before any product, and each job keeps its block of C in cache
+	// while it runs through every k block; longer products (weight gradients) pack B a
+	// chunk of k blocks at a time.
+	maxPackedB = 1 << 20
+	// ncSlivers is the most B slivers (16 columns each) in one job, so that the job's block
+	// of C (mcBlock × 256: 96 KB) stays in L2 through the k blocks.
+	ncSlivers = 16
 )
 
 // goBackend multiplies float32 matrices with packed panels and an assembly micro-kernel
@@ -42,8 +46,8 @@ type goBackend struct {
 	minWork int // m·n·k below which a product runs on the calling goroutine
 	// maxPacked is the most elements of packed B held at once (maxPackedB; tests lower it).
 	maxPacked int
-	packB   *scratch[float32]
-	packA   *scratch[float32]
+	packB     *scratch[float32]
+	packA     *scratch[float32]
 }
 
 // Go returns the backend whose float32 products are the project's own GEMM with the best
@@ -120,11 +124,11 @@ func (g *goBackend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a [
 	pa := g.packA.get(workers * perWorker)
 	defer g.packA.put(pa)
 
-	// Jobs: row blocks of C, and when there are too few of them for the workers, groups of
-	// B slivers as well (A's rows are then packed once for each group).
+	// Jobs: row blocks of C by groups of at most ncSlivers B slivers, smaller groups when
+	// there are too few jobs for the workers (A's rows are packed once for each group).
 	rowBlocks := (m + mcRows - 1) / mcRows
-	colGroups := 1
-	if workers > 1 && rowBlocks < jobsPerWorker*workers {
+	colGroups := (nSlivers + ncSlivers - 1) / ncSlivers
+	if workers > 1 && rowBlocks*colGroups < jobsPerWorker*workers {
 		colGroups = min(nSlivers, (jobsPerWorker*workers+rowBlocks-1)/rowBlocks)
 	}
 	perGroup := (nSlivers + colGroups - 1) / colGroups

@@ -37,6 +37,8 @@ func BenchmarkPackWeight(b *testing.B) {
 		k, n, ldb int
 	}{{"forward-W", false, k, n, n}, {"input-grad-Wt", true, n, k, n}} {
 		b.Run(tc.name, func(b *testing.B) {
+			cpu0 := cpuTime()
+			defer func() { b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op") }()
 			for i := 0; i < b.N; i++ {
 				for p0 := 0; p0 < tc.k; p0 += kcBlock {
 					kb := min(kcBlock, tc.k-p0)

@@ -10,6 +10,10 @@ package gemm
 func packBSliver(dst []float32, trans bool, b []float32, ldb, j0, nb, p0, kb int) {
 	dst = dst[:nr*kb]
 	if !trans {
+		if nb == nr {
+			copyRows(dst, b[p0*ldb+j0:], ldb, kb, nr)
+			return
+		}
 		for l := 0; l < kb; l++ {
 			d := dst[l*nr : (l+1)*nr]
 			copy(d, b[(p0+l)*ldb+j0:(p0+l)*ldb+j0+nb])
@@ -39,6 +43,10 @@ func packABlock(dst []float32, trans bool, a []float32, lda, i0, mb, p0, kb int)
 		d := dst[r0*kb : (r0+mr)*kb]
 		if trans {
 			// op(A)(i, l) = a[l·lda + i]: each column of op(A) is contiguous.
+			if rows == mr {
+				copyRows(d, a[p0*lda+i0+r0:], lda, kb, mr)
+				continue
+			}
 			for l := 0; l < kb; l++ {
 				off := (p0+l)*lda + i0 + r0
 				dl := d[l*mr : (l+1)*mr]
