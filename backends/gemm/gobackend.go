@@ -28,6 +28,9 @@ const (
 	// while it runs through every k block; longer products (weight gradients) pack B a
 	// chunk of k blocks at a time.
 	maxPackedB = 1 << 20
+	// maxCols is the widest panel of C computed in one pass (packed B is then at most
+	// maxCols × kcBlock elements when k is longer than maxPackedB allows).
+	maxCols = 4096
 	// ncSlivers is the most B slivers (16 columns each) in one job, so that the job's block
 	// of C (mcBlock × 256: 96 KB) stays in L2 through the k blocks.
 	ncSlivers = 16
@@ -107,6 +110,19 @@ func (g *goBackend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a [
 		return
 	}
 	aT, bT := tA != blas.NoTrans, tB != blas.NoTrans
+	// Wide products run in panels of maxCols columns, so that the packed B stays bounded;
+	// each element of C is computed as it would be in one call.
+	for j0 := 0; j0 < n; j0 += maxCols {
+		bOff := j0
+		if bT {
+			bOff = j0 * ldb
+		}
+		g.sgemm(aT, bT, m, min(maxCols, n-j0), k, alpha, a, lda, b[bOff:], ldb, beta, c[j0:], ldc)
+	}
+}
+
+// sgemm is Sgemm on checked arguments, alpha ≠ 0, k > 0 and n ≤ maxCols.
+func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	workers := g.workers
 	if float64(m)*float64(n)*float64(k) < float64(g.minWork) {
 		workers = 1

@@ -77,3 +77,18 @@ func TestGoBitIdenticalAcrossWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestGoWideProduct: a product wider than maxCols runs in column panels and agrees with
+// gonum, for B untransposed and transposed, without touching C outside its view.
+func TestGoWideProduct(t *testing.T) {
+	for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+		tc := gemmCase{tA: blas.NoTrans, tB: tB, m: 13, n: maxCols + 37, k: 20, padB: 3, padC: 5, alpha: 1.5, beta: 0.5}
+		t.Run(fmt.Sprintf("%c", tB), func(t *testing.T) {
+			o := makeOperands[float32](tc, rand.New(rand.NewPCG(9, 10)))
+			want, got := o.clone(), o.clone()
+			Gonum().Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 1.5, o.a, o.lda, o.b, o.ldb, 0.5, want.c, o.ldc)
+			alwaysSplit(bestKernel(), 2).Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 1.5, o.a, o.lda, o.b, o.ldb, 0.5, got.c, o.ldc)
+			compare(t, tc, got.c, want.c, o.ldc, tol32)
+		})
+	}
+}
