@@ -11,10 +11,10 @@ import (
 
 // Blocking of the Go backend's float32 products (see pack.go for the panel layouts):
 // op(B) is packed once, in blocks of kc along k cut into slivers of 16 columns, shared by
-// every worker, and C is dealt in jobs of mcBlock rows (and, for short products, groups of B
-// slivers), each running through the k blocks in order, packing its rows of A (6×kc
-// slivers) into its worker's scratch or, untransposed, reading them in place. A B sliver (16 KB at kc = 256) stays in L1 while the job's A block
-// (96 KB) streams from L2.
+// every worker, and C is dealt in jobs of mcBlock rows by up to ncSlivers B slivers, each
+// running through the k blocks in order, packing its rows of A (6×kc slivers) into its
+// worker's scratch or, untransposed, reading them in place. A B sliver (16 KB at kc = 256)
+// stays in L1 while the job's A block (96 KB) streams from L2.
 const (
 	mr      = 6   // rows of the micro-kernel's tile
 	nr      = 16  // columns of the micro-kernel's tile
