@@ -141,7 +141,7 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 	defer g.packA.put(pa)
 
 	// Jobs: row blocks of C by groups of at most ncSlivers B slivers, smaller groups when
-	// there are too few jobs for the workers (A's rows are packed once for each group).
+	// there are too few jobs for the workers.
 	rowBlocks := (m + mcRows - 1) / mcRows
 	colGroups := (nSlivers + ncSlivers - 1) / ncSlivers
 	if workers > 1 && rowBlocks*colGroups < jobsPerWorker*workers {
@@ -151,16 +151,36 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 	colGroups = (nSlivers + perGroup - 1) / perGroup
 	// inPlace is whether whole slivers of A are read in place rather than packed.
 	inPlace := !aT && g.kern.rows != nil && !g.packAll
+	// With several groups of columns, A is packed once for all of them, beside B (the
+	// chunk's k blocks of it, block p0 at (p0−q0)·mPad, its sliver at row r kb·r further).
+	mPad := (m + mr - 1) / mr * mr
+	var sa []float32
+	if colGroups > 1 && !inPlace {
+		sa = g.packA.get(mPad * chunk)
+		defer g.packA.put(sa)
+	}
 
 	for q0 := 0; q0 < k; q0 += chunk {
 		qk := min(chunk, k-q0)
 		// Pack the chunk's k blocks of B: block p0 (kb rows) at offset (p0−q0)·nSlivers·nr,
 		// its sliver s kb·nr further per sliver.
-		packJobs := min(nSlivers*((qk+kcBlock-1)/kcBlock), workers*jobsPerWorker)
+		blocks := (qk + kcBlock - 1) / kcBlock
+		bTasks, total := nSlivers*blocks, nSlivers*blocks
+		if sa != nil {
+			total += rowBlocks * blocks
+		}
+		packJobs := min(total, workers*jobsPerWorker)
 		pool.Each(packJobs, func(_, i int) {
-			total := nSlivers * ((qk + kcBlock - 1) / kcBlock)
 			per := (total + packJobs - 1) / packJobs
 			for t := i * per; t < min(total, (i+1)*per); t++ {
+				if t >= bTasks { // a row block of A
+					blk, rb := (t-bTasks)/rowBlocks, (t-bTasks)%rowBlocks
+					p0, i0 := q0+blk*kcBlock, rb*mcRows
+					kb, mb := min(kcBlock, k-p0), min(mcRows, m-i0)
+					off := (p0-q0)*mPad + i0*kb
+					packABlock(sa[off:off+(mb+mr-1)/mr*mr*kb], aT, a, lda, i0, mb, p0, kb)
+					continue
+				}
 				blk, s := t/nSlivers, t%nSlivers
 				p0 := q0 + blk*kcBlock
 				kb := min(kcBlock, k-p0)
@@ -185,7 +205,12 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 					bt = 1
 				}
 				ablk := ws[:(mb+mr-1)/mr*mr*kb]
-				packABlock(ablk[whole*kb:], aT, a, lda, i0+whole, mb-whole, p0, kb)
+				if sa != nil {
+					off := (p0-q0)*mPad + i0*kb
+					ablk = sa[off : off+(mb+mr-1)/mr*mr*kb]
+				} else {
+					packABlock(ablk[whole*kb:], aT, a, lda, i0+whole, mb-whole, p0, kb)
+				}
 				off := (p0 - q0) * nSlivers * nr
 				for s := cg * perGroup; s < min(nSlivers, (cg+1)*perGroup); s++ {
 					j0 := s * nr
