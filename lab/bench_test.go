@@ -2,33 +2,41 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"time"
 	"windtunnel/sessions/runconfig"
 
 	"fmt"
 	"testing"
+	"windtunnel/backends/gemm"
 	"windtunnel/sessions"
 
 	"windtunnel/tunnels"
 )
 
 // BenchmarkTrainStep times one training step (fresh batch, forward, backward, AdamW) of the
-// preset configurations, with allocations per step.
+// preset configurations, with allocations per step, on the go backend and on OpenBLAS (the
+// transformers), one after the other.
 func BenchmarkTrainStep(b *testing.B) {
-	for _, c := range []struct{ preset, task, model string }{
-		{runconfig.PresetQuick, "bijection", "transformer"},
-		{runconfig.PresetQuick, "bijection", "mlp"},
-		{runconfig.PresetQuick, "hmm", "transformer"},
-		{runconfig.PresetPaper, "bijection", "transformer"},
+	for _, c := range []struct{ preset, task, model, blas string }{
+		{runconfig.PresetQuick, "bijection", "transformer", "go"},
+		{runconfig.PresetQuick, "bijection", "transformer", "openblas"},
+		{runconfig.PresetQuick, "bijection", "mlp", "go"},
+		{runconfig.PresetQuick, "hmm", "transformer", "go"},
+		{runconfig.PresetPaper, "bijection", "transformer", "go"},
+		{runconfig.PresetPaper, "bijection", "transformer", "openblas"},
 	} {
-		b.Run(fmt.Sprintf("%s/%s/%s", c.preset, c.task, c.model), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/%s/%s/%s", c.preset, c.task, c.model, c.blas), func(b *testing.B) {
 			cfg, err := runconfig.Preset(c.preset, c.task)
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg.Model, cfg.ProbeSize = c.model, 1
+			cfg.Model, cfg.ProbeSize, cfg.BLAS = c.model, 1, c.blas
 			tr, err := New(cfg)
+			if errors.Is(err, gemm.ErrNotLoaded) {
+				b.Skipf("OpenBLAS absent: %v", err)
+			}
 			if err != nil {
 				b.Fatal(err)
 			}

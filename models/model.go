@@ -85,7 +85,7 @@ func (u Unit) String() string { return fmt.Sprintf("L%d %s", u.Layer, u.Kind) }
 type Options struct {
 	// Dtype is tensor.Float32 (training) or tensor.Float64 (gradient checks).
 	Dtype tensor.Dtype
-	// Backend runs the matrix products; nil means pure-Go gonum.
+	// Backend runs the matrix products; nil means the go backend (gonum for float64).
 	Backend gemm.Backend
 	// Workers is the number of goroutines kernels use; 0 means GOMAXPROCS.
 	Workers int
@@ -101,7 +101,7 @@ func (o Options) withDefaults(t tunnels.Tunnel) Options {
 		o.Dtype = tensor.Float32
 	}
 	if o.Backend == nil {
-		o.Backend = gemm.Gonum()
+		o.Backend = gemm.Go()
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)

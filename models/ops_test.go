@@ -39,7 +39,7 @@ const testEps = 0.05
 // on sz, so the float32 and float64 cases see the same values.
 func kernelCases[T Float](sz opSizes) []kcase {
 	rng := rand.New(rand.NewPCG(11, 12))
-	pl, be := par.Pool{Workers: sz.workers}, gemm.Gonum()
+	pl, be := par.Pool{Workers: sz.workers}, gemm.Go() // float32 on the go backend, float64 on gonum
 	n, tl, d := sz.n, sz.t, sz.d
 	m := n * tl
 	const o = 5 // linear output width

@@ -31,7 +31,7 @@ type recSizes struct{ n, t, workers int }
 
 func recurrentCases[T Float](sz recSizes) []rkCase {
 	rng := rand.New(rand.NewPCG(21, 22))
-	pl, be := par.Pool{Workers: sz.workers}, gemm.Gonum()
+	pl, be := par.Pool{Workers: sz.workers}, gemm.Go() // float32 on the go backend, float64 on gonum
 	n, L := sz.n, sz.t
 	m := n * L
 	mat := func(r, c int, a float64) *tensor.Dense { return randDense(rng, r, c, a) }

@@ -22,7 +22,10 @@ func benchBackends(b *testing.B) []benchBackend {
 	} else {
 		list = append(list, benchBackend{"parallel-openblas-2", nil, err})
 	}
-	return list
+	packed := newGoBackend(bestKernel(), 1)
+	packed.packAll = true // A packed even where the kernel reads it in place
+	return append(list, benchBackend{"go", Go(), nil}, benchBackend{"parallel-go-2", Parallel(Go(), 2), nil},
+		benchBackend{"go-packed-a", packed, nil})
 }
 
 type benchShape struct {
@@ -62,10 +65,16 @@ func benchSgemm(b *testing.B, be Backend, s benchShape) {
 	be.Sgemm(s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bb, ldb, 0, c, s.n) // warm up
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		be.Sgemm(s.tA, s.tB, s.m, s.n, s.k, 1, a, lda, bb, ldb, 0, c, s.n)
 	}
-	b.ReportMetric(2*float64(s.m)*float64(s.n)*float64(s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	flop := 2 * float64(s.m) * float64(s.n) * float64(s.k) * float64(b.N)
+	b.ReportMetric(flop/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+		// GFLOP per CPU-second: per core, whatever else runs on the machine.
+		b.ReportMetric(flop/cpu/1e9, "GFLOP/cpu-s")
+	}
 }
 
 // BenchmarkSgemm times the forward products of the small transformer

@@ -1,7 +1,14 @@
-// Package gemm holds the matrix-multiply backends of the trainer: OpenBLAS
-// loaded at run time with purego (no cgo), gonum's pure-Go BLAS as the
-// fallback, a wrapper that splits large products over goroutines, and an
-// adapter to gonum's complete BLAS interfaces for gorgonia.Use.
+// Package gemm holds the matrix-multiply backends of the trainer: the project's own
+// float32 GEMM ("go": packed panels and a 6×16 micro-kernel in Go assembly for AVX2+FMA,
+// chosen at run time, with a portable Go kernel elsewhere; float64 products are gonum's),
+// OpenBLAS loaded at run time with purego (no cgo), gonum's pure-Go BLAS, a wrapper that
+// splits large products over goroutines, and an adapter to gonum's complete BLAS
+// interfaces for gorgonia.Use.
+//
+// The go backend packs op(B) once per k block into slivers of 16 columns shared by all its
+// workers, and deals C out in blocks of rows, each packing its rows of op(A) (or, untransposed,
+// reading them in place); every element of C is computed by the same operations whatever
+// the worker count, so its results are bit-identical for any number of workers.
 //
 // All matrices are row-major and every Backend follows the argument
 // conventions and checks of gonum's blas.Float32.Sgemm and blas.Float64.Dgemm:

@@ -18,20 +18,20 @@ type Backend interface {
 	Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
 }
 
-// Open returns the backend named kind: "auto" (OpenBLAS if it loads, else gonum), "openblas" (error if it does not load, naming every path tried), or "gonum".
+// Open returns the backend named kind: "auto" (see Auto), "go" (the project's own float32
+// GEMM, see Go), "openblas" (error if it does not load, naming every path tried), or "gonum".
 func Open(kind string) (Backend, error) {
 	switch kind {
 	case "auto":
-		if b, err := openOpenBLAS(); err == nil {
-			return b, nil
-		}
-		return Gonum(), nil
+		return Auto(), nil
+	case "go":
+		return Go(), nil
 	case "openblas":
 		return openOpenBLAS()
 	case "gonum":
 		return Gonum(), nil
 	default:
-		return nil, fmt.Errorf("gemm: open %q: unknown backend kind (want auto, openblas or gonum)", kind)
+		return nil, fmt.Errorf("gemm: open %q: unknown backend kind (want auto, go, openblas or gonum)", kind)
 	}
 }
 
@@ -115,4 +115,17 @@ func scaleC[T float](m, n int, beta T, c []T, ldc int) {
 			row[j] *= beta
 		}
 	}
+}
+
+// Auto is the backend Open("auto") picks: the Go backend where its assembly micro-kernel
+// runs, else OpenBLAS if it loads, else the Go backend with its portable kernel.
+func Auto() Backend {
+	g := Go()
+	if k, _ := KernelOf(g); k != genericKernel.name {
+		return g
+	}
+	if b, err := openOpenBLAS(); err == nil {
+		return b
+	}
+	return g
 }

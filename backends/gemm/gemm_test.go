@@ -194,6 +194,7 @@ func testBackends(t *testing.T) []namedBackend {
 		{"split-gonum-3-always", &parallel{b: Gonum(), workers: 3}, nil},
 		{"openblas", ob, err},
 	}
+	list = append(list, goBackends()...)
 	if err == nil {
 		list = append(list,
 			namedBackend{"parallel-openblas-2", Parallel(ob, 2), nil},
@@ -306,6 +307,16 @@ func TestOpen(t *testing.T) {
 	if err != nil || g.Name() != "gonum (pure Go)" {
 		t.Errorf(`Open("gonum") = %v, %v`, g, err)
 	}
+	gb, err := Open("go")
+	if k, ok := KernelOf(gb); err != nil || !ok || gb.Name() != "go ("+k+")" {
+		t.Errorf(`Open("go") = %v, %v`, gb, err)
+	}
+	if k, ok := KernelOf(Full(Parallel(gb, 2))); !ok || k != bestKernel().name {
+		t.Errorf("KernelOf(Full(Parallel(go))) = %q, %v", k, ok)
+	}
+	if _, ok := KernelOf(Gonum()); ok {
+		t.Error("KernelOf(gonum) reports a kernel")
+	}
 	auto, err := Open("auto")
 	if err != nil || auto == nil {
 		t.Fatalf(`Open("auto") = %v, %v`, auto, err)
@@ -322,16 +333,19 @@ func TestOpen(t *testing.T) {
 					t.Errorf("error does not name the tried path %s: %v", p, err)
 				}
 			}
-			if auto.Name() != "gonum (pure Go)" {
-				t.Errorf("auto = %s without OpenBLAS, want gonum", auto.Name())
+			if _, isGo := KernelOf(auto); !isGo {
+				t.Errorf("auto = %s without OpenBLAS, want the go backend", auto.Name())
 			}
 			t.Skipf("OpenBLAS absent: %v", err)
 		}
 		if !strings.HasPrefix(ob.Name(), "openblas ") || !strings.Contains(ob.Name(), ", 1 thread") {
 			t.Errorf("openblas name %q: want \"openblas <version> (<path>), 1 thread\"", ob.Name())
 		}
-		if auto.Name() != ob.Name() {
-			t.Errorf("auto = %s, want OpenBLAS %s", auto.Name(), ob.Name())
+		if k, _ := KernelOf(Go()); k == genericKernel.name && auto.Name() != ob.Name() {
+			t.Errorf("auto = %s with the generic go kernel, want OpenBLAS %s", auto.Name(), ob.Name())
+		}
+		if k, _ := KernelOf(Go()); k != genericKernel.name && auto.Name() != Go().Name() {
+			t.Errorf("auto = %s with the %s kernel, want %s", auto.Name(), k, Go().Name())
 		}
 		// Loading again is idempotent and gives the same library.
 		ob2, err := Open("openblas")
@@ -509,7 +523,7 @@ func TestGemmRandomShapes(t *testing.T) {
 	if err != nil {
 		t.Logf("OpenBLAS absent (%v): checking only the splitting wrapper over gonum", err)
 	}
-	backends := []namedBackend{{"split-gonum-2-always", &parallel{b: Gonum(), workers: 2}, nil}}
+	backends := append([]namedBackend{{"split-gonum-2-always", &parallel{b: Gonum(), workers: 2}, nil}}, goBackends()...)
 	if err == nil {
 		backends = append(backends,
 			namedBackend{"openblas", ob, nil},

@@ -47,7 +47,8 @@ const parallelMinWorkAVX512 = 12 << 20
 //
 // workers < 1 means runtime.GOMAXPROCS(0). With one worker, or for gonum's
 // backend (which already parallelises large products internally), b is
-// returned unchanged. The inner backend must be safe for concurrent use on
+// returned unchanged; the Go backend splits its own products (sharing packed panels
+// between the workers) and is returned with its worker count set. The inner backend must be safe for concurrent use on
 // disjoint parts of C, as OpenBLAS and gonum are.
 func Parallel(b Backend, workers int) Backend {
 	for unwrapped := false; !unwrapped; {
@@ -62,6 +63,9 @@ func Parallel(b Backend, workers int) Backend {
 	}
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	if g, ok := b.(*goBackend); ok {
+		return g.withWorkers(workers)
 	}
 	if _, ok := b.(gonumBackend); ok || workers == 1 {
 		return b

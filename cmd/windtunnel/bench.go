@@ -36,7 +36,9 @@ type benchRow struct {
 	TorchBoth    []float64  `json:"torch_median_ms_by_threads,omitempty"`
 	Ratio        float64    `json:"ratio,omitempty"`
 	BLAS         string     `json:"blas"`
-	TorchErr     string     `json:"torch_error,omitempty"`
+	// BLASKind is the --blas value the row ran with (auto, go, openblas, gonum).
+	BLASKind string `json:"blas_kind"`
+	TorchErr string `json:"torch_error,omitempty"`
 	// Device is where windtunnel's step ran (cpu, cuda, cuda-gemm, host), TorchDevice PyTorch's.
 	Device      string `json:"device"`
 	DeviceName  string `json:"device_name,omitempty"`
@@ -85,7 +87,8 @@ func medianRow(reps []benchRow) benchRow {
 func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	var presets, devices []string
 	var steps, paperSteps, repeat int
-	var script, python, blas string
+	var script, python string
+	var blases []string
 	var asJSON, accuracy, dashboard bool
 	dash := dashOptions{Windows: 16, Window: 3 * time.Second, Settle: 500 * time.Millisecond, Key: 500 * time.Millisecond}
 	c := &cobra.Command{
@@ -112,7 +115,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				if dash.Window < time.Second || dash.Settle < 0 || dash.Settle >= dash.Window || dash.Key < 0 {
 					return usagef("--window must be at least 1s, --settle in [0, --window), --key ≥ 0")
 				}
-				dash.BLAS = blas
+				dash.BLAS = blases[0]
 				r, err := benchDashboard(cmd.Context(), dash, stdout, stderr)
 				if err != nil {
 					return err
@@ -135,21 +138,32 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			var rows []benchRow
+			var vs []blasRatio
 			for _, p := range presets {
 				n := steps
 				if p == runconfig.PresetPaper {
 					n = paperSteps
 				}
 				for _, dev := range devices {
-					var reps []benchRow
+					// Every repetition runs each backend in turn, so that the backends'
+					// runs alternate and each repetition gives one ratio between them.
+					reps := make([][]benchRow, len(blases))
 					for i := 0; i < repeat; i++ {
-						row, err := benchPreset(cmd.Context(), p, n, blas, dev, ref, stderr)
-						if err != nil {
-							return err
+						for j, blas := range blases {
+							row, err := benchPreset(cmd.Context(), p, n, blas, dev, ref, stderr)
+							if err != nil {
+								return err
+							}
+							row.BLASKind = blas
+							reps[j] = append(reps[j], row)
 						}
-						reps = append(reps, row)
 					}
-					rows = append(rows, medianRow(reps))
+					for j := range blases {
+						rows = append(rows, medianRow(reps[j]))
+						if j > 0 {
+							vs = append(vs, newBLASRatio(reps[j], reps[0]))
+						}
+					}
 				}
 			}
 			if asJSON {
@@ -161,9 +175,10 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 			} else {
 				printBench(stdout, rows)
+				printBLASRatios(stdout, vs)
 			}
 			if accuracy {
-				return benchAccuracy(cmd.Context(), blas, ref, stdout, stderr)
+				return benchAccuracy(cmd.Context(), blases[0], ref, stdout, stderr)
 			}
 			return nil
 		},
@@ -176,7 +191,8 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	c.Flags().StringVar(&script, "torch-script", "", "PyTorch reference script (default: $TORCH_REFERENCE, else the project's "+torchScriptName+
 		" next to the binary or in the repository's scripts/)")
 	c.Flags().StringVar(&python, "python", "", "Python with PyTorch (default: the first of $PYTHON, python3 on PATH, /usr/bin/python3 that imports torch)")
-	blasFlag(c.Flags(), &blas)
+	c.Flags().StringSliceVar(&blases, "blas", []string{"auto"}, "matrix-product backends, one row each, run in turn in every repetition (the first for --accuracy and --dashboard): "+
+		"auto, go, openblas, gonum; with several, the table is followed by each one's step time over the first's, pair by pair")
 	jsonFlag(c.Flags(), &asJSON, "one JSON object per configuration")
 	c.Flags().BoolVar(&dashboard, "dashboard", false, "measure the dashboard's cost to the trainer instead (alternating windows in one run)")
 	c.Flags().IntVar(&dash.Windows, "windows", dash.Windows, "--dashboard: number of windows, even (half with the dashboard)")
@@ -249,7 +265,7 @@ func benchPreset(ctx context.Context, preset string, steps int, blas, device str
 
 func printBench(w io.Writer, rows []benchRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "preset\tconfig\tparams\tdevice\tsteps\twindtunnel ms (min..max)\tPyTorch ms\tratio\t50k steps")
+	fmt.Fprintln(tw, "preset\tconfig\tparams\tdevice\tblas\tsteps\twindtunnel ms (min..max)\tPyTorch ms\tratio\t50k steps")
 	for _, r := range rows {
 		torch := r.TorchErr
 		if torch == "" {
@@ -263,12 +279,19 @@ func printBench(w io.Writer, rows []benchRow) {
 			lo, hi := slices.Min(r.Ratios), slices.Max(r.Ratios)
 			ratio += fmt.Sprintf(" (%.2f..%.2f, %d pairs)", lo, hi, len(r.Ratios))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%.1f (%.1f..%.1f)\t%s\t%s\t%.0f min\n", r.Preset, r.Config, r.Params, r.Device, r.Steps,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%.1f (%.1f..%.1f)\t%s\t%s\t%.0f min\n", r.Preset, r.Config, r.Params, r.Device, r.BLASKind, r.Steps,
 			r.OursMs, r.OursSpread[0], r.OursSpread[1], torch, ratio, r.Projected50kMin)
 	}
 	tw.Flush()
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if !seen[r.BLAS] {
+			seen[r.BLAS] = true
+			fmt.Fprintf(w, "windtunnel BLAS (%s): %s\n", r.BLASKind, r.BLAS)
+		}
+	}
 	if len(rows) > 0 {
-		fmt.Fprintf(w, "windtunnel BLAS: %s; ratio = windtunnel / PyTorch (on the CPU at its faster thread count)\n", rows[0].BLAS)
+		fmt.Fprintln(w, "ratio = windtunnel / PyTorch (on the CPU at its faster thread count)")
 	}
 	for _, r := range rows {
 		if r.DeviceName != "" {

@@ -20,8 +20,8 @@ func newDeviceCmd(stdout io.Writer) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "device",
 		Short: "Report where runs compute: the CPU's BLAS and threads, and the NVIDIA GPU, driver and cuBLAS that --device cuda would use",
-		Long: "device reports the matrix-product backend runs use on the CPU (the BLAS library --blas auto\n" +
-			"loads, its path and the kernel threads) and whether --device cuda would find an NVIDIA GPU: its\n" +
+		Long: "device reports the matrix-product backend runs use on the CPU (the backend --blas auto\n" +
+			"picks, the micro-kernel the go backend chose, OpenBLAS's path if it loads, and the kernel threads) and whether --device cuda would find an NVIDIA GPU: its\n" +
 			"driver and cuBLAS, or why not. Runs use the CPU unless --device cuda is given; without a usable\n" +
 			"GPU --device cuda is an error, not a silent fallback.",
 		Args: noArgs,
@@ -40,10 +40,12 @@ func newDeviceCmd(stdout io.Writer) *cobra.Command {
 
 // deviceReport is what `windtunnel device` prints.
 type deviceReport struct {
-	// BLAS is the CPU backend --blas auto picks: "openblas" or "gonum".
-	BLAS    string        `json:"blas"`
+	// BLAS is the CPU backend --blas auto picks: "go" (the project's own GEMM) or "openblas".
+	BLAS string `json:"blas"`
+	// Kernel is the micro-kernel the go backend chose for this CPU, e.g. "avx2+fma 6×16".
+	Kernel  string        `json:"kernel"`
 	Library *gemm.Library `json:"library,omitempty"`
-	// BLASNote says why the pure-Go backend is used (OpenBLAS did not load).
+	// BLASNote says that OpenBLAS did not load, and how to point at it.
 	BLASNote string `json:"blas_note,omitempty"`
 	// Workers is the default kernel goroutine count (--workers 0: all cores).
 	Workers int        `json:"workers"`
@@ -74,13 +76,17 @@ type cudaReport struct {
 
 // probeDevices finds the CPU backend and the GPU.
 func probeDevices() deviceReport {
-	r := deviceReport{BLAS: "gonum", Workers: runtime.GOMAXPROCS(0)}
+	r := deviceReport{BLAS: "go", Workers: runtime.GOMAXPROCS(0)}
+	r.Kernel, _ = gemm.KernelOf(gemm.Go())
+	if lib, ok := gemm.LibraryOf(gemm.Auto()); ok {
+		r.BLAS = lib.Name
+	}
 	if b, err := gemm.Open("openblas"); err == nil {
 		if lib, ok := gemm.LibraryOf(b); ok {
-			r.BLAS, r.Library = lib.Name, &lib
+			r.Library = &lib
 		}
 	} else {
-		r.BLASNote = fmt.Sprintf("OpenBLAS not found (install libopenblas0-pthread, or set %s to its path)", gemm.EnvOpenBLAS)
+		r.BLASNote = fmt.Sprintf("OpenBLAS not found (for --blas openblas: install libopenblas0-pthread, or set %s to its path)", gemm.EnvOpenBLAS)
 	}
 	in, err := cuda.Probe()
 	r.CUDA = cudaReport{Name: in.Name, MemoryBytes: in.MemoryBytes, Driver: in.Driver, DriverLib: in.DriverLib,
@@ -118,15 +124,23 @@ func (r deviceReport) text() string {
 	var b strings.Builder
 	row := func(key, value string) { b.WriteString(wrapRow("  "+key, value, 12, deviceWidth)) }
 	b.WriteString("CPU (every run: --device cpu, the default)\n")
-	if lib := r.Library; lib != nil {
+	lib := r.Library
+	if r.BLAS == "go" || lib == nil {
+		row("BLAS", fmt.Sprintf("go, the project's own float32 GEMM, %s kernel (--blas auto)", r.Kernel))
+		if lib != nil {
+			row("OpenBLAS", fmt.Sprintf("%s %s (--blas openblas)", lib.Name, lib.Version))
+			row("library", lib.Path)
+		} else {
+			row("OpenBLAS", r.BLASNote+"; not needed")
+		}
+		row("threads", fmt.Sprintf("%d (all cores; --workers N to change): kernels and large products are split "+
+			"over %d goroutines", r.Workers, r.Workers))
+	} else {
 		row("BLAS", fmt.Sprintf("%s %s (--blas auto)", lib.Name, lib.Version))
 		row("library", lib.Path)
+		row("go kernel", fmt.Sprintf("%s (--blas go)", r.Kernel))
 		row("threads", fmt.Sprintf("%d (all cores; --workers N to change): kernels and large products are split "+
 			"over %d goroutines; %s's own threads: %d", r.Workers, r.Workers, lib.Name, lib.Threads))
-	} else {
-		row("BLAS", "gonum, pure Go (--blas auto): "+r.BLASNote)
-		row("threads", fmt.Sprintf("%d (all cores; --workers N to change): kernels are split over %d goroutines",
-			r.Workers, r.Workers))
 	}
 	c := r.CUDA
 	b.WriteString("CUDA (--device cuda)\n")

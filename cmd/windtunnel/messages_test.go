@@ -111,17 +111,20 @@ func TestDeviceReport(t *testing.T) {
 		r    deviceReport
 		want []string
 	}{
-		{"no driver", deviceReport{BLAS: "gonum", BLASNote: "OpenBLAS not found", Workers: 2, CUDA: cudaReport{
+		{"no driver", deviceReport{BLAS: "go", Kernel: "avx2+fma 6×16", BLASNote: "OpenBLAS not found", Workers: 2, CUDA: cudaReport{
 			Reason: "no NVIDIA driver library (libcuda) could be loaded", Env: "WINDTUNNEL_LIBCUDA",
 			Searched: []string{"libcuda.so.1", "libcuda.so", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1",
 				"/usr/local/nvidia/lib64/libcuda.so.1", "/usr/lib/aarch64-linux-gnu/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"}}},
-			[]string{"BLAS      gonum, pure Go", "threads   2", "found     no: no NVIDIA driver library", "libcuda.so.1",
+			[]string{"BLAS      go, the project's own float32 GEMM, avx2+fma 6×16 kernel", "OpenBLAS  OpenBLAS not found", "threads   2", "found     no: no NVIDIA driver library", "libcuda.so.1",
 				"WINDTUNNEL_LIBCUDA", "runs      use the CPU"}},
-		{"gpu", deviceReport{BLAS: "openblas", Workers: 16, Library: &gemmLib, CUDA: cudaReport{Found: true,
+		{"go and openblas", deviceReport{BLAS: "go", Kernel: "avx2+fma 6×16", Workers: 2, Library: &gemmLib},
+			append(lib, "BLAS      go, the project's own float32 GEMM, avx2+fma 6×16 kernel (--blas auto)",
+				"OpenBLAS  openblas 0.3.21 Zen (--blas openblas)")},
+		{"gpu", deviceReport{BLAS: "openblas", Kernel: "generic Go 6×16", Workers: 16, Library: &gemmLib, CUDA: cudaReport{Found: true,
 			Name: "NVIDIA H100 80GB HBM3", MemoryBytes: 80 << 30, Driver: "13.0", DriverLib: "libcuda.so.1",
 			CUBLAS: "13.1.0", CUBLASLib: "libcublas.so.13", NVRTC: "13.0", NVRTCLib: "/opt/venv/lib/python3.12/site-packages/nvidia/cu13/lib/libnvrtc.so.13"}},
 			append(lib, "BLAS      openblas 0.3.21 Zen", "GPU       NVIDIA H100 80GB HBM3 (80.0 GiB)",
-				"driver    CUDA 13.0 (libcuda.so.1)", "cuBLAS    13.1.0 (libcublas.so.13)", "NVRTC     13.0 (/opt/venv",
+				"go kernel generic Go 6×16 (--blas go)", "driver    CUDA 13.0 (libcuda.so.1)", "cuBLAS    13.1.0 (libcublas.so.13)", "NVRTC     13.0 (/opt/venv",
 				"whole training step on this GPU", "multiply-adds here")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,7 +144,7 @@ func TestDeviceReport(t *testing.T) {
 	checkWidth(t, out, deviceWidth)
 	code, out, _ = runCLI("device", "--json")
 	var r deviceReport
-	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Workers < 1 || (r.BLAS != "gonum" && r.Library == nil) {
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Workers < 1 || r.Kernel == "" || (r.BLAS != "go" && r.Library == nil) {
 		t.Errorf("device --json: exit %d, %q", code, out)
 	}
 }

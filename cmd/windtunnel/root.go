@@ -139,7 +139,7 @@ func jsonFlag(fs *pflag.FlagSet, p *bool, what string) {
 
 // blasFlag registers --blas, the matrix-product backend.
 func blasFlag(fs *pflag.FlagSet, p *string) {
-	fs.StringVar(p, "blas", "auto", "matrix-product backend: auto (OpenBLAS if found, else gonum), openblas or gonum")
+	fs.StringVar(p, "blas", "auto", "matrix-product backend: auto (go where its assembly kernel runs, else OpenBLAS if found, else go), go (the project's own float32 GEMM), openblas or gonum")
 }
 
 // safeLines is an error message made safe to print (sessions.SafeText) line by line: an

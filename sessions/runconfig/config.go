@@ -56,7 +56,7 @@ type Config struct {
 	// NVIDIA GPU (other models: their matrix products there); "cuda-gemm": only the matrix
 	// products on the GPU; "host": the resident step's executor on Go kernels (for checks).
 	Device string `json:"device,omitempty"`
-	// BLAS is "auto", "openblas" or "gonum".
+	// BLAS is "auto", "go" (the project's own float32 GEMM), "openblas" or "gonum".
 	BLAS string `json:"blas"`
 	// Workers is the goroutine count for kernels and GEMM splitting (0: all cores).
 	Workers int `json:"workers"`
@@ -270,9 +270,9 @@ func (c Config) Validate() error {
 		return bad("Device", c.Device, "cpu, cuda, cuda-gemm or host")
 	}
 	switch c.BLAS {
-	case "auto", "openblas", "gonum":
+	case "auto", "go", "openblas", "gonum":
 	default:
-		return bad("BLAS", c.BLAS, "auto, openblas or gonum")
+		return bad("BLAS", c.BLAS, "auto, go, openblas or gonum")
 	}
 	if err := c.validateEvalK(); err != nil {
 		return err
