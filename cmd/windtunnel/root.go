@@ -76,6 +76,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newAttachCmd(stdout, stderr), newLsCmd(stdout, stderr))
 	root.AddCommand(newPlotCmd(stdout))
 	root.AddCommand(newReportCmd(stdout, stderr))
+	root.AddCommand(newSweepCmd(stdout, stderr))
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
 			return usagef("unknown command %q (try --help)", args[0])
