@@ -228,6 +228,12 @@ func sweepPoints(g sweep.Grid) ([]sweep.Point, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
+	return checkPoints(points)
+}
+
+// checkPoints builds every point's configuration (setting its steps): a value run refuses
+// or two points that train the same run are usage errors.
+func checkPoints(points []sweep.Point) ([]sweep.Point, error) {
 	seen := map[string]string{}
 	for i, p := range points {
 		cfg, err := pointConfig(p.Args)
@@ -257,22 +263,26 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 		return err
 	}
 	dir := f.out
-	if !given {
+	var points []sweep.Point
+	if given {
+		points, err = sweepPoints(g)
+	} else {
+		// No grid: continue the sweep in --out, its points as recorded.
 		if dir == "" {
 			return usagef("sweep: empty grid: give --set FLAG=V1,V2, --tasks, --models, --seeds or a sweep file (or --out DIR of a sweep to continue it)")
 		}
-		old, err := sweep.Read(dir)
-		if err != nil {
-			return usagef("sweep: empty grid, and --out %s is not a sweep to continue: %v", dir, err)
+		old, rerr := sweep.Read(dir)
+		if rerr != nil {
+			return usagef("sweep: empty grid, and --out %s is not a sweep to continue: %v", dir, rerr)
 		}
 		g = old.Grid
+		points, err = checkPoints(old.Points)
+	}
+	if err != nil {
+		return err
 	}
 	if dir == "" {
 		dir = filepath.Join("runs", "sweep-"+time.Now().Format("20060102-150405"))
-	}
-	points, err := sweepPoints(g)
-	if err != nil {
-		return err
 	}
 	m, err := sweep.Prepare(dir, g, points)
 	if errors.Is(err, sweep.ErrOtherSweep) {
@@ -329,7 +339,7 @@ func sweepLocal(ctx context.Context, f sweepFlags, m *sweep.Manifest, exe string
 	start := time.Now()
 	l := sweep.Local{Exe: exe, Jobs: f.jobs, Workers: workers, Out: stderr, Tty: isTerminal(stderr)}
 	pr, err := l.Run(ctx, m, todo)
-	fmt.Fprintf(stdout, "sweep %s: %s, %.0f s; windtunnel compare --from %s\n", m.Dir(), pr, time.Since(start).Seconds(), m.Dir())
+	fmt.Fprintf(stdout, "sweep %s: %s, %.0f s; windtunnel compare --from %s\n", m.Dir(), pr.Tally(), time.Since(start).Seconds(), m.Dir())
 	if err == nil && pr.Failed > 0 {
 		err = fmt.Errorf("sweep: %d points did not finish (windtunnel sweep status %s; run the sweep again to retry them)", pr.Failed, m.Dir())
 	}
@@ -362,7 +372,7 @@ func sweepSlurm(ctx context.Context, f sweepFlags, m *sweep.Manifest, exe, sbatc
 		fmt.Fprintf(stderr, "windtunnel sweep: %s\n", n)
 	}
 	if len(todo) == 0 {
-		fmt.Fprintf(stdout, "nothing to submit: %s (windtunnel sweep status %s)\n", sweep.Of(sts), m.Dir())
+		fmt.Fprintf(stdout, "nothing to submit: %s (windtunnel sweep status %s)\n", sweep.Of(sts).Tally(), m.Dir())
 		return nil
 	}
 	ix := make([]int, len(todo))
@@ -392,7 +402,7 @@ func sweepSlurm(ctx context.Context, f sweepFlags, m *sweep.Manifest, exe, sbatc
 		return fmt.Errorf("sweep: --wait: %w (the jobs go on; windtunnel sweep status %s)", err, m.Dir())
 	}
 	pr := sweep.Of(final)
-	fmt.Fprintf(stdout, "sweep %s: %s; windtunnel compare --from %s\n", m.Dir(), pr, m.Dir())
+	fmt.Fprintf(stdout, "sweep %s: %s; windtunnel compare --from %s\n", m.Dir(), pr.Tally(), m.Dir())
 	if pr.Done < pr.Total {
 		return fmt.Errorf("sweep: %d of %d points not done (windtunnel sweep status %s; run the sweep again to resubmit them)", pr.Total-pr.Done, pr.Total, m.Dir())
 	}

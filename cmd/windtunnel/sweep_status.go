@@ -79,6 +79,6 @@ func sweepStatus(ctx context.Context, dir string, asJSON bool, stdout, stderr io
 		}
 		fmt.Fprintln(stdout, safeLines(line))
 	}
-	fmt.Fprintln(stdout, pr.String())
+	fmt.Fprintln(stdout, pr.Tally())
 	return nil
 }

@@ -24,7 +24,12 @@ func (p Progress) String() string {
 	case p.HasETA:
 		eta = "ETA " + p.ETA.Round(time.Second).String()
 	}
-	return fmt.Sprintf("%d/%d done, %d running, %d failed, %d left, %s", p.Done, p.Total, p.Running, p.Failed, p.Left, eta)
+	return p.Tally() + ", " + eta
+}
+
+// Tally is the line without the time left: "3/8 done, 2 running, 1 failed, 2 left".
+func (p Progress) Tally() string {
+	return fmt.Sprintf("%d/%d done, %d running, %d failed, %d left", p.Done, p.Total, p.Running, p.Failed, p.Left)
 }
 
 // Of tallies statuses as a progress line: queued, missing and stopped points are left.

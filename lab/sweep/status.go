@@ -68,9 +68,6 @@ func (m *Manifest) pointStatus(p Point, q Queue) PointStatus {
 	slurmState, inQueue := q[p.Index]
 	queued := inQueue && queuedStates[slurmState]
 	running := inQueue && !queued
-	if inQueue {
-		st.Detail = "slurm " + strings.ToLower(slurmState)
-	}
 	path := m.SessionPath(p)
 	info, ok, err := readPoint(path)
 	switch {
@@ -106,12 +103,14 @@ func (m *Manifest) pointStatus(p Point, q Queue) PointStatus {
 			}
 		}
 	}
-	switch {
-	case st.State == Done:
-	case queued:
-		st.State = Queued
-	case running:
-		st.State = Running
+	if st.State != Done && inQueue {
+		st.State, st.Detail = Running, "slurm "+strings.ToLower(slurmState)
+		if queued {
+			st.State = Queued
+			if st.Step > 0 {
+				st.Detail += "; resumes from its last checkpoint"
+			}
+		}
 	}
 	return st
 }
