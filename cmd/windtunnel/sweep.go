@@ -308,7 +308,7 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if err := m.Save(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "windtunnel sweep: %d points (%s) in %s\n", len(points), g.Describe(), dir)
+	fmt.Fprintf(stderr, "windtunnel sweep: %d points (%s) in %s\n", len(points), safeLines(g.Describe()), safeLines(dir))
 	if f.slurm {
 		return sweepSlurm(ctx, f, m, exe, sbatch, stdout, stderr)
 	}
@@ -319,7 +319,17 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 func sweepLocal(ctx context.Context, f sweepFlags, m *sweep.Manifest, exe string, stdout, stderr io.Writer) error {
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
-	todo, sts, notes, err := m.Pending(nil, time.Now())
+	var q sweep.Queue
+	if len(m.Jobs) > 0 { // submitted to Slurm before: leave its queued and running points alone
+		squeue, err := exec.LookPath("squeue")
+		if err != nil {
+			return fmt.Errorf("sweep: %s was submitted to Slurm and squeue is not on PATH: cannot tell which points are still queued", m.Dir())
+		}
+		if q, err = m.ReadQueue(ctx, squeue); err != nil {
+			return err
+		}
+	}
+	todo, sts, notes, err := m.Pending(q, time.Now())
 	if err != nil {
 		return err
 	}

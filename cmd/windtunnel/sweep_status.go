@@ -65,7 +65,7 @@ func sweepStatus(ctx context.Context, dir string, asJSON bool, stdout, stderr io
 	for i, j := range m.Jobs {
 		jobs[i] = j.ID
 	}
-	fmt.Fprintf(stdout, "sweep %s: %d points (%s)", dir, len(m.Points), m.Grid.Describe())
+	fmt.Fprintf(stdout, "sweep %s: %d points (%s)", safeLines(dir), len(m.Points), safeLines(m.Grid.Describe()))
 	if len(jobs) > 0 {
 		fmt.Fprintf(stdout, ", Slurm jobs %s", strings.Join(jobs, ", "))
 	}

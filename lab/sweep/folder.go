@@ -180,6 +180,7 @@ func (m *Manifest) SetAside(p Point, now time.Time) (string, error) {
 }
 
 // Describe is the grid in one line: "bijection,hmm × transformer × lr 1e-3,3e-4 × seed 1,2".
+// Values are shown as given; print it through sessions.SafeText when it comes from a file.
 func (g Grid) Describe() string {
 	parts := make([]string, len(g.Axes))
 	for i, a := range g.Axes {

@@ -200,7 +200,7 @@ func writeSession(t *testing.T, path string, planned, step int, st sessions.Stat
 // TestStatus: each state from the sessions and the queue, and Pending's choice of points.
 func TestStatus(t *testing.T) {
 	dir := t.TempDir()
-	g := Grid{Axes: []Axis{{Flag: "seed", Values: []string{"1", "2", "3", "4", "5", "6", "7"}}}}
+	g := Grid{Axes: []Axis{{Flag: "seed", Values: []string{"1", "2", "3", "4", "5", "6", "7", "8"}}}}
 	pts, _ := g.Points()
 	for i := range pts {
 		pts[i].Steps = 100
@@ -214,8 +214,10 @@ func TestStatus(t *testing.T) {
 	writeSession(t, m.SessionPath(pts[3]), 100, 20, sessions.Training)
 	os.WriteFile(m.SessionPath(pts[4]), []byte("not a session"), 0o600)
 	os.WriteFile(filepath.Join(dir, LogDir, "slurm-5_6.out"), []byte("windtunnel: --lr 0: want > 0\n\n"), 0o600)
+	// A local log that ends with a run's summary: the run ended, its session was removed.
+	os.WriteFile(filepath.Join(dir, LogDir, pts[7].Name+".log"), []byte("step 100/100\n{\"state\":\"done\"}\n"), 0o600)
 	q := Queue{3: "RUNNING", 5: "PENDING"}
-	want := []State{Done, Stopped, Failed, Running, Failed, Queued, Failed}
+	want := []State{Done, Stopped, Failed, Running, Failed, Queued, Failed, Missing}
 	sts := m.Status(q)
 	for i, s := range sts {
 		if s.State != want[i] {
@@ -228,7 +230,7 @@ func TestStatus(t *testing.T) {
 	if !strings.Contains(sts[6].Detail, "want > 0") || !sts[4].Unreadable {
 		t.Errorf("details: %q, unreadable %v", sts[6].Detail, sts[4].Unreadable)
 	}
-	if p := Of(sts); p.Done != 1 || p.Running != 1 || p.Failed != 3 || p.Left != 2 {
+	if p := Of(sts); p.Done != 1 || p.Running != 1 || p.Failed != 3 || p.Left != 3 {
 		t.Errorf("progress %+v", p)
 	}
 	todo, _, notes, err := m.Pending(q, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
@@ -239,8 +241,8 @@ func TestStatus(t *testing.T) {
 	for _, p := range todo {
 		ix = append(ix, p.Index)
 	}
-	if !slices.Equal(ix, []int{1, 2, 4, 6}) {
-		t.Errorf("pending %v, want [1 2 4 6]", ix)
+	if !slices.Equal(ix, []int{1, 2, 4, 6, 7}) {
+		t.Errorf("pending %v, want [1 2 4 6 7]", ix)
 	}
 	if _, err := os.Stat(m.SessionPath(pts[4]) + ".unreadable-20260102-030405"); err != nil || len(notes) != 1 {
 		t.Errorf("the unreadable session was not set aside: %v, notes %q", err, notes)

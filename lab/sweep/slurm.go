@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"windtunnel/sessions"
 )
 
 // Slurm is how a sweep is submitted to Slurm: one job array whose task i trains point i.
@@ -57,7 +59,12 @@ func (s Slurm) Script(m *Manifest) (string, error) {
 	var b strings.Builder
 	sb := func(format string, a ...any) { fmt.Fprintf(&b, "#SBATCH "+format+"\n", a...) }
 	b.WriteString("#!/bin/bash\n")
-	fmt.Fprintf(&b, "# windtunnel sweep: %d points (%s), sessions in %s.\n", len(m.Points), m.Grid.Describe(), dir)
+	for _, v := range []string{s.Exe, s.Partition, s.Time, s.Gres} {
+		if strings.ContainsAny(v, "\n\r\x00") {
+			return "", fmt.Errorf("sweep: %q: a line break in a Slurm setting", v)
+		}
+	}
+	fmt.Fprintf(&b, "# windtunnel sweep: %d points (%s), sessions in %s.\n", len(m.Points), sessions.SafeText(m.Grid.Describe()), sessions.SafeText(dir))
 	b.WriteString("# Written by `windtunnel sweep --slurm`, which submits it with --array naming the points to train.\n")
 	sb("--job-name=%s", shq("wt-sweep-"+filepath.Base(dir)))
 	sb("--array=%s", ArraySpec(allIndices(len(m.Points)), s.Parallel))

@@ -175,7 +175,8 @@ func (m *Manifest) lastFailure(p Point) string {
 		if err != nil || fi.ModTime().UnixNano() < bestT {
 			continue
 		}
-		if line := failureLine(l); line != "" {
+		// A run that ended prints its JSON summary last: that log says nothing failed.
+		if line := failureLine(l); line != "" && !strings.HasPrefix(line, "{") {
 			best, bestT = line, fi.ModTime().UnixNano()
 		}
 	}
