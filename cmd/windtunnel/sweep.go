@@ -299,6 +299,9 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if exe, err = filepath.Abs(exe); err != nil {
 		return fmt.Errorf("sweep: --exe: %w", err)
 	}
+	if fi, err := os.Stat(exe); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return usagef("sweep: --exe %s: not an executable file", exe)
+	}
 	var sbatch string
 	if f.slurm && !f.dryRun {
 		if sbatch, err = exec.LookPath("sbatch"); err != nil {

@@ -61,6 +61,7 @@ func TestSweepBadInput(t *testing.T) {
 		{"no sbatch", []string{"--slurm", "--out", filepath.Join(base, "new"), "--set", "lr=1e-2,1e-3"}, noSbatch, "sbatch is not on PATH"},
 		{"jobs with slurm", []string{"--slurm", "--jobs", "2", "--set", "lr=1e-2,1e-3"}, "", "--jobs applies to --local only"},
 		{"slurm flag locally", []string{"--parallel", "2", "--set", "lr=1e-2,1e-3"}, "", "--parallel applies to --slurm only"},
+		{"no such binary", []string{"--exe", filepath.Join(base, "nope"), "--set", "lr=1e-2,1e-3"}, "", "not an executable file"},
 		{"both engines", []string{"--slurm", "--local", "--set", "lr=1e-2,1e-3"}, "", "choose one engine"},
 		{"bad sbatch option", []string{"--slurm", "--sbatch-option", "--array=0-9", "--set", "lr=1e-2,1e-3"}, "", "sets --array itself"},
 	} {
