@@ -23,6 +23,7 @@ require (
 	golang.org/x/sys v0.36.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.16.0
+	gopkg.in/yaml.v3 v3.0.1
 	gorgonia.org/gorgonia v0.9.18
 	gorgonia.org/tensor v0.9.23
 	modernc.org/sqlite v1.40.0

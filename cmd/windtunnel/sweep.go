@@ -1,0 +1,423 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"windtunnel/lab/sweep"
+	"windtunnel/tunnels"
+)
+
+// sweepFlags are the settings of `windtunnel sweep`.
+type sweepFlags struct {
+	tasks, models string
+	seeds         int
+	sets          []string
+	out           string
+	exe           string
+	local, slurm  bool
+	jobs          int
+	parallel      int
+	partition     string
+	timeLimit     string
+	gres          string
+	cpus          int
+	sbatchOpts    []string
+	dryRun, wait  bool
+	poll          time.Duration
+}
+
+// slurmOnly are the flags that mean something with --slurm only.
+var slurmOnly = []string{"parallel", "partition", "time", "gres", "cpus-per-task", "sbatch-option", "dry-run", "wait"}
+
+func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
+	var f sweepFlags
+	c := &cobra.Command{
+		Use:   "sweep [SWEEP_FILE]",
+		Short: "Train a grid of runs (tasks × models × seeds × any run flag) into one folder, here or as one Slurm job array",
+		Long: "sweep trains every point of a grid — --tasks × --models × --seeds × each --set FLAG=V1,V2 (any flag of\n" +
+			"`windtunnel run`), or a sweep file (TOML or YAML: W&B's `method: grid` with `parameters`, or Hydra's\n" +
+			"`hydra: sweeper: params`) — into one folder, one session per point named by its values\n" +
+			"(bijection-transformer-lr=1e-3-seed=2.wtlab). --local (the default) runs --jobs points at a time on this\n" +
+			"machine, the cores divided between them; --slurm writes DIR/sweep.sbatch and submits the points as\n" +
+			"one job array (--array=…%P, --requeue). An interrupted, preempted or requeued point resumes from its\n" +
+			"last checkpoint, a finished point is never trained again, and running sweep again on the folder\n" +
+			"(the same grid, or none) trains or submits only what is missing, stopped or failed. `windtunnel\n" +
+			"sweep status DIR` shows each point; `compare --from DIR`, `report DIR` and `plot DIR` read the folder.",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("%s takes at most one sweep file, got %d arguments", c.CommandPath(), len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSweep(cmd.Context(), f, cmd.Flags(), args, stdout, stderr)
+		},
+	}
+	fs := c.Flags()
+	fs.StringVar(&f.tasks, "tasks", "", "comma-separated tasks (default: run's, bijection)")
+	fs.StringVar(&f.models, "models", "", "comma-separated models (default: run's, transformer)")
+	fs.IntVar(&f.seeds, "seeds", 0, "seeds 1..N (default: seed 1)")
+	fs.StringArrayVar(&f.sets, "set", nil, "a run flag and its values, FLAG=V1,V2 (repeatable; [a,b] is one value with a comma; choice(...), range(a,b))")
+	fs.StringVar(&f.out, "out", "", "the sweep's folder (default ./runs/sweep-<time>); give an existing sweep's folder to continue it")
+	fs.StringVar(&f.exe, "exe", "", "the windtunnel binary the points run (default: this one; with --slurm it must be reachable from the nodes)")
+	fs.BoolVar(&f.local, "local", false, "run the points on this machine (the default)")
+	fs.IntVar(&f.jobs, "jobs", 1, "--local: points trained at once (the cores are divided between them)")
+	fs.BoolVar(&f.slurm, "slurm", false, "submit the points to Slurm as one job array")
+	fs.IntVar(&f.parallel, "parallel", 0, "--slurm: array tasks running at once (--array=…%P; 0: Slurm's limit)")
+	fs.StringVar(&f.partition, "partition", "", "--slurm: partition")
+	fs.StringVar(&f.timeLimit, "time", "", "--slurm: time limit of each task (sbatch --time; the run stops cleanly, with a checkpoint, a minute before it)")
+	fs.StringVar(&f.gres, "gres", "", "--slurm: generic resources of each task, e.g. gpu:1 (with --set device=cuda)")
+	fs.IntVar(&f.cpus, "cpus-per-task", 1, "--slurm: CPUs of each task, and its run's --workers")
+	fs.StringArrayVar(&f.sbatchOpts, "sbatch-option", nil, "--slurm: another sbatch option, e.g. --account=lab (repeatable)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "--slurm: write the folder and DIR/sweep.sbatch, submit nothing")
+	fs.BoolVar(&f.wait, "wait", false, "--slurm: after submitting, follow the sweep until its tasks leave the queue")
+	fs.DurationVar(&f.poll, "poll", 10*time.Second, "--slurm --wait: how often squeue and the sessions are read")
+	c.AddCommand(newSweepStatusCmd(stdout, stderr))
+	return c
+}
+
+// checkSweepFlags rejects flags that do not go together, before anything is read.
+func checkSweepFlags(f sweepFlags, fs *pflag.FlagSet) error {
+	if f.local && f.slurm {
+		return usagef("sweep: --local and --slurm: choose one engine")
+	}
+	if !f.slurm {
+		for _, n := range slurmOnly {
+			if fs.Changed(n) {
+				return usagef("sweep: --%s applies to --slurm only", n)
+			}
+		}
+	} else if fs.Changed("jobs") {
+		return usagef("sweep: --jobs applies to --local only (with --slurm: --parallel)")
+	}
+	switch {
+	case f.jobs < 1 || f.jobs > 256:
+		return usagef("sweep: --jobs %d out of range: want 1..256", f.jobs)
+	case f.parallel < 0:
+		return usagef("sweep: --parallel %d out of range: want ≥ 1 (or 0: no cap)", f.parallel)
+	case f.cpus < 1 || f.cpus > 4096:
+		return usagef("sweep: --cpus-per-task %d out of range: want 1..4096", f.cpus)
+	case f.seeds < 0 || f.seeds > sweep.MaxPoints:
+		return usagef("sweep: --seeds %d out of range: want 1..%d", f.seeds, sweep.MaxPoints)
+	case f.poll < time.Second:
+		return usagef("sweep: --poll %s: want ≥ 1s", f.poll)
+	}
+	for _, o := range f.sbatchOpts {
+		if err := sweep.CheckOption(o); err != nil {
+			return usageError{err}
+		}
+	}
+	return nil
+}
+
+// sweepGrid builds the grid from the sweep file, --tasks, --models, --set and --seeds, in
+// the order task, model, the other flags as given, seed. ok is false when none was given.
+func sweepGrid(f sweepFlags, fs *pflag.FlagSet, args []string) (g sweep.Grid, ok bool, err error) {
+	var given sweep.Grid
+	if len(args) == 1 {
+		if given, err = sweep.ReadFile(args[0]); err != nil {
+			return g, false, usageError{err}
+		}
+	}
+	fromSet := map[string]bool{}
+	for _, s := range f.sets {
+		a, err := sweep.ParseSet(s)
+		if err != nil {
+			return g, false, usageError{err}
+		}
+		if fromSet[a.Flag] {
+			return g, false, usagef("sweep: --set %s given twice", a.Flag)
+		}
+		fromSet[a.Flag] = true
+		given.Set(a)
+	}
+	short := func(flag, name, list string, allowed []string) error {
+		if !fs.Changed(flag) {
+			return nil
+		}
+		if given.Has(name) {
+			return usagef("sweep: --%s and a %s axis (--set or the sweep file): give one", flag, name)
+		}
+		vals, err := parseList(flag, list, allowed)
+		if err != nil {
+			return err
+		}
+		given.Set(sweep.Axis{Flag: name, Values: vals})
+		return nil
+	}
+	if err := short("tasks", "task", f.tasks, tunnels.Names()); err != nil {
+		return g, false, err
+	}
+	if err := short("models", "model", f.models, arch.Kinds()); err != nil {
+		return g, false, err
+	}
+	if fs.Changed("seeds") {
+		if given.Has("seed") {
+			return g, false, usagef("sweep: --seeds and a seed axis (--set or the sweep file): give one")
+		}
+		if f.seeds < 1 {
+			return g, false, usagef("sweep: --seeds %d: empty grid (want ≥ 1)", f.seeds)
+		}
+		seeds := make([]string, f.seeds)
+		for i := range seeds {
+			seeds[i] = strconv.Itoa(i + 1)
+		}
+		given.Set(sweep.Axis{Flag: "seed", Values: seeds})
+	}
+	if len(given.Axes) == 0 {
+		return g, false, nil
+	}
+	axis := func(name, def string) sweep.Axis {
+		for _, a := range given.Axes {
+			if a.Flag == name {
+				return a
+			}
+		}
+		return sweep.Axis{Flag: name, Values: []string{def}}
+	}
+	g.Axes = append(g.Axes, axis("task", "bijection"), axis("model", arch.KindTransformer))
+	for _, a := range given.Axes {
+		if a.Flag != "task" && a.Flag != "model" && a.Flag != "seed" {
+			g.Axes = append(g.Axes, a)
+		}
+	}
+	g.Axes = append(g.Axes, axis("seed", "1"))
+	return g, true, nil
+}
+
+// pointConfig is a point's configuration as `windtunnel run` would build it from its flags:
+// run's own flags and checks, so a point that run would refuse is refused before anything
+// is trained or submitted.
+func pointConfig(args []string) (runconfig.Config, error) {
+	var f runFlags
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return runconfig.Config{}, usageError{err}
+	}
+	return f.config(fs)
+}
+
+// sweepPoints expands the grid and builds every point's configuration: an unknown flag, a
+// value run refuses, or two points that train the same run are usage errors.
+func sweepPoints(g sweep.Grid) ([]sweep.Point, error) {
+	probe := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	new(runFlags).register(probe)
+	for _, a := range g.Axes {
+		if probe.Lookup(a.Flag) == nil {
+			return nil, usagef("sweep: --set %s: `windtunnel run` has no flag --%s (see windtunnel run --help)", a.Flag, a.Flag)
+		}
+	}
+	points, err := g.Points()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return checkPoints(points)
+}
+
+// checkPoints builds every point's configuration (setting its steps): a value run refuses
+// or two points that train the same run are usage errors.
+func checkPoints(points []sweep.Point) ([]sweep.Point, error) {
+	seen := map[string]string{}
+	for i, p := range points {
+		cfg, err := pointConfig(p.Args)
+		if err != nil {
+			return nil, usagef("sweep: point %s: %v", p.Name, err)
+		}
+		points[i].Steps = cfg.Steps
+		cfg.BLAS, cfg.Workers = "", 0
+		key, err := json.Marshal(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("sweep: %w", err)
+		}
+		if other, dup := seen[string(key)]; dup {
+			return nil, usagef("sweep: points %s and %s train the same run", other, p.Name)
+		}
+		seen[string(key)] = p.Name
+	}
+	return points, nil
+}
+
+func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) error {
+	if err := checkSweepFlags(f, fs); err != nil {
+		return err
+	}
+	g, given, err := sweepGrid(f, fs, args)
+	if err != nil {
+		return err
+	}
+	dir := f.out
+	var points []sweep.Point
+	if given {
+		points, err = sweepPoints(g)
+	} else {
+		// No grid: continue the sweep in --out, its points as recorded.
+		if dir == "" {
+			return usagef("sweep: empty grid: give --set FLAG=V1,V2, --tasks, --models, --seeds or a sweep file (or --out DIR of a sweep to continue it)")
+		}
+		old, rerr := sweep.Read(dir)
+		if rerr != nil {
+			return usagef("sweep: empty grid, and --out %s is not a sweep to continue: %v", dir, rerr)
+		}
+		g = old.Grid
+		points, err = checkPoints(old.Points)
+	}
+	if err != nil {
+		return err
+	}
+	if dir == "" {
+		dir = filepath.Join("runs", "sweep-"+time.Now().Format("20060102-150405"))
+	}
+	m, err := sweep.Prepare(dir, g, points)
+	if errors.Is(err, sweep.ErrOtherSweep) {
+		return usageError{err}
+	} else if err != nil {
+		return err
+	}
+	exe := f.exe
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("sweep: the windtunnel binary: %w (give --exe)", err)
+		}
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return fmt.Errorf("sweep: --exe: %w", err)
+	}
+	if fi, err := os.Stat(exe); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return usagef("sweep: --exe %s: not an executable file", exe)
+	}
+	var sbatch string
+	if f.slurm && !f.dryRun {
+		if sbatch, err = exec.LookPath("sbatch"); err != nil {
+			return usagef("sweep: --slurm: sbatch is not on PATH (is this a Slurm login node? --dry-run writes the script without submitting)")
+		}
+	}
+	if err := m.Save(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "windtunnel sweep: %d points (%s) in %s\n", len(points), safeLines(g.Describe()), safeLines(dir))
+	if f.slurm {
+		return sweepSlurm(ctx, f, m, exe, sbatch, stdout, stderr)
+	}
+	return sweepLocal(ctx, f, m, exe, stdout, stderr)
+}
+
+// sweepLocal trains the pending points on this machine.
+func sweepLocal(ctx context.Context, f sweepFlags, m *sweep.Manifest, exe string, stdout, stderr io.Writer) error {
+	ctx, cancel := signalContext(ctx)
+	defer cancel()
+	var q sweep.Queue
+	if len(m.Jobs) > 0 { // submitted to Slurm before: leave its queued and running points alone
+		squeue, err := exec.LookPath("squeue")
+		if err != nil {
+			return fmt.Errorf("sweep: %s was submitted to Slurm and squeue is not on PATH: cannot tell which points are still queued", m.Dir())
+		}
+		if q, err = m.ReadQueue(ctx, squeue); err != nil {
+			return err
+		}
+	}
+	todo, sts, notes, err := m.Pending(q, time.Now())
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "windtunnel sweep: %s\n", n)
+	}
+	if busy := sweep.Of(sts).Running; busy > 0 {
+		return fmt.Errorf("sweep: %d points of %s are being trained by another process (windtunnel sweep status %s)", busy, m.Dir(), m.Dir())
+	}
+	if len(todo) == 0 {
+		fmt.Fprintf(stdout, "all %d points done in %s: windtunnel compare --from %s\n", len(m.Points), m.Dir(), m.Dir())
+		return nil
+	}
+	workers := max(1, runtime.NumCPU()/f.jobs)
+	fmt.Fprintf(stderr, "windtunnel sweep: training %d points here, %d at a time, --workers %d each (logs in %s)\n",
+		len(todo), f.jobs, workers, filepath.Join(m.Dir(), sweep.LogDir))
+	start := time.Now()
+	l := sweep.Local{Exe: exe, Jobs: f.jobs, Workers: workers, Out: stderr, Tty: isTerminal(stderr)}
+	pr, err := l.Run(ctx, m, todo)
+	fmt.Fprintf(stdout, "sweep %s: %s, %.0f s; windtunnel compare --from %s\n", m.Dir(), pr.Tally(), time.Since(start).Seconds(), m.Dir())
+	if err == nil && pr.Failed > 0 {
+		err = fmt.Errorf("sweep: %d points did not finish (windtunnel sweep status %s; run the sweep again to retry them)", pr.Failed, m.Dir())
+	}
+	return err
+}
+
+// sweepSlurm writes the script and submits the pending points as one job array.
+func sweepSlurm(ctx context.Context, f sweepFlags, m *sweep.Manifest, exe, sbatch string, stdout, stderr io.Writer) error {
+	s := sweep.Slurm{Exe: exe, Parallel: f.parallel, Partition: f.partition, Time: f.timeLimit, Gres: f.gres,
+		CPUsPerTask: f.cpus, Extra: f.sbatchOpts}
+	script, err := s.WriteScript(m)
+	if err != nil {
+		return err
+	}
+	var q sweep.Queue
+	squeue, lookErr := exec.LookPath("squeue")
+	if len(m.Jobs) > 0 {
+		if lookErr != nil {
+			return fmt.Errorf("sweep: squeue is not on PATH: cannot tell which points of %s are still queued, so nothing is submitted", m.Dir())
+		}
+		if q, err = m.ReadQueue(ctx, squeue); err != nil {
+			return fmt.Errorf("%w (nothing submitted)", err)
+		}
+	}
+	todo, sts, notes, err := m.Pending(q, time.Now())
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "windtunnel sweep: %s\n", n)
+	}
+	if len(todo) == 0 {
+		fmt.Fprintf(stdout, "nothing to submit: %s (windtunnel sweep status %s)\n", sweep.Of(sts).Tally(), m.Dir())
+		return nil
+	}
+	ix := make([]int, len(todo))
+	for i, p := range todo {
+		ix[i] = p.Index
+	}
+	if f.dryRun {
+		fmt.Fprintf(stdout, "wrote %s; submit it with: sbatch --array=%s %s\n", script, sweep.ArraySpec(ix, f.parallel), script)
+		return nil
+	}
+	job, err := s.Submit(ctx, sbatch, script, m, todo)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "submitted job array %s: %d of %d points (--array=%s), script %s; windtunnel sweep status %s\n",
+		job.ID, len(todo), len(m.Points), job.Array, script, m.Dir())
+	if !f.wait {
+		return nil
+	}
+	if lookErr != nil {
+		return fmt.Errorf("sweep: --wait: squeue is not on PATH")
+	}
+	ctx, cancel := signalContext(ctx)
+	defer cancel()
+	final, err := m.Wait(ctx, sweep.Watch{Squeue: squeue, Poll: f.poll, Out: stderr, Tty: isTerminal(stderr)})
+	if err != nil {
+		return fmt.Errorf("sweep: --wait: %w (the jobs go on; windtunnel sweep status %s)", err, m.Dir())
+	}
+	pr := sweep.Of(final)
+	fmt.Fprintf(stdout, "sweep %s: %s; windtunnel compare --from %s\n", m.Dir(), pr.Tally(), m.Dir())
+	if pr.Done < pr.Total {
+		return fmt.Errorf("sweep: %d of %d points not done (windtunnel sweep status %s; run the sweep again to resubmit them)", pr.Total-pr.Done, pr.Total, m.Dir())
+	}
+	return nil
+}

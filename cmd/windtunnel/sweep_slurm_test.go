@@ -1,0 +1,358 @@
+//go:build linux
+
+package main
+
+import (
+	"crypto/rand"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"windtunnel/lab/sweep"
+	"windtunnel/sessions"
+)
+
+// requireSlurmEnv makes TestSweepSlurm fail, not skip, where Slurm is missing (CI sets it).
+const requireSlurmEnv = "WINDTUNNEL_REQUIRE_SLURM"
+
+// slurmCluster is a single-node Slurm started by a test: munged, slurmctld and slurmd in
+// the foreground, everything under one folder, on ports of their own.
+type slurmCluster struct {
+	dir   string
+	procs []*exec.Cmd
+}
+
+// startSlurm starts the cluster (Debian's slurmctld, slurmd, slurm-client and munge) and
+// sets SLURM_CONF for the test, or skips where they are missing or the test is not root
+// (slurmd runs jobs as their user, munged as munge).
+func startSlurm(t *testing.T) *slurmCluster {
+	t.Helper()
+	skip := func(format string, a ...any) {
+		t.Helper()
+		if os.Getenv(requireSlurmEnv) == "1" {
+			t.Fatalf(format+" (and "+requireSlurmEnv+"=1)", a...)
+		}
+		t.Skipf(format, a...)
+	}
+	var missing []string
+	for _, c := range []string{"slurmctld", "slurmd", "sbatch", "squeue", "scancel", "sinfo", "munged"} {
+		if _, err := exec.LookPath(c); err != nil {
+			if _, err := os.Stat("/usr/sbin/" + c); err != nil {
+				missing = append(missing, c)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		skip("Slurm is not installed (no %s; apt-get install slurmctld slurmd slurm-client munge)", strings.Join(missing, ", "))
+	}
+	if os.Getuid() != 0 {
+		skip("a test Slurm needs root (slurmd and munged change users)")
+	}
+	mu, err := user.Lookup("munge")
+	if err != nil {
+		skip("no munge user: %v", err)
+	}
+	muid, _ := strconv.Atoi(mu.Uid)
+	mgid, _ := strconv.Atoi(mu.Gid)
+	dir, err := os.MkdirTemp("", "wt-slurm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &slurmCluster{dir: dir}
+	t.Cleanup(c.stop)
+	os.Chmod(dir, 0o755) // munged (user munge) reaches its socket through it
+	keyDir, sockDir := filepath.Join(dir, "munge-key"), filepath.Join(dir, "munge")
+	for _, d := range []struct {
+		path string
+		mode os.FileMode
+	}{{keyDir, 0o700}, {sockDir, 0o755}, {filepath.Join(dir, "state"), 0o755}, {filepath.Join(dir, "spool"), 0o755}} {
+		if err := os.Mkdir(d.path, d.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := make([]byte, 128)
+	rand.Read(key)
+	keyFile := filepath.Join(keyDir, "munge.key")
+	if err := os.WriteFile(keyFile, key, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{keyDir, keyFile, sockDir} {
+		if err := os.Chown(p, muid, mgid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sock := filepath.Join(sockDir, "munge.sock")
+	munged := exec.Command(lookSbin("munged"), "--foreground", "--socket="+sock, "--key-file="+keyFile,
+		"--log-file="+filepath.Join(keyDir, "munged.log"), "--pid-file="+filepath.Join(sockDir, "munged.pid"),
+		"--seed-file="+filepath.Join(keyDir, "munged.seed"), "--num-threads=2")
+	munged.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(muid), Gid: uint32(mgid)}}
+	c.start(t, munged)
+	waitFor(t, 20*time.Second, "munged's socket", func() bool { _, err := os.Stat(sock); return err == nil })
+
+	host, _ := os.Hostname()
+	host, _, _ = strings.Cut(host, ".")
+	ports := freePorts(t, 2)
+	conf := filepath.Join(dir, "slurm.conf")
+	text := fmt.Sprintf(`ClusterName=wt
+SlurmctldHost=%[1]s(127.0.0.1)
+SlurmctldPort=%[3]d
+SlurmdPort=%[4]d
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=%[5]s
+StateSaveLocation=%[2]s/state
+SlurmdSpoolDir=%[2]s/spool
+SlurmctldPidFile=%[2]s/slurmctld.pid
+SlurmdPidFile=%[2]s/slurmd.pid
+SlurmctldLogFile=%[2]s/slurmctld.log
+SlurmdLogFile=%[2]s/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=1
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+JobAcctGatherType=jobacct_gather/none
+MpiDefault=none
+MailProg=/bin/true
+KillWait=30
+NodeName=%[1]s NodeAddr=127.0.0.1 CPUs=%[6]d State=UNKNOWN
+PartitionName=debug Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
+`, host, dir, ports[0], ports[1], sock, runtime.NumCPU())
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SLURM_CONF", conf)
+	c.start(t, exec.Command(lookSbin("slurmctld"), "-D", "-f", conf))
+	c.start(t, exec.Command(lookSbin("slurmd"), "-D", "-f", conf))
+	waitFor(t, time.Minute, "the node to be idle in sinfo", func() bool {
+		out, _ := exec.Command("sinfo", "--noheader", "--format=%T").Output()
+		return strings.TrimSpace(string(out)) == "idle"
+	})
+	return c
+}
+
+func lookSbin(name string) string {
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	return "/usr/sbin/" + name
+}
+
+func (c *slurmCluster) start(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	log, err := os.Create(filepath.Join(c.dir, filepath.Base(cmd.Path)+".out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	c.procs = append(c.procs, cmd)
+}
+
+// stop cancels the jobs left, stops the daemons (newest first) and removes the folder.
+func (c *slurmCluster) stop() {
+	exec.Command("scancel", "--me").Run()
+	deadline := time.Now().Add(45 * time.Second)
+	for time.Now().Before(deadline) {
+		out, err := exec.Command("squeue", "--me", "--noheader").Output()
+		if err != nil || strings.TrimSpace(string(out)) == "" {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	for i := len(c.procs) - 1; i >= 0; i-- {
+		p := c.procs[i]
+		p.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { p.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			p.Process.Kill()
+			<-done
+		}
+	}
+	os.RemoveAll(c.dir)
+}
+
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ls []net.Listener
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	return ports
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within %s", what, d)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// queueStates lists the array tasks of job in Slurm's queue with their states.
+func queueStates(job string) string {
+	out, _ := exec.Command("squeue", "--me", "--noheader", "--array", "--format=%i %T", "--jobs="+job).Output()
+	return string(out)
+}
+
+// inQueue lists the array tasks of job still in Slurm's queue.
+func inQueue(job string) string {
+	out, _ := exec.Command("squeue", "--me", "--noheader", "--array", "--format=%i", "--jobs="+job).Output()
+	return strings.TrimSpace(string(out))
+}
+
+// TestSweepSlurm submits a sweep of four tiny points to a real single-node Slurm as one job
+// array, cancels one task mid-run with scancel (SIGTERM: a clean stop at a checkpoint), runs
+// the sweep again on the folder — which submits that point alone, resumed from its
+// checkpoint to the parameters of an uninterrupted run — and merges the folder with
+// compare --from.
+func TestSweepSlurm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains four short runs under Slurm")
+	}
+	startSlurm(t)
+	t.Setenv(childEnv, "1") // the array tasks run this test binary as windtunnel
+	dir := filepath.Join(t.TempDir(), "sw")
+	const steps = 600
+	args := append([]string{"sweep", "--slurm", "--parallel", "2", "--cpus-per-task", "1", "--out", dir,
+		"--set", "steps=" + itoa(steps), "--set", "lr=3e-3,1e-3", "--seeds", "2", "--set", "probe-every=0"}, tinySets("lr", "checkpoint-every")...)
+	args = append(args, "--set", "checkpoint-every=100")
+	start := time.Now()
+	code, out, errs := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("sweep: exit %d: %s%s", code, out, errs)
+	}
+	m, err := sweep.Read(dir)
+	if err != nil || len(m.Jobs) != 1 || len(m.Points) != 4 {
+		t.Fatalf("manifest after submitting: %+v, %v", m, err)
+	}
+	job := m.Jobs[0].ID
+	p0 := m.Points[0]
+	if p0.Name != "bijection-transformer-lr=3e-3-seed=1" {
+		t.Fatalf("point 0 is %s", p0.Name)
+	}
+
+	// Cancel point 0, and requeue point 1 (as a preemption would), each once it has a
+	// checkpoint at step ≥ 200, well before its end.
+	ckAt := func(p sweep.Point) int {
+		r, err := sessions.Open(m.SessionPath(p))
+		if err != nil {
+			return 0
+		}
+		defer r.Close()
+		cks, _ := r.Checkpoints()
+		if len(cks) == 0 {
+			return 0
+		}
+		return cks[len(cks)-1]
+	}
+	interrupt := func(p sweep.Point, cmd ...string) int {
+		var ck int
+		waitFor(t, 3*time.Minute, "a checkpoint at step ≥ 200 of "+p.Name, func() bool { ck = ckAt(p); return ck >= 200 })
+		if ck >= steps {
+			t.Fatalf("%s finished (checkpoint %d) before it could be interrupted", p.Name, ck)
+		}
+		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v: %s", cmd, err, out)
+		}
+		return ck
+	}
+	ck0 := interrupt(p0, "scancel", job+"_0")
+	ck1 := interrupt(m.Points[1], "scontrol", "requeue", job+"_1")
+	// A requeued batch job waits ~2 minutes (its begin time) before it may start again: once
+	// it is pending, let it start now.
+	waitFor(t, time.Minute, "the requeued task to be pending", func() bool { return strings.Contains(queueStates(job), job+"_1 PENDING") })
+	if out, err := exec.Command("scontrol", "update", "JobId="+job+"_1", "StartTime=now").CombinedOutput(); err != nil {
+		t.Fatalf("scontrol update StartTime=now: %v: %s", err, out)
+	}
+	waitFor(t, 3*time.Minute, "the first array to leave the queue", func() bool { return inQueue(job) == "" })
+	log1, _ := os.ReadFile(filepath.Join(dir, sweep.LogDir, fmt.Sprintf("slurm-%s_1.out", job)))
+	if !strings.Contains(string(log1), "restart 1") || !strings.Contains(string(log1), "resumed at step") {
+		t.Errorf("the requeued task did not resume (checkpoint %d):\n%s", ck1, log1)
+	}
+	code, out, _ = runCLI("sweep", "status", dir)
+	if code != 0 || !strings.Contains(out, "0  stopped") || strings.Count(out, " done ") != 3 {
+		t.Fatalf("status after the cancel: exit %d\n%s", code, out)
+	}
+	t.Logf("first array: %s\n%s", time.Since(start).Round(time.Second), out)
+
+	// Again on the folder: only point 0 is submitted, and it resumes.
+	code, out, errs = runCLI("sweep", "--slurm", "--parallel", "2", "--out", dir, "--wait", "--poll", "1s")
+	if code != 0 || !strings.Contains(out, "1 of 4 points (--array=0%2)") || !strings.Contains(out, "4/4 done") {
+		t.Fatalf("sweep again: exit %d\n%s%s", code, out, errs)
+	}
+	m, _ = sweep.Read(dir)
+	logPath := filepath.Join(dir, sweep.LogDir, fmt.Sprintf("slurm-%s_0.out", m.Jobs[1].ID))
+	log, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(log), "resumed at step") {
+		t.Errorf("point 0 did not resume:\n%s", log)
+	}
+	code, out, errs = runCLI("compare", "--from", dir)
+	if code != 0 || !strings.Contains(out, "seeds 1..2") || !strings.Contains(out, "[lr 0.001]") || !strings.Contains(out, "[lr 0.003]") {
+		t.Errorf("compare --from: exit %d\n%s%s", code, out, errs)
+	}
+	t.Logf("submitted to merged: %s\n%s", time.Since(start).Round(time.Second), out)
+	code, out, _ = runCLI("sweep", "--slurm", "--out", dir)
+	if code != 0 || !strings.Contains(out, "nothing to submit") {
+		t.Errorf("a third time: exit %d %q", code, out)
+	}
+	checkResumed(t, m, p0, ck0, steps)
+	checkResumed(t, m, m.Points[1], ck1, steps)
+	if d := time.Since(start); d > 6*time.Minute {
+		t.Errorf("took %s, more than 6 minutes", d.Round(time.Second))
+	}
+}
+
+// checkResumed checks that point p, interrupted after its checkpoint at step ck and resumed,
+// ends at its planned steps with the parameters of an uninterrupted run of its
+// configuration (trained here, with the array tasks' one worker).
+func checkResumed(t *testing.T, m *sweep.Manifest, p sweep.Point, ck, steps int) {
+	t.Helper()
+	cfg, err := pointConfig(p.Args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workers = 1
+	refCk, _ := trainInProcess(t, cfg)
+	r, err := sessions.Open(m.SessionPath(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	endCk, _, err := r.Checkpoint(-1)
+	r.Close()
+	if err != nil || endCk.Step != steps {
+		t.Fatalf("%s: last checkpoint %+v, %v", p.Name, endCk, err)
+	}
+	if d := maxParamDiff(t, endCk, refCk); d > 1e-6 {
+		t.Errorf("%s, resumed after its checkpoint at step %d, ends %g from an uninterrupted run's parameters", p.Name, ck, d)
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"windtunnel/lab/sweep"
+)
+
+// newSweepStatusCmd is `windtunnel sweep status DIR`.
+func newSweepStatusCmd(stdout, stderr io.Writer) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "status DIR",
+		Short: "Show each point of a sweep: queued, running, done, stopped, failed or missing",
+		Long: "status reads a sweep's folder: each point's session (its step and state) and, for a Slurm sweep,\n" +
+			"squeue's view of its job arrays. Points that are missing, stopped or failed are what running\n" +
+			"the sweep again trains or submits.",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("%s takes one sweep folder, got %d arguments", c.CommandPath(), len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return sweepStatus(cmd.Context(), args[0], asJSON, stdout, stderr)
+		},
+	}
+	jsonFlag(c.Flags(), &asJSON, "one JSON object: the points with their states")
+	return c
+}
+
+func sweepStatus(ctx context.Context, dir string, asJSON bool, stdout, stderr io.Writer) error {
+	m, err := sweep.Read(dir)
+	if err != nil {
+		return usageError{err}
+	}
+	var q sweep.Queue
+	if len(m.Jobs) > 0 {
+		squeue, err := exec.LookPath("squeue")
+		if err == nil {
+			q, err = m.ReadQueue(ctx, squeue)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "windtunnel sweep: %v: states from the sessions alone\n", err)
+			q = nil
+		}
+	}
+	sts := m.Status(q)
+	pr := sweep.Of(sts)
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(struct {
+			Dir    string              `json:"dir"`
+			Points []sweep.PointStatus `json:"points"`
+			Counts map[sweep.State]int `json:"counts"`
+		}{dir, sts, sweep.Counts(sts)})
+	}
+	jobs := make([]string, len(m.Jobs))
+	for i, j := range m.Jobs {
+		jobs[i] = j.ID
+	}
+	fmt.Fprintf(stdout, "sweep %s: %d points (%s)", safeLines(dir), len(m.Points), safeLines(m.Grid.Describe()))
+	if len(jobs) > 0 {
+		fmt.Fprintf(stdout, ", Slurm jobs %s", strings.Join(jobs, ", "))
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "%5s  %-8s %13s  %s\n", "point", "state", "step", "name")
+	for _, s := range sts {
+		step := fmt.Sprintf("%d/%d", s.Step, s.Planned)
+		line := fmt.Sprintf("%5d  %-8s %13s  %s", s.Index, s.State, step, s.Name)
+		if s.Detail != "" {
+			line += "  (" + s.Detail + ")"
+		}
+		fmt.Fprintln(stdout, safeLines(line))
+	}
+	fmt.Fprintln(stdout, pr.Tally())
+	return nil
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"windtunnel/lab/sweep"
+)
+
+// tinySets is tinyRun as --set arguments of a sweep (without its task and the flags in skip).
+func tinySets(skip ...string) []string {
+	var out []string
+	for i := 0; i+1 < len(tinyRun); i += 2 {
+		name := strings.TrimPrefix(tinyRun[i], "--")
+		if name == "task" || slices.Contains(skip, name) {
+			continue
+		}
+		out = append(out, "--set", name+"="+tinyRun[i+1])
+	}
+	return out
+}
+
+// TestSweepBadInput: each bad command line exits 2 with a message naming the problem, and
+// nothing is written or submitted.
+func TestSweepBadInput(t *testing.T) {
+	base := t.TempDir()
+	other := filepath.Join(base, "other")
+	if code, _, errs := runCLI("sweep", "--slurm", "--dry-run", "--out", other, "--set", "steps=40", "--set", "lr=1e-3,3e-4"); code != 0 {
+		t.Fatalf("setting up a sweep: exit %d: %s", code, errs)
+	}
+	manifest, _ := os.ReadFile(filepath.Join(other, sweep.ManifestName))
+	stray := filepath.Join(base, "stray")
+	os.Mkdir(stray, 0o700)
+	os.WriteFile(filepath.Join(stray, "notes.txt"), []byte("x"), 0o600)
+	badFile := filepath.Join(base, "sweep.yaml")
+	os.WriteFile(badFile, []byte("method: bayes\nparameters:\n  lr:\n    values: [1]\n"), 0o600)
+	noSbatch := t.TempDir() // a PATH without sbatch
+
+	for _, c := range []struct {
+		name string
+		args []string
+		path string // PATH, when set
+		want string
+	}{
+		{"unknown flag", []string{"--set", "nosuch=1,2"}, "", "`windtunnel run` has no flag --nosuch"},
+		{"empty list", []string{"--set", "lr="}, "", "empty grid"},
+		{"no grid", nil, "", "empty grid"},
+		{"empty seeds", []string{"--seeds", "0"}, "", "empty grid"},
+		{"bad value", []string{"--set", "lr=fast"}, "", "invalid argument"},
+		{"refused value", []string{"--set", "steps=0,10"}, "", "--steps 0"},
+		{"another task's flag", []string{"--set", "k=5,6"}, "", "--k applies to --task hmm only"},
+		{"same run twice", []string{"--set", "lr=1e-3,0.001"}, "", "train the same run"},
+		{"engine flag", []string{"--set", "out=a,b"}, "", "--out cannot be swept"},
+		{"bad sweep file", []string{badFile}, "", "only grid sweeps"},
+		{"another sweep", []string{"--slurm", "--dry-run", "--out", other, "--set", "lr=1e-2"}, "", "holds another sweep"},
+		{"other files", []string{"--out", stray, "--set", "lr=1e-2,1e-3"}, "", "holds another sweep"},
+		{"no sbatch", []string{"--slurm", "--out", filepath.Join(base, "new"), "--set", "lr=1e-2,1e-3"}, noSbatch, "sbatch is not on PATH"},
+		{"jobs with slurm", []string{"--slurm", "--jobs", "2", "--set", "lr=1e-2,1e-3"}, "", "--jobs applies to --local only"},
+		{"slurm flag locally", []string{"--parallel", "2", "--set", "lr=1e-2,1e-3"}, "", "--parallel applies to --slurm only"},
+		{"no such binary", []string{"--exe", filepath.Join(base, "nope"), "--set", "lr=1e-2,1e-3"}, "", "not an executable file"},
+		{"both engines", []string{"--slurm", "--local", "--set", "lr=1e-2,1e-3"}, "", "choose one engine"},
+		{"bad sbatch option", []string{"--slurm", "--sbatch-option", "--array=0-9", "--set", "lr=1e-2,1e-3"}, "", "sets --array itself"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.path != "" {
+				t.Setenv("PATH", c.path)
+			}
+			args := append([]string{"sweep"}, c.args...)
+			if !strings.Contains(strings.Join(c.args, " "), "--out") {
+				args = append(args, "--out", filepath.Join(base, "new"))
+			}
+			code, _, errs := runCLI(args...)
+			if code != exitUsage || !strings.Contains(errs, c.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, errs, c.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(base, "new")); err == nil {
+		t.Error("a refused sweep created its folder")
+	}
+	if now, _ := os.ReadFile(filepath.Join(other, sweep.ManifestName)); !bytes.Equal(now, manifest) {
+		t.Error("a refused sweep changed another sweep's manifest")
+	}
+	if code, _, errs := runCLI("sweep", "status", stray); code != exitUsage || !strings.Contains(errs, sweep.ManifestName) {
+		t.Errorf("status of a folder that is not a sweep: exit %d, %q", code, errs)
+	}
+}
+
+// TestSweepDryRun: --slurm --dry-run writes the folder and the script with every option
+// passed through, needs no sbatch, and submits nothing.
+func TestSweepDryRun(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "sw")
+	code, out, errs := runCLI("sweep", "--slurm", "--dry-run", "--out", dir, "--tasks", "bijection,hmm", "--set", "steps=40",
+		"--set", "lr=1e-3,3e-4", "--seeds", "2", "--parallel", "3", "--partition", "gpu", "--time", "2:00:00", "--gres", "gpu:1",
+		"--cpus-per-task", "8", "--sbatch-option=--qos=low", "--set", "device=cuda")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	script := filepath.Join(dir, sweep.ScriptName)
+	if !strings.Contains(out, "sbatch --array=0-7%3 "+script) {
+		t.Errorf("stdout %q does not say how to submit", out)
+	}
+	text, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#SBATCH --array=0-7%3", "#SBATCH --partition='gpu'", "#SBATCH --time='2:00:00'", "#SBATCH --gres='gpu:1'",
+		"#SBATCH --cpus-per-task=8", "#SBATCH --qos=low", "#SBATCH --requeue",
+		"7) NAME='hmm-transformer-lr=3e-4-seed=2'; set -- '--task=hmm' '--model=transformer' '--steps=40' '--lr=3e-4' '--device=cuda' '--seed=2' ;;"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("script lacks %q:\n%s", want, text)
+		}
+	}
+	m, err := sweep.Read(dir)
+	if err != nil || len(m.Jobs) != 0 || len(m.Points) != 8 {
+		t.Fatalf("manifest: %+v, %v", m, err)
+	}
+	code, out, _ = runCLI("sweep", "status", dir)
+	if code != 0 || strings.Count(out, " missing ") != 8 || !strings.Contains(out, "0/8 done, 0 running, 0 failed, 8 left") {
+		t.Errorf("status: exit %d\n%s", code, out)
+	}
+}
+
+// TestSweepLocal trains three seeds with --jobs 2, reads the folder with compare --from,
+// then trains only the point whose session was removed, and nothing when all are done.
+func TestSweepLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains three short runs")
+	}
+	t.Setenv(childEnv, "1") // the children are this test binary acting as windtunnel
+	dir := filepath.Join(t.TempDir(), "sw")
+	args := append([]string{"sweep", "--local", "--jobs", "2", "--out", dir, "--set", "steps=100", "--seeds", "3"}, tinySets()...)
+	code, out, errs := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "3/3 done, 0 running, 0 failed, 0 left") || !strings.Contains(errs, "2 at a time") {
+		t.Errorf("stdout %q\nstderr %q", out, errs)
+	}
+	names := []string{"bijection-transformer-seed=1", "bijection-transformer-seed=2", "bijection-transformer-seed=3"}
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n+".wtlab")); err != nil {
+			t.Errorf("no session for %s: %v", n, err)
+		}
+	}
+	code, out, errs = runCLI("compare", "--from", dir)
+	if code != 0 || !strings.Contains(out, "seeds 1..3") || strings.Count(out, "bijection  transformer") != 1 {
+		t.Errorf("compare --from: exit %d\n%s%s", code, out, errs)
+	}
+
+	os.Remove(filepath.Join(dir, names[1]+".wtlab"))
+	code, out, errs = runCLI("sweep", "--out", dir, "--jobs", "2")
+	if code != 0 || !strings.Contains(errs, "training 1 points") || !strings.Contains(errs, names[1]+" done") || strings.Contains(errs, names[0]+" done") {
+		t.Errorf("again with a session removed: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = runCLI("sweep", "--out", dir)
+	if code != 0 || !strings.Contains(out, "all 3 points done") {
+		t.Errorf("again when all are done: exit %d %q", code, out)
+	}
+	code, out, _ = runCLI("sweep", "status", dir)
+	if code != 0 || strings.Count(out, " done ") != 3 {
+		t.Errorf("status: exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,26 @@
+// Package sweep runs a grid of `windtunnel run` configurations — tasks × models × seeds ×
+// any run flag given as a list — into one folder, one session per grid point, and reads the
+// folder back: which points are queued, running, done, stopped or failed.
+//
+// A Grid is a list of axes (a run flag and its values; from --set FLAG=V1,V2 or a sweep
+// file in W&B's or Hydra's form, ReadFile); Points expands it, the first axis slowest, each
+// point named by its values (bijection-transformer-lr=1e-3-seed=2), which is also its
+// session's name. The folder holds a Manifest (sweep.json: the grid, the points and the
+// Slurm jobs submitted), the sessions, logs/ and, for Slurm, the sbatch script. Prepare
+// refuses a folder that holds another sweep, so a folder is one grid.
+//
+// Two engines train the points; both run the windtunnel binary, `run --headless --out
+// <point>.wtlab <flags>`, or `run --headless --resume <point>.wtlab` when the session
+// exists, so an interrupted point continues from its last checkpoint and a finished one is
+// never trained again. Local runs them as child processes, Jobs at a time, with the cores
+// divided (--workers), printing a progress line (done / running / failed / left, ETA).
+// Slurm writes one sbatch script and submits the points to train as one job array
+// (--array=…%P, --requeue); each array task runs its point, and a requeued or preempted
+// task resumes. Status combines the sessions with squeue's view of the sweep's jobs;
+// Pending is what a new run of the sweep trains: missing, stopped and failed points.
+//
+// Files: grid.go (axes, --set, points and their names), file.go (sweep files, TOML and
+// YAML), folder.go (the manifest and the folder's checks), status.go (point states),
+// progress.go (the progress line and ETA), local.go (the local engine), slurm.go (the
+// script, sbatch and squeue).
+package sweep

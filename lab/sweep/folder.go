@@ -1,0 +1,195 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"windtunnel/sessions"
+)
+
+// Names of what a sweep keeps in its folder beside the sessions.
+const (
+	// ManifestName is the sweep's description: its axes, points and Slurm jobs.
+	ManifestName = "sweep.json"
+	// ScriptName is the sbatch script of a Slurm sweep.
+	ScriptName = "sweep.sbatch"
+	// LogDir holds each point's output (local: <point>.log; Slurm: slurm-<job>_<index>.out).
+	LogDir = "logs"
+)
+
+// format marks a manifest as a windtunnel sweep's.
+const format = "windtunnel-sweep/1"
+
+// maxManifestBytes bounds what is read of a manifest (it may come from someone else).
+const maxManifestBytes = 16 << 20
+
+// ErrOtherSweep is returned (wrapped) when a folder holds a sweep of another grid, or files
+// that are not a sweep's.
+var ErrOtherSweep = errors.New("holds another sweep")
+
+// Job is one Slurm job array submitted for the sweep.
+type Job struct {
+	ID        string    `json:"id"`
+	Indices   []int     `json:"indices"`
+	Array     string    `json:"array"`
+	Submitted time.Time `json:"submitted"`
+}
+
+// Manifest is a sweep folder's sweep.json.
+type Manifest struct {
+	Format  string    `json:"format"`
+	Created time.Time `json:"created"`
+	Grid    Grid      `json:"grid"`
+	Points  []Point   `json:"points"`
+	Jobs    []Job     `json:"slurm_jobs,omitempty"`
+
+	dir string
+}
+
+// Dir is the sweep's folder.
+func (m *Manifest) Dir() string { return m.dir }
+
+// SessionPath is the session file of point p.
+func (m *Manifest) SessionPath(p Point) string { return filepath.Join(m.dir, p.Session()) }
+
+// Read reads the manifest of the sweep in dir, checking what it names (points, indices,
+// names that stay inside the folder) before anything uses it.
+func Read(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestName)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("sweep: read %s: %w", path, err)
+	}
+	if len(data) > maxManifestBytes {
+		return nil, fmt.Errorf("sweep: %s: larger than %d bytes, not a sweep's", path, maxManifestBytes)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("sweep: %s: not a sweep's: %w", path, err)
+	}
+	if m.Format != format {
+		return nil, fmt.Errorf("sweep: %s: format %q, want %q", path, sessions.SafeText(m.Format), format)
+	}
+	if len(m.Points) == 0 || len(m.Points) > MaxPoints {
+		return nil, fmt.Errorf("sweep: %s: %d points, want 1..%d", path, len(m.Points), MaxPoints)
+	}
+	seen := map[string]bool{}
+	for i, p := range m.Points {
+		if p.Index != i || !validName(p.Name) || seen[p.Name] || len(p.Args) > 256 {
+			return nil, fmt.Errorf("sweep: %s: point %d (%q) is not one a sweep writes", path, i, sessions.SafeText(p.Name))
+		}
+		seen[p.Name] = true
+	}
+	for _, j := range m.Jobs {
+		for _, ix := range j.Indices {
+			if ix < 0 || ix >= len(m.Points) {
+				return nil, fmt.Errorf("sweep: %s: job %s names point %d of %d", path, sessions.SafeText(j.ID), ix, len(m.Points))
+			}
+		}
+	}
+	m.dir = dir
+	return &m, nil
+}
+
+// Prepare checks that dir can hold the sweep of grid g and its points, without writing
+// anything: a folder that does not exist yet or is empty holds a new sweep (the manifest
+// returned is not yet written: Save does it), one holding this sweep's manifest (the same
+// points) continues it, with the jobs it records. A folder holding another sweep, or files
+// that are not a sweep's, is an error wrapping ErrOtherSweep.
+func Prepare(dir string, g Grid, points []Point) (*Manifest, error) {
+	old, err := Read(dir)
+	switch {
+	case err == nil:
+		if !samePoints(old.Points, points) {
+			return nil, fmt.Errorf("sweep: %s %w (%d points, the first %s), not this grid (%d points, the first %s): choose another --out, or give no grid to continue it",
+				dir, ErrOtherSweep, len(old.Points), old.Points[0].Name, len(points), points[0].Name)
+		}
+		for i := range old.Points { // the steps of this build's configurations
+			old.Points[i].Steps = points[i].Steps
+		}
+		return old, nil
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("%w (%w)", err, ErrOtherSweep)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	if len(entries) > 0 {
+		return nil, fmt.Errorf("sweep: %s %w: it holds %s and no %s; choose an empty or new --out", dir, ErrOtherSweep, entries[0].Name(), ManifestName)
+	}
+	return &Manifest{Format: format, Created: time.Now().UTC().Truncate(time.Second), Grid: g, Points: points, dir: dir}, nil
+}
+
+// samePoints reports whether two grids have the same points (names and flags, in order).
+func samePoints(a, b []Point) bool {
+	return slices.EqualFunc(a, b, func(x, y Point) bool {
+		return x.Index == y.Index && x.Name == y.Name && slices.Equal(x.Args, y.Args)
+	})
+}
+
+// Save creates the folder (and its logs folder) if needed and writes the manifest,
+// atomically (a temporary file renamed over the old one).
+func (m *Manifest) Save() error {
+	if err := os.MkdirAll(filepath.Join(m.dir, LogDir), sessions.DirMode); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("sweep: manifest: %w", err)
+	}
+	tmp, err := os.CreateTemp(m.dir, ".sweep-*.json")
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("sweep: write %s: %w", ManifestName, errors.Join(werr, cerr))
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(m.dir, ManifestName)); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("sweep: %w", err)
+	}
+	return nil
+}
+
+// SetAside renames a point's session that cannot be read (a run killed before its first
+// commit) to <point>.wtlab.unreadable-<time>, so that the point starts again and the file
+// is kept for a look.
+func (m *Manifest) SetAside(p Point, now time.Time) (string, error) {
+	from := m.SessionPath(p)
+	to := from + ".unreadable-" + now.Format("20060102-150405")
+	if err := os.Rename(from, to); err != nil {
+		return "", fmt.Errorf("sweep: %w", err)
+	}
+	return to, nil
+}
+
+// Describe is the grid in one line: "bijection,hmm × transformer × lr 1e-3,3e-4 × seed 1,2".
+// Values are shown as given; print it through sessions.SafeText when it comes from a file.
+func (g Grid) Describe() string {
+	parts := make([]string, len(g.Axes))
+	for i, a := range g.Axes {
+		vals := strings.Join(a.Values, ",")
+		if a.Flag == "task" || a.Flag == "model" {
+			parts[i] = vals
+		} else {
+			parts[i] = a.Flag + " " + vals
+		}
+	}
+	return strings.Join(parts, " × ")
+}

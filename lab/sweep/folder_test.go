@@ -1,0 +1,275 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"windtunnel/sessions/runconfig"
+
+	"windtunnel/sessions"
+)
+
+func testGrid(t *testing.T, lrs ...string) (Grid, []Point) {
+	t.Helper()
+	g := Grid{Axes: []Axis{{Flag: "task", Values: []string{"bijection"}}, {Flag: "lr", Values: lrs}, {Flag: "seed", Values: []string{"1", "2"}}}}
+	pts, err := g.Points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pts {
+		pts[i].Steps = 100
+	}
+	return g, pts
+}
+
+// TestPrepare: a new folder, the same sweep again, another sweep, a folder of other files,
+// and manifests that name paths outside the folder.
+func TestPrepare(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	g, pts := testGrid(t, "1e-3", "3e-4")
+	m, err := Prepare(dir, g, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Prepare wrote %s: %v", dir, err)
+	}
+	m.Jobs = []Job{{ID: "7", Indices: []int{0, 3}, Array: "0,3"}}
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Prepare(dir, g, pts)
+	if err != nil || len(again.Jobs) != 1 || again.Jobs[0].ID != "7" {
+		t.Fatalf("the same sweep again: %+v, %v", again, err)
+	}
+	g2, pts2 := testGrid(t, "1e-3", "1e-2")
+	if _, err := Prepare(dir, g2, pts2); !errors.Is(err, ErrOtherSweep) {
+		t.Errorf("another grid: %v, want ErrOtherSweep", err)
+	}
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "x.wtlab"), []byte("x"), 0o600)
+	if _, err := Prepare(other, g, pts); !errors.Is(err, ErrOtherSweep) {
+		t.Errorf("a folder of other files: %v, want ErrOtherSweep", err)
+	}
+	if _, err := Prepare(t.TempDir(), g, pts); err != nil {
+		t.Errorf("an empty folder: %v", err)
+	}
+
+	for _, bad := range []func(*Manifest){
+		func(m *Manifest) { m.Points[1].Name = "../escape" },
+		func(m *Manifest) { m.Points[1].Name = m.Points[0].Name },
+		func(m *Manifest) { m.Points[1].Index = 5 },
+		func(m *Manifest) { m.Format = "other" },
+		func(m *Manifest) { m.Points = nil },
+		func(m *Manifest) { m.Jobs = []Job{{ID: "1", Indices: []int{99}}} },
+	} {
+		b := *m
+		b.Points = slices.Clone(m.Points)
+		bad(&b)
+		data, _ := json.Marshal(&b)
+		d := t.TempDir()
+		os.WriteFile(filepath.Join(d, ManifestName), data, 0o600)
+		if _, err := Read(d); err == nil {
+			t.Errorf("Read accepted a manifest with %s", data[:min(len(data), 200)])
+		}
+		if _, err := Prepare(d, g, pts); !errors.Is(err, ErrOtherSweep) {
+			t.Errorf("Prepare on a bad manifest: %v, want ErrOtherSweep", err)
+		}
+	}
+}
+
+func TestArraySpec(t *testing.T) {
+	for _, c := range []struct {
+		ix   []int
+		p    int
+		want string
+	}{
+		{[]int{0, 1, 2, 3}, 2, "0-3%2"},
+		{[]int{7, 0, 2, 3}, 0, "0,2-3,7"},
+		{[]int{5}, 1, "5%1"},
+	} {
+		if got := ArraySpec(c.ix, c.p); got != c.want {
+			t.Errorf("ArraySpec(%v, %d) = %q, want %q", c.ix, c.p, got, c.want)
+		}
+	}
+}
+
+// TestScript runs the sbatch script with bash as an array task would, with a stand-in for
+// the windtunnel binary that prints its arguments: a fresh point runs `run --out` with its
+// flags, one whose session exists resumes it, and an index off the grid is an error.
+func TestScript(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dir := filepath.Join(t.TempDir(), "it's a sweep")
+	g := Grid{Axes: []Axis{{Flag: "task", Values: []string{"bijection"}}, {Flag: "config", Values: []string{"a b.toml", "it's.toml"}}}}
+	pts, err := g.Points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Prepare(dir, g, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(t.TempDir(), "windtunnel")
+	os.WriteFile(fake, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '[%s]' \"$a\"; done\n"), 0o700)
+	s := Slurm{Exe: fake, Parallel: 2, Partition: "gpu", Time: "1:00:00", Gres: "gpu:1", CPUsPerTask: 4, Extra: []string{"--account=lab"}}
+	script, err := s.WriteScript(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(script)
+	for _, want := range []string{"#SBATCH --array=0-1%2\n", "#SBATCH --requeue\n", "#SBATCH --cpus-per-task=4\n", "#SBATCH --partition='gpu'\n",
+		"#SBATCH --time='1:00:00'\n", "#SBATCH --gres='gpu:1'\n", "#SBATCH --account=lab\n", "#SBATCH --open-mode=append\n"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("script lacks %q:\n%s", want, text)
+		}
+	}
+	task := func(ix string) (string, error) {
+		cmd := exec.Command(bash, script)
+		cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID="+ix, "SLURM_CPUS_PER_TASK=4")
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	abs, _ := filepath.Abs(dir)
+	s1 := filepath.Join(abs, pts[1].Session())
+	out, err := task("1")
+	want := "[run][--headless][--out][" + s1 + "][--workers][4][--task=bijection][--config=it's.toml]"
+	if err != nil || !strings.HasSuffix(out, want) {
+		t.Errorf("task 1: %q, %v; want it to end with %q", out, err, want)
+	}
+	os.WriteFile(s1, nil, 0o600)
+	out, err = task("1")
+	want = "[run][--headless][--resume][" + s1 + "][--workers][4]"
+	if err != nil || !strings.HasSuffix(out, want) {
+		t.Errorf("task 1 with a session: %q, %v; want it to end with %q", out, err, want)
+	}
+	if out, err := task("2"); err == nil {
+		t.Errorf("task 2 of 2 points: %q, want an error", out)
+	}
+	if _, err := (Slurm{Extra: []string{"--array=1"}}).Script(m); err == nil {
+		t.Error("an extra --array option was accepted")
+	}
+}
+
+func TestParseQueue(t *testing.T) {
+	_, pts := testGrid(t, "1e-3", "3e-4")
+	m := &Manifest{Points: pts, Jobs: []Job{{ID: "11"}, {ID: "14"}}}
+	q := m.parseQueue("11_0|RUNNING\n11_2|PENDING\n14_2|RUNNING\n99_1|RUNNING\n11_9|RUNNING\n11_[3-4%2]|PENDING\ngarbage\n")
+	want := Queue{0: "RUNNING", 2: "RUNNING"}
+	if len(q) != len(want) || q[0] != want[0] || q[2] != want[2] {
+		t.Errorf("queue %v, want %v", q, want)
+	}
+}
+
+// writeSession writes a session of a point with records up to step in state st.
+func writeSession(t *testing.T, path string, planned, step int, st sessions.State) {
+	t.Helper()
+	cfg, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Steps = planned
+	cj, _ := json.Marshal(cfg)
+	w, err := sessions.Create(path, sessions.Meta{Task: "bijection", Model: "transformer", Steps: planned, Config: cj}, sessions.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 1; s <= step; s++ {
+		state := sessions.Training
+		if s == step {
+			state = st
+		}
+		w.Record(sessions.Record{Step: s, State: state, Loss: 1})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStatus: each state from the sessions and the queue, and Pending's choice of points.
+func TestStatus(t *testing.T) {
+	dir := t.TempDir()
+	g := Grid{Axes: []Axis{{Flag: "seed", Values: []string{"1", "2", "3", "4", "5", "6", "7", "8"}}}}
+	pts, _ := g.Points()
+	for i := range pts {
+		pts[i].Steps = 100
+	}
+	m, _ := Prepare(dir, g, pts)
+	m.Jobs = []Job{{ID: "5", Indices: []int{0, 1, 2, 3, 4, 5, 6}}}
+	m.Save()
+	writeSession(t, m.SessionPath(pts[0]), 100, 100, sessions.Done)
+	writeSession(t, m.SessionPath(pts[1]), 100, 40, sessions.Stopped)
+	writeSession(t, m.SessionPath(pts[2]), 100, 30, sessions.Training) // killed
+	writeSession(t, m.SessionPath(pts[3]), 100, 20, sessions.Training)
+	os.WriteFile(m.SessionPath(pts[4]), []byte("not a session"), 0o600)
+	os.WriteFile(filepath.Join(dir, LogDir, "slurm-5_6.out"), []byte("windtunnel: --lr 0: want > 0\n\n"), 0o600)
+	// A local log that ends with a run's summary: the run ended, its session was removed.
+	os.WriteFile(filepath.Join(dir, LogDir, pts[7].Name+".log"), []byte("step 100/100\n{\"state\":\"done\"}\n"), 0o600)
+	q := Queue{3: "RUNNING", 5: "PENDING"}
+	want := []State{Done, Stopped, Failed, Running, Failed, Queued, Failed, Missing}
+	sts := m.Status(q)
+	for i, s := range sts {
+		if s.State != want[i] {
+			t.Errorf("point %d: %s (%s), want %s", i, s.State, s.Detail, want[i])
+		}
+	}
+	if sts[1].Step != 40 || sts[1].Planned != 100 {
+		t.Errorf("stopped point at %d/%d, want 40/100", sts[1].Step, sts[1].Planned)
+	}
+	if !strings.Contains(sts[6].Detail, "want > 0") || !sts[4].Unreadable {
+		t.Errorf("details: %q, unreadable %v", sts[6].Detail, sts[4].Unreadable)
+	}
+	if p := Of(sts); p.Done != 1 || p.Running != 1 || p.Failed != 3 || p.Left != 3 {
+		t.Errorf("progress %+v", p)
+	}
+	todo, _, notes, err := m.Pending(q, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ix []int
+	for _, p := range todo {
+		ix = append(ix, p.Index)
+	}
+	if !slices.Equal(ix, []int{1, 2, 4, 6, 7}) {
+		t.Errorf("pending %v, want [1 2 4 6 7]", ix)
+	}
+	if _, err := os.Stat(m.SessionPath(pts[4]) + ".unreadable-20260102-030405"); err != nil || len(notes) != 1 {
+		t.Errorf("the unreadable session was not set aside: %v, notes %q", err, notes)
+	}
+	// Without a queue (a local sweep), a session with no live writer is not running.
+	if st := m.Status(nil)[3]; st.State != Failed {
+		t.Errorf("local, no writer: %s", st.State)
+	}
+}
+
+func TestMeter(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	mt := newMeter(t0)
+	mt.observe(0, 0, 100)
+	mt.observe(1, 50, 100) // resumed at 50
+	mt.observe(2, 0, 100)  // not started
+	if _, ok := mt.eta(t0.Add(time.Second)); ok {
+		t.Error("an ETA before any step")
+	}
+	mt.observe(0, 40, 100)
+	mt.observe(1, 60, 100)
+	// 50 steps in 10 s; left 60 + 40 + 100 = 200 steps: 40 s.
+	if d, ok := mt.eta(t0.Add(10 * time.Second)); !ok || d != 40*time.Second {
+		t.Errorf("eta %v %v, want 40s", d, ok)
+	}
+	p := Progress{Done: 3, Total: 8, Running: 2, Failed: 1, Left: 2, ETA: 250 * time.Second, HasETA: true}
+	if s := p.String(); s != "3/8 done, 2 running, 1 failed, 2 left, ETA 4m10s" {
+		t.Errorf("progress line %q", s)
+	}
+}

@@ -1,0 +1,191 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"windtunnel/sessions"
+)
+
+// RunArgs are the arguments of `windtunnel run` for a point: --resume of its session when
+// one exists (a run interrupted or killed continues from its last checkpoint; a finished one
+// is refused by run, so it is never trained twice), else a new run with --out. workers > 0
+// adds --workers before the point's own flags, so a swept --workers wins.
+func RunArgs(session string, p Point, workers int, resume bool) []string {
+	args := []string{"run", "--headless"}
+	if resume {
+		args = append(args, "--resume", session)
+		if workers > 0 {
+			args = append(args, "--workers", strconv.Itoa(workers))
+		}
+		return args
+	}
+	args = append(args, "--out", session)
+	if workers > 0 {
+		args = append(args, "--workers", strconv.Itoa(workers))
+	}
+	return append(args, p.Args...)
+}
+
+// Local is the embedded engine: a sweep's points as child processes of this machine, Jobs
+// at a time, each with Workers kernel goroutines (the cores divided between the jobs).
+type Local struct {
+	// Exe is the windtunnel binary the children run.
+	Exe string
+	// Jobs is how many points train at once (≥ 1); Workers each run's --workers (≥ 1).
+	Jobs, Workers int
+	// Env is the children's environment (nil: this process's); GOMAXPROCS is set to
+	// Workers unless it is set already.
+	Env []string
+	// Out receives the progress line and a line per finished point; Tty rewrites the
+	// progress line in place, else it is printed every Every (and at each change of counts).
+	Out   io.Writer
+	Tty   bool
+	Every time.Duration
+}
+
+type localResult struct {
+	p    Point
+	err  error
+	took time.Duration
+}
+
+// Run trains todo (pending points of m) and returns the progress at the end. Cancelling ctx
+// stops the running points cleanly (SIGTERM: final evaluation and checkpoint) and starts no
+// more: the next run of the sweep resumes them.
+func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, error) {
+	if l.Jobs < 1 || l.Workers < 1 {
+		panic("sweep: Local needs Jobs ≥ 1 and Workers ≥ 1")
+	}
+	env := l.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		env = append(append([]string{}, env...), "GOMAXPROCS="+strconv.Itoa(l.Workers))
+	}
+	every := l.Every
+	if every <= 0 {
+		every = 30 * time.Second
+	}
+	out := &liner{w: l.Out, tty: l.Tty, every: every}
+	pr := Of(m.Status(nil))
+	pr.Left, pr.Failed, pr.Running = len(todo), 0, 0
+	pr.Done = pr.Total - len(todo)
+	mt := newMeter(time.Now())
+	for _, p := range todo {
+		mt.observe(p.Index, m.Progress(p), p.Steps)
+	}
+	running := map[int]*exec.Cmd{}
+	results := make(chan localResult)
+	next := 0
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	show := func(force bool) {
+		now := time.Now()
+		for ix := range running {
+			p := m.Points[ix]
+			mt.observe(ix, m.Progress(p), p.Steps)
+		}
+		pr.ETA, pr.HasETA = mt.eta(now)
+		out.line(pr.String(), now, force)
+	}
+	var startErr error
+	stopping := false
+	done := ctx.Done()
+	for {
+		for !stopping && ctx.Err() == nil && len(running) < l.Jobs && next < len(todo) {
+			p := todo[next]
+			next++
+			cmd, err := l.start(m, p, env, results)
+			if err != nil {
+				startErr, stopping = err, true
+				break
+			}
+			running[p.Index] = cmd
+			pr.Left--
+			pr.Running++
+			show(true)
+		}
+		if len(running) == 0 {
+			break
+		}
+		select {
+		case r := <-results:
+			delete(running, r.p.Index)
+			pr.Running--
+			st := m.pointStatus(r.p, nil)
+			mt.observe(r.p.Index, st.Step, r.p.Steps)
+			if st.State == Done {
+				pr.Done++
+				out.event(fmt.Sprintf("%s done in %s", r.p.Name, r.took.Round(time.Second)))
+			} else {
+				pr.Failed++
+				why := string(st.State)
+				if st.Detail != "" {
+					why += ": " + st.Detail
+				}
+				if r.err != nil {
+					why += " (" + r.err.Error() + ")"
+				}
+				out.event(fmt.Sprintf("%s not finished: %s; log %s", r.p.Name, why, filepath.Join(m.dir, LogDir, r.p.Name+".log")))
+			}
+			show(true)
+		case <-tick.C:
+			show(false)
+		case <-done:
+			done, stopping = nil, true
+			for _, c := range running {
+				c.Process.Signal(syscall.SIGTERM)
+			}
+			out.event(fmt.Sprintf("stopping %d running points cleanly (they resume on the next run of the sweep)", len(running)))
+		}
+	}
+	out.end()
+	if startErr != nil {
+		return pr, startErr
+	}
+	if ctx.Err() != nil {
+		return pr, fmt.Errorf("sweep: interrupted with %d points left (run the same sweep again to continue)", pr.Left+pr.Failed)
+	}
+	return pr, nil
+}
+
+// start starts one point's run, its output appended to logs/<point>.log.
+func (l *Local) start(m *Manifest, p Point, env []string, results chan<- localResult) (*exec.Cmd, error) {
+	session := m.SessionPath(p)
+	_, statErr := os.Stat(session)
+	args := RunArgs(session, p, l.Workers, statErr == nil)
+	logPath := filepath.Join(m.dir, LogDir, p.Name+".log")
+	log, err := sessions.OpenLog(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	fmt.Fprintf(log, "# %s %s %s\n", time.Now().UTC().Format(time.RFC3339), l.Exe, strings.Join(args, " "))
+	cmd := exec.Command(l.Exe, args...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, log, log
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("sweep: start %s: %w", p.Name, err)
+	}
+	go func() {
+		err := cmd.Wait()
+		log.Close()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("exit status %d", ee.ExitCode())
+		}
+		results <- localResult{p: p, err: err, took: time.Since(t0)}
+	}()
+	return cmd, nil
+}

@@ -1,0 +1,238 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"windtunnel/sessions"
+)
+
+// Slurm is how a sweep is submitted to Slurm: one job array whose task i trains point i.
+type Slurm struct {
+	// Exe is the windtunnel binary the tasks run (an absolute path the nodes can reach).
+	Exe string
+	// Parallel caps the tasks running at once (--array=…%P); 0: no cap.
+	Parallel int
+	// Partition, Time (sbatch --time) and Gres (e.g. gpu:1) are passed through when set.
+	Partition, Time, Gres string
+	// CPUsPerTask is each task's --cpus-per-task, and its run's --workers.
+	CPUsPerTask int
+	// Extra are more sbatch options, one each ("--account=lab", "--qos=low").
+	Extra []string
+}
+
+// CheckOption rejects an extra sbatch option that could not stand on an #SBATCH line, or
+// one the engine sets itself.
+func CheckOption(opt string) error {
+	if !strings.HasPrefix(opt, "-") || strings.ContainsAny(opt, "\n\r\x00") {
+		return fmt.Errorf("sweep: sbatch option %q: want one option such as --account=lab", opt)
+	}
+	name, _, _ := strings.Cut(strings.TrimLeft(opt, "-"), "=")
+	switch name {
+	case "array", "a", "output", "o", "error", "e", "parsable", "wrap", "open-mode":
+		return fmt.Errorf("sweep: sbatch option %q: the sweep sets --%s itself", opt, name)
+	}
+	return nil
+}
+
+// shq quotes s for a POSIX shell.
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Script is the sbatch script of the sweep: its options as #SBATCH lines, the whole grid as
+// --array (a submission names the points it wants on sbatch's command line, which overrides
+// it), and one case per point. A task whose session exists (a requeued or preempted task,
+// or a point resubmitted after it stopped) resumes it from its last checkpoint; `run
+// --resume` refuses a finished one, so no point is trained twice.
+func (s Slurm) Script(m *Manifest) (string, error) {
+	dir, err := filepath.Abs(m.dir)
+	if err != nil {
+		return "", fmt.Errorf("sweep: %w", err)
+	}
+	var b strings.Builder
+	sb := func(format string, a ...any) { fmt.Fprintf(&b, "#SBATCH "+format+"\n", a...) }
+	b.WriteString("#!/bin/bash\n")
+	for _, v := range []string{s.Exe, s.Partition, s.Time, s.Gres} {
+		if strings.ContainsAny(v, "\n\r\x00") {
+			return "", fmt.Errorf("sweep: %q: a line break in a Slurm setting", v)
+		}
+	}
+	fmt.Fprintf(&b, "# windtunnel sweep: %d points (%s), sessions in %s.\n", len(m.Points), sessions.SafeText(m.Grid.Describe()), sessions.SafeText(dir))
+	b.WriteString("# Written by `windtunnel sweep --slurm`, which submits it with --array naming the points to train.\n")
+	sb("--job-name=%s", shq("wt-sweep-"+filepath.Base(dir)))
+	sb("--array=%s", ArraySpec(allIndices(len(m.Points)), s.Parallel))
+	sb("--output=%s", shq(filepath.Join(dir, LogDir, "slurm-%A_%a.out")))
+	sb("--open-mode=append")
+	sb("--requeue")
+	sb("--ntasks=1")
+	if s.CPUsPerTask > 0 {
+		sb("--cpus-per-task=%d", s.CPUsPerTask)
+	}
+	if s.Partition != "" {
+		sb("--partition=%s", shq(s.Partition))
+	}
+	if s.Time != "" {
+		sb("--time=%s", shq(s.Time))
+		sb("--signal=B:TERM@60") // stop cleanly, with a checkpoint, a minute before the limit
+	}
+	if s.Gres != "" {
+		sb("--gres=%s", shq(s.Gres))
+	}
+	for _, o := range s.Extra {
+		if err := CheckOption(o); err != nil {
+			return "", err
+		}
+		b.WriteString("#SBATCH " + o + "\n")
+	}
+	b.WriteString("set -eu\n")
+	fmt.Fprintf(&b, "WT=%s\nDIR=%s\n", shq(s.Exe), shq(dir))
+	fmt.Fprintf(&b, "case \"${SLURM_ARRAY_TASK_ID:?submit this script as a job array: sbatch --array=0-%d %s}\" in\n", len(m.Points)-1, ScriptName)
+	for _, p := range m.Points {
+		q := make([]string, len(p.Args))
+		for i, a := range p.Args {
+			q[i] = shq(a)
+		}
+		fmt.Fprintf(&b, "%d) NAME=%s; set -- %s ;;\n", p.Index, shq(p.Name), strings.Join(q, " "))
+	}
+	fmt.Fprintf(&b, "*) echo \"%s: no grid point $SLURM_ARRAY_TASK_ID (0-%d)\" >&2; exit 2 ;;\nesac\n", ScriptName, len(m.Points)-1)
+	b.WriteString(`S="$DIR/$NAME.wtlab"
+W="${SLURM_CPUS_PER_TASK:-1}"
+export GOMAXPROCS="${GOMAXPROCS:-$W}"
+echo "windtunnel sweep: task $SLURM_ARRAY_TASK_ID ($NAME) on $(hostname), job ${SLURM_JOB_ID:-?}, restart ${SLURM_RESTART_COUNT:-0}"
+if [ -e "$S" ]; then
+  # Requeued, preempted or resubmitted: continue from the session's last checkpoint.
+  exec "$WT" run --headless --resume "$S" --workers "$W"
+fi
+exec "$WT" run --headless --out "$S" --workers "$W" "$@"
+`)
+	return b.String(), nil
+}
+
+func allIndices(n int) []int {
+	ix := make([]int, n)
+	for i := range ix {
+		ix[i] = i
+	}
+	return ix
+}
+
+// ArraySpec is sbatch's --array value for indices: runs joined ("0-3,7,9-11"), with %P
+// when parallel > 0.
+func ArraySpec(indices []int, parallel int) string {
+	ix := append([]int(nil), indices...)
+	sort.Ints(ix)
+	var parts []string
+	for i := 0; i < len(ix); {
+		j := i
+		for j+1 < len(ix) && ix[j+1] == ix[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(ix[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", ix[i], ix[j]))
+		}
+		i = j + 1
+	}
+	s := strings.Join(parts, ",")
+	if parallel > 0 {
+		s += "%" + strconv.Itoa(parallel)
+	}
+	return s
+}
+
+// WriteScript writes the script into the sweep's folder and returns its path.
+func (s Slurm) WriteScript(m *Manifest) (string, error) {
+	text, err := s.Script(m)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(m.dir, ScriptName)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o700); err != nil {
+		return "", fmt.Errorf("sweep: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("sweep: %w", err)
+	}
+	return path, nil
+}
+
+// Submit submits the script as one job array of the points todo (sbatch --parsable
+// --array=…) and records the job in the manifest (saved). sbatch is the command to run.
+func (s Slurm) Submit(ctx context.Context, sbatch, script string, m *Manifest, todo []Point) (Job, error) {
+	ix := make([]int, len(todo))
+	for i, p := range todo {
+		ix[i] = p.Index
+	}
+	array := ArraySpec(ix, s.Parallel)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, sbatch, "--parsable", "--array="+array, script)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return Job{}, fmt.Errorf("sweep: sbatch --array=%s %s: %w: %s", array, script, err, strings.TrimSpace(stderr.String()))
+	}
+	// --parsable prints "jobid" or "jobid;cluster".
+	id, _, _ := strings.Cut(strings.TrimSpace(stdout.String()), ";")
+	if _, err := strconv.ParseUint(id, 10, 64); err != nil {
+		return Job{}, fmt.Errorf("sweep: sbatch printed %q, not a job id", stdout.String())
+	}
+	j := Job{ID: id, Indices: ix, Array: array, Submitted: time.Now().UTC().Truncate(time.Second)}
+	m.Jobs = append(m.Jobs, j)
+	if err := m.Save(); err != nil {
+		return j, fmt.Errorf("%w (job %s was submitted)", err, id)
+	}
+	return j, nil
+}
+
+// ReadQueue asks squeue (the command given) for the sweep's array tasks still in Slurm's
+// queue: their state by point index. A sweep never submitted has a nil queue.
+func (m *Manifest) ReadQueue(ctx context.Context, squeue string) (Queue, error) {
+	if len(m.Jobs) == 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, squeue, "--me", "--noheader", "--array", "--format=%i|%T")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("sweep: squeue: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return m.parseQueue(stdout.String()), nil
+}
+
+// parseQueue reads squeue's "JOBID_INDEX|STATE" lines, keeping this sweep's jobs; a point
+// in several (an older array's task still completing) takes the newest job's state.
+func (m *Manifest) parseQueue(out string) Queue {
+	order := map[string]int{}
+	for i, j := range m.Jobs {
+		order[j.ID] = i + 1
+	}
+	q, from := Queue{}, map[int]int{}
+	for _, line := range strings.Split(out, "\n") {
+		id, state, ok := strings.Cut(strings.TrimSpace(line), "|")
+		if !ok {
+			continue
+		}
+		job, task, ok := strings.Cut(id, "_")
+		ix, err := strconv.Atoi(task)
+		if !ok || err != nil || order[job] == 0 || ix < 0 || ix >= len(m.Points) {
+			continue
+		}
+		if order[job] >= from[ix] {
+			q[ix], from[ix] = strings.TrimSpace(state), order[job]
+		}
+	}
+	return q
+}
