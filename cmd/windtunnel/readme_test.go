@@ -74,6 +74,13 @@ func TestReadmeCommandList(t *testing.T) {
 			t.Errorf("README lists `windtunnel %s`, which is no command", f[1])
 			continue
 		}
+		if len(f) > 2 { // a subcommand (`windtunnel sweep status DIR`) takes its own flags
+			for _, sub := range c.Commands() {
+				if sub.Name() == f[2] {
+					c = sub
+				}
+			}
+		}
 		c.InitDefaultHelpFlag()
 		for _, m := range flagRe.FindAllStringSubmatch(l, -1) {
 			if c.Flags().Lookup(m[1]) == nil && c.InheritedFlags().Lookup(m[1]) == nil {

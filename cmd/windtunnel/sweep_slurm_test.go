@@ -242,7 +242,7 @@ func TestSweepSlurm(t *testing.T) {
 	startSlurm(t)
 	t.Setenv(childEnv, "1") // the array tasks run this test binary as windtunnel
 	dir := filepath.Join(t.TempDir(), "sw")
-	const steps = 600
+	const steps = 3000 // long enough that a poll sees a checkpoint at 200 before the end, however fast the products
 	args := append([]string{"sweep", "--slurm", "--parallel", "2", "--cpus-per-task", "1", "--out", dir,
 		"--set", "steps=" + itoa(steps), "--set", "lr=3e-3,1e-3", "--seeds", "2", "--set", "probe-every=0"}, tinySets("lr", "checkpoint-every")...)
 	args = append(args, "--set", "checkpoint-every=100")
