@@ -5,7 +5,7 @@ A recall generator with the layout and distribution of tunnels/recall.go (PAD=0 
 QUERY=3 SEP=4; key k -> 10+k, value v -> 10+Kv+v; `STORE k SEP v` per pair for N distinct keys and
 N distinct values paired in order, F fillers, then M queries `QUERY k` of distinct stored keys with
 F//2 fillers between them; scored at each query's key token, target the stored value) and the bench
-transformer of DESIGN.md section 3 (token + learned absolute position embeddings, pre-norm RMSNorm,
+transformer of the README (Presets) (token + learned absolute position embeddings, pre-norm RMSNorm,
 causal MHA without bias, GELU MLP d->4d->d with biases, final RMSNorm, head tied to the token
 embedding, init N(0, 0.02) with zero biases, AdamW beta 0.9/0.999 with decay on every parameter,
 linear warm-up times cosine, clip 1.0). Training loss: cross-entropy over the whole vocabulary at

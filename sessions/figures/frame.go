@@ -14,7 +14,7 @@ import (
 	"windtunnel/sessions/derived"
 )
 
-// frameFigure is the frame-precision dissociation (DESIGN.md §4) from the first seed's
+// frameFigure is the frame-precision dissociation (README, Commands: Geometry) from the first seed's
 // newest snapshot: over the steps of the snapshots so far, the frame (the authors' J-lens
 // ratio, mean over sites, where it was recorded, and the attention pattern's distance to
 // this snapshot's, mean over layers of FramePoint.ToLatest), the precision

@@ -40,7 +40,7 @@ type Config struct {
 	CheckpointEvery int `json:"checkpoint_every"`
 	ProbeSize       int `json:"probe_size"`
 	// EvalK lists the observation counts K an hmm run is also scored at (length
-	// generalisation, DESIGN.md §2: the presets' 20, 30 and 50), each on its own fixed probe
+	// generalisation, README, Commands: --eval-k: the presets' 20, 30 and 50), each on its own fixed probe
 	// set; the training K is always scored. Empty: the training K only. The model's position
 	// table is sized for the longest. Only the hmm task has a K.
 	EvalK []int `json:"eval_k,omitempty"`
