@@ -338,7 +338,16 @@ func LinearRange(ss ...[]float64) Span {
 
 // LogRange spans the finite log10 values with a tenth of a decade to spare.
 func LogRange(ss ...[]float64) Span {
-	lo, hi := math.Inf(1), math.Inf(-1)
+	lo, hi, ok := finiteExtent(ss...)
+	if !ok {
+		return Span{-1, 0}
+	}
+	return Span{lo - 0.1, math.Max(hi, lo+0.5) + 0.1}
+}
+
+// finiteExtent is the least and greatest finite value of ss; ok is false when there is none.
+func finiteExtent(ss ...[]float64) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, s := range ss {
 		for _, v := range s {
 			if !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -346,8 +355,5 @@ func LogRange(ss ...[]float64) Span {
 			}
 		}
 	}
-	if math.IsInf(lo, 0) {
-		return Span{-1, 0}
-	}
-	return Span{lo - 0.1, math.Max(hi, lo+0.5) + 0.1}
+	return lo, hi, !math.IsInf(lo, 0)
 }

@@ -172,15 +172,8 @@ func sigDigits(v float64, digits int) string {
 // side (at least 0.02 decades): unlike LogRange, no half decade at the least, so values
 // close together fill the chart.
 func FitLogRange(ss ...[]float64) Span {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range ss {
-		for _, v := range s {
-			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
-	}
-	if math.IsInf(lo, 0) {
+	lo, hi, ok := finiteExtent(ss...)
+	if !ok {
 		return Span{-1, 0}
 	}
 	pad := math.Max((hi-lo)/20, 0.02)
