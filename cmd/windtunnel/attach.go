@@ -28,7 +28,7 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 			"run. The viewer's log goes to the user's cache directory (" + viewerLogHint + ").",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return usagef("%s takes at most one run, got %d arguments", c.CommandPath(), len(args))
+				return usagef("%s takes at most one run, got %d arguments", commandName(c), len(args))
 			}
 			return nil
 		},

@@ -385,3 +385,22 @@ func TestProbeStepHelp(t *testing.T) {
 		t.Errorf("probe --help: exit %d\n%s", code, out)
 	}
 }
+
+// TestArgumentCountMessages: a wrong number of arguments names the command once, after the
+// program's own prefix ("windtunnel: ls takes no arguments", not "windtunnel: windtunnel ls").
+func TestArgumentCountMessages(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ls", "x"}, "windtunnel: ls takes no arguments"},
+		{[]string{"info"}, "windtunnel: info takes one session file"},
+		{[]string{"replay"}, "windtunnel: replay takes one or more session files"},
+		{[]string{"sweep", "status"}, "windtunnel: sweep status takes one sweep folder"},
+	} {
+		code, _, errs := runCLI(c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "windtunnel: windtunnel") {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}

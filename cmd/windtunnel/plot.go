@@ -34,7 +34,7 @@ func newPlotCmd(stdout io.Writer) *cobra.Command {
 			"It prints each file written.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("%s takes one or more session files or folders", c.CommandPath())
+				return usagef("%s takes one or more session files or folders", commandName(c))
 			}
 			return nil
 		},

@@ -28,7 +28,7 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 			"(" + viewerLogHint + ").",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("%s takes one or more session files", c.CommandPath())
+				return usagef("%s takes one or more session files", commandName(c))
 			}
 			return nil
 		},

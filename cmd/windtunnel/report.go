@@ -26,13 +26,13 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 			"regenerate every number and the bench's known departures from the authors' setup.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("%s takes one or more session files or folders", c.CommandPath())
+				return usagef("%s takes one or more session files or folders", commandName(c))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return usagef("%s: --out DIR is required", cmd.CommandPath())
+				return usagef("%s: --out DIR is required", commandName(cmd))
 			}
 			rep, path, err := reports.Write(args, out, reports.Options{Figures: reportFigures(args)})
 			if err != nil {

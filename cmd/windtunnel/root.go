@@ -94,7 +94,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 // noArgs rejects positional arguments as a usage error.
 func noArgs(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usagef("%s takes no arguments, got %q", c.CommandPath(), args)
+		return usagef("%s takes no arguments, got %q", commandName(c), args)
 	}
 	return nil
 }
@@ -102,7 +102,7 @@ func noArgs(c *cobra.Command, args []string) error {
 // oneFile accepts exactly one positional argument, the session file.
 func oneFile(c *cobra.Command, args []string) error {
 	if len(args) != 1 {
-		return usagef("%s takes one session file, got %d arguments", c.CommandPath(), len(args))
+		return usagef("%s takes one session file, got %d arguments", commandName(c), len(args))
 	}
 	return nil
 }

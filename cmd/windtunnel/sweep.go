@@ -60,7 +60,7 @@ func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
 			"sweep status DIR` shows each point; `compare --from DIR`, `report DIR` and `plot DIR` read the folder.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return usagef("%s takes at most one sweep file, got %d arguments", c.CommandPath(), len(args))
+				return usagef("%s takes at most one sweep file, got %d arguments", commandName(c), len(args))
 			}
 			return nil
 		},

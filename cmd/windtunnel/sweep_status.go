@@ -24,7 +24,7 @@ func newSweepStatusCmd(stdout, stderr io.Writer) *cobra.Command {
 			"the sweep again trains or submits.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("%s takes one sweep folder, got %d arguments", c.CommandPath(), len(args))
+				return usagef("%s takes one sweep folder, got %d arguments", commandName(c), len(args))
 			}
 			return nil
 		},
