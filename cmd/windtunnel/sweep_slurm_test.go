@@ -174,6 +174,12 @@ func (c *slurmCluster) stop() {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	// Each job step's slurmstepd ends on its own once its job has; give them a moment, and
+	// end any left behind (they would wait forever for a slurmd that is gone).
+	conf := filepath.Join(c.dir, "slurm.conf")
+	for i := 0; i < 50 && len(stepDaemons(conf)) > 0; i++ {
+		time.Sleep(200 * time.Millisecond)
+	}
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		p := c.procs[i]
 		p.Process.Signal(syscall.SIGTERM)
@@ -186,7 +192,33 @@ func (c *slurmCluster) stop() {
 			<-done
 		}
 	}
+	for _, pid := range stepDaemons(conf) {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 	os.RemoveAll(c.dir)
+}
+
+// stepDaemons lists the slurmstepd processes of the cluster whose configuration is conf.
+func stepDaemons(conf string) []int {
+	var pids []int
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "comm"))
+		if strings.TrimSpace(string(comm)) != "slurmstepd" {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == "SLURM_CONF="+conf {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }
 
 func freePorts(t *testing.T, n int) []int {
@@ -242,10 +274,10 @@ func TestSweepSlurm(t *testing.T) {
 	startSlurm(t)
 	t.Setenv(childEnv, "1") // the array tasks run this test binary as windtunnel
 	dir := filepath.Join(t.TempDir(), "sw")
-	const steps = 3000 // long enough that a poll sees a checkpoint at 200 before the end, however fast the products
+	const steps = 1200
 	args := append([]string{"sweep", "--slurm", "--parallel", "2", "--cpus-per-task", "1", "--out", dir,
 		"--set", "steps=" + itoa(steps), "--set", "lr=3e-3,1e-3", "--seeds", "2", "--set", "probe-every=0"}, tinySets("lr", "checkpoint-every")...)
-	args = append(args, "--set", "checkpoint-every=100")
+	args = append(args, "--set", "checkpoint-every=50")
 	start := time.Now()
 	code, out, errs := runCLI(args...)
 	if code != 0 {
@@ -261,8 +293,10 @@ func TestSweepSlurm(t *testing.T) {
 		t.Fatalf("point 0 is %s", p0.Name)
 	}
 
-	// Cancel point 0, and requeue point 1 (as a preemption would), each once it has a
-	// checkpoint at step ≥ 200, well before its end.
+	// Cancel point 0, and requeue point 1 (as a preemption would), each after its first
+	// checkpoint. A session shows its checkpoints at its writer's commits (every second), so
+	// each run is held with SIGSTOP as soon as one shows, lest it finish first on a fast
+	// machine; Slurm's SIGTERM waits until the SIGCONT that follows the interruption.
 	ckAt := func(p sweep.Point) int {
 		r, err := sessions.Open(m.SessionPath(p))
 		if err != nil {
@@ -275,19 +309,35 @@ func TestSweepSlurm(t *testing.T) {
 		}
 		return cks[len(cks)-1]
 	}
-	interrupt := func(p sweep.Point, cmd ...string) int {
-		var ck int
-		waitFor(t, 3*time.Minute, "a checkpoint at step ≥ 200 of "+p.Name, func() bool { ck = ckAt(p); return ck >= 200 })
-		if ck >= steps {
-			t.Fatalf("%s finished (checkpoint %d) before it could be interrupted", p.Name, ck)
+	held := map[int]int{} // point index → its writer's pid, stopped
+	ck := map[int]int{}
+	waitFor(t, 3*time.Minute, "a checkpoint of points 0 and 1", func() bool {
+		for _, ix := range []int{0, 1} {
+			if held[ix] != 0 {
+				continue
+			}
+			if c := ckAt(m.Points[ix]); c > 0 {
+				pid := sessions.WriterPid(m.SessionPath(m.Points[ix]))
+				if pid == 0 || syscall.Kill(pid, syscall.SIGSTOP) != nil {
+					t.Fatalf("%s (checkpoint %d) has no live writer to hold: it finished before it could be interrupted", m.Points[ix].Name, c)
+				}
+				held[ix] = pid
+				ck[ix] = ckAt(m.Points[ix])
+			}
 		}
-		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+		return held[0] != 0 && held[1] != 0
+	})
+	for ix, cmd := range map[int][]string{0: {"scancel", job + "_0"}, 1: {"scontrol", "requeue", job + "_1"}} {
+		if ck[ix] >= steps {
+			t.Fatalf("%s finished (checkpoint %d) before it could be interrupted", m.Points[ix].Name, ck[ix])
+		}
+		out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput()
+		syscall.Kill(held[ix], syscall.SIGCONT)
+		if err != nil {
 			t.Fatalf("%s: %v: %s", cmd, err, out)
 		}
-		return ck
 	}
-	ck0 := interrupt(p0, "scancel", job+"_0")
-	ck1 := interrupt(m.Points[1], "scontrol", "requeue", job+"_1")
+	ck0, ck1 := ck[0], ck[1]
 	// A requeued batch job waits ~2 minutes (its begin time) before it may start again: once
 	// it is pending, let it start now.
 	waitFor(t, time.Minute, "the requeued task to be pending", func() bool { return strings.Contains(queueStates(job), job+"_1 PENDING") })

@@ -22,5 +22,5 @@
 // Files: grid.go (axes, --set, points and their names), file.go (sweep files, TOML and
 // YAML), folder.go (the manifest and the folder's checks), status.go (point states),
 // progress.go (the progress line and ETA), local.go (the local engine), slurm.go (the
-// script, sbatch and squeue).
+// script, sbatch and squeue), wait.go (following a submitted sweep until it leaves the queue).
 package sweep

@@ -43,8 +43,9 @@ type Local struct {
 	Exe string
 	// Jobs is how many points train at once (≥ 1); Workers each run's --workers (≥ 1).
 	Jobs, Workers int
-	// Env is the children's environment (nil: this process's); GOMAXPROCS is set to
-	// Workers unless it is set already.
+	// Env is the children's environment (nil: this process's). GOMAXPROCS is left to Go:
+	// with it at 1, a run's session writer waits behind the trainer and commits seconds
+	// apart; --workers is what divides the cores.
 	Env []string
 	// Out receives the progress line and a line per finished point; Tty rewrites the
 	// progress line in place, else it is printed every Every (and at each change of counts).
@@ -69,9 +70,6 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 	env := l.Env
 	if env == nil {
 		env = os.Environ()
-	}
-	if os.Getenv("GOMAXPROCS") == "" {
-		env = append(append([]string{}, env...), "GOMAXPROCS="+strconv.Itoa(l.Workers))
 	}
 	every := l.Every
 	if every <= 0 {

@@ -104,7 +104,6 @@ func (s Slurm) Script(m *Manifest) (string, error) {
 	fmt.Fprintf(&b, "*) echo \"%s: no grid point $SLURM_ARRAY_TASK_ID (0-%d)\" >&2; exit 2 ;;\nesac\n", ScriptName, len(m.Points)-1)
 	b.WriteString(`S="$DIR/$NAME.wtlab"
 W="${SLURM_CPUS_PER_TASK:-1}"
-export GOMAXPROCS="${GOMAXPROCS:-$W}"
 echo "windtunnel sweep: task $SLURM_ARRAY_TASK_ID ($NAME) on $(hostname), job ${SLURM_JOB_ID:-?}, restart ${SLURM_RESTART_COUNT:-0}"
 if [ -e "$S" ]; then
   # Requeued, preempted or resubmitted: continue from the session's last checkpoint.
