@@ -102,3 +102,45 @@ func BenchmarkRecording(b *testing.B) {
 	b.ReportMetric(1000*wall[true]/steps, "ms/step-on")
 	b.ReportMetric(100*(wall[true]/wall[false]-1), "%cost")
 }
+
+// BenchmarkEvaluation times one evaluation of the quick presets' probe sets (with the hmm
+// run's other lengths) in passes of at most probeChunk sequences ("256", the passes before
+// chunking by memory) and of the chunk each evaluation budget gives, and reports the
+// chunk at the training length.
+func BenchmarkEvaluation(b *testing.B) {
+	for _, task := range []string{"bijection", "hmm"} {
+		cfg, err := runconfig.Preset(runconfig.PresetQuick, task)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tr, err := New(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, budget := range []struct {
+			name  string
+			bytes int64
+		}{{"256", 1 << 40}, {"24MB", 24 << 20}, {"12MB", 12 << 20}, {"6MB", 6 << 20}} {
+			b.Run(task+"/"+budget.name, func(b *testing.B) {
+				if err := tr.setupProbes(budget.bytes); err != nil {
+					b.Fatal(err)
+				}
+				eval := func() {
+					s, _, err := tr.evaluate(false, true)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := tr.EvaluateLengths(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+				eval() // compile the graphs
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					eval()
+				}
+				b.ReportMetric(float64(tr.chunk), "seqs/pass")
+			})
+		}
+	}
+}

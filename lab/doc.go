@@ -20,7 +20,8 @@
 // cuda-gemm — or the whole step resident on a device; every reader of parameters goes
 // through Trainer.current, which pulls them from the device first), device.go (opening the
 // products-only GPU), resident.go (opening the resident step: --device cuda for a float32
-// transformer, or host), memory.go (the memory estimate checked before a run), fidelity.go
+// transformer, or host), memory.go (the memory estimate checked before a run, the garbage collector's target),
+// chunks.go (the bounded passes every evaluation, probe and ablation runs in), fidelity.go
 // (the authors' key orthogonality from the value tokens' embeddings, now and at
 // initialisation), lengths.go (hmm length generalisation), memlimit*.go (the memory
 // available to the process). The configuration itself, its presets and validation live in

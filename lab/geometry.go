@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"windtunnel/diagnostics"
+	"windtunnel/models"
+	"windtunnel/models/arch"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/tunnels"
@@ -81,7 +83,11 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 		return err
 	}
 	b := t.geometryBatch()
-	pr, err := t.model.Probe(t.tunnel, b)
+	keep := 0 // sequences whose values and residual stream the J-lens reads
+	if t.model.Kind() == arch.KindTransformer {
+		keep = jlensSeqs
+	}
+	pr, err := models.ProbeChunks(t.model, t.tunnel, b, t.evalChunkAt(t.tunnel, b.N), keep)
 	if err != nil {
 		return fmt.Errorf("lab: geometry probe: %w", err)
 	}
@@ -146,7 +152,7 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 		if err := t.embedKeys(sn, evTok); err != nil {
 			return err
 		}
-		if err := t.jlens(sn, b); err != nil {
+		if err := t.jlens(sn, b, pr); err != nil {
 			return err
 		}
 	}
@@ -188,7 +194,7 @@ func (t *Trainer) ablationTable(b *tunnels.Batch, base []float64) ([]diagnostics
 	}
 	var out []diagnostics.Effect
 	add := func(unit string, layer, head int) error {
-		if err := t.model.Predict(t.tunnel, b, t.geo.q); err != nil {
+		if err := models.PredictChunks(t.model, t.tunnel, b, t.evalChunkAt(t.tunnel, b.N), t.geo.q, nil); err != nil {
 			return fmt.Errorf("lab: ablation %s L%d H%d: %w", unit, layer, head, err)
 		}
 		s, err := score(t.geo.q)
@@ -249,10 +255,12 @@ func (t *Trainer) addFrame(sn *sessions.Snapshot, attn [][]float64, b *tunnels.B
 			fs.attn = append(fs.attn, cp)
 		}
 	}
+	var wa, wb []float64 // the frames widened, reused: a snapshot compares every kept frame
 	dist := func(a, b [][]float32) []sessions.Num {
 		out := make([]sessions.Num, len(a))
 		for l := range a {
-			out[l] = sessions.Num(diagnostics.AttentionDrift(widen(a[l]), widen(b[l]), t.tunnel.SeqLen()))
+			wa, wb = widen(wa, a[l]), widen(wb, b[l])
+			out[l] = sessions.Num(diagnostics.AttentionDrift(wa, wb, t.tunnel.SeqLen()))
 		}
 		return out
 	}
@@ -347,12 +355,16 @@ func nums(xs []float64) []sessions.Num {
 	return out
 }
 
-func widen(s []float32) []float64 {
-	out := make([]float64, len(s))
-	for i, v := range s {
-		out[i] = float64(v)
+// widen is s in float64, in dst's storage when it has room.
+func widen(dst []float64, s []float32) []float64 {
+	if cap(dst) < len(s) {
+		dst = make([]float64, len(s))
 	}
-	return out
+	dst = dst[:len(s)]
+	for i, v := range s {
+		dst[i] = float64(v)
+	}
+	return dst
 }
 
 func nanNums(n int) []sessions.Num {

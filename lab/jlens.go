@@ -21,13 +21,14 @@ var jlensSites = [...]int{models.SiteEmbed, 0}
 
 // jlens adds the authors' frame statistic (sessions.JLens) to sn for a transformer: the
 // overlap of the current embedding frame with the J-lens subspace at each site, with its null
-// and the bases a reader needs to measure it against the final frame.
-func (t *Trainer) jlens(sn *sessions.Snapshot, b *tunnels.Batch) error {
+// and the bases a reader needs to measure it against the final frame. pr is the geometry
+// probe's forward pass over b.
+func (t *Trainer) jlens(sn *sessions.Snapshot, b *tunnels.Batch, pr *models.Probe) error {
 	if t.model.Kind() != arch.KindTransformer {
 		return nil
 	}
 	sites := jlensSites[:]
-	j, err := models.ClassJacobians(t.model, t.tunnel, b, jlensSeqs, sites)
+	j, err := models.ClassJacobiansOf(t.model, t.tunnel, b, pr, jlensSeqs, sites)
 	if err != nil {
 		return fmt.Errorf("lab: J-lens: %w", err)
 	}

@@ -59,27 +59,8 @@ type lengthProbe struct {
 	q      []float64
 }
 
-// probeChunk is the number of sequences in a batch of the training-length probe set.
+// probeChunk is the most sequences an evaluation pass runs at once (evalChunk).
 const probeChunk = 256
-
-// lengthChunk is the number of sequences in a batch of a longer probe set of n sequences
-// of seqLen tokens: fewer than probeChunk, so that its graph's attention (sequences ×
-// length²) is no larger than the training length's (trainLen tokens), and a divisor of n
-// when one is near, so that the set compiles one graph shape. A compiled graph keeps its
-// buffers: at 256 sequences, K=30 and K=50 would add about 2 GB at the quick preset.
-func lengthChunk(n, seqLen, trainLen int) int {
-	if seqLen <= trainLen {
-		return probeChunk
-	}
-	r := float64(trainLen) / float64(seqLen)
-	c := max(1, int(probeChunk*r*r))
-	for d := c; d > c/2; d-- {
-		if n%d == 0 {
-			return d
-		}
-	}
-	return c
-}
 
 // drawProbe draws the n-sequence probe set of tn from stream in batches of chunk sequences
 // and returns them with their posteriors laid end to end.
@@ -93,6 +74,27 @@ func drawProbe(tn tunnels.Tunnel, stream uint64, n, chunk int) ([]*tunnels.Batch
 		post = append(post, b.Posterior...)
 	}
 	return bs, post
+}
+
+// setupProbes draws the probe set and those of the other evaluated lengths in chunks that
+// keep each evaluation graph's buffers within budget (evalChunk).
+func (t *Trainer) setupProbes(budget int64) error {
+	t.evalBudget = budget
+	t.chunk = t.evalChunkAt(t.tunnel, t.cfg.ProbeSize)
+	t.probe, t.post = drawProbe(t.tunnel, tunnels.ProbeStream(t.cfg.Seed), t.cfg.ProbeSize, t.chunk)
+	t.q = make([]float64, len(t.post))
+	t.lengths = nil
+	return t.setupLengths()
+}
+
+// evalChunkAt is evalChunk for a set of n sequences of tn's length with the run's model
+// and budget.
+func (t *Trainer) evalChunkAt(tn tunnels.Tunnel, n int) int {
+	long, err := longestTunnel(t.cfg, t.tunnel)
+	if err != nil { // New has built the model on it already
+		long = tn
+	}
+	return evalChunk(models.EffectiveSpec(t.cfg.Spec(), long), tn, n, floatBytes(t.cfg), t.evalBudget)
 }
 
 // setupLengths draws the probe sets of the evaluated lengths other than the training one.
@@ -116,7 +118,7 @@ func (t *Trainer) setupLengths() error {
 			return fmt.Errorf("lab: evaluation length K=%d needs %d positions, the model has %d", k, tk.SeqLen(), t.maxLen)
 		}
 		lp := lengthProbe{k: k, tunnel: tk}
-		chunk := lengthChunk(t.cfg.ProbeSize, tk.SeqLen(), t.tunnel.SeqLen())
+		chunk := t.evalChunkAt(tk, t.cfg.ProbeSize)
 		lp.probe, lp.post = drawProbe(tk, tunnels.ProbeStream(t.cfg.Seed), t.cfg.ProbeSize, chunk)
 		lp.q = make([]float64, len(lp.post))
 		t.lengths = append(t.lengths, lp)

@@ -48,6 +48,10 @@ type Trainer struct {
 	maxLen  int
 	evalK   []int
 	lengths []lengthProbe
+	// evalBudget bounds the buffers of each evaluation graph (evalChunk), chunk is the
+	// number of sequences a pass over the training-length probe set runs.
+	evalBudget int64
+	chunk      int
 }
 
 // Result is the outcome of a run: the last evaluation and its inputs.
@@ -144,9 +148,7 @@ func New(cfg runconfig.Config) (*Trainer, error) {
 	if err := t.openResident(be); err != nil {
 		return nil, err
 	}
-	t.probe, t.post = drawProbe(tn, tunnels.ProbeStream(cfg.Seed), cfg.ProbeSize, probeChunk)
-	t.q = make([]float64, len(t.post))
-	if err := t.setupLengths(); err != nil {
+	if err := t.setupProbes(evalBudget); err != nil {
 		return nil, err
 	}
 	return t, nil

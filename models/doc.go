@@ -20,6 +20,10 @@
 // Parameters live once per model and are shared by every compiled graph (one per batch
 // size). Every model can be probed (attention, queries, keys, values, residual stream,
 // copied out as plain slices) and ablated (head masks and units are graph inputs).
+// PredictChunks and ProbeChunks run a large set in passes of a bounded number of sequences
+// (chunks.go), so that the compiled graphs' buffers stay proportional to the chunk. A training
+// graph's activation gradients share buffers where their lifetimes do not overlap
+// (gradmem.go: planned in the tape's order, checked against the order the first step ran in).
 //
 // Resident executes a float32 model's compiled training graph on an accelerator (an
 // accel.Device: the GPU, or the host's Go kernels): each kernel op runs its device version

@@ -30,6 +30,10 @@ type compiled[T Float] struct {
 	grads  G.Nodes // the parameters' gradient nodes, in pnodes order (training graphs)
 	attn   []*attnKernel[T]
 	taps   []tap
+	// shared is set once a training graph's gradients have been placed, checked once its
+	// first step has run in the planned order of backward ops (gradmem.go).
+	shared, checked bool
+	order           []*bwdOp
 }
 
 // tapKind names what a probe tap reads.
@@ -79,6 +83,10 @@ type net[T Float] struct {
 	mask   [][]float64
 	units  []Unit
 	gates  []*float64
+	// ownGrads keeps every gradient in its own buffer (tests compare against it).
+	ownGrads bool
+	// linScratch is the scratch every linear kernel's backward pass shares.
+	linScratch []T
 }
 
 // addUnit registers an ablatable unit and returns its gate (1 = on), for a gated kernel.
@@ -191,15 +199,8 @@ func (m *net[T]) TrainStep(t tunnels.Tunnel, b *tunnels.Batch, mode tunnels.Targ
 	} else {
 		c.soft = nil
 	}
-	for _, pn := range c.pnodes {
-		if g, err := pn.Grad(); err == nil {
-			if d, ok := g.(*tensor.Dense); ok {
-				zero(data[T](d))
-			}
-		}
-	}
 	defer c.vm.Reset()
-	if err := c.vm.RunAll(); err != nil {
+	if err := m.runTrain(c); err != nil {
 		return 0, fmt.Errorf("models: %s train step: %w", m.kind, err)
 	}
 	for i, pn := range c.pnodes {
@@ -268,6 +269,9 @@ func (m *net[T]) HeadMask() [][]float64 {
 
 // apply adds a kernel node to the graph.
 func apply[T Float](m *net[T], k kernel, scalar bool, in ...*G.Node) (*G.Node, error) {
+	if lk, ok := k.(*linKernel[T]); ok && lk.dpre == nil && !m.ownGrads {
+		lk.dpre = &m.linScratch
+	}
 	n, err := G.ApplyOp(newFwd(k, &m.ids, len(in), scalar, m.opt.Dtype), in...)
 	if err != nil {
 		return nil, fmt.Errorf("models: %s: %s: %w", m.kind, k.name(), err)

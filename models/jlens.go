@@ -38,11 +38,19 @@ type Jacobians struct {
 // in float64, in reverse mode (C adjoints a row), with the operator's head and unit masks
 // as they are. The model must be a transformer.
 func ClassJacobians(m Model, t tunnels.Tunnel, b *tunnels.Batch, seqs int, sites []int) (*Jacobians, error) {
+	return ClassJacobiansOf(m, t, b, nil, seqs, sites)
+}
+
+// ClassJacobiansOf is ClassJacobians reading the forward pass over b from pr, a Probe of m
+// on b taken with the masks as they are now (a caller that has one saves a second forward
+// pass and its copies); its V and Resid need hold only the first seqs sequences. nil pr
+// probes b here.
+func ClassJacobiansOf(m Model, t tunnels.Tunnel, b *tunnels.Batch, pr *Probe, seqs int, sites []int) (*Jacobians, error) {
 	switch n := m.(type) {
 	case *net[float32]:
-		return classJacobians(n, t, b, seqs, sites)
+		return classJacobians(n, t, b, pr, seqs, sites)
 	case *net[float64]:
-		return classJacobians(n, t, b, seqs, sites)
+		return classJacobians(n, t, b, pr, seqs, sites)
 	}
 	return nil, fmt.Errorf("models: class Jacobians need a transformer, not %s", m.Kind())
 }
@@ -94,7 +102,7 @@ func ClassDirections(m Model, t tunnels.Tunnel) ([]float64, int, error) {
 	return out, d, nil
 }
 
-func classJacobians[T Float](m *net[T], t tunnels.Tunnel, b *tunnels.Batch, seqs int, sites []int) (*Jacobians, error) {
+func classJacobians[T Float](m *net[T], t tunnels.Tunnel, b *tunnels.Batch, pr *Probe, seqs int, sites []int) (*Jacobians, error) {
 	if m.kind != arch.KindTransformer {
 		return nil, fmt.Errorf("models: class Jacobians need a transformer, not %s", m.kind)
 	}
@@ -107,15 +115,25 @@ func classJacobians[T Float](m *net[T], t tunnels.Tunnel, b *tunnels.Batch, seqs
 			return nil, fmt.Errorf("models: Jacobian site %d: want -1 (embedding) .. %d", s, m.layers-1)
 		}
 	}
-	pr, err := m.Probe(t, b)
-	if err != nil {
-		return nil, err
+	if pr == nil {
+		var err error
+		if pr, err = m.Probe(t, b); err != nil {
+			return nil, err
+		}
+	} else if pr.N != b.N || pr.T != t.SeqLen() || len(pr.Resid) != m.layers || len(pr.K) != m.layers || len(pr.V) != m.layers {
+		return nil, fmt.Errorf("models: class Jacobians: the probe (%d sequences of %d tokens, %d layers) is not of this batch and model (%d of %d, %d layers)",
+			pr.N, pr.T, len(pr.Resid), b.N, t.SeqLen(), m.layers)
 	}
 	rn, err := newRowNet(m, t)
 	if err != nil {
 		return nil, err
 	}
 	T0, P, C, d := pr.T, pr.P, rn.c, rn.d
+	for l := 0; l < m.layers; l++ {
+		if need := seqs * T0 * d; len(pr.Resid[l]) < need || len(pr.K[l]) < need || len(pr.V[l]) < need {
+			return nil, fmt.Errorf("models: class Jacobians: the probe holds layer %d of fewer than %d sequences", l, seqs)
+		}
+	}
 	j := &Jacobians{Sites: append([]int(nil), sites...), Seqs: seqs, P: P, C: C, Width: d,
 		ClassLogits: make([]float64, seqs*P*C)}
 	for range sites {

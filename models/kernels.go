@@ -203,8 +203,21 @@ type linKernel[T Float] struct {
 	pre    []T  // pre-activation u
 	th     []T  // tanh(√(2/π)(u+0.044715u³)), saved for the backward pass (scalar path only)
 	vec    bool // the last forward pass ran the vector bias+GELU: th is not saved
-	dpre   []T
-	part   [][]T
+	// dpre is the backward pass's scratch for the pre-activation's gradient: the model's
+	// one (apply points it there; backward passes run one at a time), or the kernel's own.
+	dpre *[]T
+	part [][]T
+}
+
+// gradScratch is the backward pass's scratch of n values.
+func (k *linKernel[T]) gradScratch(n int) []T {
+	if k.dpre == nil {
+		k.dpre = new([]T)
+	}
+	if cap(*k.dpre) < n {
+		*k.dpre = make([]T, n)
+	}
+	return (*k.dpre)[:n]
 }
 
 // scale is the gate's value, 1 without a gate.
@@ -338,11 +351,7 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 	m, kin := rows2(in[0].Shape())
 	o := len(g) / max(m, 1)
 	if k.act == actGELU {
-		if cap(k.dpre) < len(g) {
-			k.dpre = make([]T, len(g))
-		}
-		k.dpre = k.dpre[:len(g)]
-		dp := k.dpre
+		dp := k.gradScratch(len(g))
 		k.p.Rows(len(g), 1024, func(lo, hi int) {
 			if k.vec {
 				geluBwd(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], hi-lo)
@@ -358,14 +367,11 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 	dx, dw := data[T](gin[0]), data[T](gin[1])
 	if s := k.scale(); s != 1 {
 		// y = res + s·(x·W + b): every gradient but the residual's is scaled by s.
-		if cap(k.dpre) < len(g) {
-			k.dpre = make([]T, len(g))
-		}
-		k.dpre = k.dpre[:len(g)]
+		dp := k.gradScratch(len(g))
 		for j, v := range g {
-			k.dpre[j] = s * v
+			dp[j] = s * v
 		}
-		g = k.dpre
+		g = dp
 	}
 	if k.transW {
 		// y = x·Wᵀ, W out×in: dx = g·W, dW = gᵀ·x.

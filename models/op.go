@@ -27,8 +27,12 @@ type kernel interface {
 	backward(in []*tensor.Dense, out *tensor.Dense, gout *tensor.Dense, gscalar float64, gin []*tensor.Dense)
 }
 
-// opIDs hands out per-model unique op ids, so the graph never merges two op instances.
-type opIDs struct{ next int }
+// opIDs hands out per-model unique op ids, so the graph never merges two op instances,
+// and holds the trace of a graph's first training step while it runs (gradmem.go).
+type opIDs struct {
+	next  int
+	trace *gradTrace
+}
 
 func (o *opIDs) id() int { o.next++; return o.next }
 
@@ -41,10 +45,11 @@ type fwdOp struct {
 	dt     tensor.Dtype
 	out    *tensor.Dense
 	ins    []*tensor.Dense
+	ids    *opIDs
 }
 
 func newFwd(k kernel, ids *opIDs, arity int, scalar bool, dt tensor.Dtype) *fwdOp {
-	return &fwdOp{k: k, id: ids.id(), arity: arity, scalar: scalar, dt: dt, ins: make([]*tensor.Dense, arity)}
+	return &fwdOp{k: k, id: ids.id(), arity: arity, scalar: scalar, dt: dt, ins: make([]*tensor.Dense, arity), ids: ids}
 }
 
 func (o *fwdOp) Arity() int { return o.arity }
@@ -173,6 +178,9 @@ type bwdOp struct {
 	gin   []*tensor.Dense
 	ins   []*tensor.Dense
 	gout  *tensor.Dense // the output's gradient of the last pass (read by checks of the gradients)
+	// shared holds, for the inputs whose gradients share buffers (gradmem.go), the view
+	// to write; nil entries (and a nil slice) keep their own buffer.
+	shared []*tensor.Dense
 }
 
 func (b *bwdOp) Arity() int { return b.f.arity + 2 }
@@ -233,9 +241,16 @@ func (b *bwdOp) Do(vs ...G.Value) (G.Value, error) {
 	if err := denses(b.ins, vs[:n]); err != nil {
 		return nil, fmt.Errorf("models: %s backward: %w", b.f.k.name(), err)
 	}
+	if tr := b.f.ids.trace; tr != nil {
+		tr.ran = append(tr.ran, b)
+	}
 	d := b.f.k.diff(n)
 	for i, ok := range d {
-		if ok {
+		switch {
+		case !ok:
+		case b.shared != nil && b.shared[i] != nil:
+			b.gin[i] = b.shared[i]
+		default:
 			b.gin[i] = ensure(b.gin[i], b.f.dt, b.ins[i].Shape())
 		}
 	}

@@ -79,67 +79,92 @@ type Probe struct {
 
 // Probe implements Model: a Predict on b whose internals are copied out.
 func (m *net[T]) Probe(t tunnels.Tunnel, b *tunnels.Batch) (*Probe, error) {
-	dist := make([]float64, b.N*b.P*b.C)
-	if err := m.Predict(t, b, dist); err != nil {
+	return m.probeChunks(t, b, b.N, b.N)
+}
+
+// probeChunks is Probe run in forward passes of at most chunk sequences, each copied out
+// into the whole batch's slices at its place, V and Resid (and ResidRows) for the first
+// keep sequences only.
+func (m *net[T]) probeChunks(t tunnels.Tunnel, b *tunnels.Batch, chunk, keep int) (*Probe, error) {
+	if err := m.checkBatch(t, b); err != nil {
 		return nil, err
 	}
-	c, ok := m.graphs[shapeKey{n: b.N, t: t.SeqLen(), p: len(t.Positions()), train: false}]
-	if !ok {
-		return nil, fmt.Errorf("models: %s: probe: no graph for batch size %d", m.kind, b.N)
-	}
+	chunk, keep = min(max(chunk, 1), b.N), min(max(keep, 0), b.N)
 	pos := t.Positions()
-	pr := &Probe{N: b.N, T: t.SeqLen(), P: len(pos), Positions: pos, Layers: m.layers, Heads: m.heads, Dist: dist}
-	grow := func(s [][]float64, l int) [][]float64 {
-		for len(s) <= l {
-			s = append(s, nil)
+	L, P := t.SeqLen(), len(pos)
+	pr := &Probe{N: b.N, T: L, P: P, Positions: pos, Layers: m.layers, Heads: m.heads, Dist: make([]float64, b.N*b.P*b.C)}
+	// slot is the slice a tap of kind and layer is copied into, made on first use for
+	// seqs sequences of per values.
+	slot := func(s *[][]float64, l, per, seqs int) []float64 {
+		for len(*s) <= l {
+			*s = append(*s, nil)
 		}
-		return s
+		if (*s)[l] == nil {
+			(*s)[l] = make([]float64, per*seqs)
+		}
+		return (*s)[l]
 	}
-	for _, tp := range c.taps {
-		if tp.op.out == nil {
-			return nil, fmt.Errorf("models: %s: probe: tap %d of layer %d holds no output", m.kind, tp.kind, tp.layer)
+	for lo := 0; lo < b.N; lo += chunk {
+		hi := min(lo+chunk, b.N)
+		n := hi - lo
+		if err := m.Predict(t, batchRange(b, lo, hi), pr.Dist[lo*b.P*b.C:hi*b.P*b.C]); err != nil {
+			return nil, err
 		}
-		src := data[T](tp.op.out)
-		rows, w := rows2(tp.op.out.Shape())
-		cp := make([]float64, len(src))
-		for i, v := range src {
-			cp[i] = float64(v)
+		c, ok := m.graphs[shapeKey{n: n, t: L, p: P, train: false}]
+		if !ok {
+			return nil, fmt.Errorf("models: %s: probe: no graph for batch size %d", m.kind, n)
 		}
-		pr.Width = w
-		switch tp.kind {
-		case tapQ:
-			pr.Q = grow(pr.Q, tp.layer)
-			pr.Q[tp.layer] = cp
-		case tapK:
-			pr.K = grow(pr.K, tp.layer)
-			pr.K[tp.layer] = cp
-		case tapV:
-			pr.V = grow(pr.V, tp.layer)
-			pr.V[tp.layer] = cp
-		case tapResid:
-			pr.Resid = grow(pr.Resid, tp.layer)
-			pr.Resid[tp.layer] = cp
-			pr.ResidRows = rows
-		case tapFinal:
-			pr.Final = cp
+		for _, tp := range c.taps {
+			if tp.op.out == nil {
+				return nil, fmt.Errorf("models: %s: probe: tap %d of layer %d holds no output", m.kind, tp.kind, tp.layer)
+			}
+			src := data[T](tp.op.out)
+			rows, w := rows2(tp.op.out.Shape())
+			pr.Width = w
+			per := len(src) / n
+			var dst []float64
+			switch tp.kind {
+			case tapQ:
+				dst = slot(&pr.Q, tp.layer, per, b.N)
+			case tapK:
+				dst = slot(&pr.K, tp.layer, per, b.N)
+			case tapV:
+				dst = slot(&pr.V, tp.layer, per, keep)
+			case tapResid:
+				dst = slot(&pr.Resid, tp.layer, per, keep)
+				pr.ResidRows = rows / n * keep
+			case tapFinal:
+				if pr.Final == nil {
+					pr.Final = make([]float64, per*b.N)
+				}
+				dst = pr.Final
+			}
+			if end := min(len(dst), hi*per); end > lo*per {
+				widenInto(dst[lo*per:end], src)
+			}
 		}
-	}
-	L := pr.T
-	for l, k := range c.attn {
-		if len(k.probs) < b.N*m.heads*L*L {
-			return nil, fmt.Errorf("models: %s: probe: layer %d holds no attention for %d sequences", m.kind, l, b.N)
-		}
-		rows := make([]float64, b.N*m.heads*pr.P*L)
-		for item := 0; item < b.N*m.heads; item++ {
-			pm := k.probs[item*L*L:]
-			for i, q := range pos {
-				dst := rows[(item*pr.P+i)*L:][:L]
-				for j, v := range pm[q*L : q*L+q+1] {
-					dst[j] = float64(v)
+		for l, k := range c.attn {
+			if len(k.probs) < n*m.heads*L*L {
+				return nil, fmt.Errorf("models: %s: probe: layer %d holds no attention for %d sequences", m.kind, l, n)
+			}
+			rows := slot(&pr.Attn, l, m.heads*P*L, b.N)[lo*m.heads*P*L:]
+			for item := 0; item < n*m.heads; item++ {
+				pm := k.probs[item*L*L:]
+				for i, q := range pos {
+					dst := rows[(item*P+i)*L:][:L]
+					for j, v := range pm[q*L : q*L+q+1] {
+						dst[j] = float64(v)
+					}
 				}
 			}
 		}
-		pr.Attn = append(pr.Attn, rows)
 	}
 	return pr, nil
+}
+
+// widenInto copies the first len(dst) values of src into dst as float64.
+func widenInto[T Float](dst []float64, src []T) {
+	for i := range dst {
+		dst[i] = float64(src[i])
+	}
 }

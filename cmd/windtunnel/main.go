@@ -3,11 +3,17 @@ package main
 import (
 	"io"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
+
+	"windtunnel/lab"
 )
 
 func main() {
+	if os.Getenv("GOGC") == "" { // a GOGC the user sets wins
+		debug.SetGCPercent(lab.GCPercent)
+	}
 	// For measuring the tool itself: WINDTUNNEL_CPUPROFILE and WINDTUNNEL_TRACE name files
 	// for a CPU profile and an execution trace of the whole command.
 	var stops []func()
