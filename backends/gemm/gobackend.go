@@ -84,18 +84,10 @@ func (g *goBackend) Kernel() string { return g.kern.name }
 // KernelOf returns the micro-kernel of the Go backend under b (looking through Parallel and
 // FullBLAS); ok is false for other backends.
 func KernelOf(b Backend) (name string, ok bool) {
-	for {
-		switch w := b.(type) {
-		case *parallel:
-			b = w.b
-		case *FullBLAS:
-			b = w.b
-		case *goBackend:
-			return w.kern.name, true
-		default:
-			return "", false
-		}
+	if g, ok := unwrap(b).(*goBackend); ok {
+		return g.kern.name, true
 	}
+	return "", false
 }
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C. Every element of C is computed by the

@@ -15,16 +15,8 @@ type Library struct {
 // LibraryOf returns the library under b (looking through Parallel and FullBLAS); ok is false
 // for the pure-Go backend, which loads none.
 func LibraryOf(b Backend) (lib Library, ok bool) {
-	for {
-		switch w := b.(type) {
-		case *parallel:
-			b = w.b
-		case *FullBLAS:
-			b = w.b
-		case *openBLAS:
-			return w.lib, true
-		default:
-			return Library{}, false
-		}
+	if o, ok := unwrap(b).(*openBLAS); ok {
+		return o.lib, true
 	}
+	return Library{}, false
 }

@@ -51,16 +51,7 @@ const parallelMinWorkAVX512 = 12 << 20
 // between the workers) and is returned with its worker count set. The inner backend must be safe for concurrent use on
 // disjoint parts of C, as OpenBLAS and gonum are.
 func Parallel(b Backend, workers int) Backend {
-	for unwrapped := false; !unwrapped; {
-		switch w := b.(type) {
-		case *parallel:
-			b = w.b
-		case *FullBLAS:
-			b = w.b
-		default:
-			unwrapped = true
-		}
-	}
+	b = unwrap(b)
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -75,6 +66,20 @@ func Parallel(b Backend, workers int) Backend {
 		minWork = o.splitMinWork
 	}
 	return &parallel{b: b, workers: workers, minWork: minWork}
+}
+
+// unwrap returns the backend under b's Parallel and FullBLAS wrappers.
+func unwrap(b Backend) Backend {
+	for {
+		switch w := b.(type) {
+		case *parallel:
+			b = w.b
+		case *FullBLAS:
+			b = w.b
+		default:
+			return b
+		}
+	}
 }
 
 type parallel struct {
