@@ -44,6 +44,7 @@ func buildModel(cfg runconfig.Config, tn tunnels.Tunnel, opts models.Options) (m
 		spec = models.Resolve(spec, long)
 	}
 	opts.MaxLen = long.SeqLen() + 1
+	opts.Init = cfg.Init
 	m, err := models.New(spec, tn, opts)
 	return m, opts.MaxLen, err
 }

@@ -87,24 +87,23 @@ func NewMLP(c arch.MLPConfig, t tunnels.Tunnel, o Options) (Model, error) {
 }
 
 func newMLP[T Float](c arch.MLPConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: arch.KindMLP, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t)}
-	const std = 0.02
+	m := &net[T]{kind: arch.KindMLP, opt: o, st: newStoreInit(o), out: layoutFor(t)}
 	d, f, s := c.Width, c.Hidden, m.st
-	s.add("tok", GroupOther, t.Vocab(), d, std, 0)
-	s.add("pos", GroupOther, o.MaxLen, d, std, 0)
+	s.embed("tok", GroupOther, t.Vocab(), d)
+	s.embed("pos", GroupOther, o.MaxLen, d)
 	for l := 0; l < c.Blocks; l++ {
 		p := fmt.Sprintf("block%d.", l)
 		s.add(p+"ln.g", GroupOther, 1, d, 0, 1)
 		s.add(p+"ln.b", GroupOther, 1, d, 0, 0)
-		s.add(p+"w1", GroupOther, d, f, std, 0)
-		s.add(p+"b1", GroupOther, 1, f, 0, 0)
-		s.add(p+"w2", GroupOther, f, d, std, 0)
-		s.add(p+"b2", GroupOther, 1, d, 0, 0)
+		s.linear(p+"w1", GroupOther, d, f)
+		s.bias(p+"b1", GroupOther, f, d)
+		s.linear(p+"w2", GroupOther, f, d)
+		s.bias(p+"b2", GroupOther, d, f)
 		m.addUnit("layer", l)
 	}
 	s.add("norm", GroupOther, 1, d, 0, 1)
 	if !m.out.tied {
-		s.add("head", GroupOther, d, m.out.width, std, 0)
+		s.linear("head", GroupOther, d, m.out.width)
 	}
 	m.build = func(cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) { return buildMLP(m, c, cg, t) }
 	return m

@@ -2,8 +2,10 @@ package models
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
+	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
@@ -94,6 +96,8 @@ type Options struct {
 	// MaxLen is the longest sequence the model accepts (position table size); 0 means the
 	// tunnel's length + 1.
 	MaxLen int
+	// Init is the parameter initialisation: arch.InitNormal ("" too) or arch.InitTorch.
+	Init string
 }
 
 func (o Options) withDefaults(t tunnels.Tunnel) Options {
@@ -116,6 +120,9 @@ func (o Options) check(t tunnels.Tunnel) error {
 	if o.Dtype != tensor.Float32 && o.Dtype != tensor.Float64 {
 		return fmt.Errorf("models: dtype %v: want float32 or float64", o.Dtype)
 	}
+	if o.Init != "" && o.Init != arch.InitNormal && o.Init != arch.InitTorch {
+		return fmt.Errorf("models: init %q: want %s or %s", o.Init, arch.InitNormal, arch.InitTorch)
+	}
 	if o.MaxLen < t.SeqLen() {
 		return fmt.Errorf("models: max length %d is shorter than the tunnel's %d tokens", o.MaxLen, t.SeqLen())
 	}
@@ -127,10 +134,60 @@ type store struct {
 	dt     tensor.Dtype
 	params []Param
 	rng    *rand.Rand
+	torch  bool // arch.InitTorch: embed, linear and bias draw PyTorch's defaults
 }
 
 func newStore(dt tensor.Dtype, seed uint64) *store {
 	return &store{dt: dt, rng: rand.New(rand.NewPCG(seed, seed^0x5eed_1e55))}
+}
+
+// newStoreInit is newStore with the initialisation o.Init for embed, linear and bias.
+func newStoreInit(o Options) *store {
+	s := newStore(o.Dtype, o.Seed)
+	s.torch = o.Init == arch.InitTorch
+	return s
+}
+
+// benchStd is the standard deviation of arch.InitNormal's weights.
+const benchStd = 0.02
+
+// embed creates an embedding table: N(0, 0.02²), or N(0, 1) under arch.InitTorch.
+func (s *store) embed(name string, g Group, rows, cols int) *tensor.Dense {
+	if s.torch {
+		return s.add(name, g, rows, cols, 1, 0)
+	}
+	return s.add(name, g, rows, cols, benchStd, 0)
+}
+
+// linear creates an in×out weight matrix: N(0, 0.02²), or U(±1/√in) under arch.InitTorch.
+func (s *store) linear(name string, g Group, in, out int) *tensor.Dense {
+	if s.torch {
+		return s.uniform(name, g, in, out, 1/math.Sqrt(float64(in)))
+	}
+	return s.add(name, g, in, out, benchStd, 0)
+}
+
+// bias creates the bias of a linear map with fan-in in: 0, or U(±1/√in) under arch.InitTorch.
+func (s *store) bias(name string, g Group, out, in int) *tensor.Dense {
+	if s.torch {
+		return s.uniform(name, g, 1, out, 1/math.Sqrt(float64(in)))
+	}
+	return s.add(name, g, 1, out, 0, 0)
+}
+
+// uniform creates a rows×cols parameter drawn from U(−bound, bound).
+func (s *store) uniform(name string, g Group, rows, cols int, bound float64) *tensor.Dense {
+	v := s.add(name, g, rows, cols, 0, 0)
+	for i := 0; i < rows*cols; i++ {
+		x := (2*s.rng.Float64() - 1) * bound
+		switch d := v.Data().(type) {
+		case []float32:
+			d[i] = float32(x)
+		case []float64:
+			d[i] = x
+		}
+	}
+	return v
 }
 
 // add creates a rows×cols parameter; std > 0 draws N(0, std²), else every entry is fill.

@@ -80,6 +80,9 @@ func New(s arch.Spec, t tunnels.Tunnel, o Options) (Model, error) {
 	if !arch.KnownKind(s.Kind) {
 		return nil, fmt.Errorf("models: unknown model %q: want %s", s.Kind, arch.KindList())
 	}
+	if o.Init == arch.InitTorch && !arch.TorchInit(s.Kind) {
+		return nil, fmt.Errorf("models: init %s: the transformer and mlp have it, not %s", arch.InitTorch, s.Kind)
+	}
 	s = Resolve(s, t)
 	switch s.Kind {
 	case arch.KindMLP:

@@ -28,7 +28,8 @@ func TransformerParams(c arch.TransformerConfig, t tunnels.Tunnel, maxLen int) i
 // NewTransformer builds the transformer for a tunnel: token and learned position
 // embeddings, pre-norm blocks of causal multi-head attention (no bias) and a GELU MLP with
 // biases, RMSNorm (eps 1e-5), a final RMSNorm and an output head tied to the token embedding
-// when the tunnel's classes are tokens. Weights are drawn from N(0, 0.02).
+// when the tunnel's classes are tokens. Weights are drawn from N(0, 0.02²) (arch.InitNormal) or
+// as PyTorch initialises its layers (arch.InitTorch, Options.Init).
 func NewTransformer(c arch.TransformerConfig, t tunnels.Tunnel, o Options) (Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("models: %w", err)
@@ -41,23 +42,22 @@ func NewTransformer(c arch.TransformerConfig, t tunnels.Tunnel, o Options) (Mode
 }
 
 func newTransformer[T Float](c arch.TransformerConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: arch.KindTransformer, opt: o, st: newStore(o.Dtype, o.Seed), out: layoutFor(t), layers: c.Layers, heads: c.Heads}
-	const std = 0.02
+	m := &net[T]{kind: arch.KindTransformer, opt: o, st: newStoreInit(o), out: layoutFor(t), layers: c.Layers, heads: c.Heads}
 	d, f, s := c.Width, c.MLP, m.st
-	s.add("tok", GroupOther, t.Vocab(), d, std, 0)
-	s.add("pos", GroupOther, o.MaxLen, d, std, 0)
+	s.embed("tok", GroupOther, t.Vocab(), d)
+	s.embed("pos", GroupOther, o.MaxLen, d)
 	for l := 0; l < c.Layers; l++ {
 		p := fmt.Sprintf("layer%d.", l)
 		s.add(p+"norm1", GroupOther, 1, d, 0, 1)
-		s.add(p+"wq", GroupQK, d, d, std, 0)
-		s.add(p+"wk", GroupQK, d, d, std, 0)
-		s.add(p+"wv", GroupValue, d, d, std, 0)
-		s.add(p+"wo", GroupOther, d, d, std, 0)
+		s.linear(p+"wq", GroupQK, d, d)
+		s.linear(p+"wk", GroupQK, d, d)
+		s.linear(p+"wv", GroupValue, d, d)
+		s.linear(p+"wo", GroupOther, d, d)
 		s.add(p+"norm2", GroupOther, 1, d, 0, 1)
-		s.add(p+"w1", GroupOther, d, f, std, 0)
-		s.add(p+"b1", GroupOther, 1, f, 0, 0)
-		s.add(p+"w2", GroupOther, f, d, std, 0)
-		s.add(p+"b2", GroupOther, 1, d, 0, 0)
+		s.linear(p+"w1", GroupOther, d, f)
+		s.bias(p+"b1", GroupOther, f, d)
+		s.linear(p+"w2", GroupOther, f, d)
+		s.bias(p+"b2", GroupOther, d, f)
 		row := make([]float64, c.Heads)
 		for h := range row {
 			row[h] = 1
@@ -68,7 +68,7 @@ func newTransformer[T Float](c arch.TransformerConfig, t tunnels.Tunnel, o Optio
 	}
 	s.add("norm", GroupOther, 1, d, 0, 1)
 	if !m.out.tied {
-		s.add("head", GroupOther, d, m.out.width, std, 0)
+		s.linear("head", GroupOther, d, m.out.width)
 	}
 	m.build = func(cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) { return buildTransformer(m, c, cg, t) }
 	return m

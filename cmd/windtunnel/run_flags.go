@@ -43,6 +43,7 @@ type runFlags struct {
 	predictions string
 	mlpInput    string
 	precision   string
+	init        string
 	out         string
 	resume      string
 	ckptEvery   int
@@ -79,6 +80,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels (default: all cores)")
 	fs.StringVar(&f.mlpInput, "mlp-input", "prefix", "input of --model mlp-prefix: prefix (one-hot prefix up to the scored position) or token (the scored token alone)")
 	fs.StringVar(&f.precision, "precision", "float32", "arithmetic: float32 (fast kernels) or float64 (exact, for checks)")
+	fs.StringVar(&f.init, "init", "", "parameter initialisation: normal (every weight and embedding N(0, 0.02²)) or torch (PyTorch's defaults, as the authors' models: embeddings N(0, 1), linear maps U(±1/√fan_in); transformer and mlp) (default: the preset's)")
 	fs.StringVar(&f.predictions, "predictions", "", "write the probe set with the model's distributions to this JSON Lines file")
 	fs.StringVar(&f.out, "out", "", "session file to write, in an existing folder (default ./runs/<time>-<task>-<model>.wtlab, the folder created)")
 	fs.StringVar(&f.resume, "resume", "", "continue the session FILE from its last checkpoint (model, optimiser, schedule and data stream); from step 0 if it has none")
@@ -180,6 +182,10 @@ func (f *runFlags) config(fs *pflag.FlagSet) (runconfig.Config, error) {
 	setOr("device", "device", func() { c.Device = f.device })
 	setOr("mlp-input", "mlp_prefix.input", func() { c.PrefixMLP.Input = f.mlpInput })
 	setOr("precision", "precision", func() { c.Precision = f.precision })
+	set("init", func() { c.Init = f.init })
+	if !fs.Changed("init") && !src.has("init") && !arch.TorchInit(c.Model) {
+		c.Init = "" // the preset's torch initialisation is for the models that have it
+	}
 	if c.EvalEvery > c.Steps {
 		c.EvalEvery = c.Steps
 	}
@@ -293,7 +299,7 @@ var configFlags = map[string]string{
 	"ProbeEvery": "probe-every", "GeometryN": "geometry-n", "Workers": "workers", "Target": "target",
 	"Precision": "precision", "Device": "device", "BLAS": "blas", "Transformer.Layers": "layers",
 	"Transformer.Heads": "heads", "Transformer.Width": "width", "Transformer.MLP": "mlp-hidden",
-	"PrefixMLP.Input": "mlp-input", "EvalK": "eval-k",
+	"PrefixMLP.Input": "mlp-input", "EvalK": "eval-k", "Init": "init",
 }
 
 // flagError turns a configuration error into a usage error that names the flag (or the

@@ -80,6 +80,20 @@ func (s Spec) Validate() error {
 	return nil
 }
 
+// The parameter initialisations a model can be built with.
+const (
+	// InitNormal draws every weight matrix and embedding from N(0, 0.02²), biases 0, gains 1.
+	InitNormal = "normal"
+	// InitTorch is PyTorch's default initialisation, as the authors' models use it: embeddings
+	// N(0, 1) (nn.Embedding), weight matrices and biases U(−1/√fan_in, 1/√fan_in)
+	// (nn.Linear's Kaiming-uniform with a = √5), gains 1.
+	InitTorch = "torch"
+)
+
+// TorchInit reports whether a model kind can be built with InitTorch: the transformer and
+// the per-position MLP, the authors' two PyTorch models (the others keep their own).
+func TorchInit(kind string) bool { return kind == KindTransformer || kind == KindMLP }
+
 // FieldError is a configuration field out of range. Field is the Go field path from the
 // configuration being validated ("Transformer.Heads" in a Spec, "Steps" in lab's Config),
 // Value the offending value and Reason what is wanted ("want 1..64"). Callers with another

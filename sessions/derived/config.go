@@ -26,7 +26,7 @@ func IgnoredFields() []string {
 // lab's defaults), so that a configuration that names the default and one that leaves it
 // out are the same: device "" is "cpu", precision "" is "float32".
 func Defaults() map[string]string {
-	return map[string]string{"device": "cpu", "precision": "float32"}
+	return map[string]string{"device": "cpu", "precision": "float32", "init": "normal"}
 }
 
 // ConfigKey returns a canonical string of a stored configuration (a JSON object) less

@@ -62,6 +62,10 @@ type Config struct {
 	Workers int `json:"workers"`
 	// Precision is "float32" (default) or "float64" (exact kernels, ~2× slower; for checks).
 	Precision string `json:"precision,omitempty"`
+	// Init is the parameter initialisation: "normal" (or "": every weight and embedding
+	// N(0, 0.02²)) or "torch" (PyTorch's defaults, as the authors' models: embeddings N(0, 1),
+	// linear maps and biases U(±1/√fan_in)); torch for the transformer and mlp only.
+	Init string `json:"init,omitempty"`
 }
 
 // Key is the configuration's key under the rule of sessions/derived (derived.ConfigKey of
@@ -263,6 +267,15 @@ func (c Config) Validate() error {
 	}
 	if c.Precision != "" && c.Precision != "float32" && c.Precision != "float64" {
 		return bad("Precision", c.Precision, "float32 or float64")
+	}
+	switch c.Init {
+	case "", arch.InitNormal:
+	case arch.InitTorch:
+		if !arch.TorchInit(c.Model) {
+			return bad("Init", c.Init, arch.InitNormal+" for "+c.Model+" ("+arch.InitTorch+": transformer and mlp only)")
+		}
+	default:
+		return bad("Init", c.Init, arch.InitNormal+" or "+arch.InitTorch)
 	}
 	switch c.Device {
 	case "", "cpu", "cuda", "cuda-gemm", "host":
