@@ -49,6 +49,67 @@ func RowBasis(a []float64, rows, cols, k int) ([]float64, int, error) {
 	return out, r, nil
 }
 
+// GramBasis returns an orthonormal basis of the span of the top k eigenvectors of the
+// symmetric d×d matrix g (row-major; a Gram of stacked rows, whose top eigenspace is their
+// top right singular subspace): d×r row-major, r = min(k, the numerical rank), leading first,
+// with every eigenvalue, largest first. Where eigenvalue k equals eigenvalue k+1 the subspace
+// is not unique; Gap measures how far it is from that.
+func GramBasis(g []float64, d, k int) (basis []float64, r int, eig []float64, err error) {
+	if d < 1 || len(g) != d*d {
+		return nil, 0, nil, fmt.Errorf("diagnostics: Gram basis of %d values as %d×%d", len(g), d, d)
+	}
+	for _, x := range g {
+		if !finite(x) {
+			return nil, 0, nil, fmt.Errorf("diagnostics: Gram basis: non-finite entry")
+		}
+	}
+	sym := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			sym.SetSym(i, j, (g[i*d+j]+g[j*d+i])/2)
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(sym, true) {
+		return nil, 0, nil, fmt.Errorf("diagnostics: Gram basis: eigendecomposition did not converge")
+	}
+	vals := es.Values(nil) // ascending
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	eig = make([]float64, d)
+	for i := range eig {
+		eig[i] = vals[d-1-i]
+	}
+	for _, x := range eig {
+		if x > float64(d)*1e-12*eig[0] && eig[0] > 0 {
+			r++
+		}
+	}
+	if k > 0 {
+		r = min(r, k)
+	}
+	basis = make([]float64, d*r)
+	for i := 0; i < d; i++ {
+		for j := 0; j < r; j++ {
+			basis[i*r+j] = vecs.At(i, d-1-j)
+		}
+	}
+	return basis, r, eig, nil
+}
+
+// Gap is the relative gap after the k-th of eigenvalues sorted largest first,
+// (λ_k − λ_{k+1}) / λ_k: near 0 the top-k subspace is ill-defined (a small change of the
+// matrix turns it), 1 when nothing follows. NaN without k values.
+func Gap(eig []float64, k int) float64 {
+	if k < 1 || k > len(eig) || !(eig[k-1] > 0) {
+		return math.NaN()
+	}
+	if k == len(eig) {
+		return 1
+	}
+	return (eig[k-1] - eig[k]) / eig[k-1]
+}
+
 // SubspaceOverlap is ‖UᵀW‖²_F / min(ru, rw) for orthonormal bases U (d×ru) and W (d×rw),
 // row-major: 1 when the smaller subspace lies in the larger, 0 when they are orthogonal. It
 // is the authors' overlap of the embedding frame and the J-lens subspace. NaN for bases that

@@ -117,3 +117,47 @@ func TestRowBasis(t *testing.T) {
 		t.Error("a NaN entry gave a basis")
 	}
 }
+
+// TestGramBasis checks that the top eigenspace of AᵀA is the top right singular subspace
+// of A (RowBasis), with the eigenvalues the squared singular values, and the gap.
+func TestGramBasis(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const rows, d = 40, 12
+	a := make([]float64, rows*d)
+	for i := range a {
+		a[i] = rng.NormFloat64() * float64(1+i%d) // columns of growing scale: a clear spectrum
+	}
+	g := make([]float64, d*d)
+	for r := 0; r < rows; r++ {
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				g[i*d+j] += a[r*d+i] * a[r*d+j]
+			}
+		}
+	}
+	u, ru, eig, err := GramBasis(g, d, 5)
+	if err != nil || ru != 5 || len(eig) != d {
+		t.Fatalf("GramBasis: rank %d, %d eigenvalues, %v", ru, len(eig), err)
+	}
+	w, rw, err := RowBasis(a, rows, d, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := SubspaceOverlap(u, ru, w, rw, d); math.Abs(o-1) > 1e-9 {
+		t.Errorf("top-5 Gram eigenspace against the top-5 singular subspace: overlap %.12f, want 1", o)
+	}
+	for i := 1; i < d; i++ {
+		if eig[i] > eig[i-1] {
+			t.Fatalf("eigenvalues not largest first: %v", eig)
+		}
+	}
+	if gp := Gap([]float64{4, 3, 1}, 2); math.Abs(gp-2.0/3) > 1e-12 {
+		t.Errorf("Gap = %g, want 2/3", gp)
+	}
+	if gp := Gap([]float64{2, 2, 1}, 1); gp != 0 {
+		t.Errorf("Gap of equal eigenvalues = %g, want 0", gp)
+	}
+	if _, _, _, err := GramBasis([]float64{1, math.NaN(), 0, 1}, 2, 1); err == nil {
+		t.Error("a NaN Gram gave a basis")
+	}
+}

@@ -28,7 +28,7 @@ func evaluationBits(t *testing.T, tr *Trainer) (string, [][]float64) {
 	if ev.Lengths, err = tr.EvaluateLengths(s); err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.Geometry(sn, s.BitErrorPosition, false); err != nil {
+	if err := tr.Geometry(sn, s, false); err != nil {
 		t.Fatal(err)
 	}
 	js, err := json.Marshal(struct {

@@ -81,7 +81,7 @@ func (t *Trainer) evalAtCadence(r *runState, rec *sessions.Record) (*sessions.Re
 	r.res.EvalS += time.Since(e0).Seconds()
 	if t.geometryDue(t.step, false) {
 		g0 := time.Now()
-		if err := t.Geometry(sn, s.BitErrorPosition, true); err != nil {
+		if err := t.Geometry(sn, s, true); err != nil {
 			return nil, fmt.Errorf("lab: geometry at step %d: %w", t.step, err)
 		}
 		r.res.GeometryS += time.Since(g0).Seconds()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"windtunnel/diagnostics"
 	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
@@ -136,7 +137,7 @@ func TestGeometryFidelity(t *testing.T) {
 		t.Fatal(err)
 	}
 	sn := &sessions.Snapshot{}
-	if err := tr2.Geometry(sn, 0, false); err != nil {
+	if err := tr2.Geometry(sn, diagnostics.Scores{}, false); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(sn.KeyOrthogonalityEmbedInit, step0) || !reflect.DeepEqual(sn.KeyOrthogonalityEmbed, snaps[1].KeyOrthogonalityEmbed) {

@@ -6,7 +6,6 @@ import (
 
 	"windtunnel/diagnostics"
 	"windtunnel/models"
-	"windtunnel/models/arch"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/tunnels"
@@ -27,11 +26,12 @@ const (
 type frameSample struct {
 	step     int
 	attn     [][]float32 // [layer] frameSeqs×H×P×T
-	bitError float64
+	bitError float64     // (a)
+	bitErrB  float64     // (b)
 	pc1Abs   float64
 	pc1Share float64
 	drift    []sessions.Num
-	jlens    []float64 // the J-lens overlap ratio per site (nil without one)
+	jlens    *sessions.JLens // the snapshot's J-lens (nil without one), whose bases the latest frame is measured against
 }
 
 // geometryState holds the geometry probe's batch and the frame history.
@@ -76,18 +76,14 @@ func (t *Trainer) geometryBatch() *tunnels.Batch {
 // bench's against random, the authors' now and at initialisation), the QK alignment map,
 // the value manifold over many sequences and over one, the ablation table with what is
 // derived from it (head table, costliest unit and head) and, when history is set, the
-// frame-precision history (the current snapshot joins it) with its settle steps. bitError is the whole probe
-// set's bit error (a) at this step. The operator's head ablations must be off.
-func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool) error {
+// frame-precision history (the current snapshot joins it) with its settle steps. s holds the whole probe
+// set's bit errors at this step. The operator's head ablations must be off.
+func (t *Trainer) Geometry(sn *sessions.Snapshot, s diagnostics.Scores, history bool) error {
 	if _, err := t.current(); err != nil {
 		return err
 	}
 	b := t.geometryBatch()
-	keep := 0 // sequences whose values and residual stream the J-lens reads
-	if t.model.Kind() == arch.KindTransformer {
-		keep = jlensSeqs
-	}
-	pr, err := models.ProbeChunks(t.model, t.tunnel, b, t.evalChunkAt(t.tunnel, b.N), keep)
+	pr, err := models.ProbeChunks(t.model, t.tunnel, b, t.evalChunkAt(t.tunnel, b.N), 0)
 	if err != nil {
 		return fmt.Errorf("lab: geometry probe: %w", err)
 	}
@@ -152,7 +148,7 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 		if err := t.embedKeys(sn, evTok); err != nil {
 			return err
 		}
-		if err := t.jlens(sn, b, pr); err != nil {
+		if err := t.jlens(sn, b); err != nil {
 			return err
 		}
 	}
@@ -177,7 +173,7 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, bitError float64, history bool
 	}
 	setAblation(sn, effects, t.layers, t.heads)
 	if history {
-		t.addFrame(sn, pr.Attn, b, bitError)
+		t.addFrame(sn, pr.Attn, b, s)
 	}
 	return nil
 }
@@ -236,8 +232,8 @@ func (t *Trainer) ablationTable(b *tunnels.Batch, base []float64) ([]diagnostics
 // addFrame appends this snapshot's attention pattern and precision to the history and
 // writes the frame-precision points (drift from the previous snapshot, distance to this
 // one) into sn.
-func (t *Trainer) addFrame(sn *sessions.Snapshot, attn [][]float64, b *tunnels.Batch, bitError float64) {
-	fs := frameSample{step: t.step, bitError: bitError, pc1Abs: math.NaN(), pc1Share: math.NaN(), jlens: jlensRatios(sn.JLens)}
+func (t *Trainer) addFrame(sn *sessions.Snapshot, attn [][]float64, b *tunnels.Batch, s diagnostics.Scores) {
+	fs := frameSample{step: t.step, bitError: s.BitErrorPosition, bitErrB: s.BitErrorSample, pc1Abs: math.NaN(), pc1Share: math.NaN(), jlens: sn.JLens}
 	if m := sn.Manifold; m != nil {
 		fs.pc1Abs = math.Abs(float64(m.Spearman))
 		if len(m.Share) > 0 {
@@ -281,9 +277,10 @@ func (t *Trainer) addFrame(sn *sessions.Snapshot, attn [][]float64, b *tunnels.B
 	}
 	frame := &sessions.Frame{}
 	for _, f := range t.geo.frames {
-		p := sessions.FramePoint{Step: f.step, Drift: f.drift, BitError: f.bitError, PC1Abs: sessions.Num(f.pc1Abs), PC1Share: sessions.Num(f.pc1Share)}
-		if f.jlens != nil {
-			p.JLens = nums(f.jlens)
+		p := sessions.FramePoint{Step: f.step, Drift: f.drift, BitError: f.bitError, BitErrorSample: f.bitErrB,
+			PC1Abs: sessions.Num(f.pc1Abs), PC1Share: sessions.Num(f.pc1Share)}
+		if r := jlensAgainst(f.jlens, fs.jlens); r != nil {
+			p.JLens = nums(r)
 		}
 		if fs.attn != nil {
 			p.ToLatest = dist(f.attn, fs.attn)

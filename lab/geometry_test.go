@@ -94,35 +94,46 @@ func TestGeometrySnapshots(t *testing.T) {
 }
 
 // checkJLens checks a transformer snapshot's J-lens record (V=8 classes at width 32: a
-// frame of rank 8, null 8/32) and the ratio series in its frame history of n points.
+// frame of rank 8, null 8/32; the 6 key positions with a later position, 0, 2, …, 10) and
+// the ratio series in its frame history of n points.
 func checkJLens(t *testing.T, sn *sessions.Snapshot, n int) {
 	t.Helper()
 	j := sn.JLens
-	if j == nil {
-		t.Fatal("no J-lens record")
+	if !j.Current() {
+		t.Fatal("no J-lens record of the current statistic")
 	}
 	if len(j.Sites) != 2 || j.Sites[0] != -1 || j.Sites[1] != 0 || j.Width != 32 || j.FrameRank != 8 || j.Rank != diagnostics.JLensRank {
 		t.Fatalf("J-lens sites %v, width %d, ranks %d/%d", j.Sites, j.Width, j.FrameRank, j.Rank)
 	}
-	if math.Abs(float64(j.Null)-0.25) > 1e-12 || len(j.Frame) != 32*8 || len(j.Basis) != 2 || len(j.Basis[0]) != 32*8 {
+	P := len(j.Positions)
+	if P != 6 || j.Positions[5] != 10 {
+		t.Fatalf("J-lens positions %v, want 0, 2, …, 10", j.Positions)
+	}
+	if math.Abs(float64(j.Null)-0.25) > 1e-12 || len(j.Frame) != 32*8 || len(j.Basis) != 2*P || len(j.Basis[0]) != 32*8 {
 		t.Fatalf("J-lens null %g, frame basis %d values, %d bases", j.Null, len(j.Frame), len(j.Basis))
 	}
-	for _, o := range j.Overlap {
+	for si, o := range j.Overlap {
 		if !(o >= 0 && o <= 1) {
 			t.Errorf("J-lens overlap %g outside [0, 1]", o)
 		}
+		if mean := derived.MeanNum(j.PositionOverlap[si]); math.Abs(mean-float64(o)) > 1e-12 {
+			t.Errorf("site %d: overlap %g is not the mean %g of its positions", si, o, mean)
+		}
 	}
-	if _, ok := derived.FrameSettle(sn.Frame.Points); !ok {
+	if _, ok := derived.FrameJLens(sn.Frame.Points); !ok {
 		t.Fatal("no J-lens ratio in the frame history")
 	}
 	for k, p := range sn.Frame.Points {
-		if len(p.JLens) != 2 {
-			t.Fatalf("frame point %d: J-lens ratios %v", k, p.JLens)
+		if len(p.JLens) != 2 || !(p.BitErrorSample > 0) {
+			t.Fatalf("frame point %d: J-lens ratios %v, bit error (b) %g", k, p.JLens, p.BitErrorSample)
 		}
 	}
+	// The newest point is measured against its own frame: the record's ratio.
 	last := sn.Frame.Points[n-1].JLens
-	if want := float64(j.Overlap[1] / j.Null); math.Abs(float64(last[1])-want) > 1e-12 {
-		t.Errorf("latest frame point's ratio %g, the record's %g", last[1], want)
+	for si := range last {
+		if want := float64(j.Overlap[si] / j.Null); math.Abs(float64(last[si])-want) > 1e-6 {
+			t.Errorf("site %d: latest frame point's ratio %g, the record's %g", si, last[si], want)
+		}
 	}
 }
 

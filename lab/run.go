@@ -162,7 +162,7 @@ func (t *Trainer) finish(r *runState, state sessions.State, msg string) (Result,
 	}
 	if t.geometryDue(t.step, true) {
 		g0 := time.Now()
-		if err := t.Geometry(sn, s.BitErrorPosition, true); err != nil {
+		if err := t.Geometry(sn, s, true); err != nil {
 			return *res, err
 		}
 		res.GeometryS += time.Since(g0).Seconds()

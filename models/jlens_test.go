@@ -3,20 +3,20 @@ package models
 import (
 	"math"
 	"testing"
-	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
+	"windtunnel/models/arch"
 	"windtunnel/tunnels"
 )
 
-// TestClassJacobians checks the one-row pass against the model and its Jacobian against
-// finite differences of the real model: at the embedding output, a change of the position
-// embedding row i moves exactly the residual stream at position i, so the central difference
-// of log q at position i along pos[i][k] must equal (I − 1qᵀ)·J[:, k] (log-probabilities are
-// the logits less their log-sum-exp). Blocks after 0 are checked the same way through the
-// one-row function itself (site 0). Tolerances are for float64 with h = 1e-5.
-func TestClassJacobians(t *testing.T) {
+// TestJLensGrams checks the J-lens pass against the model and against finite differences:
+// its forward pass reproduces the model's distribution at every scored position, and each
+// Gram equals Σ_{p′>i, c} J[p′,c]·J[p′,c]ᵀ with the Jacobian J of the class logits at every
+// later position taken by central differences of a bump of the residual stream at the site
+// and position (float64, h = 1e-5; a head switched off and a unit gate halved, as an operator
+// might leave them).
+func TestJLensGrams(t *testing.T) {
 	bij, _ := tunnels.NewBijection(5)
 	hmm, _ := tunnels.NewHMM(3, 3, 4)
 	rec, _ := tunnels.NewRecall(3, 6, 6, 2, 2)
@@ -25,7 +25,7 @@ func TestClassJacobians(t *testing.T) {
 		tn   tunnels.Tunnel
 	}{{"bijection", bij}, {"hmm", hmm}, {"recall", rec}} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := NewTransformer(arch.TransformerConfig{Layers: 3, Heads: 2, Width: 8, MLP: 12}, c.tn, Options{Dtype: tensor.Float64, Seed: 3})
+			m, err := NewTransformer(arch.TransformerConfig{Layers: 3, Heads: 2, Width: 8, MLP: 12}, c.tn, Options{Dtype: tensor.Float64, Seed: 3, Workers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -33,8 +33,9 @@ func TestClassJacobians(t *testing.T) {
 			_ = m.SetHeadMask(1, 1, false)
 			b := tunnels.NewBatch(c.tn, 3)
 			b.Fill(c.tn, tunnels.ProbeStream(5), 0)
-			const seqs = 2
-			j, err := ClassJacobians(m, c.tn, b, seqs, []int{SiteEmbed, 0, 2})
+			const seqs = 3
+			sites := []int{SiteEmbed, 0, 1}
+			g, err := JLens(m, c.tn, b, seqs, sites)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,113 +43,138 @@ func TestClassJacobians(t *testing.T) {
 			if err := m.Predict(c.tn, b, q); err != nil {
 				t.Fatal(err)
 			}
-			C, d := j.C, j.Width
-			// The row pass reproduces the model's distribution.
-			for item := 0; item < seqs*b.P; item++ {
-				lg := append([]float64(nil), j.ClassLogits[item*C:(item+1)*C]...)
-				softmax64(lg)
-				for k := range lg {
-					if diff := math.Abs(lg[k] - q[item*C+k]); diff > 1e-10 {
-						t.Fatalf("row %d class %d: row pass %.12g, model %.12g", item, k, lg[k], q[item*C+k])
+			n := m.(*net[float64])
+			sn, err := newSeqNet(n, c.tn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := sn.newWork(b.T, len(sites)*len(g.Positions))
+			C, d := sn.c, sn.d
+			want := make([][]float64, len(g.Gram))
+			for i := range want {
+				want[i] = make([]float64, d*d)
+			}
+			const h = 1e-5
+			for s := 0; s < seqs; s++ {
+				toks := b.Tokens[s*b.T : (s+1)*b.T]
+				w.bump = nil
+				sn.forward(w, toks)
+				for pi, pos := range c.tn.Positions() {
+					lg := sn.logitsAt(w, pos)
+					softmax(lg)
+					for k := range lg {
+						if diff := math.Abs(lg[k] - q[(s*b.P+pi)*C+k]); diff > 1e-10 {
+							t.Fatalf("seq %d position %d class %d: J-lens forward %.12g, model %.12g", s, pos, k, lg[k], q[(s*b.P+pi)*C+k])
+						}
 					}
 				}
-			}
-			pos := posParam(t, m)
-			worst := 0.0
-			const h = 1e-5
-			qp, qm := make([]float64, len(q)), make([]float64, len(q))
-			for pi, i := range c.tn.Positions() {
-				for k := 0; k < d; k++ {
-					old := pos[i*d+k]
-					pos[i*d+k] = old + h
-					_ = m.Predict(c.tn, b, qp)
-					pos[i*d+k] = old - h
-					_ = m.Predict(c.tn, b, qm)
-					pos[i*d+k] = old
-					for s := 0; s < seqs; s++ {
-						item := s*b.P + pi
-						jr := j.Rows[0][item*C*d:]
-						var mean float64 // qᵀ J[:, k]
-						for cc := 0; cc < C; cc++ {
-							mean += q[item*C+cc] * jr[cc*d+k]
+				for si, site := range sites {
+					for pk, i := range g.Positions {
+						jac := make([]float64, (b.T-1-i)*C*d) // [(p′−i−1)·C + c]·d + k
+						for k := 0; k < d; k++ {
+							var lp, lm [][]float64
+							for _, sign := range []float64{1, -1} {
+								w.bump = &residualBump{site: site, pos: i, k: k, h: sign * h}
+								sn.forward(w, toks)
+								var ls [][]float64
+								for pp := i + 1; pp < b.T; pp++ {
+									ls = append(ls, sn.logitsAt(w, pp))
+								}
+								if sign > 0 {
+									lp = ls
+								} else {
+									lm = ls
+								}
+							}
+							for r := range lp {
+								for cc := 0; cc < C; cc++ {
+									jac[(r*C+cc)*d+k] = (lp[r][cc] - lm[r][cc]) / (2 * h)
+								}
+							}
 						}
-						for cc := 0; cc < C; cc++ {
-							num := (math.Log(qp[item*C+cc]) - math.Log(qm[item*C+cc])) / (2 * h)
-							an := jr[cc*d+k] - mean
-							e := math.Abs(num-an) / math.Max(1e-3, math.Abs(num)+math.Abs(an))
-							worst = max(worst, e)
-							if e > 1e-6 {
-								t.Fatalf("pos %d dim %d seq %d class %d: analytic %.10g, numeric %.10g", i, k, s, cc, an, num)
+						gw := want[si*len(g.Positions)+pk]
+						for r := 0; r < len(jac)/d; r++ {
+							row := jac[r*d : (r+1)*d]
+							for a := 0; a < d; a++ {
+								for bb := 0; bb < d; bb++ {
+									gw[a*d+bb] += row[a] * row[bb]
+								}
 							}
 						}
 					}
 				}
 			}
-			t.Logf("embedding site: worst relative error %.3g", worst)
-			checkRowJacobian(t, m, c.tn, b, j)
+			worst := 0.0
+			for ci := range want {
+				var scale float64
+				for _, v := range want[ci] {
+					scale = max(scale, math.Abs(v))
+				}
+				for e, v := range want[ci] {
+					diff := math.Abs(g.Gram[ci][e]-v) / max(scale, 1e-12)
+					worst = max(worst, diff)
+					if diff > 1e-6 {
+						t.Fatalf("site %d position %d entry %d: Gram %.10g, finite differences %.10g", sites[ci/len(g.Positions)], g.Positions[ci%len(g.Positions)], e, g.Gram[ci][e], v)
+					}
+				}
+			}
+			// The last block's output reaches no later position: its Grams are zero.
+			last, err := JLens(m, c.tn, b, seqs, []int{2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, gr := range last.Gram {
+				for _, v := range gr {
+					if v != 0 {
+						t.Fatalf("site after the last block: Gram entry %g, want 0", v)
+					}
+				}
+			}
+			t.Logf("worst relative error %.3g over %d Grams", worst, len(want))
 		})
 	}
 }
 
-// checkRowJacobian compares the Jacobians at sites after the embedding with central
-// differences of the one-row function.
-func checkRowJacobian(t *testing.T, m Model, tn tunnels.Tunnel, b *tunnels.Batch, j *Jacobians) {
-	t.Helper()
-	n := m.(*net[float64])
-	rn, err := newRowNet(n, tn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := n.Probe(tn, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	C, d := j.C, j.Width
-	const h = 1e-5
-	worst := 0.0
-	for si, site := range j.Sites {
-		if site == SiteEmbed {
-			continue
+// TestJLensWorkersAndPrecision checks that the Grams do not depend on the worker count and
+// that a float32 model's agree with the same model in float64.
+func TestJLensWorkersAndPrecision(t *testing.T) {
+	bij, _ := tunnels.NewBijection(6)
+	cfg := arch.TransformerConfig{Layers: 2, Heads: 2, Width: 16}
+	b := tunnels.NewBatch(bij, 5)
+	b.Fill(bij, tunnels.ProbeStream(2), 0)
+	grams := func(dt tensor.Dtype, workers int) *JLensGrams {
+		m, err := NewTransformer(cfg, bij, Options{Dtype: dt, Seed: 7, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
 		}
-		for s := 0; s < j.Seqs; s++ {
-			for pi, i := range pr.Positions {
-				x := append([]float64(nil), pr.Resid[site][(s*pr.T+i)*d:][:d]...)
-				jr := j.Rows[si][(s*j.P+pi)*C*d:]
-				for k := 0; k < d; k++ {
-					old := x[k]
-					x[k] = old + h
-					lp, _ := rn.jacobian(pr, s, i, site+1, x)
-					x[k] = old - h
-					lm, _ := rn.jacobian(pr, s, i, site+1, x)
-					x[k] = old
-					for cc := 0; cc < C; cc++ {
-						num := (lp[cc] - lm[cc]) / (2 * h)
-						an := jr[cc*d+k]
-						e := math.Abs(num-an) / math.Max(1e-3, math.Abs(num)+math.Abs(an))
-						worst = max(worst, e)
-						if e > 1e-6 {
-							t.Fatalf("site %d pos %d dim %d class %d: analytic %.10g, numeric %.10g", site, i, k, cc, an, num)
-						}
-					}
-				}
+		g, err := JLens(m, bij, b, 5, []int{SiteEmbed, 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	a, c := grams(tensor.Float64, 1), grams(tensor.Float64, 3)
+	for i := range a.Gram {
+		for e := range a.Gram[i] {
+			if a.Gram[i][e] != c.Gram[i][e] {
+				t.Fatalf("Gram %d entry %d: %g with 1 worker, %g with 3", i, e, a.Gram[i][e], c.Gram[i][e])
 			}
 		}
 	}
-	t.Logf("block sites: worst relative error %.3g", worst)
-}
-
-func posParam(t *testing.T, m Model) []float64 {
-	t.Helper()
-	for _, p := range m.Params() {
-		if p.Name == "pos" {
-			return p.Value.Data().([]float64)
+	f := grams(tensor.Float32, 2)
+	for i := range a.Gram {
+		var scale, worst float64
+		for e, v := range a.Gram[i] {
+			scale = max(scale, math.Abs(v))
+			worst = max(worst, math.Abs(f.Gram[i][e]-v))
+		}
+		if worst > 1e-4*scale {
+			t.Errorf("Gram %d: float32 differs from float64 by %.3g (scale %.3g)", i, worst, scale)
 		}
 	}
-	t.Fatal("no pos parameter")
-	return nil
 }
 
-func TestClassJacobiansRefusesOtherModels(t *testing.T) {
+func TestJLensRefusesOtherModels(t *testing.T) {
 	bij, _ := tunnels.NewBijection(5)
 	m, err := New(arch.Spec{Kind: arch.KindLSTM, LSTM: arch.LSTMConfig{Layers: 1, Width: 8}}, bij, Options{Dtype: tensor.Float64, Seed: 1})
 	if err != nil {
@@ -156,7 +182,54 @@ func TestClassJacobiansRefusesOtherModels(t *testing.T) {
 	}
 	b := tunnels.NewBatch(bij, 2)
 	b.Fill(bij, tunnels.ProbeStream(1), 0)
-	if _, err := ClassJacobians(m, bij, b, 2, []int{SiteEmbed}); err == nil {
-		t.Fatal("an LSTM gave class Jacobians")
+	if _, err := JLens(m, bij, b, 2, []int{SiteEmbed}); err == nil {
+		t.Fatal("an LSTM gave J-lens Grams")
+	}
+}
+
+// softmax normalises x in place.
+func softmax(x []float64) {
+	mx := x[0]
+	for _, v := range x[1:] {
+		mx = max(mx, v)
+	}
+	var s float64
+	for k, v := range x {
+		x[k] = math.Exp(v - mx)
+		s += x[k]
+	}
+	for k := range x {
+		x[k] /= s
+	}
+}
+
+// BenchmarkJLens times the J-lens Grams of 8 sequences at the quick, mid and paper bijection
+// sizes (both sites), at the model's float32.
+func BenchmarkJLens(b *testing.B) {
+	bij, _ := tunnels.NewBijection(20)
+	for _, c := range []struct {
+		name string
+		cfg  arch.TransformerConfig
+	}{
+		{"quick", arch.TransformerConfig{Layers: 4, Heads: 4, Width: 64}},
+		{"mid", arch.TransformerConfig{Layers: 4, Heads: 3, Width: 96}},
+		{"paper", arch.TransformerConfig{Layers: 6, Heads: 6, Width: 192}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := NewTransformer(c.cfg, bij, Options{Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			const seqs = 8
+			bt := tunnels.NewBatch(bij, seqs)
+			bt.Fill(bij, tunnels.ProbeStream(1), 0)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := JLens(m, bij, bt, seqs, []int{SiteEmbed, 0}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/seqs, "ms/seq")
+		})
 	}
 }

@@ -204,12 +204,26 @@ func (j *JLens) check() error {
 		return bad(fmt.Sprintf("%d sites with %d overlaps", len(j.Sites), len(j.Overlap)))
 	case len(j.Frame) != 0 && len(j.Frame) != j.Width*j.FrameRank:
 		return bad(fmt.Sprintf("frame basis of %d values (want %d×%d)", len(j.Frame), j.Width, j.FrameRank))
-	case len(j.Basis) != 0 && len(j.Basis) != len(j.Sites):
-		return bad(fmt.Sprintf("%d bases for %d sites", len(j.Basis), len(j.Sites)))
+	case len(j.Positions) > MaxPositions:
+		return bad(fmt.Sprintf("%d positions (want ≤ %d)", len(j.Positions), MaxPositions))
+	case len(j.Basis) != 0 && len(j.Basis) != len(j.Sites)*max(1, len(j.Positions)):
+		return bad(fmt.Sprintf("%d bases for %d sites and %d positions", len(j.Basis), len(j.Sites), len(j.Positions)))
+	case len(j.PositionOverlap) != 0 && len(j.PositionOverlap) != len(j.Sites), len(j.Gap) != 0 && len(j.Gap) != len(j.Sites):
+		return bad(fmt.Sprintf("%d sites with %d position overlaps and %d gaps", len(j.Sites), len(j.PositionOverlap), len(j.Gap)))
+	}
+	for si := range j.PositionOverlap {
+		if len(j.PositionOverlap[si]) != len(j.Positions) || (len(j.Gap) > 0 && len(j.Gap[si]) != len(j.Positions)) {
+			return bad(fmt.Sprintf("site %d: values for %d positions (want %d)", si, len(j.PositionOverlap[si]), len(j.Positions)))
+		}
 	}
 	for _, s := range j.Sites {
 		if s < -1 || s >= MaxLayers {
 			return bad(fmt.Sprintf("site %d", s))
+		}
+	}
+	for _, p := range j.Positions {
+		if p < 0 || p > MaxPositions {
+			return bad(fmt.Sprintf("position %d", p))
 		}
 	}
 	for _, b := range j.Basis {

@@ -149,16 +149,29 @@ type Snapshot struct {
 	JLens *JLens `json:"jlens,omitempty"`
 }
 
-// JLens is Paper I's training-time frame measurement: the overlap of the embedding frame
-// (the span of the unit-length class directions: the class tokens' embeddings, or the
-// output head's class columns where the head is not tied) with the J-lens subspace (the top
-// Rank right singular directions of the class-logit Jacobians with respect to the residual
-// stream, stacked over the scored positions of Seqs probe sequences), taken at each site.
-// Overlap is ‖UᵀW‖²_F / min(rank U, rank W); Null is its mean for a random subspace of W's
-// rank, and the ratio Overlap/Null is the statistic (1: chance; the authors' threshold 3).
+// JLensStatistic names the J-lens statistic of a JLens record: the authors' (README,
+// Commands: The frame, measured the authors' way). Records without it (written before
+// 2026-11-28) differentiated the logits at the same position and pooled the positions; the
+// readers leave them out.
+const JLensStatistic = "later-logits"
+
+// JLens is Paper I's training-time frame measurement, as the authors take it: for each site
+// (the residual stream at the embedding output, or after a block) and each scored position
+// i, the J-lens subspace is spanned by the top Rank right singular vectors of the Jacobians
+// of the class logits at every later position p′ > i with respect to the residual stream at
+// i, stacked over the classes, the later positions and Seqs probe sequences. Its overlap with
+// the embedding frame (the span of the class tokens' embeddings through block 0's RMSNorm, or
+// the output head's class columns where the head is not tied) is ‖UᵀW‖²_F / min(rank U,
+// rank W); Null is its mean for a random subspace of Rank dimensions, and the statistic is
+// the overlap over Null, averaged over the positions and the sites (1: chance; the authors'
+// threshold 3 at their width).
 type JLens struct {
+	// Statistic is JLensStatistic ("" in older records, which readers leave out).
+	Statistic string `json:"statistic,omitempty"`
 	// Sites are where the Jacobians were taken: −1 the embedding output, l ≥ 0 after block l.
 	Sites []int `json:"sites"`
+	// Positions are the scored positions measured (those with a later position).
+	Positions []int `json:"positions,omitempty"`
 	// Width is the residual width d; Rank the J-lens subspaces' rank; FrameRank the frame's.
 	Width     int `json:"width"`
 	Rank      int `json:"rank"`
@@ -167,14 +180,22 @@ type JLens struct {
 	Seqs int `json:"seqs"`
 	// Null is the mean overlap of a random Rank-dimensional subspace with the frame.
 	Null Num `json:"null"`
-	// Overlap is, per site, the overlap with the frame of this snapshot's embeddings.
-	Overlap []Num `json:"overlap"`
-	// Frame is the frame's orthonormal basis, Width×FrameRank row-major, and Basis, per site,
-	// the J-lens subspace's, Width×Rank: a reader measures the overlap with another frame
-	// (the final checkpoint's) from them.
+	// Overlap is, per site, the mean over Positions of the overlap with the frame of this
+	// snapshot's embeddings, and PositionOverlap[site][k] the overlap at Positions[k].
+	Overlap         []Num   `json:"overlap"`
+	PositionOverlap [][]Num `json:"position_overlap,omitempty"`
+	// Gap[site][k] is the relative gap after the Rank-th eigenvalue of that subspace's Gram
+	// (diagnostics.Gap): near 0 the subspace is ill-defined.
+	Gap [][]Num `json:"eigen_gap,omitempty"`
+	// Frame is the frame's orthonormal basis, Width×FrameRank row-major, and Basis the J-lens
+	// subspaces', Width×Rank, one per site and position (index site·len(Positions)+k): a reader
+	// measures the overlap with another frame (the final snapshot's) from them.
 	Frame []float32   `json:"frame_basis"`
 	Basis [][]float32 `json:"basis"`
 }
+
+// Current reports whether the record holds the current statistic (JLensStatistic).
+func (j *JLens) Current() bool { return j != nil && j.Statistic == JLensStatistic }
 
 // Num is a float64 that encodes NaN as JSON null (and decodes null as NaN).
 type Num float64
@@ -250,14 +271,19 @@ type FramePoint struct {
 	Drift []Num `json:"drift"`
 	// ToLatest is, per layer, the same distance to the snapshot holding this Frame.
 	ToLatest []Num `json:"to_latest"`
-	// BitError is bit error (a) at that step.
-	BitError float64 `json:"bit_error"`
+	// BitError is bit error (a) at that step, BitErrorSample bit error (b) (0 in sessions
+	// written before it was recorded).
+	BitError       float64 `json:"bit_error"`
+	BitErrorSample float64 `json:"bit_error_sample,omitempty"`
 	// PC1Abs is |ρ(PC1, entropy)| (Spearman) and PC1Share the PC1 variance share.
 	PC1Abs   Num `json:"pc1_abs_rho"`
 	PC1Share Num `json:"pc1_share"`
-	// JLens is, per site of that snapshot's JLens, its overlap ratio (overlap / null) with the
-	// frame of that snapshot's own embeddings; nil where it was not recorded.
-	JLens []Num `json:"jlens_ratio,omitempty"`
+	// JLens is, per site of that snapshot's JLens (the current statistic), the mean over its
+	// positions of the overlap ratio (overlap / null) of its J-lens subspaces with the frame of
+	// the snapshot holding this Frame: at a run's last snapshot, the final frame, as the
+	// authors measure. nil where it was not recorded (older sessions recorded a ratio against
+	// each snapshot's own frame, under another key, which readers leave out).
+	JLens []Num `json:"jlens_latest,omitempty"`
 }
 
 // EventKind names an operator action.

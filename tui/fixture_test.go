@@ -113,7 +113,7 @@ func fxSnapshot(s int) *sessions.Snapshot {
 		AttentionEntropy: ae, AttentionMass: mass,
 		KeyOrthogonality: ko, KeyOrthogonalityRandom: 0.082,
 		QKAlignment: fxQK(s), QKPositions: fxQKPositions(),
-		Manifold: m, Frame: fxFrame(s), Ablation: fxAblation(s), ProbeN: fxProbeN,
+		Manifold: m, Frame: fxFrame(s), Ablation: fxAblation(s), ProbeN: fxProbeN, JLens: fxJLens(s),
 	}
 	fxDeriveAblation(snap, fxLayers, fxHeads)
 	withFidelity(snap, s)
@@ -295,12 +295,23 @@ func fxFrame(s int) *sessions.Frame {
 		// early, as the authors' does.
 		jl := []sessions.Num{sessions.Num(fxRound(1+1.4*(1-math.Exp(-float64(step)/60)), 3)),
 			sessions.Num(fxRound(1+1.9*(1-math.Exp(-float64(step)/50)), 3))}
+		a := fxBitError(step)
 		f.Points = append(f.Points, sessions.FramePoint{Step: step, Drift: drift, ToLatest: to,
-			BitError: fxRound(fxBitError(step), 4), PC1Abs: sessions.Num(math.Abs(float64(m.Spearman))),
+			BitError: fxRound(a, 4), BitErrorSample: fxRound(1.25*a+0.02, 4), PC1Abs: sessions.Num(math.Abs(float64(m.Spearman))),
 			PC1Share: sessions.Num(m.Share[0]), JLens: jl})
 	}
 	f.Settle = fxSettle(f.Points, 0.1)
 	return &f
+}
+
+// fxJLens is the J-lens record of the snapshot at step s: the quick width's null (20/64:
+// ceiling 3.2, θ ≈ 1.51) and the ratios of the frame history's newest point; no bases.
+func fxJLens(s int) *sessions.JLens {
+	pts := fxFrame(s).Points
+	last := pts[len(pts)-1].JLens
+	null := 20.0 / 64
+	return &sessions.JLens{Statistic: sessions.JLensStatistic, Sites: []int{-1, 0}, Positions: []int{0, 2, 4}, Width: 64, Rank: 8, FrameRank: 20,
+		Seqs: 32, Null: sessions.Num(null), Overlap: []sessions.Num{last[0] * sessions.Num(null), last[1] * sessions.Num(null)}}
 }
 
 // fxSettle is when the frame (the mean over layers of ToLatest), bit error (a) on its log2

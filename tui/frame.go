@@ -86,7 +86,7 @@ type frameSeries struct {
 	bitError []float64   // on derived.PrecisionScale (log2)
 	rho      []float64   // 1 − |ρ(PC1, entropy)|
 	hasRho   bool
-	jlens    []float64 // the J-lens ratio at the frame's site (derived.FrameJLens)
+	jlens    []float64 // the J-lens ratio, mean over sites, against the latest frame (derived.FrameJLens)
 	hasJLens bool
 	drift    float64 // the latest mean drift
 }
@@ -112,7 +112,11 @@ func readFrame(f *sessions.Frame) frameSeries {
 			s.layers[l] = append(s.layers[l], v)
 		}
 		s.frame = append(s.frame, mean(tl))
-		s.bitError = append(s.bitError, derived.PrecisionScale(pt.BitError))
+		b := pt.BitErrorSample
+		if b == 0 { // sessions written before (b) was kept in the history
+			b = pt.BitError
+		}
+		s.bitError = append(s.bitError, derived.PrecisionScale(b))
 		r := math.NaN()
 		if a := float64(pt.PC1Abs); !math.IsNaN(a) {
 			r, s.hasRho = 1-a, true
@@ -154,9 +158,9 @@ func (p *framePane) draw() string {
 	}
 	parts := []string{}
 	if s.hasJLens {
-		parts = append(parts, st.Good.Render("◆")+fmt.Sprintf(" frame: J-lens ratio (now %s× null)", look.Num(s.jlens[len(s.jlens)-1], 2)))
+		parts = append(parts, st.Good.Render("◆")+fmt.Sprintf(" frame: J-lens ratio, authors' (now %s× null)", look.Num(s.jlens[len(s.jlens)-1], 2)))
 	}
-	parts = append(parts, frame, st.SeriesA.Render("•")+" log2 bit error")
+	parts = append(parts, frame, st.SeriesA.Render("•")+" log2 bit error (b)")
 	if s.hasRho {
 		parts = append(parts, st.SeriesB.Render("∘")+" 1−|ρ(PC1,H)|")
 	}
@@ -183,7 +187,7 @@ func (p *framePane) draw() string {
 		ss = append(ss, look.Series{Glyph: '◆', Style: st.Good, X: xs, Y: minMax(s.jlens)})
 	}
 
-	verdict := look.Wrap(p.verdict(s, sh.geo.Frame.Settle), w)
+	verdict := look.Wrap(p.verdict(), w)
 	lines := append([]string{title}, legend...)
 	if ch := h - len(lines) - len(verdict); ch >= 5 {
 		xr := look.Span{Lo: xs[0], Hi: xs[len(xs)-1]}
@@ -194,44 +198,27 @@ func (p *framePane) draw() string {
 	return look.Fit(strings.Join(lines, "\n"), w, h)
 }
 
-// verdict says when the frame and the precision settled, as the lab recorded it (within
-// Settle.Band of their range from their value at this snapshot), e.g. "frame settled at
-// step 750 (10% band, bit error), precision at 2250"; sessions written before it was
-// recorded say so.
-func (p *framePane) verdict(s frameSeries, st *sessions.Settle) string {
-	if st == nil {
-		return "settle steps not recorded"
+// verdict states the pre-registered dissociation rule (derived.HistoryDissociation) on the
+// history up to this snapshot, against its frame and bit error (the final ones once the run
+// has ended), e.g. "rule: θ 1.51; formed @750, plateau @2250; bit error (b) there 23× and
+// 3.1× its @3000 value → holds"; a history without the authors' J-lens says so.
+func (p *framePane) verdict() string {
+	geo := p.sh.geo
+	if !geo.JLens.Current() || !(float64(geo.JLens.Null) > 0) {
+		return "dissociation rule: no J-lens of the authors' statistic in this snapshot (probe FILE re-measures it)"
 	}
-	band := int(math.Round(st.Band * 100))
-	fAt, fOK := st.Frame, st.Frame >= 0
-	pAt, pOK := st.BitError, st.BitError >= 0
-	what := "frame"
-	if jl, ok := derived.FrameSettle(p.sh.geo.Frame.Points); ok { // the authors' frame statistic decides where recorded
-		what, fAt, fOK = "frame (J-lens)", jl, jl >= 0
+	d, ok := derived.HistoryDissociation(geo.Frame.Points, 1/float64(geo.JLens.Null))
+	if !ok {
+		return "dissociation rule: no J-lens ratio in the history yet"
 	}
-	v := what + " not settled yet"
-	if fOK {
-		v = fmt.Sprintf("%s settled at step %d", what, fAt)
+	v := fmt.Sprintf("rule: θ %.2f; ", d.Threshold)
+	if d.FormStep < 0 {
+		return v + fmt.Sprintf("not formed (ratio %s at @%d)", look.Num(d.FinalRatio, 2), p.sh.geoAt)
 	}
-	if pOK {
-		v += fmt.Sprintf(", precision at %d", pAt)
-	} else {
-		v += ", precision not yet"
+	v += fmt.Sprintf("formed @%d, plateau @%d; bit error (b) there %.3g× and %.3g× its @%d value", d.FormStep, d.PlateauStep,
+		d.BitErrorForm/d.BitErrorFinal, d.BitErrorPlateau/d.BitErrorFinal, p.sh.geoAt)
+	if d.Holds {
+		return v + fmt.Sprintf(" → holds (≥ %d× and ≥ %d×)", derived.FormFactor, derived.PlateauFactor)
 	}
-	v += fmt.Sprintf(" (%d%% band, log2 bit error", band)
-	if s.hasRho {
-		if st.Rho >= 0 {
-			v += fmt.Sprintf("; |ρ| at %d", st.Rho)
-		} else {
-			v += "; |ρ| not yet"
-		}
-	}
-	v += ")"
-	switch {
-	case fOK && (!pOK || fAt < pAt):
-		v += " → frame first"
-	case pOK && (!fOK || pAt < fAt):
-		v += " → precision first"
-	}
-	return v
+	return v + fmt.Sprintf(" → fails (want ≥ %d× and ≥ %d×)", derived.FormFactor, derived.PlateauFactor)
 }

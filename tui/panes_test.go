@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -187,21 +186,25 @@ func (f preDerived) Snapshot(step int) (*sessions.Snapshot, int, error) {
 	return s, at, err
 }
 
-// TestFrameSettle checks that the frame pane shows the settle steps the lab recorded.
-func TestFrameSettle(t *testing.T) {
+// TestFrameRule checks that the frame pane states the pre-registered dissociation rule on
+// the snapshot's history (derived.HistoryDissociation), as the report does.
+func TestFrameRule(t *testing.T) {
 	r := openFixture(t)
-	snap, _, err := r.Snapshot(-1)
-	if err != nil || snap == nil || snap.Frame == nil || snap.Frame.Settle == nil {
-		t.Fatal("no settle steps in the fixture's last snapshot", err)
+	snap, at, err := r.Snapshot(-1)
+	if err != nil || snap == nil || snap.Frame == nil || !snap.JLens.Current() {
+		t.Fatal("no frame history with a J-lens in the fixture's last snapshot", err)
 	}
-	st := snap.Frame.Settle
-	jl, ok := derived.FrameSettle(snap.Frame.Points)
-	if !ok || jl < 0 || st.BitError < 0 || jl >= st.BitError {
-		t.Fatalf("the fixture's frame (J-lens, %d) should settle before its precision: %+v", jl, *st)
+	d, ok := derived.HistoryDissociation(snap.Frame.Points, 1/float64(snap.JLens.Null))
+	if !ok || d.FormStep < 0 {
+		t.Fatalf("the fixture's frame should form: %+v", d)
+	}
+	outcome := "fails (want"
+	if d.Holds {
+		outcome = "holds (≥"
 	}
 	m := focusOn(t, sized(New(r, Options{}), 160, 48), "Frame-precision")
-	mustContain(t, plain(m), fmt.Sprintf("frame (J-lens) settled at step %d", jl), fmt.Sprintf("precision at %d", st.BitError),
-		fmt.Sprintf("(%d%% band", int(math.Round(st.Band*100))), "→", "frame first")
+	mustContain(t, plain(m), fmt.Sprintf("rule: θ %.2f", d.Threshold), fmt.Sprintf("formed @%d, plateau @%d", d.FormStep, d.PlateauStep),
+		fmt.Sprintf("its @%d value", at), outcome)
 }
 
 // TestPreDerived checks that a session without the derived values shows the ablation and
@@ -216,7 +219,7 @@ func TestPreDerived(t *testing.T) {
 			t.Errorf("%dx%d: a costliest head without one recorded:\n%s", sz[0], sz[1], v)
 		}
 		v = plain(focusOn(t, m, "Frame-precision"))
-		mustContain(t, v, "settle steps not recorded", "frame vs precision")
+		mustContain(t, v, "rule: θ", "frame vs precision") // the rule is the reader's: it needs nothing derived by the lab
 		if strings.Contains(v, "settled at") {
 			t.Errorf("%dx%d: settle steps without any recorded:\n%s", sz[0], sz[1], v)
 		}

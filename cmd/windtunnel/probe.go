@@ -42,8 +42,13 @@ type probeReport struct {
 	// of them, not only those up to Step: the final frame is the run's last snapshot's).
 	FrameRatio *derived.FrameRatios `json:"frame_ratio,omitempty"`
 	// JLensRatio is the authors' frame statistic at this checkpoint, per site of
-	// Geometry.JLens (the J-lens overlap with the frame of its own embeddings ÷ null).
+	// Geometry.JLens (the J-lens overlap with the frame of its own embeddings ÷ null, mean
+	// over the positions), and JLensMean its mean over the sites (what the authors report).
 	JLensRatio []float64 `json:"jlens_ratio,omitempty"`
+	JLensMean  float64   `json:"jlens_ratio_mean,omitempty"`
+	// Dissociation is the pre-registered rule on the run's recorded snapshots (FrameRatio)
+	// with bit error (b) at each (nil without them).
+	Dissociation *derived.Dissociation `json:"dissociation,omitempty"`
 }
 
 func newProbeCmd(stdout io.Writer) *cobra.Command {
@@ -51,6 +56,7 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 		step      int
 		asJSON    bool
 		geometryN int
+		jlensN    int
 		blas      string
 	)
 	c := &cobra.Command{
@@ -69,7 +75,10 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 			if geometryN != 0 && (geometryN < 3 || geometryN > 4096) {
 				return usagef("--geometry-n %d out of range: want 3..4096", geometryN)
 			}
-			rep, err := probeSession(args[0], step, geometryN, blas)
+			if jlensN < 0 || jlensN > 4096 {
+				return usagef("--jlens-n %d out of range: want 1..4096 (0: the run's)", jlensN)
+			}
+			rep, err := probeSession(args[0], step, geometryN, jlensN, blas)
 			if err != nil {
 				return err
 			}
@@ -83,12 +92,13 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 	c.Flags().IntVar(&step, "step", 0, "use the checkpoint at or before this step (default: the last)")
 	jsonFlag(c.Flags(), &asJSON, "one JSON object")
 	c.Flags().IntVar(&geometryN, "geometry-n", 0, "probe sequences for the geometry and ablation table (default: the run's, or 64)")
+	c.Flags().IntVar(&jlensN, "jlens-n", 0, "of those, the sequences the J-lens stacks (default: the run's, or 32; the authors use 256, with --geometry-n 256)")
 	blasFlag(c.Flags(), &blas)
 	return c
 }
 
 // probeSession computes the report for the checkpoint at or before step.
-func probeSession(path string, step, geometryN int, blas string) (*probeReport, error) {
+func probeSession(path string, step, geometryN, jlensN int, blas string) (*probeReport, error) {
 	r, err := sessions.Open(path)
 	if err != nil {
 		return nil, err
@@ -111,6 +121,9 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 	} else if cfg.GeometryN == 0 {
 		cfg.GeometryN = 64
 	}
+	if jlensN > 0 {
+		cfg.JLensN = jlensN
+	}
 	cfg.BLAS = blas
 	tr, err := lab.New(cfg)
 	if err != nil {
@@ -129,7 +142,7 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 		return nil, fmt.Errorf("probe %s: %w", path, err)
 	}
 	sn := &sessions.Snapshot{}
-	if err := tr.Geometry(sn, s.BitErrorPosition, false); err != nil {
+	if err := tr.Geometry(sn, s, false); err != nil {
 		return nil, fmt.Errorf("probe %s: %w", path, err)
 	}
 	ev := lab.EvalRecord(s)
@@ -140,13 +153,23 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 		for _, o := range j.Overlap {
 			rep.JLensRatio = append(rep.JLensRatio, float64(o)/float64(j.Null))
 		}
+		rep.JLensMean = derived.MeanFinite(rep.JLensRatio)
 	}
 	// The recorded frame-precision history up to this step, when the run took snapshots.
 	if rec, at, err := r.Snapshot(ck.Step); err == nil && rec != nil && rec.Frame != nil {
 		rep.Frame, rep.FrameStep = rec.Frame, at
 	}
-	if rep.FrameRatio, err = derived.ReadFrameRatios(r, derived.SettleBand); err != nil {
+	if rep.FrameRatio, err = derived.ReadFrameRatios(r); err != nil {
 		return nil, fmt.Errorf("probe %s: %w", path, err)
+	}
+	if rep.FrameRatio != nil {
+		evs, err := r.Evals(-1, 0)
+		if err != nil {
+			return nil, fmt.Errorf("probe %s: %w", path, err)
+		}
+		whole := sessions.WholeEvals(evs)
+		d := rep.FrameRatio.Dissociation(func(step int) float64 { return derived.BitErrorSampleAt(whole, step) })
+		rep.Dissociation = &d
 	}
 	return rep, nil
 }
@@ -226,9 +249,10 @@ func (p *probeReport) text() string {
 		for i, r := range p.JLensRatio {
 			parts[i] = fmt.Sprintf("%s %.2f", siteName(g.JLens.Sites[i]), r)
 		}
-		fmt.Fprintf(&b, "frame, authors' at step %d (J-lens overlap with this checkpoint's embedding frame ÷ null): %s\n", p.Step, strings.Join(parts, ", "))
+		fmt.Fprintf(&b, "frame, authors' at step %d (J-lens overlap with this checkpoint's embedding frame ÷ null, mean over %d positions of %d sequences): %s; mean %.2f\n",
+			p.Step, len(g.JLens.Positions), g.JLens.Seqs, strings.Join(parts, ", "), p.JLensMean)
 	}
-	b.WriteString(frameRatioText(p.FrameRatio))
+	b.WriteString(frameRatioText(p.FrameRatio, p.Dissociation))
 	return b.String()
 }
 
@@ -370,37 +394,37 @@ func absStr(n sessions.Num) string {
 }
 
 // frameRatioText is the J-lens block of the probe report ("" without one): the ratio per
-// snapshot and site against the current and the final frame, the threshold, where each
-// passed it and where the mean settled.
-func frameRatioText(fr *derived.FrameRatios) string {
+// snapshot and site against the current and the final frame and their mean over the sites
+// against the final frame, θ, and the dissociation rule's outcome.
+func frameRatioText(fr *derived.FrameRatios, d *derived.Dissociation) string {
 	if fr == nil {
 		return ""
 	}
 	var b strings.Builder
-	th := fmt.Sprintf("%.2f", fr.Threshold)
+	th := fmt.Sprintf("θ %.2f", fr.Threshold)
 	if fr.Scaled {
-		th += fmt.Sprintf(" (scaled: 3× is out of reach below %.2f)", fr.Max)
+		th += fmt.Sprintf(" (scaled to this width: the same fraction of the way from 1 to %.2f as 3 is of 9.6)", fr.Max)
 	}
-	fmt.Fprintf(&b, "frame, authors' (J-lens overlap with the embedding frame ÷ null %.3f; max %.2f, threshold %s):\n", fr.Null, fr.Max, th)
+	fmt.Fprintf(&b, "frame, authors' (J-lens overlap with the embedding frame ÷ null %.3f, mean over %d positions; ceiling %.2f, %s):\n",
+		fr.Null, len(fr.Positions), fr.Max, th)
 	b.WriteString("  step   ")
 	for _, s := range fr.Sites {
 		fmt.Fprintf(&b, " %9s", siteName(s))
 	}
-	b.WriteString("   (current frame | final frame)\n")
+	b.WriteString("   mean   (current frame | final frame; mean: final)\n")
 	for _, p := range fr.Points {
 		fmt.Fprintf(&b, "  %-7d", p.Step)
 		for si := range fr.Sites {
 			fmt.Fprintf(&b, " %4.2f|%4.2f", p.Current[si], p.Final[si])
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "   %4.2f\n", p.MeanFinal)
 	}
-	for si, s := range fr.Sites {
-		fmt.Fprintf(&b, "  %s passes %.2f: current frame %s, final frame %s\n", siteName(s), fr.Threshold,
-			settled(fr.PassCurrent[si]), settled(fr.PassFinal[si]))
-	}
-	if fr.Site >= 0 {
-		fmt.Fprintf(&b, "  the frame's site (largest ratio at the end) %s: its ratio settled: current frame %s, final frame %s\n",
-			siteName(fr.Sites[fr.Site]), settled(fr.SettleCurrent), settled(fr.SettleFinal))
+	if d != nil {
+		outcome := "holds"
+		if !d.Holds {
+			outcome = "fails"
+		}
+		fmt.Fprintf(&b, "  dissociation rule (README: The dissociation rule): %s — %s\n", outcome, d.Why)
 	}
 	return b.String()
 }

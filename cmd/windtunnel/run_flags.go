@@ -32,6 +32,7 @@ type runFlags struct {
 	probe       int
 	probeEvery  int
 	geometryN   int
+	jlensN      int
 	layers      int
 	heads       int
 	width       int
@@ -70,6 +71,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.probe, "probe", 0, "held-out probe sequences (default: the preset's)")
 	fs.IntVar(&f.probeEvery, "probe-every", 0, "geometry snapshot (focus, keys, QK map, value manifold, ablation table) every N steps, 0 off (default: the preset's, at most steps/6)")
 	fs.IntVar(&f.geometryN, "geometry-n", 0, "probe sequences the geometry and ablation table use (default: the preset's)")
+	fs.IntVar(&f.jlensN, "jlens-n", 0, "of those, the sequences the authors' J-lens frame statistic stacks (default 32; they use 256)")
 	fs.IntVar(&f.layers, "layers", 0, "transformer layers, which the baselines are matched to as well (default: the preset's)")
 	fs.IntVar(&f.heads, "heads", 0, "attention heads per layer (--model transformer; default: the preset's)")
 	fs.IntVar(&f.width, "width", 0, "transformer width d (default: the preset's)")
@@ -170,6 +172,7 @@ func (f *runFlags) config(fs *pflag.FlagSet) (runconfig.Config, error) {
 	set("probe", func() { c.ProbeSize = f.probe })
 	set("probe-every", func() { c.ProbeEvery = f.probeEvery })
 	set("geometry-n", func() { c.GeometryN = f.geometryN })
+	set("jlens-n", func() { c.JLensN = f.jlensN })
 	set("layers", func() { c.Transformer.Layers = f.layers })
 	set("heads", func() { c.Transformer.Heads = f.heads })
 	set("width", func() { c.Transformer.Width = f.width })
@@ -299,7 +302,7 @@ var configFlags = map[string]string{
 	"ProbeEvery": "probe-every", "GeometryN": "geometry-n", "Workers": "workers", "Target": "target",
 	"Precision": "precision", "Device": "device", "BLAS": "blas", "Transformer.Layers": "layers",
 	"Transformer.Heads": "heads", "Transformer.Width": "width", "Transformer.MLP": "mlp-hidden",
-	"PrefixMLP.Input": "mlp-input", "EvalK": "eval-k", "Init": "init",
+	"PrefixMLP.Input": "mlp-input", "EvalK": "eval-k", "Init": "init", "JLensN": "jlens-n",
 }
 
 // flagError turns a configuration error into a usage error that names the flag (or the

@@ -19,7 +19,7 @@ import (
 // change what is measured and when, not the training). The device and the precision are
 // not among them: float32 on a GPU trains differently from the CPU or float64.
 func IgnoredFields() []string {
-	return []string{"seed", "workers", "blas", "eval_every", "checkpoint_every", "probe_every", "geometry_n"}
+	return []string{"seed", "workers", "blas", "eval_every", "checkpoint_every", "probe_every", "geometry_n", "jlens_n"}
 }
 
 // Defaults returns the top-level fields whose unset value stands for a named one (the

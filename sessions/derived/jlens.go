@@ -1,6 +1,7 @@
 package derived
 
 import (
+	"encoding/json"
 	"math"
 
 	"windtunnel/diagnostics"
@@ -22,83 +23,34 @@ func PrecisionScale(bits float64) float64 {
 	return math.Log2(max(bits, BitErrorFloor))
 }
 
-// FramePassRatio is the authors' threshold for a settled frame: the J-lens overlap at three
-// times its null.
+// FramePassRatio is the authors' threshold for a formed frame: the J-lens overlap at three
+// times its null, at their width.
 const FramePassRatio = 3
 
 // paperFrameMax is the largest ratio the authors' paper-size bijection model can reach
 // (d = 192, a frame of 20 values, rank-8 J-lens: 192/20), for the scaled threshold.
 const paperFrameMax = 192.0 / 20
 
-// FrameThreshold is the ratio a frame must pass: FramePassRatio where the model can reach it
-// (its largest ratio, 1/null, is at least FramePassRatio), else the same fraction of the way
-// from chance (1) to its largest ratio as 3 is at the authors' size (scaled true).
+// FrameThreshold is the ratio θ a formed frame passes (the pre-registered rule, README:
+// The dissociation rule): 3 at the authors' size, whose largest ratio (1/null) is 9.6, and
+// elsewhere the same fraction of the way from chance (1) to the largest ratio the model can
+// reach, 1 + 2·(maxRatio − 1)/8.6 (scaled true where maxRatio is not the authors').
 func FrameThreshold(maxRatio float64) (threshold float64, scaled bool) {
-	if !(maxRatio >= FramePassRatio) {
-		return 1 + (FramePassRatio-1)*(maxRatio-1)/(paperFrameMax-1), true
-	}
-	return FramePassRatio, false
+	th := 1 + (FramePassRatio-1)*(maxRatio-1)/(paperFrameMax-1)
+	return th, math.Abs(maxRatio-paperFrameMax) > 1e-9
 }
 
-// FrameSite is the site the frame forms at: the index of the largest finite ratio of the
-// newest point (−1 when it has none). The frame's settle step and the frame line of the
-// dashboard and the figure follow that site: a site where the J-lens never aligns with the
-// frame (the embedding output, at chance on the mid preset) is noise that a mean over sites
-// would carry into the settle step.
-func FrameSite(newest []float64) int {
-	site := -1
-	for i, v := range newest {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) && (site < 0 || v > newest[site]) {
-			site = i
-		}
-	}
-	return site
-}
-
-// FrameSeries is the ratio series at FrameSite of the newest point: points[k] holds point
-// k's ratio per site; NaN where a point has none.
-func FrameSeries(points [][]float64) []float64 {
-	out := make([]float64, len(points))
-	site := -1
-	if len(points) > 0 {
-		site = FrameSite(points[len(points)-1])
-	}
-	for k, p := range points {
-		out[k] = math.NaN()
-		if site >= 0 && site < len(p) {
-			out[k] = p[site]
-		}
-	}
-	return out
-}
-
-// FrameJLens is the frame line of a frame-precision history: the J-lens ratio at the frame
-// site (FrameSeries of the points' JLens), and whether any point holds one.
+// FrameJLens is the frame line of a frame-precision history: at each point, the mean over
+// sites of its J-lens ratio against the frame of the snapshot holding the history (the
+// final frame at a run's last snapshot), NaN where a point has none; and whether any has.
 func FrameJLens(points []sessions.FramePoint) ([]float64, bool) {
-	ps := make([][]float64, len(points))
+	out := make([]float64, len(points))
 	any := false
 	for k, p := range points {
-		for _, v := range p.JLens {
-			ps[k] = append(ps[k], float64(v))
-		}
+		out[k] = MeanNum(p.JLens)
 		any = any || len(p.JLens) > 0
 	}
-	return FrameSeries(ps), any
-}
-
-// FrameSettle is the step from which the J-lens ratio at the frame's site (FrameJLens)
-// stayed within SettleBand of its range of its newest value (diagnostics.SettleStep), and
-// whether the history holds a J-lens at all; −1 when it has not settled.
-func FrameSettle(points []sessions.FramePoint) (int, bool) {
-	jl, any := FrameJLens(points)
-	if !any {
-		return -1, false
-	}
-	steps := make([]int, len(points))
-	for i, p := range points {
-		steps[i] = p.Step
-	}
-	return settleOrNot(steps, jl, SettleBand), true
+	return out, any
 }
 
 // JLensSnapshot is one recorded J-lens measurement and its step.
@@ -107,44 +59,45 @@ type JLensSnapshot struct {
 	JLens *sessions.JLens
 }
 
-// FramePoint is the frame ratio at one snapshot, per site: against the frame of that
-// snapshot's own embeddings (Current, what a live run can measure) and against the final
-// snapshot's frame (Final, the authors' measure on finished runs).
+// FramePoint is the frame ratio at one snapshot, per site (the mean over its positions):
+// against the frame of that snapshot's own embeddings (Current, what a live run measures
+// first) and against the final snapshot's frame (Final, the authors' measure); Mean and
+// MeanFinal average them over the sites (the statistic the authors report).
 type FramePoint struct {
-	Step    int       `json:"step"`
-	Current []float64 `json:"current"`
-	Final   []float64 `json:"final"`
+	Step      int       `json:"step"`
+	Current   []float64 `json:"current"`
+	Final     []float64 `json:"final"`
+	Mean      float64   `json:"mean_current"`
+	MeanFinal float64   `json:"mean_final"`
+	// Positions[si][k] is the final-frame ratio at site si and position k (the last point's
+	// only, to keep the series small; nil elsewhere).
+	Positions [][]float64 `json:"positions_final,omitempty"`
 }
 
-// FrameRatios is a run's J-lens frame ratio series with what is derived from it.
+// FrameRatios is a run's J-lens frame ratio series.
 type FrameRatios struct {
-	// Sites are the Jacobian sites (−1: the embedding output; l: after block l).
-	Sites []int `json:"sites"`
-	// Null is the chance overlap, Max the largest ratio (1/Null), Threshold the ratio a
-	// settled frame passes (Scaled: below FramePassRatio, which this size cannot reach).
+	// Sites are the Jacobian sites (−1: the embedding output; l: after block l) and
+	// Positions the scored positions measured.
+	Sites     []int `json:"sites"`
+	Positions []int `json:"positions"`
+	// Null is the chance overlap, Max the largest ratio (1/Null), Threshold θ
+	// (FrameThreshold; Scaled where the width is not the authors'); Seqs the sequences the
+	// last snapshot's J-lens stacked.
 	Null      float64      `json:"null"`
 	Max       float64      `json:"max"`
 	Threshold float64      `json:"threshold"`
 	Scaled    bool         `json:"threshold_scaled"`
+	Seqs      int          `json:"seqs"`
 	Points    []FramePoint `json:"points"`
-	// PassCurrent and PassFinal are, per site, the first step whose ratio is at or above
-	// Threshold (−1: none); Site is the frame's site (FrameSite of the final-frame ratios at
-	// the last snapshot, an index into Sites), SettleCurrent and SettleFinal where its ratio
-	// settled within band (−1: not settled).
-	PassCurrent   []int `json:"pass_step_current"`
-	PassFinal     []int `json:"pass_step_final"`
-	Site          int   `json:"frame_site"`
-	SettleCurrent int   `json:"settle_step_current"`
-	SettleFinal   int   `json:"settle_step_final"`
 }
 
 // FrameRatioSeries derives the frame ratio series from a run's snapshots in step order
-// (those without a J-lens are skipped): the final frame is the last J-lens snapshot's. It
-// returns nil when no snapshot holds one. band is the settle band (a fraction of the range).
-func FrameRatioSeries(snaps []JLensSnapshot, band float64) *FrameRatios {
+// (those without a J-lens of the current statistic are skipped): the final frame is the last
+// such snapshot's. It returns nil when none holds one.
+func FrameRatioSeries(snaps []JLensSnapshot) *FrameRatios {
 	var js []JLensSnapshot
 	for _, s := range snaps {
-		if s.JLens != nil && len(s.JLens.Overlap) > 0 {
+		if s.JLens.Current() && len(s.JLens.Overlap) > 0 {
 			js = append(js, s)
 		}
 	}
@@ -152,67 +105,33 @@ func FrameRatioSeries(snaps []JLensSnapshot, band float64) *FrameRatios {
 		return nil
 	}
 	last := js[len(js)-1].JLens
-	fr := &FrameRatios{Sites: append([]int(nil), last.Sites...), Null: float64(last.Null)}
+	fr := &FrameRatios{Sites: append([]int(nil), last.Sites...), Positions: append([]int(nil), last.Positions...),
+		Null: float64(last.Null), Seqs: last.Seqs}
 	fr.Max = 1 / fr.Null
 	fr.Threshold, fr.Scaled = FrameThreshold(fr.Max)
 	final := widen(last.Frame)
-	for _, s := range js {
+	for n, s := range js {
 		j := s.JLens
 		p := FramePoint{Step: s.Step}
+		P := len(j.Positions)
 		for si := range j.Overlap {
 			p.Current = append(p.Current, float64(j.Overlap[si])/float64(j.Null))
-			f := math.NaN()
-			if si < len(j.Basis) && len(final) > 0 && j.Width == last.Width {
-				o := diagnostics.SubspaceOverlap(final, last.FrameRank, widen(j.Basis[si]), j.Rank, j.Width)
-				f = o / diagnostics.OverlapNull(j.Width, last.FrameRank, j.Rank)
+			var per []float64
+			if j.Width == last.Width && len(final) > 0 && len(j.Basis) == len(j.Sites)*P {
+				null := diagnostics.OverlapNull(j.Width, last.FrameRank, j.Rank)
+				for k := 0; k < P; k++ {
+					per = append(per, diagnostics.SubspaceOverlap(final, last.FrameRank, widen(j.Basis[si*P+k]), j.Rank, j.Width)/null)
+				}
 			}
-			p.Final = append(p.Final, f)
+			p.Final = append(p.Final, MeanFinite(per))
+			if n == len(js)-1 {
+				p.Positions = append(p.Positions, per)
+			}
 		}
+		p.Mean, p.MeanFinal = MeanFinite(p.Current), MeanFinite(p.Final)
 		fr.Points = append(fr.Points, p)
 	}
-	steps := make([]int, len(fr.Points))
-	cur, fin := make([][]float64, len(steps)), make([][]float64, len(steps))
-	for i, p := range fr.Points {
-		steps[i], cur[i], fin[i] = p.Step, p.Current, p.Final
-	}
-	fr.Site = FrameSite(fin[len(fin)-1])
-	fr.SettleCurrent, fr.SettleFinal = -1, -1
-	if fr.Site >= 0 {
-		at := func(s [][]float64) []float64 {
-			out := make([]float64, len(s))
-			for i, p := range s {
-				out[i] = p[fr.Site]
-			}
-			return out
-		}
-		fr.SettleCurrent, fr.SettleFinal = settleOrNot(steps, at(cur), band), settleOrNot(steps, at(fin), band)
-	}
-	for si := range fr.Sites {
-		fr.PassCurrent = append(fr.PassCurrent, firstAtOrAbove(fr.Points, si, fr.Threshold, false))
-		fr.PassFinal = append(fr.PassFinal, firstAtOrAbove(fr.Points, si, fr.Threshold, true))
-	}
 	return fr
-}
-
-// firstAtOrAbove is the first step whose ratio at site si is ≥ threshold (−1: none).
-func firstAtOrAbove(ps []FramePoint, si int, threshold float64, final bool) int {
-	for _, p := range ps {
-		v := p.Current
-		if final {
-			v = p.Final
-		}
-		if si < len(v) && v[si] >= threshold {
-			return p.Step
-		}
-	}
-	return -1
-}
-
-func settleOrNot(steps []int, series []float64, band float64) int {
-	if s, ok := diagnostics.SettleStep(steps, series, band); ok {
-		return s
-	}
-	return -1
 }
 
 // MeanFinite is the mean of the finite values of xs (NaN when there are none).
@@ -248,8 +167,8 @@ func widen(x []float32) []float64 {
 }
 
 // ReadFrameRatios reads every snapshot of a session and derives its frame ratio series (nil
-// when none holds a J-lens).
-func ReadFrameRatios(r *sessions.Reader, band float64) (*FrameRatios, error) {
+// when none holds a J-lens of the current statistic).
+func ReadFrameRatios(r *sessions.Reader) (*FrameRatios, error) {
 	steps, err := r.SnapshotSteps()
 	if err != nil {
 		return nil, err
@@ -264,5 +183,29 @@ func ReadFrameRatios(r *sessions.Reader, band float64) (*FrameRatios, error) {
 			snaps = append(snaps, JLensSnapshot{Step: st, JLens: sn.JLens})
 		}
 	}
-	return FrameRatioSeries(snaps, band), nil
+	return FrameRatioSeries(snaps), nil
+}
+
+// MarshalJSON implements json.Marshaler: NaN (a site or position without a subspace) is null.
+func (p FramePoint) MarshalJSON() ([]byte, error) {
+	type plain FramePoint
+	nums := func(xs []float64) []sessions.Num {
+		out := make([]sessions.Num, len(xs))
+		for i, x := range xs {
+			out[i] = sessions.Num(x)
+		}
+		return out
+	}
+	var pos [][]sessions.Num
+	for _, row := range p.Positions {
+		pos = append(pos, nums(row))
+	}
+	return json.Marshal(struct {
+		plain
+		Current   []sessions.Num   `json:"current"`
+		Final     []sessions.Num   `json:"final"`
+		Mean      sessions.Num     `json:"mean_current"`
+		MeanFinal sessions.Num     `json:"mean_final"`
+		Positions [][]sessions.Num `json:"positions_final,omitempty"`
+	}{plain(p), nums(p.Current), nums(p.Final), sessions.Num(p.Mean), sessions.Num(p.MeanFinal), pos})
 }

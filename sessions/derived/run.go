@@ -2,6 +2,7 @@ package derived
 
 import (
 	"fmt"
+	"math"
 
 	"windtunnel/sessions"
 )
@@ -24,8 +25,10 @@ type Run struct {
 	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
 	Snapshot     *sessions.Snapshot
 	SnapshotStep int
-	// FrameRatio is the authors' frame statistic over every snapshot (nil without one).
-	FrameRatio *FrameRatios
+	// FrameRatio is the authors' frame statistic over every snapshot (nil without one), and
+	// Dissociation the pre-registered rule applied to it with bit error (b) (nil without it).
+	FrameRatio   *FrameRatios
+	Dissociation *Dissociation
 }
 
 // Done reports whether the run reached planned steps and ended cleanly.
@@ -57,8 +60,23 @@ func ReadRun(path string) (*Run, error) {
 	if run.Snapshot, run.SnapshotStep, err = rd.Snapshot(-1); err != nil {
 		return nil, fmt.Errorf("derived: read %s: snapshot: %w", path, err)
 	}
-	if run.FrameRatio, err = ReadFrameRatios(rd, SettleBand); err != nil {
+	if run.FrameRatio, err = ReadFrameRatios(rd); err != nil {
 		return nil, fmt.Errorf("derived: read %s: frame ratio: %w", path, err)
 	}
+	if run.FrameRatio != nil {
+		d := run.FrameRatio.Dissociation(func(step int) float64 { return BitErrorSampleAt(run.Evals, step) })
+		run.Dissociation = &d
+	}
 	return run, nil
+}
+
+// BitErrorSampleAt is bit error (b) of the evaluation at step in evals (step order), NaN when
+// there is none at that step.
+func BitErrorSampleAt(evals []sessions.Record, step int) float64 {
+	for _, e := range evals {
+		if e.Step == step && e.Eval != nil {
+			return e.Eval.BitErrorSample
+		}
+	}
+	return math.NaN()
 }

@@ -14,50 +14,63 @@ import (
 	"windtunnel/sessions/derived"
 )
 
-// frameFigure is the frame-precision dissociation (README, Commands: Geometry) from the first seed's
-// newest snapshot: over the steps of the snapshots so far, the frame (the authors' J-lens
-// ratio, mean over sites, where it was recorded, and the attention pattern's distance to
-// this snapshot's, mean over layers of FramePoint.ToLatest), the precision
-// (derived.PrecisionScale of bit error (a)) and 1 − |ρ(PC1, entropy)|, each
-// scaled min–max to [0, 1] on one step axis, with the steps from which each settled (as
-// the lab recorded them in Frame.Settle) as a dot on each curve, dropped to the step axis
-// and given in the legend. A model without
+// frameFigure is the frame-precision dissociation (README: The dissociation rule) from the
+// first seed's newest snapshot: over the steps of the snapshots so far, the authors' J-lens
+// ratio (mean over positions and sites, against this snapshot's frame: at a run's end, the
+// final frame), precision as derived.PrecisionScale of bit error (b), the bench's attention
+// frame (the attention pattern's distance to this snapshot's, mean over layers) and
+// 1 − |ρ(PC1, entropy)|, each scaled min–max to [0, 1] on one step axis; t_form and
+// t_plateau of the pre-registered rule (derived.HistoryDissociation) are dots on the J-lens
+// curve, dropped to the step axis, and the rule's outcome is in the title. A model without
 // attention (no frame) gets no figure.
 func frameFigure(g Group) (figure, bool) {
 	s, r, ok := snapshotOf(g)
 	if !ok || s.Frame == nil || len(s.Frame.Points) == 0 {
 		return figure{}, false
 	}
-	var steps, jlens, frame, prec, rho []float64
+	var steps, frame, prec, rho []float64
 	for _, pt := range s.Frame.Points {
 		steps = append(steps, float64(pt.Step))
 		frame = append(frame, derived.MeanNum(pt.ToLatest))
-		prec = append(prec, derived.PrecisionScale(pt.BitError))
+		b := pt.BitErrorSample
+		if b == 0 { // sessions written before (b) was kept in the history
+			b = pt.BitError
+		}
+		prec = append(prec, derived.PrecisionScale(b))
 		a := float64(pt.PC1Abs)
 		rho = append(rho, 1-a) // NaN stays NaN
 	}
-	jlens, _ = derived.FrameJLens(s.Frame.Points)
+	jlens, _ := derived.FrameJLens(s.Frame.Points)
 	if allNaN(frame) { // no attention: no frame to dissociate
 		return figure{}, false
 	}
 	title := fmt.Sprintf("%s: frame-precision dissociation %s", heading(g), snapLabel(g, r))
+	var marks []int // t_form, t_plateau on the J-lens curve
+	if s.JLens.Current() && float64(s.JLens.Null) > 0 {
+		if d, ok := derived.HistoryDissociation(s.Frame.Points, 1/float64(s.JLens.Null)); ok {
+			outcome := "holds"
+			if !d.Holds {
+				outcome = "fails"
+			}
+			title += fmt.Sprintf("\nrule %s: θ %.2f; ", outcome, d.Threshold)
+			if d.FormStep >= 0 {
+				title += fmt.Sprintf("bit error (b) ×%.3g at t_form, ×%.3g at t_plateau of its final", d.BitErrorForm/d.BitErrorFinal, d.BitErrorPlateau/d.BitErrorFinal)
+				marks = []int{d.FormStep, d.PlateauStep}
+			} else {
+				title += "the frame never formed"
+			}
+		}
+	}
 	p := newPlot(title, "step", "scaled to [0, 1] (min–max)")
 	integerX(p, 7)
-	// The step from which each settled, as the lab recorded it (−1: not settled).
-	settle := []int{-1, -1, -1, -1}
-	if st := s.Frame.Settle; st != nil {
-		jl, _ := derived.FrameSettle(s.Frame.Points)
-		settle = []int{st.Frame, st.BitError, st.Rho, jl}
-		p.Title.Text += fmt.Sprintf("\n● settled: from the step each stayed within %.0f%% of its range of its latest value", 100*st.Band)
-	}
 	series := []struct {
 		name string
 		ys   []float64
 	}{
-		{"attention frame: distance to the latest pattern", frame},
-		{"precision: log2 bit error (a)", prec},
-		{"1 − |ρ(PC1, entropy)|", rho},
 		{"J-lens frame: overlap ÷ null (authors')", jlens},
+		{"precision: log2 bit error (b)", prec},
+		{"attention frame: distance to the latest pattern", frame},
+		{"1 − |ρ(PC1, entropy)|", rho},
 	}
 	drawn := 0
 	for i, sr := range series {
@@ -71,14 +84,18 @@ func frameFigure(g Group) (figure, bool) {
 			continue
 		}
 		name := sr.name
-		if settle[i] >= 0 {
-			name += fmt.Sprintf(" (● %d)", settle[i])
+		if i == 0 && len(marks) == 2 {
+			name += fmt.Sprintf(" (● t_form %d, t_plateau %d)", marks[0], marks[1])
 		}
 		if err := addBand(p, band{x: xsOf(pts), mean: ysOf(pts), seeds: 1}, i, name, false); err != nil {
 			return figure{}, false
 		}
-		if settle[i] >= 0 {
-			addSettled(p, pts, settle[i], i)
+		if i == 0 {
+			for _, at := range marks {
+				if at >= 0 {
+					addSettled(p, pts, at, i)
+				}
+			}
 		}
 		drawn++
 	}
@@ -92,7 +109,7 @@ func frameFigure(g Group) (figure, bool) {
 	return figure{name: g.Name + "-frame", title: title, plot: p}, true
 }
 
-// addSettled marks the step from which curve i settled: a dot on the curve (pts, in step
+// addSettled marks a step of curve i (the rule's t_form or t_plateau): a dot on the curve (pts, in step
 // order) with a dotted drop line to the step axis, in the curve's colour.
 func addSettled(p *plot.Plot, pts plotter.XYs, at, i int) {
 	c := make([]derived.StepValue, len(pts))

@@ -14,9 +14,11 @@ import (
 
 // jlensFigure is the authors' frame statistic over training for a group's seeds: at each
 // site (the embedding output, after block 0), the J-lens overlap with the embedding frame
-// as a ratio to its null, against the frame of each snapshot's own embeddings (what a live
-// run sees) and against the final snapshot's frame (the authors' measure), mean and band
-// over seeds, with chance (1) and the threshold. A model without the statistic gets none.
+// as a ratio to its null (mean over the positions), against the frame of each snapshot's
+// own embeddings (what a live run sees) and against the final snapshot's frame (the
+// authors' measure), and the mean over sites against the final frame (what the authors
+// report and the dissociation rule reads), mean and band over seeds, with chance (1) and θ.
+// A model without the statistic gets none.
 func jlensFigure(g Group) (figure, bool) {
 	var frs []*derived.FrameRatios
 	for _, r := range g.Runs {
@@ -28,9 +30,9 @@ func jlensFigure(g Group) (figure, bool) {
 		return figure{}, false
 	}
 	first := frs[0]
-	th := fmt.Sprintf("threshold %.2f", first.Threshold)
+	th := fmt.Sprintf("θ %.2f", first.Threshold)
 	if first.Scaled {
-		th += " (scaled: 3 is out of reach)"
+		th += " (scaled to this width)"
 	}
 	title := fmt.Sprintf("%s: frame, J-lens overlap ÷ null (null %.3f, max %.1f)", heading(g), first.Null, first.Max)
 	if len(frs) > 1 {
@@ -73,6 +75,20 @@ func jlensFigure(g Group) (figure, bool) {
 			}
 			curves = append(curves, c)
 		}
+	}
+	// The statistic the authors report and the rule reads: the mean over sites (and
+	// positions) against the final frame.
+	var means [][][2]float64
+	for _, fr := range frs {
+		var m [][2]float64
+		for _, pt := range fr.Points {
+			m = append(m, [2]float64{float64(pt.Step), pt.MeanFinal})
+		}
+		means = append(means, m)
+	}
+	mb := meanBand(means)
+	if err := addBandStyle(p, mb, draw.LineStyle{Color: color.Black, Width: vg.Points(2.8)}, "mean over sites, final frame (the rule's)", false); err != nil {
+		return figure{}, false
 	}
 	chance := hline(p, 1, color.Gray{Y: 110}, "chance (1)")
 	thr := hline(p, first.Threshold, color.Black, th)

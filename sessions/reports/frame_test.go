@@ -59,26 +59,37 @@ func TestSpeedupRow(t *testing.T) {
 }
 
 func TestFrameRows(t *testing.T) {
-	mk := func(seed uint64, final []float64, settle int) Run {
-		r := runOf(t, 1, seed, 1.0, 0.5, 0.2, 0.1, 0.05)
-		fr := &derived.FrameRatios{Sites: []int{-1, 0}, Null: 0.2, Max: 5, Threshold: 3, SettleFinal: settle, Site: 1}
-		for i, v := range final {
-			fr.Points = append(fr.Points, derived.FramePoint{Step: 100 * (i + 1), Current: []float64{v, v}, Final: []float64{v, v + 0.2}})
+	// Three seeds at a ceiling of 5 (θ = 1 + 2·4/8.6 ≈ 1.93); bit error (b) 1, 0.5, 0.2, 0.1, 0.01.
+	bits := []float64{1, 0.5, 0.2, 0.1, 0.01}
+	mk := func(seed uint64, ratios []float64) Run {
+		r := runOf(t, 1, seed, bits...)
+		fr := &derived.FrameRatios{Sites: []int{-1, 0}, Null: 0.2, Max: 5, Seqs: 32}
+		fr.Threshold, fr.Scaled = derived.FrameThreshold(fr.Max)
+		for i, v := range ratios {
+			fr.Points = append(fr.Points, derived.FramePoint{Step: 100 * (i + 1), Current: []float64{v, v}, Final: []float64{v - 0.2, v + 0.2}, MeanFinal: v})
 		}
 		r.FrameRatio = fr
+		d := fr.Dissociation(func(step int) float64 { return bits[step/100-1] })
+		r.Dissociation = &d
 		return r
 	}
-	// Finals at the frame's site (block 0) are v + 0.2: 3.8 passes, 2.4 does not.
-	runs := []Run{mk(1, []float64{1, 3.5, 3.6}, 200), mk(2, []float64{1, 2, 2.2}, 300)}
+	runs := []Run{
+		mk(1, []float64{1, 2.5, 3, 3.1, 3.1}),   // forms at 200 (0.5 = 50× final), plateau 200: holds
+		mk(2, []float64{1, 1.2, 2.5, 3, 3}),     // forms at 300 (20×), plateau 300 (20×): holds
+		mk(3, []float64{1, 1.2, 1.3, 1.5, 1.6}), // never reaches θ: fails
+	}
 	rows := frameRows(runs)
 	if len(rows) != 2 {
 		t.Fatalf("%d rows, want 2", len(rows))
 	}
-	if rows[0].Verdict != NotReproduced || !strings.Contains(rows[0].Reason, "1/2 seeds at or above 3.00") {
+	if rows[0].Verdict != Reproduced || !strings.Contains(rows[0].Reason, "2/3 seeds at or above θ = 1.93") {
 		t.Errorf("frame row %+v", rows[0])
 	}
-	// Seed 1: frame at 200 (bit error 0.5) → 0.05 at the end: dissociated; seed 2 at 300 (0.2 → 0.05).
-	if rows[1].Verdict != Reproduced || !strings.Contains(rows[1].Reason, "2/2 seeds") {
+	if rows[1].Verdict != Reproduced || !strings.Contains(rows[1].Reason, "holds in 2/3 seeds") || !strings.Contains(rows[1].Reason, "never formed") {
 		t.Errorf("dissociation row %+v", rows[1])
+	}
+	// Two seeds do not decide.
+	if rows := frameRows(runs[:2]); rows[1].Verdict != NotMeasured || !strings.Contains(rows[1].Reason, "2 seed(s); the rule decides on ≥ 3") {
+		t.Errorf("two seeds: %+v", rows[1])
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // geometryRows measures the geometry claims on the transformer's newest snapshots: key
 // orthogonality (the authors' statistic against its initialisation), the value manifold's
-// |ρ(PC1, entropy)| over one sequence and over many, and the frame-precision settle steps.
+// |ρ(PC1, entropy)| over one sequence and over many (the frame and its dissociation: frame.go).
 // Bijection always has its rows (not measured without snapshots); other tasks where measured.
 // Each configuration (configGroups) has its own rows.
 func geometryRows(runs []Run) []Row {
@@ -30,7 +30,6 @@ func geometryRows(runs []Run) []Row {
 			rows = append(rows, g.mark(keyOrthRow(task, g.runs)))
 			rows = append(rows, g.mark(manifoldRow(task, "one sequence", g.runs, func(s *sessions.Snapshot) *sessions.Manifold { return s.ManifoldOne })))
 			rows = append(rows, g.mark(manifoldRow(task, "many sequences", g.runs, func(s *sessions.Snapshot) *sessions.Manifold { return s.Manifold })))
-			rows = append(rows, g.mark(settleRow(task, g.runs)))
 		}
 	}
 	return rows
@@ -119,48 +118,5 @@ func manifoldRow(task, sampling string, rs []Run, get func(*sessions.Snapshot) *
 		row.Verdict = Reproduced
 	}
 	row.Reason = fmt.Sprintf("mean |ρ(PC1, entropy)| %.3f vs the bench's ≥ %.2f", m, ManifoldRho)
-	return row
-}
-
-// settleRow compares the step at which the attention frame settled with the step at which
-// bit error (a) did (Frame.Settle); the measured value per session is the frame's step.
-func settleRow(task string, rs []Run) Row {
-	row := Row{Claim: fmt.Sprintf("frame settles before precision (attention vs bit error, %s)", task),
-		Paper: "frame early, precision keeps improving", Authors: "—"}
-	var used []Run
-	var bits []Value
-	unsettled, before := 0, 0
-	for _, r := range rs {
-		f := r.Snapshot.Frame
-		if f == nil || f.Settle == nil {
-			continue
-		}
-		used = append(used, r)
-		if f.Settle.Frame < 0 {
-			unsettled++
-			continue
-		}
-		row.Values = append(row.Values, Value{r.File, float64(f.Settle.Frame)})
-		bits = append(bits, Value{r.File, float64(f.Settle.BitError)})
-		if f.Settle.BitError < 0 || f.Settle.Frame < f.Settle.BitError {
-			before++
-		}
-	}
-	if len(row.Values) == 0 && len(used) > 0 {
-		row.Config = configOf(used)
-		row.Verdict, row.Reason = NotReproduced, fmt.Sprintf("the frame settled in none of %d seeds", len(used))
-		return row
-	}
-	if len(used) == 0 {
-		row.Verdict, row.Reason = NotMeasured, "no transformer snapshot with frame settle steps (Frame.Settle)"
-		return row
-	}
-	row.Measured = fmt.Sprintf("frame step %s vs bit error step %s, seeds settled (%d unsettled)", Mean(row.Values, 0), Mean(bits, 0), unsettled)
-	row.Config = configOf(used)
-	row.Verdict = NotReproduced
-	if before*2 > len(used) {
-		row.Verdict = Reproduced
-	}
-	row.Reason = fmt.Sprintf("frame settled before bit error in %d/%d seeds (%d frames never settled)", before, len(used), unsettled)
 	return row
 }

@@ -24,8 +24,10 @@ type Run struct {
 	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
 	Snapshot     *sessions.Snapshot
 	SnapshotStep int
-	// FrameRatio is the authors' frame statistic over every snapshot (nil without one).
-	FrameRatio *derived.FrameRatios
+	// FrameRatio is the authors' frame statistic over every snapshot (nil without one), and
+	// Dissociation the pre-registered rule applied to it (nil without it).
+	FrameRatio   *derived.FrameRatios
+	Dissociation *derived.Dissociation
 	// Curve is bit error (a) at every whole-model evaluation, in step order.
 	Curve []derived.StepValue
 }
@@ -87,7 +89,7 @@ func loadRun(path string) (Run, error) {
 		return Run{}, fmt.Errorf("report: %w", err)
 	}
 	r := Run{SessionRun: sr, Path: path, File: filepath.Base(path), Preset: presetOf(sr.Config),
-		Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep, FrameRatio: dr.FrameRatio}
+		Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep, FrameRatio: dr.FrameRatio, Dissociation: dr.Dissociation}
 	if last, ok := dr.LastEval(); ok {
 		r.Lengths = last.Eval.Lengths
 	}
@@ -102,7 +104,7 @@ func loadRun(path string) (Run, error) {
 func presetOf(c runconfig.Config) string {
 	norm := func(c runconfig.Config) string {
 		c.Model, c.Seed, c.Steps, c.BLAS, c.Workers, c.Device, c.Precision = "", 0, 0, "", 0, "", ""
-		c.EvalEvery, c.ProbeEvery, c.CheckpointEvery = 0, 0, 0
+		c.EvalEvery, c.ProbeEvery, c.CheckpointEvery, c.JLensN = 0, 0, 0, 0
 		c.MLP, c.PrefixMLP, c.LSTM, c.Mamba = runconfig.Config{}.MLP, runconfig.Config{}.PrefixMLP, runconfig.Config{}.LSTM, runconfig.Config{}.Mamba
 		b, _ := json.Marshal(c)
 		return string(b)

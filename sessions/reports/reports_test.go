@@ -206,7 +206,6 @@ func TestReportTraceable(t *testing.T) {
 		"transformer value keys become orthogonal (layer 0, authors' statistic, bijection)": NotReproduced,
 		"value manifold: PC1 tracks posterior entropy, \\|ρ\\| (one sequence, bijection)":   Reproduced,
 		"value manifold: PC1 tracks posterior entropy, \\|ρ\\| (many sequences, bijection)": Reproduced, // 0.75
-		"frame settles before precision (attention vs bit error, bijection)":                Reproduced, // 2 of 3
 	}
 	for claim, v := range want {
 		if verdicts[claim] != v {

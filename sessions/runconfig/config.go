@@ -48,8 +48,11 @@ type Config struct {
 	// after each multiple of it also takes a geometry snapshot.
 	ProbeEvery int `json:"probe_every,omitempty"`
 	// GeometryN is the number of probe sequences the geometry and ablation table use.
-	GeometryN int    `json:"geometry_n,omitempty"`
-	Seed      uint64 `json:"seed"`
+	GeometryN int `json:"geometry_n,omitempty"`
+	// JLensN is the number of those the J-lens stacks (0: lab.DefaultJLensN; at most
+	// GeometryN).
+	JLensN int    `json:"jlens_n,omitempty"`
+	Seed   uint64 `json:"seed"`
 	// Target is "sampled", "posterior" or "" for the task's default.
 	Target string `json:"target"`
 	// Device is "cpu" (default); "cuda": the whole float32 transformer step resident on an
@@ -257,6 +260,8 @@ func (c Config) Validate() error {
 		return bad("ProbeEvery", c.ProbeEvery, "≥ 0 (0: off)")
 	case c.ProbeEvery > 0 && (c.GeometryN < 3 || c.GeometryN > maxGeometryN):
 		return bad("GeometryN", c.GeometryN, "3..4096")
+	case c.JLensN < 0 || c.JLensN > maxGeometryN:
+		return bad("JLensN", c.JLensN, "0..4096 (0: the default)")
 	case c.Workers < 0 || c.Workers > maxWorkers:
 		return bad("Workers", c.Workers, "0..1024")
 	}
