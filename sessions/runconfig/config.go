@@ -95,7 +95,7 @@ func PresetNames() []string { return []string{PresetQuick, PresetMid, PresetPape
 //
 // paper: the paper's sizes (bijection V=20, L=6, H=6, d=192 → 2,677,440 parameters; HMM as
 // the authors' code, L=9, H=8, d=256, MLP 1024; batch 256, AdamW 3e-4, 2k warm-up, cosine,
-// weight decay 0.1). quick: sizes that show the separation on a 2-core CPU in minutes.
+// weight decay 0.1, PyTorch's initialisation). quick: sizes that show the separation on a 2-core CPU in minutes.
 func Preset(name, task string) (Config, error) {
 	c := Config{Task: task, Model: arch.KindTransformer, Clip: 1, ValueLR: 1, QKLR: 1, BLAS: "auto", Target: "", Seed: 1}
 	switch name {
@@ -105,6 +105,7 @@ func Preset(name, task string) (Config, error) {
 			c.Transformer = arch.TransformerConfig{Layers: 9, Heads: 8, Width: 256, MLP: 1024}
 		}
 		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 50000, 256, 3e-4, 2000, 0.1
+		c.Init = arch.InitTorch // as the authors' models (a baseline without it keeps its own)
 		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 500, 1024, 5000
 		c.ProbeEvery, c.GeometryN = 1000, 128
 	case PresetQuick:
