@@ -71,3 +71,30 @@ func TestProbeFrameRatio(t *testing.T) {
 		t.Errorf("probe text: exit %d\n%s", code, out)
 	}
 }
+
+// TestProbeFirstSnapshotAtChance probes a quick bijection run at step 1: the authors' frame
+// statistic of an untrained model is at chance, within 1 ± 0.3 at both sites (the
+// statistic this replaced read 1.4 and 1.95 there, with the tied head's direct path).
+func TestProbeFirstSnapshotAtChance(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "q.wtlab")
+	if code, _, errs := runCLI("run", "--headless", "--steps", "2", "--checkpoint-every", "1", "--probe-every", "1",
+		"--eval-every", "1", "--probe", "64", "--geometry-n", "8", "--out", path); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	code, out, errs := runCLI("probe", path, "--step", "1", "--json")
+	var rep struct {
+		Step  int       `json:"step"`
+		Ratio []float64 `json:"jlens_ratio"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("probe: exit %d\n%s%s", code, out, errs)
+	}
+	if rep.Step != 1 || len(rep.Ratio) != 2 {
+		t.Fatalf("probe at step %d: ratios %v", rep.Step, rep.Ratio)
+	}
+	for i, r := range rep.Ratio {
+		if math.Abs(r-1) > 0.3 {
+			t.Errorf("site %d: ratio %.3f at step 1, want 1 ± 0.3", i, r)
+		}
+	}
+}
