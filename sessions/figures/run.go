@@ -247,6 +247,9 @@ func Render(runs []Run, dir string, opt Options) ([]File, error) {
 	if f, ok := tableFigure(runs); ok {
 		figs = append(figs, f)
 	}
+	if f, ok := frontierFigure(runs); ok {
+		figs = append(figs, f)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("figures: render: %w", err)
 	}
