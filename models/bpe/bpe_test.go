@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 )
 
-// llama3Pattern is the Split regex of Llama-3's tokenizer.json.
-const llama3Pattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+// llama3Pattern is Llama-3's Split regex.
+const llama3Pattern = llama3Split
 
 // spec builds a tokenizer.json: the byte-level alphabet (ids 0..255 in byte order) plus
 // extra tokens, merges, and the given components.
@@ -352,4 +352,33 @@ func FuzzEncode(f *testing.F) {
 			t.Fatalf("round trip %q → %q", s, got)
 		}
 	})
+}
+
+func TestSynthesize(t *testing.T) {
+	texts := []string{"the cat sat on the mat", "the dog sat on the log", "the cat and the dog"}
+	for _, style := range []Style{NeoX, Llama3} {
+		b, err := Synthesize(texts, 300, style)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk, err := Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk.VocabSize() != 300 {
+			t.Errorf("style %d: vocabulary %d, want 300", style, tk.VocabSize())
+		}
+		ids, err := tk.Encode(" the cat", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// " the" (5 times) and " cat" (twice) are merged whole.
+		if got := tokensOf(tk, ids); !slices.Equal(got, []string{"Ġthe", "Ġcat"}) {
+			t.Errorf("style %d: %q", style, got)
+		}
+		withSpecial, _ := tk.Encode("x", true)
+		if want := map[Style]int{NeoX: 1, Llama3: 2}[style]; len(withSpecial) != want || (style == Llama3 && withSpecial[0] != 299) {
+			t.Errorf("style %d: Encode(x, special) = %v", style, withSpecial)
+		}
+	}
 }

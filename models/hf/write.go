@@ -22,27 +22,38 @@ type Named struct {
 // as dtype (F32, F16 or BF16, rounded to nearest even), in name order, the header padded
 // with spaces to a multiple of 8 bytes as the format's own writer does.
 func WriteSafetensors(path string, ts []Named, dtype DType) error {
+	byName := map[string]Named{}
+	specs := make([]Named, len(ts))
+	for i, t := range ts {
+		byName[t.Name] = t
+		specs[i] = Named{Name: t.Name, Shape: t.Shape}
+		if n := count(t.Shape); n != len(t.Values) {
+			return fmt.Errorf("hf: write %s: tensor %s has %d values for shape %v", path, t.Name, len(t.Values), t.Shape)
+		}
+	}
+	return WriteSafetensorsFunc(path, specs, dtype, func(name string, dst []float32) { copy(dst, byName[name].Values) })
+}
+
+// WriteSafetensorsFunc is WriteSafetensors with the values of each tensor (specs give names
+// and shapes; their Values are ignored) filled in by fill, one tensor at a time, so that a
+// large file is written without holding its tensors in memory.
+func WriteSafetensorsFunc(path string, specs []Named, dtype DType, fill func(name string, dst []float32)) error {
 	if !dtype.Float() {
 		return fmt.Errorf("hf: write %s: dtype %s, want F32, F16 or BF16", path, dtype)
 	}
-	ts = slices.Clone(ts)
-	slices.SortFunc(ts, func(a, b Named) int { return strings.Compare(a.Name, b.Name) })
+	specs = slices.Clone(specs)
+	slices.SortFunc(specs, func(a, b Named) int { return strings.Compare(a.Name, b.Name) })
 	head := map[string]headerEntry{}
 	var off uint64
-	for _, t := range ts {
-		n := 1
+	for _, t := range specs {
 		shape := make([]int64, len(t.Shape))
 		for i, d := range t.Shape {
-			n *= d
 			shape[i] = int64(d)
-		}
-		if n != len(t.Values) {
-			return fmt.Errorf("hf: write %s: tensor %s has %d values for shape %v", path, t.Name, len(t.Values), t.Shape)
 		}
 		if _, dup := head[t.Name]; dup {
 			return fmt.Errorf("hf: write %s: tensor %s given twice", path, t.Name)
 		}
-		size := uint64(n * dtype.Size())
+		size := uint64(count(t.Shape) * dtype.Size())
 		head[t.Name] = headerEntry{DType: dtype, Shape: shape, DataOffsets: [2]uint64{off, off + size}}
 		off += size
 	}
@@ -62,8 +73,16 @@ func WriteSafetensors(path string, ts []Named, dtype DType) error {
 	binary.LittleEndian.PutUint64(b8[:], uint64(len(hj)))
 	w.Write(b8[:])
 	w.Write(hj)
-	for _, t := range ts {
-		for _, v := range t.Values {
+	var vals []float32
+	for _, t := range specs {
+		n := count(t.Shape)
+		if cap(vals) < n {
+			vals = make([]float32, n)
+		}
+		vals = vals[:n]
+		clear(vals)
+		fill(t.Name, vals)
+		for _, v := range vals {
 			switch dtype {
 			case F32:
 				binary.LittleEndian.PutUint32(b8[:4], math.Float32bits(v))
@@ -85,6 +104,15 @@ func WriteSafetensors(path string, ts []Named, dtype DType) error {
 		return fmt.Errorf("hf: write %s: %w", path, err)
 	}
 	return nil
+}
+
+// count is the number of elements of a shape.
+func count(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
 }
 
 // WriteIndex writes path as a model.safetensors.index.json mapping each tensor name to its shard file.
