@@ -54,6 +54,11 @@ type Request struct {
 	Progress func(done, total int)
 	// ChunkTokens bounds the tokens of one pass (0: sized so activations stay near 256 MiB).
 	ChunkTokens int
+	// Start > 0 resumes at layer Start from Residual[i], sequence i's residual stream
+	// entering that layer (len(Seqs[i])·Hidden values, as the Residual tap saw it): the
+	// layers before are not run again.
+	Start    int
+	Residual [][]float32
 }
 
 // Result holds what a forward pass returns.
@@ -86,6 +91,19 @@ func (m *Model) Forward(ctx context.Context, req Request) (Result, error) {
 			}
 		}
 	}
+	if req.Start < 0 || req.Start > c.Layers {
+		return Result{}, fmt.Errorf("llm: forward: start layer %d outside [0, %d]", req.Start, c.Layers)
+	}
+	if req.Start > 0 {
+		if len(req.Residual) != len(req.Seqs) {
+			return Result{}, fmt.Errorf("llm: forward: %d residuals for %d sequences", len(req.Residual), len(req.Seqs))
+		}
+		for i, s := range req.Seqs {
+			if len(req.Residual[i]) != len(s)*c.Hidden {
+				return Result{}, fmt.Errorf("llm: forward: residual %d has %d values, want %d", i, len(req.Residual[i]), len(s)*c.Hidden)
+			}
+		}
+	}
 	budget := req.ChunkTokens
 	if budget <= 0 {
 		perToken := 4 * (4*c.Hidden + (c.Heads+2*c.KVHeads)*c.HeadDim + c.Heads*c.HeadDim + 2*c.Intermediate)
@@ -103,7 +121,7 @@ func (m *Model) Forward(ctx context.Context, req Request) (Result, error) {
 	}
 	chunks = append(chunks, cur)
 	res := Result{Logits: make([][]float32, len(req.Seqs)), Hidden: make([][]float32, len(req.Seqs))}
-	total, done := len(chunks)*(c.Layers+1), 0
+	total, done := len(chunks)*(c.Layers-req.Start+1), 0
 	for _, seqs := range chunks {
 		if err := m.chunk(ctx, req, seqs, &res, func() {
 			done++
@@ -148,20 +166,26 @@ func (m *Model) chunk(ctx context.Context, req Request, seqs []int, res *Result,
 	if c.Gated {
 		st.gate = make([]float32, N*c.Intermediate)
 	}
-	m.pool.Rows(N, 64, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			t := ch.Tokens[r]
-			if _, err := m.embed.Rows(t, t+1, st.x[r*c.Hidden:(r+1)*c.Hidden]); err != nil {
-				panic(err) // ids were checked against the vocabulary
-			}
+	if req.Start > 0 {
+		for i, s := range seqs {
+			copy(st.x[ch.Start[i]*c.Hidden:], req.Residual[s])
 		}
-	})
+	} else {
+		m.pool.Rows(N, 64, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				t := ch.Tokens[r]
+				if _, err := m.embed.Rows(t, t+1, st.x[r*c.Hidden:(r+1)*c.Hidden]); err != nil {
+					panic(err) // ids were checked against the vocabulary
+				}
+			}
+		})
+	}
 	cos, sin := m.rotary(maxT)
 	scores := make([][]float32, m.pool.Workers)
 	for w := range scores {
 		scores[w] = make([]float32, maxT*maxT)
 	}
-	for l := range m.layers {
+	for l := req.Start; l < c.Layers; l++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

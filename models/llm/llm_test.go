@@ -446,3 +446,38 @@ func TestTorchParity(t *testing.T) {
 		}
 	}
 }
+
+func TestResumeFromResidual(t *testing.T) {
+	m, err := Load(writeTiny(t, "neox", hf.F16, 1, false), Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	seqs := randomSeqs(rand.New(rand.NewPCG(9, 9)), 4, 8, m.Config.Vocab)
+	saved := make([][]float32, len(seqs))
+	base, err := m.Forward(context.Background(), Request{Seqs: seqs, Taps: &Taps{Residual: func(l int, c *Chunk, x []float32) {
+		if l != 1 {
+			return
+		}
+		for i, s := range c.Seqs {
+			saved[s] = append([]float32(nil), x[c.Start[i]*m.Config.Hidden:c.Start[i+1]*m.Config.Hidden]...)
+		}
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.Forward(context.Background(), Request{Seqs: seqs, Start: 1, Residual: saved, ChunkTokens: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range seqs {
+		for j, x := range again.Logits[i] {
+			if math.Abs(float64(x-base.Logits[i][j])) > 1e-5 {
+				t.Fatalf("seq %d logit %d: resumed %g, whole %g", i, j, x, base.Logits[i][j])
+			}
+		}
+	}
+	if _, err := m.Forward(context.Background(), Request{Seqs: seqs, Start: 1, Residual: saved[:2]}); err == nil {
+		t.Error("too few residuals: no error")
+	}
+}

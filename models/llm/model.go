@@ -105,7 +105,7 @@ func (m *Model) Files() []string { return m.folder.Files }
 // DType returns the element type of the weights (that of the embedding).
 func (m *Model) DType() hf.DType { return m.embed.DType }
 
-// Params returns the number of weights (the output head counted once when tied).
+// Params returns the number of float weights in the folder.
 func (m *Model) Params() int {
 	n := 0
 	for _, name := range m.folder.Names() {
@@ -114,6 +114,22 @@ func (m *Model) Params() int {
 		}
 	}
 	return n
+}
+
+// Embeddings returns the input embedding rows of the token ids, each Hidden values.
+func (m *Model) Embeddings(ids []int) ([][]float32, error) {
+	out := make([][]float32, len(ids))
+	for i, id := range ids {
+		if id < 0 || id >= m.Config.Vocab {
+			return nil, fmt.Errorf("llm: embeddings: token %d outside [0, %d)", id, m.Config.Vocab)
+		}
+		row, err := m.embed.Rows(id, id+1, make([]float32, m.Config.Hidden))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = row
+	}
+	return out, nil
 }
 
 // Close releases the weights.
