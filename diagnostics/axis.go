@@ -12,30 +12,49 @@ import (
 // zero mean and unit (population) variance, as the authors' StandardScaler does before their
 // PCA; a constant column becomes zeros. It returns nil for bad sizes.
 func Standardize(x []float64, n, dim int) []float64 {
-	if n <= 0 || dim <= 0 || len(x) != n*dim {
+	mean, sd := ColumnStats(x, n, dim)
+	if mean == nil {
 		return nil
 	}
 	out := make([]float64, len(x))
-	for j := range dim {
-		var mean float64
-		for i := range n {
-			mean += x[i*dim+j]
-		}
-		mean /= float64(n)
-		var ss float64
-		for i := range n {
-			d := x[i*dim+j] - mean
-			ss += d * d
-		}
-		sd := math.Sqrt(ss / float64(n))
-		if sd == 0 {
-			continue
-		}
-		for i := range n {
-			out[i*dim+j] = (x[i*dim+j] - mean) / sd
-		}
+	for i := range n {
+		StandardizeRow(out[i*dim:(i+1)*dim], x[i*dim:(i+1)*dim], mean, sd)
 	}
 	return out
+}
+
+// ColumnStats returns the mean and population standard deviation of each column of the
+// n×dim row-major matrix x, or nils for bad sizes.
+func ColumnStats(x []float64, n, dim int) (mean, sd []float64) {
+	if n <= 0 || dim <= 0 || len(x) != n*dim {
+		return nil, nil
+	}
+	mean, sd = make([]float64, dim), make([]float64, dim)
+	for j := range dim {
+		for i := range n {
+			mean[j] += x[i*dim+j]
+		}
+		mean[j] /= float64(n)
+		var ss float64
+		for i := range n {
+			d := x[i*dim+j] - mean[j]
+			ss += d * d
+		}
+		sd[j] = math.Sqrt(ss / float64(n))
+	}
+	return mean, sd
+}
+
+// StandardizeRow sets dst to row scaled by ColumnStats' mean and sd (0 where sd is 0), so a
+// new point lands in the coordinates Standardize gave the rows the statistics came from.
+func StandardizeRow(dst, row, mean, sd []float64) {
+	for j, v := range row {
+		if sd[j] == 0 {
+			dst[j] = 0
+			continue
+		}
+		dst[j] = (v - mean[j]) / sd[j]
+	}
 }
 
 // PrincipalAxis returns the unit direction of largest variance (PC1) of the rows of the

@@ -135,3 +135,18 @@ func Labels(encode func(string) ([]int, error)) (labels [2]string, ids [2]int, e
 	}
 	return labels, ids, fmt.Errorf("sula: fewer than two of the candidate labels %v are single tokens for this tokenizer", Candidates)
 }
+
+// Parse reads a SULA-shaped prompt typed by hand: it counts the examples labelled L1 and
+// L2 (": L1" and ": L2" followed by a comma, a full stop or the end) and reports whether the
+// prompt ends as SULA's do, with "word:" waiting for a label.
+func Parse(text string, labels [2]string) (n1, n2 int, ok bool) {
+	t := strings.TrimSpace(text)
+	count := func(l string) int {
+		n := 0
+		for _, sep := range []string{",", ".", ";"} {
+			n += strings.Count(t, ": "+l+sep)
+		}
+		return n
+	}
+	return count(labels[0]), count(labels[1]), strings.HasSuffix(t, ":")
+}

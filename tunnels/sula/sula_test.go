@@ -138,3 +138,30 @@ func TestLabels(t *testing.T) {
 		t.Error("no single-token labels: no error")
 	}
 }
+
+func TestParse(t *testing.T) {
+	labels := [2]string{"dax", "wug"}
+	for _, c := range []struct {
+		text   string
+		n1, n2 int
+		ok     bool
+	}{
+		{"river: dax, window: dax, candle: wug. lemon:", 2, 1, true},
+		{"lemon:", 0, 0, true},
+		{"river: daxes, lemon: wug.", 0, 1, false},
+		{"The capital of France is", 0, 0, false},
+	} {
+		n1, n2, ok := Parse(c.text, labels)
+		if n1 != c.n1 || n2 != c.n2 || ok != c.ok {
+			t.Errorf("Parse(%q) = %d, %d, %v; want %d, %d, %v", c.text, n1, n2, ok, c.n1, c.n2, c.ok)
+		}
+	}
+	// Every generated prompt parses to its own counts.
+	ps, _ := Generate(Config{Ks: Ks, PerK: 20, Alpha: Alpha, Seed: 3, Labels: labels})
+	for _, p := range ps {
+		n1, n2, ok := Parse(p.Text, labels)
+		if !ok || Posterior(n1, n2, Alpha) != p.Posterior {
+			t.Errorf("%q parsed to %d, %d, %v", p.Text, n1, n2, ok)
+		}
+	}
+}
