@@ -117,11 +117,16 @@ func (sp *sulaSpec) score(res llm.Result) (*llmrun.SULA, error) {
 		return nil, fmt.Errorf("llmsuite: SULA manifold: %w", err)
 	}
 	out.Manifold = mf
+	ks := make([]float64, len(sp.ps))
+	for i, p := range sp.ps {
+		ks[i] = float64(p.K)
+	}
+	out.LengthRho = sessions.Num(diagnostics.Spearman(ks, bh))
 	byK := map[int][]int{}
-	var ks []int
+	var kOrder []int
 	for i, p := range sp.ps {
 		if _, ok := byK[p.K]; !ok {
-			ks = append(ks, p.K)
+			kOrder = append(kOrder, p.K)
 		}
 		byK[p.K] = append(byK[p.K], i)
 		out.Prompts = append(out.Prompts, llmrun.SULAPrompt{K: p.K, Text: p.Text,
@@ -129,7 +134,7 @@ func (sp *sulaSpec) score(res llm.Result) (*llmrun.SULA, error) {
 			Model:     [2]sessions.Num{sessions.Num(qs[i][0]), sessions.Num(qs[i][1])},
 			BayesH:    sessions.Num(bh[i]), ModelH: sessions.Num(diagnostics.Entropy(qs[i][:]))})
 	}
-	for _, k := range ks {
+	for _, k := range kOrder {
 		idx := byK[k]
 		s := sp.calibration(qs, idx)
 		var pc []float64

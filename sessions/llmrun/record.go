@@ -86,6 +86,9 @@ type SULA struct {
 	Accuracy     sessions.Num `json:"accuracy"`
 	// LabelMass is the mean probability the model gives the two labels together (of all tokens).
 	LabelMass sessions.Num `json:"label_mass"`
+	// LengthRho is the Spearman correlation of k with the posterior's entropy over the
+	// prompts: how well the prompt's length alone orders it (a control for the manifold's ρ).
+	LengthRho sessions.Num `json:"length_rho"`
 	ByK       []SULAK      `json:"by_k"`
 	// Manifold is the standardised PCA over all the prompts' hidden states against the
 	// posterior entropy (the paper's 150-prompt figure: PC1 share, ρ).
