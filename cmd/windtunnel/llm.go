@@ -71,7 +71,7 @@ func newLLMCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for the products and loops (0: every core)")
 	fs.StringVar(&f.format, "format", "png", "figure format: "+strings.Join(figures.Formats(), ", "))
 	jsonFlag(fs, &f.asJSON, "the record (results.json) instead of the verdicts")
-	c.AddCommand(newLLMLogitsCmd(stdout))
+	c.AddCommand(newLLMLogitsCmd(stdout), newLLMViewCmd(stdout, stderr))
 	return c
 }
 

@@ -180,3 +180,10 @@ func TestLLMBadCommandLines(t *testing.T) {
 		t.Errorf("llm --help does not say it runs on the CPU only:\n%s", out)
 	}
 }
+
+func TestLLMViewNeedsATerminal(t *testing.T) {
+	code, _, stderr := runCLI("llm", "view", writeTinyLLM(t, llm.GPTNeoX))
+	if code != 2 || !strings.Contains(stderr, "needs a terminal") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

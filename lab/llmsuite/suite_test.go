@@ -195,3 +195,38 @@ func TestRunOptionErrors(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+func TestAnalyzer(t *testing.T) {
+	m := tiny(t, llm.Llama)
+	a, err := NewAnalyzer(context.Background(), m, 2, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := a.sp.labels
+	prompt := "river: " + labels[0] + ", candle: " + labels[0] + ", lemon: " + labels[1] + ". window:"
+	r, err := a.Analyze(context.Background(), prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SULA == nil || r.SULA.N != [2]int{2, 1} || math.Abs(r.SULA.Exact[0]-0.9) > 1e-12 {
+		t.Fatalf("SULA view %+v", r.SULA)
+	}
+	ids, _ := m.Tokenizer.Encode(prompt, true)
+	res, _ := m.Forward(context.Background(), llm.Request{Seqs: [][]int{ids}})
+	a0, b0 := float64(res.Logits[0][a.sp.ids[0]]), float64(res.Logits[0][a.sp.ids[1]])
+	if want := 1 / (1 + math.Exp(b0-a0)); math.Abs(r.SULA.Model[0]-want) > 1e-12 {
+		t.Errorf("model p(L1) %g, want %g", r.SULA.Model[0], want)
+	}
+	if len(r.Focus) != m.Config.Layers || len(r.Top) != 10 || !(r.Top[0].P >= r.Top[9].P) || r.Axis == nil || !(r.Axis.Max > r.Axis.Min) {
+		t.Errorf("analysis %+v", r)
+	}
+	if math.Abs(r.Uniform-math.Log2(float64(len(ids)))) > 1e-12 || strings.Join(r.Tokens, "") != "<|begin_of_text|>"+prompt {
+		t.Errorf("uniform %g tokens %q", r.Uniform, r.Tokens)
+	}
+	if r, _ := a.Analyze(context.Background(), "The capital of France is"); r.SULA != nil {
+		t.Error("a free prompt read as SULA")
+	}
+	if a.Example(0) == "" || !strings.Contains(a.Describe(), "llama") {
+		t.Errorf("example %q describe %q", a.Example(0), a.Describe())
+	}
+}
