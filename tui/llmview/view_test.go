@@ -12,8 +12,10 @@ import (
 
 type fake struct{ got []string }
 
-func (f *fake) Describe() string     { return "tiny: gpt_neox 2×32" }
-func (f *fake) Example(i int) string { return []string{"river: dax, candle: dax. lemon:", "lemon:"}[i%2] }
+func (f *fake) Describe() string { return "tiny: gpt_neox 2×32" }
+func (f *fake) Example(i int) string {
+	return []string{"river: dax, candle: dax. lemon:", "lemon:"}[i%2]
+}
 func (f *fake) Analyze(_ context.Context, p string) (Analysis, error) {
 	f.got = append(f.got, p)
 	if p == "boom" {
