@@ -50,3 +50,32 @@ func TestWriteShapedFolders(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkShapedManifoldPass times one forward pass of the manifold prompts through the
+// folder WINDTUNNEL_LLM_SHAPED_MODEL names (a shaped folder TestWriteShapedFolders wrote, or a
+// real checkpoint); with -cpuprofile it shows where the suite's time goes.
+func BenchmarkShapedManifoldPass(b *testing.B) {
+	dir := os.Getenv("WINDTUNNEL_LLM_SHAPED_MODEL")
+	if dir == "" {
+		b.Skip("set WINDTUNNEL_LLM_SHAPED_MODEL=DIR")
+	}
+	m, err := llm.Load(dir, llm.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	sets, err := manifoldSets(m, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var seqs [][]int
+	for _, s := range sets {
+		seqs = append(seqs, s.seqs...)
+	}
+	b.ReportMetric(float64(tokens(seqs)), "tokens")
+	for b.Loop() {
+		if _, err := m.Forward(b.Context(), llm.Request{Seqs: seqs}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
