@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"windtunnel/lab/llmsuite"
 	"windtunnel/models/llm"
@@ -124,7 +125,7 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 		m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.KVHeads, m.DType(), m.Backend())
 	bar := newProgressBar(stderr)
 	r, err := llmsuite.Run(ctx, m, llmsuite.Options{Experiments: exps, User: user, UserName: filepath.Base(f.prompts), Seed: f.seed,
-		PerK: f.perK, AxisLayer: f.axisLayer, Progress: bar.update, Command: "windtunnel llm " + strings.Join(os.Args[min(2, len(os.Args)):], " ")})
+		PerK: f.perK, AxisLayer: f.axisLayer, Progress: bar.update, Command: commandLine(cmd, dir)})
 	bar.done()
 	if err != nil {
 		return fmt.Errorf("llm: %w", err)
@@ -153,6 +154,13 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	}
 	fmt.Fprintf(stdout, "%d tokens in %.1f s; wrote %s, %s and %d figures\n", r.Tokens, r.WallS, recPath, rep, len(files))
 	return nil
+}
+
+// commandLine is the command as given: its name, the model folder and the flags set.
+func commandLine(cmd *cobra.Command, arg string) string {
+	parts := []string{"windtunnel", commandName(cmd), strconv.Quote(arg)}
+	cmd.Flags().Visit(func(fl *pflag.Flag) { parts = append(parts, "--"+fl.Name+"="+strconv.Quote(fl.Value.String())) })
+	return strings.Join(parts, " ")
 }
 
 func orDash(s string) string {

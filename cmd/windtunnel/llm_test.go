@@ -59,6 +59,9 @@ func TestLLMEndToEnd(t *testing.T) {
 			if !slices.Equal(r.Experiments, llmrun.Experiments) || r.Model.Family != string(fam) || len(r.Manifold) != 6 || r.Manifold[5].Name != "mine.txt" {
 				t.Errorf("record: %v %s %d sets", r.Experiments, r.Model.Family, len(r.Manifold))
 			}
+			if !strings.HasPrefix(r.Command, "windtunnel llm ") || !strings.Contains(r.Command, `--per-k="4"`) {
+				t.Errorf("recorded command %q", r.Command)
+			}
 			rep, err := os.ReadFile(filepath.Join(out, "report.md"))
 			if err != nil {
 				t.Fatal(err)
