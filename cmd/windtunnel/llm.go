@@ -35,6 +35,8 @@ type llmFlags struct {
 	axisLayer   int
 	workers     int
 	format      string
+	width       int
+	height      int
 }
 
 const llmCPUOnly = "The forward pass runs on the CPU only (the project's own float32 GEMM over every core); it has no CUDA side yet."
@@ -71,6 +73,8 @@ func newLLMCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.IntVar(&f.axisLayer, "axis-layer", 0, "layer of the entropy-axis ablation (0: the last)")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for the products and loops (0: every core)")
 	fs.StringVar(&f.format, "format", "png", "figure format: "+strings.Join(figures.Formats(), ", "))
+	fs.IntVar(&f.width, "width", figures.DefaultWidth, "figure width in pixels")
+	fs.IntVar(&f.height, "height", figures.DefaultHeight, "figure height in pixels")
 	jsonFlag(fs, &f.asJSON, "the record (results.json) instead of the verdicts")
 	c.AddCommand(newLLMLogitsCmd(stdout), newLLMViewCmd(stdout, stderr))
 	return c
@@ -96,6 +100,9 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	}
 	if !figures.ValidFormat(f.format) {
 		return usagef("llm: --format %q: want one of %s", f.format, strings.Join(figures.Formats(), ", "))
+	}
+	if f.width < 100 || f.width > 10000 || f.height < 100 || f.height > 10000 {
+		return usagef("llm: --width %d --height %d: want 100..10000 pixels each", f.width, f.height)
 	}
 	var user []string
 	if f.prompts != "" {
@@ -134,7 +141,7 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	if err := llmrun.Write(recPath, r); err != nil {
 		return err
 	}
-	files, err := figures.RenderLLM(r, out, figures.Options{Format: f.format})
+	files, err := figures.RenderLLM(r, out, figures.Options{Format: f.format, Width: f.width, Height: f.height})
 	if err != nil {
 		return fmt.Errorf("llm: %w", err)
 	}

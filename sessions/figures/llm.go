@@ -36,10 +36,16 @@ func RenderLLM(r *llmrun.Result, dir string, opt Options) ([]File, error) {
 	if opt.Width <= 0 || opt.Height <= 0 {
 		opt.Width, opt.Height = DefaultWidth, DefaultHeight
 	}
-	name := modelName(r)
+	// Below compactWidth the titles leave the model's name out and the manifold figure
+	// shows the mixed set and one single-domain set: six panels do not fit.
+	name := modelName(r) + ": "
+	compact := opt.Width < compactWidth
+	if compact {
+		name = ""
+	}
 	var figs []figure
-	for _, build := range []func(*llmrun.Result, string) (figure, bool){llmManifoldFigure, llmSULAFigure, llmKeysFigure, llmFocusFigure, llmAxisFigure} {
-		if f, ok := build(r, name); ok {
+	for _, build := range []func(*llmrun.Result, string, bool) (figure, bool){llmManifoldFigure, llmSULAFigure, llmKeysFigure, llmFocusFigure, llmAxisFigure} {
+		if f, ok := build(r, name, compact); ok {
 			figs = append(figs, f)
 		}
 	}
@@ -57,6 +63,9 @@ func RenderLLM(r *llmrun.Result, dir string, opt Options) ([]File, error) {
 	}
 	return files, nil
 }
+
+// compactWidth is the figure width below which RenderLLM draws less.
+const compactWidth = 700
 
 // smallTitle sets a panel's title in a smaller font, for panels a third of a figure wide.
 func smallTitle(p *plot.Plot, t string) {
@@ -84,8 +93,11 @@ func asManifold(s llmrun.Set) *sessions.Manifold {
 }
 
 // llmManifoldFigure is every manifold set's scatter, one panel each, on one colour bar.
-func llmManifoldFigure(r *llmrun.Result, name string) (figure, bool) {
+func llmManifoldFigure(r *llmrun.Result, name string, compact bool) (figure, bool) {
 	sets := r.Manifold
+	if compact && len(sets) > 2 {
+		sets = sets[:2]
+	}
 	if len(sets) == 0 {
 		return figure{}, false
 	}
@@ -98,9 +110,15 @@ func llmManifoldFigure(r *llmrun.Result, name string) (figure, bool) {
 		}
 	}
 	cm := colourRange(viridis(), lo, hi)
-	title := name + ": value manifold by next-token entropy"
+	title := name + "value manifold by next-token entropy"
+	if len(sets) < len(r.Manifold) {
+		title += fmt.Sprintf(" (%d of %d sets)", len(sets), len(r.Manifold))
+	}
 	const barW = 0.08
 	cols := min(3, len(sets))
+	if compact {
+		cols = len(sets)
+	}
 	rows := (len(sets) + cols - 1) / cols
 	pw, ph := (1-barW)/float64(cols), (1-titleH)/float64(rows)
 	var panels []panel
@@ -126,13 +144,14 @@ func llmManifoldFigure(r *llmrun.Result, name string) (figure, bool) {
 }
 
 // llmSULAFigure is SULA: the entropies by k, and the prompts' manifold.
-func llmSULAFigure(r *llmrun.Result, name string) (figure, bool) {
+func llmSULAFigure(r *llmrun.Result, name string, _ bool) (figure, bool) {
 	s := r.SULA
 	if s == nil || len(s.ByK) == 0 {
 		return figure{}, false
 	}
-	title := fmt.Sprintf("%s: SULA (labels %q, %q; α = %.1f)", name, sessions.SafeText(s.Labels[0]), sessions.SafeText(s.Labels[1]), s.Alpha)
-	left := newPlot(fmt.Sprintf("entropy over the two labels by k\nentropy error %.3f bits", s.EntropyError), "k (examples in the prompt)", "entropy (bits)")
+	title := fmt.Sprintf("%sSULA (labels %q, %q; α = %.1f)", name, sessions.SafeText(s.Labels[0]), sessions.SafeText(s.Labels[1]), s.Alpha)
+	left := newPlot("", "k (examples)", "entropy over the labels (bits)")
+	smallTitle(left, fmt.Sprintf("model (solid), exact (dashed)\nentropy error %.3f bits", s.EntropyError))
 	var model, bayes, dots, bdots plotter.XYs
 	for _, k := range s.ByK {
 		model = append(model, plotter.XY{X: float64(k.K), Y: float64(k.ModelEntropy)})
@@ -144,8 +163,7 @@ func llmSULAFigure(r *llmrun.Result, name string) (figure, bool) {
 	}
 	for i, c := range []struct {
 		pts, dots plotter.XYs
-		name      string
-	}{{model, dots, "model (mean; dots: prompts)"}, {bayes, bdots, "exact posterior"}} {
+	}{{model, dots}, {bayes, bdots}} {
 		l, pts, err := plotter.NewLinePoints(c.pts)
 		if err != nil {
 			return figure{}, false
@@ -153,7 +171,6 @@ func llmSULAFigure(r *llmrun.Result, name string) (figure, bool) {
 		l.LineStyle = curveStyle(i)
 		pts.Color = plotutil.Color(i)
 		left.Add(l, pts)
-		left.Legend.Add(c.name, l, pts)
 		sc, err := plotter.NewScatter(c.dots)
 		if err != nil {
 			return figure{}, false
@@ -217,12 +234,12 @@ func layerSeries(p *plot.Plot, grid [][]sessions.Num, mean []sessions.Num, name 
 }
 
 // llmKeysFigure is key orthogonality by layer.
-func llmKeysFigure(r *llmrun.Result, name string) (figure, bool) {
+func llmKeysFigure(r *llmrun.Result, name string, _ bool) (figure, bool) {
 	k := r.Keys
 	if k == nil || len(k.Real) == 0 {
 		return figure{}, false
 	}
-	title := fmt.Sprintf("%s: key orthogonality by layer (mean |cos| between %d tokens' mean keys)", name, k.Tokens)
+	title := fmt.Sprintf("%skey orthogonality by layer\nmean |cos| between %d tokens' mean keys", name, k.Tokens)
 	p := newPlot(title, "layer", "mean |cosine|")
 	if err := layerSeries(p, k.Real, k.ByLayer, "real keys, mean over heads"); err != nil {
 		return figure{}, false
@@ -242,7 +259,7 @@ func llmKeysFigure(r *llmrun.Result, name string) (figure, bool) {
 }
 
 // llmFocusFigure is attention entropy by layer.
-func llmFocusFigure(r *llmrun.Result, name string) (figure, bool) {
+func llmFocusFigure(r *llmrun.Result, name string, _ bool) (figure, bool) {
 	f := r.Focus
 	if f == nil || len(f.Entropy) == 0 {
 		return figure{}, false
@@ -251,7 +268,7 @@ func llmFocusFigure(r *llmrun.Result, name string) (figure, bool) {
 	if r.Model.KVHeads < r.Model.Heads {
 		kind = fmt.Sprintf("grouped-query attention, %d key/value heads", r.Model.KVHeads)
 	}
-	title := fmt.Sprintf("%s: attention entropy at the last position by layer\n%s; drop first→last %.0f%%, ρ(layer, H) %+.2f",
+	title := fmt.Sprintf("%sattention entropy at the last position by layer\n%s; drop first→last %.0f%%, ρ(layer, H) %+.2f",
 		name, kind, 100*float64(f.Drop), f.Spearman)
 	p := newPlot(title, "layer", "attention entropy (bits)")
 	if err := layerSeries(p, f.Entropy, f.ByLayer, "mean over heads"); err != nil {
@@ -267,16 +284,21 @@ func llmFocusFigure(r *llmrun.Result, name string) (figure, bool) {
 
 // llmAxisFigure is the ablation: the axis–entropy correlation and the entropy error in the
 // three conditions.
-func llmAxisFigure(r *llmrun.Result, name string) (figure, bool) {
+func llmAxisFigure(r *llmrun.Result, name string, compact bool) (figure, bool) {
 	a := r.Axis
 	if a == nil {
 		return figure{}, false
 	}
-	title := fmt.Sprintf("%s: entropy-axis ablation at layer %d (SULA prompts)", name, a.Layer)
+	title := fmt.Sprintf("%sentropy-axis ablation at layer %d (SULA prompts)", name, a.Layer)
 	conds := []llmrun.Condition{a.Base, a.Cut, a.Random}
-	labels := []string{"baseline", "entropy axis cut", "random axis cut"}
+	labels := []string{"none", "entropy", "random"}
+	barW := vg.Points(40)
+	if compact {
+		barW = vg.Points(18)
+	}
 	bars := func(t, y string, get func(llmrun.Condition) float64) (*plot.Plot, error) {
-		p := newPlot(t, "", y)
+		p := newPlot("", "axis cut", y)
+		smallTitle(p, t)
 		vals := make(plotter.Values, len(conds))
 		for i, c := range conds {
 			vals[i] = get(c)
@@ -284,7 +306,7 @@ func llmAxisFigure(r *llmrun.Result, name string) (figure, bool) {
 				vals[i] = 0
 			}
 		}
-		b, err := plotter.NewBarChart(vals, vg.Points(40))
+		b, err := plotter.NewBarChart(vals, barW)
 		if err != nil {
 			return nil, err
 		}
@@ -294,11 +316,11 @@ func llmAxisFigure(r *llmrun.Result, name string) (figure, bool) {
 		p.Y.Min = math.Min(0, p.Y.Min)
 		return p, nil
 	}
-	left, err := bars("local geometry: corr(values · axis, model entropy)", "Pearson correlation", func(c llmrun.Condition) float64 { return float64(c.AxisCorr) })
+	left, err := bars("corr(values · axis,\nmodel entropy)", "Pearson correlation", func(c llmrun.Condition) float64 { return float64(c.AxisCorr) })
 	if err != nil {
 		return figure{}, false
 	}
-	right, err := bars(fmt.Sprintf("calibration: SULA entropy error\nchange %+.1f%% (random %+.1f%%)", 100*float64(a.CalibrationChange), 100*float64(a.RandomChange)),
+	right, err := bars(fmt.Sprintf("SULA entropy error\n%+.1f%% (random axis %+.1f%%)", 100*float64(a.CalibrationChange), 100*float64(a.RandomChange)),
 		"entropy error (bits)", func(c llmrun.Condition) float64 { return float64(c.EntropyError) })
 	if err != nil {
 		return figure{}, false

@@ -200,7 +200,7 @@ func geometryLLMRows(r *llmrun.Result, has func(string) bool, cfg string) []Row 
 		rows = append(rows, verdictRow(Row{Claim: geomClaim, Paper: paperGeom, Config: cfg,
 			Measured: fmt.Sprintf("layer %d: %.2f → %s (random axis: %.2f); final-state |ρ| %.2f → %.2f (random %.2f)", a.Layer, b, numText(c), rd,
 				float64(a.Base.HiddenRho), float64(a.Cut.HiddenRho), float64(a.Random.HiddenRho))},
-			ok, "needs a base correlation ≥ 0.2 that the cut halves and the random cut keeps to 80%"))
+			ok, "needs a base correlation ≥ 0.2 that the cut halves and the random cut keeps to 80% (any model passes the cut's half: it leaves the values nothing on the axis)"))
 		cc := float64(a.CalibrationChange)
 		okc := math.Abs(cc) < calibrationMove
 		rows = append(rows, verdictRow(Row{Claim: calClaim, Paper: "< 1% (Pythia-410M)", Config: cfg,
@@ -253,7 +253,9 @@ func WriteLLM(r *llmrun.Result, recordPath, dir string, figs []Figure) (string, 
 	b.WriteString("# Paper III report: " + sessions.SafeText(filepath.Base(m.Dir)) + "\n\n")
 	b.WriteString("Paper III: \"Geometric Scaling of Bayesian Inference in LLMs\" (arXiv 2512.23752). Each claim the bench's five\n" +
 		"measurements touch, the paper's number (and the authors' code's, where their repository records one), this\n" +
-		"model's, and whether it reproduces. A model with random weights reproduces none: the geometry is learnt.\n\n")
+		"model's, and whether it reproduces. The geometry is learnt, so a model with random weights should reproduce none;\n" +
+		"where one does (a random Pythia-410M-shaped folder passes the SULA manifold, its trajectory and both ablation rows),\n" +
+		"the paper's criterion does not tell a trained model from an untrained one, and the reason column says why.\n\n")
 	fmt.Fprintf(&b, "Model: `%s`, %s, %d layers, hidden %d, %d heads (%d key/value) of %d, vocabulary %d, %d parameters (%s), computed with %s on the CPU.\n\n",
 		sessions.SafeText(m.Dir), m.Family, m.Layers, m.Hidden, m.Heads, m.KVHeads, m.HeadDim, m.Vocab, m.Params, m.DType, m.Backend)
 	fmt.Fprintf(&b, "Record: `%s`; %d tokens in %.0f s; seed %d; command: `%s`.\n\n", sessions.SafeText(recordPath), r.Tokens, r.WallS, r.Seed, sessions.SafeText(r.Command))
