@@ -70,15 +70,7 @@ func PrincipalAxis(x []float64, n, dim int) ([]float64, float64, error) {
 			return nil, 0, fmt.Errorf("diagnostics: principal axis: x[%d] = %g is not finite", i, v)
 		}
 	}
-	mean := make([]float64, dim)
-	for i := range n {
-		floats.Add(mean, x[i*dim:(i+1)*dim])
-	}
-	floats.Scale(1/float64(n), mean)
-	c := mat.NewDense(n, dim, nil)
-	for i := range n {
-		floats.SubTo(c.RawRowView(i), x[i*dim:(i+1)*dim], mean)
-	}
+	c := centreColumns(x, n, dim)
 	var svd mat.SVD
 	if !svd.Factorize(c, mat.SVDThinV) {
 		return nil, 0, fmt.Errorf("diagnostics: principal axis: SVD failed (n=%d dim=%d)", n, dim)

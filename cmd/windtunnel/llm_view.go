@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -45,33 +44,9 @@ func newLLMViewCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("llm view: %w", err)
 			}
-			return llmview.Run(ctx, viewAdapter{a}, llmview.Options{Input: os.Stdin, Output: stdout, AltScreen: true})
+			return llmview.Run(ctx, a, llmview.Options{Input: os.Stdin, Output: stdout, AltScreen: true})
 		},
 	}
 	c.Flags().Uint64Var(&seed, "seed", 1, "seed of the reference SULA prompts")
 	return c
-}
-
-// viewAdapter hands llmsuite's analyses to the view as its plain data.
-type viewAdapter struct{ a *llmsuite.Analyzer }
-
-func (v viewAdapter) Describe() string     { return v.a.Describe() }
-func (v viewAdapter) Example(i int) string { return v.a.Example(i) }
-
-func (v viewAdapter) Analyze(ctx context.Context, prompt string) (llmview.Analysis, error) {
-	r, err := v.a.Analyze(ctx, prompt)
-	if err != nil {
-		return llmview.Analysis{}, err
-	}
-	out := llmview.Analysis{Prompt: r.Prompt, Tokens: r.Tokens, Entropy: r.Entropy, Focus: r.Focus, Uniform: r.Uniform}
-	for _, c := range r.Top {
-		out.Top = append(out.Top, llmview.Candidate{Token: c.Token, P: c.P})
-	}
-	if s := r.SULA; s != nil {
-		out.SULA = &llmview.SULA{Labels: s.Labels, N: s.N, Exact: s.Exact, Model: s.Model}
-	}
-	if x := r.Axis; x != nil {
-		out.Axis = &llmview.Axis{Coord: x.Coord, Min: x.Min, Max: x.Max, LowH: x.LowH, HighH: x.HighH, Reference: x.Reference}
-	}
-	return out, nil
 }

@@ -1,6 +1,7 @@
 package llmsuite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -9,48 +10,11 @@ import (
 
 	"windtunnel/diagnostics"
 	"windtunnel/models/llm"
+	"windtunnel/sessions/llmrun"
 	"windtunnel/tunnels/sula"
 )
 
-// Candidate is one likely next token.
-type Candidate struct {
-	Token string
-	P     float64
-}
-
-// SULAView is a SULA-shaped prompt's label counts, exact posterior and the model's
-// distribution over the two labels.
-type SULAView struct {
-	Labels [2]string
-	N      [2]int
-	Exact  [2]float64
-	Model  [2]float64
-}
-
-// AxisView is a prompt's PC1 coordinate among reference prompts spanning [Min, Max], the axis
-// running from LowH bits of posterior entropy (near Min) to HighH (near Max).
-type AxisView struct {
-	Coord, Min, Max float64
-	LowH, HighH     float64
-	Reference       string
-}
-
-// Analysis is one prompt's outcome: its tokens, the likeliest next tokens and the
-// next-token entropy (bits), the SULA view when the prompt is SULA-shaped, its place on the
-// entropy axis, and the attention entropy at its last position by layer (mean over heads)
-// beside uniform attention's.
-type Analysis struct {
-	Prompt  string
-	Tokens  []string
-	Top     []Candidate
-	Entropy float64
-	SULA    *SULAView
-	Axis    *AxisView
-	Focus   []float64
-	Uniform float64
-}
-
-// Analyzer answers the interactive view (tui/llmview, through cmd's adapter) for one model: a prompt's
+// Analyzer answers the interactive view (tui/llmview) for one model: a prompt's
 // next-token distribution, its SULA posterior, its place on the entropy axis fitted to
 // reference SULA prompts, and its focusing by layer. Analyze may be called from one
 // goroutine at a time.
@@ -96,7 +60,7 @@ func NewAnalyzer(ctx context.Context, m *llm.Model, seed uint64, perK int) (*Ana
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(i, j int) int { return cmpFloat(coords[i], coords[j]) })
+	slices.SortFunc(order, func(i, j int) int { return cmp.Compare(coords[i], coords[j]) })
 	a.lo, a.hi = coords[order[0]], coords[order[n-1]]
 	tenth := max(1, n/10)
 	for _, i := range order[:tenth] {
@@ -106,16 +70,6 @@ func NewAnalyzer(ctx context.Context, m *llm.Model, seed uint64, perK int) (*Ana
 		a.highH += bh[i] / float64(tenth)
 	}
 	return a, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Describe names the model.
@@ -128,15 +82,15 @@ func (a *Analyzer) Describe() string {
 func (a *Analyzer) Example(i int) string { return a.sp.ps[i%len(a.sp.ps)].Text }
 
 // Analyze runs prompt through the model.
-func (a *Analyzer) Analyze(ctx context.Context, prompt string) (Analysis, error) {
+func (a *Analyzer) Analyze(ctx context.Context, prompt string) (llmrun.Analysis, error) {
 	m := a.m
 	c := m.Config
 	ids, err := m.Tokenizer.Encode(prompt, true)
 	if err != nil {
-		return Analysis{}, err
+		return llmrun.Analysis{}, err
 	}
 	if len(ids) == 0 || len(ids) > m.MaxTokens() {
-		return Analysis{}, fmt.Errorf("the prompt is %d tokens; the model takes 1..%d", len(ids), m.MaxTokens())
+		return llmrun.Analysis{}, fmt.Errorf("the prompt is %d tokens; the model takes 1..%d", len(ids), m.MaxTokens())
 	}
 	ent := make([]float64, c.Layers*c.Heads)
 	res, err := m.Forward(ctx, llm.Request{Seqs: [][]int{ids}, Taps: &llm.Taps{Attention: func(l int, _ *llm.Chunk, _, h int, p []float32, t int) {
@@ -147,10 +101,10 @@ func (a *Analyzer) Analyze(ctx context.Context, prompt string) (Analysis, error)
 		ent[l*c.Heads+h] = diagnostics.Entropy(row)
 	}}})
 	if err != nil {
-		return Analysis{}, err
+		return llmrun.Analysis{}, err
 	}
 	logits := res.Logits[0]
-	out := Analysis{Prompt: prompt, Entropy: nextEntropy(logits), Uniform: math.Log2(float64(len(ids)))}
+	out := llmrun.Analysis{Prompt: prompt, Entropy: nextEntropy(logits), Uniform: math.Log2(float64(len(ids)))}
 	for _, id := range ids {
 		out.Tokens = append(out.Tokens, m.Tokenizer.DisplayToken(id))
 	}
@@ -163,18 +117,18 @@ func (a *Analyzer) Analyze(ctx context.Context, prompt string) (Analysis, error)
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(i, j int) int { return cmpFloat(p[j], p[i]) })
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(p[j], p[i]) })
 	for _, id := range order[:min(10, len(order))] {
-		out.Top = append(out.Top, Candidate{Token: m.Tokenizer.DisplayToken(id), P: p[id]})
+		out.Top = append(out.Top, llmrun.Candidate{Token: m.Tokenizer.DisplayToken(id), P: p[id]})
 	}
 	if n1, n2, ok := sula.Parse(prompt, a.sp.labels); ok {
 		q, _ := a.sp.labelDist(logits)
-		out.SULA = &SULAView{Labels: a.sp.labels, N: [2]int{n1, n2}, Exact: sula.Posterior(n1, n2, sula.Alpha), Model: q}
+		out.SULA = &llmrun.SULAView{Labels: a.sp.labels, N: [2]int{n1, n2}, Exact: sula.Posterior(n1, n2, sula.Alpha), Model: q}
 	}
 	h := widen(res.Hidden)
 	std := make([]float64, len(h))
 	diagnostics.StandardizeRow(std, h, a.mean, a.sd)
-	out.Axis = &AxisView{Coord: diagnostics.Project(std, 1, len(std), a.axis)[0], Min: a.lo, Max: a.hi, LowH: a.lowH, HighH: a.highH,
+	out.Axis = &llmrun.AxisView{Coord: diagnostics.Project(std, 1, len(std), a.axis)[0], Min: a.lo, Max: a.hi, LowH: a.lowH, HighH: a.highH,
 		Reference: fmt.Sprintf("%d SULA prompts", len(a.sp.ps))}
 	for l := range c.Layers {
 		var s float64

@@ -2,6 +2,7 @@ package hf
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -173,7 +174,7 @@ func parseSafetensors(name string, buf []byte) ([]*Tensor, error) {
 	}
 	slices.SortFunc(spans, func(a, b span) int {
 		if a.lo != b.lo {
-			return cmpU(a.lo, b.lo)
+			return cmp.Compare(a.lo, b.lo)
 		}
 		return strings.Compare(a.name, b.name)
 	})
@@ -184,14 +185,4 @@ func parseSafetensors(name string, buf []byte) ([]*Tensor, error) {
 	}
 	slices.SortFunc(out, func(a, b *Tensor) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
-}
-
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -27,14 +25,9 @@ import (
 // attention) and llm-axis (the entropy-axis ablation against a random axis), each where the
 // record holds its data.
 func RenderLLM(r *llmrun.Result, dir string, opt Options) ([]File, error) {
-	if opt.Format == "" {
-		opt.Format = "png"
-	}
-	if !ValidFormat(opt.Format) {
-		return nil, fmt.Errorf("figures: format %q: want one of %s", opt.Format, strings.Join(Formats(), ", "))
-	}
-	if opt.Width <= 0 || opt.Height <= 0 {
-		opt.Width, opt.Height = DefaultWidth, DefaultHeight
+	opt, err := opt.normalised()
+	if err != nil {
+		return nil, err
 	}
 	// Below compactWidth the titles leave the model's name out and the manifold figure
 	// shows the mixed set and one single-domain set: six panels do not fit.
@@ -49,19 +42,7 @@ func RenderLLM(r *llmrun.Result, dir string, opt Options) ([]File, error) {
 			figs = append(figs, f)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("figures: render: %w", err)
-	}
-	var files []File
-	for _, f := range figs {
-		fn := f.name + "." + opt.Format
-		path := filepath.Join(dir, fn)
-		if err := save(f, path, opt); err != nil {
-			return files, err
-		}
-		files = append(files, File{Name: fn, Path: path, Title: f.title})
-	}
-	return files, nil
+	return writeFigures(figs, dir, opt)
 }
 
 // compactWidth is the figure width below which RenderLLM draws less.

@@ -3,6 +3,6 @@
 // posterior over the two SULA labels against the exact one, the prompt's place on the
 // entropy axis (PC1 of reference prompts' hidden states) and the focusing by layer
 // (attention entropy at the last position). It is a bubbletea v1 model fed through the
-// Analyzer interface with plain data, so it imports neither models nor lab; it draws with
-// tui/look.
+// Analyzer interface with plain data (sessions/llmrun's Analysis), so it imports neither
+// models nor lab; it draws with tui/look.
 package llmview

@@ -10,54 +10,13 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"windtunnel/sessions/llmrun"
 	"windtunnel/tui/look"
 )
 
-// Candidate is one likely next token.
-type Candidate struct {
-	Token string
-	P     float64
-}
-
-// SULA is what a SULA-shaped prompt says: its label counts, the exact posterior and the
-// model's distribution over the two labels.
-type SULA struct {
-	Labels [2]string
-	N      [2]int
-	Exact  [2]float64
-	Model  [2]float64
-}
-
-// Axis is the prompt's place on the entropy axis: its PC1 coordinate among reference
-// prompts whose coordinates span [Min, Max], the axis running from LowH bits of entropy
-// (at Min) to HighH (at Max).
-type Axis struct {
-	Coord, Min, Max float64
-	LowH, HighH     float64
-	// Reference names the reference prompts ("50 SULA prompts").
-	Reference string
-}
-
-// Analysis is one prompt's outcome.
-type Analysis struct {
-	Prompt string
-	// Tokens are the prompt's tokens as text.
-	Tokens []string
-	// Top are the likeliest next tokens; Entropy the next-token entropy in bits.
-	Top     []Candidate
-	Entropy float64
-	// SULA is set when the prompt is SULA-shaped.
-	SULA *SULA
-	Axis *Axis
-	// Focus is the attention entropy at the last position by layer (mean over heads);
-	// Uniform that of uniform attention over the prompt.
-	Focus   []float64
-	Uniform float64
-}
-
 // Analyzer computes a prompt's Analysis.
 type Analyzer interface {
-	Analyze(ctx context.Context, prompt string) (Analysis, error)
+	Analyze(ctx context.Context, prompt string) (llmrun.Analysis, error)
 	// Example returns the i-th SULA prompt to start from.
 	Example(i int) string
 	// Describe names the model in one line.
@@ -72,7 +31,7 @@ type Model struct {
 	st      look.Styles
 	w, h    int
 	busy    bool
-	res     *Analysis
+	res     *llmrun.Analysis
 	err     error
 	example int
 }
@@ -84,7 +43,7 @@ func New(ctx context.Context, a Analyzer, r *lipgloss.Renderer) Model {
 
 // resultMsg carries a finished analysis.
 type resultMsg struct {
-	res Analysis
+	res llmrun.Analysis
 	err error
 }
 

@@ -8,6 +8,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"windtunnel/sessions/llmrun"
 )
 
 type fake struct{ got []string }
@@ -16,14 +18,14 @@ func (f *fake) Describe() string { return "tiny: gpt_neox 2×32" }
 func (f *fake) Example(i int) string {
 	return []string{"river: dax, candle: dax. lemon:", "lemon:"}[i%2]
 }
-func (f *fake) Analyze(_ context.Context, p string) (Analysis, error) {
+func (f *fake) Analyze(_ context.Context, p string) (llmrun.Analysis, error) {
 	f.got = append(f.got, p)
 	if p == "boom" {
-		return Analysis{}, errors.New("the prompt is 9999 tokens")
+		return llmrun.Analysis{}, errors.New("the prompt is 9999 tokens")
 	}
-	return Analysis{Prompt: p, Entropy: 3.25, Top: []Candidate{{" dax", 0.7}, {" wug", 0.2}},
-		SULA:  &SULA{Labels: [2]string{"dax", "wug"}, N: [2]int{2, 0}, Exact: [2]float64{0.988, 0.012}, Model: [2]float64{0.78, 0.22}},
-		Axis:  &Axis{Coord: 0, Min: -1, Max: 1, LowH: 0.1, HighH: 0.9},
+	return llmrun.Analysis{Prompt: p, Entropy: 3.25, Top: []llmrun.Candidate{{Token: " dax", P: 0.7}, {Token: " wug", P: 0.2}},
+		SULA:  &llmrun.SULAView{Labels: [2]string{"dax", "wug"}, N: [2]int{2, 0}, Exact: [2]float64{0.988, 0.012}, Model: [2]float64{0.78, 0.22}},
+		Axis:  &llmrun.AxisView{Coord: 0, Min: -1, Max: 1, LowH: 0.1, HighH: 0.9},
 		Focus: []float64{2.5, 1.25}, Uniform: 3}, nil
 }
 
