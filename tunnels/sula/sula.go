@@ -117,23 +117,39 @@ func draw(cfg Config, k, i int) Prompt {
 }
 
 // Labels returns the first two Candidates that encode (with a leading space, as they follow
-// "word:") to a single token under encode, with those tokens' ids; fewer than two is an error.
+// "word:") to a single token under encode, with those tokens' ids; when fewer than two do,
+// it goes on through the consonant–vowel–consonant syllables in order ("bab", "bac", …), as
+// the authors' own search did. No two single-token labels at all is an error.
 func Labels(encode func(string) ([]int, error)) (labels [2]string, ids [2]int, err error) {
 	n := 0
-	for _, c := range Candidates {
+	try := func(c string) (bool, error) {
 		toks, err := encode(" " + c)
 		if err != nil {
-			return labels, ids, fmt.Errorf("sula: encode %q: %w", " "+c, err)
+			return false, fmt.Errorf("sula: encode %q: %w", " "+c, err)
 		}
-		if len(toks) != 1 || (n == 1 && toks[0] == ids[0]) {
-			continue
+		if len(toks) != 1 || (n == 1 && (toks[0] == ids[0] || c == labels[0])) {
+			return false, nil
 		}
 		labels[n], ids[n] = c, toks[0]
-		if n++; n == 2 {
-			return labels, ids, nil
+		n++
+		return n == 2, nil
+	}
+	for _, c := range Candidates {
+		if done, err := try(c); err != nil || done {
+			return labels, ids, err
 		}
 	}
-	return labels, ids, fmt.Errorf("sula: fewer than two of the candidate labels %v are single tokens for this tokenizer", Candidates)
+	const consonants, vowels = "bcdfghjklmnpqrstvwxz", "aeiou"
+	for _, a := range consonants {
+		for _, v := range vowels {
+			for _, b := range consonants {
+				if done, err := try(string([]rune{a, v, b})); err != nil || done {
+					return labels, ids, err
+				}
+			}
+		}
+	}
+	return labels, ids, fmt.Errorf("sula: fewer than two of the candidate labels %v, or of the consonant-vowel-consonant syllables, are single tokens for this tokenizer", Candidates)
 }
 
 // Parse reads a SULA-shaped prompt typed by hand: it counts the examples labelled L1 and

@@ -137,6 +137,21 @@ func TestLabels(t *testing.T) {
 	if _, _, err := Labels(func(string) ([]int, error) { return []int{1, 2}, nil }); err == nil {
 		t.Error("no single-token labels: no error")
 	}
+	// Without single-token candidates the syllables are tried in order.
+	labels, ids, err = Labels(func(s string) ([]int, error) {
+		switch s {
+		case " zorb":
+			return []int{5}, nil
+		case " bef":
+			return []int{6}, nil
+		case " bab":
+			return []int{5}, nil // the same token as zorb: not a second label
+		}
+		return []int{1, 2}, nil
+	})
+	if err != nil || labels != [2]string{"zorb", "bef"} || ids != [2]int{5, 6} {
+		t.Errorf("fallback Labels = %v %v %v", labels, ids, err)
+	}
 }
 
 func TestParse(t *testing.T) {
