@@ -124,7 +124,7 @@ func sulaRows(r *llmrun.Result, ran bool, cfg string) []Row {
 	e := float64(s.EntropyError)
 	want, known := paperEntropyError[fam]
 	row := Row{Claim: errClaim, Paper: paperErr, Config: cfg,
-		Measured: fmt.Sprintf("%.3f bits over %d prompts (labels %q %q; they hold %.0f%% of the mass)", e, len(s.Prompts), s.Labels[0], s.Labels[1], 100*float64(s.LabelMass))}
+		Measured: fmt.Sprintf("%.3f bits over %d prompts (labels %q %q; they hold %.2g%% of the mass)", e, len(s.Prompts), s.Labels[0], s.Labels[1], 100*float64(s.LabelMass))}
 	if known {
 		ok := math.Abs(e-want) <= entropyErrorTol
 		rows = append(rows, verdictRow(row, ok, fmt.Sprintf("|%.3f − %.2f (%s)| %s %.2f", e, want, paperModel[fam], cmpWord(!ok), entropyErrorTol)))
