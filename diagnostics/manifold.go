@@ -63,15 +63,7 @@ func ValueManifold(x []float64, n, dim int, entropy []float64, maxPoints int) (M
 	}
 	// Centre the columns, then factorise; only V is needed, which keeps the
 	// cost at O(n·dim²) without forming the n×min(n,dim) U.
-	mean := make([]float64, dim)
-	for i := range n {
-		floats.Add(mean, x[i*dim:(i+1)*dim])
-	}
-	floats.Scale(1/float64(n), mean)
-	centred := mat.NewDense(n, dim, nil)
-	for i := range n {
-		floats.SubTo(centred.RawRowView(i), x[i*dim:(i+1)*dim], mean)
-	}
+	centred := centreColumns(x, n, dim)
 	var svd mat.SVD
 	if !svd.Factorize(centred, mat.SVDThinV) {
 		return Manifold{}, fmt.Errorf("diagnostics: value manifold: SVD factorisation failed (n=%d dim=%d)", n, dim)
@@ -137,6 +129,20 @@ func ValueManifold(x []float64, n, dim int, entropy []float64, maxPoints int) (M
 		out.Entropy[a] = entropy[i]
 	}
 	return out, nil
+}
+
+// centreColumns returns the n×dim row-major matrix x with each column's mean subtracted.
+func centreColumns(x []float64, n, dim int) *mat.Dense {
+	mean := make([]float64, dim)
+	for i := range n {
+		floats.Add(mean, x[i*dim:(i+1)*dim])
+	}
+	floats.Scale(1/float64(n), mean)
+	c := mat.NewDense(n, dim, nil)
+	for i := range n {
+		floats.SubTo(c.RawRowView(i), x[i*dim:(i+1)*dim], mean)
+	}
+	return c
 }
 
 // SequenceManifold is ValueManifold over one sequence's scored positions (the sampling of the

@@ -223,14 +223,9 @@ type figure struct {
 // from the first seed's newest snapshot, its keys, manifold, ablation, frame and qk figures
 // (each only where the snapshot holds its data), then the architecture table over all runs.
 func Render(runs []Run, dir string, opt Options) ([]File, error) {
-	if opt.Format == "" {
-		opt.Format = "png"
-	}
-	if !ValidFormat(opt.Format) {
-		return nil, fmt.Errorf("figures: format %q: want one of %s", opt.Format, strings.Join(Formats(), ", "))
-	}
-	if opt.Width <= 0 || opt.Height <= 0 {
-		opt.Width, opt.Height = DefaultWidth, DefaultHeight
+	opt, err := opt.normalised()
+	if err != nil {
+		return nil, err
 	}
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("figures: render: no runs")
@@ -250,6 +245,26 @@ func Render(runs []Run, dir string, opt Options) ([]File, error) {
 	if f, ok := frontierFigure(runs); ok {
 		figs = append(figs, f)
 	}
+	return writeFigures(figs, dir, opt)
+}
+
+// normalised is opt with its defaults filled in (png, the default size), or an error for an
+// unknown format.
+func (opt Options) normalised() (Options, error) {
+	if opt.Format == "" {
+		opt.Format = "png"
+	}
+	if !ValidFormat(opt.Format) {
+		return opt, fmt.Errorf("figures: format %q: want one of %s", opt.Format, strings.Join(Formats(), ", "))
+	}
+	if opt.Width <= 0 || opt.Height <= 0 {
+		opt.Width, opt.Height = DefaultWidth, DefaultHeight
+	}
+	return opt, nil
+}
+
+// writeFigures saves figs into dir (created if needed), each as NAME.FORMAT, and returns them.
+func writeFigures(figs []figure, dir string, opt Options) ([]File, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("figures: render: %w", err)
 	}

@@ -1,0 +1,348 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"windtunnel/lab/llmsuite"
+	"windtunnel/models/llm"
+	"windtunnel/sessions"
+	"windtunnel/sessions/figures"
+	"windtunnel/sessions/llmrun"
+	"windtunnel/sessions/reports"
+	"windtunnel/tunnels/prompts"
+)
+
+// llmFlags are the settings of `windtunnel llm`.
+type llmFlags struct {
+	experiments string
+	prompts     string
+	out         string
+	asJSON      bool
+	seed        uint64
+	perK        int
+	axisLayer   int
+	workers     int
+	format      string
+	width       int
+	height      int
+}
+
+const llmCPUOnly = "The forward pass runs on the CPU only (the project's own float32 GEMM over every core); it has no CUDA side yet."
+
+func newLLMCmd(stdout, stderr io.Writer) *cobra.Command {
+	var f llmFlags
+	c := &cobra.Command{
+		Use:   "llm MODEL_DIR",
+		Short: "Paper III on a real language model: load a Hugging Face folder, measure its Bayesian geometry",
+		Long: "llm loads a Hugging Face model folder (config.json, *.safetensors single or sharded, tokenizer.json;\n" +
+			"GPT-NeoX/Pythia, Llama, Mistral or Phi-2 in float32, float16 or bfloat16) and runs Paper III's\n" +
+			"measurements: the value manifold over the mixed and single-domain prompt sets (and --prompts),\n" +
+			"SULA in-context calibration against the exact posterior, key orthogonality, dynamic focusing and\n" +
+			"the entropy-axis ablation. It writes results.json, the figures and report.md (each claim with the\n" +
+			"paper's number beside the model's, reproduced / not reproduced / not measured) into --out and\n" +
+			"prints the verdicts (--json: the record). " + llmCPUOnly + "\n" +
+			"Pythia-410M's shape takes minutes on a 2-core CPU (README, Paper III).",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("%s takes one model folder, got %d arguments", commandName(c), len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLLM(cmd, args[0], f, stdout, stderr)
+		},
+	}
+	fs := c.Flags()
+	fs.StringVar(&f.experiments, "experiments", strings.Join(llmrun.Experiments, ","), "the measurements to run, comma-separated: "+strings.Join(llmrun.Experiments, ", "))
+	fs.StringVar(&f.prompts, "prompts", "", "a prompt file of your own (one prompt a line, '#' comments): one more value-manifold set")
+	fs.StringVar(&f.out, "out", "", "folder for results.json, report.md and the figures (default ./llm-runs/TIME-MODEL)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the SULA prompts, the sampled tokens and the random axis")
+	fs.IntVar(&f.perK, "per-k", 50, "SULA prompts per shot count k (k = 0, 1, 2, 4, 8)")
+	fs.IntVar(&f.axisLayer, "axis-layer", 0, "layer of the entropy-axis ablation (0: the last)")
+	fs.IntVar(&f.workers, "workers", 0, "goroutines for the products and loops (0: every core)")
+	fs.StringVar(&f.format, "format", "png", "figure format: "+strings.Join(figures.Formats(), ", "))
+	fs.IntVar(&f.width, "width", figures.DefaultWidth, "figure width in pixels")
+	fs.IntVar(&f.height, "height", figures.DefaultHeight, "figure height in pixels")
+	jsonFlag(fs, &f.asJSON, "the record (results.json) instead of the verdicts")
+	c.AddCommand(newLLMLogitsCmd(stdout), newLLMViewCmd(stdout, stderr))
+	return c
+}
+
+// runLLM checks the flags, loads the model, runs the suite and writes its outputs.
+func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer) error {
+	exps := strings.Split(f.experiments, ",")
+	for i, e := range exps {
+		exps[i] = strings.TrimSpace(e)
+		if !slices.Contains(llmrun.Experiments, exps[i]) {
+			return usagef("llm: --experiments: unknown experiment %q (want %s)", exps[i], strings.Join(llmrun.Experiments, ", "))
+		}
+	}
+	if f.perK < 1 || f.perK > 1000 {
+		return usagef("llm: --per-k %d out of range: want 1..1000", f.perK)
+	}
+	if f.workers < 0 || f.workers > 1024 {
+		return usagef("llm: --workers %d out of range: want 0..1024", f.workers)
+	}
+	if f.axisLayer < 0 {
+		return usagef("llm: --axis-layer %d: want a layer ≥ 1 (0: the last)", f.axisLayer)
+	}
+	if !figures.ValidFormat(f.format) {
+		return usagef("llm: --format %q: want one of %s", f.format, strings.Join(figures.Formats(), ", "))
+	}
+	if f.width < 100 || f.width > 10000 || f.height < 100 || f.height > 10000 {
+		return usagef("llm: --width %d --height %d: want 100..10000 pixels each", f.width, f.height)
+	}
+	var user []string
+	if f.prompts != "" {
+		var err error
+		if user, err = prompts.Read(f.prompts); err != nil {
+			return usagef("llm: --prompts %s: %v", f.prompts, err)
+		}
+	}
+	ctx, stop := signalContext(cmd.Context())
+	defer stop()
+	m, err := llm.Load(dir, llm.Options{Workers: f.workers})
+	if err != nil {
+		return fmt.Errorf("llm: %w", err)
+	}
+	defer m.Close()
+	if f.axisLayer >= m.Config.Layers {
+		return usagef("llm: --axis-layer %d: the model has layers 0..%d", f.axisLayer, m.Config.Layers-1)
+	}
+	out := f.out
+	if out == "" {
+		out = filepath.Join("llm-runs", time.Now().Format("20060102-150405")+"-"+filepath.Base(filepath.Clean(dir)))
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("llm: --out: %w", err)
+	}
+	fmt.Fprintf(stderr, "windtunnel: %s: %s, %d layers × %d, %d heads (%d key/value), %s; %s\n", dir, m.Config.Family,
+		m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.KVHeads, m.DType(), m.Backend())
+	bar := newProgressBar(stderr)
+	r, err := llmsuite.Run(ctx, m, llmsuite.Options{Experiments: exps, User: user, UserName: filepath.Base(f.prompts), Seed: f.seed,
+		PerK: f.perK, AxisLayer: f.axisLayer, Progress: bar.update, Command: commandLine(cmd, dir)})
+	bar.done()
+	if err != nil {
+		return fmt.Errorf("llm: %w", err)
+	}
+	recPath := filepath.Join(out, llmrun.FileName)
+	if err := llmrun.Write(recPath, r); err != nil {
+		return err
+	}
+	files, err := figures.RenderLLM(r, out, figures.Options{Format: f.format, Width: f.width, Height: f.height})
+	if err != nil {
+		return fmt.Errorf("llm: %w", err)
+	}
+	var figs []reports.Figure
+	for _, fl := range files {
+		figs = append(figs, reports.Figure{Path: fl.Path, Caption: fl.Title})
+	}
+	rep, err := reports.WriteLLM(r, recPath, out, figs)
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		return json.NewEncoder(stdout).Encode(r)
+	}
+	for i, row := range reports.LLMRows(r) {
+		fmt.Fprintf(stdout, "%2d. %-15s %s\n    paper: %s; this model: %s\n", i+1, row.Verdict, row.Claim, row.Paper, orDash(row.Measured))
+	}
+	fmt.Fprintf(stdout, "%d tokens in %.1f s; wrote %s, %s and %d figures\n", r.Tokens, r.WallS, recPath, rep, len(files))
+	return nil
+}
+
+// commandLine is the command as given: its name, the model folder and the flags set.
+func commandLine(cmd *cobra.Command, arg string) string {
+	parts := []string{"windtunnel", commandName(cmd), strconv.Quote(arg)}
+	cmd.Flags().Visit(func(fl *pflag.Flag) { parts = append(parts, "--"+fl.Name+"="+strconv.Quote(fl.Value.String())) })
+	return strings.Join(parts, " ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// progressBar draws the suite's progress on stderr: a bar redrawn in place on a terminal,
+// one line per stage otherwise.
+type progressBar struct {
+	w        io.Writer
+	term     bool
+	stage    string
+	start    time.Time
+	last     time.Time
+	finished bool
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	return &progressBar{w: w, term: isTerminal(w), start: time.Now()}
+}
+
+func (p *progressBar) update(stage string, done, total int) {
+	if stage != p.stage {
+		if p.stage != "" && p.term {
+			fmt.Fprintln(p.w)
+		}
+		p.stage, p.start = stage, time.Now()
+		if !p.term {
+			fmt.Fprintf(p.w, "windtunnel: %s: %d steps\n", stage, total)
+		}
+	}
+	if !p.term || (time.Since(p.last) < 200*time.Millisecond && done < total) {
+		return
+	}
+	p.last = time.Now()
+	const width = 30
+	fill := width * done / max(1, total)
+	eta := ""
+	if done > 0 && done < total {
+		left := time.Duration(float64(time.Since(p.start)) * float64(total-done) / float64(done))
+		eta = ", " + left.Round(time.Second).String() + " left"
+	}
+	fmt.Fprintf(p.w, "\r%-18s [%s%s] %3d%%%s   ", stage, strings.Repeat("█", fill), strings.Repeat("·", width-fill), 100*done/max(1, total), eta)
+}
+
+func (p *progressBar) done() {
+	if p.term && p.stage != "" && !p.finished {
+		fmt.Fprintln(p.w)
+	}
+	p.finished = true
+}
+
+// newLLMLogitsCmd is `windtunnel llm logits`.
+func newLLMLogitsCmd(stdout io.Writer) *cobra.Command {
+	var (
+		prompt  string
+		ids     string
+		asJSON  bool
+		top     int
+		special bool
+	)
+	c := &cobra.Command{
+		Use:   "logits MODEL_DIR --prompt TEXT",
+		Short: "Print a prompt's token ids and the last position's logits (to check a port)",
+		Long: "logits tokenizes --prompt with the folder's tokenizer.json (its special tokens added unless\n" +
+			"--special=false) or takes the ids of --ids, runs the model and prints the ids and the top --top\n" +
+			"next tokens; --json prints {ids, tokens, logits: every logit of the last position, top}. " + llmCPUOnly,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("%s takes one model folder, got %d arguments", commandName(c), len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (prompt == "") == (ids == "") {
+				return usagef("llm logits: give --prompt TEXT or --ids 1,2,3 (one of them)")
+			}
+			if top < 0 || top > 1000 {
+				return usagef("llm logits: --top %d out of range: want 0..1000", top)
+			}
+			var seq []int
+			if ids != "" {
+				for _, s := range strings.Split(ids, ",") {
+					v, err := strconv.Atoi(strings.TrimSpace(s))
+					if err != nil || v < 0 {
+						return usagef("llm logits: --ids %q: want non-negative whole numbers separated by commas", ids)
+					}
+					seq = append(seq, v)
+				}
+			}
+			m, err := llm.Load(args[0], llm.Options{})
+			if err != nil {
+				return fmt.Errorf("llm logits: %w", err)
+			}
+			defer m.Close()
+			if seq == nil {
+				if seq, err = m.Tokenizer.Encode(prompt, special); err != nil {
+					return fmt.Errorf("llm logits: %w", err)
+				}
+				if len(seq) == 0 {
+					return usagef("llm logits: --prompt %q has no tokens", prompt)
+				}
+			}
+			ctx, stop := signalContext(cmd.Context())
+			defer stop()
+			res, err := m.Forward(ctx, llm.Request{Seqs: [][]int{seq}})
+			if err != nil {
+				return fmt.Errorf("llm logits: %w", err)
+			}
+			return printLogits(stdout, m, seq, res.Logits[0], top, asJSON)
+		},
+	}
+	fs := c.Flags()
+	fs.StringVar(&prompt, "prompt", "", "the text to run")
+	fs.StringVar(&ids, "ids", "", "token ids to run instead of --prompt, comma-separated")
+	fs.BoolVar(&special, "special", true, "add the tokenizer's special tokens (Llama-3's <|begin_of_text|>)")
+	fs.IntVar(&top, "top", 10, "how many of the likeliest next tokens to list")
+	jsonFlag(fs, &asJSON, "ids, tokens, every logit of the last position and the top tokens as JSON")
+	return c
+}
+
+// topToken is one of the likeliest next tokens.
+type topToken struct {
+	ID    int     `json:"id"`
+	Token string  `json:"token"`
+	Logit float32 `json:"logit"`
+	P     float64 `json:"p"`
+}
+
+// printLogits prints a logits command's result.
+func printLogits(w io.Writer, m *llm.Model, seq []int, logits []float32, top int, asJSON bool) error {
+	order := make([]int, len(logits))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case logits[a] > logits[b]:
+			return -1
+		case logits[a] < logits[b]:
+			return 1
+		}
+		return 0
+	})
+	mx := float64(logits[order[0]])
+	var z float64
+	for _, v := range logits {
+		z += math.Exp(float64(v) - mx)
+	}
+	var tops []topToken
+	for _, id := range order[:min(top, len(order))] {
+		tops = append(tops, topToken{ID: id, Token: m.Tokenizer.DisplayToken(id), Logit: logits[id], P: math.Exp(float64(logits[id])-mx) / z})
+	}
+	toks := make([]string, len(seq))
+	for i, id := range seq {
+		toks[i] = m.Tokenizer.DisplayToken(id)
+	}
+	if asJSON {
+		return json.NewEncoder(w).Encode(struct {
+			IDs    []int      `json:"ids"`
+			Tokens []string   `json:"tokens"`
+			Logits []float32  `json:"logits"`
+			Top    []topToken `json:"top"`
+		}{seq, toks, logits, tops})
+	}
+	fmt.Fprintf(w, "ids    %v\n", seq)
+	for i := range toks {
+		toks[i] = strconv.Quote(sessions.SafeText(toks[i]))
+	}
+	fmt.Fprintf(w, "tokens %s\n", strings.Join(toks, " "))
+	for _, t := range tops {
+		fmt.Fprintf(w, "%8d  %-20s logit %9.4f  p %.4f\n", t.ID, strconv.Quote(sessions.SafeText(t.Token)), t.Logit, t.P)
+	}
+	return nil
+}
