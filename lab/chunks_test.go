@@ -11,7 +11,7 @@ import (
 	"windtunnel/models"
 	"windtunnel/models/arch"
 	"windtunnel/sessions"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 	"windtunnel/tunnels"
 )
 

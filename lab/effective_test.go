@@ -6,7 +6,7 @@ import (
 	"testing"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"

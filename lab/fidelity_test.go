@@ -4,7 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 )

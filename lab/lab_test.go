@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 	"windtunnel/tunnels"

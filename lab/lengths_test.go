@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/diagnostics"
 	"windtunnel/models"

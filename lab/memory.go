@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"

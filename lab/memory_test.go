@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 )

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/tunnels"
 )

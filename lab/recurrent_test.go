@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/models"
 )

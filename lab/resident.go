@@ -3,7 +3,7 @@ package lab
 import (
 	"fmt"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/backends/accel"
 	"windtunnel/backends/cuda"

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/sessions"

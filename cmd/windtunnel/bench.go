@@ -15,7 +15,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/cobra"
 

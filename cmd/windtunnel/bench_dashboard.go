@@ -15,7 +15,7 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"

@@ -11,7 +11,7 @@ import (
 	"time"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/cobra"
 

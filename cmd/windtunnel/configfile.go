@@ -18,7 +18,7 @@ import (
 
 	"windtunnel/models/arch"
 	"windtunnel/sessions"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 	"windtunnel/tunnels"
 )
 

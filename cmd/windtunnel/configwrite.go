@@ -14,7 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"windtunnel/sessions"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 )
 
 // configEntry is one key of a configuration as a file writes it: a value, or a table of

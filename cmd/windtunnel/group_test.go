@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 	"windtunnel/sessions/derived"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/figures"

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/cobra"
 

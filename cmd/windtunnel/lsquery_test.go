@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"windtunnel/sessions"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 )
 
 // lsTestRows are four runs: three finished with evaluations, one without.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 	"windtunnel/diagnostics"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/pflag"
 

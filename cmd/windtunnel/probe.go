@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 	"windtunnel/diagnostics"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/cobra"
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/pflag"
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/lab"
 	"windtunnel/tunnels"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/pflag"
 

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"time"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 	"windtunnel/tunnels"
 )
 

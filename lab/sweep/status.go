@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 )

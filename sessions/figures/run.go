@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/tunnels"
 )

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions/derived"
 )

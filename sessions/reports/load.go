@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"

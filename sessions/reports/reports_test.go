@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 	"windtunnel/sessions/derived"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 )
