@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"windtunnel/models"
 )

@@ -25,5 +25,5 @@
 // (the authors' key orthogonality from the value tokens' embeddings, now and at
 // initialisation), lengths.go (hmm length generalisation), memlimit*.go (the memory
 // available to the process). The configuration itself, its presets and validation live in
-// sessions/runconfig; the architecture table and the verdicts in sessions/derived.
+// lab/runconfig; the architecture table and the verdicts in sessions/derived.
 package lab

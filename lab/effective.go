@@ -2,8 +2,8 @@ package lab
 
 import (
 	"fmt"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"

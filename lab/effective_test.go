@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
-	"windtunnel/lab/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"

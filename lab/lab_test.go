@@ -6,8 +6,8 @@ import (
 	"math"
 	"testing"
 	"time"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"windtunnel/sessions"
 	"windtunnel/tunnels"

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"windtunnel/diagnostics"
 	"windtunnel/models"

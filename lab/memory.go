@@ -6,8 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"

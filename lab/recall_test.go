@@ -3,8 +3,8 @@ package lab
 import (
 	"testing"
 	"time"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"windtunnel/tunnels"
 )

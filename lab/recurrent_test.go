@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"windtunnel/models"
 )

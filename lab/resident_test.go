@@ -5,8 +5,8 @@ import (
 	"math"
 	"os"
 	"testing"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"windtunnel/models"
 	"windtunnel/sessions"

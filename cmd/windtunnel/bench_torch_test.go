@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
-	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/cobra"
 
@@ -203,7 +203,7 @@ func printCompare(w io.Writer, preset string, seeds int, wallS float64, dir stri
 
 // compareFrom rebuilds the table from the sessions of a folder without training.
 func compareFrom(f compareFlags, stdout, stderr io.Writer) error {
-	srs, errs, err := runconfig.ReadSessionDir(f.from)
+	srs, errs, err := derived.ReadSessionDir(f.from)
 	if err != nil {
 		return usageError{fmt.Errorf("--from: %w", err)}
 	}
@@ -287,7 +287,7 @@ func (e *compareETA) remaining(left []runconfig.Config) (time.Duration, bool) {
 func compareRun(ctx context.Context, cfg runconfig.Config, path, tag string, stderr io.Writer) (r derived.RunScore, reused bool, err error) {
 	var st *runSetup
 	if _, serr := os.Stat(path); serr == nil {
-		sr, err := runconfig.ReadSessionRun(path)
+		sr, err := derived.ReadSessionRun(path)
 		switch {
 		case err == nil && sr.Done && sameRun(sr.Config, cfg):
 			return sr.Score, true, nil
@@ -329,7 +329,7 @@ func compareRun(ctx context.Context, cfg runconfig.Config, path, tag string, std
 	if runErr != nil {
 		return r, false, runErr
 	}
-	key, err := cfg.Key()
+	key, err := derived.KeyOf(cfg)
 	if err != nil {
 		return r, false, err
 	}

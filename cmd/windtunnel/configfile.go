@@ -11,14 +11,15 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"windtunnel/sessions/derived"
 
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
+	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions"
-	"windtunnel/lab/runconfig"
 	"windtunnel/tunnels"
 )
 
@@ -99,7 +100,7 @@ func readLike(path string) (*configSource, error) {
 		return nil, usagef("--like: %v", err)
 	}
 	defer r.Close()
-	cfg, err := runconfig.SessionConfig(r.Meta())
+	cfg, err := derived.SessionConfig(r.Meta())
 	if err != nil {
 		return nil, usagef("--like: %v", err)
 	}

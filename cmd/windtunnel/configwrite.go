@@ -9,12 +9,13 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"windtunnel/sessions/derived"
 
 	"github.com/BurntSushi/toml"
 	"go.yaml.in/yaml/v3"
 
-	"windtunnel/sessions"
 	"windtunnel/lab/runconfig"
+	"windtunnel/sessions"
 )
 
 // configEntry is one key of a configuration as a file writes it: a value, or a table of
@@ -182,7 +183,7 @@ func writeSessionConfig(w io.Writer, path, format string) error {
 	}
 	m := r.Meta()
 	r.Close()
-	cfg, err := runconfig.SessionConfig(m)
+	cfg, err := derived.SessionConfig(m)
 	if err != nil {
 		return fmt.Errorf("info: %w", err)
 	}

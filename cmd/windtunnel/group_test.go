@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"windtunnel/sessions/derived"
 	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/derived"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/figures"

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"windtunnel/sessions"
 	"windtunnel/lab/runconfig"
+	"windtunnel/sessions"
 )
 
 // lsTestRows are four runs: three finished with evaluations, one without.

@@ -7,7 +7,6 @@ import (
 	"math"
 	"strings"
 	"windtunnel/diagnostics"
-	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/cobra"
 
@@ -94,7 +93,7 @@ func probeSession(path string, step, geometryN int, blas string) (*probeReport, 
 		return nil, err
 	}
 	defer r.Close()
-	cfg, err := runconfig.SessionConfig(r.Meta())
+	cfg, err := derived.SessionConfig(r.Meta())
 	if err != nil {
 		return nil, fmt.Errorf("probe: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/derived"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -234,7 +235,7 @@ func resumeConfig(path string) (runconfig.Config, *sessions.Checkpoint, error) {
 		return runconfig.Config{}, nil, fmt.Errorf("--resume: %w", err)
 	}
 	defer r.Close()
-	cfg, err := runconfig.SessionConfig(r.Meta())
+	cfg, err := derived.SessionConfig(r.Meta())
 	if err != nil {
 		return runconfig.Config{}, nil, fmt.Errorf("--resume: %w", err)
 	}

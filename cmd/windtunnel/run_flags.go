@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"github.com/spf13/pflag"
 

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"windtunnel/lab"
 	"windtunnel/tunnels"

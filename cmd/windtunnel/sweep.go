@@ -12,8 +12,8 @@ import (
 	"runtime"
 	"strconv"
 	"time"
-	"windtunnel/models/arch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/derived"
 
 	"windtunnel/sessions"
 )
@@ -137,7 +137,7 @@ func readPoint(path string) (pointInfo, bool, error) {
 		return pointInfo{}, false, err
 	}
 	defer r.Close()
-	cfg, err := runconfig.SessionConfig(r.Meta())
+	cfg, err := derived.SessionConfig(r.Meta())
 	if err != nil {
 		return pointInfo{}, false, err
 	}

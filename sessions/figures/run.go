@@ -120,7 +120,7 @@ func LoadPaths(paths []string) ([]Run, error) {
 			if st.IsDir() {
 				// In a folder, only finished runs count (as in compare --from); a file named
 				// on its own is drawn whatever its state.
-				if sr, err := runconfig.ReadSessionRun(f); err == nil && !sr.Done {
+				if sr, err := derived.ReadSessionRun(f); err == nil && !sr.Done {
 					continue
 				}
 			}

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
-	"windtunnel/lab/runconfig"
 
 	"windtunnel/tunnels"
 )
