@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/derived"
 
 	"github.com/spf13/cobra"
 
@@ -157,4 +158,32 @@ func printInfo(w *strings.Builder, in sessionInfo) {
 	if json.Indent(&cfg, in.Config, "          ", "  ") == nil { // in the order written
 		fmt.Fprintf(w, "config    %s\n", cfg.Bytes())
 	}
+}
+
+// writeSessionConfig writes the stored configuration of the session at path as a file
+// `run --config` reads back to the same configuration: TOML, or YAML for format "yaml".
+func writeSessionConfig(w io.Writer, path, format string) error {
+	if format != "toml" && format != "yaml" {
+		return usagef("--format %q: want toml or yaml", format)
+	}
+	r, err := sessions.Open(path)
+	if err != nil {
+		return err
+	}
+	m := r.Meta()
+	r.Close()
+	cfg, err := derived.SessionConfig(m)
+	if err != nil {
+		return fmt.Errorf("info: %w", err)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# The configuration of %s (%s %s, %d steps), as recorded.\n",
+		strings.ReplaceAll(sessions.SafeText(path), "\n", " "), sessions.SafeText(m.Task), sessions.SafeText(m.Model), cfg.Steps)
+	b.WriteString("# `windtunnel run --config FILE` runs it again; flags given replace its values. A zero size\n" +
+		"# or an empty setting stands for the default (`windtunnel info` shows the values the run used).\n")
+	if err := runconfig.Write(&b, cfg, format); err != nil {
+		return fmt.Errorf("info: %s: %w", path, err)
+	}
+	_, err = w.Write(b.Bytes())
+	return err
 }

@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"windtunnel/lab/runconfig"
 )
 
 // lsMetrics are the scores of a run's newest evaluation of the whole model (null: not a
@@ -73,19 +73,7 @@ func checkLsKey(flag, key string) error {
 
 // lsKnownKeys lists the row fields, the metrics and every configuration key (dot paths).
 func lsKnownKeys() []string {
-	keys := append(append([]string{}, lsRowFields...), lsMetricFields...)
-	var walk func(t reflect.Type, prefix string)
-	walk = func(t reflect.Type, prefix string) {
-		for _, f := range jsonFields(t) {
-			if st, ok := structType(f.typ); ok && st != configType {
-				walk(st, prefix+f.name+".")
-				continue
-			}
-			keys = append(keys, prefix+f.name)
-		}
-	}
-	walk(configType, "")
-	return keys
+	return append(append(append([]string{}, lsRowFields...), lsMetricFields...), runconfig.Keys()...)
 }
 
 // field returns the row's value of key: a float64 for numbers, a string otherwise; false

@@ -99,16 +99,16 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*runSetup, error) {
 	}
 	return resumeSetup(f.resume, func(cfg *runconfig.Config) {
 		if fs.Changed("steps") {
-			cfg.Steps = f.steps
+			cfg.Steps = f.o.Steps
 		}
 		if fs.Changed("workers") {
-			cfg.Workers = f.workers
+			cfg.Workers = f.o.Workers
 		}
 		if fs.Changed("blas") {
-			cfg.BLAS = f.blas
+			cfg.BLAS = f.o.BLAS
 		}
 		if fs.Changed("device") {
-			cfg.Device = f.device
+			cfg.Device = f.o.Device
 		}
 	})
 }

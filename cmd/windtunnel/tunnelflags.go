@@ -97,7 +97,7 @@ func (f *tunnelFlags) build() (tunnels.Tunnel, error) {
 		if err != nil {
 			return nil, usagef("--preset %q: want %s", f.preset, strings.Join(runconfig.PresetNames(), ", "))
 		}
-		cfg = mergeTunnel(p.Tunnel, f.cfg, f.fs)
+		cfg = runconfig.MergeTunnel(p.Tunnel, f.cfg, f.fs.Changed)
 	}
 	t, err := tunnels.New(f.task, cfg)
 	if err != nil {

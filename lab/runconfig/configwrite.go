@@ -1,4 +1,4 @@
-package main
+package runconfig
 
 import (
 	"bytes"
@@ -8,14 +8,9 @@ import (
 	"math"
 	"reflect"
 	"regexp"
-	"strings"
-	"windtunnel/sessions/derived"
 
 	"github.com/BurntSushi/toml"
 	"go.yaml.in/yaml/v3"
-
-	"windtunnel/lab/runconfig"
-	"windtunnel/sessions"
 )
 
 // configEntry is one key of a configuration as a file writes it: a value, or a table of
@@ -29,7 +24,7 @@ type configEntry struct {
 // configEntries lists every key of the configuration c in its fields' order under the JSON
 // names, zero values included (a file that leaves a key out takes the preset's value, so
 // a file that reproduces a run names them all).
-func configEntries(c runconfig.Config) ([]configEntry, error) {
+func configEntries(c Config) ([]configEntry, error) {
 	return structEntries(reflect.ValueOf(c))
 }
 
@@ -174,38 +169,26 @@ func yamlMapping(entries []configEntry) (*yaml.Node, error) {
 	return n, nil
 }
 
-// writeSessionConfig writes the stored configuration of the session at path as a file
-// `run --config` reads back to the same configuration: TOML, or YAML for format "yaml".
-func writeSessionConfig(w io.Writer, path, format string) error {
-	r, err := sessions.Open(path)
+// Write writes c as a configuration file that ReadFile reads back to the same
+// configuration: every key, in the fields' order under their JSON names, zero values
+// included (a file that leaves a key out takes the preset's value, so a file that
+// reproduces a run names them all); format is "toml" or "yaml".
+func Write(w io.Writer, c Config, format string) error {
+	entries, err := configEntries(c)
 	if err != nil {
-		return err
-	}
-	m := r.Meta()
-	r.Close()
-	cfg, err := derived.SessionConfig(m)
-	if err != nil {
-		return fmt.Errorf("info: %w", err)
-	}
-	entries, err := configEntries(cfg)
-	if err != nil {
-		return fmt.Errorf("info: %s: config: %w", path, err)
+		return fmt.Errorf("runconfig: write: %w", err)
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# The configuration of %s (%s %s, %d steps), as recorded.\n",
-		strings.ReplaceAll(sessions.SafeText(path), "\n", " "), sessions.SafeText(m.Task), sessions.SafeText(m.Model), cfg.Steps)
-	b.WriteString("# `windtunnel run --config FILE` runs it again; flags given replace its values. A zero size\n" +
-		"# or an empty setting stands for the default (`windtunnel info` shows the values the run used).\n")
 	switch format {
 	case "toml":
 		err = writeConfigTOML(&b, entries)
 	case "yaml":
 		err = writeConfigYAML(&b, entries)
 	default:
-		return usagef("--format %q: want toml or yaml", format)
+		return fmt.Errorf("runconfig: write: format %q: want toml or yaml", format)
 	}
 	if err != nil {
-		return fmt.Errorf("info: %s: config: %w", path, err)
+		return fmt.Errorf("runconfig: write: %w", err)
 	}
 	_, err = w.Write(b.Bytes())
 	return err

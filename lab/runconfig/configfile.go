@@ -1,4 +1,4 @@
-package main
+package runconfig
 
 import (
 	"bytes"
@@ -11,15 +11,11 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"windtunnel/sessions/derived"
 
 	"github.com/BurntSushi/toml"
-	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
-	"windtunnel/sessions"
 	"windtunnel/tunnels"
 )
 
@@ -31,30 +27,36 @@ const (
 	maxConfigDepth = 32
 )
 
-// configSource is what run starts from before its flags: a configuration file (--config)
-// or a recorded run's stored configuration (--like).
-type configSource struct {
-	// name is how errors name it: "--config FILE" or "--like SESSION".
-	name string
+// Source is what a run starts from before its flags (Build): a configuration file
+// (ReadFile, run --config) or a recorded run's stored configuration (Like, run --like).
+type Source struct {
+	// Name is how errors name it: "--config FILE" or "--like SESSION".
+	Name string
 	// values are the file's keys, renamed to the configuration's JSON names (dot paths
-	// into its objects), nested as in the file; nil for --like.
+	// into its objects), nested as in the file; nil for a recorded run.
 	values map[string]any
-	// like is the recorded configuration (--like): complete, nothing comes from a preset.
-	like *runconfig.Config
+	// like is the recorded configuration: complete, nothing comes from a preset.
+	like *Config
+}
+
+// Like is the source of a recorded run's configuration c (its session named name).
+func Like(name string, c Config) *Source {
+	return &Source{Name: "--like " + name, like: &c}
 }
 
 // configType is the type a configuration file fills, whose JSON keys it uses.
-var configType = reflect.TypeFor[runconfig.Config]()
+var configType = reflect.TypeFor[Config]()
 
-// readConfigFile reads a TOML (.toml), YAML (.yaml, .yml) or JSON (.json) configuration file
-// and checks its keys against the configuration's: an unknown key is an error naming it and
+// ReadFile reads a TOML (.toml), YAML (.yaml, .yml) or JSON (.json) configuration file and
+// checks its keys against the configuration's: an unknown key is an error naming it and
 // the closest known one. Keys match the configuration's JSON names as encoding/json does
-// (case-insensitively) and are returned renamed to them.
-func readConfigFile(path string) (*configSource, error) {
+// (case-insensitively) and are kept renamed to them. Every error names the file
+// ("--config FILE: ...").
+func ReadFile(path string) (*Source, error) {
 	name := "--config " + path
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usagef("%s: %v", name, errors.Unwrap(err))
+		return nil, fmt.Errorf("%s: %v", name, errors.Unwrap(err))
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
@@ -62,49 +64,35 @@ func readConfigFile(path string) (*configSource, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(b) > maxConfigFile {
-		return nil, usagef("%s: larger than %d KiB: not a configuration", name, maxConfigFile>>10)
+		return nil, fmt.Errorf("%s: larger than %d KiB: not a configuration", name, maxConfigFile>>10)
 	}
 	var m map[string]any
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".toml":
 		if d := tomlDepth(b); d > maxConfigDepth {
-			return nil, usagef("%s: arrays or tables nested %d deep: not a configuration (at most %d)", name, d, maxConfigDepth)
+			return nil, fmt.Errorf("%s: arrays or tables nested %d deep: not a configuration (at most %d)", name, d, maxConfigDepth)
 		}
 		if _, err = toml.Decode(string(b), &m); err != nil {
-			return nil, usagef("%s: not valid TOML: %v", name, err)
+			return nil, fmt.Errorf("%s: not valid TOML: %v", name, err)
 		}
 	case ".yaml", ".yml":
 		if err = yaml.Unmarshal(b, &m); err != nil {
-			return nil, usagef("%s: not valid YAML: %v", name, err)
+			return nil, fmt.Errorf("%s: not valid YAML: %v", name, err)
 		}
 	case ".json":
 		d := json.NewDecoder(bytes.NewReader(b))
 		d.UseNumber()
 		if err = d.Decode(&m); err != nil {
-			return nil, usagef("%s: not valid JSON: %v", name, err)
+			return nil, fmt.Errorf("%s: not valid JSON: %v", name, err)
 		}
 	default:
-		return nil, usagef("%s: want a .toml, .yaml, .yml or .json file, not %q", name, ext)
+		return nil, fmt.Errorf("%s: want a .toml, .yaml, .yml or .json file, not %q", name, ext)
 	}
 	values, err := canonicalKeys(m, configType, "")
 	if err != nil {
-		return nil, usagef("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	return &configSource{name: name, values: values}, nil
-}
-
-// readLike reads the stored configuration of a recorded run (--like SESSION).
-func readLike(path string) (*configSource, error) {
-	r, err := sessions.Open(path)
-	if err != nil {
-		return nil, usagef("--like: %v", err)
-	}
-	defer r.Close()
-	cfg, err := derived.SessionConfig(r.Meta())
-	if err != nil {
-		return nil, usagef("--like: %v", err)
-	}
-	return &configSource{name: "--like " + path, like: &cfg}, nil
+	return &Source{Name: name, values: values}, nil
 }
 
 // jsonField is a struct field as encoding/json names it.
@@ -202,17 +190,17 @@ func canonicalKeys(m map[string]any, t reflect.Type, prefix string) (map[string]
 	return out, nil
 }
 
-// suggestPath is suggestKey for a key under prefix.
+// suggestPath names the closest of names to a key under prefix: ` (did you mean "x"?)`, or "".
 func suggestPath(prefix, key string, names []string) string {
-	if s := suggest(key, names); s != "" {
+	if s := Closest(key, names); s != "" {
 		return fmt.Sprintf(" (did you mean %q?)", prefix+s)
 	}
 	return ""
 }
 
-// has reports whether the source gives the key at the dot path (JSON names): every key of
-// a recorded configuration, the keys written in a file.
-func (s *configSource) has(path string) bool {
+// Has reports whether the source gives the key at the dot path (JSON names): every key of
+// a recorded configuration, the keys written in a file; false for a nil source.
+func (s *Source) Has(path string) bool {
 	if s == nil {
 		return false
 	}
@@ -239,8 +227,8 @@ func (s *configSource) has(path string) bool {
 	return true
 }
 
-// text is the source's string value at a top-level key ("", false when absent or not text).
-func (s *configSource) text(key string) (string, bool) {
+// Text is the source's string value at a top-level key ("", false when absent or not text).
+func (s *Source) Text(key string) (string, bool) {
 	switch {
 	case s == nil:
 		return "", false
@@ -257,34 +245,34 @@ func (s *configSource) text(key string) (string, bool) {
 	return str, ok
 }
 
-// apply returns base with the source's values in place of its own: the recorded
-// configuration for --like, base with the file's keys overridden for --config (the
-// objects merged key by key). A value of the wrong type is an error naming its key.
-func (s *configSource) apply(base runconfig.Config) (runconfig.Config, error) {
+// Apply returns base with the source's values in place of its own: the recorded
+// configuration, or base with the file's keys overridden (the objects merged key by key).
+// A value of the wrong type is an error naming its key.
+func (s *Source) Apply(base Config) (Config, error) {
 	if s.like != nil {
 		return *s.like, nil
 	}
 	b, err := json.Marshal(base)
 	if err != nil {
-		return runconfig.Config{}, fmt.Errorf("%s: %w", s.name, err)
+		return Config{}, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	var merged map[string]any
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	if err := d.Decode(&merged); err != nil {
-		return runconfig.Config{}, fmt.Errorf("%s: %w", s.name, err)
+		return Config{}, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	mergeValues(merged, s.values)
 	if b, err = json.Marshal(merged); err != nil {
-		return runconfig.Config{}, usagef("%s: %v", s.name, err)
+		return Config{}, fmt.Errorf("%s: %v", s.Name, err)
 	}
-	var c runconfig.Config
+	var c Config
 	if err := json.Unmarshal(b, &c); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return runconfig.Config{}, usagef("%s: key %q: a %s, want %s", s.name, te.Field, te.Value, jsonKind(te.Type))
+			return Config{}, fmt.Errorf("%s: key %q: a %s, want %s", s.Name, te.Field, te.Value, jsonKind(te.Type))
 		}
-		return runconfig.Config{}, usagef("%s: %v", s.name, err)
+		return Config{}, fmt.Errorf("%s: %v", s.Name, err)
 	}
 	return c, nil
 }
@@ -323,26 +311,19 @@ func jsonKind(t reflect.Type) string {
 	return t.String()
 }
 
-// fieldError is flagError of a configuration error, naming the source's key instead of the
-// flag when no flag given set the field.
-func (s *configSource) fieldError(err error, fs *pflag.FlagSet) error {
-	var fe *arch.FieldError
-	if s == nil || !errors.As(err, &fe) {
-		return flagError(err)
-	}
-	if name, ok := configFlags[fe.Field]; ok && fs.Changed(name) {
-		return flagError(err)
-	}
+// FieldError is a configuration error (a *arch.FieldError) as the source's: its name, the
+// field's key in a configuration file, the value and the reason.
+func (s *Source) FieldError(fe *arch.FieldError) error {
 	v := fmt.Sprint(fe.Value)
 	if str, ok := fe.Value.(string); ok {
 		v = fmt.Sprintf("%q", str)
 	}
-	return usagef("%s: %s %s: %s", s.name, configKey(fe.Field), v, fe.Reason)
+	return fmt.Errorf("%s: %s %s: %s", s.Name, FileKey(fe.Field), v, fe.Reason)
 }
 
-// configKey turns a configuration field's Go path ("Transformer.Heads") into its key in
-// a configuration file (the JSON names: "transformer.Heads"); a part it cannot find stays.
-func configKey(goPath string) string {
+// FileKey turns a configuration field's Go path ("Transformer.Heads") into its key in a
+// configuration file (the JSON names: "transformer.Heads"); a part it cannot find stays.
+func FileKey(goPath string) string {
 	t := configType
 	var out []string
 	for _, part := range strings.Split(goPath, ".") {
@@ -364,14 +345,10 @@ func configKey(goPath string) string {
 	return strings.Join(out, ".")
 }
 
-// tunnelError is the error of a tunnel size out of range: flagErr (naming the flag), or one
-// naming the source's key when no flag given set the size (raw is tunnels.New's error).
-func (s *configSource) tunnelError(raw, flagErr error, fs *pflag.FlagSet) error {
-	var pe *tunnels.ParamError
-	if s == nil || !errors.As(raw, &pe) || fs.Changed(pe.Param) {
-		return flagErr
-	}
-	return usagef("%s: %s %d: %s %s must be in %d..%d", s.name, configKey("Tunnel."+tunnelField(pe.Param)), pe.Value, pe.Task, pe.Param, pe.Min, pe.Max)
+// TunnelError is a tunnel size out of range (tunnels.New's *tunnels.ParamError) as the
+// source's: its name, the size's key in a configuration file, the value and the range.
+func (s *Source) TunnelError(pe *tunnels.ParamError) error {
+	return fmt.Errorf("%s: %s %d: %s %s must be in %d..%d", s.Name, FileKey("Tunnel."+tunnelField(pe.Param)), pe.Value, pe.Task, pe.Param, pe.Min, pe.Max)
 }
 
 // tunnelField is the tunnels.Config field a tunnel parameter (its flag name) sets.
