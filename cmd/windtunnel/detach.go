@@ -75,7 +75,7 @@ func runDetached(ctx context.Context, f *runFlags, fs *pflag.FlagSet, stdout io.
 	if err := os.MkdirAll(filepath.Dir(session), sessions.DirMode); err != nil {
 		return fmt.Errorf("run --detach: %w", err)
 	}
-	logPath := session + ".log"
+	logPath := sessions.LogPath(session)
 	logf, err := sessions.OpenLog(logPath) // a link planted there is refused, not followed
 	if err != nil {
 		return fmt.Errorf("run --detach: %w", err)

@@ -88,7 +88,7 @@ func openViewerLog(session string) (*log.Logger, func(), error) {
 	if err := os.MkdirAll(dir, sessions.DirMode); err != nil {
 		return nil, nil, fmt.Errorf("log: %w", err)
 	}
-	f, err := sessions.OpenLog(filepath.Join(dir, filepath.Base(session)+".log"))
+	f, err := sessions.OpenLog(filepath.Join(dir, sessions.ViewerLogName(session)))
 	if err != nil {
 		return nil, nil, err
 	}

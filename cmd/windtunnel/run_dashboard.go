@@ -16,7 +16,7 @@ import (
 
 // openLog opens the dashboard's log file next to the session (never the terminal).
 func openLog(session string) (*log.Logger, func(), error) {
-	f, err := sessions.OpenLog(session + ".log") // a link planted there is refused, not followed
+	f, err := sessions.OpenLog(sessions.LogPath(session)) // a link planted there is refused, not followed
 	if err != nil {
 		return nil, nil, err
 	}

@@ -49,7 +49,7 @@ var errTerminalLost = errors.New("the terminal went away")
 // detachNote is what the quit dialog says detaching does for a run in this process
 // writing session.
 func detachNote(pid int, session string, socket bool) string {
-	s := fmt.Sprintf("close the dashboard and let go of this terminal: the run goes on in this process (pid %d), its output in %s.log; closing the terminal does not stop it", pid, filepath.Base(session))
+	s := fmt.Sprintf("close the dashboard and let go of this terminal: the run goes on in this process (pid %d), its output in %s; closing the terminal does not stop it", pid, filepath.Base(sessions.LogPath(session)))
 	if socket {
 		s += "; windtunnel attach shows it again"
 	}
@@ -64,7 +64,7 @@ func detachNote(pid int, session string, socket bool) string {
 func continueDetached(ctx context.Context, bg *detachedProgress, steps int, session string, done <-chan runOutcome, stderr io.Writer) runOutcome {
 	ignoreHangup()
 	pid := os.Getpid()
-	logPath := session + ".log"
+	logPath := sessions.LogPath(session)
 	fmt.Fprintf(stderr, "windtunnel: detached: run continues in this process (pid %d) without this terminal; session %s\n", pid, session)
 	fmt.Fprintf(stderr, "windtunnel: its output goes to %s; closing this terminal does not stop it; windtunnel ls and attach find it\n", logPath)
 	fmt.Fprintf(stderr, "windtunnel: kill %d (or ctrl+c here) stops it cleanly (final evaluation and checkpoint); ctrl+z then bg gives this shell back\n", pid)

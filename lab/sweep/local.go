@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -135,7 +134,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 				if r.err != nil {
 					why += " (" + r.err.Error() + ")"
 				}
-				out.event(fmt.Sprintf("%s not finished: %s; log %s", r.p.Name, why, filepath.Join(m.dir, LogDir, r.p.Name+".log")))
+				out.event(fmt.Sprintf("%s not finished: %s; log %s", r.p.Name, why, m.LogPath(r.p)))
 			}
 			show(true)
 		case <-tick.C:
@@ -163,7 +162,7 @@ func (l *Local) start(m *Manifest, p Point, env []string, results chan<- localRe
 	session := m.SessionPath(p)
 	_, statErr := os.Stat(session)
 	args := RunArgs(session, p, l.Workers, statErr == nil)
-	logPath := filepath.Join(m.dir, LogDir, p.Name+".log")
+	logPath := m.LogPath(p)
 	log, err := sessions.OpenLog(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)

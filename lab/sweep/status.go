@@ -168,7 +168,7 @@ func (m *Manifest) lastFailure(p Point) string {
 			}
 		}
 	}
-	logs = append(logs, filepath.Join(m.dir, LogDir, p.Name+".log"))
+	logs = append(logs, m.LogPath(p))
 	best, bestT := "", int64(0)
 	for _, l := range logs {
 		fi, err := os.Stat(l)
