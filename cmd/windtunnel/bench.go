@@ -15,6 +15,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"windtunnel/lab/launch"
 	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/cobra"
@@ -321,7 +322,7 @@ func benchAccuracy(ctx context.Context, blas string, ref torchRef, stdout, stder
 	defer cancel()
 	reached := -1.0
 	reachedStep := 0
-	tr.Attach(recordFunc(func(r sessions.Record) {
+	tr.Attach(launch.RecordFunc(func(r sessions.Record) {
 		if r.Eval != nil && r.Eval.BitErrorPosition <= target && reached < 0 {
 			reached, reachedStep = r.WallS, r.Step
 			cancel()

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+	"windtunnel/lab/launch"
 	"windtunnel/lab/runconfig"
 
 	"github.com/charmbracelet/lipgloss"
@@ -188,7 +189,7 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "dashboard.wtlab")
-	meta, err := runMeta(cfg, tr, path)
+	meta, err := launch.Meta(cfg, tr, path, version)
 	if err != nil {
 		return dashResult{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"windtunnel/lab/launch"
 
 	"windtunnel/sessions"
 )
@@ -60,7 +61,7 @@ func TestExtendKillResume(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("plain --resume of the killed extension: exit %d: %s", code, errs)
 	}
-	var s summary
+	var s launch.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Steps != planned {
 		t.Fatalf("plain --resume: summary %q (%v), want %d steps", out, err, planned)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"time"
+	"windtunnel/lab/launch"
 
 	"windtunnel/sessions"
 	"windtunnel/tui"
@@ -29,50 +30,50 @@ func openLog(session string) (*log.Logger, func(), error) {
 // headless and cut loose from the terminal (its output in <session>.log), until it ends.
 // SIGINT, SIGTERM and, until it detached, SIGHUP (a dropped SSH connection) stop it
 // cleanly too, recorded as interrupted.
-func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err error) {
+func runTUI(ctx context.Context, st *launch.Run, stdout, stderr io.Writer) (err error) {
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
-	logger, closeLog, err := openLog(st.w.Path())
+	logger, closeLog, err := openLog(st.Writer.Path())
 	if err != nil {
-		st.w.Close()
+		st.Writer.Close()
 		return err
 	}
 	defer closeLog()
-	tr := st.tr
+	tr := st.Trainer
 	defer tr.Close()
 	// The live feed writes the session and serves the control socket (attach, ls).
-	ctl := startControl(st, logger, logger.Writer())
-	defer ctl.stop()
-	live := ctl.live
+	ctl := launch.StartControl(st, logger, logger.Writer())
+	defer ctl.Stop()
+	live := ctl.Live
 	tr.Attach(live)
-	bg := &detachedProgress{} // the progress line, once detached
+	bg := &launch.DetachedProgress{} // the progress line, once detached
 	tr.Attach(bg)
 	// The trainer sees the signals (and records the run as interrupted); the dashboard's
 	// end does not stop it.
 	trainCtx, stopTrain := context.WithCancel(ctx)
 	defer stopTrain()
-	done := make(chan runOutcome, 1)
-	logger.Printf("run: %s %s, %d parameters, session %s", st.cfg.Task, st.meta.Model, st.meta.Params, st.w.Path())
+	done := make(chan launch.Outcome, 1)
+	logger.Printf("run: %s %s, %d parameters, session %s", st.Config.Task, st.Meta.Model, st.Meta.Params, st.Writer.Path())
 	// The labels let a CPU profile (WINDTUNNEL_CPUPROFILE) split the process's time
 	// between the trainer and the dashboard: go tool pprof -tags.
 	go pprof.Do(trainCtx, pprof.Labels("part", "trainer"), func(ctx context.Context) {
 		res, err := tr.Run(ctx)
 		live.End()
-		done <- runOutcome{res, err}
+		done <- launch.Outcome{Res: res, Err: err}
 	})
-	uiCtx, endUI := watchTerminal(ctx, os.Stdin, time.Second)
+	uiCtx, endUI := launch.WatchTerminal(ctx, os.Stdin, time.Second)
 	defer endUI()
 	var ui tui.Stats
 	var uiErr error
-	opts := tui.Options{Logger: logger, AltScreen: true, DetachNote: detachNote(os.Getpid(), st.w.Path(), ctl.socket != "")}
+	opts := tui.Options{Logger: logger, AltScreen: true, DetachNote: detachNote(os.Getpid(), st.Writer.Path(), ctl.Socket != "")}
 	pprof.Do(uiCtx, pprof.Labels("part", "dashboard"), func(ctx context.Context) {
 		ui, uiErr = tui.Run(ctx, live, opts)
 	})
-	var o runOutcome
+	var o launch.Outcome
 	switch {
 	case ctx.Err() != nil: // a signal: the trainer has it too
 		o = <-done
-	case ui.Detached || uiErr != nil || errors.Is(context.Cause(uiCtx), errTerminalLost):
+	case ui.Detached || uiErr != nil || errors.Is(context.Cause(uiCtx), launch.ErrTerminalLost):
 		// Detached, or the dashboard failed, or its terminal went away with SIGHUP ignored:
 		// the run goes on here.
 		why := "detached"
@@ -81,18 +82,18 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 			why = "the dashboard failed: " + uiErr.Error()
 			fmt.Fprintf(stderr, "windtunnel: %s\n", why)
 		case !ui.Detached:
-			why = errTerminalLost.Error()
+			why = launch.ErrTerminalLost.Error()
 		}
 		logger.Printf("run: %s; the run goes on in this process", why)
-		o = continueDetached(ctx, bg, st.cfg.Steps, st.w.Path(), done, stderr)
+		o = continueDetached(ctx, bg, st.Config.Steps, st.Writer.Path(), done, stderr)
 	default: // stop chosen (the event went), or the run had ended
 		if !ui.Stopped {
 			tr.Send(sessions.Event{Kind: sessions.EventStop})
 		}
-		o = awaitStop(done, stopTrain)
+		o = launch.AwaitStop(done, stopTrain)
 	}
-	ctl.stop()
-	if cerr := st.w.Close(); cerr != nil && err == nil {
+	ctl.Stop()
+	if cerr := st.Writer.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
 	if uiErr != nil {
@@ -101,9 +102,9 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 			err = fmt.Errorf("tui: %w", uiErr)
 		}
 	}
-	if o.err != nil && err == nil {
-		err = o.err
+	if o.Err != nil && err == nil {
+		err = o.Err
 	}
-	printExit(stderr, st.cfg.Task, o.res, st.w.Path())
+	printExit(stderr, st.Config.Task, o.Res, st.Writer.Path())
 	return err
 }

@@ -2,17 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"time"
+	"windtunnel/lab/launch"
 
-	"github.com/mattn/go-isatty"
-
-	"windtunnel/lab"
 	"windtunnel/sessions"
 )
 
@@ -21,30 +17,17 @@ import (
 //     loose from the terminal as a run --detach is (continueDetached): SIGHUP ignored, stdin
 //     /dev/null, its progress and summary appended to <session>.log, the control socket
 //     kept for ls and attach; closing the terminal does not end it;
-//   - the user chose stop (s), or the run had ended: the trainer finishes (awaitStop);
+//   - the user chose stop (s), or the run had ended: the trainer finishes (launch.AwaitStop);
 //   - a signal (SIGINT, SIGTERM, SIGHUP when the terminal closed): the trainer has the same
 //     context and records the run as interrupted, never as stopped by the operator;
 //   - the terminal went away with SIGHUP ignored (nohup), or the dashboard failed:
-//     watchTerminal ends the dashboard and the run goes on as if detached.
+//     launch.WatchTerminal ends the dashboard and the run goes on as if detached.
 //
 // Detaching keeps the run in this process rather than handing it to a new background
 // process resumed from a checkpoint: nothing is stopped, rebuilt or re-read (the model,
 // the device, the data stream, the viewers attached through the socket all stay), and
 // nothing can fail to start. The cost is that the shell that started the run waits for
 // this process until the run ends (ctrl+z then bg gives it back).
-
-// runOutcome is how a trainer's Run ended.
-type runOutcome struct {
-	res lab.Result
-	err error
-}
-
-// stopWait bounds the wait for a stopped run's final evaluation and checkpoint before its
-// context is cancelled (a paused or very slow step).
-const stopWait = 2 * time.Minute
-
-// errTerminalLost is the cause of watchTerminal's context ending when the terminal went away.
-var errTerminalLost = errors.New("the terminal went away")
 
 // detachNote is what the quit dialog says detaching does for a run in this process
 // writing session.
@@ -57,89 +40,24 @@ func detachNote(pid int, session string, socket bool) string {
 }
 
 // continueDetached carries a run on in this process after its dashboard closed: it says so
-// on stderr (still the terminal), cuts the process loose from the terminal (ignoreHangup,
-// releaseTerminal: from then on stderr is the session's log), has bg print the run's
+// on stderr (still the terminal), cuts the process loose from the terminal (launch.IgnoreHangup,
+// launch.ReleaseTerminal: from then on stderr is the session's log), has bg print the run's
 // progress there and waits for the trainer to end, by itself or by a signal (SIGINT,
 // SIGTERM), which ends ctx: the trainer, run under ctx, records the run as interrupted.
-func continueDetached(ctx context.Context, bg *detachedProgress, steps int, session string, done <-chan runOutcome, stderr io.Writer) runOutcome {
-	ignoreHangup()
+func continueDetached(ctx context.Context, bg *launch.DetachedProgress, steps int, session string, done <-chan launch.Outcome, stderr io.Writer) launch.Outcome {
+	launch.IgnoreHangup()
 	pid := os.Getpid()
 	logPath := sessions.LogPath(session)
 	fmt.Fprintf(stderr, "windtunnel: detached: run continues in this process (pid %d) without this terminal; session %s\n", pid, session)
 	fmt.Fprintf(stderr, "windtunnel: its output goes to %s; closing this terminal does not stop it; windtunnel ls and attach find it\n", logPath)
 	fmt.Fprintf(stderr, "windtunnel: kill %d (or ctrl+c here) stops it cleanly (final evaluation and checkpoint); ctrl+z then bg gives this shell back\n", pid)
-	if err := releaseTerminal(logPath); err != nil {
+	if err := launch.ReleaseTerminal(logPath); err != nil {
 		fmt.Fprintf(stderr, "windtunnel: %v; the run goes on here with SIGHUP ignored\n", err)
 	} else {
 		fmt.Fprintf(stderr, "windtunnel: %s detached from its terminal (pid %d); session %s\n", time.Now().Format(time.RFC3339), pid, session)
 	}
-	bg.start(ctx, steps, stderr)
+	bg.Start(ctx, steps, stderr, isTerminal(stderr))
 	o := <-done
 	bg.Close()
 	return o
-}
-
-// awaitStop waits for a run that was asked to stop to finish, cancelling it (cancel) after
-// stopWait.
-func awaitStop(done <-chan runOutcome, cancel context.CancelFunc) runOutcome {
-	select {
-	case o := <-done:
-		return o
-	case <-time.After(stopWait):
-		cancel()
-		return <-done
-	}
-}
-
-// watchTerminal returns a context that ends with ctx, or with cause errTerminalLost once f
-// is no longer a terminal: a hung-up terminal fails the check, so a dashboard whose
-// terminal closed while SIGHUP is ignored does not stay open forever. It checks every
-// interval; call the cancel function when done.
-func watchTerminal(ctx context.Context, f *os.File, every time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	go func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if !isatty.IsTerminal(f.Fd()) {
-					cancel(errTerminalLost)
-					return
-				}
-			}
-		}
-	}()
-	return ctx, func() { cancel(context.Canceled) }
-}
-
-// detachedProgress is a trainer sink that stays silent while the dashboard owns the
-// terminal and, once the dashboard detached (start), hands the records to a progress line.
-type detachedProgress struct{ p atomic.Pointer[progressLine] }
-
-// start begins printing the run's progress (steps in all) to w.
-func (d *detachedProgress) start(ctx context.Context, steps int, w io.Writer) {
-	d.p.Store(newProgressLine(ctx, steps, w))
-}
-
-// Record passes the record on once started.
-func (d *detachedProgress) Record(r sessions.Record) {
-	if p := d.p.Load(); p != nil {
-		p.Record(r)
-	}
-}
-
-// Event is ignored: the session records operator events.
-func (d *detachedProgress) Event(sessions.Event) {}
-
-// Checkpoint is ignored.
-func (d *detachedProgress) Checkpoint(*sessions.Checkpoint) {}
-
-// Close ends the progress line, if started; call it after the trainer's Run returned.
-func (d *detachedProgress) Close() {
-	if p := d.p.Load(); p != nil {
-		p.Close()
-	}
 }

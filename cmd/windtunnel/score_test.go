@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"windtunnel/lab/launch"
 	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 
@@ -60,7 +61,7 @@ func TestScoreAgreesWithRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := writePredictions(f, tr, res); err != nil {
+			if err := launch.WritePredictions(f, tr, res); err != nil {
 				t.Fatal(err)
 			}
 			f.Close()

@@ -284,23 +284,9 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if dir == "" {
 		dir = filepath.Join("runs", "sweep-"+time.Now().Format("20060102-150405"))
 	}
-	m, err := sweep.Prepare(dir, g, points)
-	if errors.Is(err, sweep.ErrOtherSweep) {
-		return usageError{err}
-	} else if err != nil {
+	m, exe, err := prepareSweep(dir, g, points, f.exe)
+	if err != nil {
 		return err
-	}
-	exe := f.exe
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return fmt.Errorf("sweep: the windtunnel binary: %w (give --exe)", err)
-		}
-	}
-	if exe, err = filepath.Abs(exe); err != nil {
-		return fmt.Errorf("sweep: --exe: %w", err)
-	}
-	if fi, err := os.Stat(exe); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return usagef("sweep: --exe %s: not an executable file", exe)
 	}
 	var sbatch string
 	if f.slurm && !f.dryRun {
@@ -315,11 +301,43 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if f.slurm {
 		return sweepSlurm(ctx, f, m, exe, sbatch, stdout, stderr)
 	}
-	return sweepLocal(ctx, f, m, exe, stdout, stderr)
+	return sweepLocal(ctx, m, exe, localOptions{jobs: f.jobs}, stdout, stderr)
 }
 
-// sweepLocal trains the pending points on this machine.
-func sweepLocal(ctx context.Context, f sweepFlags, m *sweep.Manifest, exe string, stdout, stderr io.Writer) error {
+// prepareSweep checks that dir can hold the sweep of grid g and its points (sweep.Prepare:
+// a new or empty folder, or the same sweep's to continue it) and finds the windtunnel
+// binary the points run (exe, or this one); the manifest is not yet written (Save).
+func prepareSweep(dir string, g sweep.Grid, points []sweep.Point, exe string) (*sweep.Manifest, string, error) {
+	m, err := sweep.Prepare(dir, g, points)
+	if errors.Is(err, sweep.ErrOtherSweep) {
+		return nil, "", usageError{err}
+	} else if err != nil {
+		return nil, "", err
+	}
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, "", fmt.Errorf("sweep: the windtunnel binary: %w (give --exe)", err)
+		}
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return nil, "", fmt.Errorf("sweep: --exe: %w", err)
+	}
+	if fi, err := os.Stat(exe); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return nil, "", usagef("sweep: --exe %s: not an executable file", exe)
+	}
+	return m, exe, nil
+}
+
+// localOptions are how the local engine trains a sweep's points: jobs at a time, each with
+// workers kernel goroutines (0: the cores divided between the jobs) and --blas blas ("":
+// run's default).
+type localOptions struct {
+	jobs, workers int
+	blas          string
+}
+
+// sweepLocal trains the pending points on this machine, saying how it went on stdout.
+func sweepLocal(ctx context.Context, m *sweep.Manifest, exe string, o localOptions, stdout, stderr io.Writer) error {
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
 	var q sweep.Queue
@@ -346,11 +364,14 @@ func sweepLocal(ctx context.Context, f sweepFlags, m *sweep.Manifest, exe string
 		fmt.Fprintf(stdout, "all %d points done in %s: windtunnel compare --from %s\n", len(m.Points), m.Dir(), m.Dir())
 		return nil
 	}
-	workers := max(1, runtime.NumCPU()/f.jobs)
+	workers := o.workers
+	if workers <= 0 {
+		workers = max(1, runtime.NumCPU()/o.jobs)
+	}
 	fmt.Fprintf(stderr, "windtunnel sweep: training %d points here, %d at a time, --workers %d each (logs in %s)\n",
-		len(todo), f.jobs, workers, filepath.Join(m.Dir(), sweep.LogDir))
+		len(todo), o.jobs, workers, filepath.Join(m.Dir(), sweep.LogDir))
 	start := time.Now()
-	l := sweep.Local{Exe: exe, Jobs: f.jobs, Workers: workers, Out: stderr, Tty: isTerminal(stderr)}
+	l := sweep.Local{Exe: exe, Jobs: o.jobs, Workers: workers, BLAS: o.blas, Out: stderr, Tty: isTerminal(stderr)}
 	pr, err := l.Run(ctx, m, todo)
 	fmt.Fprintf(stdout, "sweep %s: %s, %.0f s; windtunnel compare --from %s\n", m.Dir(), pr.Tally(), time.Since(start).Seconds(), m.Dir())
 	if err == nil && pr.Failed > 0 {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"windtunnel/lab/launch"
 
 	"windtunnel/lab"
 	"windtunnel/sessions"
@@ -20,7 +21,7 @@ func TestRunVerdict(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var s summary
+	var s launch.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("summary %q: %v", out, err)
 	}
@@ -49,7 +50,7 @@ func TestFinalVerdict(t *testing.T) {
 		{"bijection", nil, ""},
 	} {
 		res := lab.Result{Last: sessions.Record{State: sessions.Done, Eval: c.eval}}
-		sv := verdictOf(c.task, res)
+		sv := launch.SummaryVerdict(c.task, res)
 		var b strings.Builder
 		printExit(&b, c.task, res, "s.wtlab")
 		if c.eval == nil {

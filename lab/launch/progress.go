@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"windtunnel/sessions"
 )
 
-// progressLine is a trainer sink that prints the run's progress on its own goroutine: an
+// Progress is a trainer sink that prints the run's progress on its own goroutine: an
 // updating line on a terminal, else a log line at every evaluation and state change. The
 // trainer never waits for it: a record that finds the queue full is dropped.
-type progressLine struct {
+type Progress struct {
 	steps int
 	tty   bool
 	w     io.Writer
@@ -21,16 +21,17 @@ type progressLine struct {
 	done  chan struct{}
 }
 
-// newProgressLine starts printing the progress of a run of steps steps to w.
-func newProgressLine(ctx context.Context, steps int, w io.Writer) *progressLine {
-	p := &progressLine{steps: steps, tty: isTerminal(w), w: w, recs: make(chan sessions.Record, 256), done: make(chan struct{})}
+// NewProgress starts printing the progress of a run of steps steps to w (a terminal when
+// tty: one line, rewritten in place).
+func NewProgress(ctx context.Context, steps int, w io.Writer, tty bool) *Progress {
+	p := &Progress{steps: steps, tty: tty, w: w, recs: make(chan sessions.Record, 256), done: make(chan struct{})}
 	// The label lets a CPU profile (WINDTUNNEL_CPUPROFILE; go tool pprof -tags) tell it apart.
 	go pprof.Do(ctx, pprof.Labels("part", "progress"), func(context.Context) { p.print() })
 	return p
 }
 
 // Record queues a record for printing.
-func (p *progressLine) Record(r sessions.Record) {
+func (p *Progress) Record(r sessions.Record) {
 	select {
 	case p.recs <- r:
 	default:
@@ -38,18 +39,18 @@ func (p *progressLine) Record(r sessions.Record) {
 }
 
 // Event is ignored: the session records operator events.
-func (p *progressLine) Event(sessions.Event) {}
+func (p *Progress) Event(sessions.Event) {}
 
 // Checkpoint is ignored.
-func (p *progressLine) Checkpoint(*sessions.Checkpoint) {}
+func (p *Progress) Checkpoint(*sessions.Checkpoint) {}
 
 // Close prints what is queued and ends the line; call it after the run.
-func (p *progressLine) Close() {
+func (p *Progress) Close() {
 	close(p.recs)
 	<-p.done
 }
 
-func (p *progressLine) print() {
+func (p *Progress) print() {
 	defer close(p.done)
 	last := time.Time{}
 	be := "-"
@@ -80,15 +81,15 @@ func (p *progressLine) print() {
 	}
 }
 
-// recordFunc is a trainer sink that calls a function with every record (on the trainer's
+// RecordFunc is a trainer sink that calls a function with every record (on the trainer's
 // goroutine: it must return at once).
-type recordFunc func(sessions.Record)
+type RecordFunc func(sessions.Record)
 
 // Record calls f.
-func (f recordFunc) Record(r sessions.Record) { f(r) }
+func (f RecordFunc) Record(r sessions.Record) { f(r) }
 
 // Event is ignored.
-func (recordFunc) Event(sessions.Event) {}
+func (RecordFunc) Event(sessions.Event) {}
 
 // Checkpoint is ignored.
-func (recordFunc) Checkpoint(*sessions.Checkpoint) {}
+func (RecordFunc) Checkpoint(*sessions.Checkpoint) {}

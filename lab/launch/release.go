@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"fmt"
@@ -11,20 +11,20 @@ import (
 	"windtunnel/sessions"
 )
 
-// ignoreHangup makes this process ignore SIGHUP from now on: the hang-up of a terminal it
+// IgnoreHangup makes this process ignore SIGHUP from now on: the hang-up of a terminal it
 // no longer uses (a dropped SSH connection, a closed window, tmux kill-session) must not
-// end a run that goes on in it. It undoes signalContext's SIGHUP; SIGINT and SIGTERM still
+// end a run that goes on in it. It undoes a signal context's SIGHUP; SIGINT and SIGTERM still
 // stop the run cleanly.
-func ignoreHangup() { signal.Ignore(syscall.SIGHUP) }
+func IgnoreHangup() { signal.Ignore(syscall.SIGHUP) }
 
-// releaseTerminal lets go of the terminal this process was started on, so that a run going
+// ReleaseTerminal lets go of the terminal this process was started on, so that a run going
 // on in it after its dashboard closed is as independent of the terminal as one started
 // with run --detach: stdin reads /dev/null, and stdout and stderr append to the log at
 // logPath (a link planted there is refused, as by run --detach). No descriptor of the
 // process refers to the terminal afterwards (so it does not hold an SSH connection open
-// either); call ignoreHangup first. What this process writes to os.Stdout and os.Stderr
+// either); call IgnoreHangup first. What this process writes to os.Stdout and os.Stderr
 // afterwards goes to the log.
-func releaseTerminal(logPath string) error {
+func ReleaseTerminal(logPath string) error {
 	logf, err := sessions.OpenLog(logPath)
 	if err != nil {
 		return fmt.Errorf("release the terminal: %w", err)
