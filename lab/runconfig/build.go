@@ -217,52 +217,85 @@ func Build(r Recipe) (Config, error) {
 	return c, nil
 }
 
-// Args are the flags of run that, with --preset preset and c's --task, --model and --seed,
-// build a configuration equal to c's settings (Build): every setting where c differs from
-// what the flags before it give, flags that do not apply to c's task or model left out.
-// It returns the configuration they build, for the caller to compare with c (a size no
-// flag sets, such as a baseline's own width, cannot be given).
-func Args(c Config, preset string) ([]string, Config, error) {
-	o := DefaultOverrides()
-	o.Seed = c.Seed
+// Args are the fewest flags of run that, with --preset preset and c's --task, --model and
+// --seed, build a configuration same as c (Build; same decides, e.g. under the rule of
+// sessions/derived, where workers and BLAS do not matter and an unset device is cpu): all
+// the settings where c differs from what the preset gives, then each left out that same
+// does without. Flags that do not apply to c's task or model are never given; an error
+// says that no flags build c (a size no flag sets, such as a baseline's own width).
+func Args(c Config, preset string, same func(built, c Config) bool) ([]string, error) {
 	given := map[string]bool{"seed": true}
-	o.Given = func(flag string) bool { return given[flag] }
-	r := Recipe{Preset: preset, Task: c.Task, Model: c.Model, Flags: o}
-	b, err := Build(r)
-	if err != nil {
-		return nil, Config{}, err
+	build := func() (Config, error) {
+		o := DefaultOverrides()
+		o.Given = func(flag string) bool { return given[flag] }
+		ov, tc, to := reflect.ValueOf(&o).Elem(), reflect.ValueOf(c.Tunnel), reflect.ValueOf(&o.Tunnel).Elem()
+		for _, t := range tunnelFlags {
+			if given[t.flag] {
+				to.FieldByName(t.field).Set(tc.FieldByName(t.field))
+			}
+		}
+		for _, s := range settings {
+			if given[s.flag] {
+				ov.FieldByName(s.value).Set(field(&c, s.field))
+			}
+		}
+		return Build(Recipe{Preset: preset, Task: c.Task, Model: c.Model, Flags: o})
 	}
-	var args []string
 	applies := func(flag string) bool {
 		t, m := FlagTask(flag), FlagModel(flag)
 		return (t == "" || t == c.Task) && (m == "" || m == c.Model)
 	}
-	tc, tb, to := reflect.ValueOf(c.Tunnel), reflect.ValueOf(b.Tunnel), reflect.ValueOf(&r.Flags.Tunnel).Elem()
-	for _, t := range tunnelFlags {
-		if v := text(tc.FieldByName(t.field)); applies(t.flag) && v != text(tb.FieldByName(t.field)) {
-			args, given[t.flag] = append(args, "--"+t.flag+"="+v), true
-			to.FieldByName(t.field).Set(tc.FieldByName(t.field))
+	var flags []string // given, in the order of the settings
+	differ := func(flag string, b Config) {
+		if applies(flag) && flagValue(c, flag) != flagValue(b, flag) {
+			flags, given[flag] = append(flags, flag), true
 		}
 	}
-	ro := reflect.ValueOf(&r.Flags).Elem()
-	for i, s := range settings {
-		if s.flag == "eval-every" && i > 0 { // the cadences against the steps given so far
-			if b, err = Build(r); err != nil {
-				return nil, Config{}, err
+	b, err := build()
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tunnelFlags {
+		differ(t.flag, b)
+	}
+	for _, s := range settings {
+		if s.flag == "eval-every" { // the cadences against the steps given so far
+			if b, err = build(); err != nil {
+				return nil, err
 			}
 		}
-		cv, bv := field(&c, s.field), field(&b, s.field)
-		if s.flag == "seed" || !applies(s.flag) || text(cv) == text(bv) {
+		if s.flag != "seed" {
+			differ(s.flag, b)
+		}
+	}
+	if b, err = build(); err != nil || !same(b, c) {
+		return nil, fmt.Errorf("runconfig: no flags of run build this %s %s configuration over preset %s (%v)", c.Task, c.Model, preset, err)
+	}
+	var out []string
+	for _, flag := range flags {
+		given[flag] = false
+		if b, err := build(); err == nil && same(b, c) {
 			continue
 		}
-		args, given[s.flag] = append(args, "--"+s.flag+"="+text(cv)), true
-		ro.FieldByName(s.value).Set(cv)
+		given[flag] = true
+		out = append(out, "--"+flag+"="+flagValue(c, flag))
 	}
-	got, err := Build(r)
-	if err != nil {
-		return nil, Config{}, fmt.Errorf("runconfig: the flags %s: %w", strings.Join(args, " "), err)
+	return out, nil
+}
+
+// flagValue is the value of run's flag that gives c's setting, as the flag takes it.
+func flagValue(c Config, flag string) string {
+	for _, t := range tunnelFlags {
+		if t.flag == flag {
+			return text(reflect.ValueOf(c.Tunnel).FieldByName(t.field))
+		}
 	}
-	return args, got, nil
+	for _, s := range settings {
+		if s.flag == flag {
+			return text(field(&c, s.field))
+		}
+	}
+	return ""
 }
 
 // field is the field of c at a Go path ("Transformer.Layers").
