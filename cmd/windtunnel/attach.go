@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"windtunnel/sessions/index"
 
 	"github.com/spf13/cobra"
 
@@ -98,22 +99,13 @@ func awaitEnd(ctx context.Context, feed sessions.Feed, d time.Duration) {
 // live run; several, or a query that matches several or none, is a usage error listing
 // the live runs.
 func pickRun(ctx context.Context, query string) (relay.Run, error) {
-	dir, err := relay.SocketDir()
-	if err != nil {
-		return relay.Run{}, fmt.Errorf("attach: %w", err)
-	}
-	runs, err := relay.List(ctx, dir)
+	runs, err := index.Live(ctx, "")
 	if err != nil {
 		return relay.Run{}, fmt.Errorf("attach: %w", err)
 	}
 	sel := relay.Select(runs, query)
 	if fi, err := os.Stat(query); query != "" && err == nil && !fi.IsDir() {
-		sel = nil
-		for _, r := range runs {
-			if lf, err := os.Stat(r.Hello.Meta.Path); err == nil && os.SameFile(fi, lf) {
-				sel = append(sel, r)
-			}
-		}
+		sel = index.Writing(runs, fi)
 		if len(sel) == 0 {
 			if _, err := sessions.Open(query); err != nil {
 				return relay.Run{}, fmt.Errorf("attach: %w", err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 	"windtunnel/lab/launch"
+	"windtunnel/sessions/index"
 
 	"windtunnel/sessions"
 )
@@ -50,7 +51,7 @@ func TestExtendKillResume(t *testing.T) {
 		t.Fatalf("killed extension: info says steps %d..%d of %d planned, state %s; want of %d planned, not done",
 			in.FirstStep, in.LastStep, in.PlanSteps, in.State, planned)
 	}
-	if row, err := sessionRow(path); err != nil || row.Steps != planned || row.State == "done" {
+	if row, err := index.Read(path); err != nil || row.Steps != planned || row.State == "done" {
 		t.Fatalf("killed extension: ls row %+v, %v; want %d steps planned, not done", row, err, planned)
 	}
 	if n := endRecords(t, path); n != 0 {
@@ -70,7 +71,7 @@ func TestExtendKillResume(t *testing.T) {
 		t.Errorf("after the plain --resume: info says steps ..%d of %d planned, state %s; want %d of %d, done",
 			in.LastStep, in.PlanSteps, in.State, planned, planned)
 	}
-	if row, err := sessionRow(path); err != nil || row.State != "done" || row.Step != planned || row.Steps != planned {
+	if row, err := index.Read(path); err != nil || row.State != "done" || row.Step != planned || row.Steps != planned {
 		t.Errorf("after the plain --resume: ls row %+v, %v; want done at %d/%d", row, err, planned, planned)
 	}
 	if n := endRecords(t, path); n != 1 {

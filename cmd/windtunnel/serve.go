@@ -10,10 +10,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"windtunnel/sessions/index"
 
 	"github.com/spf13/cobra"
 	gossh "golang.org/x/crypto/ssh"
@@ -157,63 +157,24 @@ type runSource struct {
 	log     *log.Logger
 }
 
-// Runs lists the live runs, then up to serveRecent finished sessions, newest first.
+// Runs lists the live runs, then up to serveRecent recorded sessions of the runs folder,
+// newest first (index.List).
 func (s runSource) Runs(ctx context.Context) ([]sshserve.Run, error) {
-	live, err := relay.List(ctx, s.sockets)
+	rows, err := index.List(ctx, index.Options{Dir: s.runs, Recent: serveRecent, Sockets: s.sockets,
+		Skip: func(err error) { s.log.Printf("serve: skipping %v", err) }})
 	if err != nil {
-		return nil, fmt.Errorf("serve: live runs: %w", err)
+		return nil, fmt.Errorf("serve: %w", err)
 	}
-	var out []sshserve.Run
-	seen := map[string]bool{}
-	for _, r := range live {
-		h := r.Hello
-		out = append(out, sshserve.Run{Name: sessions.SafeText(r.Name()), Path: h.Meta.Path, Task: h.Meta.Task, Model: h.Meta.Model,
-			Step: h.Step, Steps: h.Meta.Steps, Live: true, Socket: r.Socket})
-		seen[absPath(h.Meta.Path)] = true
-	}
-	files, err := filepath.Glob(filepath.Join(s.runs, "*.wtlab"))
-	if err != nil {
-		return nil, fmt.Errorf("serve: sessions in %s: %w", s.runs, err)
-	}
-	type file struct {
-		path string
-		mod  time.Time
-	}
-	var recent []file
-	for _, f := range files {
-		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() && !seen[absPath(f)] {
-			recent = append(recent, file{f, st.ModTime()})
+	out := make([]sshserve.Run, len(rows))
+	for i, r := range rows {
+		out[i] = sshserve.Run{Path: r.Path, Task: r.Task, Model: r.Model, Step: r.Step, Steps: r.Steps}
+		if r.Live != nil {
+			out[i].Name, out[i].Live, out[i].Socket = sessions.SafeText(r.Live.Name()), true, r.Socket
+		} else {
+			out[i].Name = sessions.SafeText(strings.TrimSuffix(filepath.Base(r.Path), filepath.Ext(r.Path)))
 		}
-	}
-	sort.Slice(recent, func(i, j int) bool { return recent[i].mod.After(recent[j].mod) })
-	for _, f := range recent {
-		if len(out) >= len(live)+serveRecent {
-			break
-		}
-		run, err := finishedRun(f.path)
-		if err != nil {
-			s.log.Printf("serve: skipping %v", err)
-			continue
-		}
-		out = append(out, run)
 	}
 	return out, nil
-}
-
-// finishedRun describes a session file for the picker.
-func finishedRun(path string) (sshserve.Run, error) {
-	r, err := sessions.Open(path)
-	if err != nil {
-		return sshserve.Run{}, err
-	}
-	defer r.Close()
-	m := r.Meta()
-	run := sshserve.Run{Name: sessions.SafeText(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))), Path: path,
-		Task: m.Task, Model: m.Model, Steps: m.Steps}
-	if _, last, ok := r.Span(); ok {
-		run.Step = last
-	}
-	return run, nil
 }
 
 // Open reaches a live run through its control socket (operator events go to its trainer)
@@ -232,12 +193,4 @@ func (s runSource) Open(ctx context.Context, run sshserve.Run, _ string, _ bool)
 	}
 	r.Follow(time.Second)
 	return r, r.Close, nil
-}
-
-// absPath is path made absolute (as it is when that fails).
-func absPath(path string) string {
-	if a, err := filepath.Abs(path); err == nil {
-		return a
-	}
-	return path
 }
