@@ -13,6 +13,7 @@ import (
 	"windtunnel/lab/launch"
 	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/tunnels/score"
 
 	"windtunnel/lab"
 	"windtunnel/tunnels"
@@ -73,7 +74,7 @@ func TestScoreAgreesWithRun(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			var got scoreResult
+			var got score.Result
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
 				t.Fatalf("%q: %v", out, err)
 			}
@@ -147,7 +148,7 @@ func TestScoreRejects(t *testing.T) {
 		{"wrong sequence length", line(func(m map[string]any) { m["tokens"] = bij.Tokens[:3] }), nil, "line 1: 3 tokens, want a sequence of 5"},
 		{"empty input", "\n\n", []string{"--task", "bijection"}, "score: empty input: 2 blank lines"},
 		{"task differs from --task", line(func(m map[string]any) { m["task"] = "hmm" }), []string{"--task", "bijection"}, `line 1: task "hmm", but scoring bijection`},
-		{"too long", strings.Repeat(" ", maxScoreLine+1), nil, "line 1: longer than 16 MiB"},
+		{"too long", strings.Repeat(" ", score.MaxLine+1), nil, "line 1: longer than 16 MiB"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

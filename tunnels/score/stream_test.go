@@ -1,13 +1,11 @@
-package main
+package score
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"runtime"
-	"strings"
 	"testing"
+	"windtunnel/tunnels"
 )
 
 // lineStream is a reader of lines repeated n times in turn, which samples the live heap
@@ -45,40 +43,28 @@ func liveHeap() uint64 {
 	return ms.HeapAlloc
 }
 
-// TestScoreMemoryFlat: score scores as it reads, so its memory does not grow with the
+// TestScoreMemoryFlat: Stream scores as it reads, so its memory does not grow with the
 // number of lines: between line 2000 and line 20000 of a stream of bijection predictions
 // (about 1 KB of scored rows a line) the live heap grows by less than maxGrowth.
 func TestScoreMemoryFlat(t *testing.T) {
 	const lines, mark, maxGrowth = 20000, 2000, 2 << 20
-	code, out, errs := runCLI("sample", "--task", "bijection", "--v", "8", "--n", "50", "--json")
-	if code != 0 {
-		t.Fatalf("sample: exit %d: %s", code, errs)
+	t8, err := tunnels.New("bijection", tunnels.Config{V: 8})
+	if err != nil {
+		t.Fatal(err)
 	}
 	var base [][]byte
-	sc := bufio.NewScanner(strings.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
-		m["model"] = m["posterior"] // a perfect model
-		b, err := json.Marshal(m)
+	var seq tunnels.Sequence
+	for i := range 50 {
+		t8.Fill(&seq, tunnels.TrainStream(1), uint64(i))
+		b, err := json.Marshal(map[string]any{"task": "bijection", "tokens": seq.Tokens, "model": seq.Posterior}) // a perfect model
 		if err != nil {
 			t.Fatal(err)
 		}
 		base = append(base, append(b, '\n'))
 	}
 	in := &lineStream{lines: base, n: lines, mark: mark}
-	var stdout, stderr bytes.Buffer
-	root := newRoot(&stdout, &stderr)
-	root.SetIn(in)
-	root.SetArgs([]string{"score", "--task", "bijection", "--v", "8", "--json"})
-	if err := root.Execute(); err != nil {
-		t.Fatalf("score: %v %s", err, stderr.String())
-	}
-	var res scoreResult
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+	res, err := Stream(in, "", func(string) (tunnels.Tunnel, error) { return t8, nil }, false)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Sequences != lines || res.BitErrorPosition > 1e-9 || res.Accuracy != 1 {
