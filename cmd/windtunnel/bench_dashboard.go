@@ -17,6 +17,7 @@ import (
 	"time"
 	"windtunnel/lab/launch"
 	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/derived"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -289,7 +290,7 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 		ms := clock.window(start+o.Settle, time.Since(clock.t0))
 		win.AllocMBps = float64(m1.TotalAlloc-m0.TotalAlloc) / 1e6 / (time.Since(clock.t0) - start).Seconds()
 		win.GCs = m1.NumGC - m0.NumGC
-		win.Steps, win.MedianMs, win.MeanMs = len(ms), median(ms), mean(ms)
+		win.Steps, win.MedianMs, win.MeanMs = len(ms), median(ms), derived.MeanFinite(ms)
 		res.Windows = append(res.Windows, win)
 	}
 	stop()
@@ -341,7 +342,7 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 	}
 	if len(lat) > 0 {
 		sort.Float64s(lat)
-		res.KeyToScreenMs = [4]float64{mean(lat), median(lat), lat[len(lat)*95/100], lat[len(lat)-1]}
+		res.KeyToScreenMs = [4]float64{derived.MeanFinite(lat), median(lat), lat[len(lat)*95/100], lat[len(lat)-1]}
 	}
 	return res, nil
 }
