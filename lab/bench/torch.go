@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -15,29 +15,27 @@ import (
 	"time"
 )
 
-// torchScriptName is the file name of the project's PyTorch reference (scripts/ in the
+// TorchScriptName is the file name of the project's PyTorch reference (scripts/ in the
 // repository; gpu-check.sh packs it next to the binary).
-const torchScriptName = "torch_reference.py"
+const TorchScriptName = "torch_reference.py"
 
 // torchInstallHint is what bench tells a user whose machine has no PyTorch.
 const torchInstallHint = "apt install python3-torch, or name a Python with --python"
 
-// torchRef is where bench found the PyTorch reference and a Python that imports torch; a
+// Torch is where bench found the PyTorch reference and a Python that imports torch; a
 // missing half leaves its field empty and says why in Why.
-type torchRef struct {
+type Torch struct {
 	Script, Python string
 	Why            string // short, for a table cell; empty when both were found
 }
 
-// findTorchRef locates the reference script (see torchScriptPlaces) and a Python with torch
+// FindTorch locates the reference script (see torchScriptPlaces) and a Python with torch
 // (see pythonCandidates), writing what it tried to log when either is missing. An explicit
-// --torch-script or --python that does not work is an error, not a fallback.
-func findTorchRef(ctx context.Context, script, python string, log func(string)) (torchRef, error) {
-	var r torchRef
+// script (--torch-script, which must exist) or python (--python) that does not work is an
+// error, not a fallback.
+func FindTorch(ctx context.Context, script, python string, log func(string)) (Torch, error) {
+	var r Torch
 	if script != "" {
-		if _, err := os.Stat(script); err != nil {
-			return r, usagef("--torch-script %s: %v", script, err)
-		}
 		r.Script = script
 	} else if env := os.Getenv("TORCH_REFERENCE"); env != "" {
 		if _, err := os.Stat(env); err != nil {
@@ -51,8 +49,8 @@ func findTorchRef(ctx context.Context, script, python string, log func(string)) 
 		places := torchScriptPlaces(exe, cwd, src)
 		r.Script = firstFile(places)
 		if r.Script == "" {
-			r.Why = torchScriptName + " not found (use --torch-script)"
-			log(fmt.Sprintf("bench: the PyTorch reference %s was not found; looked at:\n  %s\n", torchScriptName, strings.Join(places, "\n  ")))
+			r.Why = TorchScriptName + " not found (use --torch-script)"
+			log(fmt.Sprintf("bench: the PyTorch reference %s was not found; looked at:\n  %s\n", TorchScriptName, strings.Join(places, "\n  ")))
 			return r, nil
 		}
 	}
@@ -90,18 +88,18 @@ func torchScriptPlaces(exe, cwd, src string) []string {
 	}
 	if exe != "" {
 		dir := filepath.Dir(exe)
-		add(filepath.Join(dir, torchScriptName))
-		add(filepath.Join(dir, "scripts", torchScriptName))
+		add(filepath.Join(dir, TorchScriptName))
+		add(filepath.Join(dir, "scripts", TorchScriptName))
 	}
 	if cwd != "" {
-		add(filepath.Join(cwd, "scripts", torchScriptName))
+		add(filepath.Join(cwd, "scripts", TorchScriptName))
 		if root := moduleRoot(cwd); root != "" {
-			add(filepath.Join(root, "scripts", torchScriptName))
+			add(filepath.Join(root, "scripts", TorchScriptName))
 		}
 	}
 	if filepath.IsAbs(src) {
 		if root := moduleRoot(filepath.Dir(src)); root != "" {
-			add(filepath.Join(root, "scripts", torchScriptName))
+			add(filepath.Join(root, "scripts", TorchScriptName))
 		}
 	}
 	return out
@@ -190,8 +188,8 @@ func firstWithTorch(ctx context.Context, cands []string) (string, []string) {
 	return "", tried
 }
 
-// runTorch runs the reference and returns its JSON output lines.
-func runTorch(ctx context.Context, python, script, device string, d, layers, heads, batch, steps, threads, evalEvery int) ([][]byte, error) {
+// RunTorch runs the reference and returns its JSON output lines.
+func RunTorch(ctx context.Context, python, script, device string, d, layers, heads, batch, steps, threads, evalEvery int) ([][]byte, error) {
 	args := []string{script, "--device", device, "--d", strconv.Itoa(d), "--layers", strconv.Itoa(layers), "--heads", strconv.Itoa(heads),
 		"--batch", strconv.Itoa(batch), "--steps", strconv.Itoa(steps), "--threads", strconv.Itoa(threads)}
 	if evalEvery > 0 {

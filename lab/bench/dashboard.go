@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -27,18 +27,20 @@ import (
 	"windtunnel/tui"
 )
 
-// dashOptions configure the in-process dashboard benchmark.
-type dashOptions struct {
+// DashOptions configure the in-process dashboard benchmark.
+type DashOptions struct {
 	Windows int           // number of windows, an even number: half with the dashboard
 	Window  time.Duration // length of each window
 	Settle  time.Duration // left out at the start of each window (start-up and shut-down)
 	Key     time.Duration // a Tab is typed this often while the dashboard runs (0: none)
-	BLAS    string
+	// Terminal: the dashboard draws on this process's terminal (stdout), else into a
+	// virtual 160×48 terminal.
+	Terminal bool
 }
 
-// dashWindow is one window of the benchmark: the trainer's step times while the dashboard
+// DashWindow is one window of the benchmark: the trainer's step times while the dashboard
 // was, or was not, drawing.
-type dashWindow struct {
+type DashWindow struct {
 	On       bool    `json:"dashboard"`
 	Steps    int     `json:"steps"`
 	MedianMs float64 `json:"median_step_ms"`
@@ -50,15 +52,15 @@ type dashWindow struct {
 	GCs       uint32  `json:"gcs"`
 }
 
-// dashResult is the benchmark's outcome.
-type dashResult struct {
+// DashResult is the benchmark's outcome.
+type DashResult struct {
 	Config     string       `json:"config"`
 	Params     int          `json:"params"`
 	BLAS       string       `json:"blas"`
 	Terminal   string       `json:"terminal"`
 	WindowS    float64      `json:"window_s"`
 	SettleS    float64      `json:"settle_s"`
-	Windows    []dashWindow `json:"windows"`
+	Windows    []DashWindow `json:"windows"`
 	PairRatios []float64    `json:"pair_ratios"`
 	// MedianPairRatio is the median over window pairs of the dashboard window's median step
 	// time over its neighbour's: above 1, the dashboard slows the trainer.
@@ -169,34 +171,30 @@ func (s stampedFile) Read(p []byte) (int, error) { return s.f.Read(p) }
 func (s stampedFile) Close() error               { return nil }
 func (s stampedFile) Fd() uintptr                { return s.f.Fd() }
 
-// benchDashboard trains the quick bijection preset once and switches the dashboard on and
-// off in alternating windows (off, on, on, off, off, on, …), so that drift in the
-// machine's speed falls on both kinds of window alike. On a terminal the dashboard draws
-// there; otherwise into a virtual 160×48 terminal with 256 colours.
-func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer) (dashResult, error) {
-	cfg, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
-	if err != nil {
-		return dashResult{}, err
-	}
-	cfg.Steps, cfg.BLAS = 1_000_000, o.BLAS
+// Dashboard trains cfg (the quick bijection preset, a million steps) once and switches the
+// dashboard on and off in alternating windows (off, on, on, off, off, on, …), so that
+// drift in the machine's speed falls on both kinds of window alike. On a terminal
+// (o.Terminal) the dashboard draws there; otherwise into a virtual 160×48 terminal with
+// 256 colours. version names the program in the session it writes (in a temporary folder).
+func Dashboard(ctx context.Context, cfg runconfig.Config, o DashOptions, version string, stderr io.Writer) (DashResult, error) {
 	tr, err := lab.New(cfg)
 	if err != nil {
-		return dashResult{}, err
+		return DashResult{}, err
 	}
 	defer tr.Close()
 	dir, err := os.MkdirTemp("", "windtunnel-bench-")
 	if err != nil {
-		return dashResult{}, fmt.Errorf("bench: %w", err)
+		return DashResult{}, fmt.Errorf("bench: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "dashboard.wtlab")
 	meta, err := launch.Meta(cfg, tr, path, version)
 	if err != nil {
-		return dashResult{}, err
+		return DashResult{}, err
 	}
 	w, err := sessions.Create(path, meta, sessions.WriterOptions{})
 	if err != nil {
-		return dashResult{}, fmt.Errorf("bench: %w", err)
+		return DashResult{}, fmt.Errorf("bench: %w", err)
 	}
 	out := &stampedWriter{w: io.Discard}
 	// A live feed (the dashboard shows it as a run in progress) that takes no commands: the
@@ -208,7 +206,7 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 	tr.Attach(live)
 	tr.Attach(clock)
 	tc := cfg.Transformer
-	res := dashResult{
+	res := DashResult{
 		Config:  fmt.Sprintf("quick bijection V=20 d=%d L=%d H=%d batch=%d", tc.Width, tc.Layers, tc.Heads, cfg.Batch),
 		Params:  tr.Model().NumParams(),
 		BLAS:    tr.BLAS(),
@@ -216,7 +214,7 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 		SettleS: o.Settle.Seconds(),
 	}
 	uiOpts := tui.Options{AltScreen: true, Output: out}
-	if onTerminal(stdout) {
+	if o.Terminal {
 		res.Terminal = "this terminal"
 		uiOpts.Output = stampedFile{out, os.Stdout}
 		out.w = os.Stdout
@@ -259,7 +257,7 @@ func benchDashboard(ctx context.Context, o dashOptions, stdout, stderr io.Writer
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		fmt.Fprintf(stderr, "bench: window %d/%d, dashboard %s\n", i+1, o.Windows, onOff(on))
-		win := dashWindow{On: on}
+		win := DashWindow{On: on}
 		if on {
 			st, typed, err := showDashboard(ctx, live, uiOpts, o.Window, o.Key, clock.t0)
 			if err != nil {
@@ -401,21 +399,8 @@ func onOff(on bool) string {
 	return "off"
 }
 
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// printDashboard writes the benchmark's table and summary.
-func printDashboard(w io.Writer, r dashResult, asJSON bool) error {
+// Print writes the benchmark's table and summary (or one JSON object).
+func (r DashResult) Print(w io.Writer, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(r)
 	}

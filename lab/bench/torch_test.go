@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func torchForTest(t *testing.T) (python, script string) {
 	}
 	script = firstFile(torchScriptPlaces("", cwd, ""))
 	if script == "" {
-		t.Fatalf("scripts/%s not found from %s", torchScriptName, cwd)
+		t.Fatalf("scripts/%s not found from %s", TorchScriptName, cwd)
 	}
 	py, tried := firstWithTorch(context.Background(), pythonCandidates("", os.Getenv("PYTHON"), exec.LookPath))
 	if py == "" {
@@ -100,7 +100,7 @@ func TestTorchReferenceOutput(t *testing.T) {
 	py, script := torchForTest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	lines, err := runTorch(ctx, py, script, "cpu", 16, 1, 2, 4, 6, 1, 3)
+	lines, err := RunTorch(ctx, py, script, "cpu", 16, 1, 2, 4, 6, 1, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,16 +158,16 @@ func TestTorchScriptPlaces(t *testing.T) {
 		}
 	}
 	write(filepath.Join(repo, "go.mod"), "module windtunnel\n\ngo 1.26\n")
-	write(filepath.Join(repo, "scripts", torchScriptName), "# ref\n")
+	write(filepath.Join(repo, "scripts", TorchScriptName), "# ref\n")
 	write(filepath.Join(repo, "cmd", "windtunnel", "bench.go"), "package main\n")
 	write(filepath.Join(other, "go.mod"), "module elsewhere\n")
-	write(filepath.Join(other, "scripts", torchScriptName), "# not ours\n")
-	write(filepath.Join(root, "gpu", torchScriptName), "# packed\n")
-	ref := filepath.Join(repo, "scripts", torchScriptName)
+	write(filepath.Join(other, "scripts", TorchScriptName), "# not ours\n")
+	write(filepath.Join(root, "gpu", TorchScriptName), "# packed\n")
+	ref := filepath.Join(repo, "scripts", TorchScriptName)
 	for _, c := range []struct {
 		name, exe, cwd, src, want string
 	}{
-		{"next to the binary", filepath.Join(root, "gpu", "windtunnel"), other, "", filepath.Join(root, "gpu", torchScriptName)},
+		{"next to the binary", filepath.Join(root, "gpu", "windtunnel"), other, "", filepath.Join(root, "gpu", TorchScriptName)},
 		{"binary at the repository root", filepath.Join(repo, "windtunnel"), root, "", ref},
 		{"current folder inside the module", "", filepath.Join(repo, "cmd", "windtunnel"), "", ref},
 		{"source path", filepath.Join(root, "bin", "windtunnel"), root, filepath.Join(repo, "cmd", "windtunnel", "bench.go"), ref},
@@ -213,38 +213,5 @@ func TestTorchPython(t *testing.T) {
 	}
 	if py, tried := firstWithTorch(context.Background(), []string{without}); py != "" || len(tried) != 1 {
 		t.Errorf("took %q (%q), want none", py, tried)
-	}
-}
-
-// TestBenchParsesReference runs bench's quick row against a stand-in reference and a
-// stand-in Python, so the row's PyTorch columns are checked where torch is not installed.
-func TestBenchParsesReference(t *testing.T) {
-	dir := t.TempDir()
-	script := filepath.Join(dir, torchScriptName)
-	if err := os.WriteFile(script, []byte("# stand-in\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// Threads 1 answers 30 ms a step, threads 2 answers 20; `-c import torch` succeeds.
-	py := filepath.Join(dir, "python")
-	body := "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\ncase \"$*\" in *\"--threads 2\"*) m=20 ;; *) m=30 ;; esac\n" +
-		"echo '{\"step\": 1}'\necho \"{\\\"median_ms_per_step\\\": $m}\"\n"
-	if err := os.WriteFile(py, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errs := runCLI("bench", "--presets", "quick", "--steps", "5", "--torch-script", script, "--python", py, "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var row benchRow
-	if err := json.Unmarshal([]byte(out), &row); err != nil {
-		t.Fatalf("%q: %v", out, err)
-	}
-	if row.TorchErr != "" || row.TorchMs != 20 || row.TorchThreads != 2 || !reflect.DeepEqual(row.TorchBoth, []float64{30, 20}) ||
-		math.Abs(row.Ratio-row.OursMs/20) > 1e-12 {
-		t.Errorf("row %+v: want PyTorch 20 ms at 2 threads (30 / 20), ratio windtunnel/20", row)
-	}
-	code, _, errs = runCLI("bench", "--presets", "quick", "--steps", "5", "--torch-script", filepath.Join(dir, "absent.py"))
-	if code != 2 || !strings.Contains(errs, "--torch-script") {
-		t.Errorf("missing --torch-script: exit %d, %q; want 2 naming the flag", code, errs)
 	}
 }
