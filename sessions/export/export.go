@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-
 	"windtunnel/sessions"
 )
 
