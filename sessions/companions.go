@@ -1,6 +1,8 @@
 package sessions
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 )
@@ -18,6 +20,21 @@ func LogPath(session string) string { return session + ".log" }
 // ViewerLogName is the file name of the log of a viewer (replay, attach) of session, in
 // the user's cache directory: <session base>.log.
 func ViewerLogName(session string) string { return filepath.Base(session) + ".log" }
+
+// OpenViewerLog opens the log of a viewer (replay, attach) of session for appending (OpenLog):
+// os.UserCacheDir()/windtunnel/logs/<session base>.log, the folders made as needed. A
+// viewer writes nothing beside a session it reads.
+func OpenViewerLog(session string) (*os.File, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return nil, fmt.Errorf("log: %w", err)
+	}
+	dir = filepath.Join(dir, "windtunnel", "logs")
+	if err := os.MkdirAll(dir, DirMode); err != nil {
+		return nil, fmt.Errorf("log: %w", err)
+	}
+	return OpenLog(filepath.Join(dir, ViewerLogName(session)))
+}
 
 // SetAsidePath is where a session that cannot be read is moved so that its run starts
 // again: <session>.unreadable-<time>.

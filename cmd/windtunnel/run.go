@@ -36,10 +36,22 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 			if st.Note != "" {
 				fmt.Fprintf(stderr, "windtunnel: %s\n", st.Note)
 			}
+			ctx, cancel := signalContext(cmd.Context())
+			defer cancel()
 			if !f.headless && f.predictions == "" && onTerminal(stdout) {
-				return runTUI(cmd.Context(), st, stdout, stderr)
+				return launch.WithDashboard(ctx, st, stderr, isTerminal(stderr))
 			}
-			return runHeadless(cmd.Context(), st, f.predictions, stdout, stderr)
+			var pw io.Writer
+			if f.predictions != "" {
+				p, err := os.Create(f.predictions)
+				if err != nil {
+					st.Close()
+					return usagef("--predictions: %v", err)
+				}
+				defer p.Close()
+				pw = p
+			}
+			return launch.Headless(ctx, st, pw, isTerminal(stderr), stdout, stderr)
 		},
 	}
 	f.register(c.Flags())

@@ -23,6 +23,13 @@ type Run struct {
 	Note string
 }
 
+// Close closes the run's session and trainer, for a run that will not start.
+func (r *Run) Close() error {
+	err := r.Writer.Close()
+	r.Trainer.Close()
+	return err
+}
+
 // New builds the trainer of cfg and creates its session at path, its meta naming the
 // program's version. The trainer is closed again when the session cannot be created.
 func New(cfg runconfig.Config, path, version string) (*Run, error) {

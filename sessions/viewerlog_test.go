@@ -1,35 +1,30 @@
 //go:build unix
 
-package main
+package sessions
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"windtunnel/sessions"
 )
 
 // TestLogModes: the dashboard's log beside a session and a viewer's log in the cache
 // directory (and its directories) are their owner's only: they name the session and its
 // host, and the viewer log who attached.
-func TestLogModes(t *testing.T) {
+func TestLogFileModes(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	session := filepath.Join(dir, "s.wtlab")
-	_, closeLog, err := openLog(session)
-	if err != nil {
-		t.Fatal(err)
+	for _, open := range []func(string) (*os.File, error){func(s string) (*os.File, error) { return OpenLog(LogPath(s)) }, OpenViewerLog} {
+		f, err := open(session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
 	}
-	closeLog()
-	_, closeViewer, err := openViewerLog(session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	closeViewer()
 	logs := filepath.Join(dir, "cache", "windtunnel", "logs")
-	for p, want := range map[string]os.FileMode{session + ".log": sessions.FileMode, filepath.Join(logs, "s.wtlab.log"): sessions.FileMode,
-		logs: sessions.DirMode} {
+	for p, want := range map[string]os.FileMode{session + ".log": FileMode, filepath.Join(logs, "s.wtlab.log"): FileMode,
+		logs: DirMode} {
 		fi, err := os.Stat(p)
 		if err != nil {
 			t.Errorf("%s: %v", p, err)
