@@ -125,13 +125,13 @@ func extendAndKill(t *testing.T, path string, n int) bool {
 }
 
 // infoJSON is `windtunnel info --json path`.
-func infoJSON(t *testing.T, path string) sessionInfo {
+func infoJSON(t *testing.T, path string) index.Info {
 	t.Helper()
 	code, out, errs := runCLI("info", "--json", path)
 	if code != 0 {
 		t.Fatalf("info: exit %d: %s", code, errs)
 	}
-	var in sessionInfo
+	var in index.Info
 	if err := json.Unmarshal([]byte(out), &in); err != nil {
 		t.Fatalf("info --json: %v: %s", err, out)
 	}

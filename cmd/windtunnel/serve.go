@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,22 +8,15 @@ import (
 	"log"
 	"net"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
-	"windtunnel/sessions/index"
 
 	"github.com/spf13/cobra"
 	gossh "golang.org/x/crypto/ssh"
 
-	"windtunnel/sessions"
 	"windtunnel/sessions/relay"
 	"windtunnel/tui/sshserve"
 )
-
-// serveRecent is how many finished sessions serve offers for replay.
-const serveRecent = 20
 
 func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	var addr, keysPath, hostKeyPath, runsDir string
@@ -67,7 +59,7 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			logger := log.New(stderr, "", log.LstdFlags)
-			srv, err := sshserve.New(sshserve.Config{Source: runSource{sockets: sockets, runs: runsDir, log: logger},
+			srv, err := sshserve.New(sshserve.Config{Source: sshserve.IndexSource{Sockets: sockets, Dir: runsDir, Log: logger},
 				AuthorizedKeys: keys, HostKey: host, Logger: logger, LoginGraceTime: grace, MaxStartups: startups})
 			if err != nil {
 				return err
@@ -147,50 +139,4 @@ func hostName() string {
 		return h
 	}
 	return "HOST"
-}
-
-// runSource is serve's sshserve.Source: the live runs of this user, reached through their
-// control sockets (relay), and the newest session files of a folder, replayed.
-type runSource struct {
-	sockets string // relay.SocketDir
-	runs    string // folder of session files
-	log     *log.Logger
-}
-
-// Runs lists the live runs, then up to serveRecent recorded sessions of the runs folder,
-// newest first (index.List).
-func (s runSource) Runs(ctx context.Context) ([]sshserve.Run, error) {
-	rows, err := index.List(ctx, index.Options{Dir: s.runs, Recent: serveRecent, Sockets: s.sockets,
-		Skip: func(err error) { s.log.Printf("serve: skipping %v", err) }})
-	if err != nil {
-		return nil, fmt.Errorf("serve: %w", err)
-	}
-	out := make([]sshserve.Run, len(rows))
-	for i, r := range rows {
-		out[i] = sshserve.Run{Path: r.Path, Task: r.Task, Model: r.Model, Step: r.Step, Steps: r.Steps}
-		if r.Live != nil {
-			out[i].Name, out[i].Live, out[i].Socket = sessions.SafeText(r.Live.Name()), true, r.Socket
-		} else {
-			out[i].Name = sessions.SafeText(strings.TrimSuffix(filepath.Base(r.Path), filepath.Ext(r.Path)))
-		}
-	}
-	return out, nil
-}
-
-// Open reaches a live run through its control socket (operator events go to its trainer)
-// and replays a finished one, following the file in case a run still writes it.
-func (s runSource) Open(ctx context.Context, run sshserve.Run, _ string, _ bool) (sessions.Feed, func() error, error) {
-	if run.Live {
-		f, err := relay.OpenFeed(ctx, run.Socket)
-		if err != nil {
-			return nil, nil, fmt.Errorf("serve: %s: %w", run.Name, err)
-		}
-		return f, f.Close, nil
-	}
-	r, err := sessions.Open(run.Path)
-	if err != nil {
-		return nil, nil, err
-	}
-	r.Follow(time.Second)
-	return r, r.Close, nil
 }
