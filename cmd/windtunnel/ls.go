@@ -6,10 +6,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"windtunnel/sessions/index"
 
@@ -97,56 +95,12 @@ func describeWhere(conds []index.Condition) string {
 	return strings.Join(parts, " ")
 }
 
-// printRuns prints the runs as aligned columns, with a column for sortKey when the table
-// has none.
+// printRuns prints the runs as a table (index.WriteTable), or says there are none.
 func printRuns(w io.Writer, rows []index.Run, dir string, days float64, sortKey string) error {
 	if len(rows) == 0 {
 		_, err := fmt.Fprintf(w, "no live runs, and no sessions in %s from the last %g days\n", dir, days)
 		return err
 	}
 	wd, _ := os.Getwd()
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	extra := sortKey != "" && !lsShown(sortKey)
-	head := "STATE\tTASK\tMODEL\tSTEP\tBIT ERROR (a)\tPID\t"
-	if extra {
-		head += sessions.SafeText(strings.ToUpper(sortKey)) + "\t"
-	}
-	fmt.Fprintln(tw, head+"SESSION")
-	for _, r := range rows {
-		be, pid := "-", "-"
-		if r.BitError != nil {
-			be = fmt.Sprintf("%.4f", *r.BitError)
-		}
-		if r.Pid > 0 {
-			pid = fmt.Sprint(r.Pid)
-		}
-		state := r.State
-		if r.Note != "" {
-			state += " (" + r.Note + ")"
-		}
-		path := r.Path
-		if rel, err := filepath.Rel(wd, path); err == nil && wd != "" && !strings.HasPrefix(rel, "..") {
-			path = rel
-		}
-		col := ""
-		if extra {
-			col = "-"
-			if v, ok := r.Field(sortKey); ok {
-				col = sessions.SafeText(index.FieldText(v))
-			}
-			col += "\t"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s%s\n", sessions.SafeText(state), sessions.SafeText(r.Task), sessions.SafeText(r.Model),
-			r.Step, r.Steps, be, pid, col, sessions.SafeText(path))
-	}
-	return tw.Flush()
-}
-
-// lsShown reports whether ls's table already has a column for key.
-func lsShown(key string) bool {
-	switch strings.ToLower(key) {
-	case "state", "task", "model", "step", "bit_error", "bit_error_position", "pid", "path":
-		return true
-	}
-	return false
+	return index.WriteTable(w, rows, sortKey, wd)
 }
