@@ -6,5 +6,5 @@
 // authors' frame statistic the run recorded (derived.ReadFrameRatios). Report.Text prints
 // it; means over heads and positions are derived's (NaN-skipping).
 //
-// It imports lab, lab/runconfig, sessions, sessions/derived and diagnostics.
+// It imports lab, sessions, sessions/derived and diagnostics.
 package probe
