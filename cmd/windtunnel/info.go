@@ -80,13 +80,7 @@ func writeSessionConfig(w io.Writer, path, format string) error {
 	if format != "toml" && format != "yaml" {
 		return usagef("--format %q: want toml or yaml", format)
 	}
-	r, err := sessions.Open(path)
-	if err != nil {
-		return err
-	}
-	m := r.Meta()
-	r.Close()
-	cfg, err := derived.SessionConfig(m)
+	cfg, m, err := derived.ReadSessionConfig(path)
 	if err != nil {
 		return fmt.Errorf("info: %w", err)
 	}

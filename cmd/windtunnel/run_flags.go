@@ -2,12 +2,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
-	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 
 	"github.com/spf13/pflag"
@@ -171,10 +169,7 @@ func flagError(err error) error {
 	if !errors.As(err, &fe) {
 		return usageError{err}
 	}
-	v := fmt.Sprint(fe.Value)
-	if s, ok := fe.Value.(string); ok {
-		v = fmt.Sprintf("%q", s)
-	}
+	v := runconfig.ValueText(fe.Value)
 	if name, ok := runconfig.FlagOf(fe.Field); ok {
 		return usagef("--%s %s: %s", name, v, fe.Reason)
 	}
@@ -183,12 +178,7 @@ func flagError(err error) error {
 
 // readLike reads the stored configuration of a recorded run (--like SESSION).
 func readLike(path string) (*runconfig.Source, error) {
-	r, err := sessions.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	cfg, err := derived.SessionConfig(r.Meta())
+	cfg, _, err := derived.ReadSessionConfig(path)
 	if err != nil {
 		return nil, err
 	}

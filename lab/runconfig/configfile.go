@@ -314,11 +314,16 @@ func jsonKind(t reflect.Type) string {
 // FieldError is a configuration error (a *arch.FieldError) as the source's: its name, the
 // field's key in a configuration file, the value and the reason.
 func (s *Source) FieldError(fe *arch.FieldError) error {
-	v := fmt.Sprint(fe.Value)
-	if str, ok := fe.Value.(string); ok {
-		v = fmt.Sprintf("%q", str)
+	return fmt.Errorf("%s: %s %s: %s", s.Name, FileKey(fe.Field), ValueText(fe.Value), fe.Reason)
+}
+
+// ValueText is a setting's value as an error message quotes it: text in quotes, the rest
+// as Go prints it.
+func ValueText(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
 	}
-	return fmt.Errorf("%s: %s %s: %s", s.Name, FileKey(fe.Field), v, fe.Reason)
+	return fmt.Sprint(v)
 }
 
 // FileKey turns a configuration field's Go path ("Transformer.Heads") into its key in a

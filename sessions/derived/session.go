@@ -24,6 +24,19 @@ func SessionConfig(m sessions.Meta) (runconfig.Config, error) {
 	return c, nil
 }
 
+// ReadSessionConfig opens the session at path and decodes its configuration
+// (SessionConfig); it returns the session's meta too.
+func ReadSessionConfig(path string) (runconfig.Config, sessions.Meta, error) {
+	r, err := sessions.Open(path)
+	if err != nil {
+		return runconfig.Config{}, sessions.Meta{}, err
+	}
+	m := r.Meta()
+	r.Close()
+	c, err := SessionConfig(m)
+	return c, m, err
+}
+
 // KeyOf is a configuration's key under the rule of this package (ConfigKey of its JSON, as a
 // session stores it): runs with equal keys are seeds of one configuration.
 func KeyOf(c runconfig.Config) (string, error) {
