@@ -61,7 +61,7 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 			st, err := tui.Run(ctx, feed, tui.Options{Logger: logger, AltScreen: true,
 				DetachNote: "close this viewer; the run goes on (windtunnel attach " + name + " comes back)"})
 			if st.Stopped {
-				awaitEnd(ctx, feed, attachStopWait)
+				sessions.AwaitEnd(ctx, feed, attachStopWait)
 			}
 			if last, ok, _ := feed.At(-1); !feed.Live() && ok {
 				fmt.Fprintf(stderr, "windtunnel: %s %s at step %d\n", name, last.State, last.Step)
@@ -76,23 +76,6 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 // attachStopWait bounds how long attach waits for a run it stopped to end (its final
 // evaluation and checkpoint).
 const attachStopWait = 2 * time.Minute
-
-// awaitEnd waits until feed's run has ended, ctx is done or d has passed.
-func awaitEnd(ctx context.Context, feed sessions.Feed, d time.Duration) {
-	timeout := time.After(d)
-	for {
-		select {
-		case _, ok := <-feed.Changed():
-			if !ok {
-				return
-			}
-		case <-ctx.Done():
-			return
-		case <-timeout:
-			return
-		}
-	}
-}
 
 // pickRun finds the live run query names (see relay.Select; a session file that no live
 // run writes is an error that suggests replay). Without a query there must be exactly one

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log"
 	"net"
 	"os"
@@ -12,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	gossh "golang.org/x/crypto/ssh"
 
 	"windtunnel/sessions/relay"
 	"windtunnel/tui/sshserve"
@@ -46,11 +43,14 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 			if startups <= 0 {
 				return usagef("--max-startups %d: want at least 1", startups)
 			}
-			keys, err := serveKeysPath(keysPath)
+			keys, err := sshserve.AuthorizedKeysFile(keysPath)
 			if err != nil {
 				return err
 			}
-			host, err := serveHostKey(hostKeyPath, stdout)
+			host, created, hostPath, err := sshserve.HostKeyFile(hostKeyPath)
+			if created {
+				fmt.Fprintf(stdout, "generated host key %s\n", hostPath)
+			}
 			if err != nil {
 				return err
 			}
@@ -96,41 +96,6 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	flags.StringVar(&hostKeyPath, "host-key", "", "the server's private key file, generated there on first start (default $XDG_CONFIG_HOME/windtunnel/ssh_host_ed25519_key)")
 	flags.StringVar(&runsDir, "runs", "runs", "folder of session files offered for replay when no run is live")
 	return cmd
-}
-
-// serveKeysPath returns the authorized-keys file to read (the default one when path is
-// empty), which must exist.
-func serveKeysPath(path string) (string, error) {
-	if path == "" {
-		p, err := sshserve.DefaultAuthorizedKeys()
-		if err != nil {
-			return "", err
-		}
-		path = p
-	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("serve: no authorized keys: create %s with one public key per line (%s before a key lets it operate runs)",
-			path, sshserve.OperatorOption)
-	} else if err != nil {
-		return "", fmt.Errorf("serve: authorized keys: %w", err)
-	}
-	return path, nil
-}
-
-// serveHostKey loads the --host-key file, or the default one; either is generated on first
-// start (when no file is there), as the README says.
-func serveHostKey(path string, stdout io.Writer) (gossh.Signer, error) {
-	if path == "" {
-		var err error
-		if path, err = sshserve.DefaultHostKey(); err != nil {
-			return nil, err
-		}
-	}
-	s, created, err := sshserve.HostKey(path, true)
-	if created {
-		fmt.Fprintf(stdout, "generated host key %s\n", path)
-	}
-	return s, err
 }
 
 // hostName is this machine's name for the connect hint.

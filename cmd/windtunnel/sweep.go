@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -186,25 +185,13 @@ func sweepPoints(g sweep.Grid) ([]sweep.Point, error) {
 	return checkPoints(points)
 }
 
-// checkPoints builds every point's configuration (setting its steps): a value run refuses
-// or two points that train the same run are usage errors.
+// checkPoints builds every point's configuration with run's flags (sweep.CheckPoints,
+// which sets its steps): a value run refuses or two points that train the same run are
+// usage errors.
 func checkPoints(points []sweep.Point) ([]sweep.Point, error) {
-	seen := map[string]string{}
-	for i, p := range points {
-		cfg, err := pointConfig(p.Args)
-		if err != nil {
-			return nil, usagef("sweep: point %s: %v", p.Name, err)
-		}
-		points[i].Steps = cfg.Steps
-		cfg.BLAS, cfg.Workers = "", 0
-		key, err := json.Marshal(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("sweep: %w", err)
-		}
-		if other, dup := seen[string(key)]; dup {
-			return nil, usagef("sweep: points %s and %s train the same run", other, p.Name)
-		}
-		seen[string(key)] = p.Name
+	points, err := sweep.CheckPoints(points, pointConfig)
+	if err != nil {
+		return nil, usageError{err}
 	}
 	return points, nil
 }
