@@ -3,8 +3,9 @@
 // (recursively, newest first, a session a live run writes listed once, as the live run),
 // each a Run row (state, step, newest whole-model scores, configuration); Read describes one
 // session, ReadSession reads its meta and last record and State names it (done, failed,
-// stopped, interrupted). ls, attach and serve list runs with it, and sweep status reads its
-// points' sessions with it.
+// stopped, interrupted), WriteTable prints rows as ls does and ReadInfo describes a session
+// (info). ls, attach and serve list runs with it, and sweep status reads its points'
+// sessions with it.
 //
 // query.go is ls's query language: conditions (ParseWhere: KEY=VALUE and !=, <, >, <=, >=)
 // on a row's fields, its metrics and its stored configuration's keys (decoded with

@@ -34,6 +34,6 @@
 //
 // Files: server.go (Config, Server, the session gate), conns.go (the connection gates
 // before and after authentication), keys.go (authorized keys),
-// hostkey.go (host key and default paths), window.go (the size bound), session.go (one viewer: its feed, renderer and
+// hostkey.go (host key, authorized-keys file and default paths), window.go (the size bound), session.go (one viewer: its feed, renderer and
 // program), picker.go (the run picker in front of the dashboard), source.go (IndexSource).
 package sshserve
