@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"windtunnel/lab/runconfig"
@@ -115,6 +116,20 @@ func (f *runFlags) config(fs *pflag.FlagSet) (runconfig.Config, error) {
 		return runconfig.Config{}, usageError{err} // the source's: a value of the wrong type
 	}
 	return runconfig.Config{}, flagError(err)
+}
+
+// pointConfig is the configuration `windtunnel run` builds from the flags args (its own
+// flags, checks and runconfig.Build): every point of sweep and compare (refused before
+// anything is trained or submitted when run would refuse it) and every row of bench.
+func pointConfig(args []string) (runconfig.Config, error) {
+	var f runFlags
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return runconfig.Config{}, usageError{err}
+	}
+	return f.config(fs)
 }
 
 // source reads --config or --like (nil without either), and rejects what cannot go with

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 
 	"github.com/spf13/cobra"
@@ -152,20 +151,6 @@ func sweepGrid(f sweepFlags, fs *pflag.FlagSet, args []string) (g sweep.Grid, ok
 		return g, false, usageError{err}
 	}
 	return g, ok, nil
-}
-
-// pointConfig is a point's configuration as `windtunnel run` would build it from its flags:
-// run's own flags and checks, so a point that run would refuse is refused before anything
-// is trained or submitted.
-func pointConfig(args []string) (runconfig.Config, error) {
-	var f runFlags
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	f.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return runconfig.Config{}, usageError{err}
-	}
-	return f.config(fs)
 }
 
 // sweepPoints expands the grid and builds every point's configuration: an unknown flag, a
