@@ -30,7 +30,7 @@ func deviceError(de *lab.DeviceError) error {
 	if !ok {
 		return fmt.Errorf("--device %s: %w", de.Device, de.Err)
 	}
-	return fmt.Errorf("--device %s: on this machine %s (`windtunnel device` lists what was searched and how to add a path; --device cpu runs here)", de.Device, why)
+	return fmt.Errorf("--device %s: %s (`windtunnel device` lists what was searched and how to add a path; --device cpu runs here)", de.Device, why)
 }
 
 // checkOutFile rejects an explicit --out that names a folder, before the session is

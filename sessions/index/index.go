@@ -116,7 +116,7 @@ func List(ctx context.Context, o Options) ([]Run, error) {
 			return nil
 		}
 		fi, err := d.Info()
-		if err != nil || !fi.Mode().IsRegular() || (o.Age > 0 && fi.ModTime().Before(cutoff)) {
+		if err != nil || (o.Age > 0 && fi.ModTime().Before(cutoff)) {
 			return nil
 		}
 		for _, lf := range liveFiles {
