@@ -5,7 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"time"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"fmt"
 	"testing"

@@ -2,7 +2,7 @@ package lab
 
 import (
 	"fmt"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/backends/cuda"
 	"windtunnel/backends/gemm"

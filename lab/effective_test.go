@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
-	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"
@@ -107,9 +107,14 @@ func TestCompareDerivedDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.Model, c.PrefixMLP.Input = arch.KindPrefixMLP, ""
+	pe, err := EffectiveOf(c)
+	if err != nil {
+		t.Fatal(err)
+	}
 	d := derived.Defaults()
-	if d["device"] != e.Device || d["precision"] != e.Precision || len(d) != 2 {
-		t.Errorf("derived.Defaults = %v, want device %q, precision %q", d, e.Device, e.Precision)
+	if d["device"] != e.Device || d["precision"] != e.Precision || d["mlp_prefix.input"] != pe.PrefixMLP.Input || len(d) != 3 {
+		t.Errorf("derived.Defaults = %v, want device %q, precision %q, mlp_prefix.input %q", d, e.Device, e.Precision, pe.PrefixMLP.Input)
 	}
 	for _, p := range derived.Primitives() {
 		if p.Metric == "bit_error_position" && p.Threshold != derived.PassBits {

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 	"windtunnel/diagnostics"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/diagnostics"
 	"windtunnel/sessions"

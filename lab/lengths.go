@@ -2,7 +2,7 @@ package lab
 
 import (
 	"fmt"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/diagnostics"
 	"windtunnel/models"

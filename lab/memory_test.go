@@ -5,8 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/sessions/derived"
 
 	"windtunnel/sessions"
 )
@@ -97,7 +98,7 @@ func TestSessionConfig(t *testing.T) {
 		{"width not a number", `{"transformer":{"Width":"x"}}`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := runconfig.SessionConfig(sessions.Meta{Path: "x.wtlab", Config: json.RawMessage(c.config)})
+			_, err := derived.SessionConfig(sessions.Meta{Path: "x.wtlab", Config: json.RawMessage(c.config)})
 			if c.field == "-" {
 				if err != nil {
 					t.Fatal(err)
@@ -129,7 +130,7 @@ func FuzzSessionConfig(f *testing.F) {
 	f.Add([]byte(`{"task":"bijection","model":"transformer","transformer":{"Layers":1,"Heads":1,"Width":1000000000}}`))
 	f.Add([]byte(`{"task":"hmm","model":"mamba","steps":1,"batch":1,"probe_size":1,"eval_k":[512,512],"mamba":{"Layers":64,"Width":4096,"State":256,"Expand":16}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := runconfig.SessionConfig(sessions.Meta{Config: b})
+		c, err := derived.SessionConfig(sessions.Meta{Config: b})
 		if err != nil {
 			if !errors.Is(err, sessions.ErrNotSession) {
 				t.Fatalf("error %v is not ErrNotSession", err)

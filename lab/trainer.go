@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"gorgonia.org/tensor"
 

@@ -5,7 +5,10 @@
 // is still being written. While a Writer is open SQLite keeps its log (-wal, -shm) beside
 // the file; once the Writer and the last Reader have closed, the session is one file again,
 // and a Reader of a closed session creates nothing beside it (it reads from a read-only
-// directory too; files.go). Feed is what the dashboard reads, live (Live, fed by the
+// directory too; files.go). Every file a session keeps beside it is named once, in
+// companions.go: the run's log (LogPath), SQLite's -wal and -shm, the writer's .lock, a
+// session set aside as unreadable, and a viewer's log in the cache directory
+// (OpenViewerLog). Feed is what the dashboard reads, live (Live, fed by the
 // trainer, which passes operator events to a Control) or replayed (Reader), through one
 // interface. Everything decoded from a file is untrusted: numbers are bounded before they
 // size anything (bounds.go), and strings are made safe to print (SafeText, safetext.go)

@@ -47,7 +47,7 @@ func readDSN(path string) (string, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("mode", "ro")
-	if wal && !exists(path+"-wal") {
+	if wal && !exists(walPath(path)) {
 		q.Add("immutable", "1")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode(), nil
@@ -60,7 +60,7 @@ func readDSN(path string) (string, error) {
 // (a Writer, another Reader) SQLite refuses at once and nothing changes. It is best-effort:
 // an unwritable file or directory leaves things as they are.
 func tidy(path string) {
-	if !exists(path + "-wal") {
+	if !exists(walPath(path)) {
 		return
 	}
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=rw")

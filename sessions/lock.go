@@ -27,9 +27,3 @@ func (e *LockError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrLocked) hold.
 func (e *LockError) Unwrap() error { return ErrLocked }
-
-// lockPath is the sidecar a Writer holds an advisory lock on for its lifetime: the session
-// path with ".lock" added. It holds the writer's pid. Readers never look at it, so they are
-// never blocked; Close removes it, so a closed session is one file again. A lock file left
-// by a killed writer holds no lock (the kernel drops it with the process) and is reused.
-func lockPath(path string) string { return path + ".lock" }

@@ -108,7 +108,7 @@ func checkFile(path string) error {
 	if err != nil {
 		return err
 	}
-	for _, side := range []string{path + "-wal", path + "-shm"} {
+	for _, side := range []string{walPath(path), shmPath(path)} {
 		if sst, err := os.Lstat(side); err == nil && !sst.Mode().IsRegular() {
 			return fmt.Errorf("%s: %w (%s)", side, ErrNotRegular, kindOf(sst.Mode()))
 		}
@@ -123,7 +123,7 @@ func checkFile(path string) error {
 	}
 	pages := int64(head[28])<<24 | int64(head[29])<<16 | int64(head[30])<<8 | int64(head[31])
 	valid := string(head[24:28]) == string(head[92:96])
-	if _, err := os.Stat(path + "-wal"); err != nil && valid && pages > 0 && st.Size() < pages*pageSize {
+	if _, err := os.Stat(walPath(path)); err != nil && valid && pages > 0 && st.Size() < pages*pageSize {
 		return fmt.Errorf("%w: truncated (%d bytes, header says %d)", ErrNotSession, st.Size(), pages*pageSize)
 	}
 	return nil

@@ -13,8 +13,9 @@
 // code reports, the pass line and the reference levels. Nothing is cut within a word: lines
 // that do not fit end in " …" after a whole word, legends wrap and titles take a shorter
 // form. Of the project it imports only windtunnel/sessions, windtunnel/sessions/derived (the
-// pass line, the verdict, the context-free level), windtunnel/diagnostics (types) and its
-// own tui/look: it reads records and sends operator events, never touching models.
+// pass line, the verdict, the context-free level), windtunnel/lab/runconfig (the stored
+// configuration, decoded: a leaf), windtunnel/diagnostics (types) and its own tui/look: it
+// reads records and sends operator events, never touching the trainer or models.
 //
 // Every chart has axis titles and glyphs that read without colour; where two curves fall on
 // one cell a combined glyph shows both (⊙ bit error (a) on (b), ◉ the model's entropy on

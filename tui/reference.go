@@ -4,24 +4,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/tui/look"
 )
 
-// runConfig is what the dashboard reads from the session's configuration (Meta.Config, the
-// lab's Config as JSON): the evaluation cadence. Fields it does not find stay zero.
-type runConfig struct {
-	EvalEvery int `json:"eval_every"`
-}
-
-// readConfig parses the configuration of m (zero when it has none or it does not parse).
-func readConfig(m sessions.Meta) runConfig {
-	var c runConfig
+// readConfig decodes the configuration of m (runconfig.Config, as the session stores it),
+// of which the dashboard reads the evaluation cadence; zero when it has none or it does not
+// decode.
+func readConfig(m sessions.Meta) runconfig.Config {
+	var c runconfig.Config
 	if len(m.Config) > 0 {
 		if err := json.Unmarshal(m.Config, &c); err != nil {
-			return runConfig{}
+			return runconfig.Config{}
 		}
 	}
 	return c

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
 
 	"windtunnel/tui/look"
@@ -11,7 +12,7 @@ import (
 type shared struct {
 	feed   sessions.Feed
 	meta   sessions.Meta
-	cfg    runConfig // what the dashboard reads from meta.Config
+	cfg    runconfig.Config // the session's configuration (the dashboard reads its cadence)
 	keys   KeyMap
 	st     look.Styles
 	replay bool // the feed was not live when the dashboard opened

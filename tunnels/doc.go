@@ -4,5 +4,7 @@
 //
 // Every tunnel is deterministic: sequence i of a stream is a pure function of (stream, i),
 // whatever the batch it is drawn in and on every machine. Posteriors are float64.
+// WriteJSON and WriteTable print a stream's sequences with their posteriors (sample.go,
+// windtunnel sample); scoring an outside model's predictions against them is tunnels/score.
 // The package imports no other package of the project and knows nothing of networks.
 package tunnels

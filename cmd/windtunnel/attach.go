@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"windtunnel/sessions/index"
 
 	"github.com/spf13/cobra"
 
@@ -60,7 +61,7 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 			st, err := tui.Run(ctx, feed, tui.Options{Logger: logger, AltScreen: true,
 				DetachNote: "close this viewer; the run goes on (windtunnel attach " + name + " comes back)"})
 			if st.Stopped {
-				awaitEnd(ctx, feed, attachStopWait)
+				sessions.AwaitEnd(ctx, feed, attachStopWait)
 			}
 			if last, ok, _ := feed.At(-1); !feed.Live() && ok {
 				fmt.Fprintf(stderr, "windtunnel: %s %s at step %d\n", name, last.State, last.Step)
@@ -76,44 +77,18 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 // evaluation and checkpoint).
 const attachStopWait = 2 * time.Minute
 
-// awaitEnd waits until feed's run has ended, ctx is done or d has passed.
-func awaitEnd(ctx context.Context, feed sessions.Feed, d time.Duration) {
-	timeout := time.After(d)
-	for {
-		select {
-		case _, ok := <-feed.Changed():
-			if !ok {
-				return
-			}
-		case <-ctx.Done():
-			return
-		case <-timeout:
-			return
-		}
-	}
-}
-
 // pickRun finds the live run query names (see relay.Select; a session file that no live
 // run writes is an error that suggests replay). Without a query there must be exactly one
 // live run; several, or a query that matches several or none, is a usage error listing
 // the live runs.
 func pickRun(ctx context.Context, query string) (relay.Run, error) {
-	dir, err := relay.SocketDir()
-	if err != nil {
-		return relay.Run{}, fmt.Errorf("attach: %w", err)
-	}
-	runs, err := relay.List(ctx, dir)
+	runs, err := index.Live(ctx, "")
 	if err != nil {
 		return relay.Run{}, fmt.Errorf("attach: %w", err)
 	}
 	sel := relay.Select(runs, query)
 	if fi, err := os.Stat(query); query != "" && err == nil && !fi.IsDir() {
-		sel = nil
-		for _, r := range runs {
-			if lf, err := os.Stat(r.Hello.Meta.Path); err == nil && os.SameFile(fi, lf) {
-				sel = append(sel, r)
-			}
-		}
+		sel = index.Writing(runs, fi)
 		if len(sel) == 0 {
 			if _, err := sessions.Open(query); err != nil {
 				return relay.Run{}, fmt.Errorf("attach: %w", err)

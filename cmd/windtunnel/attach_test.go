@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"windtunnel/sessions/index"
 
 	"github.com/spf13/pflag"
 
@@ -25,13 +26,13 @@ var detachRun = []string{"run", "--detach", "--task", "bijection", "--v", "4", "
 	"--batch", "8", "--probe", "16", "--eval-every", "100", "--checkpoint-every", "100000", "--steps", "50000000"}
 
 // lsJSON runs `ls --json` on dir and returns the row of the session at path.
-func lsJSON(t *testing.T, dir, path string) (lsRow, bool) {
+func lsJSON(t *testing.T, dir, path string) (index.Run, bool) {
 	t.Helper()
 	code, out, errs := runCLI("ls", "--json", "--dir", dir)
 	if code != 0 {
 		t.Fatalf("ls: exit %d: %s", code, errs)
 	}
-	var rows []lsRow
+	var rows []index.Run
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("ls --json: %v\n%s", err, out)
 	}
@@ -40,7 +41,7 @@ func lsJSON(t *testing.T, dir, path string) (lsRow, bool) {
 			return r, true
 		}
 	}
-	return lsRow{}, false
+	return index.Run{}, false
 }
 
 // TestDetachAttach starts `run --detach`, finds it with ls, toggles a head through its

@@ -3,33 +3,42 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"windtunnel/lab/sweep"
+	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
-// TestCompareReuseAndFrom trains a small comparison, runs it again (every session is
-// reused, nothing retrains) and rebuilds the table from the folder with --from.
+// TestCompareReuseAndFrom trains a small comparison on the sweep engine, runs it again
+// (nothing is trained twice) and rebuilds the table from the folder with --from.
 func TestCompareReuseAndFrom(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains four short runs")
 	}
+	t.Setenv(childEnv, "1") // the points are this test binary acting as windtunnel
 	dir := filepath.Join(t.TempDir(), "cmp")
-	args := []string{"compare", "--tasks", "bijection", "--models", "transformer,lstm", "--seeds", "2", "--steps", "12", "--out", dir}
+	args := []string{"compare", "--tasks", "bijection", "--models", "mlp,mlp-prefix", "--seeds", "2", "--steps", "12", "--out", dir}
 	code, out, errs := runCLI(args...)
 	if code != 0 {
 		t.Fatalf("compare: exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, s := range []string{"transformer 0/1", "(b)*", "paper", "FAIL 0/2"} {
+	for _, s := range []string{"mlp 0/1", "(b)*", "paper", "FAIL 0/2"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("table lacks %q:\n%s", s, out)
 		}
 	}
-	if !strings.Contains(errs, "runs left, about") {
-		t.Errorf("no ETA in the progress:\n%s", errs)
+	if !strings.Contains(errs, "4/4 done") || !strings.Contains(errs, "bijection-mlp-prefix-seed=2 done") {
+		t.Errorf("no progress of the points:\n%s", errs)
+	}
+	if _, err := sweep.Read(dir); err != nil {
+		t.Errorf("the folder is not a sweep's: %v", err)
 	}
 	code, out2, errs2 := runCLI(args...)
-	if code != 0 || strings.Count(errs2, "(reused ") != 4 || strings.Contains(errs2, "steps)\n") {
-		t.Fatalf("second compare: exit %d, want every run reused:\n%s", code, errs2)
+	if code != 0 || !strings.Contains(errs2, "all 4 points done") || strings.Contains(errs2, "training") {
+		t.Fatalf("second compare: exit %d, want nothing trained:\n%s", code, errs2)
 	}
 	if tail := func(s string) string { return s[strings.Index(s, "\n"):] }; tail(out) != tail(out2) {
 		t.Errorf("reused table differs:\n%s\nvs\n%s", out, out2)
@@ -47,10 +56,68 @@ func TestCompareReuseAndFrom(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &v); err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Cells) != 2 || v.Cells[0].Model != "transformer" || len(v.Cells[0].Seeds) != 2 || v.Cells[1].Model != "lstm" {
+	if len(v.Cells) != 2 || v.Cells[0].Model != "mlp" || len(v.Cells[0].Seeds) != 2 || v.Cells[1].Model != "mlp-prefix" {
 		t.Errorf("--from cells: %+v", v.Cells)
 	}
 	if code, _, errs := runCLI("compare", "--from", filepath.Join(dir, "none")); code != 2 || !strings.Contains(errs, "--from") {
 		t.Errorf("--from a missing folder: exit %d, %q", code, errs)
+	}
+}
+
+// TestCompareIsRun: a compare point is the run `windtunnel run` makes from the same flags
+// (issue 41): it is evaluated at run's cadence for its steps, stores what run stores (the
+// prefix MLP's input included), and compare --from over it and a run of the same settings
+// shows one configuration.
+func TestCompareIsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two short runs")
+	}
+	t.Setenv(childEnv, "1")
+	base := t.TempDir()
+	dir := filepath.Join(base, "cmp")
+	if code, out, errs := runCLI("compare", "--tasks", "bijection", "--models", "mlp", "--seeds", "1", "--steps", "24", "--out", dir); code != 0 {
+		t.Fatalf("compare: exit %d\n%s\n%s", code, out, errs)
+	}
+	ran := filepath.Join(dir, "run.wtlab")
+	if code, _, errs := runCLI("run", "--headless", "--model", "mlp", "--steps", "24", "--seed", "1", "--out", ran); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errs)
+	}
+	read := func(path string) (sessions.Meta, []int) {
+		r, err := sessions.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		evals, err := r.Evals(-1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var steps []int
+		for _, e := range evals {
+			steps = append(steps, e.Step)
+		}
+		return r.Meta(), steps
+	}
+	cm, csteps := read(filepath.Join(dir, "bijection-mlp-seed=1.wtlab"))
+	rm, rsteps := read(ran)
+	if !slices.Equal(csteps, rsteps) || len(csteps) < 12 {
+		t.Errorf("evaluated at steps %v by compare, %v by run", csteps, rsteps)
+	}
+	ck, err := derived.Key(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk, err := derived.Key(rm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck != rk {
+		d, _ := derived.Differences(cm.Config, rm.Config)
+		t.Errorf("compare's and run's sessions are different configurations: %v", d)
+	}
+	code, js, errs := runCLI("compare", "--from", dir, "--json")
+	var v struct{ Cells []struct{ Seeds []int } }
+	if code != 0 || json.Unmarshal([]byte(js), &v) != nil || len(v.Cells) != 1 || len(v.Cells[0].Seeds) != 2 {
+		t.Errorf("compare --from: exit %d, %s %s", code, js, errs)
 	}
 }

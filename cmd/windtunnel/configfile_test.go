@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 )
 
 // configJSON is the configuration as a session stores it, for comparing two.

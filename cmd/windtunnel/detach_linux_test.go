@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"windtunnel/lab/launch"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/relay"
@@ -77,7 +78,7 @@ func TestDashboardDetachHangup(t *testing.T) {
 	time.Sleep(2 * sessions.DefaultInterval)
 	select {
 	case <-ch.done:
-		t.Fatalf("the detached run exited (%v) %s after the hang-up; log:\n%s", ch.err, time.Since(t0).Round(time.Millisecond), logTail(path+".log", 12))
+		t.Fatalf("the detached run exited (%v) %s after the hang-up; log:\n%s", ch.err, time.Since(t0).Round(time.Millisecond), launch.LogTail(path+".log", 12))
 	default:
 	}
 	if row, ok := lsJSON(t, dir, path); !ok || row.Pid != pid || row.Socket != socket {
@@ -90,7 +91,7 @@ func TestDashboardDetachHangup(t *testing.T) {
 	case <-ch.done:
 		t.Logf("exited (%v) %s after the hang-up", ch.err, time.Since(t0).Round(time.Millisecond))
 	case <-time.After(90 * time.Second):
-		t.Fatalf("still running 90 s after the hang-up; log:\n%s", logTail(path+".log", 12))
+		t.Fatalf("still running 90 s after the hang-up; log:\n%s", launch.LogTail(path+".log", 12))
 	}
 	if ch.err != nil {
 		t.Errorf("exit: %v", ch.err)
@@ -105,7 +106,7 @@ func TestDashboardDetachHangup(t *testing.T) {
 	}
 	for _, want := range []string{"detached from its terminal", fmt.Sprintf("step %d/%d", steps, steps), "windtunnel: done after"} {
 		if !strings.Contains(string(b), want) {
-			t.Errorf("the log lacks %q:\n%s", want, logTail(path+".log", 12))
+			t.Errorf("the log lacks %q:\n%s", want, launch.LogTail(path+".log", 12))
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"windtunnel/lab/launch"
+	"windtunnel/sessions/index"
 
 	"windtunnel/sessions"
 )
@@ -49,7 +51,7 @@ func TestExtendKillResume(t *testing.T) {
 		t.Fatalf("killed extension: info says steps %d..%d of %d planned, state %s; want of %d planned, not done",
 			in.FirstStep, in.LastStep, in.PlanSteps, in.State, planned)
 	}
-	if row, err := sessionRow(path); err != nil || row.Steps != planned || row.State == "done" {
+	if row, err := index.Read(path); err != nil || row.Steps != planned || row.State == "done" {
 		t.Fatalf("killed extension: ls row %+v, %v; want %d steps planned, not done", row, err, planned)
 	}
 	if n := endRecords(t, path); n != 0 {
@@ -60,7 +62,7 @@ func TestExtendKillResume(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("plain --resume of the killed extension: exit %d: %s", code, errs)
 	}
-	var s summary
+	var s launch.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Steps != planned {
 		t.Fatalf("plain --resume: summary %q (%v), want %d steps", out, err, planned)
 	}
@@ -69,7 +71,7 @@ func TestExtendKillResume(t *testing.T) {
 		t.Errorf("after the plain --resume: info says steps ..%d of %d planned, state %s; want %d of %d, done",
 			in.LastStep, in.PlanSteps, in.State, planned, planned)
 	}
-	if row, err := sessionRow(path); err != nil || row.State != "done" || row.Step != planned || row.Steps != planned {
+	if row, err := index.Read(path); err != nil || row.State != "done" || row.Step != planned || row.Steps != planned {
 		t.Errorf("after the plain --resume: ls row %+v, %v; want done at %d/%d", row, err, planned, planned)
 	}
 	if n := endRecords(t, path); n != 1 {
@@ -123,13 +125,13 @@ func extendAndKill(t *testing.T, path string, n int) bool {
 }
 
 // infoJSON is `windtunnel info --json path`.
-func infoJSON(t *testing.T, path string) sessionInfo {
+func infoJSON(t *testing.T, path string) index.Info {
 	t.Helper()
 	code, out, errs := runCLI("info", "--json", path)
 	if code != 0 {
 		t.Fatalf("info: exit %d: %s", code, errs)
 	}
-	var in sessionInfo
+	var in index.Info
 	if err := json.Unmarshal([]byte(out), &in); err != nil {
 		t.Fatalf("info --json: %v: %s", err, out)
 	}

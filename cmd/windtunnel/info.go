@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/derived"
+	"windtunnel/sessions/index"
 
 	"github.com/spf13/cobra"
 
@@ -38,16 +38,15 @@ func newInfoCmd(stdout io.Writer) *cobra.Command {
 			case asConfig:
 				return writeSessionConfig(stdout, args[0], format)
 			}
-			in, err := readInfo(args[0])
+			in, err := index.ReadInfo(args[0])
 			if err != nil {
 				return err
 			}
+			in.Config = effectiveJSON(in.Config)
 			if asJSON {
 				return json.NewEncoder(stdout).Encode(in)
 			}
-			var b strings.Builder
-			printInfo(&b, in)
-			_, err = io.WriteString(stdout, b.String())
+			_, err = io.WriteString(stdout, in.Text())
 			return err
 		},
 	}
@@ -55,74 +54,6 @@ func newInfoCmd(stdout io.Writer) *cobra.Command {
 	c.Flags().BoolVar(&asConfig, "config", false, "print the recorded configuration as a file for run --config (TOML; YAML with --format yaml)")
 	c.Flags().StringVar(&format, "format", "toml", "the `FORMAT` of the --config file: toml or yaml")
 	return c
-}
-
-// sessionInfo is what `windtunnel info` prints.
-type sessionInfo struct {
-	Path        string         `json:"path"`
-	Bytes       int64          `json:"bytes"`
-	Task        string         `json:"task"`
-	Model       string         `json:"model"`
-	Params      int            `json:"params"`
-	Device      string         `json:"device"`
-	Version     string         `json:"version"`
-	Host        string         `json:"host"`
-	Created     time.Time      `json:"created"`
-	FirstStep   int            `json:"first_step"`
-	LastStep    int            `json:"last_step"`
-	PlanSteps   int            `json:"planned_steps"`
-	Records     int            `json:"records"`
-	Events      int            `json:"events"`
-	Checkpoints []int          `json:"checkpoints"`
-	State       string         `json:"state"`
-	Last        *sessions.Eval `json:"last_eval,omitempty"`
-	LastLoss    float64        `json:"last_loss"`
-	WallS       float64        `json:"wall_s"`
-	// Config is the configuration resolved for display (lab.Effective): the task's tunnel
-	// sizes and target with defaults applied, the model's own block. A session whose stored
-	// configuration does not resolve shows it as stored.
-	Config json.RawMessage `json:"config"`
-}
-
-func readInfo(path string) (sessionInfo, error) {
-	r, err := sessions.Open(path)
-	if err != nil {
-		return sessionInfo{}, err
-	}
-	defer r.Close()
-	m := r.Meta()
-	in := sessionInfo{Path: path, Task: m.Task, Model: m.Model, Params: m.Params, Device: m.Device, Version: m.Version,
-		Host: m.Host, Created: m.Created, PlanSteps: m.Steps, Config: effectiveJSON(m.Config)}
-	if st, err := os.Stat(path); err == nil {
-		in.Bytes = st.Size()
-	}
-	in.FirstStep, in.LastStep, _ = r.Span()
-	if in.Records, err = r.Count(); err != nil {
-		return in, err
-	}
-	ev, err := r.Events(-1)
-	if err != nil {
-		return in, err
-	}
-	in.Events = len(ev)
-	if in.Checkpoints, err = r.Checkpoints(); err != nil {
-		return in, err
-	}
-	last, ok, err := r.At(-1)
-	if err != nil {
-		return in, err
-	}
-	if ok {
-		in.State, in.LastLoss, in.WallS = string(last.State), last.Loss, last.WallS
-	}
-	evs, err := r.Evals(-1, 0)
-	if err != nil {
-		return in, err
-	}
-	if r, ok := sessions.LastWhole(evs); ok {
-		in.Last = r.Eval
-	}
-	return in, nil
 }
 
 // effectiveJSON is a session's stored configuration resolved for display (lab.Effective),
@@ -143,18 +74,24 @@ func effectiveJSON(stored json.RawMessage) json.RawMessage {
 	return b
 }
 
-func printInfo(w *strings.Builder, in sessionInfo) {
-	fmt.Fprintf(w, "session   %s (%d bytes)\n", in.Path, in.Bytes)
-	fmt.Fprintf(w, "run       %s %s, %d parameters, %s, windtunnel %s on %s, %s\n", in.Task, in.Model, in.Params, in.Device, in.Version, in.Host, in.Created.Format(time.RFC3339))
-	fmt.Fprintf(w, "steps     %d..%d of %d planned, %d records, %d operator events, state %s, %.1f s\n", in.FirstStep, in.LastStep, in.PlanSteps, in.Records, in.Events, in.State, in.WallS)
-	fmt.Fprintf(w, "checkpts  %v\n", in.Checkpoints)
-	fmt.Fprintf(w, "last      loss %.5f", in.LastLoss)
-	if e := in.Last; e != nil {
-		fmt.Fprintf(w, "  bit error (a) %.5f  (b) %.5f  KL %.5f bits  TVD %.5f  accuracy %.4f", e.BitErrorPosition, e.BitErrorSample, e.KLBits, e.TVD, e.Accuracy)
+// writeSessionConfig writes the stored configuration of the session at path as a file
+// `run --config` reads back to the same configuration: TOML, or YAML for format "yaml".
+func writeSessionConfig(w io.Writer, path, format string) error {
+	if format != "toml" && format != "yaml" {
+		return usagef("--format %q: want toml or yaml", format)
 	}
-	fmt.Fprintln(w)
-	var cfg bytes.Buffer
-	if json.Indent(&cfg, in.Config, "          ", "  ") == nil { // in the order written
-		fmt.Fprintf(w, "config    %s\n", cfg.Bytes())
+	cfg, m, err := derived.ReadSessionConfig(path)
+	if err != nil {
+		return fmt.Errorf("info: %w", err)
 	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# The configuration of %s (%s %s, %d steps), as recorded.\n",
+		strings.ReplaceAll(sessions.SafeText(path), "\n", " "), sessions.SafeText(m.Task), sessions.SafeText(m.Model), cfg.Steps)
+	b.WriteString("# `windtunnel run --config FILE` runs it again; flags given replace its values. A zero size\n" +
+		"# or an empty setting stands for the default (`windtunnel info` shows the values the run used).\n")
+	if err := runconfig.Write(&b, cfg, format); err != nil {
+		return fmt.Errorf("info: %s: %w", path, err)
+	}
+	_, err = w.Write(b.Bytes())
+	return err
 }

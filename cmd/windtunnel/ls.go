@@ -1,50 +1,20 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"windtunnel/sessions/index"
 
 	"github.com/spf13/cobra"
 
 	"windtunnel/sessions"
-	"windtunnel/sessions/relay"
 )
-
-// lsRow is one run as ls lists it.
-type lsRow struct {
-	// State is running (or paused), done, stopped, interrupted (stopped by a signal, or
-	// killed: the session has no final record) or failed.
-	State string `json:"state"`
-	Task  string `json:"task"`
-	Model string `json:"model"`
-	Step  int    `json:"step"`
-	Steps int    `json:"steps"`
-	// BitError is bit error (a) at the newest evaluation of the whole model (null: none).
-	BitError *float64 `json:"bit_error_position"`
-	// Note qualifies the state: "no answer" for a session whose control socket is still
-	// there but did not answer in time (a run that is alive but busy, or hung).
-	Note string `json:"note,omitempty"`
-	// Pid and Socket are a live run's process and control socket.
-	Pid      int       `json:"pid,omitempty"`
-	Socket   string    `json:"socket,omitempty"`
-	Path     string    `json:"path"`
-	Modified time.Time `json:"modified"`
-	// Metrics are the scores of the newest evaluation of the whole model (null: none yet);
-	// Config the configuration as stored.
-	Metrics *lsMetrics      `json:"last_eval"`
-	Config  json.RawMessage `json:"config,omitempty"`
-}
 
 func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
@@ -71,28 +41,29 @@ func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 			if days < 0 || math.IsNaN(days) {
 				return usagef("--days %v: want ≥ 0", days)
 			}
-			var conds []lsCondition
+			var conds []index.Condition
 			for _, w := range where {
-				c, err := parseWhere(w)
+				c, err := index.ParseWhere(w)
 				if err != nil {
-					return err
+					return usageError{err}
 				}
 				conds = append(conds, c)
 			}
 			if sortKey != "" {
-				if err := checkLsKey("--sort", sortKey); err != nil {
-					return err
+				if err := index.CheckKey("--sort", sortKey); err != nil {
+					return usageError{err}
 				}
 			}
-			all, err := listRuns(cmd.Context(), dir, time.Duration(days*float64(24*time.Hour)), stderr)
+			warn := func(err error) { fmt.Fprintf(stderr, "windtunnel: ls: %s\n", sessions.SafeText(err.Error())) }
+			all, err := index.List(cmd.Context(), index.Options{Dir: dir, Age: time.Duration(days * float64(24*time.Hour)), Skip: warn})
 			if err != nil {
-				return err
+				return fmt.Errorf("ls: %w", err)
 			}
-			rows := filterRows(all, conds)
-			sortRows(rows, sortKey, reverse)
+			rows := index.Filter(all, conds)
+			index.Sort(rows, sortKey, reverse)
 			if asJSON {
 				if rows == nil {
-					rows = []lsRow{}
+					rows = []index.Run{}
 				}
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
@@ -115,153 +86,8 @@ func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 	return c
 }
 
-// listRuns returns the live runs, then the sessions under dir modified within age that
-// are not live, newest first. Sessions that do not open are reported on warn and skipped.
-func listRuns(ctx context.Context, dir string, age time.Duration, warn io.Writer) ([]lsRow, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	sockets, err := relay.SocketDir()
-	if err != nil {
-		return nil, fmt.Errorf("ls: %w", err)
-	}
-	live, err := relay.List(ctx, sockets)
-	if err != nil {
-		return nil, fmt.Errorf("ls: %w", err)
-	}
-	var rows []lsRow
-	var liveFiles []os.FileInfo
-	for _, r := range live {
-		h := r.Hello
-		row := lsRow{State: "running", Task: h.Meta.Task, Model: h.Meta.Model, Step: h.Step, Steps: h.Meta.Steps,
-			Pid: h.Pid, Socket: r.Socket, Path: h.Meta.Path, BitError: finite(float64(h.BitError)), Config: h.Meta.Config}
-		row.Metrics = sessionMetrics(h.Meta.Path)
-		if h.State == sessions.Paused {
-			row.State = "paused"
-		}
-		if fi, err := os.Stat(h.Meta.Path); err == nil {
-			row.Modified = fi.ModTime().UTC()
-			liveFiles = append(liveFiles, fi)
-		}
-		rows = append(rows, row)
-	}
-	var recent []lsRow
-	cutoff := time.Now().Add(-age)
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path != dir || !os.IsNotExist(err) {
-				fmt.Fprintf(warn, "windtunnel: ls: %s\n", sessions.SafeText(err.Error()))
-			}
-			return nil
-		}
-		if d.IsDir() || filepath.Ext(path) != ".wtlab" {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil || fi.ModTime().Before(cutoff) {
-			return nil
-		}
-		for _, lf := range liveFiles {
-			if os.SameFile(fi, lf) {
-				return nil
-			}
-		}
-		row, err := sessionRow(path)
-		if err != nil {
-			fmt.Fprintf(warn, "windtunnel: ls: %s\n", sessions.SafeText(err.Error()))
-			return nil
-		}
-		row.Modified = fi.ModTime().UTC()
-		recent = append(recent, row)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("ls: %w", err)
-	}
-	sort.SliceStable(recent, func(i, j int) bool { return recent[i].Modified.After(recent[j].Modified) })
-	return append(rows, recent...), nil
-}
-
-// sessionRow describes a session file that no live run is writing.
-func sessionRow(path string) (lsRow, error) {
-	r, err := sessions.Open(path)
-	if err != nil {
-		return lsRow{}, err
-	}
-	defer r.Close()
-	m := r.Meta()
-	row := lsRow{State: "interrupted", Task: m.Task, Model: m.Model, Steps: m.Steps, Path: path, Config: validJSON(m.Config)}
-	if abs, err := filepath.Abs(path); err == nil {
-		row.Path = abs
-	}
-	last, ok, err := r.At(-1)
-	if err != nil {
-		return lsRow{}, err
-	}
-	if ok {
-		row.Step = last.Step
-		switch last.State {
-		case sessions.Done:
-			row.State = "done"
-		case sessions.Failed:
-			row.State = "failed"
-		case sessions.Stopped:
-			if last.Message != "interrupted" {
-				row.State = "stopped"
-			}
-		}
-	}
-	// relay.List removed the sockets nobody listens on: one still named and present
-	// belongs to a run that did not answer in time.
-	if fi, err := os.Lstat(m.Socket); m.Socket != "" && err == nil && fi.Mode()&os.ModeSocket != 0 {
-		row.State, row.Note, row.Socket = "running", "no answer", m.Socket
-	}
-	evals, err := r.Evals(-1, 0)
-	if err != nil {
-		return lsRow{}, err
-	}
-	if r, ok := sessions.LastWhole(evals); ok {
-		row.BitError = finite(r.Eval.BitErrorPosition)
-		row.Metrics = metricsOf(r.Eval)
-	}
-	return row, nil
-}
-
-// metricsOf are the row's metrics of an evaluation.
-func metricsOf(e *sessions.Eval) *lsMetrics {
-	return &lsMetrics{BitErrorPosition: finite(e.BitErrorPosition), BitErrorSample: finite(e.BitErrorSample),
-		KLBits: finite(e.KLBits), TVD: finite(e.TVD), Accuracy: finite(e.Accuracy)}
-}
-
-// sessionMetrics reads the metrics of a live run's newest whole-model evaluation from its
-// session (nil when it has none or cannot be read).
-func sessionMetrics(path string) *lsMetrics {
-	r, err := sessions.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer r.Close()
-	evals, err := r.Evals(-1, 0)
-	if err != nil {
-		return nil
-	}
-	if rec, ok := sessions.LastWhole(evals); ok {
-		return metricsOf(rec.Eval)
-	}
-	return nil
-}
-
-// validJSON is b when it is valid JSON (a session's stored configuration, written by
-// whoever made the file), else nil.
-func validJSON(b json.RawMessage) json.RawMessage {
-	if !json.Valid(b) {
-		return nil
-	}
-	return b
-}
-
 // describeWhere is the conditions as a reader would write them.
-func describeWhere(conds []lsCondition) string {
+func describeWhere(conds []index.Condition) string {
 	parts := make([]string, len(conds))
 	for i, c := range conds {
 		parts[i] = "--where " + strconv.Quote(c.String())
@@ -269,55 +95,12 @@ func describeWhere(conds []lsCondition) string {
 	return strings.Join(parts, " ")
 }
 
-// finite returns a pointer to x, or nil when x is not a finite number.
-func finite(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return &x
-}
-
-// printRuns prints the runs as aligned columns, with a column for sortKey when the table
-// has none.
-func printRuns(w io.Writer, rows []lsRow, dir string, days float64, sortKey string) error {
+// printRuns prints the runs as a table (index.WriteTable), or says there are none.
+func printRuns(w io.Writer, rows []index.Run, dir string, days float64, sortKey string) error {
 	if len(rows) == 0 {
 		_, err := fmt.Fprintf(w, "no live runs, and no sessions in %s from the last %g days\n", dir, days)
 		return err
 	}
 	wd, _ := os.Getwd()
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	extra := sortKey != "" && !lsShown(sortKey)
-	head := "STATE\tTASK\tMODEL\tSTEP\tBIT ERROR (a)\tPID\t"
-	if extra {
-		head += sessions.SafeText(strings.ToUpper(sortKey)) + "\t"
-	}
-	fmt.Fprintln(tw, head+"SESSION")
-	for _, r := range rows {
-		be, pid := "-", "-"
-		if r.BitError != nil {
-			be = fmt.Sprintf("%.4f", *r.BitError)
-		}
-		if r.Pid > 0 {
-			pid = fmt.Sprint(r.Pid)
-		}
-		state := r.State
-		if r.Note != "" {
-			state += " (" + r.Note + ")"
-		}
-		path := r.Path
-		if rel, err := filepath.Rel(wd, path); err == nil && wd != "" && !strings.HasPrefix(rel, "..") {
-			path = rel
-		}
-		col := ""
-		if extra {
-			col = "-"
-			if v, ok := r.field(sortKey); ok {
-				col = sessions.SafeText(fieldText(v))
-			}
-			col += "\t"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s%s\n", sessions.SafeText(state), sessions.SafeText(r.Task), sessions.SafeText(r.Model),
-			r.Step, r.Steps, be, pid, col, sessions.SafeText(path))
-	}
-	return tw.Flush()
+	return index.WriteTable(w, rows, sortKey, wd)
 }

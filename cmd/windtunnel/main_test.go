@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"windtunnel/lab/bench"
 )
 
 func runCLI(args ...string) (int, string, string) {
@@ -169,7 +170,7 @@ func TestBenchDashboard(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var r dashResult
+	var r bench.DashResult
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("output %q: %v", out, err)
 	}

@@ -8,13 +8,12 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-	"windtunnel/diagnostics"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/backends/devices"
+	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/pflag"
 
 	"windtunnel/backends/cuda"
-	"windtunnel/backends/gemm"
 	"windtunnel/sessions"
 )
 
@@ -52,34 +51,14 @@ func recordedSession(t *testing.T, cfg runconfig.Config) string {
 	return path
 }
 
-// TestProbeMessages: a session without checkpoints says so plainly, one that starts later
-// names its first, and the ablated units (the costliest too) are named, never by -1.
+// TestProbeMessages: a session without checkpoints says so plainly (the rest of probe's
+// messages are lab/probe's tests).
 func TestProbeMessages(t *testing.T) {
 	path := recordedSession(t, tinyConfig(t, 60))
 	code, _, errs := runCLI("probe", path)
 	if code != 1 || !strings.Contains(errs, path+" has no checkpoint: the run saved none") ||
 		!strings.Contains(errs, "every 50 steps (--checkpoint-every)") || strings.Contains(errs, "-1") || strings.Contains(errs, "[]") {
 		t.Errorf("probe without checkpoints: exit %d, %q", code, errs)
-	}
-	if err := noCheckpointError("s.wtlab", 10, []int{50, 100}, 50); !strings.Contains(err.Error(), "the first is at step 50 (checkpoints at 50 100)") {
-		t.Errorf("before the first checkpoint: %v", err)
-	}
-	for _, c := range []struct {
-		e    diagnostics.Effect
-		want string
-	}{
-		{diagnostics.Effect{Unit: "head", Layer: 0, Head: 3}, "L0 H3"},
-		{diagnostics.Effect{Unit: "attn", Layer: 1, Head: -1}, "L1 attention"},
-		{diagnostics.Effect{Unit: "mlp", Layer: 1, Head: -1}, "L1 MLP"},
-		{diagnostics.Effect{Unit: "layer", Layer: 2, Head: -1}, "L2 layer"},
-	} {
-		if got := unitName(c.e); got != c.want {
-			t.Errorf("unitName(%+v) = %q, want %q", c.e, got, c.want)
-		}
-		rep := probeReport{Geometry: &sessions.Snapshot{Ablation: []diagnostics.Effect{c.e}, Costliest: &c.e}}
-		if txt := rep.text(); !strings.Contains(txt, "costliest: "+c.want+", ") || strings.Contains(txt, "-1") {
-			t.Errorf("costliest of %+v:\n%s", c.e, txt)
-		}
 	}
 }
 
@@ -100,50 +79,16 @@ func TestFileErrorsNamePathOnce(t *testing.T) {
 	}
 }
 
-// TestDeviceReport: the report is short lines (CPU backend, library, threads; the GPU or
-// why not, and that runs use the CPU), the command exits 0 with or without a GPU, and
-// --json is one object.
-func TestDeviceReport(t *testing.T) {
-	lib := []string{"library   /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"}
-	gemmLib := gemm.Library{Name: "openblas", Version: "0.3.21 Zen", Path: "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0", Threads: 1}
-	for _, c := range []struct {
-		name string
-		r    deviceReport
-		want []string
-	}{
-		{"no driver", deviceReport{BLAS: "go", Kernel: "avx2+fma 6×16", BLASNote: "OpenBLAS not found", Workers: 2, CUDA: cudaReport{
-			Reason: "no NVIDIA driver library (libcuda) could be loaded", Env: "WINDTUNNEL_LIBCUDA",
-			Searched: []string{"libcuda.so.1", "libcuda.so", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1",
-				"/usr/local/nvidia/lib64/libcuda.so.1", "/usr/lib/aarch64-linux-gnu/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"}}},
-			[]string{"BLAS      go, the project's own float32 GEMM, avx2+fma 6×16 kernel", "OpenBLAS  OpenBLAS not found", "threads   2", "found     no: no NVIDIA driver library", "libcuda.so.1",
-				"WINDTUNNEL_LIBCUDA", "runs      use the CPU"}},
-		{"go and openblas", deviceReport{BLAS: "go", Kernel: "avx2+fma 6×16", Workers: 2, Library: &gemmLib},
-			append(lib, "BLAS      go, the project's own float32 GEMM, avx2+fma 6×16 kernel (--blas auto)",
-				"OpenBLAS  openblas 0.3.21 Zen (--blas openblas)")},
-		{"gpu", deviceReport{BLAS: "openblas", Kernel: "generic Go 6×16", Workers: 16, Library: &gemmLib, CUDA: cudaReport{Found: true,
-			Name: "NVIDIA H100 80GB HBM3", MemoryBytes: 80 << 30, Driver: "13.0", DriverLib: "libcuda.so.1",
-			CUBLAS: "13.1.0", CUBLASLib: "libcublas.so.13", NVRTC: "13.0", NVRTCLib: "/opt/venv/lib/python3.12/site-packages/nvidia/cu13/lib/libnvrtc.so.13"}},
-			append(lib, "BLAS      openblas 0.3.21 Zen", "GPU       NVIDIA H100 80GB HBM3 (80.0 GiB)",
-				"go kernel generic Go 6×16 (--blas go)", "driver    CUDA 13.0 (libcuda.so.1)", "cuBLAS    13.1.0 (libcublas.so.13)", "NVRTC     13.0 (/opt/venv",
-				"whole training step on this GPU", "multiply-adds here")},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			txt := c.r.text()
-			for _, w := range c.want {
-				if !strings.Contains(txt, w) {
-					t.Errorf("report lacks %q:\n%s", w, txt)
-				}
-			}
-			checkWidth(t, txt, deviceWidth)
-		})
-	}
+// TestDeviceCommand: device exits 0 with or without a GPU, its lines within the report's
+// width, and --json is one object (the report's text is backends/devices' test).
+func TestDeviceCommand(t *testing.T) {
 	code, out, errs := runCLI("device")
 	if code != 0 || !strings.Contains(out, "CPU") || !strings.Contains(out, "CUDA (--device cuda)") {
 		t.Errorf("device: exit %d, %q, %q", code, out, errs)
 	}
-	checkWidth(t, out, deviceWidth)
+	checkWidth(t, out, devices.Width)
 	code, out, _ = runCLI("device", "--json")
-	var r deviceReport
+	var r devices.Report
 	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Workers < 1 || r.Kernel == "" || (r.BLAS != "go" && r.Library == nil) {
 		t.Errorf("device --json: exit %d, %q", code, out)
 	}
@@ -353,28 +298,6 @@ func TestCommandLineMessages(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "run.wtlab")); !os.IsNotExist(err) {
 		t.Errorf("a session was created in the folder given as --out (%v)", err)
-	}
-}
-
-// TestSuggest: the closest name within two edits (one for names of 2 or 3 letters, none for
-// one letter), or the only name the word begins, or none.
-func TestSuggest(t *testing.T) {
-	names := []string{"steps", "seed", "checkpoint-every", "eval-every", "json", "v", "k"}
-	for _, c := range []struct{ word, want string }{
-		{"step", "steps"}, {"setps", "steps"}, {"sed", "seed"}, {"STEPS", "steps"}, {"jsn", "json"},
-		{"check", "checkpoint-every"}, {"eval", "eval-every"}, {"e", "eval-every"}, {"x", ""}, {"zzzzzz", ""}, {"every", ""},
-	} {
-		if got := suggest(c.word, names); got != c.want {
-			t.Errorf("suggest(%q) = %q, want %q", c.word, got, c.want)
-		}
-	}
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"step", "steps", 1}, {"µs", "ms", 1}} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
-		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"windtunnel/lab/launch"
 
 	"windtunnel/lab"
 	"windtunnel/sessions"
@@ -65,7 +66,7 @@ func TestResumeWithoutCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, err := runMeta(cfg, tr, path)
+	meta, err := launch.Meta(cfg, tr, path, version)
 	tr.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestResumeWithoutCheckpoint(t *testing.T) {
 	if want := "no checkpoint in " + path + ": restarting from step 0 with its configuration"; !strings.Contains(errs, want) {
 		t.Errorf("stderr %q, want %q", errs, want)
 	}
-	var s summary
+	var s launch.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Steps != steps {
 		t.Fatalf("summary %q: %v", out, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"windtunnel/tunnels/score"
 
 	"windtunnel/tunnels"
 )
@@ -50,7 +51,7 @@ func TestSampleScoreFollowPreset(t *testing.T) {
 		var o, e bytes.Buffer
 		root := newRoot(&o, &e)
 		root.SetIn(strings.NewReader(scored.String()))
-		var res scoreResult
+		var res score.Result
 		if code := runRoot(root, sargs, &e); code != 0 || json.Unmarshal(o.Bytes(), &res) != nil || res.BitErrorPosition > 1e-9 {
 			t.Errorf("--preset %s: score of the posterior: exit %d, %s %s", preset, code, o.String(), e.String())
 		}

@@ -76,19 +76,10 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 const viewerLogHint = "$XDG_CACHE_HOME/windtunnel/logs or ~/.cache/windtunnel/logs on Linux"
 
 // openViewerLog opens the log of a dashboard that only reads session (replay, attach) in
-// the user's cache directory, os.UserCacheDir()/windtunnel/logs/<session base>.log, each
-// line marked with this process's pid: a viewer writes nothing beside a session it reads.
-// Without a cache directory the log is discarded.
+// the user's cache directory (sessions.OpenViewerLog), each line marked with this
+// process's pid.
 func openViewerLog(session string) (*log.Logger, func(), error) {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return nil, nil, fmt.Errorf("log: %w", err)
-	}
-	dir = filepath.Join(dir, "windtunnel", "logs")
-	if err := os.MkdirAll(dir, sessions.DirMode); err != nil {
-		return nil, nil, fmt.Errorf("log: %w", err)
-	}
-	f, err := sessions.OpenLog(filepath.Join(dir, filepath.Base(session)+".log"))
+	f, err := sessions.OpenViewerLog(session)
 	if err != nil {
 		return nil, nil, err
 	}

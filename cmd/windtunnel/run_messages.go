@@ -1,12 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"windtunnel/backends/devices"
 
-	"windtunnel/backends/cuda"
 	"windtunnel/lab"
 )
 
@@ -27,17 +26,8 @@ const runLong = "run trains a network on a tunnel — the transformer (--model t
 // machine, with `windtunnel device` for the paths searched, instead of every path's loader
 // error (they are in `windtunnel device --json`).
 func deviceError(de *lab.DeviceError) error {
-	var why string
-	switch {
-	case errors.Is(de.Err, cuda.ErrNoDriver):
-		why = "no NVIDIA driver library (libcuda) could be loaded on this machine"
-	case errors.Is(de.Err, cuda.ErrNoCUBLAS):
-		why = "the NVIDIA driver loads but no cuBLAS library does"
-	case errors.Is(de.Err, cuda.ErrNoNVRTC):
-		why = "no NVRTC library (CUDA's run-time compiler) could be loaded"
-	case errors.Is(de.Err, cuda.ErrNoDevice):
-		why = "the NVIDIA driver loads but finds no usable GPU"
-	default:
+	why, ok := devices.Reason(de.Err)
+	if !ok {
 		return fmt.Errorf("--device %s: %w", de.Device, de.Err)
 	}
 	return fmt.Errorf("--device %s: %s (`windtunnel device` lists what was searched and how to add a path; --device cpu runs here)", de.Device, why)

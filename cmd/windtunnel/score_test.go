@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"windtunnel/lab/launch"
+	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/tunnels/score"
 
 	"windtunnel/lab"
 	"windtunnel/tunnels"
@@ -60,7 +62,7 @@ func TestScoreAgreesWithRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := writePredictions(f, tr, res); err != nil {
+			if err := launch.WritePredictions(f, tr, res); err != nil {
 				t.Fatal(err)
 			}
 			f.Close()
@@ -72,7 +74,7 @@ func TestScoreAgreesWithRun(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			var got scoreResult
+			var got score.Result
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
 				t.Fatalf("%q: %v", out, err)
 			}
@@ -146,7 +148,7 @@ func TestScoreRejects(t *testing.T) {
 		{"wrong sequence length", line(func(m map[string]any) { m["tokens"] = bij.Tokens[:3] }), nil, "line 1: 3 tokens, want a sequence of 5"},
 		{"empty input", "\n\n", []string{"--task", "bijection"}, "score: empty input: 2 blank lines"},
 		{"task differs from --task", line(func(m map[string]any) { m["task"] = "hmm" }), []string{"--task", "bijection"}, `line 1: task "hmm", but scoring bijection`},
-		{"too long", strings.Repeat(" ", maxScoreLine+1), nil, "line 1: longer than 16 MiB"},
+		{"too long", strings.Repeat(" ", score.MaxLine+1), nil, "line 1: longer than 16 MiB"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

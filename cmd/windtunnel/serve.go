@@ -1,30 +1,19 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log"
 	"net"
 	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	gossh "golang.org/x/crypto/ssh"
 
-	"windtunnel/sessions"
 	"windtunnel/sessions/relay"
 	"windtunnel/tui/sshserve"
 )
-
-// serveRecent is how many finished sessions serve offers for replay.
-const serveRecent = 20
 
 func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	var addr, keysPath, hostKeyPath, runsDir string
@@ -54,11 +43,14 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 			if startups <= 0 {
 				return usagef("--max-startups %d: want at least 1", startups)
 			}
-			keys, err := serveKeysPath(keysPath)
+			keys, err := sshserve.AuthorizedKeysFile(keysPath)
 			if err != nil {
 				return err
 			}
-			host, err := serveHostKey(hostKeyPath, stdout)
+			host, created, hostPath, err := sshserve.HostKeyFile(hostKeyPath)
+			if created {
+				fmt.Fprintf(stdout, "generated host key %s\n", hostPath)
+			}
 			if err != nil {
 				return err
 			}
@@ -67,7 +59,7 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			logger := log.New(stderr, "", log.LstdFlags)
-			srv, err := sshserve.New(sshserve.Config{Source: runSource{sockets: sockets, runs: runsDir, log: logger},
+			srv, err := sshserve.New(sshserve.Config{Source: sshserve.IndexSource{Sockets: sockets, Dir: runsDir, Log: logger},
 				AuthorizedKeys: keys, HostKey: host, Logger: logger, LoginGraceTime: grace, MaxStartups: startups})
 			if err != nil {
 				return err
@@ -106,138 +98,10 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// serveKeysPath returns the authorized-keys file to read (the default one when path is
-// empty), which must exist.
-func serveKeysPath(path string) (string, error) {
-	if path == "" {
-		p, err := sshserve.DefaultAuthorizedKeys()
-		if err != nil {
-			return "", err
-		}
-		path = p
-	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("serve: no authorized keys: create %s with one public key per line (%s before a key lets it operate runs)",
-			path, sshserve.OperatorOption)
-	} else if err != nil {
-		return "", fmt.Errorf("serve: authorized keys: %w", err)
-	}
-	return path, nil
-}
-
-// serveHostKey loads the --host-key file, or the default one; either is generated on first
-// start (when no file is there), as the README says.
-func serveHostKey(path string, stdout io.Writer) (gossh.Signer, error) {
-	if path == "" {
-		var err error
-		if path, err = sshserve.DefaultHostKey(); err != nil {
-			return nil, err
-		}
-	}
-	s, created, err := sshserve.HostKey(path, true)
-	if created {
-		fmt.Fprintf(stdout, "generated host key %s\n", path)
-	}
-	return s, err
-}
-
 // hostName is this machine's name for the connect hint.
 func hostName() string {
 	if h, err := os.Hostname(); err == nil && h != "" {
 		return h
 	}
 	return "HOST"
-}
-
-// runSource is serve's sshserve.Source: the live runs of this user, reached through their
-// control sockets (relay), and the newest session files of a folder, replayed.
-type runSource struct {
-	sockets string // relay.SocketDir
-	runs    string // folder of session files
-	log     *log.Logger
-}
-
-// Runs lists the live runs, then up to serveRecent finished sessions, newest first.
-func (s runSource) Runs(ctx context.Context) ([]sshserve.Run, error) {
-	live, err := relay.List(ctx, s.sockets)
-	if err != nil {
-		return nil, fmt.Errorf("serve: live runs: %w", err)
-	}
-	var out []sshserve.Run
-	seen := map[string]bool{}
-	for _, r := range live {
-		h := r.Hello
-		out = append(out, sshserve.Run{Name: sessions.SafeText(r.Name()), Path: h.Meta.Path, Task: h.Meta.Task, Model: h.Meta.Model,
-			Step: h.Step, Steps: h.Meta.Steps, Live: true, Socket: r.Socket})
-		seen[absPath(h.Meta.Path)] = true
-	}
-	files, err := filepath.Glob(filepath.Join(s.runs, "*.wtlab"))
-	if err != nil {
-		return nil, fmt.Errorf("serve: sessions in %s: %w", s.runs, err)
-	}
-	type file struct {
-		path string
-		mod  time.Time
-	}
-	var recent []file
-	for _, f := range files {
-		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() && !seen[absPath(f)] {
-			recent = append(recent, file{f, st.ModTime()})
-		}
-	}
-	sort.Slice(recent, func(i, j int) bool { return recent[i].mod.After(recent[j].mod) })
-	for _, f := range recent {
-		if len(out) >= len(live)+serveRecent {
-			break
-		}
-		run, err := finishedRun(f.path)
-		if err != nil {
-			s.log.Printf("serve: skipping %v", err)
-			continue
-		}
-		out = append(out, run)
-	}
-	return out, nil
-}
-
-// finishedRun describes a session file for the picker.
-func finishedRun(path string) (sshserve.Run, error) {
-	r, err := sessions.Open(path)
-	if err != nil {
-		return sshserve.Run{}, err
-	}
-	defer r.Close()
-	m := r.Meta()
-	run := sshserve.Run{Name: sessions.SafeText(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))), Path: path,
-		Task: m.Task, Model: m.Model, Steps: m.Steps}
-	if _, last, ok := r.Span(); ok {
-		run.Step = last
-	}
-	return run, nil
-}
-
-// Open reaches a live run through its control socket (operator events go to its trainer)
-// and replays a finished one, following the file in case a run still writes it.
-func (s runSource) Open(ctx context.Context, run sshserve.Run, _ string, _ bool) (sessions.Feed, func() error, error) {
-	if run.Live {
-		f, err := relay.OpenFeed(ctx, run.Socket)
-		if err != nil {
-			return nil, nil, fmt.Errorf("serve: %s: %w", run.Name, err)
-		}
-		return f, f.Close, nil
-	}
-	r, err := sessions.Open(run.Path)
-	if err != nil {
-		return nil, nil, err
-	}
-	r.Follow(time.Second)
-	return r, r.Close, nil
-}
-
-// absPath is path made absolute (as it is when that fails).
-func absPath(path string) string {
-	if a, err := filepath.Abs(path); err == nil {
-		return a
-	}
-	return path
 }

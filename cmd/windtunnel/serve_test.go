@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"windtunnel/tui/sshserve"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/relay"
@@ -57,7 +58,7 @@ func TestServeSource(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	src := runSource{sockets: sockets, runs: runsDir, log: log.New(io.Discard, "", 0)}
+	src := sshserve.IndexSource{Sockets: sockets, Dir: runsDir, Log: log.New(io.Discard, "", 0)}
 	runs, err := src.Runs(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/launch"
+	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/pflag"
 
@@ -181,7 +182,7 @@ func TestKill9ThenResume(t *testing.T) {
 	if !strings.Contains(errs, "resumed at step") {
 		t.Errorf("resume did not say where it resumed: %s", errs)
 	}
-	var s summary
+	var s launch.Summary
 	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Steps != steps {
 		t.Fatalf("resume summary %q: %v", out, err)
 	}

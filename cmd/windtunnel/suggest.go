@@ -5,64 +5,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"windtunnel/lab/runconfig"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
-// suggest returns the candidate closest to name (compared case-insensitively): within an
-// edit distance of 2 (1 for names of 2 or 3 letters, 0 for one), or the only candidate name
-// begins; "" when none is close.
-func suggest(name string, candidates []string) string {
-	low := strings.ToLower(name)
-	best, bestD := "", 0
-	limit := 2
-	switch n := len([]rune(name)); {
-	case n <= 1:
-		limit = 0
-	case n <= 3:
-		limit = 1
-	}
-	var prefixed []string
-	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		if lc == low {
-			return c
-		}
-		if d := editDistance(low, lc); d <= limit && (best == "" || d < bestD) {
-			best, bestD = c, d
-		}
-		if low != "" && strings.HasPrefix(lc, low) {
-			prefixed = append(prefixed, c)
-		}
-	}
-	if best == "" && len(prefixed) == 1 {
-		best = prefixed[0]
-	}
-	return best
-}
 
 // commandName is c's path without the program's name ("run", "" for the root), the prefix
 // of its errors (run prints "windtunnel: " before every one).
@@ -106,7 +53,7 @@ func parseFlagError(c *cobra.Command, err error) error {
 	c.Flags().VisitAll(visit)
 	c.InheritedFlags().VisitAll(visit)
 	hint := func(name string) string {
-		if s := suggest(name, names); s != "" {
+		if s := runconfig.Closest(name, names); s != "" {
 			return " (did you mean --" + s + "?)"
 		}
 		return " (" + c.CommandPath() + " --help lists the flags)"
@@ -173,7 +120,7 @@ func unknownCommand(root *cobra.Command, name string) error {
 			names = append(names, c.Name())
 		}
 	}
-	if s := suggest(name, names); s != "" {
+	if s := runconfig.Closest(name, names); s != "" {
 		return usagef("unknown command %q (did you mean %s?)", name, s)
 	}
 	return usagef("unknown command %q (%s --help lists the commands)", name, root.Name())
@@ -181,7 +128,7 @@ func unknownCommand(root *cobra.Command, name string) error {
 
 // suggestKey names the closest of keys to key for a message: ` (did you mean "x"?)`, or "".
 func suggestKey(key string, keys []string) string {
-	if s := suggest(key, keys); s != "" {
+	if s := runconfig.Closest(key, keys); s != "" {
 		return fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return ""

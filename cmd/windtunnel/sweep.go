@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,10 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"time"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -125,93 +122,35 @@ func checkSweepFlags(f sweepFlags, fs *pflag.FlagSet) error {
 	return nil
 }
 
-// sweepGrid builds the grid from the sweep file, --tasks, --models, --set and --seeds, in
-// the order task, model, the other flags as given, seed. ok is false when none was given.
+// sweepGrid builds the grid from the sweep file, --set, --tasks, --models and --seeds
+// (sweep.Assemble); ok is false when none was given.
 func sweepGrid(f sweepFlags, fs *pflag.FlagSet, args []string) (g sweep.Grid, ok bool, err error) {
-	var given sweep.Grid
+	file := ""
 	if len(args) == 1 {
-		if given, err = sweep.ReadFile(args[0]); err != nil {
-			return g, false, usageError{err}
+		file = args[0]
+	}
+	var tasks, models []string
+	if fs.Changed("tasks") {
+		if tasks, err = parseList("tasks", f.tasks, tunnels.Names()); err != nil {
+			return g, false, err
 		}
 	}
-	fromSet := map[string]bool{}
-	for _, s := range f.sets {
-		a, err := sweep.ParseSet(s)
-		if err != nil {
-			return g, false, usageError{err}
+	if fs.Changed("models") {
+		if models, err = parseList("models", f.models, arch.Kinds()); err != nil {
+			return g, false, err
 		}
-		if fromSet[a.Flag] {
-			return g, false, usagef("sweep: --set %s given twice", a.Flag)
-		}
-		fromSet[a.Flag] = true
-		given.Set(a)
 	}
-	short := func(flag, name, list string, allowed []string) error {
-		if !fs.Changed(flag) {
-			return nil
-		}
-		if given.Has(name) {
-			return usagef("sweep: --%s and a %s axis (--set or the sweep file): give one", flag, name)
-		}
-		vals, err := parseList(flag, list, allowed)
-		if err != nil {
-			return err
-		}
-		given.Set(sweep.Axis{Flag: name, Values: vals})
-		return nil
-	}
-	if err := short("tasks", "task", f.tasks, tunnels.Names()); err != nil {
-		return g, false, err
-	}
-	if err := short("models", "model", f.models, arch.Kinds()); err != nil {
-		return g, false, err
-	}
+	seeds := 0
 	if fs.Changed("seeds") {
-		if given.Has("seed") {
-			return g, false, usagef("sweep: --seeds and a seed axis (--set or the sweep file): give one")
-		}
 		if f.seeds < 1 {
 			return g, false, usagef("sweep: --seeds %d: empty grid (want ≥ 1)", f.seeds)
 		}
-		seeds := make([]string, f.seeds)
-		for i := range seeds {
-			seeds[i] = strconv.Itoa(i + 1)
-		}
-		given.Set(sweep.Axis{Flag: "seed", Values: seeds})
+		seeds = f.seeds
 	}
-	if len(given.Axes) == 0 {
-		return g, false, nil
+	if g, ok, err = sweep.Assemble(file, f.sets, tasks, models, seeds); err != nil {
+		return g, false, usageError{err}
 	}
-	axis := func(name, def string) sweep.Axis {
-		for _, a := range given.Axes {
-			if a.Flag == name {
-				return a
-			}
-		}
-		return sweep.Axis{Flag: name, Values: []string{def}}
-	}
-	g.Axes = append(g.Axes, axis("task", "bijection"), axis("model", arch.KindTransformer))
-	for _, a := range given.Axes {
-		if a.Flag != "task" && a.Flag != "model" && a.Flag != "seed" {
-			g.Axes = append(g.Axes, a)
-		}
-	}
-	g.Axes = append(g.Axes, axis("seed", "1"))
-	return g, true, nil
-}
-
-// pointConfig is a point's configuration as `windtunnel run` would build it from its flags:
-// run's own flags and checks, so a point that run would refuse is refused before anything
-// is trained or submitted.
-func pointConfig(args []string) (runconfig.Config, error) {
-	var f runFlags
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	f.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return runconfig.Config{}, usageError{err}
-	}
-	return f.config(fs)
+	return g, ok, nil
 }
 
 // sweepPoints expands the grid and builds every point's configuration: an unknown flag, a
@@ -231,25 +170,13 @@ func sweepPoints(g sweep.Grid) ([]sweep.Point, error) {
 	return checkPoints(points)
 }
 
-// checkPoints builds every point's configuration (setting its steps): a value run refuses
-// or two points that train the same run are usage errors.
+// checkPoints builds every point's configuration with run's flags (sweep.CheckPoints,
+// which sets its steps): a value run refuses or two points that train the same run are
+// usage errors.
 func checkPoints(points []sweep.Point) ([]sweep.Point, error) {
-	seen := map[string]string{}
-	for i, p := range points {
-		cfg, err := pointConfig(p.Args)
-		if err != nil {
-			return nil, usagef("sweep: point %s: %v", p.Name, err)
-		}
-		points[i].Steps = cfg.Steps
-		cfg.BLAS, cfg.Workers = "", 0
-		key, err := json.Marshal(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("sweep: %w", err)
-		}
-		if other, dup := seen[string(key)]; dup {
-			return nil, usagef("sweep: points %s and %s train the same run", other, p.Name)
-		}
-		seen[string(key)] = p.Name
+	points, err := sweep.CheckPoints(points, pointConfig)
+	if err != nil {
+		return nil, usageError{err}
 	}
 	return points, nil
 }
@@ -284,23 +211,9 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if dir == "" {
 		dir = filepath.Join("runs", "sweep-"+time.Now().Format("20060102-150405"))
 	}
-	m, err := sweep.Prepare(dir, g, points)
-	if errors.Is(err, sweep.ErrOtherSweep) {
-		return usageError{err}
-	} else if err != nil {
+	m, exe, err := prepareSweep(dir, g, points, f.exe)
+	if err != nil {
 		return err
-	}
-	exe := f.exe
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return fmt.Errorf("sweep: the windtunnel binary: %w (give --exe)", err)
-		}
-	}
-	if exe, err = filepath.Abs(exe); err != nil {
-		return fmt.Errorf("sweep: --exe: %w", err)
-	}
-	if fi, err := os.Stat(exe); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return usagef("sweep: --exe %s: not an executable file", exe)
 	}
 	var sbatch string
 	if f.slurm && !f.dryRun {
@@ -315,109 +228,59 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if f.slurm {
 		return sweepSlurm(ctx, f, m, exe, sbatch, stdout, stderr)
 	}
-	return sweepLocal(ctx, f, m, exe, stdout, stderr)
+	return sweepLocal(ctx, m, exe, localOptions{jobs: f.jobs}, stdout, stderr)
 }
 
-// sweepLocal trains the pending points on this machine.
-func sweepLocal(ctx context.Context, f sweepFlags, m *sweep.Manifest, exe string, stdout, stderr io.Writer) error {
+// prepareSweep checks that dir can hold the sweep of grid g and its points (sweep.Prepare:
+// a new or empty folder, or the same sweep's to continue it) and finds the windtunnel
+// binary the points run (exe, or this one); the manifest is not yet written (Save).
+func prepareSweep(dir string, g sweep.Grid, points []sweep.Point, exe string) (*sweep.Manifest, string, error) {
+	m, err := sweep.Prepare(dir, g, points)
+	if errors.Is(err, sweep.ErrOtherSweep) {
+		return nil, "", usageError{err}
+	} else if err != nil {
+		return nil, "", err
+	}
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, "", fmt.Errorf("sweep: the windtunnel binary: %w (give --exe)", err)
+		}
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return nil, "", fmt.Errorf("sweep: --exe: %w", err)
+	}
+	if fi, err := os.Stat(exe); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return nil, "", usagef("sweep: --exe %s: not an executable file", exe)
+	}
+	return m, exe, nil
+}
+
+// localOptions are how the local engine trains a sweep's points: jobs at a time, each with
+// workers kernel goroutines (0: the cores divided between the jobs) and --blas blas ("":
+// run's default).
+type localOptions struct {
+	jobs, workers int
+	blas          string
+}
+
+// sweepLocal trains the pending points on this machine (Manifest.Here), o.jobs at a time,
+// the cores divided between them unless o.workers says otherwise; out says how it ended.
+func sweepLocal(ctx context.Context, m *sweep.Manifest, exe string, o localOptions, out, stderr io.Writer) error {
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
-	var q sweep.Queue
-	if len(m.Jobs) > 0 { // submitted to Slurm before: leave its queued and running points alone
-		squeue, err := exec.LookPath("squeue")
-		if err != nil {
-			return fmt.Errorf("sweep: %s was submitted to Slurm and squeue is not on PATH: cannot tell which points are still queued", m.Dir())
-		}
-		if q, err = m.ReadQueue(ctx, squeue); err != nil {
-			return err
-		}
+	workers := o.workers
+	if workers <= 0 {
+		workers = max(1, runtime.NumCPU()/o.jobs)
 	}
-	todo, sts, notes, err := m.Pending(q, time.Now())
-	if err != nil {
-		return err
-	}
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "windtunnel sweep: %s\n", n)
-	}
-	if busy := sweep.Of(sts).Running; busy > 0 {
-		return fmt.Errorf("sweep: %d points of %s are being trained by another process (windtunnel sweep status %s)", busy, m.Dir(), m.Dir())
-	}
-	if len(todo) == 0 {
-		fmt.Fprintf(stdout, "all %d points done in %s: windtunnel compare --from %s\n", len(m.Points), m.Dir(), m.Dir())
-		return nil
-	}
-	workers := max(1, runtime.NumCPU()/f.jobs)
-	fmt.Fprintf(stderr, "windtunnel sweep: training %d points here, %d at a time, --workers %d each (logs in %s)\n",
-		len(todo), f.jobs, workers, filepath.Join(m.Dir(), sweep.LogDir))
-	start := time.Now()
-	l := sweep.Local{Exe: exe, Jobs: f.jobs, Workers: workers, Out: stderr, Tty: isTerminal(stderr)}
-	pr, err := l.Run(ctx, m, todo)
-	fmt.Fprintf(stdout, "sweep %s: %s, %.0f s; windtunnel compare --from %s\n", m.Dir(), pr.Tally(), time.Since(start).Seconds(), m.Dir())
-	if err == nil && pr.Failed > 0 {
-		err = fmt.Errorf("sweep: %d points did not finish (windtunnel sweep status %s; run the sweep again to retry them)", pr.Failed, m.Dir())
-	}
-	return err
+	l := sweep.Local{Exe: exe, Jobs: o.jobs, Workers: workers, BLAS: o.blas, Out: stderr, Tty: isTerminal(stderr)}
+	return m.Here(ctx, l, out, stderr)
 }
 
 // sweepSlurm writes the script and submits the pending points as one job array.
 func sweepSlurm(ctx context.Context, f sweepFlags, m *sweep.Manifest, exe, sbatch string, stdout, stderr io.Writer) error {
-	s := sweep.Slurm{Exe: exe, Parallel: f.parallel, Partition: f.partition, Time: f.timeLimit, Gres: f.gres,
-		CPUsPerTask: f.cpus, Extra: f.sbatchOpts}
-	script, err := s.WriteScript(m)
-	if err != nil {
-		return err
-	}
-	var q sweep.Queue
-	squeue, lookErr := exec.LookPath("squeue")
-	if len(m.Jobs) > 0 {
-		if lookErr != nil {
-			return fmt.Errorf("sweep: squeue is not on PATH: cannot tell which points of %s are still queued, so nothing is submitted", m.Dir())
-		}
-		if q, err = m.ReadQueue(ctx, squeue); err != nil {
-			return fmt.Errorf("%w (nothing submitted)", err)
-		}
-	}
-	todo, sts, notes, err := m.Pending(q, time.Now())
-	if err != nil {
-		return err
-	}
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "windtunnel sweep: %s\n", n)
-	}
-	if len(todo) == 0 {
-		fmt.Fprintf(stdout, "nothing to submit: %s (windtunnel sweep status %s)\n", sweep.Of(sts).Tally(), m.Dir())
-		return nil
-	}
-	ix := make([]int, len(todo))
-	for i, p := range todo {
-		ix[i] = p.Index
-	}
-	if f.dryRun {
-		fmt.Fprintf(stdout, "wrote %s; submit it with: sbatch --array=%s %s\n", script, sweep.ArraySpec(ix, f.parallel), script)
-		return nil
-	}
-	job, err := s.Submit(ctx, sbatch, script, m, todo)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "submitted job array %s: %d of %d points (--array=%s), script %s; windtunnel sweep status %s\n",
-		job.ID, len(todo), len(m.Points), job.Array, script, m.Dir())
-	if !f.wait {
-		return nil
-	}
-	if lookErr != nil {
-		return fmt.Errorf("sweep: --wait: squeue is not on PATH")
-	}
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
-	final, err := m.Wait(ctx, sweep.Watch{Squeue: squeue, Poll: f.poll, Out: stderr, Tty: isTerminal(stderr)})
-	if err != nil {
-		return fmt.Errorf("sweep: --wait: %w (the jobs go on; windtunnel sweep status %s)", err, m.Dir())
-	}
-	pr := sweep.Of(final)
-	fmt.Fprintf(stdout, "sweep %s: %s; windtunnel compare --from %s\n", m.Dir(), pr.Tally(), m.Dir())
-	if pr.Done < pr.Total {
-		return fmt.Errorf("sweep: %d of %d points not done (windtunnel sweep status %s; run the sweep again to resubmit them)", pr.Total-pr.Done, pr.Total, m.Dir())
-	}
-	return nil
+	s := sweep.Slurm{Exe: exe, Parallel: f.parallel, Partition: f.partition, Time: f.timeLimit, Gres: f.gres,
+		CPUsPerTask: f.cpus, Extra: f.sbatchOpts}
+	return m.SubmitPending(ctx, s, sweep.Submission{Sbatch: sbatch, DryRun: f.dryRun, Wait: f.wait, Poll: f.poll, Tty: isTerminal(stderr)}, stdout, stderr)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -53,7 +52,6 @@ func sweepStatus(ctx context.Context, dir string, asJSON bool, stdout, stderr io
 		}
 	}
 	sts := m.Status(q)
-	pr := sweep.Of(sts)
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(struct {
 			Dir    string              `json:"dir"`
@@ -61,24 +59,6 @@ func sweepStatus(ctx context.Context, dir string, asJSON bool, stdout, stderr io
 			Counts map[sweep.State]int `json:"counts"`
 		}{dir, sts, sweep.Counts(sts)})
 	}
-	jobs := make([]string, len(m.Jobs))
-	for i, j := range m.Jobs {
-		jobs[i] = j.ID
-	}
-	fmt.Fprintf(stdout, "sweep %s: %d points (%s)", safeLines(dir), len(m.Points), safeLines(m.Grid.Describe()))
-	if len(jobs) > 0 {
-		fmt.Fprintf(stdout, ", Slurm jobs %s", strings.Join(jobs, ", "))
-	}
-	fmt.Fprintln(stdout)
-	fmt.Fprintf(stdout, "%5s  %-8s %13s  %s\n", "point", "state", "step", "name")
-	for _, s := range sts {
-		step := fmt.Sprintf("%d/%d", s.Step, s.Planned)
-		line := fmt.Sprintf("%5d  %-8s %13s  %s", s.Index, s.State, step, s.Name)
-		if s.Detail != "" {
-			line += "  (" + s.Detail + ")"
-		}
-		fmt.Fprintln(stdout, safeLines(line))
-	}
-	fmt.Fprintln(stdout, pr.Tally())
-	return nil
+	_, err = io.WriteString(stdout, safeLines(m.StatusText(sts)))
+	return err
 }

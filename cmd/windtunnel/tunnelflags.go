@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 	"windtunnel/tunnels"
 )
 
@@ -27,7 +27,7 @@ type tunnelFlags struct {
 func (f *tunnelFlags) register(fs *pflag.FlagSet, defTask string) {
 	f.fs = fs
 	fs.StringVar(&f.task, "task", defTask, "task: "+strings.Join(tunnels.Names(), ", "))
-	def := func(task string, get func(tunnels.Config) string) string { return presetDefaults(task, get) }
+	def := runconfig.PresetValues
 	itoa := func(get func(tunnels.Config) int) func(tunnels.Config) string {
 		return func(c tunnels.Config) string { return strconv.Itoa(get(c)) }
 	}
@@ -47,32 +47,6 @@ func (f *tunnelFlags) register(fs *pflag.FlagSet, defTask string) {
 // registerPreset adds --preset (sample, score): the task sizes start from the preset's.
 func (f *tunnelFlags) registerPreset(fs *pflag.FlagSet) {
 	fs.StringVar(&f.preset, "preset", runconfig.PresetQuick, "the preset whose task sizes the size flags change, as run --preset: "+strings.Join(runconfig.PresetNames(), ", "))
-}
-
-// presetDefaults describes the presets' value of a task size: "default 20", or "default:
-// the preset's: quick and mid 4, paper 64" when they differ.
-func presetDefaults(task string, get func(tunnels.Config) string) string {
-	var names, values []string
-	for _, p := range runconfig.PresetNames() {
-		c, err := runconfig.Preset(p, task)
-		if err != nil {
-			continue
-		}
-		v := get(c.Tunnel.WithDefaults())
-		if n := len(values); n > 0 && values[n-1] == v {
-			names[n-1] += " and " + p
-			continue
-		}
-		names, values = append(names, p), append(values, v)
-	}
-	if len(values) == 1 {
-		return "default " + values[0]
-	}
-	parts := make([]string, len(values))
-	for i := range values {
-		parts[i] = names[i] + " " + values[i]
-	}
-	return "default: the preset's: " + strings.Join(parts, ", ")
 }
 
 // checkExplicit rejects explicitly given non-positive sizes (0 would silently mean "default").
@@ -97,7 +71,7 @@ func (f *tunnelFlags) build() (tunnels.Tunnel, error) {
 		if err != nil {
 			return nil, usagef("--preset %q: want %s", f.preset, strings.Join(runconfig.PresetNames(), ", "))
 		}
-		cfg = mergeTunnel(p.Tunnel, f.cfg, f.fs)
+		cfg = runconfig.MergeTunnel(p.Tunnel, f.cfg, f.fs.Changed)
 	}
 	t, err := tunnels.New(f.task, cfg)
 	if err != nil {

@@ -19,8 +19,16 @@
 // task resumes. Status combines the sessions with squeue's view of the sweep's jobs;
 // Pending is what a new run of the sweep trains: missing, stopped and failed points.
 //
-// Files: grid.go (axes, --set, points and their names), file.go (sweep files, TOML and
-// YAML), folder.go (the manifest and the folder's checks), status.go (point states),
-// progress.go (the progress line and ETA), local.go (the local engine), slurm.go (the
-// script, sbatch and squeue), wait.go (following a submitted sweep until it leaves the queue).
+// Compare's grids (task × model × seed, run with a preset and a length) are sweeps too:
+// its folder is a sweep folder.
+//
+// Files: grid.go (axes, --set, points and their names), assemble.go (the grid a command
+// line gives: a sweep file, --set, task and model lists, seeds), file.go (sweep files, TOML
+// and YAML), points.go (every point's configuration built, CheckPoints: two points that
+// train the same run refused), folder.go (the manifest and the folder's checks), status.go
+// (point states, a session read through sessions/index; status_text.go, what sweep status
+// prints), progress.go (the progress line and ETA), local.go
+// (the local engine), slurm.go (the script, sbatch and squeue), wait.go (following a
+// submitted sweep until it leaves the queue), engine.go (Here and SubmitPending: what the
+// command does with each engine).
 package sweep

@@ -56,6 +56,9 @@ type Manifest struct {
 // Dir is the sweep's folder.
 func (m *Manifest) Dir() string { return m.dir }
 
+// LogPath is the log of point p's local runs: logs/<point>.log.
+func (m *Manifest) LogPath(p Point) string { return filepath.Join(m.dir, LogDir, p.Name+".log") }
+
 // SessionPath is the session file of point p.
 func (m *Manifest) SessionPath(p Point) string { return filepath.Join(m.dir, p.Session()) }
 
@@ -172,7 +175,7 @@ func (m *Manifest) Save() error {
 // is kept for a look.
 func (m *Manifest) SetAside(p Point, now time.Time) (string, error) {
 	from := m.SessionPath(p)
-	to := from + ".unreadable-" + now.Format("20060102-150405")
+	to := sessions.SetAsidePath(from, now)
 	if err := os.Rename(from, to); err != nil {
 		return "", fmt.Errorf("sweep: %w", err)
 	}

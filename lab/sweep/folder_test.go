@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 )

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,19 +18,22 @@ import (
 // RunArgs are the arguments of `windtunnel run` for a point: --resume of its session when
 // one exists (a run interrupted or killed continues from its last checkpoint; a finished one
 // is refused by run, so it is never trained twice), else a new run with --out. workers > 0
-// adds --workers before the point's own flags, so a swept --workers wins.
-func RunArgs(session string, p Point, workers int, resume bool) []string {
+// adds --workers, and blas --blas, before the point's own flags, so a swept one wins.
+func RunArgs(session string, p Point, workers int, blas string, resume bool) []string {
 	args := []string{"run", "--headless"}
 	if resume {
 		args = append(args, "--resume", session)
-		if workers > 0 {
-			args = append(args, "--workers", strconv.Itoa(workers))
-		}
-		return args
+	} else {
+		args = append(args, "--out", session)
 	}
-	args = append(args, "--out", session)
 	if workers > 0 {
 		args = append(args, "--workers", strconv.Itoa(workers))
+	}
+	if blas != "" {
+		args = append(args, "--blas", blas)
+	}
+	if resume {
+		return args
 	}
 	return append(args, p.Args...)
 }
@@ -43,6 +45,8 @@ type Local struct {
 	Exe string
 	// Jobs is how many points train at once (≥ 1); Workers each run's --workers (≥ 1).
 	Jobs, Workers int
+	// BLAS is each run's --blas ("": run's default, or the point's own).
+	BLAS string
 	// Env is the children's environment (nil: this process's). GOMAXPROCS is left to Go:
 	// with it at 1, a run's session writer waits behind the trainer and commits seconds
 	// apart; --workers is what divides the cores.
@@ -135,7 +139,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 				if r.err != nil {
 					why += " (" + r.err.Error() + ")"
 				}
-				out.event(fmt.Sprintf("%s not finished: %s; log %s", r.p.Name, why, filepath.Join(m.dir, LogDir, r.p.Name+".log")))
+				out.event(fmt.Sprintf("%s not finished: %s; log %s", r.p.Name, why, m.LogPath(r.p)))
 			}
 			show(true)
 		case <-tick.C:
@@ -162,8 +166,8 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 func (l *Local) start(m *Manifest, p Point, env []string, results chan<- localResult) (*exec.Cmd, error) {
 	session := m.SessionPath(p)
 	_, statErr := os.Stat(session)
-	args := RunArgs(session, p, l.Workers, statErr == nil)
-	logPath := filepath.Join(m.dir, LogDir, p.Name+".log")
+	args := RunArgs(session, p, l.Workers, l.BLAS, statErr == nil)
+	logPath := m.LogPath(p)
 	log, err := sessions.OpenLog(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)

@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/sessions/derived"
+	"windtunnel/sessions/index"
 
 	"windtunnel/sessions"
 )
@@ -126,26 +127,21 @@ type pointInfo struct {
 	message       string
 }
 
-// readPoint reads a session's newest record and planned steps (its stored configuration's,
-// as compare --from reads it); ok is false when it has no record yet.
+// readPoint reads a session's newest record (index.ReadSession) and planned steps (its
+// stored configuration's, as compare --from reads it); ok is false when it has no record yet.
 func readPoint(path string) (pointInfo, bool, error) {
 	if _, err := os.Stat(path); err != nil {
 		return pointInfo{}, false, err
 	}
-	r, err := sessions.Open(path)
+	s, err := index.ReadSession(path)
 	if err != nil {
 		return pointInfo{}, false, err
 	}
-	defer r.Close()
-	cfg, err := runconfig.SessionConfig(r.Meta())
+	cfg, err := derived.SessionConfig(s.Meta)
 	if err != nil {
 		return pointInfo{}, false, err
 	}
-	last, ok, err := r.At(-1)
-	if err != nil {
-		return pointInfo{}, false, err
-	}
-	return pointInfo{step: last.Step, planned: cfg.Steps, state: last.State, message: sessions.SafeText(last.Message)}, ok, nil
+	return pointInfo{step: s.Last.Step, planned: cfg.Steps, state: s.Last.State, message: sessions.SafeText(s.Last.Message)}, s.HasLast, nil
 }
 
 // Progress reads how far a point's session has got (0 without one).
@@ -168,7 +164,7 @@ func (m *Manifest) lastFailure(p Point) string {
 			}
 		}
 	}
-	logs = append(logs, filepath.Join(m.dir, LogDir, p.Name+".log"))
+	logs = append(logs, m.LogPath(p))
 	best, bestT := "", int64(0)
 	for _, l := range logs {
 		fi, err := os.Stat(l)

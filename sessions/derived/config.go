@@ -22,11 +22,13 @@ func IgnoredFields() []string {
 	return []string{"seed", "workers", "blas", "eval_every", "checkpoint_every", "probe_every", "geometry_n", "jlens_n"}
 }
 
-// Defaults returns the top-level fields whose unset value stands for a named one (the
-// lab's defaults), so that a configuration that names the default and one that leaves it
-// out are the same: device "" is "cpu", precision "" is "float32".
+// Defaults returns the fields (dotted names) whose unset value stands for a named one (the
+// lab's and the models' defaults), so that a configuration that names the default and one
+// that leaves it out are the same: device "" is "cpu", precision "" is "float32", the prefix
+// MLP's input "" is "prefix" (run stores "prefix", compare before it stored ""), the
+// initialisation "" is "normal".
 func Defaults() map[string]string {
-	return map[string]string{"device": "cpu", "precision": "float32", "init": "normal"}
+	return map[string]string{"device": "cpu", "precision": "float32", "init": "normal", "mlp_prefix.input": "prefix"}
 }
 
 // ConfigKey returns a canonical string of a stored configuration (a JSON object) less
@@ -153,11 +155,6 @@ func canonicalConfig(cfg json.RawMessage) (map[string]any, error) {
 	for _, k := range IgnoredFields() {
 		delete(obj, k)
 	}
-	for k, def := range Defaults() {
-		if s, ok := obj[k].(string); ok && s == def {
-			delete(obj, k)
-		}
-	}
 	c, err := canonical(obj)
 	if err != nil {
 		return nil, err
@@ -166,7 +163,27 @@ func canonicalConfig(cfg json.RawMessage) (map[string]any, error) {
 	if m == nil {
 		m = map[string]any{}
 	}
+	for k, def := range Defaults() {
+		dropDefault(m, strings.Split(k, "."), def)
+	}
 	return m, nil
+}
+
+// dropDefault removes the string def at the path of keys in a canonical object (keys in
+// lower case), and an object the removal leaves empty, as canonical leaves out zero values.
+func dropDefault(m map[string]any, path []string, def string) {
+	if len(path) == 1 {
+		if s, ok := m[path[0]].(string); ok && s == def {
+			delete(m, path[0])
+		}
+		return
+	}
+	if sub, ok := m[path[0]].(map[string]any); ok {
+		dropDefault(sub, path[1:], def)
+		if len(sub) == 0 {
+			delete(m, path[0])
+		}
+	}
 }
 
 // canonical rewrites a decoded value: objects lose their zero-valued fields, numbers get

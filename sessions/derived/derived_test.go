@@ -61,6 +61,8 @@ func TestSameConfiguration(t *testing.T) {
 		{"omitted empty object field", `{"lstm":null}`, true, ""},
 		{"sizes in today's lower-case keys", `{"tunnel":{"v":20},"transformer":{"layers":4,"heads":4,"width":64}}`, true, ""},
 		{"omitted default precision", `{"precision":null}`, true, ""},
+		{"prefix MLP input unset is prefix", `{"mlp_prefix":{"blocks":0,"width":0,"hidden":0,"input":"prefix"}}`, true, ""},
+		{"prefix MLP input token", `{"mlp_prefix":{"input":"token"}}`, false, "mlp_prefix.input: prefix vs token"},
 		{"number spelling", `{"lr":3e-3,"steps":300.0}`, true, ""},
 		{"steps differ", `{"steps":3000}`, false, "steps: 300 vs 3000"},
 		{"device differs", `{"device":"cpu"}`, false, "device: cuda vs cpu"},

@@ -14,13 +14,17 @@
 // this one rule, so a verdict never pools runs that trained different things.
 //
 // The rule works on the stored configuration as JSON (sessions.Meta.Config, a
-// runconfig.Config): two runs are the same configuration when their configurations are equal as
+// runconfig.Config; KeyOf keys a Config): two runs are the same configuration when their configurations are equal as
 // decoded JSON objects (keys compared without regard to case, as encoding/json matches
 // them; numbers compared as numbers, a missing key equal to its zero value
 // so omitempty does not split groups) but for IgnoredFields, the fields that cannot change
 // what is trained.
 //
-// It imports only windtunnel/sessions and windtunnel/diagnostics (numbers on plain slices,
-// which import nothing of the project) besides the standard library, so the dashboard (tui)
-// may use it; it must not import lab, models, runconfig, tui, figures or reports.
+// A recorded run's configuration is read here too (SessionConfig: runconfig.Decode, the
+// error naming the session), and a run as the architecture table scores it (SessionRun,
+// ReadSessionRun, ReadSessionDir).
+//
+// It imports only windtunnel/sessions, windtunnel/diagnostics (numbers on plain slices) and
+// windtunnel/lab/runconfig (the configuration, a leaf) besides the standard library, so the
+// dashboard (tui) may use it; it must not import lab, models, tui, figures or reports.
 package derived

@@ -3,6 +3,7 @@ package derived
 import (
 	"encoding/json"
 	"math"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 )
@@ -46,11 +47,7 @@ func ContextFree(task string, v, bayesLen int) float64 {
 // configuration (tunnel.v, or tunnel.V as older sessions spell it) or, without one, from
 // bayesLen.
 func ContextFreeOf(m sessions.Meta, bayesLen int) float64 {
-	var c struct {
-		Tunnel struct {
-			V int `json:"v"` // encoding/json matches the key's case loosely: V too
-		} `json:"tunnel"`
-	}
+	var c runconfig.Config
 	if len(m.Config) > 0 && json.Unmarshal(m.Config, &c) != nil {
 		c.Tunnel.V = 0 // unreadable: V from the Bayes curve
 	}

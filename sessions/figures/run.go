@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -120,7 +120,7 @@ func LoadPaths(paths []string) ([]Run, error) {
 			if st.IsDir() {
 				// In a folder, only finished runs count (as in compare --from); a file named
 				// on its own is drawn whatever its state.
-				if sr, err := runconfig.ReadSessionRun(f); err == nil && !sr.Done {
+				if sr, err := derived.ReadSessionRun(f); err == nil && !sr.Done {
 					continue
 				}
 			}

@@ -60,12 +60,13 @@ func Mean(vs []Value, prec int) string {
 	return fmt.Sprintf("%.*f ± %.*f (n=%d)", prec, s.Mean, prec, s.SD, len(xs))
 }
 
+// mean is the mean of the values over the finite ones (derived.MeanFinite).
 func mean(vs []Value) float64 {
-	s := 0.0
-	for _, v := range vs {
-		s += v.V
+	xs := make([]float64, len(vs))
+	for i, v := range vs {
+		xs[i] = v.V
 	}
-	return s / float64(len(vs))
+	return derived.MeanFinite(xs)
 }
 
 // configOf describes the configuration of runs: preset (or "custom"), sizes, params, steps.

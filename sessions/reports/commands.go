@@ -1,74 +1,89 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
+
+	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
-	"windtunnel/sessions/runconfig"
-
 	"windtunnel/tunnels"
 )
 
 // Commands reconstructs, from each session's configuration, the command lines that
-// regenerate every number: one `compare` per folder, preset, task and seed range where the
-// sessions are a preset's (with --steps where it differs), `run` with the main sizes
-// otherwise; `compare --from` per folder for the architecture table; `probe` per session
-// with a snapshot for the geometry.
+// regenerate every number: run in an empty folder they write sessions of the same
+// configurations (derived.KeyOf) with the same evaluation, snapshot and checkpoint cadences
+// and geometry size. Each session's run is the fewest flags of `windtunnel run` over a
+// preset that build it (runconfig.Args). In each folder, the largest set of sessions that
+// are a compare's grid — every task × model × seeds 1..N, of one preset and one length, no
+// other flag — is one `compare` into it (a folder is one sweep); each other session is a
+// `run` at its own path (after a `mkdir -p` of a folder no compare makes). Then `compare
+// --from` per folder for the architecture table, and `probe` per session with a snapshot
+// for the geometry.
 func Commands(runs []Run) []string {
-	type group struct {
-		dir, preset, task string
-		steps             int
-		seeds             []uint64
-		models            []string
-	}
-	var groups []*group
-	var out, single []string
-	byKey := map[string]*group{}
-	seedsOf := map[string][]uint64{} // dir/preset/steps/task/model → seeds
-	for _, r := range runs {
-		if r.Preset == "" {
-			continue
-		}
-		k := strings.Join([]string{filepath.Dir(r.Path), r.Preset, strconv.Itoa(r.Config.Steps), r.Config.Task, r.Score.Model}, "\x00")
-		seedsOf[k] = append(seedsOf[k], r.Config.Seed)
-	}
-	for _, r := range runs {
-		k := strings.Join([]string{filepath.Dir(r.Path), r.Preset, strconv.Itoa(r.Config.Steps), r.Config.Task, r.Score.Model}, "\x00")
-		seeds := seedsOf[k]
-		if r.Preset == "" || !oneToN(seeds) {
-			single = append(single, runCommand(r))
-			continue
-		}
-		gk := strings.Join([]string{filepath.Dir(r.Path), r.Preset, strconv.Itoa(r.Config.Steps), r.Config.Task, strconv.Itoa(len(seeds))}, "\x00")
-		g, ok := byKey[gk]
-		if !ok {
-			g = &group{dir: filepath.Dir(r.Path), preset: r.Preset, task: r.Config.Task, steps: r.Config.Steps, seeds: seeds}
-			byKey[gk] = g
-			groups = append(groups, g)
-		}
-		if !contains(g.models, r.Score.Model) {
-			g.models = append(g.models, r.Score.Model)
-		}
-	}
-	for _, g := range groups {
-		ms := derived.Ordered(g.models, arch.Kinds())
-		cmd := fmt.Sprintf("windtunnel compare --preset %s --tasks %s --models %s --seeds %d", g.preset, g.task, strings.Join(ms, ","), len(g.seeds))
-		if p, err := runconfig.Preset(g.preset, g.task); err == nil && p.Steps != g.steps {
-			cmd += fmt.Sprintf(" --steps %d", g.steps)
-		}
-		out = append(out, cmd+" --out "+g.dir)
-	}
-	out = append(out, single...)
+	plans := make([]*plan, len(runs))
 	var dirs []string
-	for _, r := range runs {
-		if d := filepath.Dir(r.Path); !contains(dirs, d) {
+	for i, r := range runs {
+		p := &plan{r: r}
+		p.preset, p.args, p.err = runArgs(r)
+		if len(p.args) == 1 && strings.HasPrefix(p.args[0], "--steps=") {
+			p.steps = strings.TrimPrefix(p.args[0], "--steps=")
+		}
+		plans[i] = p
+		if d := filepath.Dir(r.Path); !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
 	}
+	var out, single []string
+	for _, dir := range dirs {
+		// The candidate grids of the folder, by preset and steps.
+		grids := map[string][]*plan{}
+		var order []string
+		for _, p := range plans {
+			if filepath.Dir(p.r.Path) != dir || p.err != nil || len(p.args) > 1 || (len(p.args) == 1 && p.steps == "") {
+				continue
+			}
+			k := p.preset + "\x00" + p.steps
+			if grids[k] == nil {
+				order = append(order, k)
+			}
+			grids[k] = append(grids[k], p)
+		}
+		var best []*plan
+		var tasks, models []string
+		var seeds int
+		for _, k := range order {
+			if ts, ms, n, ok := compareGrid(grids[k]); ok && len(grids[k]) > len(best) {
+				best, tasks, models, seeds = grids[k], ts, ms, n
+			}
+		}
+		made := dir == "."
+		if best != nil {
+			cmd := fmt.Sprintf("windtunnel compare --preset %s --tasks %s --models %s --seeds %d", best[0].preset,
+				strings.Join(tasks, ","), strings.Join(models, ","), seeds)
+			if best[0].steps != "" {
+				cmd += " --steps " + best[0].steps
+			}
+			out, made = append(out, cmd+" --out "+dir), true
+			for _, p := range best {
+				p.compared = true
+			}
+		}
+		for _, p := range plans {
+			if filepath.Dir(p.r.Path) != dir || p.compared {
+				continue
+			}
+			if !made && p.err == nil {
+				single, made = append(single, "mkdir -p "+dir), true
+			}
+			single = append(single, runCommand(p.r, p.preset, p.args, p.err))
+		}
+	}
+	out = append(out, single...)
 	for _, d := range dirs {
 		out = append(out, "windtunnel compare --from "+d)
 	}
@@ -80,27 +95,91 @@ func Commands(runs []Run) []string {
 	return out
 }
 
-// runCommand is the `run` line of a session that is no preset's (or not part of a seed range).
-func runCommand(r Run) string {
-	c := r.Config
-	p := r.Preset
-	if p == "" {
-		p = runconfig.PresetQuick
-	}
-	s := fmt.Sprintf("windtunnel run --headless --task %s --model %s --preset %s --seed %d --steps %d", c.Task, c.Model, p, c.Seed, c.Steps)
-	if r.Preset == "" {
-		t := c.Transformer
-		s += fmt.Sprintf(" --layers %d --width %d --batch %d --lr %g --warmup %d --weight-decay %g", t.Layers, t.Width, c.Batch, c.LR, c.Warmup, c.WeightDecay)
-		if c.Model == arch.KindTransformer {
-			s += fmt.Sprintf(" --heads %d", t.Heads)
-		}
-		return s + " --out " + r.Path + "  # no preset's configuration: sizes from the session, tunnel " + tunnelDesc(c.Tunnel)
-	}
-	return s + " --out " + r.Path
+// plan is how Commands regenerates one session: the preset and run's flags over it that
+// build its configuration (steps: the --steps among them, "" for the preset's), or why
+// none do, and whether a compare makes it.
+type plan struct {
+	r             Run
+	preset, steps string
+	args          []string
+	err           error
+	compared      bool
 }
 
-func tunnelDesc(t tunnels.Config) string {
-	return fmt.Sprintf("%+v", t)
+// compareGrid reports whether the plans are a compare's grid: every task × model with
+// seeds 1..N each; it returns the tasks and models in the project's order and N.
+func compareGrid(ps []*plan) (tasks, models []string, seeds int, ok bool) {
+	bySeed := map[string][]uint64{}
+	for _, p := range ps {
+		c := p.r.Config
+		if !slices.Contains(tasks, c.Task) {
+			tasks = append(tasks, c.Task)
+		}
+		if !slices.Contains(models, c.Model) {
+			models = append(models, c.Model)
+		}
+		k := c.Task + "/" + c.Model
+		bySeed[k] = append(bySeed[k], c.Seed)
+	}
+	seeds = len(ps) / max(1, len(tasks)*len(models))
+	for _, t := range tasks {
+		for _, m := range models {
+			if s := bySeed[t+"/"+m]; len(s) != seeds || !oneToN(s) {
+				return nil, nil, 0, false
+			}
+		}
+	}
+	return derived.Ordered(tasks, tunnels.Names()), derived.Ordered(models, arch.Kinds()), seeds, len(ps) > 0
+}
+
+// runArgs finds the preset (the session's own first, then quick, mid, paper) over which
+// the fewest flags of run build the session's configuration, and those flags.
+func runArgs(r Run) (string, []string, error) {
+	key := r.Score.Key
+	if key == "" {
+		var err error
+		if key, err = derived.KeyOf(r.Config); err != nil {
+			return "", nil, err
+		}
+	}
+	same := func(b, c runconfig.Config) bool {
+		k, err := derived.KeyOf(b)
+		return err == nil && k == key && b.EvalEvery == c.EvalEvery && b.ProbeEvery == c.ProbeEvery &&
+			b.CheckpointEvery == c.CheckpointEvery && b.GeometryN == c.GeometryN
+	}
+	presets := runconfig.PresetNames()
+	if r.Preset != "" {
+		presets = append([]string{r.Preset}, presets...)
+	}
+	best, bestArgs, firstErr := "", []string(nil), error(nil)
+	for _, p := range presets {
+		args, err := runconfig.Args(r.Config, p, same)
+		if err != nil {
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
+		if best == "" || len(args) < len(bestArgs) {
+			best, bestArgs = p, args
+		}
+	}
+	if best == "" {
+		return "", nil, firstErr
+	}
+	return best, bestArgs, nil
+}
+
+// runCommand is the `run` line of a session that is not part of a compare, or a comment
+// saying why none can be given.
+func runCommand(r Run, preset string, args []string, err error) string {
+	if err != nil {
+		return fmt.Sprintf("# %s: %v; `windtunnel info --config %s` writes it as a file for run --config", r.Path, err, r.Path)
+	}
+	c := r.Config
+	s := fmt.Sprintf("windtunnel run --headless --preset %s --task %s --model %s --seed %d", preset, c.Task, c.Model, c.Seed)
+	for _, a := range args {
+		s += " " + a
+	}
+	return s + " --out " + r.Path
 }
 
 // oneToN reports whether seeds are exactly 1..len(seeds).
@@ -113,13 +192,4 @@ func oneToN(seeds []uint64) bool {
 		}
 	}
 	return len(s) > 0
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

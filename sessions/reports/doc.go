@@ -15,7 +15,10 @@
 // them. Besides Paper I's table and geometry claims it states the authors' frame statistic
 // (frame.go: the J-lens ratio against the final frame, and the frame-precision
 // dissociation) and Paper II's two timescales (configurations that differ only in the value
-// projection's learning-rate multiplier). The package depends on lab (configurations, the
-// architecture table), models and tunnels (names), sessions and sessions/derived; a figure
-// renderer is plugged in by the caller.
+// projection's learning-rate multiplier). The commands that regenerate every number
+// (commands.go) are the flags of `windtunnel run` that build each session's configuration
+// (runconfig.Args), a compare for a folder's grid. The package depends on lab/runconfig (the
+// configuration, presets and run's flags), models/arch and tunnels (names), sessions and
+// sessions/derived (the architecture table, the grouping rule); a figure renderer is
+// plugged in by the caller.
 package reports

@@ -3,8 +3,8 @@ package reports
 import (
 	"strings"
 	"testing"
+	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
-	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions/derived"
 )
@@ -18,11 +18,11 @@ func runOf(t *testing.T, valueLR float64, seed uint64, curve ...float64) Run {
 		t.Fatal(err)
 	}
 	c.ValueLR, c.Seed = valueLR, seed
-	key, err := c.Key()
+	key, err := derived.KeyOf(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Run{SessionRun: runconfig.SessionRun{Config: c, Score: derived.RunScore{Task: c.Task, Model: arch.KindTransformer, Seed: seed, Key: key}},
+	r := Run{SessionRun: derived.SessionRun{Config: c, Score: derived.RunScore{Task: c.Task, Model: arch.KindTransformer, Seed: seed, Key: key}},
 		File: "s.wtlab"}
 	for i, v := range curve {
 		r.Curve = append(r.Curve, derived.StepValue{Step: 100 * (i + 1), V: v})
@@ -52,7 +52,7 @@ func TestSpeedupRow(t *testing.T) {
 	// A pair that differs in more than the value LR is no pair.
 	other := runOf(t, 10, 3, 0.1)
 	other.Config.LR = 3e-3
-	other.Score.Key, _ = other.Config.Key()
+	other.Score.Key, _ = derived.KeyOf(other.Config)
 	if rows := speedupRows([]Run{runs[0], other}); len(rows) != 1 || rows[0].Verdict != NotMeasured {
 		t.Errorf("value LR and LR differ: %+v", rows)
 	}

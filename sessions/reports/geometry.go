@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/derived"
 
 	"windtunnel/sessions"
 	"windtunnel/tunnels"
@@ -50,8 +51,8 @@ func keyOrthRow(task string, rs []Run) Row {
 		}
 		used = append(used, r)
 		trained, init = append(trained, s.KeyOrthogonalityEmbed[0]), append(init, s.KeyOrthogonalityEmbedInit[0])
-		row.Values = append(row.Values, Value{r.File, meanOf(s.KeyOrthogonalityEmbed[0])})
-		initVals = append(initVals, Value{r.File, meanOf(s.KeyOrthogonalityEmbedInit[0])})
+		row.Values = append(row.Values, Value{r.File, derived.MeanFinite(s.KeyOrthogonalityEmbed[0])})
+		initVals = append(initVals, Value{r.File, derived.MeanFinite(s.KeyOrthogonalityEmbedInit[0])})
 	}
 	if len(used) == 0 {
 		row.Verdict, row.Reason = NotMeasured, "no transformer snapshot with the authors' key orthogonality (KeyOrthogonalityEmbed)"
@@ -84,14 +85,6 @@ func headRange(perSeed [][]float64) (lo, hi float64) {
 		lo, hi = math.Min(lo, s/float64(c)), math.Max(hi, s/float64(c))
 	}
 	return lo, hi
-}
-
-func meanOf(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // manifoldRow is |ρ(PC1, entropy)| (Spearman) of one sampling of the value manifold.

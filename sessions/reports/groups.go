@@ -28,7 +28,7 @@ func configGroups(runs []Run) []cfgGroup {
 	keys := make([]string, len(runs))
 	for i, r := range runs {
 		keys[i] = r.Score.Key
-		if keys[i] == "" { // not read through runconfig.ReadSessionRun: a group of its own
+		if keys[i] == "" { // not read through derived.ReadSessionRun: a group of its own
 			keys[i] = fmt.Sprintf("\x00%d %s", i, r.Path)
 		}
 	}

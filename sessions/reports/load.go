@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"windtunnel/sessions/runconfig"
+	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
@@ -14,7 +14,7 @@ import (
 
 // Run is one session as the report reads it.
 type Run struct {
-	runconfig.SessionRun
+	derived.SessionRun
 	// Path is the session file as given (or found in a given folder); File its base name.
 	Path, File string
 	// Preset is the preset the configuration is (steps aside), "" when none.
@@ -77,14 +77,14 @@ func Load(paths []string) (runs []Run, skipped []string, err error) {
 }
 
 // loadRun reads one session once (derived.ReadRun): its score and configuration
-// (runconfig.SessionRunOf), its newest snapshot and frame-ratio series, its bit error curve and
+// (derived.SessionRunOf), its newest snapshot and frame-ratio series, its bit error curve and
 // its last length-generalisation curve.
 func loadRun(path string) (Run, error) {
 	dr, err := derived.ReadRun(path)
 	if err != nil {
 		return Run{}, fmt.Errorf("report: %w", err)
 	}
-	sr, err := runconfig.SessionRunOf(dr)
+	sr, err := derived.SessionRunOf(dr)
 	if err != nil {
 		return Run{}, fmt.Errorf("report: %w", err)
 	}

@@ -5,7 +5,9 @@
 // in its own colour profile (a lipgloss renderer per session, from the terminal type and
 // environment the client sent; the client's terminal is never queried).
 //
-// Runs come from a Source, so the package knows nothing of how a live run is reached: with
+// Runs come from a Source (IndexSource, windtunnel serve's: the live runs and recent
+// sessions of sessions/index, a live run reached through its control socket), so the
+// dashboard side knows nothing of how a live run is reached: with
 // one live run a viewer goes straight to its dashboard, with several a picker lists them,
 // with none it lists the recent runs to replay read-only. A dashboard picked from the list
 // is embedded in the picker (tui.Options.Embedded): leaving it comes back to the list.
@@ -32,6 +34,6 @@
 //
 // Files: server.go (Config, Server, the session gate), conns.go (the connection gates
 // before and after authentication), keys.go (authorized keys),
-// hostkey.go (host key and default paths), window.go (the size bound), session.go (one viewer: its feed, renderer and
-// program), picker.go (the run picker in front of the dashboard).
+// hostkey.go (host key, authorized-keys file and default paths), window.go (the size bound), session.go (one viewer: its feed, renderer and
+// program), picker.go (the run picker in front of the dashboard), source.go (IndexSource).
 package sshserve

@@ -45,6 +45,37 @@ func DefaultHostKey() (string, error) {
 	return filepath.Join(d, "ssh_host_ed25519_key"), nil
 }
 
+// AuthorizedKeysFile is the authorized-keys file serve reads: path, or DefaultAuthorizedKeys
+// when path is empty; a file that is not there is an error saying how to make it.
+func AuthorizedKeysFile(path string) (string, error) {
+	if path == "" {
+		p, err := DefaultAuthorizedKeys()
+		if err != nil {
+			return "", err
+		}
+		path = p
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("serve: no authorized keys: create %s with one public key per line (%s before a key lets it operate runs)",
+			path, OperatorOption)
+	} else if err != nil {
+		return "", fmt.Errorf("serve: authorized keys: %w", err)
+	}
+	return path, nil
+}
+
+// HostKeyFile loads the host key at path, or at DefaultHostKey when path is empty,
+// generating it on first start (HostKey with create); it returns the path used.
+func HostKeyFile(path string) (signer gossh.Signer, created bool, used string, err error) {
+	if path == "" {
+		if path, err = DefaultHostKey(); err != nil {
+			return nil, false, "", err
+		}
+	}
+	signer, created, err = HostKey(path, true)
+	return signer, created, path, err
+}
+
 // HostKey loads the server's private key from path (OpenSSH or PEM format, unencrypted).
 // When no file is there and create is true, it generates an ed25519 key and writes it
 // (mode 0600, its directory 0700); created reports that. A key file that others may read

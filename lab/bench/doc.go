@@ -1,0 +1,13 @@
+// Package bench measures the training step (windtunnel bench): Step times windtunnel's
+// step on a configuration and the project's PyTorch reference (scripts/torch_reference.py,
+// found with FindTorch; RunTorch runs it) on the same model, batch and AdamW step, side by
+// side; MedianRow folds repetitions, BLASRatio compares backends pair by pair, PrintTable
+// and PrintBLASRatios print them; Accuracy times both to 0.05 bits (a). Dashboard measures
+// what the dashboard costs the trainer: one run, the dashboard on and off in alternating
+// windows in the same process, a key typed at intervals.
+//
+// The configurations are the command line's (runconfig.Build, as run makes them); bench
+// builds trainers from them (lab) and, for the dashboard, a session and live feed
+// (lab/launch) shown by the dashboard (tui). It imports lab, lab/launch, lab/runconfig,
+// sessions, sessions/derived and tui.
+package bench

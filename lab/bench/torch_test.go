@@ -1,0 +1,217 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"windtunnel/lab/runconfig"
+	"windtunnel/models/arch"
+
+	"windtunnel/models"
+	"windtunnel/tunnels"
+)
+
+// torchForTest returns the repository's reference script and a Python that imports torch;
+// it skips without such a Python unless WINDTUNNEL_REQUIRE_TORCH=1 (CI installs
+// python3-torch and sets it).
+func torchForTest(t *testing.T) (python, script string) {
+	t.Helper()
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script = firstFile(torchScriptPlaces("", cwd, ""))
+	if script == "" {
+		t.Fatalf("scripts/%s not found from %s", TorchScriptName, cwd)
+	}
+	py, tried := firstWithTorch(context.Background(), pythonCandidates("", os.Getenv("PYTHON"), exec.LookPath))
+	if py == "" {
+		if os.Getenv("WINDTUNNEL_REQUIRE_TORCH") == "1" {
+			t.Fatalf("no Python imports torch and WINDTUNNEL_REQUIRE_TORCH=1: %s", strings.Join(tried, "; "))
+		}
+		t.Skipf("no Python imports torch (%s): %s", torchInstallHint, strings.Join(tried, "; "))
+	}
+	return py, script
+}
+
+// TestTorchReferenceParamCount checks that the PyTorch reference builds a model with the Go
+// transformer's parameter count for every preset's bijection transformer, at another V and
+// with an explicit MLP width: the bench compares the same model.
+func TestTorchReferenceParamCount(t *testing.T) {
+	py, script := torchForTest(t)
+	type size struct {
+		name string
+		v    int
+		tc   arch.TransformerConfig
+	}
+	var cases []size
+	for _, p := range runconfig.PresetNames() {
+		cfg, err := runconfig.Preset(p, "bijection")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, size{p, 20, cfg.Transformer})
+	}
+	cases = append(cases,
+		size{"V=8", 8, arch.TransformerConfig{Layers: 2, Heads: 2, Width: 32}},
+		size{"mlp=48", 11, arch.TransformerConfig{Layers: 3, Heads: 4, Width: 24, MLP: 48}})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			tn, err := tunnels.New("bijection", tunnels.Config{V: c.v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := models.TransformerParams(c.tc, tn, 0)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, py, script, "--count-params", "--V", strconv.Itoa(c.v),
+				"--d", strconv.Itoa(c.tc.Width), "--layers", strconv.Itoa(c.tc.Layers),
+				"--heads", strconv.Itoa(c.tc.Heads), "--mlp", strconv.Itoa(c.tc.MLP)).Output()
+			if err != nil {
+				t.Fatalf("%s --count-params: %v", script, err)
+			}
+			var got struct {
+				Params int `json:"params"`
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("output %q: %v", out, err)
+			}
+			if got.Params != want {
+				t.Errorf("%s %+v: PyTorch reference has %d parameters, Go transformer %d", c.name, c.tc, got.Params, want)
+			}
+		})
+	}
+}
+
+// TestTorchReferenceOutput trains the reference for a few steps through the bench's own
+// runner and checks the lines bench and bench --accuracy read: an evaluation every 3 steps
+// with bit errors in [0, log2 V], and a last line with the step-time statistics.
+func TestTorchReferenceOutput(t *testing.T) {
+	py, script := torchForTest(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	lines, err := RunTorch(ctx, py, script, "cpu", 16, 1, 2, 4, 6, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 3 {
+		t.Fatalf("%d JSON lines, want 2 evaluations and a summary:\n%s", len(lines), lines)
+	}
+	for i, l := range lines[:2] {
+		var e struct {
+			Step          int     `json:"step"`
+			Wall          float64 `json:"wall_s"`
+			Loss          float64 `json:"loss"`
+			Position      float64 `json:"bit_error_position"`
+			Sample        float64 `json:"bit_error_sample"`
+			MedianMsOnEnd float64 `json:"median_ms_per_step"`
+		}
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatal(err)
+		}
+		top := math.Log2(20)
+		if e.Step != 3*(i+1) || e.Wall <= 0 || !(e.Loss > 0) || !(e.Position >= 0 && e.Position <= top) ||
+			!(e.Sample >= e.Position-1e-9 && e.Sample <= top) || e.MedianMsOnEnd != 0 {
+			t.Errorf("evaluation line %d: %s", i, l)
+		}
+	}
+	var s struct {
+		Median float64 `json:"median_ms_per_step"`
+		Min    float64 `json:"min_ms_per_step"`
+		Max    float64 `json:"max_ms_per_step"`
+		Timed  int     `json:"timed_steps"`
+		Params int     `json:"params"`
+	}
+	if err := json.Unmarshal(lines[2], &s); err != nil {
+		t.Fatal(err)
+	}
+	tn, _ := tunnels.New("bijection", tunnels.Config{V: 20})
+	want := models.TransformerParams(arch.TransformerConfig{Layers: 1, Heads: 2, Width: 16}, tn, 0)
+	if !(s.Min > 0 && s.Min <= s.Median && s.Median <= s.Max) || s.Timed != 3 || s.Params != want {
+		t.Errorf("summary %s: want 0 < min ≤ median ≤ max, 3 timed steps (6 less 3 warm-up), %d params", lines[2], want)
+	}
+}
+
+// TestTorchScriptPlaces checks where bench looks for the reference without a flag: next to
+// the binary first, then scripts/ of the current folder or of the windtunnel module above
+// it, then the module the source path is in; a go.mod of another module is not ours.
+func TestTorchScriptPlaces(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	other := filepath.Join(root, "other")
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(repo, "go.mod"), "module windtunnel\n\ngo 1.26\n")
+	write(filepath.Join(repo, "scripts", TorchScriptName), "# ref\n")
+	write(filepath.Join(repo, "cmd", "windtunnel", "bench.go"), "package main\n")
+	write(filepath.Join(other, "go.mod"), "module elsewhere\n")
+	write(filepath.Join(other, "scripts", TorchScriptName), "# not ours\n")
+	write(filepath.Join(root, "gpu", TorchScriptName), "# packed\n")
+	ref := filepath.Join(repo, "scripts", TorchScriptName)
+	for _, c := range []struct {
+		name, exe, cwd, src, want string
+	}{
+		{"next to the binary", filepath.Join(root, "gpu", "windtunnel"), other, "", filepath.Join(root, "gpu", TorchScriptName)},
+		{"binary at the repository root", filepath.Join(repo, "windtunnel"), root, "", ref},
+		{"current folder inside the module", "", filepath.Join(repo, "cmd", "windtunnel"), "", ref},
+		{"source path", filepath.Join(root, "bin", "windtunnel"), root, filepath.Join(repo, "cmd", "windtunnel", "bench.go"), ref},
+		{"another module's script is not taken", "", filepath.Join(other, "sub"), "", ""},
+		{"nothing", filepath.Join(root, "bin", "windtunnel"), root, "windtunnel/cmd/windtunnel/bench.go", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := firstFile(torchScriptPlaces(c.exe, c.cwd, c.src)); got != c.want {
+				t.Errorf("found %q, want %q (looked at %q)", got, c.want, torchScriptPlaces(c.exe, c.cwd, c.src))
+			}
+		})
+	}
+}
+
+// TestTorchPython checks the order Pythons are tried in and that the first one importing
+// torch is taken, with the reasons the others were passed over.
+func TestTorchPython(t *testing.T) {
+	dir := t.TempDir()
+	fake := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	without := fake("nopython", `echo "ModuleNotFoundError: No module named 'torch'" >&2; exit 1`)
+	with := fake("withtorch", "exit 0")
+	onPath := func(string) (string, error) { return without, nil }
+	noPath := func(string) (string, error) { return "", errors.New("not found") }
+
+	if got, want := pythonCandidates("", with, onPath), []string{with, without, "/usr/bin/python3"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("candidates %q, want %q", got, want)
+	}
+	if got, want := pythonCandidates("", "", noPath), []string{"/usr/bin/python3"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("candidates without $PYTHON or PATH %q, want %q", got, want)
+	}
+	if got := pythonCandidates("/opt/py", with, onPath); !reflect.DeepEqual(got, []string{"/opt/py"}) {
+		t.Errorf("--python given: candidates %q, want it alone", got)
+	}
+	py, tried := firstWithTorch(context.Background(), []string{without, filepath.Join(dir, "absent"), with})
+	if py != with || len(tried) != 2 || !strings.Contains(tried[0], "No module named 'torch'") {
+		t.Errorf("took %q after %q, want %q after two refusals", py, tried, with)
+	}
+	if py, tried := firstWithTorch(context.Background(), []string{without}); py != "" || len(tried) != 1 {
+		t.Errorf("took %q (%q), want none", py, tried)
+	}
+}

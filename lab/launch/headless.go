@@ -1,0 +1,92 @@
+package launch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"runtime"
+	"runtime/pprof"
+
+	"windtunnel/lab"
+)
+
+// Headless trains st with a progress line (a terminal: tty) or log lines on stderr,
+// records the session, serves the run on its control socket (attach, ls) and prints the
+// run's end on stderr (PrintExit) and its JSON summary (Summarize) on stdout; with
+// predictions it then writes them there (WritePredictions). Cancelling ctx (a signal)
+// stops the run cleanly: the final evaluation and checkpoint are recorded and the session
+// file is closed.
+func Headless(ctx context.Context, st *Run, predictions io.Writer, tty bool, stdout, stderr io.Writer) (err error) {
+	cfg, tr := st.Config, st.Trainer
+	defer tr.Close()
+	defer func() {
+		if cerr := st.Writer.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	// The live feed writes the session and serves the control socket (attach, ls).
+	var logger *log.Logger // the control socket's refusals: on stderr when that is a log (a detached run's)
+	if !tty {
+		logger = log.New(stderr, "windtunnel: ", log.LstdFlags)
+	}
+	ctl := StartControl(st, logger, stderr)
+	defer ctl.Stop()
+	tr.Attach(ctl.Live)
+	m := tr.Model()
+	from := ""
+	if tr.Step() > 0 {
+		from = fmt.Sprintf(" (resumed at step %d)", tr.Step())
+	}
+	fmt.Fprintf(stderr, "windtunnel: %s %s, %d parameters, batch %d, %d steps%s, BLAS: %s\n",
+		cfg.Task, m.Kind(), m.NumParams(), cfg.Batch, cfg.Steps, from, tr.BLAS())
+	if d := tr.Device(); d.Kind != "cpu" {
+		line := fmt.Sprintf("windtunnel: device %s: %s", d.Kind, d.Name)
+		if d.Driver != "" {
+			line += " (" + d.Driver + ")"
+		}
+		fmt.Fprintln(stderr, line)
+	}
+	fmt.Fprintf(stderr, "windtunnel: session %s\n", st.Writer.Path())
+	prog := NewProgress(ctx, cfg.Steps, stderr, tty)
+	tr.Attach(prog)
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	var res lab.Result
+	var runErr error
+	pprof.Do(ctx, pprof.Labels("part", "trainer"), func(ctx context.Context) {
+		res, runErr = tr.Run(ctx)
+	})
+	runtime.ReadMemStats(&ms1)
+	prog.Close()
+	if runErr != nil && res.Steps == 0 {
+		return runErr
+	}
+	s, err := Summarize(st, res, ms1.TotalAlloc-ms0.TotalAlloc, runErr)
+	if err != nil {
+		return fmt.Errorf("run: summary: %w", err)
+	}
+	PrintExit(stderr, cfg.Task, res, st.Writer.Path())
+	if err := json.NewEncoder(stdout).Encode(s); err != nil {
+		return fmt.Errorf("run: write summary: %w", err)
+	}
+	if predictions != nil && runErr == nil {
+		if err := WritePredictions(predictions, tr, res); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+	}
+	return runErr
+}
+
+// PrintExit prints the run's end on w: its state, steps and time, the final bit errors and
+// KL, the verdict (FinalVerdict), and the session file.
+func PrintExit(w io.Writer, task string, res lab.Result, session string) {
+	s := res.Scores
+	verdict := "no final evaluation"
+	if v, ok := FinalVerdict(task, res); ok {
+		verdict = v.String()
+	}
+	fmt.Fprintf(w, "windtunnel: %s after %d steps (%.1f s): bit error (a) %.4f (b) %.4f, KL %.4f bits; %s\nwindtunnel: session %s\n",
+		res.Last.State, res.Steps, res.WallS, s.BitErrorPosition, s.BitErrorSample, s.KLBits, verdict, session)
+}

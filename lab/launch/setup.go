@@ -1,0 +1,154 @@
+package launch
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"windtunnel/lab"
+	"windtunnel/lab/runconfig"
+	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
+)
+
+// Run is a run ready to start: its configuration, its trainer and the session it writes.
+type Run struct {
+	Config  runconfig.Config
+	Trainer *lab.Trainer
+	Writer  *sessions.Writer
+	Meta    sessions.Meta
+	// Note is said before the run starts: a resume that restarts from step 0.
+	Note string
+}
+
+// Close closes the run's session and trainer, for a run that will not start.
+func (r *Run) Close() error {
+	err := r.Writer.Close()
+	r.Trainer.Close()
+	return err
+}
+
+// New builds the trainer of cfg and creates its session at path, its meta naming the
+// program's version. The trainer is closed again when the session cannot be created.
+func New(cfg runconfig.Config, path, version string) (*Run, error) {
+	tr, err := lab.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := Meta(cfg, tr, path, version)
+	if err != nil {
+		tr.Close()
+		return nil, err
+	}
+	w, err := sessions.Create(path, meta, sessions.WriterOptions{})
+	if err != nil {
+		tr.Close()
+		return nil, err
+	}
+	return &Run{Config: cfg, Trainer: tr, Writer: w, Meta: meta}, nil
+}
+
+// DefaultPath is where a run's session goes without --out: ./runs/<time>-<task>-<model>.wtlab.
+func DefaultPath(cfg runconfig.Config, now time.Time) string {
+	return filepath.Join("runs", fmt.Sprintf("%s-%s-%s.wtlab", now.Format("20060102-150405"), cfg.Task, cfg.Model))
+}
+
+// Meta describes a run for its session: the model the trainer built, the device, BLAS and
+// host it runs on, the program's version, and the configuration as JSON.
+func Meta(cfg runconfig.Config, tr *lab.Trainer, path, version string) (sessions.Meta, error) {
+	cj, err := json.Marshal(cfg)
+	if err != nil {
+		return sessions.Meta{}, fmt.Errorf("launch: config: %w", err)
+	}
+	host, _ := os.Hostname()
+	m := tr.Model()
+	layers, heads := m.Heads()
+	if heads == 0 && cfg.Model == "transformer" {
+		layers = cfg.Transformer.Layers
+	}
+	return sessions.Meta{
+		Task: cfg.Task, Model: m.Kind(), Params: m.NumParams(), Layers: layers, Heads: heads, Steps: cfg.Steps,
+		Device: tr.Device().Kind, DeviceName: tr.Device().Name, Driver: tr.Device().Driver, BLAS: tr.BLAS(),
+		Version: version, Host: host, Created: time.Now().UTC().Truncate(time.Second), Config: cj, Path: path,
+	}, nil
+}
+
+// Resumable reads what a session continues from: its stored configuration and its last
+// checkpoint (nil when it has none yet).
+func Resumable(path string) (runconfig.Config, *sessions.Checkpoint, error) {
+	r, err := sessions.Open(path)
+	if err != nil {
+		return runconfig.Config{}, nil, err
+	}
+	defer r.Close()
+	cfg, err := derived.SessionConfig(r.Meta())
+	if err != nil {
+		return runconfig.Config{}, nil, err
+	}
+	ck, ok, err := r.Checkpoint(-1)
+	if err != nil {
+		return runconfig.Config{}, nil, err
+	}
+	if !ok {
+		ck = nil
+	}
+	return cfg, ck, nil
+}
+
+// Resume continues the session at path from checkpoint ck (nil: from step 0, its records
+// discarded and recomputed) with cfg, the stored configuration (Resumable) as changed for
+// this process (steps, workers, BLAS, device): it builds the trainer, restores ck and
+// reopens the session, recording the planned length there (replan).
+func Resume(path string, stored, cfg runconfig.Config, ck *sessions.Checkpoint) (*Run, error) {
+	step, note := 0, ""
+	if ck != nil {
+		step = ck.Step
+	} else {
+		note = fmt.Sprintf("no checkpoint in %s: restarting from step 0 with its configuration", path)
+	}
+	tr, err := lab.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if ck != nil {
+		if err := tr.Restore(ck); err != nil {
+			tr.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	w, meta, err := sessions.Append(path, step, sessions.WriterOptions{})
+	if err != nil {
+		tr.Close()
+		return nil, err
+	}
+	if err := replan(w, &meta, stored, cfg.Steps); err != nil {
+		w.Close()
+		tr.Close()
+		return nil, err
+	}
+	return &Run{Config: cfg, Trainer: tr, Writer: w, Meta: meta, Note: note}, nil
+}
+
+// replan records a resumed run's planned length in its session before it starts: the
+// meta's Steps, which info, ls and the dashboard's progress and ETA read, and the stored
+// configuration's, from which a later resume without --steps continues. Only the length
+// changes; the rest of the stored configuration stays as given (a resume's --workers,
+// --blas and --device are this process's, not the run's).
+func replan(w *sessions.Writer, meta *sessions.Meta, stored runconfig.Config, steps int) error {
+	if meta.Steps == steps && stored.Steps == steps {
+		return nil
+	}
+	stored.Steps = steps
+	cj, err := json.Marshal(stored)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	set := func(m *sessions.Meta) { m.Steps, m.Config = steps, cj }
+	if err := w.UpdateMeta(set); err != nil {
+		return err
+	}
+	set(meta)
+	return nil
+}

@@ -1,0 +1,10 @@
+// Package probe is the checkpoint probe (windtunnel probe): Session loads a session's
+// checkpoint, rebuilds its model from the stored configuration (derived.SessionConfig) and
+// computes what a run records at an evaluation and a geometry snapshot — the scores on the
+// run's probe set, an hmm run's length-generalisation curve, focus, key orthogonality,
+// value manifold, ablation table and the J-lens overlap — beside the frame history and the
+// authors' frame statistic the run recorded (derived.ReadFrameRatios). Report.Text prints
+// it; means over heads and positions are derived's (NaN-skipping).
+//
+// It imports lab, sessions, sessions/derived and diagnostics.
+package probe

@@ -1,0 +1,23 @@
+// Package runconfig holds the configuration of a run (Config, the JSON a session stores in
+// sessions.Meta.Config): the presets (quick, mid, paper), the cadence rule that fits a
+// preset's evaluations to a shorter run (FitCadence), the range checks (Validate, which
+// checks the sizes through the same validateSizes as Decode, which bounds a configuration
+// read from a file that may come from someone else before anything is sized from it) and
+// the lengths an hmm run is scored at (EvalLengths).
+//
+// Build is the one path from a preset, a source (a configuration file, ReadFile: TOML, YAML
+// or JSON, keys checked against the configuration's JSON names; or a recorded run, Like)
+// and `windtunnel run`'s flags (Overrides, with their defaults, DefaultOverrides) to a
+// validated configuration, the cadences fitted by one rule whatever their source; run,
+// compare's and sweep's points and bench all take it. The table of run's flags (build.go)
+// is the one place that maps a flag to its field: Build applies it, FlagOf names the flag of
+// a field error, FlagTask and FlagModel say what a flag applies to, and Args gives the
+// flags that build a configuration again (the report's regenerating commands). Write
+// writes a configuration as a file ReadFile reads back to it (info --config); Keys and
+// Lookup name and read its keys (ls --where); Closest suggests the key, flag or command a
+// misspelt one meant; PresetValues describes the presets' tunnel sizes for the flags' help.
+//
+// It is a leaf: it imports only tunnels and models/arch, so that every reader of a
+// recorded run (sessions/derived, the dashboard, figures, reports, the run index) decodes a
+// configuration with it instead of by hand, and the trainer (lab) runs it.
+package runconfig

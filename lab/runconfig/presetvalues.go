@@ -1,0 +1,34 @@
+package runconfig
+
+import (
+	"strings"
+
+	"windtunnel/tunnels"
+)
+
+// PresetValues describes the presets' value of a tunnel size of task, get(tunnel with its
+// defaults) as text: "default 20", or "default: the preset's: quick and mid 4, paper 64"
+// when they differ (the help of the size flags).
+func PresetValues(task string, get func(tunnels.Config) string) string {
+	var names, values []string
+	for _, p := range PresetNames() {
+		c, err := Preset(p, task)
+		if err != nil {
+			continue
+		}
+		v := get(c.Tunnel.WithDefaults())
+		if n := len(values); n > 0 && values[n-1] == v {
+			names[n-1] += " and " + p
+			continue
+		}
+		names, values = append(names, p), append(values, v)
+	}
+	if len(values) == 1 {
+		return "default " + values[0]
+	}
+	parts := make([]string, len(values))
+	for i := range values {
+		parts[i] = names[i] + " " + values[i]
+	}
+	return "default: the preset's: " + strings.Join(parts, ", ")
+}

@@ -1,0 +1,237 @@
+package index
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"windtunnel/lab/runconfig"
+)
+
+// RowFields are the fields of a run that a query names (ls --where and --sort), besides the
+// metrics and the configuration's keys.
+var RowFields = []string{"state", "task", "model", "step", "steps", "pid", "path", "note", "modified"}
+
+// MetricFields name the metrics of Metrics; bit_error is bit error (a).
+var MetricFields = []string{"bit_error", "bit_error_position", "bit_error_sample", "kl_bits", "tvd", "accuracy"}
+
+// Condition is one condition of a query (ls --where): key, operator (=, !=, <, >, <=, >=)
+// and value.
+type Condition struct {
+	key, op, value string
+}
+
+// String is the condition as written.
+func (c Condition) String() string { return c.key + c.op + c.value }
+
+// ParseWhere reads a condition (ls --where), checking that its key is one the index knows.
+func ParseWhere(s string) (Condition, error) {
+	i := strings.IndexAny(s, "!<>=")
+	if i <= 0 {
+		return Condition{}, fmt.Errorf("--where %q: want KEY=VALUE, KEY!=VALUE, KEY<VALUE, KEY>VALUE, KEY<=VALUE or KEY>=VALUE", s)
+	}
+	c := Condition{key: strings.TrimSpace(s[:i])}
+	rest := s[i:]
+	for _, op := range []string{"!=", "<=", ">=", "=", "<", ">"} {
+		if strings.HasPrefix(rest, op) {
+			c.op, c.value = op, strings.TrimSpace(rest[len(op):])
+			break
+		}
+	}
+	if c.op == "" {
+		return Condition{}, fmt.Errorf("--where %q: want KEY=VALUE, KEY!=VALUE, KEY<VALUE, KEY>VALUE, KEY<=VALUE or KEY>=VALUE", s)
+	}
+	if err := CheckKey("--where", c.key); err != nil {
+		return Condition{}, err
+	}
+	return c, nil
+}
+
+// CheckKey rejects a key that is neither a row field, a metric nor a configuration key,
+// naming the flag and the closest key.
+func CheckKey(flag, key string) error {
+	known := Keys()
+	for _, k := range known {
+		if strings.EqualFold(k, key) {
+			return nil
+		}
+	}
+	hint := ""
+	if s := runconfig.Closest(key, known); s != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return fmt.Errorf("%s %s: unknown key%s (keys: %s, %s, or a configuration key such as seed, lr or transformer.layers)",
+		flag, key, hint, strings.Join(RowFields, ", "), strings.Join(MetricFields, ", "))
+}
+
+// Keys lists the row fields, the metrics and every configuration key (dot paths).
+func Keys() []string {
+	return append(append(append([]string{}, RowFields...), MetricFields...), runconfig.Keys()...)
+}
+
+// Field returns the run's value of key: a float64 for numbers, a string otherwise; false
+// when the run has none (no evaluation yet, a configuration that does not decode).
+func (r Run) Field(key string) (any, bool) {
+	num := func(p *float64) (any, bool) {
+		if p == nil {
+			return nil, false
+		}
+		return *p, true
+	}
+	metric := func(get func(m *Metrics) *float64) (any, bool) {
+		if r.Metrics == nil {
+			return nil, false
+		}
+		return num(get(r.Metrics))
+	}
+	switch strings.ToLower(key) {
+	case "state":
+		return r.State, true
+	case "task":
+		return r.Task, true
+	case "model":
+		return r.Model, true
+	case "step":
+		return float64(r.Step), true
+	case "steps":
+		return float64(r.Steps), true
+	case "pid":
+		return float64(r.Pid), r.Pid > 0
+	case "path":
+		return r.Path, true
+	case "note":
+		return r.Note, true
+	case "modified":
+		return r.Modified.Format(time.RFC3339), !r.Modified.IsZero()
+	case "bit_error", "bit_error_position":
+		return num(r.BitError)
+	case "bit_error_sample":
+		return metric(func(m *Metrics) *float64 { return m.BitErrorSample })
+	case "kl_bits":
+		return metric(func(m *Metrics) *float64 { return m.KLBits })
+	case "tvd":
+		return metric(func(m *Metrics) *float64 { return m.TVD })
+	case "accuracy":
+		return metric(func(m *Metrics) *float64 { return m.Accuracy })
+	}
+	if len(r.Config) == 0 {
+		return nil, false
+	}
+	var c runconfig.Config
+	if json.Unmarshal(r.Config, &c) != nil {
+		return nil, false
+	}
+	return runconfig.Lookup(c, key)
+}
+
+// FieldText is a field's value as a condition compares text and ls's table prints it.
+func FieldText(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// Match reports whether the run satisfies the condition. Numbers compare as numbers when
+// the value is one, everything else as text; a run without the field matches only !=.
+func (c Condition) Match(r Run) bool {
+	v, ok := r.Field(c.key)
+	if !ok {
+		return c.op == "!="
+	}
+	var cmp int
+	f, isNum := v.(float64)
+	want, err := strconv.ParseFloat(c.value, 64)
+	switch {
+	case isNum && err == nil:
+		cmp = compareFloat(f, want)
+	default:
+		cmp = strings.Compare(FieldText(v), c.value)
+	}
+	switch c.op {
+	case "=":
+		return cmp == 0
+	case "!=":
+		return cmp != 0
+	case "<":
+		return cmp < 0
+	case ">":
+		return cmp > 0
+	case "<=":
+		return cmp <= 0
+	}
+	return cmp >= 0
+}
+
+func compareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Filter keeps the runs that satisfy every condition.
+func Filter(rows []Run, conds []Condition) []Run {
+	var out []Run
+	for _, r := range rows {
+		keep := true
+		for _, c := range conds {
+			keep = keep && c.Match(r)
+		}
+		if keep {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Sort orders the runs by key, ascending (descending with reverse): numbers as numbers,
+// text as text, runs without the field last either way; equal runs keep their order. An
+// empty key keeps List's order (live runs, then the newest sessions), reversed with reverse.
+func Sort(rows []Run, key string, reverse bool) {
+	if key == "" {
+		if reverse {
+			for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
+				rows[i], rows[j] = rows[j], rows[i]
+			}
+		}
+		return
+	}
+	type keyed struct {
+		row Run
+		v   any
+		ok  bool
+	}
+	ks := make([]keyed, len(rows))
+	for i, r := range rows {
+		v, ok := r.Field(key)
+		ks[i] = keyed{r, v, ok}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		a, b := ks[i], ks[j]
+		if !a.ok || !b.ok {
+			return a.ok && !b.ok
+		}
+		var cmp int
+		fa, numA := a.v.(float64)
+		fb, numB := b.v.(float64)
+		if numA && numB {
+			cmp = compareFloat(fa, fb)
+		} else {
+			cmp = strings.Compare(FieldText(a.v), FieldText(b.v))
+		}
+		if reverse {
+			return cmp > 0
+		}
+		return cmp < 0
+	})
+	for i := range ks {
+		rows[i] = ks[i].row
+	}
+}

@@ -1,0 +1,139 @@
+package index
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"windtunnel/lab/runconfig"
+)
+
+// lsTestRows are four runs: three finished with evaluations, one without.
+func lsTestRows(t *testing.T) []Run {
+	t.Helper()
+	f := func(x float64) *float64 { return &x }
+	row := func(path, task, model, state string, seed uint64, layers int, lr float64, be, kl *float64) Run {
+		c, err := runconfig.Preset(runconfig.PresetQuick, task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Model, c.Seed, c.Transformer.Layers, c.LR = model, seed, layers, lr
+		r := Run{State: state, Task: task, Model: model, Step: 10, Steps: 10, Path: path, BitError: be, Config: configJSON(t, c)}
+		if be != nil {
+			r.Metrics = &Metrics{BitErrorPosition: be, KLBits: kl}
+		}
+		return r
+	}
+	return []Run{
+		row("a", "hmm", "transformer", "done", 1, 4, 1e-3, f(0.02), f(0.05)),
+		row("b", "bijection", "lstm", "done", 2, 4, 3e-3, f(0.4), f(0.9)),
+		row("c", "hmm", "mamba", "stopped", 3, 2, 1e-3, f(0.01), f(0.2)),
+		row("d", "hmm", "transformer", "failed", 2, 2, 1e-3, nil, nil),
+	}
+}
+
+func rowPaths(rows []Run) string {
+	var p []string
+	for _, r := range rows {
+		p = append(p, r.Path)
+	}
+	return strings.Join(p, " ")
+}
+
+// TestLsWhere: each operator on row fields, metrics and configuration keys (dot paths,
+// any case); numbers compare as numbers; a row without the field matches only !=; the
+// conditions all hold.
+func TestLsWhere(t *testing.T) {
+	rows := lsTestRows(t)
+	for _, c := range []struct {
+		where []string
+		want  string
+	}{
+		{[]string{"task=hmm"}, "a c d"},
+		{[]string{"task!=hmm"}, "b"},
+		{[]string{"model=transformer", "task=hmm"}, "a d"},
+		{[]string{"state=done"}, "a b"},
+		{[]string{"bit_error<0.03"}, "a c"},
+		{[]string{"bit_error>=0.02"}, "a b"},
+		{[]string{"bit_error!=0.4"}, "a c d"},
+		{[]string{"kl_bits>0.1"}, "b c"},
+		{[]string{"seed=2"}, "b d"},
+		{[]string{"seed=2.0"}, "b d"},
+		{[]string{"seed>1", "seed<=2"}, "b d"},
+		{[]string{"transformer.layers=2"}, "c d"},
+		{[]string{"Transformer.Layers<3"}, "c d"},
+		{[]string{"lr=0.003"}, "b"},
+		{[]string{"lr>0.001"}, "b"},
+		{[]string{"tunnel.K=20"}, "a c d"},
+		{[]string{"steps=10", "step>=10"}, "a b c d"},
+		{[]string{"task<i"}, "a b c d"},
+		{[]string{"task=recall"}, ""},
+	} {
+		t.Run(strings.Join(c.where, " "), func(t *testing.T) {
+			var conds []Condition
+			for _, w := range c.where {
+				cond, err := ParseWhere(w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				conds = append(conds, cond)
+			}
+			if got := rowPaths(Filter(rows, conds)); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestLsWhereErrors: a malformed condition or an unknown key is an error naming it
+// and the closest key.
+func TestLsWhereErrors(t *testing.T) {
+	for _, c := range []struct{ where, want string }{
+		{"task", "want KEY=VALUE"},
+		{"=hmm", "want KEY=VALUE"},
+		{"tsk=hmm", `--where tsk: unknown key (did you mean "task"?)`},
+		{"bit_eror<1", `(did you mean "bit_error"?)`},
+		{"transformer.layres=2", `(did you mean "transformer.Layers"?)`},
+	} {
+		_, err := ParseWhere(c.where)
+		if err == nil || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(c.want)) { // nested keys in either case
+			t.Errorf("ParseWhere(%q) = %v, want %q", c.where, err, c.want)
+		}
+	}
+}
+
+// TestLsSort: by a metric, a row field and a configuration key, ascending and reversed;
+// rows without the field last either way; ties keep ls's order.
+func TestLsSort(t *testing.T) {
+	for _, c := range []struct {
+		key     string
+		reverse bool
+		want    string
+	}{
+		{"bit_error", false, "c a b d"},
+		{"bit_error", true, "b a c d"},
+		{"kl_bits", false, "a c b d"},
+		{"model", false, "b c a d"},
+		{"seed", false, "a b d c"},
+		{"seed", true, "c b d a"},
+		{"transformer.layers", false, "c d a b"},
+		{"", true, "d c b a"},
+		{"", false, "a b c d"},
+	} {
+		rows := lsTestRows(t)
+		Sort(rows, c.key, c.reverse)
+		if got := rowPaths(rows); got != c.want {
+			t.Errorf("--sort %q reverse %v: %q, want %q", c.key, c.reverse, got, c.want)
+		}
+	}
+}
+
+// configJSON is the configuration as a session stores it.
+func configJSON(t *testing.T, c runconfig.Config) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
