@@ -19,8 +19,14 @@ import (
 const DefaultJLensN = 32
 
 // jlensSites are where the frame statistic is taken: the embedding output and after block 0,
-// the authors' sites.
-var jlensSites = [...]int{models.SiteEmbed, 0}
+// the authors' sites; after block 0 only where a block follows it (the residual stream after
+// the last block reaches no later position, so its J-lens is empty).
+func jlensSites(layers int) []int {
+	if layers < 2 {
+		return []int{models.SiteEmbed}
+	}
+	return []int{models.SiteEmbed, 0}
+}
 
 // jlensN is the number of geometry sequences the J-lens stacks (at most the geometry set's).
 func (t *Trainer) jlensN(geometryN int) int {
@@ -39,7 +45,7 @@ func (t *Trainer) jlens(sn *sessions.Snapshot, b *tunnels.Batch) error {
 	if t.model.Kind() != arch.KindTransformer {
 		return nil
 	}
-	sites := jlensSites[:]
+	sites := jlensSites(t.layers)
 	g, err := models.JLens(t.model, t.tunnel, b, t.jlensN(b.N), sites)
 	if err != nil {
 		return fmt.Errorf("lab: J-lens: %w", err)
@@ -108,6 +114,10 @@ func jlensAgainst(j, f *sessions.JLens) []float64 {
 	for si := range j.Sites {
 		rs := make([]float64, P)
 		for k := 0; k < P; k++ {
+			if math.IsNaN(float64(j.PositionOverlap[si][k])) { // no subspace there
+				rs[k] = math.NaN()
+				continue
+			}
 			w = widen(w, j.Basis[si*P+k])
 			rs[k] = diagnostics.SubspaceOverlap(frame, f.FrameRank, w, j.Rank, j.Width) / null
 		}

@@ -38,9 +38,9 @@ type Report struct {
 	FrameRatio *derived.FrameRatios `json:"frame_ratio,omitempty"`
 	// JLensRatio is the authors' frame statistic at this checkpoint, per site of
 	// Geometry.JLens (the J-lens overlap with the frame of its own embeddings ÷ null).
-	JLensRatio []float64 `json:"jlens_ratio,omitempty"`
+	JLensRatio []sessions.Num `json:"jlens_ratio,omitempty"`
 	// JLensMean is JLensRatio's mean over the sites (what the authors report).
-	JLensMean float64 `json:"jlens_ratio_mean,omitempty"`
+	JLensMean sessions.Num `json:"jlens_ratio_mean,omitempty"`
 	// Dissociation is the pre-registered rule on the run's recorded snapshots (FrameRatio)
 	// with bit error (b) at each (nil without them).
 	Dissociation *derived.Dissociation `json:"dissociation,omitempty"`
@@ -104,9 +104,9 @@ func Session(path string, step, geometryN, jlensN int, blas string) (*Report, er
 		GeometryN: sn.ProbeN, Eval: *ev, Geometry: sn}
 	if j := sn.JLens; j != nil {
 		for _, o := range j.Overlap {
-			rep.JLensRatio = append(rep.JLensRatio, float64(o)/float64(j.Null))
+			rep.JLensRatio = append(rep.JLensRatio, o/j.Null)
 		}
-		rep.JLensMean = derived.MeanFinite(rep.JLensRatio)
+		rep.JLensMean = sessions.Num(derived.MeanNum(rep.JLensRatio))
 	}
 	// The recorded frame-precision history up to this step, when the run took snapshots.
 	if rec, at, err := r.Snapshot(ck.Step); err == nil && rec != nil && rec.Frame != nil {

@@ -120,7 +120,11 @@ func FrameRatioSeries(snaps []JLensSnapshot) *FrameRatios {
 			if j.Width == last.Width && len(final) > 0 && len(j.Basis) == len(j.Sites)*P {
 				null := diagnostics.OverlapNull(j.Width, last.FrameRank, j.Rank)
 				for k := 0; k < P; k++ {
-					per = append(per, diagnostics.SubspaceOverlap(final, last.FrameRank, widen(j.Basis[si*P+k]), j.Rank, j.Width)/null)
+					v := math.NaN() // a cell without a subspace (recorded NaN)
+					if si >= len(j.PositionOverlap) || k >= len(j.PositionOverlap[si]) || !math.IsNaN(float64(j.PositionOverlap[si][k])) {
+						v = diagnostics.SubspaceOverlap(final, last.FrameRank, widen(j.Basis[si*P+k]), j.Rank, j.Width) / null
+					}
+					per = append(per, v)
 				}
 			}
 			p.Final = append(p.Final, MeanFinite(per))
