@@ -37,8 +37,10 @@
 //   - route.go: key routing: global keys, focus and pages, pause, then the panes and the
 //     scrubber; the status line for sent events.
 //   - quit.go: the quit dialog q and ctrl+c open on a live run (detach: the run goes on;
-//     stop run, not offered to a read-only viewer; cancel), drawn over the screen and taking
-//     every key while open; leaving (tea.Quit, or LeftMsg when Options.Embedded).
+//     stop run, not offered to a read-only viewer; cancel; on a paused run it says so, offers
+//     resume and detach first, and detach leaves it paused: Stats.Paused, Stats.Fate), drawn
+//     over the screen and taking every key while open; leaving (tea.Quit, or LeftMsg when
+//     Options.Embedded).
 //   - feed.go: feed pacing: polling the feed's Changed signal, redraw rate, sending events.
 //   - cache.go: re-reading the feed up to the step, and the evaluation, snapshot and
 //     geometry caches.

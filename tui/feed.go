@@ -78,6 +78,11 @@ func (m Model) feed(msg feedMsg) (tea.Model, tea.Cmd) {
 		m.refresh()
 		m.render()
 	}
+	if m.quit.open && (msg.changed || msg.closed) {
+		// The dialog says the run's state as it is now (another viewer may resume it).
+		m.quitState()
+		m.render()
+	}
 	m.logRate(now)
 	return m, m.wait(now)
 }

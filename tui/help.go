@@ -20,8 +20,8 @@ func shortHelp(h help.Model, k KeyMap, pane []key.Binding, w int) string {
 	return fitHelp(h, bs, w)
 }
 
-// quitHelp renders the one-line help of the quit dialog (which takes every key while open).
-func quitHelp(h help.Model, k KeyMap, w int) string { return fitHelp(h, k.quitDialog(), w) }
+// quitHelp renders the one-line help of the quit dialog d (which takes every key while open).
+func quitHelp(h help.Model, k KeyMap, d quitDialog, w int) string { return fitHelp(h, d.keys(k), w) }
 
 // fitHelp renders in one line of at most w cells the bindings that fit, in order, leaving
 // out whole ones that do not (no ellipsis, nothing cut).

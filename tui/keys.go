@@ -46,10 +46,12 @@ type KeyMap struct {
 	Toggle  key.Binding
 	Restore key.Binding
 
-	// The quit dialog of a live run (q, ctrl+c): detach, stop the run, cancel.
-	Detach  key.Binding
-	StopRun key.Binding
-	Cancel  key.Binding
+	// The quit dialog of a live run (q, ctrl+c): detach, stop the run, cancel; on a paused
+	// run, resume and detach.
+	Detach       key.Binding
+	StopRun      key.Binding
+	Cancel       key.Binding
+	ResumeDetach key.Binding
 }
 
 // DefaultKeys returns the dashboard's key table. It follows the conventions of LEET-style
@@ -100,13 +102,15 @@ func DefaultKeys() KeyMap {
 		Detach:  b([]string{"d"}, "d", "detach (run goes on)"),
 		StopRun: b([]string{"s"}, "s", "stop the run"),
 		Cancel:  b([]string{"c"}, "c/esc", "cancel"),
+
+		ResumeDetach: b([]string{"r"}, "r", "resume, detach"),
 	}
 }
 
 // watchOnly returns the table for a viewer who may only watch: the keys that act on the run
 // (pause, head toggle, restore, stop) disabled, so that they neither match nor show in help.
 func (k KeyMap) watchOnly() KeyMap {
-	for _, b := range []*key.Binding{&k.Pause, &k.Toggle, &k.Restore, &k.StopRun} {
+	for _, b := range []*key.Binding{&k.Pause, &k.Toggle, &k.Restore, &k.StopRun, &k.ResumeDetach} {
 		b.SetEnabled(false)
 	}
 	return k

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"log"
 	"time"
 
@@ -33,6 +34,21 @@ type Stats struct {
 	// when they stopped it (s), once the stop event was sent.
 	Detached bool
 	Stopped  bool
+	// Resumed is set when the user chose resume and detach on a paused run (Detached too,
+	// once the resume event was sent); Paused when they detached leaving it paused, at
+	// step PausedAt.
+	Resumed  bool
+	Paused   bool
+	PausedAt int
+}
+
+// Fate says what became of a run the user detached from, for the caller's message: "goes
+// on", or that it stays paused and how to resume it.
+func (s Stats) Fate() string {
+	if s.Paused {
+		return fmt.Sprintf("stays paused at step %d (windtunnel attach, then p, resumes it)", s.PausedAt)
+	}
+	return "goes on"
 }
 
 // Model is the root bubbletea model: it owns the panes, the scrubber, the focus and the
@@ -63,7 +79,12 @@ type Model struct {
 	detached bool       // left with detach: the run goes on
 	stopping bool       // stop chosen: quit once the stop event has gone
 	stopped  bool       // left with stop
-	embedded bool       // leaving sends LeftMsg instead of quitting (Options.Embedded)
+	resuming bool       // resume and detach chosen: leave once the resume event has gone
+	resumed  bool       // left with resume and detach
+	// leftPaused: left with detach while the run was paused, at step leftAt.
+	leftPaused bool
+	leftAt     int
+	embedded   bool // leaving sends LeftMsg instead of quitting (Options.Embedded)
 
 	closed      bool // Changed was closed
 	dirty       bool // the feed changed since the last refresh
@@ -120,6 +141,7 @@ func (m Model) Stats() Stats {
 	s := m.stats
 	s.Renders = m.sh.renders
 	s.Detached, s.Stopped = m.detached, m.stopped
+	s.Resumed, s.Paused, s.PausedAt = m.resumed, m.leftPaused, m.leftAt
 	return s
 }
 
@@ -160,7 +182,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.feed(msg)
 	case sentMsg:
 		m.status = m.sentText(msg)
-		if cmd := m.stopSent(msg); cmd != nil {
+		if cmd := m.eventSent(msg); cmd != nil {
 			return m, cmd
 		}
 		m.render()

@@ -223,6 +223,7 @@ type (
 		w, focus int
 		msg      string
 		quit     bool
+		paused   bool
 	}
 	scrubKey struct {
 		w, step, first, last              int
@@ -237,12 +238,12 @@ func (m *Model) footer(w int) string {
 	if msg == "" && m.feedErr != "" {
 		msg = "feed: " + m.feedErr
 	}
-	return m.views.footer.get(m.sh, footerKey{w, m.focus, msg, m.quit.open}, func() string {
+	return m.views.footer.get(m.sh, footerKey{w, m.focus, msg, m.quit.open, m.quit.paused}, func() string {
 		if msg != "" {
 			msg = m.sh.st.Warn.Render(msg) + "  "
 		}
 		if m.quit.open {
-			return look.PadLine(msg+quitHelp(m.help, m.sh.keys, w-ansi.StringWidth(msg)), w)
+			return look.PadLine(msg+quitHelp(m.help, m.sh.keys, m.quit, w-ansi.StringWidth(msg)), w)
 		}
 		return look.PadLine(msg+shortHelp(m.help, m.sh.keys, m.panes[m.focus].Help(), w-ansi.StringWidth(msg)), w)
 	})
@@ -265,7 +266,8 @@ func (m *Model) fullHelp(w, h int) string {
 	}
 	groups = append(append(groups, look.HelpGroup{Title: "Scrubber", Bindings: append(m.scrub.Help(), k.Enter, k.Erase)}), more...)
 	if m.runGoesOn() {
-		groups = append(groups, look.HelpGroup{Title: "Quit dialog (q)", Bindings: k.quitDialog()})
+		// Resume and detach is listed though only a paused run's dialog offers it (it says so).
+		groups = append(groups, look.HelpGroup{Title: "Quit dialog (q)", Bindings: append(k.quitDialog(), k.ResumeDetach)})
 	}
 	n := 0
 	if e := m.sh.lastEval(); e != nil {

@@ -30,7 +30,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Quit) && m.runGoesOn():
-		m.quit.open, m.quit.sel = true, 0 // ask: detach or stop?
+		m.openQuit() // ask: detach or stop?
 	case key.Matches(msg, k.Quit):
 		return m, m.leave()
 	case m.scrub.input && key.Matches(msg, k.Back):

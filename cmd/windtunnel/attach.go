@@ -65,7 +65,7 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 			if last, ok, _ := feed.At(-1); !feed.Live() && ok {
 				fmt.Fprintf(stderr, "windtunnel: %s %s at step %d\n", name, last.State, last.Step)
 			} else {
-				fmt.Fprintf(stderr, "windtunnel: detached; %s goes on (pid %d): windtunnel attach %s\n", name, run.Hello.Pid, name)
+				fmt.Fprintf(stderr, "windtunnel: detached; %s %s (pid %d): windtunnel attach %s\n", name, st.Fate(), run.Hello.Pid, name)
 			}
 			return err
 		},

@@ -84,7 +84,11 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 			why = errTerminalLost.Error()
 		}
 		logger.Printf("run: %s; the run goes on in this process", why)
-		o = continueDetached(ctx, bg, st.cfg.Steps, st.w.Path(), done, stderr)
+		fate := "run continues"
+		if ui.Paused { // left paused in the quit dialog: say so, not that it trains
+			fate = "run " + ui.Fate()
+		}
+		o = continueDetached(ctx, bg, st.cfg.Steps, st.w.Path(), fate, done, stderr)
 	default: // stop chosen (the event went), or the run had ended
 		if !ui.Stopped {
 			tr.Send(sessions.Event{Kind: sessions.EventStop})
