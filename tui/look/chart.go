@@ -83,6 +83,10 @@ type Chart struct {
 	BandOverlap    rune // the glyph where two bands cover one cell (0: the later band's)
 	Cursor         *Cursor
 	Marks          []Mark
+	// LabelW and Margin are the least width of the y labels' column and of the right
+	// margin: charts drawn over one another at one width with the same LabelW and Margin
+	// (the largest of their LabelWidth and RefMargin) share their x axis, column for column.
+	LabelW, Margin int
 }
 
 // minChartW is the least width a chart is drawn at (narrower: blank), and a chart needs 4
@@ -102,7 +106,8 @@ func (c Chart) Draw(w, h int) string {
 	if w < minChartW || ch < 4 {
 		return Fit("", w, h)
 	}
-	margin := RefMargin(w, c.Refs)
+	labelled := RefMargin(w, c.Refs) > 0 // else the lines go unlabelled (the caller names them)
+	margin := max(RefMargin(w, c.Refs), min(c.Margin, w-minChartW))
 	cw := w - margin
 	xr, yr := c.XR.Widen(), c.YR.Widen()
 	xStep := c.XStep
@@ -112,14 +117,7 @@ func (c Chart) Draw(w, h int) string {
 	// ntcharts sizes the y labels' column from its formatter: blanks as wide as the widest
 	// label drawYTicks writes.
 	ticks := c.tickLabels(yr, ch-2)
-	lw := 0
-	for _, t := range ticks {
-		lw = max(lw, len(t))
-	}
-	for _, r := range c.Refs {
-		lw = max(lw, len(r.Tick))
-	}
-	blank := strings.Repeat(" ", lw)
+	blank := strings.Repeat(" ", max(c.labelWidth(ticks), c.LabelW))
 	lc := linechart.New(cw, ch, xr.Lo, xr.Hi, yr.Lo, yr.Hi,
 		linechart.WithXYSteps(xStep, 2),
 		linechart.WithXLabelFormatter(c.XFmt),
@@ -135,8 +133,11 @@ func (c Chart) Draw(w, h int) string {
 	rows := strings.Split(lc.View(), "\n")
 	for i := range rows {
 		rows[i] = PadLine(rows[i], cw)
-		if margin > 0 {
+		switch {
+		case margin > 0 && labelled:
 			rows[i] += PadLine(" "+labels[i], margin)
+		case margin > 0:
+			rows[i] += strings.Repeat(" ", margin)
 		}
 	}
 	if c.XTitle != "" && len(rows) > 0 {
@@ -148,6 +149,26 @@ func (c Chart) Draw(w, h int) string {
 		out = PadLine(c.YTitle, w) + "\n" + out
 	}
 	return Fit(out, w, h)
+}
+
+// LabelWidth is the width of the y labels' column of the chart drawn h lines high.
+func (c Chart) LabelWidth(h int) int {
+	if c.YTitle != "" {
+		h--
+	}
+	return c.labelWidth(c.tickLabels(c.YR.Widen(), h-2))
+}
+
+// labelWidth is the width the tick labels and the reference lines' ticks need.
+func (c Chart) labelWidth(ticks []string) int {
+	lw := 0
+	for _, t := range ticks {
+		lw = max(lw, len(t))
+	}
+	for _, r := range c.Refs {
+		lw = max(lw, len(r.Tick))
+	}
+	return lw
 }
 
 // RefMargin is the width of the reference lines' labels right of a chart w cells wide: the

@@ -6,8 +6,9 @@
 // chart on ntcharts with axis titles, reference lines, combined glyphs where two series
 // share a cell, shaded bands, a cursor column and marks (Chart; its ranges: LinearRange from
 // 0, ZoomRange and FitLogRange fitted to the data, with RangeLabels and PowRangeLabels
-// precise enough for them), and the full key help's layout (HelpGroup with keys or a
-// legend's paragraphs, FullHelp; NewHelp for the one-line help).
+// precise enough for them; LabelW and Margin make charts drawn over one another share their
+// x axis), and the full key help's layout (HelpGroup with keys or a legend's paragraphs,
+// FullHelp; NewHelp and FitHelp for the one-line help: whole bindings, never cut).
 //
 // It imports nothing of the project: it knows cells and numbers, not sessions.
 package look

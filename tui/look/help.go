@@ -3,6 +3,7 @@ package look
 import (
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -137,4 +138,27 @@ func blockWidth(lines []string) int {
 		n = max(n, ansi.StringWidth(l))
 	}
 	return n
+}
+
+// FitHelp renders in one line of at most w cells the enabled bindings that fit, in order,
+// leaving out whole ones that do not (no ellipsis, nothing cut): the one-line help of the
+// dashboard and the comparison view.
+func FitHelp(h help.Model, bs []key.Binding, w int) string {
+	sep := ansi.StringWidth(h.ShortSeparator)
+	var keep []key.Binding
+	n := 0
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		add := ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
+		if len(keep) > 0 {
+			add += sep
+		}
+		if n+add <= w {
+			keep, n = append(keep, b), n+add
+		}
+	}
+	h.Width = 0
+	return h.ShortHelpView(keep)
 }

@@ -14,16 +14,27 @@ import (
 var overlayGlyphs = []rune{'•', '∘', '×', '+', '◆', '▲', '■', '○'}
 
 // The chart's glyphs: the seed groups' bands are shaded alternately ░ and ▒, and ▓ where
-// two bands cover each other (shades survive NO_COLOR); a seed's own curve is dotted ·;
-// ┊ is the scrubbing cursor.
+// two bands cover each other (shades survive NO_COLOR); ┊ is the scrubbing cursor.
 const (
 	bandLight   = '░'
 	bandDark    = '▒'
 	bandOverlap = '▓'
-	seedGlyph   = '·'
 	cursorGlyph = '┊'
 	xAxisTitle  = "step"
 )
+
+// seedGlyphs draw the seeds' own curves inside their band, the k-th seed of a group with
+// the k-th (the legend names each), so each seed's curve reads apart without colour; seeds
+// beyond them are dotted ·.
+var seedGlyphs = []rune{'¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'}
+
+// seedGlyph is the glyph of the k-th seed (from 0) of a group.
+func seedGlyph(k int) rune {
+	if k < len(seedGlyphs) {
+		return seedGlyphs[k]
+	}
+	return '·'
+}
 
 // footerH is the keys' line under the chart.
 const footerH = 1
@@ -82,7 +93,7 @@ func (o *Model) bandGlyph(j int) rune {
 func (o *Model) render() {
 	w, h := o.width, o.height
 	o.help.Width = w
-	foot := look.PadLine(o.help.ShortHelpView(o.keys.short()), w)
+	foot := look.PadLine(look.FitHelp(o.help, o.keys.short(), w), w)
 	if o.showHelp {
 		bh := h - footerH
 		body := ""
@@ -100,18 +111,32 @@ func (o *Model) render() {
 	for k, m := range shown {
 		data[k] = o.seriesData(m)
 	}
-	lines := append([]string{o.title()}, o.legend(data, at, ok)...)
 	if !ok {
+		lines := append([]string{o.title()}, o.legend(data, at, ok, legendFull)...)
 		lines = append(lines, look.Fit(o.st.Dim.Render("no evaluations yet"), w, 1))
 		o.frame = overlayFrame(lines, foot, w, h)
 		return
 	}
-	ch := h - len(lines) - footerH - 1 // the axis-title line
-	panels := o.panels(w, ch, data, steps, at)
-	if notes := panelNotes(panels); notes != "" {
-		ch--
-		panels = o.panels(w, ch, data, steps, at)
-		lines = append(lines, look.PadLine(o.st.Dim.Render(panelNotes(panels)), w))
+	// The richest legend that leaves each chart roomy; else the one that leaves the most.
+	var lines []string
+	var panels []panel
+	ch := 0
+	for d := range numDensities {
+		ls := append([]string{o.title()}, o.legend(data, at, ok, d)...)
+		c := h - len(ls) - footerH - 1 // the axis-title line
+		ps := o.panels(w, c, data, steps, at)
+		if notes := panelNotes(ps); notes != "" {
+			c--
+			ps = o.panels(w, c, data, steps, at)
+			ls = append(ls, look.PadLine(o.st.Dim.Render(panelNotes(ps)), w))
+		}
+		if d == 0 || c > ch {
+			lines, panels, ch = ls, ps, c
+		}
+		if roomy(ps) {
+			lines, panels, ch = ls, ps, c
+			break
+		}
 	}
 	if panels == nil {
 		lines = append(lines, look.Fit(o.st.Dim.Render("no room for the chart"), w, max(ch+1, 0)))
@@ -120,6 +145,20 @@ func (o *Model) render() {
 	}
 	o.frame = overlayFrame(lines, foot, w, h)
 }
+
+// roomy reports whether every chart of the panels has minRoomy lines or more.
+func roomy(ps []panel) bool {
+	for _, p := range ps {
+		if p.chartH() < minRoomy {
+			return false
+		}
+	}
+	return len(ps) > 0
+}
+
+// minRoomy is the height of a chart whose curves read apart: a denser legend is taken to
+// give the charts that much.
+const minRoomy = 7
 
 // helpGroups are the keys, then the legend of the runs' numbers (tui.Legend).
 func (o *Model) helpGroups() []look.HelpGroup {
@@ -144,12 +183,13 @@ type panel struct {
 }
 
 // panels lays the metrics shown out in w×h cells: one chart; or three side by side from
-// 150 columns, else stacked when each gets 6 lines, else side by side when each gets 30
-// columns; nil when there is no room.
+// 150 columns, else stacked when each gets 8 lines, else side by side when each gets 24
+// columns; nil when there is no room. The charts share their x axis column for column
+// (one width, y-label width and right margin for all), stacked or side by side.
 func (o *Model) panels(w, h int, data [][]overlaySeries, steps []int, at int) []panel {
 	shown := o.metric.shown()
 	n := len(shown)
-	side := n > 1 && (w >= 150 || (h/n < 6 && w/n >= 30))
+	side := n > 1 && (w >= 150 || (h/n < minStacked && w/n >= minSideW))
 	pw, ph := w, h
 	switch {
 	case n > 1 && side:
@@ -168,18 +208,42 @@ func (o *Model) panels(w, h int, data [][]overlaySeries, steps []int, at int) []
 	out := make([]panel, n)
 	for k, m := range shown {
 		c, refs := o.chartSpec(m, data[k], steps, at)
-		out[k] = panel{chart: c, w: pw, h: ph, note: refNote(refs, c.YR, look.RefMargin(pw, c.Refs) > 0)}
+		// The note names the lines out of range, and those in range too where the chart has
+		// no room for their labels.
+		all := append(append([]look.RefLine(nil), c.Refs...), refs...)
+		out[k] = panel{chart: c, w: pw, h: ph, note: refNote(all, c.YR, look.RefMargin(pw, c.Refs) > 0)}
 		if titled {
 			out[k].title = m.title()
-		}
-		if side && k == n-1 {
-			out[k].w = w - (n-1)*(pw+1)
 		}
 		if !side && n > 1 && k == n-1 {
 			out[k].h = h - (n-1)*ph
 		}
 	}
+	if n > 1 {
+		lw, margin := 0, 0
+		for _, p := range out {
+			lw, margin = max(lw, p.chart.LabelWidth(p.chartH())), max(margin, look.RefMargin(p.w, p.chart.Refs))
+		}
+		for k := range out {
+			out[k].chart.LabelW, out[k].chart.Margin = lw, margin
+		}
+	}
 	return out
+}
+
+// The panels' layout: stacked charts get minStacked lines each, or stand side by side
+// when each gets minSideW columns.
+const (
+	minStacked = 8
+	minSideW   = 24
+)
+
+// chartH is the height of the panel's chart, under its title.
+func (p panel) chartH() int {
+	if p.title != "" {
+		return p.h - 1
+	}
+	return p.h
 }
 
 // panelNotes joins the panels' notes on the reference lines they leave out ("(a): ┄ pass
@@ -301,8 +365,8 @@ func (o *Model) chartSpec(m overlayMetric, data []overlaySeries, steps []int, at
 	}
 	if o.seeds {
 		for _, j := range order {
-			for _, sc := range data[j].seeds {
-				c.Series = append(c.Series, curveSeries(sc, tr, seedGlyph, o.style(j)))
+			for k, sc := range data[j].seeds {
+				c.Series = append(c.Series, curveSeries(sc, tr, seedGlyph(k), o.style(j)))
 			}
 		}
 	}

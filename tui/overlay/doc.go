@@ -3,8 +3,13 @@
 // (a)) and the context-free level (on (a) and (b)); each run labelled by what differs in its
 // configuration, the seeds of one configuration (sessions/derived's rule, as compare --from,
 // report and plot group runs) drawn as their mean in a ± sd band, their own curves inside it
-// on s. The y axis fits the data (z: from 0, with Bayes and every reference line), and the
-// reference lines it leaves out are named above the chart. A scrubbing cursor's step is the
+// on s, the k-th seed of a group with the k-th of seedGlyphs. The three charts (m) share their
+// x axis column for column (look.Chart's LabelW and Margin), stacked or side by side; the
+// legend takes the richest of its densities (every value wrapped; a line per series and
+// one naming the seeds; a line per series) that leaves the charts their room, each series'
+// verdict first so that it is never the part left out. The y axis fits the data (z: from
+// 0, with Bayes and every reference line), and the reference lines it leaves out (or cannot
+// label) are named above the chart. A scrubbing cursor's step is the
 // one the legend gives every series' values at, with its verdict against the pass line
 // (derived.VerdictOf; a band's on the mean of its seeds, with the seeds passing) and the
 // heads an operator switched off in its runs (⊘, marked on the curve too).
