@@ -20,7 +20,9 @@ func shortHelp(h help.Model, k KeyMap, pane []key.Binding, w int) string {
 }
 
 // quitHelp renders the one-line help of the quit dialog d (which takes every key while open).
-func quitHelp(h help.Model, k KeyMap, d quitDialog, w int) string { return look.FitHelp(h, d.keys(k), w) }
+func quitHelp(h help.Model, k KeyMap, d quitDialog, w int) string {
+	return look.FitHelp(h, d.keys(k), w)
+}
 
 // Legend is the full help's legend for runs of m's task, shared with the comparison view:
 // what the numbers on screen are, which bit error is the paper's headline and which the
