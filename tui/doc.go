@@ -47,7 +47,8 @@
 //   - layout.go: the screen's geometry: the layouts and the sizes they start at, the chrome
 //     heights (the one place they are counted), the pages and the panes' sizes.
 //   - render.go: drawing the screen from cached parts: body, tab and page bars, boxes,
-//     scrubber line, footer and full help, or the too-small notice.
+//     scrubber line, footer and full help (under the run summary at every size, in pages
+//     that ? turns where it does not fit), or the too-small notice.
 //   - pane.go: the pane interface and paneBase, the state every pane embeds.
 //   - run.go, biterror.go (+ bitcharts.go, its two charts, and reference.go, their
 //     reference levels and what it reads of the configuration), attention.go, ablation.go
@@ -64,6 +65,10 @@
 //     per SSH viewer) and RunProgram, the one program runner behind Run and the comparison
 //     view's (tui/overlay), whose options ProgramOptions gives a host running New's model in
 //     its own program.
+//
+// A replay, a run that has ended and a read-only viewer cannot act on the run: the keys that
+// would (pause, head toggles, restore, stop) are disabled in the key table (shared.canAct),
+// so no hint, help page or pane legend offers them, and pressed they only say why.
 //
 // Entry points: New builds the root tea.Model, Run runs it as a program until q, ctrl+c or
 // the context ends (on a live run q asks first, and Stats.Detached or Stats.Stopped tell

@@ -64,7 +64,10 @@ func sendCmd(f sessions.Feed, e sessions.Event) tea.Cmd {
 func (m Model) feed(msg feedMsg) (tea.Model, tea.Cmd) {
 	if msg.closed {
 		m.closed = true
-		m.sh.ended = !m.sh.replay
+		if !m.sh.replay && !m.sh.ended {
+			m.sh.ended = true
+			m.sh.watchOnly()
+		}
 	}
 	if msg.changed || msg.closed {
 		m.dirty = true

@@ -8,15 +8,21 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 )
 
-// TestHelpToggle checks that ? and h open and close the full help, and esc closes it.
+// TestHelpToggle checks that ? and h open and close the full help, and esc closes it; a
+// replay's help lists no key that acts on a run.
 func TestHelpToggle(t *testing.T) {
 	m := New(openFixture(t), Options{})
 	const title = "Keys — ?, h or esc closes"
 	m, _ = press(t, m, "?")
 	v := plain(m)
 	mustContain(t, v, title)
-	for _, b := range []string{"quit", "log Y", "toggle head", "go to step"} {
+	for _, b := range []string{"quit", "log Y", "go to step", "cursor up"} {
 		mustContain(t, v, b)
+	}
+	for _, b := range []string{"toggle head", "pause/resume", "restore all heads"} {
+		if strings.Contains(v, b) {
+			t.Errorf("a replay's help offers %q:\n%s", b, v)
+		}
 	}
 	m, _ = press(t, m, "?")
 	if strings.Contains(plain(m), title) {

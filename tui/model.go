@@ -65,6 +65,7 @@ type Model struct {
 	focus         int
 	page          int // the grid page (pane group) shown
 	showHelp      bool
+	helpPage      int // the full help's page shown
 	width, height int
 	frame         string
 	status        string
@@ -114,8 +115,9 @@ func New(feed sessions.Feed, opts Options) Model {
 		quit:     quitDialog{note: opts.DetachNote, noStop: opts.ReadOnly},
 		embedded: opts.Embedded,
 	}
-	if opts.ReadOnly {
-		sh.readOnly, sh.keys = true, sh.keys.watchOnly()
+	sh.readOnly = opts.ReadOnly
+	if !sh.canAct() {
+		sh.watchOnly()
 	}
 	if m.quit.note == "" {
 		m.quit.note = defaultDetachNote

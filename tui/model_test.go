@@ -3,7 +3,6 @@ package tui
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -160,12 +159,14 @@ func TestPauseResume(t *testing.T) {
 	}
 }
 
+// TestReplayReadOnly: on a replay the keys that would act on a run (space, p, r) send
+// nothing and say on the status line that a replay is read-only.
 func TestReplayReadOnly(t *testing.T) {
 	m := focusOn(t, New(openFixture(t), Options{}), "Ablation")
 	for _, k := range []string{" ", "p", "r"} {
 		mm, msgs := press(t, m, k)
-		if len(msgs) != 1 || !errors.Is(msgs[0].(sentMsg).err, sessions.ErrReadOnly) {
-			t.Errorf("%q in replay: %+v", k, msgs)
+		if len(msgs) != 0 {
+			t.Errorf("%q in replay sent %+v", k, msgs)
 		}
 		mustContain(t, plain(mm), "replay: read-only")
 	}

@@ -134,8 +134,8 @@ func (m *Model) renderTabs(w, h int) string {
 	head := m.header(w)
 	tabs := m.views.tabs.get(sh, tabsKey{w, m.focus}, func() string { return m.tabBar(w) })
 	top := head + "\n" + tabs
-	if m.showHelp { // over the summary and the tabs too: every key fits at 80×24
-		return m.helpBox(w, h)
+	if m.showHelp { // over the tabs, under the summary: a page of keys at a time
+		return head + "\n" + m.helpBox(w, h-headerH)
 	}
 	r := tabRect(w, h)
 	if r.h < minBoxH {
@@ -144,12 +144,30 @@ func (m *Model) renderTabs(w, h int) string {
 	return top + "\n" + m.boxed(m.focus, r.w, r.h, true)
 }
 
-// helpBox is the full help in a w×h box.
+// helpBox is the full help in a w×h box: its page m.helpPage when it takes several (? turns
+// them, the title says which).
 func (m *Model) helpBox(w, h int) string {
-	return m.views.help.get(m.sh, helpKey{w, h}, func() string {
+	return m.views.help.get(m.sh, helpKey{w, h, m.helpPage}, func() string {
 		iw, ih := rect{w, h}.inner()
-		return look.Box("Keys — ?, h or esc closes", m.fullHelp(iw, ih), w, h, true, m.sh.st)
+		pages := look.HelpPages(m.helpGroups(), iw, ih, m.sh.st)
+		p := min(m.helpPage, len(pages)-1)
+		title := "Keys — ?, h or esc closes"
+		switch {
+		case len(pages) > 1 && p < len(pages)-1:
+			title = fmt.Sprintf("Keys %d/%d — ? or h: next page, esc closes", p+1, len(pages))
+		case len(pages) > 1:
+			title = fmt.Sprintf("Keys %d/%d — ?, h or esc closes", p+1, len(pages))
+		}
+		return look.Box(title, look.FullHelp(pages[p], iw, ih, m.sh.st), w, h, true, m.sh.st)
 	})
+}
+
+// helpPages is the number of pages of the full help at the current size.
+func (m *Model) helpPages() int {
+	w, bh := m.width, bodyHeight(m.height)
+	h := bh - headerH
+	iw, ih := rect{w, h}.inner()
+	return len(look.HelpPages(m.helpGroups(), iw, ih, m.sh.st))
 }
 
 // boxed returns pane i's view in its w×h box, re-boxing only when the view, the size or
@@ -217,7 +235,7 @@ type boxCache struct {
 type (
 	headerKey  struct{ w, gen int }
 	tabsKey    struct{ w, focus int }
-	helpKey    struct{ w, h int }
+	helpKey    struct{ w, h, page int }
 	pageBarKey struct{ w, page int }
 	footerKey  struct {
 		w, focus int
@@ -249,9 +267,9 @@ func (m *Model) footer(w int) string {
 	})
 }
 
-// fullHelp lists every key, grouped: global, scrubber, then each pane's own; then the
+// helpGroups lists every key, grouped: global, scrubber, then each pane's own; then the
 // legend of the numbers.
-func (m *Model) fullHelp(w, h int) string {
+func (m *Model) helpGroups() []look.HelpGroup {
 	k := m.sh.keys
 	// Global, the panes with one key, the scrubber, the other panes, the quit dialog: in
 	// this order the columns fill evenly, so that every key shows at 80×24.
@@ -273,8 +291,7 @@ func (m *Model) fullHelp(w, h int) string {
 	if e := m.sh.lastEval(); e != nil {
 		n = len(e.Eval.BayesEntropy)
 	}
-	groups = append(groups, Legend(m.sh.meta, n))
-	return look.FullHelp(groups, w, h, m.sh.st)
+	return append(groups, Legend(m.sh.meta, n))
 }
 
 // tabBar lists the panes with the focused one marked [like this].

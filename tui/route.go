@@ -37,10 +37,17 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.scrub.cancel()
 	case m.scrub.input:
 		m.scrub.Update(msg)
-	case sh.readOnly && actsOnRun(msg):
-		m.status = readOnlyNote
+	case !sh.canAct() && actsOnRun(msg):
+		m.status = sh.actNote()
 	case key.Matches(msg, k.Help):
-		m.showHelp = !m.showHelp
+		switch { // open, then the next page, then closed
+		case !m.showHelp:
+			m.showHelp, m.helpPage = true, 0
+		case m.helpPage+1 < m.helpPages():
+			m.helpPage++
+		default:
+			m.showHelp = false
+		}
 	case key.Matches(msg, k.Back):
 		if m.showHelp {
 			m.showHelp = false

@@ -96,5 +96,28 @@ func (s *shared) lastEval() *sessions.Record {
 	return &s.evals[len(s.evals)-1]
 }
 
+// canAct reports whether this viewer can act on the run now: it is live (not a replay), has
+// not ended, and the viewer may do more than watch. Where it cannot, the keys that act on
+// the run are disabled (KeyMap.watchOnly), so that no hint or help offers them.
+func (s *shared) canAct() bool { return !s.readOnly && !s.replay && !s.ended }
+
+// watchOnly disables the keys that act on the run, once it cannot be acted on, and drops
+// every cached view that may show them.
+func (s *shared) watchOnly() {
+	s.keys = s.keys.watchOnly()
+	s.epoch++
+}
+
+// actNote is the status line's answer to a key that acts on the run where the viewer cannot.
+func (s *shared) actNote() string {
+	switch {
+	case s.replay:
+		return "replay: read-only (a recorded run: nothing to pause, stop or switch)"
+	case s.ended:
+		return "run ended: read-only"
+	}
+	return readOnlyNote
+}
+
 // hasAttention reports whether the model has attention heads at all.
 func (s *shared) hasAttention() bool { return s.meta.Heads > 0 && s.meta.Layers > 0 }

@@ -327,11 +327,10 @@ func (o *Model) chartSpec(m overlayMetric, data []overlaySeries, steps []int, at
 			}
 		}
 	}
-	c := look.Chart{XFmt: look.IntLabels, YFmt: look.ValueLabels, XTitle: xAxisTitle, RefStyle: o.st.Dim, BandOverlap: bandOverlap}
+	c := look.Chart{XInt: true, YLog: o.log, XTitle: xAxisTitle, RefStyle: o.st.Dim, BandOverlap: bandOverlap}
 	switch {
 	case o.log:
 		c.YR = look.FitLogRange(ys)
-		c.YFmt = look.PowRangeLabels(c.YR)
 	case o.fromZero:
 		levels := make([]float64, len(refs))
 		for i, r := range refs {
@@ -340,7 +339,6 @@ func (o *Model) chartSpec(m overlayMetric, data []overlaySeries, steps []int, at
 		c.YR = look.LinearRange(ys, levels)
 	default:
 		c.YR = look.ZoomRange(ys)
-		c.YFmt = look.RangeLabels(c.YR)
 	}
 	c.XR = look.Span{Lo: float64(steps[0]), Hi: float64(steps[len(steps)-1])}.Widen()
 	var out []look.RefLine
