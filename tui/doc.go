@@ -1,11 +1,13 @@
 // Package tui is the terminal dashboard of windtunnel, built on bubbletea v1, lipgloss and
 // ntcharts. One component per pane (run, bit error, attention focus, ablation, key
-// orthogonality, value manifold, frame-precision) plus a step scrubber, all fed by a
-// sessions.Feed whether the run is live or replayed: the panes query the feed up to the
-// current step, so scrubbing moves every pane at once. From 80×24 each pane is a tab under
-// the run summary; from 120×36 two pages (training and geometry, ] and [ switch) show three
-// panes each under the run summary, and from 160×48 four, the run pane too, still under
-// the run summary (its two lines head the screen at every size); below 80×24 the screen
+// orthogonality, value manifold, frame-precision, loss, learning rate and gradient norm,
+// system) plus a step scrubber, all fed by a sessions.Feed whether the run is live or
+// replayed: the panes query the feed up to the current step, so scrubbing moves every pane
+// at once. From 80×24 each pane is a tab under the run summary (the tabs around the focused
+// one where not all fit); from 120×36 three pages (training, geometry and optimiser: the
+// loss, learning-rate and gradient-norm charts and the system pane; ] and [ switch) show
+// three panes each under the run summary, and from 160×48 four, the run pane too, still
+// under the run summary (its two lines head the screen at every size); below 80×24 the screen
 // says it is too small. The run summary and the Run pane give the verdict of the newest
 // evaluation against the tunnel's pass line (derived.VerdictOf: pass or FAIL once the run
 // has ended there, passing or not yet while it trains), and the full help ends in a legend:
@@ -50,6 +52,13 @@
 //     scrubber line, footer and full help (under the run summary at every size, in pages
 //     that ? turns where it does not fit), or the too-small notice.
 //   - pane.go: the pane interface and paneBase, the state every pane embeds.
+//   - scalars.go: the scalars every record carries (refreshScalars reads them, thinned, only
+//     while a pane showing them is on screen), the Loss pane and the LR & grad norm pane
+//     (raw values dotted, their moving average as the line: + and − step the smoothing,
+//     look.EMA, TensorBoard's rule); system.go the System pane: a live run's process (its
+//     CPU, memory and threads, sampled every sysInterval as messages, from /proc:
+//     procstat_linux.go; Options.RunPID names it) beside what the session recorded (speed,
+//     wall time, device, GPU share), saying which is which.
 //   - run.go, biterror.go (+ bitcharts.go, its two charts, and reference.go, their
 //     reference levels and what it reads of the configuration), attention.go, ablation.go
 //     (+ effects.go, its ablation table), keyortho.go, manifold.go, frame.go: the panes;

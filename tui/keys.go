@@ -46,6 +46,11 @@ type KeyMap struct {
 	Toggle  key.Binding
 	Restore key.Binding
 
+	// SmoothMore and SmoothLess step the moving average of the loss and gradient-norm
+	// charts through look.Smoothings.
+	SmoothMore key.Binding
+	SmoothLess key.Binding
+
 	// The quit dialog of a live run (q, ctrl+c): detach, stop the run, cancel; on a paused
 	// run, resume and detach.
 	Detach       key.Binding
@@ -72,7 +77,7 @@ func DefaultKeys() KeyMap {
 
 		PageNext: b([]string{"]"}, "]", "next page"),
 		PagePrev: b([]string{"["}, "[", "previous page"),
-		Jump:     b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1–7", "pane N"),
+		Jump:     b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "0"}, "1–9,0", "pane N (0: 10th)"),
 
 		StepBack: b([]string{"left", ","}, "←/,", "step back"),
 		StepFwd:  b([]string{"right", "."}, "→/.", "step forward"),
@@ -104,6 +109,9 @@ func DefaultKeys() KeyMap {
 		Cancel:  b([]string{"c"}, "c/esc", "cancel"),
 
 		ResumeDetach: b([]string{"r"}, "r", "resume, detach"),
+
+		SmoothMore: b([]string{"+", "="}, "+", "smooth more (EMA)"),
+		SmoothLess: b([]string{"-"}, "−", "smooth less"),
 	}
 }
 
@@ -138,7 +146,7 @@ func enabled(bs []key.Binding) []key.Binding {
 func (k KeyMap) global() []key.Binding {
 	quit := k.Quit // the full help says more than the footer: on a live run q asks first
 	quit.SetHelp("q/^c", "quit/detach")
-	return []key.Binding{k.Help, quit, k.Next, k.Prev, k.PageNext, k.PagePrev, k.Jump, k.Pause, k.Back}
+	return []key.Binding{k.Help, quit, k.Next, k.Prev, k.PageNext, k.PagePrev, k.Jump, k.Pause, k.Back, k.SmoothMore, k.SmoothLess}
 }
 
 // quitDialog lists the keys of the quit dialog, for its footer and the full help.
@@ -150,7 +158,10 @@ func jumpIndex(msg tea.KeyMsg) int {
 		return -1
 	}
 	r := msg.Runes[0]
-	if r < '1' || r > '9' {
+	switch {
+	case r == '0':
+		return 9
+	case r < '1' || r > '9':
 		return -1
 	}
 	return int(r - '1')

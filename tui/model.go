@@ -86,6 +86,7 @@ type Model struct {
 	leftPaused bool
 	leftAt     int
 	embedded   bool // leaving sends LeftMsg instead of quitting (Options.Embedded)
+	runPID     int  // the live run's process, sampled for the System pane (Options.RunPID)
 
 	closed      bool // Changed was closed
 	dirty       bool // the feed changed since the last refresh
@@ -100,12 +101,12 @@ type Model struct {
 func New(feed sessions.Feed, opts Options) Model {
 	meta := feed.Meta()
 	sh := &shared{feed: feed, meta: meta, cfg: readConfig(meta), keys: DefaultKeys(), st: look.NewStyles(opts.Renderer),
-		replay: !feed.Live(), follow: true}
+		replay: !feed.Live(), follow: true, smooth: 1, scalarTo: -1}
 	m := Model{
 		sh:     sh,
 		logger: opts.Log(),
 		panes: []pane{newRunPane(sh), newBitErrorPane(sh), newAttentionPane(sh), newAblationPane(sh),
-			newKeysPane(sh), newManifoldPane(sh), newFramePane(sh)},
+			newKeysPane(sh), newManifoldPane(sh), newFramePane(sh), newLossPane(sh), newOptimPane(sh), newSystemPane(sh, opts.RunPID)},
 		scrub:    newScrubber(sh),
 		help:     look.NewHelp(opts.Renderer),
 		focus:    1,
@@ -114,6 +115,7 @@ func New(feed sessions.Feed, opts Options) Model {
 		views:    &rootViews{},
 		quit:     quitDialog{note: opts.DetachNote, noStop: opts.ReadOnly},
 		embedded: opts.Embedded,
+		runPID:   opts.RunPID,
 	}
 	sh.readOnly = opts.ReadOnly
 	if !sh.canAct() {
@@ -132,8 +134,13 @@ func New(feed sessions.Feed, opts Options) Model {
 	return m
 }
 
-// Init starts waiting on the feed.
-func (m Model) Init() tea.Cmd { return m.wait(time.Now()) }
+// Init starts waiting on the feed and, on a live run whose process it knows, sampling it.
+func (m Model) Init() tea.Cmd {
+	if m.sysSampling() {
+		return tea.Batch(m.wait(time.Now()), sampleSys(m.runPID, 0))
+	}
+	return m.wait(time.Now())
+}
 
 // View returns the screen rendered by the last Update; it does no work of its own.
 func (m Model) View() string { return m.frame }
@@ -182,6 +189,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return next, cmd
 	case feedMsg:
 		return m.feed(msg)
+	case sysMsg:
+		return m, m.system(msg)
 	case sentMsg:
 		m.status = m.sentText(msg)
 		if cmd := m.eventSent(msg); cmd != nil {

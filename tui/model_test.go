@@ -32,7 +32,8 @@ func TestFocusCycle(t *testing.T) {
 	if m.Focused() != titles[0] {
 		t.Errorf("tab ×%d ends on %q, want %q", len(titles), m.Focused(), titles[0])
 	}
-	want := []string{"Bit error", "Attention focus", "Ablation", "Key orthogonality", "Value manifold", "Frame-precision", "Run"}
+	want := []string{"Bit error", "Attention focus", "Ablation", "Key orthogonality", "Value manifold", "Frame-precision",
+		"Loss", "LR & grad norm", "System", "Run"}
 	if fmt.Sprint(titles) != fmt.Sprint(want) {
 		t.Errorf("focus order %q, want %q", titles, want)
 	}

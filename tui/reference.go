@@ -13,7 +13,9 @@ import (
 // runConfig is what the dashboard reads from the session's configuration (Meta.Config, the
 // lab's Config as JSON): the evaluation cadence. Fields it does not find stay zero.
 type runConfig struct {
-	EvalEvery int `json:"eval_every"`
+	EvalEvery int     `json:"eval_every"`
+	Clip      float64 `json:"clip"`    // the gradient-norm clip (0: none)
+	Workers   int     `json:"workers"` // goroutines for kernels
 }
 
 // readConfig parses the configuration of m (zero when it has none or it does not parse).

@@ -189,19 +189,52 @@ func (m *Model) boxed(i, w, h int, focused bool) string {
 }
 
 // tabBar lists the panes, with full titles when they fit, else the focused one in full and
-// the others short, else all short.
+// the others short, else all short, else those around the focused one that fit (tabWindow).
 func (m *Model) tabBar(w int) string {
 	full, mixed, short := make([]string, len(m.panes)), make([]string, len(m.panes)), make([]string, len(m.panes))
 	for i, p := range m.panes {
 		full[i], mixed[i], short[i] = p.Title(), p.Tab(), p.Tab()
 	}
 	mixed[m.focus] = full[m.focus]
-	for _, titles := range [][]string{full, mixed} {
+	for _, titles := range [][]string{full, mixed, short} {
 		if tabBarWidth(titles) <= w {
 			return tabBar(titles, m.focus, w, m.sh.st)
 		}
 	}
-	return tabBar(short, m.focus, w, m.sh.st)
+	return tabWindow(short, m.focus, w, m.sh.st)
+}
+
+// tabWindow is the tab bar of the tabs around the focused one that fit w cells, with ‹ or
+// › where tabs are left out (tab reaches them).
+func tabWindow(titles []string, focus, w int, st look.Styles) string {
+	lo, hi := focus, focus+1 // the window [lo, hi)
+	fits := func(lo, hi int) bool {
+		n := tabBarWidth(titles[lo:hi])
+		if lo > 0 {
+			n += 2
+		}
+		if hi < len(titles) {
+			n += 2
+		}
+		return n <= w
+	}
+	for grown := true; grown; {
+		grown = false
+		if hi < len(titles) && fits(lo, hi+1) {
+			hi, grown = hi+1, true
+		}
+		if lo > 0 && fits(lo-1, hi) {
+			lo, grown = lo-1, true
+		}
+	}
+	bar := tabRow(titles[lo:hi], focus-lo, st)
+	if lo > 0 {
+		bar = st.Dim.Render("‹ ") + bar
+	}
+	if hi < len(titles) {
+		bar += st.Dim.Render(" ›")
+	}
+	return look.PadLine(bar, w)
 }
 
 // scrubView is the scrubber line, cached on what it shows.
@@ -296,6 +329,11 @@ func (m *Model) helpGroups() []look.HelpGroup {
 
 // tabBar lists the panes with the focused one marked [like this].
 func tabBar(titles []string, focus, w int, st look.Styles) string {
+	return look.PadLine(tabRow(titles, focus, st), w)
+}
+
+// tabRow is the tabs joined, unpadded.
+func tabRow(titles []string, focus int, st look.Styles) string {
 	var parts []string
 	for i, t := range titles {
 		if i == focus {
@@ -304,7 +342,7 @@ func tabBar(titles []string, focus, w int, st look.Styles) string {
 			parts = append(parts, st.Tab.Render(" "+t+" "))
 		}
 	}
-	return look.PadLine(strings.Join(parts, st.Dim.Render("│")), w)
+	return strings.Join(parts, st.Dim.Render("│"))
 }
 
 // pageBar names the pages, the shown one marked [like this], and the keys that switch.
@@ -318,7 +356,7 @@ func pageBar(cur, w int, st look.Styles) string {
 			parts = append(parts, st.Tab.Render(" "+label+" "))
 		}
 	}
-	return look.PadLine("page "+strings.Join(parts, st.Dim.Render("│"))+st.Dim.Render("  ] [ switch pages · 1–7 panes"), w)
+	return look.PadLine("page "+strings.Join(parts, st.Dim.Render("│"))+st.Dim.Render("  ] [ switch pages · 1–9, 0 panes"), w)
 }
 
 // tabBarWidth is the width tabBar needs for titles.

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // key dispatches one key through the key table.
@@ -66,6 +67,10 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.setFocus(jumpIndex(msg))
 	case key.Matches(msg, k.Pause):
 		cmd = m.pause()
+	case key.Matches(msg, k.SmoothMore):
+		sh.smooth = look.SmoothStep(sh.smooth, 1)
+	case key.Matches(msg, k.SmoothLess):
+		sh.smooth = look.SmoothStep(sh.smooth, -1)
 	default:
 		handled := false
 		for i := range m.panes {
@@ -93,6 +98,9 @@ func (m *Model) setFocus(i int) {
 	m.sh.focus = m.panes[m.focus].Title()
 	if p := pageOf(m.focus); p >= 0 {
 		m.page = p
+	}
+	if err := m.refreshScalars(); err != nil { // read now, not at the next refresh
+		m.feedErr = err.Error()
 	}
 }
 

@@ -131,7 +131,11 @@ func TestSessionPathShown(t *testing.T) {
 		var row string
 		for _, line := range strings.Split(plain(m), "\n") {
 			if i := strings.Index(line, "session   "); i >= 0 {
-				row = strings.TrimRight(strings.Trim(line[i:], "│┃ "), " ")
+				row = line[i:]
+				if j := strings.IndexAny(row, "│┃"); j >= 0 { // the pane's border, then its neighbour's
+					row = row[:j]
+				}
+				row = strings.TrimRight(row, " ")
 			}
 		}
 		if !strings.HasPrefix(row, "session   …") || !strings.HasSuffix(row, "-bijection-transformer.wtlab") {

@@ -27,6 +27,16 @@ type shared struct {
 	last   int
 	any    bool // the feed has at least one record
 
+	// scalars are the records' scalars up to step (refreshScalars), thinned; scalarTo the
+	// step they were read up to and scalarGen their version.
+	scalars   []sessions.Record
+	scalarTo  int
+	scalarGen int
+	// smooth is the moving average's weight, an index into look.Smoothings (+ and −).
+	smooth int
+	// sys is what the System pane sampled of the run's process.
+	sys sysState
+
 	rec     sessions.Record // newest record at or before step
 	hasRec  bool
 	evals   []sessions.Record // evaluations of the whole model up to step, oldest first

@@ -57,7 +57,7 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			defer closeLog()
 			name := run.Name()
-			st, err := tui.Run(ctx, feed, tui.Options{Logger: logger, AltScreen: true,
+			st, err := tui.Run(ctx, feed, tui.Options{Logger: logger, AltScreen: true, RunPID: run.Hello.Pid,
 				DetachNote: "close this viewer; the run goes on (windtunnel attach " + name + " comes back)"})
 			if st.Stopped {
 				awaitEnd(ctx, feed, attachStopWait)

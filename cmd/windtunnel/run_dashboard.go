@@ -64,7 +64,8 @@ func runTUI(ctx context.Context, st *runSetup, stdout, stderr io.Writer) (err er
 	defer endUI()
 	var ui tui.Stats
 	var uiErr error
-	opts := tui.Options{Logger: logger, AltScreen: true, DetachNote: detachNote(os.Getpid(), st.w.Path(), ctl.socket != "")}
+	opts := tui.Options{Logger: logger, AltScreen: true, DetachNote: detachNote(os.Getpid(), st.w.Path(), ctl.socket != ""),
+		RunPID: os.Getpid()} // the run trains in this process: its System pane samples it
 	pprof.Do(uiCtx, pprof.Labels("part", "dashboard"), func(ctx context.Context) {
 		ui, uiErr = tui.Run(ctx, live, opts)
 	})

@@ -176,3 +176,25 @@ func TestFullHelpText(t *testing.T) {
 		}
 	}
 }
+
+// TestEMA checks the smoothing against TensorBoard's rule computed by hand: weight 0.6 on
+// 1, 2, NaN, 3 is 1, (0.24+0.8)/0.64·…, the NaN kept as a gap and left out of the average;
+// weight 0 leaves the values as they are.
+func TestEMA(t *testing.T) {
+	got := EMA([]float64{1, 2, math.NaN(), 3}, 0.6)
+	// s1 = 0.4·1 = 0.4, /0.4 = 1; s2 = 0.24+0.8 = 1.04, /(1−0.36) = 1.625;
+	// s3 = 0.624+1.2 = 1.824, /(1−0.216) = 2.3265306…
+	want := []float64{1, 1.625, math.NaN(), 1.824 / 0.784}
+	for i := range want {
+		if math.IsNaN(want[i]) != math.IsNaN(got[i]) || (!math.IsNaN(want[i]) && math.Abs(got[i]-want[i]) > 1e-12) {
+			t.Errorf("EMA %v, want %v", got, want)
+			break
+		}
+	}
+	if raw := EMA([]float64{1, 2}, 0); raw[0] != 1 || raw[1] != 2 {
+		t.Errorf("weight 0: %v", raw)
+	}
+	if SmoothLabel(0) != "raw" || SmoothLabel(1) != "EMA 0.6" || SmoothStep(0, -1) != 0 || SmoothStep(len(Smoothings)-1, 1) != len(Smoothings)-1 {
+		t.Error("smoothing steps")
+	}
+}

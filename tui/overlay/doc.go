@@ -18,11 +18,17 @@
 // key bindings, options, program runner and legend (tui), and reads the pass line, the
 // context-free level, the seed bands and the grouping from sessions/derived.
 //
+// m also shows the training loss (every record's, read with Feed.Scalars); x puts the runs
+// on their wall-clock time instead of steps (a band at its seeds' mean time per step;
+// sessions without wall times keep the steps, and the title says so); + and − smooth the
+// lines by TensorBoard's moving average (look.EMA), the legend's values staying raw.
+//
 // Where things live: model.go the Model (its state, New, Update, Run, reading the feeds);
 // keys.go its key table and scrubbing cursor; groups.go the labels and the seed groups
 // (Groups); band.go the metrics and the band on the union of the seeds' steps; verdict.go
 // the verdicts, the reference levels and the heads switched off; legend.go the title, the
-// legend and the notes; chart.go the layout and the charts (look.Chart).
+// legend and the notes; panels.go the charts' layout; chart.go the charts (look.Chart);
+// axes.go the loss's records, the wall-clock axis and the smoothing.
 //
 // Like the dashboard it only reads its feeds (never lab or models): it imports tui,
 // tui/look, sessions and sessions/derived.

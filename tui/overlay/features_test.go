@@ -14,7 +14,7 @@ func chartRows(t *testing.T, v string) []string {
 	t.Helper()
 	lines := strings.Split(v, "\n")
 	for i, l := range lines {
-		if strings.HasPrefix(l, "bits") {
+		if strings.HasPrefix(l, "bits") || strings.HasPrefix(l, "loss") {
 			return lines[i+1 : len(lines)-1]
 		}
 	}
@@ -103,7 +103,7 @@ func TestOverlayFitsTheBand(t *testing.T) {
 // side on a wide screen, stacked on a tall one), the legend giving the three values.
 func TestOverlayAllMetrics(t *testing.T) {
 	for _, sz := range [][2]int{{160, 48}, {100, 40}} {
-		o := pressOverlay(t, sizedOverlay(New(seedFeeds(), nil, tui.Options{}), sz[0], sz[1]), "m", "m", "m")
+		o := pressOverlay(t, sizedOverlay(New(seedFeeds(), nil, tui.Options{}), sz[0], sz[1]), "m", "m", "m", "m")
 		v := overlayView(t, o, sz[0], sz[1])
 		mustContain(t, v, "bit error (a), (b) and KL over steps", "bit error (a) ", "bit error (b) ", "KL(p*‖q) ")
 		line := legendLine(t, v, "transformer (3 seeds)")

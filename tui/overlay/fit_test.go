@@ -80,7 +80,7 @@ func TestOverlayAllMetricsFit(t *testing.T) {
 		for _, sz := range [][2]int{{80, 24}, {120, 40}, {160, 48}} {
 			w, h := sz[0], sz[1]
 			t.Run(fmt.Sprintf("%s_%dx%d", name, w, h), func(t *testing.T) {
-				o := pressOverlay(t, sizedOverlay(New(feeds[name](), nil, tui.Options{}), w, h), "m", "m", "m", "s", "<", "<", "<")
+				o := pressOverlay(t, sizedOverlay(New(feeds[name](), nil, tui.Options{}), w, h), "m", "m", "m", "m", "s", "<", "<", "<")
 				v := overlayView(t, o, w, h)
 				if strings.Contains(v, "no room") {
 					t.Fatalf("no room for the charts:\n%s", v)

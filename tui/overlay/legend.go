@@ -13,7 +13,14 @@ import (
 // title names the metric, the task the runs share, how many sessions and seed groups there
 // are, and the axis' scale and range: the parts that fit the width, whole.
 func (o *Model) title() string {
-	parts := []string{o.metric.title() + " over steps"}
+	over := " over steps"
+	switch {
+	case o.wallAxis():
+		over = " over wall time (x)"
+	case o.wall:
+		over = " over steps (no wall times recorded)"
+	}
+	parts := []string{o.metric.title() + over}
 	task := ""
 	for i, m := range o.metas {
 		if i > 0 && m.Task != task {
@@ -43,6 +50,9 @@ func (o *Model) title() string {
 	}
 	if o.bands() > 0 && o.seeds {
 		parts = append(parts, "seeds (s)")
+	}
+	if o.smooth > 0 {
+		parts = append(parts, look.SmoothLabel(o.smooth)+" (+/−)")
 	}
 	return look.FitParts(strings.Join(parts, " · "), " · ", o.width)
 }
@@ -141,7 +151,9 @@ func (o *Model) legend(data [][]overlaySeries, at int, ok bool, d int) []string 
 					sv = append(sv, v.Status(ended))
 				}
 				for _, m := range o.metric.shown() {
-					sv = append(sv, m.short()+" "+look.Num(m.value(r.Eval), 3))
+					if v, found := o.valueAt(i, m, at); found {
+						sv = append(sv, m.short()+" "+look.Num(v, 3))
+					}
 				}
 				sv = append(sv, fmt.Sprintf("@%d", r.Step))
 			}
@@ -253,12 +265,19 @@ func (o *Model) anyEval(j int) bool {
 // axisLine is the y axis' title over the chart, and the cursor's step on the right.
 func (o *Model) axisLine(w, at int) string {
 	left := "bits"
-	if o.log {
-		left = "bits (log scale)"
+	if o.metric == metricLoss {
+		left = "loss"
 	}
-	right := fmt.Sprintf("step %d · newest (←/→ scrub)", at)
+	if o.log {
+		left += " (log scale)"
+	}
+	wall := ""
+	if o.wallAxis() {
+		wall = o.wallText(at)
+	}
+	right := fmt.Sprintf("step %d%s · newest (←/→ scrub)", at, wall)
 	if !o.cursor.follow {
-		right = fmt.Sprintf("step %d %c · scrubbing (end: follow)", at, cursorGlyph)
+		right = fmt.Sprintf("step %d%s %c · scrubbing (end: follow)", at, wall, cursorGlyph)
 	}
 	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
 	if gap < 1 {

@@ -95,7 +95,7 @@ func TestOverlaySeedsView(t *testing.T) {
 			"• ░ transformer (3 seeds)", "∘ ▒ mlp (3 seeds)", "step 600 · newest"}},
 		{"120x40_scrubbed", []string{"<", "<", "<", "<", "<"}, []string{"scrubbing (end: follow)", string(cursorGlyph)}},
 		{"120x40_log_kl", []string{"m", "m", "l"}, []string{"KL(p*‖q) over steps", "bits (log scale)", "KL "}},
-		{"120x40_all_metrics", []string{"m", "m", "m"}, []string{"bit error (a), (b) and KL over steps", "bit error (b)", "KL(p*‖q)"}},
+		{"120x40_all_metrics", []string{"m", "m", "m", "m"}, []string{"bit error (a), (b) and KL over steps", "bit error (b)", "KL(p*‖q)"}},
 		{"120x40_seeds_shown", []string{"s", "z"}, []string{"· seeds (s)", "y from 0 (z)", "³ seed 3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
