@@ -104,13 +104,23 @@ func fitTitle(p *plot.Plot, width vg.Length) func() {
 }
 
 // fitTicks lowers the count of labels of p's linear ticks until they stand apart in the
-// data area dc: side by side on X, one above the other on Y (a nominal axis, one label per
-// bar, is left as it is); it returns a function that puts the tickers back.
+// data area dc: side by side on X, one above the other on Y; a nominal X axis (one label
+// per bar) whose labels do not stand side by side has them turned upright. It returns a
+// function that puts the tickers and the labels' turn back.
 func fitTicks(p *plot.Plot, dc vg.Rectangle) func() {
-	xm, ym := p.X.Tick.Marker, p.Y.Tick.Marker
+	xm, ym, xl := p.X.Tick.Marker, p.Y.Tick.Marker, p.X.Tick.Label
 	fitAxis(&p.X, dc.Max.X-dc.Min.X, func(sty text.Style, l string) vg.Length { return sty.Width(l) + sty.Width("00") })
 	fitAxis(&p.Y, dc.Max.Y-dc.Min.Y, func(sty text.Style, l string) vg.Length { return 1.6 * sty.Font.Size })
-	return func() { p.X.Tick.Marker, p.Y.Tick.Marker = xm, ym }
+	if ct, ok := p.X.Tick.Marker.(plot.ConstantTicks); ok && p.X.Tick.Label.Rotation == 0 {
+		need := vg.Length(0)
+		for _, t := range ct {
+			need += p.X.Tick.Label.Width(t.Label) + p.X.Tick.Label.Width(" ")
+		}
+		if need > dc.Max.X-dc.Min.X {
+			upright(p)
+		}
+	}
+	return func() { p.X.Tick.Marker, p.Y.Tick.Marker, p.X.Tick.Label = xm, ym, xl }
 }
 
 // fitAxis gives a with linear ticks as many labels as fit in room, each taking need.

@@ -105,6 +105,12 @@ func everyKindRuns(t *testing.T) []Run {
 		Manifold: &sessions.Manifold{Share: []float64{0.5, 0.2, 0.1}, Pearson: -0.9, Spearman: -0.8,
 			Points: [][]float64{{0, 1, 0}, {1, 0, 0}, {2, 2, 1}}, Entropy: []float64{1, 2, 3}},
 		Ablation: []diagnostics.Effect{{Unit: "layer", Layer: 0, Head: -1, DeltaBits: 0.3}, {Unit: "layer", Layer: 1, Head: -1, DeltaBits: 0.1}},
+		// Eight heads: too few for gonum's rotated labels, too many to stand side by side
+		// at one column.
+		KeyOrthogonality:          [][]float64{{0.3, 0.4, 0.35, 0.38}, {0.3, 0.25, 0.24, 0.32}},
+		KeyOrthogonalityRandom:    0.2,
+		KeyOrthogonalityEmbed:     [][]float64{{0.35, 0.4, 0.35, 0.38}, {0.3, 0.25, 0.24, 0.32}},
+		KeyOrthogonalityEmbedInit: [][]float64{{0.23, 0.22, 0.23, 0.23}, {0.23, 0.22, 0.23, 0.22}},
 	}
 	snap.Costliest = &snap.Ablation[0]
 	paths = append(paths, writeSnap(t, src, 4, snap), writeSnap(t, src, 5, snap))

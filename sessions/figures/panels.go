@@ -122,13 +122,18 @@ func titleStyle() text.Style {
 var nan = math.NaN()
 
 // rotateX turns p's X tick labels upright when there are many of them, so they do not
-// overlap.
+// overlap (drawPlot turns fewer upright too where they do not stand side by side).
 func rotateX(p *plot.Plot, n int) {
 	if n > 10 {
-		p.X.Tick.Label.Rotation = math.Pi / 2
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
+		upright(p)
 	}
+}
+
+// upright turns p's X tick labels upright, reading bottom to top, each ending at its tick.
+func upright(p *plot.Plot) {
+	p.X.Tick.Label.Rotation = math.Pi / 2
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
 }
 
 // panelled is the figure made of the title over the panels (placed in fractions of the
