@@ -224,9 +224,10 @@ grep -Eq '(^|[^0-9])([2-9]|[1-9][0-9]+) operator events' info.txt || fail "toggl
 [[ -z "$(ls runtime/windtunnel 2>/dev/null)" ]] || fail "control socket left behind: $(ls runtime/windtunnel)"
 ok "ls --json: stopped; the session is one file with the toggle and the stop; no socket left"
 
-# (f) A run started in the foreground with its dashboard, paused (p), detached (q d): closing
-# its terminal (tmux kill-session: SIGHUP, as a dropped SSH connection) does not end it; attach
-# resumes it (p) and it trains to its end; ls says done.
+# (f) A run started in the foreground with its dashboard, paused (p), detached (q d): the dialog
+# and the message say it stays paused; closing its terminal (tmux kill-session: SIGHUP, as a
+# dropped SSH connection) does not end it; attach resumes it (p) and it trains to its end; ls
+# says done.
 fg_session=runs/fg.wtlab
 pane=fg
 shell fg
@@ -236,10 +237,12 @@ wait_for 'LIVE training' 30
 tm send-keys -t "$pane" p
 wait_for 'LIVE paused' 15
 tm send-keys -t "$pane" q
-wait_for 'quit: detach or stop the run\?' 10
+wait_for 'quit: resume, detach or stop the run\?' 10
+wait_for 'The run is paused at step [0-9]+ of 60000\.' 10
+wait_for '\[r\] resume and detach' 10
 tm send-keys -t "$pane" d
-wait_for 'detached: run continues in this process' 20
-fg_pid=$(screen | tr -d '\n' | sed -n 's/.*run continues in this process (pid \([0-9][0-9]*\)).*/\1/p')
+wait_for 'detached: run stays paused at step [0-9]+' 20
+fg_pid=$(screen | tr -d '\n' | sed -n 's/.*stays paused at step [0-9]*.* in this process (pid \([0-9][0-9]*\)).*/\1/p')
 [[ -n "$fg_pid" ]] || fail "the detached run did not say its pid"
 run_pid=$fg_pid # stopped by cleanup should the script fail
 tm kill-session -t fg
@@ -247,7 +250,7 @@ sleep 2
 kill -0 "$fg_pid" 2>/dev/null || fail "the detached run (pid $fg_pid) ended when its terminal closed: $(tail -n 5 $fg_session.log)"
 ls_json >ls.json || fail "ls --json: $(cat ls.json)"
 grep -q "\"pid\": $fg_pid," ls.json || fail "ls --json does not show the detached run: $(cat ls.json)"
-ok "q d then the terminal closed: the run (pid $fg_pid) goes on, ls lists it"
+ok "paused, q d (the dialog and the message say it stays paused), then the terminal closed: the run (pid $fg_pid) goes on, ls lists it"
 pane=viewer
 type_line "$bin attach fg; echo ATTACH3 \$?"
 wait_for 'LIVE paused' 30

@@ -212,7 +212,7 @@ func (p *ablationPane) draw() string {
 
 	var lines []string
 	legend := "● on  ○ off  · space toggles, r restores all"
-	if sh.readOnly {
+	if !sh.canAct() {
 		legend = "● on  ○ off"
 	}
 	lines = append(lines, legend)

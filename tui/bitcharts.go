@@ -91,17 +91,17 @@ func (p *bitErrorPane) drawSteps(w, h int) string {
 	for i, r := range refs {
 		levels[i] = r.Y
 	}
-	yr, yfmt, ytitle := look.LinearRange(a, b, kl, levels), look.ValueLabels, "bits"
+	yr, ytitle := look.LinearRange(a, b, kl, levels), "bits"
 	if p.log {
 		for _, s := range [][]float64{a, b, kl} {
 			for i, v := range s {
 				s[i] = math.Log10(math.Max(v, look.LogFloor))
 			}
 		}
-		yr, yfmt, ytitle = look.LogRange(a, b, kl, levels), look.PowLabels, "bits (log)"
+		yr, ytitle = look.LogRange(a, b, kl, levels), "bits (log)"
 	}
 	xr := look.Span{Lo: float64(sh.first), Hi: float64(max(sh.lastEval().Step, sh.first+1))}
-	return look.Chart{XR: xr, YR: yr, XFmt: look.IntLabels, YFmt: yfmt, XTitle: "step", YTitle: ytitle,
+	return look.Chart{XR: xr, YR: yr, XInt: true, YLog: p.log, XTitle: "step", YTitle: ytitle,
 		Refs: refs, RefStyle: st.Dim,
 		Series: []look.Series{
 			{Glyph: '×', Style: st.SeriesKL, X: xs, Y: kl},
@@ -151,7 +151,7 @@ func (p *bitErrorPane) drawEntropy(w, h int) string {
 	}
 	n := max(len(e.ModelEntropy), len(e.BayesEntropy))
 	return look.Chart{XR: look.Span{Lo: 1, Hi: float64(n)}, YR: look.LinearRange(e.ModelEntropy, e.BayesEntropy),
-		XFmt: look.IntLabels, YFmt: look.ValueLabels, XTitle: "position", YTitle: "bits",
+		XInt: true, XTitle: "position", YTitle: "bits",
 		Series: []look.Series{
 			{Glyph: '·', Style: st.Bayes, X: pos(len(e.BayesEntropy)), Y: e.BayesEntropy},
 			{Glyph: '●', Style: st.Model, X: pos(len(e.ModelEntropy)), Y: e.ModelEntropy},

@@ -30,7 +30,7 @@ func (m *Model) refresh() {
 	rec, ok, err := sh.feed.At(sh.step)
 	errs = append(errs, err)
 	sh.rec, sh.hasRec = rec, ok && err == nil && sh.any
-	errs = append(errs, m.refreshEvals(), m.refreshSnapshots())
+	errs = append(errs, m.refreshEvals(), m.refreshSnapshots(), m.refreshScalars())
 	for _, p := range m.panes {
 		errs = append(errs, p.Refresh())
 	}

@@ -1,11 +1,13 @@
 // Package tui is the terminal dashboard of windtunnel, built on bubbletea v1, lipgloss and
 // ntcharts. One component per pane (run, bit error, attention focus, ablation, key
-// orthogonality, value manifold, frame-precision) plus a step scrubber, all fed by a
-// sessions.Feed whether the run is live or replayed: the panes query the feed up to the
-// current step, so scrubbing moves every pane at once. From 80×24 each pane is a tab under
-// the run summary; from 120×36 two pages (training and geometry, ] and [ switch) show three
-// panes each under the run summary, and from 160×48 four, the run pane too, still under
-// the run summary (its two lines head the screen at every size); below 80×24 the screen
+// orthogonality, value manifold, frame-precision, loss, learning rate and gradient norm,
+// system) plus a step scrubber, all fed by a sessions.Feed whether the run is live or
+// replayed: the panes query the feed up to the current step, so scrubbing moves every pane
+// at once. From 80×24 each pane is a tab under the run summary (the tabs around the focused
+// one where not all fit); from 120×36 three pages (training, geometry and optimiser: the
+// loss, learning-rate and gradient-norm charts and the system pane; ] and [ switch) show
+// three panes each under the run summary, and from 160×48 four, the run pane too, still
+// under the run summary (its two lines head the screen at every size); below 80×24 the screen
 // says it is too small. The run summary and the Run pane give the verdict of the newest
 // evaluation against the tunnel's pass line (derived.VerdictOf: pass or FAIL once the run
 // has ended there, passing or not yet while it trains), and the full help ends in a legend:
@@ -38,16 +40,26 @@
 //   - route.go: key routing: global keys, focus and pages, pause, then the panes and the
 //     scrubber; the status line for sent events.
 //   - quit.go: the quit dialog q and ctrl+c open on a live run (detach: the run goes on;
-//     stop run, not offered to a read-only viewer; cancel), drawn over the screen and taking
-//     every key while open; leaving (tea.Quit, or LeftMsg when Options.Embedded).
+//     stop run, not offered to a read-only viewer; cancel; on a paused run it says so, offers
+//     resume and detach first, and detach leaves it paused: Stats.Paused, Stats.Fate), drawn
+//     over the screen and taking every key while open; leaving (tea.Quit, or LeftMsg when
+//     Options.Embedded).
 //   - feed.go: feed pacing: polling the feed's Changed signal, redraw rate, sending events.
 //   - cache.go: re-reading the feed up to the step, and the evaluation, snapshot and
 //     geometry caches.
 //   - layout.go: the screen's geometry: the layouts and the sizes they start at, the chrome
 //     heights (the one place they are counted), the pages and the panes' sizes.
 //   - render.go: drawing the screen from cached parts: body, tab and page bars, boxes,
-//     scrubber line, footer and full help, or the too-small notice.
+//     scrubber line, footer and full help (under the run summary at every size, in pages
+//     that ? turns where it does not fit), or the too-small notice.
 //   - pane.go: the pane interface and paneBase, the state every pane embeds.
+//   - scalars.go: the scalars every record carries (refreshScalars reads them, thinned, only
+//     while a pane showing them is on screen), the Loss pane and the LR & grad norm pane
+//     (raw values dotted, their moving average as the line: + and − step the smoothing,
+//     look.EMA, TensorBoard's rule); system.go the System pane: a live run's process (its
+//     CPU, memory and threads, sampled every sysInterval as messages, from /proc:
+//     procstat_linux.go; Options.RunPID names it) beside what the session recorded (speed,
+//     wall time, device, GPU share), saying which is which.
 //   - run.go, biterror.go (+ bitcharts.go, its two charts, and reference.go, their
 //     reference levels and what it reads of the configuration), attention.go, ablation.go
 //     (+ effects.go, its ablation table), keyortho.go, manifold.go, frame.go: the panes;
@@ -63,6 +75,10 @@
 //     per SSH viewer) and RunProgram, the one program runner behind Run and the comparison
 //     view's (tui/overlay), whose options ProgramOptions gives a host running New's model in
 //     its own program.
+//
+// A replay, a run that has ended and a read-only viewer cannot act on the run: the keys that
+// would (pause, head toggles, restore, stop) are disabled in the key table (shared.canAct),
+// so no hint, help page or pane legend offers them, and pressed they only say why.
 //
 // Entry points: New builds the root tea.Model, Run runs it as a program until q, ctrl+c or
 // the context ends (on a live run q asks first, and Stats.Detached or Stats.Stopped tell

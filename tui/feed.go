@@ -64,7 +64,10 @@ func sendCmd(f sessions.Feed, e sessions.Event) tea.Cmd {
 func (m Model) feed(msg feedMsg) (tea.Model, tea.Cmd) {
 	if msg.closed {
 		m.closed = true
-		m.sh.ended = !m.sh.replay
+		if !m.sh.replay && !m.sh.ended {
+			m.sh.ended = true
+			m.sh.watchOnly()
+		}
 	}
 	if msg.changed || msg.closed {
 		m.dirty = true
@@ -76,6 +79,11 @@ func (m Model) feed(msg feedMsg) (tea.Model, tea.Cmd) {
 	if m.dirty && now.Sub(m.lastRefresh) >= minFrame {
 		m.dirty = false
 		m.refresh()
+		m.render()
+	}
+	if m.quit.open && (msg.changed || msg.closed) {
+		// The dialog says the run's state as it is now (another viewer may resume it).
+		m.quitState()
 		m.render()
 	}
 	m.logRate(now)

@@ -191,7 +191,7 @@ func (p *framePane) draw() string {
 	lines := append([]string{title}, legend...)
 	if ch := h - len(lines) - len(verdict); ch >= 5 {
 		xr := look.Span{Lo: xs[0], Hi: xs[len(xs)-1]}
-		lines = append(lines, look.Chart{XR: xr, YR: look.Span{Lo: 0, Hi: 1}, Series: ss, XFmt: look.IntLabels, YFmt: look.ValueLabels,
+		lines = append(lines, look.Chart{XR: xr, YR: look.Span{Lo: 0, Hi: 1}, Series: ss, XInt: true,
 			XTitle: "step", YTitle: "scaled to [0, 1]"}.Draw(w, ch))
 	}
 	lines = append(lines, verdict...)

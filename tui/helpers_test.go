@@ -89,7 +89,7 @@ func plain(m Model) string { return ansi.Strip(m.View()) }
 // focusOn presses tab until the pane titled title has focus.
 func focusOn(t testing.TB, m Model, title string) Model {
 	t.Helper()
-	for range 8 {
+	for range len(m.panes) + 1 {
 		if m.Focused() == title {
 			return m
 		}

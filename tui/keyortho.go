@@ -254,7 +254,13 @@ func (p *keysPane) draw() string {
 	rndLine := look.PadLine("random", labelW) + st.Dim.Render(look.PadLine(rndBar, barW)) + p.numbers(rnd, rnd, math.NaN(), numW, withPrev, true)
 	if authors {
 		note := look.FirstFit(barA+numA, "┆ = at initialisation", "┆ = at init", "┆ init")
-		if k := sh.geo.KeyOrthogonalityEmbedTokens; k > 0 {
+		k := sh.geo.KeyOrthogonalityEmbedTokens
+		switch {
+		case barA == 0 && k > 0: // numbers only: no ┆ to explain
+			note = fmt.Sprintf("%d tokens", k)
+		case barA == 0:
+			note = ""
+		case k > 0:
 			note = look.FirstFit(barA+numA, fmt.Sprintf("┆ = at initialisation · %d tokens", k), note)
 		}
 		rndLine += st.Dim.Render(" │ ") + st.Dim.Render(look.PadLine(note, barA+numA))
@@ -295,11 +301,18 @@ func (p *keysPane) draw() string {
 	if more > 0 || scroll > 0 {
 		lines = append(lines, st.Dim.Render(fmt.Sprintf("↑ %d above · ↓ %d below (↑/↓ when focused)", scroll, more)))
 	}
-	parts := []string{"█ keys", "░ random Gaussian (same count, dim)", "┆ random level"}
-	if authors {
+	// The legend names what is drawn: the bars' glyphs only with bars, the ratio only where
+	// the numbers have room for it.
+	var parts []string
+	switch {
+	case barW > 0 && authors && barA > 0:
 		parts = []string{"█ keys", "░ random (same count, dim)", "┆ random level (left), at init (right)"}
+	case barW > 0:
+		parts = []string{"█ keys", "░ random Gaussian (same count, dim)", "┆ random level"}
 	}
-	parts = append(parts, "×: ratio to random")
+	if numW >= 14 {
+		parts = append(parts, "×: ratio to random")
+	}
 	if withPrev {
 		parts = append(parts, fmt.Sprintf("Δ: vs @%d", sh.geoPrevAt))
 	}

@@ -46,10 +46,17 @@ type KeyMap struct {
 	Toggle  key.Binding
 	Restore key.Binding
 
-	// The quit dialog of a live run (q, ctrl+c): detach, stop the run, cancel.
-	Detach  key.Binding
-	StopRun key.Binding
-	Cancel  key.Binding
+	// SmoothMore and SmoothLess step the moving average of the loss and gradient-norm
+	// charts through look.Smoothings.
+	SmoothMore key.Binding
+	SmoothLess key.Binding
+
+	// The quit dialog of a live run (q, ctrl+c): detach, stop the run, cancel; on a paused
+	// run, resume and detach.
+	Detach       key.Binding
+	StopRun      key.Binding
+	Cancel       key.Binding
+	ResumeDetach key.Binding
 }
 
 // DefaultKeys returns the dashboard's key table. It follows the conventions of LEET-style
@@ -70,7 +77,7 @@ func DefaultKeys() KeyMap {
 
 		PageNext: b([]string{"]"}, "]", "next page"),
 		PagePrev: b([]string{"["}, "[", "previous page"),
-		Jump:     b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1–7", "pane N"),
+		Jump:     b([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "0"}, "1–9,0", "pane N (0: 10th)"),
 
 		StepBack: b([]string{"left", ","}, "←/,", "step back"),
 		StepFwd:  b([]string{"right", "."}, "→/.", "step forward"),
@@ -100,13 +107,18 @@ func DefaultKeys() KeyMap {
 		Detach:  b([]string{"d"}, "d", "detach (run goes on)"),
 		StopRun: b([]string{"s"}, "s", "stop the run"),
 		Cancel:  b([]string{"c"}, "c/esc", "cancel"),
+
+		ResumeDetach: b([]string{"r"}, "r", "resume, detach"),
+
+		SmoothMore: b([]string{"+", "="}, "+", "smooth more (EMA)"),
+		SmoothLess: b([]string{"-"}, "−", "smooth less"),
 	}
 }
 
 // watchOnly returns the table for a viewer who may only watch: the keys that act on the run
 // (pause, head toggle, restore, stop) disabled, so that they neither match nor show in help.
 func (k KeyMap) watchOnly() KeyMap {
-	for _, b := range []*key.Binding{&k.Pause, &k.Toggle, &k.Restore, &k.StopRun} {
+	for _, b := range []*key.Binding{&k.Pause, &k.Toggle, &k.Restore, &k.StopRun, &k.ResumeDetach} {
 		b.SetEnabled(false)
 	}
 	return k
@@ -134,7 +146,7 @@ func enabled(bs []key.Binding) []key.Binding {
 func (k KeyMap) global() []key.Binding {
 	quit := k.Quit // the full help says more than the footer: on a live run q asks first
 	quit.SetHelp("q/^c", "quit/detach")
-	return []key.Binding{k.Help, quit, k.Next, k.Prev, k.PageNext, k.PagePrev, k.Jump, k.Pause, k.Back}
+	return []key.Binding{k.Help, quit, k.Next, k.Prev, k.PageNext, k.PagePrev, k.Jump, k.Pause, k.Back, k.SmoothMore, k.SmoothLess}
 }
 
 // quitDialog lists the keys of the quit dialog, for its footer and the full help.
@@ -146,7 +158,10 @@ func jumpIndex(msg tea.KeyMsg) int {
 		return -1
 	}
 	r := msg.Runes[0]
-	if r < '1' || r > '9' {
+	switch {
+	case r == '0':
+		return 9
+	case r < '1' || r > '9':
 		return -1
 	}
 	return int(r - '1')

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -8,29 +9,35 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 )
 
-// TestHelpToggle checks that ? and h open and close the full help, and esc closes it.
+// TestHelpToggle checks that ? and h open the full help, turn its pages (the title says
+// which) and close it after the last, and that esc closes it on any page; a replay's help
+// lists no key that acts on a run.
 func TestHelpToggle(t *testing.T) {
 	m := New(openFixture(t), Options{})
-	const title = "Keys — ?, h or esc closes"
-	m, _ = press(t, m, "?")
-	v := plain(m)
-	mustContain(t, v, title)
-	for _, b := range []string{"quit", "log Y", "toggle head", "go to step"} {
-		mustContain(t, v, b)
+	const title = "▶ Keys"
+	for _, k := range []string{"?", "h"} {
+		pages := helpScreens(t, m, 80, 24)
+		if len(pages) == 0 {
+			t.Fatalf("%s opens no help", k)
+		}
+		all := strings.Join(pages, "\n")
+		for _, b := range []string{"quit", "log Y", "go to step", "cursor up", "smooth more"} {
+			mustContain(t, all, b)
+		}
+		for _, b := range []string{"toggle head", "pause/resume", "restore all heads"} {
+			if strings.Contains(all, b) {
+				t.Errorf("a replay's help offers %q", b)
+			}
+		}
+		if n := len(pages); n > 1 {
+			mustContain(t, pages[0], "Keys 1/"+fmt.Sprint(n)+" — ? or h: next page")
+			mustContain(t, pages[n-1], fmt.Sprintf("Keys %d/%d — ?, h or esc closes", n, n))
+		}
 	}
-	m, _ = press(t, m, "?")
-	if strings.Contains(plain(m), title) {
-		t.Error("? does not close the help")
-	}
-	m, _ = press(t, m, "?", "esc")
-	if strings.Contains(plain(m), title) {
-		t.Error("esc does not close the help")
-	}
-	m, _ = press(t, m, "h")
-	mustContain(t, plain(m), title)
-	m, _ = press(t, m, "h")
-	if strings.Contains(plain(m), title) {
-		t.Error("h does not close the help")
+	for _, keys := range [][]string{{"?", "esc"}, {"?", "?", "esc"}} {
+		if mm, _ := press(t, m, keys...); strings.Contains(plain(mm), title) {
+			t.Errorf("%v leaves the help open", keys)
+		}
 	}
 }
 
@@ -52,8 +59,7 @@ func TestLogScale(t *testing.T) {
 // take big steps, and e and a do what h and y did.
 func TestKeyTable(t *testing.T) {
 	l, _ := liveFixture(t, liveCut(t))
-	m, _ := press(t, sized(New(l, Options{}), 80, 24), "?")
-	v := plain(m)
+	v := strings.Join(helpScreens(t, sized(New(l, Options{}), 80, 24), 80, 24), "\n")
 	k := reflect.ValueOf(DefaultKeys())
 	for i := range k.NumField() {
 		b := k.Field(i).Interface().(key.Binding)
@@ -67,12 +73,12 @@ func TestKeyTable(t *testing.T) {
 		mustContain(t, v, b.Help().Desc)
 	}
 	mustContain(t, v, "?/h ", "y/l ", "⇧←/< ", "⇧→/> ", "e ", "a ")
-	for _, c := range []struct{ key, want string }{{"h", "Keys — ?, h or esc closes"}, {"y", "log Y (y/l)"}, {"l", "log Y (y/l)"}} {
+	for _, c := range []struct{ key, want string }{{"h", "▶ Keys"}, {"y", "log Y (y/l)"}, {"l", "log Y (y/l)"}} {
 		mm, _ := press(t, New(openFixture(t), Options{}), c.key)
 		mustContain(t, plain(mm), c.want)
 	}
 	r := openFixture(t)
-	m = New(r, Options{})
+	m := New(r, Options{})
 	first, last := feedSpan(t, r)
 	big := m.scrub.bigStep()
 	m, _ = press(t, m, "<")

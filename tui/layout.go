@@ -81,6 +81,7 @@ type page struct {
 var pages = []page{
 	{name: "Training", panes: [4]int{0, 3, 1, 2}, first: 1},
 	{name: "Geometry", panes: [4]int{0, 4, 5, 6}, first: 4},
+	{name: "Optimiser", panes: [4]int{0, 9, 7, 8}, first: 7},
 }
 
 // pageOf returns the page holding pane i, or -1 when every page has it (the run pane).

@@ -183,7 +183,7 @@ func (p *manifoldPane) scatter(mf *sessions.Manifold, yAxis int, cuts [3]float64
 		}
 		ss = append(ss, look.Series{Glyph: binGlyphs[bin], Style: p.sh.st.Bins[bin], X: xs, Y: ys, Dots: true})
 	}
-	return look.Chart{XR: xr, YR: yr, Series: ss, XFmt: look.ValueLabels, YFmt: look.ValueLabels, XStep: 8,
+	return look.Chart{XR: xr, YR: yr, Series: ss,
 		XTitle: "PC1", YTitle: fmt.Sprintf("PC%d", yAxis+1)}.Draw(w, h)
 }
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"log"
 	"time"
 
@@ -33,6 +34,21 @@ type Stats struct {
 	// when they stopped it (s), once the stop event was sent.
 	Detached bool
 	Stopped  bool
+	// Resumed is set when the user chose resume and detach on a paused run (Detached too,
+	// once the resume event was sent); Paused when they detached leaving it paused, at
+	// step PausedAt.
+	Resumed  bool
+	Paused   bool
+	PausedAt int
+}
+
+// Fate says what became of a run the user detached from, for the caller's message: "goes
+// on", or that it stays paused and how to resume it.
+func (s Stats) Fate() string {
+	if s.Paused {
+		return fmt.Sprintf("stays paused at step %d (windtunnel attach, then p, resumes it)", s.PausedAt)
+	}
+	return "goes on"
 }
 
 // Model is the root bubbletea model: it owns the panes, the scrubber, the focus and the
@@ -49,6 +65,7 @@ type Model struct {
 	focus         int
 	page          int // the grid page (pane group) shown
 	showHelp      bool
+	helpPage      int // the full help's page shown
 	width, height int
 	frame         string
 	status        string
@@ -63,7 +80,13 @@ type Model struct {
 	detached bool       // left with detach: the run goes on
 	stopping bool       // stop chosen: quit once the stop event has gone
 	stopped  bool       // left with stop
-	embedded bool       // leaving sends LeftMsg instead of quitting (Options.Embedded)
+	resuming bool       // resume and detach chosen: leave once the resume event has gone
+	resumed  bool       // left with resume and detach
+	// leftPaused: left with detach while the run was paused, at step leftAt.
+	leftPaused bool
+	leftAt     int
+	embedded   bool // leaving sends LeftMsg instead of quitting (Options.Embedded)
+	runPID     int  // the live run's process, sampled for the System pane (Options.RunPID)
 
 	closed      bool // Changed was closed
 	dirty       bool // the feed changed since the last refresh
@@ -78,12 +101,12 @@ type Model struct {
 func New(feed sessions.Feed, opts Options) Model {
 	meta := feed.Meta()
 	sh := &shared{feed: feed, meta: meta, cfg: readConfig(meta), keys: DefaultKeys(), st: look.NewStyles(opts.Renderer),
-		replay: !feed.Live(), follow: true}
+		replay: !feed.Live(), follow: true, smooth: 1, scalarTo: -1}
 	m := Model{
 		sh:     sh,
 		logger: opts.Log(),
 		panes: []pane{newRunPane(sh), newBitErrorPane(sh), newAttentionPane(sh), newAblationPane(sh),
-			newKeysPane(sh), newManifoldPane(sh), newFramePane(sh)},
+			newKeysPane(sh), newManifoldPane(sh), newFramePane(sh), newLossPane(sh), newOptimPane(sh), newSystemPane(sh, opts.RunPID)},
 		scrub:    newScrubber(sh),
 		help:     look.NewHelp(opts.Renderer),
 		focus:    1,
@@ -92,9 +115,11 @@ func New(feed sessions.Feed, opts Options) Model {
 		views:    &rootViews{},
 		quit:     quitDialog{note: opts.DetachNote, noStop: opts.ReadOnly},
 		embedded: opts.Embedded,
+		runPID:   opts.RunPID,
 	}
-	if opts.ReadOnly {
-		sh.readOnly, sh.keys = true, sh.keys.watchOnly()
+	sh.readOnly = opts.ReadOnly
+	if !sh.canAct() {
+		sh.watchOnly()
 	}
 	if m.quit.note == "" {
 		m.quit.note = defaultDetachNote
@@ -109,8 +134,13 @@ func New(feed sessions.Feed, opts Options) Model {
 	return m
 }
 
-// Init starts waiting on the feed.
-func (m Model) Init() tea.Cmd { return m.wait(time.Now()) }
+// Init starts waiting on the feed and, on a live run whose process it knows, sampling it.
+func (m Model) Init() tea.Cmd {
+	if m.sysSampling() {
+		return tea.Batch(m.wait(time.Now()), sampleSys(m.runPID, 0))
+	}
+	return m.wait(time.Now())
+}
 
 // View returns the screen rendered by the last Update; it does no work of its own.
 func (m Model) View() string { return m.frame }
@@ -120,6 +150,7 @@ func (m Model) Stats() Stats {
 	s := m.stats
 	s.Renders = m.sh.renders
 	s.Detached, s.Stopped = m.detached, m.stopped
+	s.Resumed, s.Paused, s.PausedAt = m.resumed, m.leftPaused, m.leftAt
 	return s
 }
 
@@ -158,9 +189,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return next, cmd
 	case feedMsg:
 		return m.feed(msg)
+	case sysMsg:
+		return m, m.system(msg)
 	case sentMsg:
 		m.status = m.sentText(msg)
-		if cmd := m.stopSent(msg); cmd != nil {
+		if cmd := m.eventSent(msg); cmd != nil {
 			return m, cmd
 		}
 		m.render()

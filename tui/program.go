@@ -42,6 +42,10 @@ type Options struct {
 	// picker): leaving it (q on a replay or an ended run, d or s in the quit dialog) sends
 	// LeftMsg instead of quitting the program, and the host shows its own screen again.
 	Embedded bool
+	// RunPID is the process of the live run shown, whose CPU, memory and threads the System
+	// pane samples (from /proc, on Linux); 0 when the viewer does not know it (the pane then
+	// shows what the session records, and says so).
+	RunPID int
 }
 
 // LeftMsg is what an Embedded dashboard sends when the user leaves it; Stats says how (a

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -17,7 +18,8 @@ type quitAction int
 
 const (
 	quitNone   quitAction = iota // nothing yet: the dialog stays open
-	quitDetach                   // leave the dashboard; the run goes on
+	quitDetach                   // leave the dashboard; the run goes on (or stays paused)
+	quitResume                   // resume a paused run, then leave it going
 	quitStop                     // stop the run, then leave
 	quitCancel                   // back to the dashboard
 )
@@ -26,13 +28,34 @@ const (
 const defaultDetachNote = "close the dashboard; the run goes on and keeps recording its session"
 
 // quitDialog is what q (or ctrl+c) opens on a live run instead of quitting: detach (the
-// dashboard closes, the run goes on), stop the run, or cancel. It is drawn over the middle
-// of the screen; while it is open it takes every key.
+// dashboard closes, the run goes on), stop the run, or cancel; on a paused run it says so
+// and offers first to resume and detach, since a run left paused trains no more until
+// someone resumes it. It is drawn over the middle of the screen; while it is open it takes
+// every key.
 type quitDialog struct {
 	open   bool
 	sel    int    // the highlighted option, an index into options
-	note   string // what detaching does here
-	noStop bool   // the viewer may not stop the run (Options.ReadOnly): no stop option
+	note   string // what detaching does here, said of a training run
+	noStop bool   // the viewer may not act on the run (Options.ReadOnly): no stop or resume
+	// The run's state as its newest record gives it, read when the dialog opens and on
+	// every refresh while it is open.
+	paused      bool
+	step, steps int
+}
+
+// setState takes the run's state from its newest record (ok false: none yet).
+func (d *quitDialog) setState(latest sessions.Record, ok bool, steps int) {
+	d.paused = ok && latest.State == sessions.Paused
+	d.step, d.steps = latest.Step, steps
+	d.sel = min(d.sel, len(d.options())-1)
+}
+
+// stateLine is the dialog's first line: the run's real state.
+func (d quitDialog) stateLine() string {
+	if d.paused {
+		return fmt.Sprintf("The run is paused at step %d of %d.", d.step, d.steps)
+	}
+	return "The run is still training."
 }
 
 // quitOption is one line of the dialog.
@@ -41,22 +64,62 @@ type quitOption struct {
 	act             quitAction
 }
 
-// options are the dialog's choices, detach first (the default: it loses nothing).
+// options are the dialog's choices, detach first (the default: it loses nothing); on a
+// paused run resume and detach comes first, and detach says the run stays paused.
 func (d quitDialog) options() []quitOption {
 	stop := quitOption{"s", "stop run", "final evaluation and checkpoint, then quit", quitStop}
 	cancel := quitOption{"c", "cancel", "back to the dashboard (esc)", quitCancel}
-	if d.noStop {
-		return []quitOption{{"d", "detach", d.note, quitDetach}, cancel}
+	detach := quitOption{"d", "detach", d.note, quitDetach}
+	var opts []quitOption
+	if d.paused {
+		detach.name = "detach, still paused"
+		detach.text = fmt.Sprintf("close the dashboard; the run stays paused at step %d and trains again only when someone resumes it (p on its dashboard: windtunnel attach)", d.step)
+		if !d.noStop {
+			opts = append(opts, quitOption{"r", "resume and detach", "resume training, then " + d.note, quitResume})
+		}
 	}
-	return []quitOption{{"d", "detach", d.note, quitDetach}, stop, cancel}
+	opts = append(opts, detach)
+	if !d.noStop {
+		opts = append(opts, stop)
+	}
+	return append(opts, cancel)
+}
+
+// has reports whether the dialog offers act.
+func (d quitDialog) has(act quitAction) bool {
+	for _, o := range d.options() {
+		if o.act == act {
+			return true
+		}
+	}
+	return false
 }
 
 // title is the dialog's question.
 func (d quitDialog) title() string {
-	if d.noStop {
+	switch {
+	case d.noStop:
 		return "quit: detach from the run?"
+	case d.paused:
+		return "quit: resume, detach or stop the run?"
 	}
 	return "quit: detach or stop the run?"
+}
+
+// keys are the dialog's bindings, for its footer and the full help: resume and detach only
+// where it is offered.
+func (d quitDialog) keys(k KeyMap) []key.Binding {
+	if !d.paused {
+		return k.quitDialog()
+	}
+	detach := k.Detach
+	detach.SetHelp(detach.Help().Key, "detach (stays paused)")
+	if d.has(quitResume) {
+		resume := k.ResumeDetach
+		resume.SetHelp(resume.Help().Key, "resume and detach")
+		return []key.Binding{resume, detach, k.StopRun, k.Cancel}
+	}
+	return []key.Binding{detach, k.StopRun, k.Cancel}
 }
 
 // update takes one key and returns the choice it makes, if any: d, s and c choose directly,
@@ -66,6 +129,8 @@ func (d *quitDialog) update(msg tea.KeyMsg, k KeyMap) quitAction {
 	switch {
 	case key.Matches(msg, k.Detach):
 		return quitDetach
+	case key.Matches(msg, k.ResumeDetach) && d.has(quitResume):
+		return quitResume
 	case key.Matches(msg, k.StopRun):
 		return quitStop
 	case key.Matches(msg, k.Cancel, k.Back, k.Quit):
@@ -88,7 +153,7 @@ func (d quitDialog) view(w, h int, st look.Styles) string {
 	if iw < 8 || h < borderH+1 {
 		return ""
 	}
-	lines := []string{"The run is still training.", ""}
+	lines := []string{d.stateLine(), ""}
 	for i, o := range d.options() {
 		mark, label := "  ", "["+o.key+"] "+o.name
 		if i == d.sel {
@@ -131,14 +196,35 @@ func (m *Model) runGoesOn() bool {
 	return !m.sh.replay && !m.sh.ended && m.sh.feed.Live()
 }
 
-// quitKey handles a key while the quit dialog is open: detach quits at once, stop sends
-// the stop event and quits once it has gone (stopSent), cancel closes the dialog.
+// openQuit opens the quit dialog on the run's newest state.
+func (m *Model) openQuit() {
+	m.quit.open, m.quit.sel = true, 0
+	m.quitState()
+}
+
+// quitState reads the run's newest state into the quit dialog.
+func (m *Model) quitState() {
+	latest, ok, err := m.sh.feed.At(-1)
+	if err != nil {
+		ok = false
+	}
+	m.quit.setState(latest, ok, m.sh.meta.Steps)
+}
+
+// quitKey handles a key while the quit dialog is open: detach quits at once (the run left
+// paused when it was), resume and detach and stop send their event and quit once it has
+// gone (eventSent), cancel closes the dialog.
 func (m Model) quitKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch m.quit.update(msg, m.sh.keys) {
 	case quitDetach:
 		m.quit.open, m.detached = false, true
+		m.leftPaused, m.leftAt = m.quit.paused, m.quit.step
 		cmd = m.leave()
+	case quitResume:
+		m.quit.open, m.resuming = false, true
+		m.status = "resuming the run…"
+		cmd = sendCmd(m.sh.feed, sessions.Event{Step: m.quit.step, Kind: sessions.EventResume})
 	case quitStop:
 		m.quit.open, m.stopping = false, true
 		m.status = "stopping the run…"
@@ -152,6 +238,20 @@ func (m Model) quitKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	m.render()
 	return m, cmd
+}
+
+// eventSent quits once the event chosen in the quit dialog has gone: resume (then the run
+// goes on, detached) or stop (stopSent).
+func (m *Model) eventSent(msg sentMsg) tea.Cmd {
+	if m.resuming && msg.ev.Kind == sessions.EventResume {
+		m.resuming = false
+		if msg.err != nil { // refused: the dashboard stays, the reason on the status line
+			return nil
+		}
+		m.detached, m.resumed = true, true
+		return m.leave()
+	}
+	return m.stopSent(msg)
 }
 
 // stopSent quits once the stop event chosen in the dialog has been sent (or the run had

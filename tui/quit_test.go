@@ -184,6 +184,11 @@ func TestQuitView(t *testing.T) {
 			golden.RequireEqual(t, v)
 		})
 	}
+	t.Run("paused_80x24", func(t *testing.T) {
+		l, _, _ := pausedFixture(t)
+		m, _ := press(t, sized(New(l, Options{}), 80, 24), "q")
+		golden.RequireEqual(t, checkedView(t, m, 80, 24))
+	})
 	l, _ := liveFixture(t, liveCut(t))
 	for _, sz := range [][2]int{{100, 30}, {60, 20}, {40, 12}, {20, 5}, {1, 1}} {
 		m, _ := press(t, sized(New(l, Options{}), sz[0], sz[1]), "q", "?", "down")
@@ -221,5 +226,109 @@ func TestRunQuitDialog(t *testing.T) {
 				t.Errorf("the run received %v", *got)
 			}
 		})
+	}
+}
+
+// pausedFixture is the live fixture with a last record that says the run is paused, and
+// that record's step.
+func pausedFixture(t *testing.T) (*sessions.Live, *[]sessions.Event, int) {
+	t.Helper()
+	l, got := liveFixture(t, liveCut(t))
+	step := liveCut(t) + 1
+	l.Record(sessions.Record{Step: step, State: sessions.Paused})
+	return l, got, step
+}
+
+// TestQuitPaused drives the quit dialog of a paused run: it says the run is paused at its
+// step (not "still training") and offers resume and detach first; r (or enter) sends the
+// resume event and leaves once it has gone (Detached, Resumed, Fate "goes on"); d leaves
+// with nothing sent and the run still paused (Stats.Paused, a Fate that says how to resume
+// it); a refused resume keeps the dashboard with the reason. A read-only viewer is offered
+// no resume, and a training run's dialog no r.
+func TestQuitPaused(t *testing.T) {
+	cases := []struct {
+		name     string
+		ro       bool
+		keys     []string
+		resume   bool // a resume event is sent (the program leaves once it has gone)
+		detached bool // left at once, the run still paused
+		refuse   error
+	}{
+		{name: "r", keys: []string{"q", "r"}, resume: true},
+		{name: "enter", keys: []string{"q", "enter"}, resume: true},
+		{name: "d", keys: []string{"q", "d"}, detached: true},
+		{name: "refused", keys: []string{"q", "r"}, resume: true, refuse: fmt.Errorf("queue full")},
+		{name: "read-only r", ro: true, keys: []string{"q", "r"}},
+		{name: "read-only enter", ro: true, keys: []string{"q", "enter"}, detached: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, got, step := pausedFixture(t)
+			m := sized(New(l, Options{ReadOnly: c.ro}), 80, 24)
+			open, _ := pressOnly(t, m, c.keys[0])
+			v := checkedView(t, open, 80, 24)
+			mustContain(t, v, fmt.Sprintf("The run is paused at step %d of 600.", step), "[d] detach, still paused", "stays paused")
+			if strings.Contains(v, "still training") || strings.Contains(v, "goes on") == c.ro {
+				t.Errorf("the dialog of a paused run says it trains (read-only %v):\n%s", c.ro, v)
+			}
+			if strings.Contains(v, "[r] resume and detach") == c.ro {
+				t.Errorf("resume and detach offered %v, want %v:\n%s", !c.ro, !c.ro, v)
+			}
+			m, msgs := pressOnly(t, open, c.keys[1:]...)
+			ev := sent(msgs)
+			if c.detached {
+				if !quits(msgs) || len(ev) != 0 || len(*got) != 0 {
+					t.Fatalf("detach: quit %v, sent %v", quits(msgs), ev)
+				}
+				st := m.Stats()
+				if !st.Detached || !st.Paused || st.Resumed || st.PausedAt != step || !strings.Contains(st.Fate(), fmt.Sprintf("stays paused at step %d", step)) {
+					t.Errorf("detach: stats %+v, fate %q", st, st.Fate())
+				}
+				return
+			}
+			if !c.resume {
+				if quits(msgs) || len(ev) != 0 {
+					t.Errorf("quit %v, sent %v: want the dialog to ignore the key", quits(msgs), ev)
+				}
+				return
+			}
+			if quits(msgs) || len(ev) != 1 || ev[0].Kind != sessions.EventResume || ev[0].Step != step {
+				t.Fatalf("quit %v before the resume went, sent %v", quits(msgs), ev)
+			}
+			nm, cmd := m.Update(sentMsg{ev: ev[0], err: c.refuse})
+			m = nm.(Model)
+			st := m.Stats()
+			if c.refuse != nil {
+				if quits(runCmd(cmd)) || st.Detached {
+					t.Errorf("refused resume left the dashboard: %+v", st)
+				}
+				mustContain(t, plain(m), "queue full")
+				return
+			}
+			if !quits(runCmd(cmd)) || !st.Detached || !st.Resumed || st.Paused || st.Fate() != "goes on" {
+				t.Errorf("after the resume went: quit %v, stats %+v", quits(runCmd(cmd)), st)
+			}
+		})
+	}
+	// A training run's dialog: no resume, r does nothing.
+	l, _ := liveFixture(t, liveCut(t))
+	m, msgs := pressOnly(t, sized(New(l, Options{}), 80, 24), "q", "r")
+	if v := plain(m); quits(msgs) || len(sent(msgs)) != 0 || strings.Contains(v, "resume") || !strings.Contains(v, quitDialogText) {
+		t.Errorf("training run: q r quit %v, sent %v:\n%s", quits(msgs), sent(msgs), v)
+	}
+}
+
+// TestQuitPausedFollows updates the dialog while it is open: a run resumed by another
+// viewer meanwhile shows as training, with no resume offered.
+func TestQuitPausedFollows(t *testing.T) {
+	l, _, step := pausedFixture(t)
+	m, _ := pressOnly(t, sized(New(l, Options{}), 80, 24), "q")
+	mustContain(t, plain(m), "[r] resume and detach")
+	l.Record(sessions.Record{Step: step + 1, State: sessions.Training})
+	nm, _ := m.Update(feedMsg{changed: true})
+	m = nm.(Model)
+	v := plain(m)
+	if strings.Contains(v, "resume") || !strings.Contains(v, quitDialogText) {
+		t.Errorf("resumed meanwhile, the dialog still says:\n%s", v)
 	}
 }

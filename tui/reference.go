@@ -11,9 +11,9 @@ import (
 	"windtunnel/tui/look"
 )
 
-// readConfig decodes the configuration of m (runconfig.Config, as the session stores it),
-// of which the dashboard reads the evaluation cadence; zero when it has none or it does not
-// decode.
+// readConfig decodes the configuration of m (runconfig.Config, as the session stores it), of
+// which the dashboard reads the evaluation cadence, the gradient-norm clip and the workers;
+// zero when it has none or it does not decode.
 func readConfig(m sessions.Meta) runconfig.Config {
 	var c runconfig.Config
 	if len(m.Config) > 0 {

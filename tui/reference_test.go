@@ -70,7 +70,7 @@ func TestBitErrorReferences(t *testing.T) {
 // in the legends.
 func TestCoincidingMarkers(t *testing.T) {
 	xs := []float64{0, 1, 2, 3}
-	same := look.Chart{XR: look.Span{Lo: 0, Hi: 3}, YR: look.Span{Lo: 0, Hi: 4}, XFmt: look.IntLabels, YFmt: look.ValueLabels,
+	same := look.Chart{XR: look.Span{Lo: 0, Hi: 3}, YR: look.Span{Lo: 0, Hi: 4}, XInt: true,
 		Series: []look.Series{
 			{Glyph: '∘', X: xs, Y: []float64{1, 2, 3, 4}},
 			{Glyph: '•', X: xs, Y: []float64{1, 2, 3, 0}},

@@ -134,8 +134,8 @@ func (m *Model) renderTabs(w, h int) string {
 	head := m.header(w)
 	tabs := m.views.tabs.get(sh, tabsKey{w, m.focus}, func() string { return m.tabBar(w) })
 	top := head + "\n" + tabs
-	if m.showHelp { // over the summary and the tabs too: every key fits at 80×24
-		return m.helpBox(w, h)
+	if m.showHelp { // over the tabs, under the summary: a page of keys at a time
+		return head + "\n" + m.helpBox(w, h-headerH)
 	}
 	r := tabRect(w, h)
 	if r.h < minBoxH {
@@ -144,12 +144,30 @@ func (m *Model) renderTabs(w, h int) string {
 	return top + "\n" + m.boxed(m.focus, r.w, r.h, true)
 }
 
-// helpBox is the full help in a w×h box.
+// helpBox is the full help in a w×h box: its page m.helpPage when it takes several (? turns
+// them, the title says which).
 func (m *Model) helpBox(w, h int) string {
-	return m.views.help.get(m.sh, helpKey{w, h}, func() string {
+	return m.views.help.get(m.sh, helpKey{w, h, m.helpPage}, func() string {
 		iw, ih := rect{w, h}.inner()
-		return look.Box("Keys — ?, h or esc closes", m.fullHelp(iw, ih), w, h, true, m.sh.st)
+		pages := look.HelpPages(m.helpGroups(), iw, ih, m.sh.st)
+		p := min(m.helpPage, len(pages)-1)
+		title := "Keys — ?, h or esc closes"
+		switch {
+		case len(pages) > 1 && p < len(pages)-1:
+			title = fmt.Sprintf("Keys %d/%d — ? or h: next page, esc closes", p+1, len(pages))
+		case len(pages) > 1:
+			title = fmt.Sprintf("Keys %d/%d — ?, h or esc closes", p+1, len(pages))
+		}
+		return look.Box(title, look.FullHelp(pages[p], iw, ih, m.sh.st), w, h, true, m.sh.st)
 	})
+}
+
+// helpPages is the number of pages of the full help at the current size.
+func (m *Model) helpPages() int {
+	w, bh := m.width, bodyHeight(m.height)
+	h := bh - headerH
+	iw, ih := rect{w, h}.inner()
+	return len(look.HelpPages(m.helpGroups(), iw, ih, m.sh.st))
 }
 
 // boxed returns pane i's view in its w×h box, re-boxing only when the view, the size or
@@ -171,19 +189,52 @@ func (m *Model) boxed(i, w, h int, focused bool) string {
 }
 
 // tabBar lists the panes, with full titles when they fit, else the focused one in full and
-// the others short, else all short.
+// the others short, else all short, else those around the focused one that fit (tabWindow).
 func (m *Model) tabBar(w int) string {
 	full, mixed, short := make([]string, len(m.panes)), make([]string, len(m.panes)), make([]string, len(m.panes))
 	for i, p := range m.panes {
 		full[i], mixed[i], short[i] = p.Title(), p.Tab(), p.Tab()
 	}
 	mixed[m.focus] = full[m.focus]
-	for _, titles := range [][]string{full, mixed} {
+	for _, titles := range [][]string{full, mixed, short} {
 		if tabBarWidth(titles) <= w {
 			return tabBar(titles, m.focus, w, m.sh.st)
 		}
 	}
-	return tabBar(short, m.focus, w, m.sh.st)
+	return tabWindow(short, m.focus, w, m.sh.st)
+}
+
+// tabWindow is the tab bar of the tabs around the focused one that fit w cells, with ‹ or
+// › where tabs are left out (tab reaches them).
+func tabWindow(titles []string, focus, w int, st look.Styles) string {
+	lo, hi := focus, focus+1 // the window [lo, hi)
+	fits := func(lo, hi int) bool {
+		n := tabBarWidth(titles[lo:hi])
+		if lo > 0 {
+			n += 2
+		}
+		if hi < len(titles) {
+			n += 2
+		}
+		return n <= w
+	}
+	for grown := true; grown; {
+		grown = false
+		if hi < len(titles) && fits(lo, hi+1) {
+			hi, grown = hi+1, true
+		}
+		if lo > 0 && fits(lo-1, hi) {
+			lo, grown = lo-1, true
+		}
+	}
+	bar := tabRow(titles[lo:hi], focus-lo, st)
+	if lo > 0 {
+		bar = st.Dim.Render("‹ ") + bar
+	}
+	if hi < len(titles) {
+		bar += st.Dim.Render(" ›")
+	}
+	return look.PadLine(bar, w)
 }
 
 // scrubView is the scrubber line, cached on what it shows.
@@ -217,12 +268,13 @@ type boxCache struct {
 type (
 	headerKey  struct{ w, gen int }
 	tabsKey    struct{ w, focus int }
-	helpKey    struct{ w, h int }
+	helpKey    struct{ w, h, page int }
 	pageBarKey struct{ w, page int }
 	footerKey  struct {
 		w, focus int
 		msg      string
 		quit     bool
+		paused   bool
 	}
 	scrubKey struct {
 		w, step, first, last              int
@@ -237,20 +289,20 @@ func (m *Model) footer(w int) string {
 	if msg == "" && m.feedErr != "" {
 		msg = "feed: " + m.feedErr
 	}
-	return m.views.footer.get(m.sh, footerKey{w, m.focus, msg, m.quit.open}, func() string {
+	return m.views.footer.get(m.sh, footerKey{w, m.focus, msg, m.quit.open, m.quit.paused}, func() string {
 		if msg != "" {
 			msg = m.sh.st.Warn.Render(msg) + "  "
 		}
 		if m.quit.open {
-			return look.PadLine(msg+quitHelp(m.help, m.sh.keys, w-ansi.StringWidth(msg)), w)
+			return look.PadLine(msg+quitHelp(m.help, m.sh.keys, m.quit, w-ansi.StringWidth(msg)), w)
 		}
 		return look.PadLine(msg+shortHelp(m.help, m.sh.keys, m.panes[m.focus].Help(), w-ansi.StringWidth(msg)), w)
 	})
 }
 
-// fullHelp lists every key, grouped: global, scrubber, then each pane's own; then the
+// helpGroups lists every key, grouped: global, scrubber, then each pane's own; then the
 // legend of the numbers.
-func (m *Model) fullHelp(w, h int) string {
+func (m *Model) helpGroups() []look.HelpGroup {
 	k := m.sh.keys
 	// Global, the panes with one key, the scrubber, the other panes, the quit dialog: in
 	// this order the columns fill evenly, so that every key shows at 80×24.
@@ -265,18 +317,23 @@ func (m *Model) fullHelp(w, h int) string {
 	}
 	groups = append(append(groups, look.HelpGroup{Title: "Scrubber", Bindings: append(m.scrub.Help(), k.Enter, k.Erase)}), more...)
 	if m.runGoesOn() {
-		groups = append(groups, look.HelpGroup{Title: "Quit dialog (q)", Bindings: k.quitDialog()})
+		// Resume and detach is listed though only a paused run's dialog offers it (it says so).
+		groups = append(groups, look.HelpGroup{Title: "Quit dialog (q)", Bindings: append(k.quitDialog(), k.ResumeDetach)})
 	}
 	n := 0
 	if e := m.sh.lastEval(); e != nil {
 		n = len(e.Eval.BayesEntropy)
 	}
-	groups = append(groups, Legend(m.sh.meta, n))
-	return look.FullHelp(groups, w, h, m.sh.st)
+	return append(groups, Legend(m.sh.meta, n))
 }
 
 // tabBar lists the panes with the focused one marked [like this].
 func tabBar(titles []string, focus, w int, st look.Styles) string {
+	return look.PadLine(tabRow(titles, focus, st), w)
+}
+
+// tabRow is the tabs joined, unpadded.
+func tabRow(titles []string, focus int, st look.Styles) string {
 	var parts []string
 	for i, t := range titles {
 		if i == focus {
@@ -285,7 +342,7 @@ func tabBar(titles []string, focus, w int, st look.Styles) string {
 			parts = append(parts, st.Tab.Render(" "+t+" "))
 		}
 	}
-	return look.PadLine(strings.Join(parts, st.Dim.Render("│")), w)
+	return strings.Join(parts, st.Dim.Render("│"))
 }
 
 // pageBar names the pages, the shown one marked [like this], and the keys that switch.
@@ -299,7 +356,7 @@ func pageBar(cur, w int, st look.Styles) string {
 			parts = append(parts, st.Tab.Render(" "+label+" "))
 		}
 	}
-	return look.PadLine("page "+strings.Join(parts, st.Dim.Render("│"))+st.Dim.Render("  ] [ switch pages · 1–7 panes"), w)
+	return look.PadLine("page "+strings.Join(parts, st.Dim.Render("│"))+st.Dim.Render("  ] [ switch pages · 1–9, 0 panes"), w)
 }
 
 // tabBarWidth is the width tabBar needs for titles.

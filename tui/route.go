@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"windtunnel/sessions"
+	"windtunnel/tui/look"
 )
 
 // key dispatches one key through the key table.
@@ -30,17 +31,24 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Quit) && m.runGoesOn():
-		m.quit.open, m.quit.sel = true, 0 // ask: detach or stop?
+		m.openQuit() // ask: detach or stop?
 	case key.Matches(msg, k.Quit):
 		return m, m.leave()
 	case m.scrub.input && key.Matches(msg, k.Back):
 		m.scrub.cancel()
 	case m.scrub.input:
 		m.scrub.Update(msg)
-	case sh.readOnly && actsOnRun(msg):
-		m.status = readOnlyNote
+	case !sh.canAct() && actsOnRun(msg):
+		m.status = sh.actNote()
 	case key.Matches(msg, k.Help):
-		m.showHelp = !m.showHelp
+		switch { // open, then the next page, then closed
+		case !m.showHelp:
+			m.showHelp, m.helpPage = true, 0
+		case m.helpPage+1 < m.helpPages():
+			m.helpPage++
+		default:
+			m.showHelp = false
+		}
 	case key.Matches(msg, k.Back):
 		if m.showHelp {
 			m.showHelp = false
@@ -59,6 +67,10 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.setFocus(jumpIndex(msg))
 	case key.Matches(msg, k.Pause):
 		cmd = m.pause()
+	case key.Matches(msg, k.SmoothMore):
+		sh.smooth = look.SmoothStep(sh.smooth, 1)
+	case key.Matches(msg, k.SmoothLess):
+		sh.smooth = look.SmoothStep(sh.smooth, -1)
 	default:
 		handled := false
 		for i := range m.panes {
@@ -86,6 +98,9 @@ func (m *Model) setFocus(i int) {
 	m.sh.focus = m.panes[m.focus].Title()
 	if p := pageOf(m.focus); p >= 0 {
 		m.page = p
+	}
+	if err := m.refreshScalars(); err != nil { // read now, not at the next refresh
+		m.feedErr = err.Error()
 	}
 }
 

@@ -28,6 +28,16 @@ type shared struct {
 	last   int
 	any    bool // the feed has at least one record
 
+	// scalars are the records' scalars up to step (refreshScalars), thinned; scalarTo the
+	// step they were read up to and scalarGen their version.
+	scalars   []sessions.Record
+	scalarTo  int
+	scalarGen int
+	// smooth is the moving average's weight, an index into look.Smoothings (+ and −).
+	smooth int
+	// sys is what the System pane sampled of the run's process.
+	sys sysState
+
 	rec     sessions.Record // newest record at or before step
 	hasRec  bool
 	evals   []sessions.Record // evaluations of the whole model up to step, oldest first
@@ -95,6 +105,29 @@ func (s *shared) lastEval() *sessions.Record {
 		return nil
 	}
 	return &s.evals[len(s.evals)-1]
+}
+
+// canAct reports whether this viewer can act on the run now: it is live (not a replay), has
+// not ended, and the viewer may do more than watch. Where it cannot, the keys that act on
+// the run are disabled (KeyMap.watchOnly), so that no hint or help offers them.
+func (s *shared) canAct() bool { return !s.readOnly && !s.replay && !s.ended }
+
+// watchOnly disables the keys that act on the run, once it cannot be acted on, and drops
+// every cached view that may show them.
+func (s *shared) watchOnly() {
+	s.keys = s.keys.watchOnly()
+	s.epoch++
+}
+
+// actNote is the status line's answer to a key that acts on the run where the viewer cannot.
+func (s *shared) actNote() string {
+	switch {
+	case s.replay:
+		return "replay: read-only (a recorded run: nothing to pause, stop or switch)"
+	case s.ended:
+		return "run ended: read-only"
+	}
+	return readOnlyNote
 }
 
 // hasAttention reports whether the model has attention heads at all.

@@ -79,6 +79,16 @@ func TestView(t *testing.T) {
 		m, _ := press(t, sized(New(l, Options{}), 160, 48), "]")
 		golden.RequireEqual(t, checkedView(t, m, 160, 48))
 	})
+	// The optimiser page: loss, learning rate and gradient norm, and the system pane.
+	t.Run("replay_mid_120x40_optimiser", func(t *testing.T) {
+		m := typeStep(t, sized(New(r, Options{}), 120, 40), (first+last)/2)
+		m, _ = press(t, m, "]", "]")
+		golden.RequireEqual(t, checkedView(t, m, 120, 40))
+	})
+	t.Run("replay_80x24_Loss", func(t *testing.T) {
+		m, _ := press(t, sized(New(r, Options{}), 80, 24), "8")
+		golden.RequireEqual(t, checkedView(t, m, 80, 24))
+	})
 	t.Run("replay_mid_160x48_geometry", func(t *testing.T) {
 		m := typeStep(t, sized(New(r, Options{}), 160, 48), (first+last)/2)
 		m, _ = press(t, m, "]", "e", "f")

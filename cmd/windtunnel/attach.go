@@ -58,7 +58,7 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			defer closeLog()
 			name := run.Name()
-			st, err := tui.Run(ctx, feed, tui.Options{Logger: logger, AltScreen: true,
+			st, err := tui.Run(ctx, feed, tui.Options{Logger: logger, AltScreen: true, RunPID: run.Hello.Pid,
 				DetachNote: "close this viewer; the run goes on (windtunnel attach " + name + " comes back)"})
 			if st.Stopped {
 				sessions.AwaitEnd(ctx, feed, attachStopWait)
@@ -66,7 +66,7 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 			if last, ok, _ := feed.At(-1); !feed.Live() && ok {
 				fmt.Fprintf(stderr, "windtunnel: %s %s at step %d\n", name, last.State, last.Step)
 			} else {
-				fmt.Fprintf(stderr, "windtunnel: detached; %s goes on (pid %d): windtunnel attach %s\n", name, run.Hello.Pid, name)
+				fmt.Fprintf(stderr, "windtunnel: detached; %s %s (pid %d): windtunnel attach %s\n", name, st.Fate(), run.Hello.Pid, name)
 			}
 			return err
 		},

@@ -176,6 +176,7 @@ func TestDashboardQuit(t *testing.T) {
 	}{
 		{name: "stop", keys: []string{"q", "s"}, message: "stopped by operator"},
 		{name: "detach then hangup", keys: []string{"q", "d"}, hangup: true, goesOn: true, message: "interrupted"},
+		{name: "paused resume and detach", keys: []string{"p", "q", "r"}, hangup: true, goesOn: true, message: "interrupted"},
 		{name: "hangup", hangup: true, message: "interrupted"},
 		{name: "nohup hangup", ignoreHUP: true, hangup: true, goesOn: true, message: "interrupted"},
 	} {
@@ -191,14 +192,20 @@ func TestDashboardQuit(t *testing.T) {
 			scr.waitFor(t, "LIVE", 20*time.Second)
 			step := ch.waitStep(t, 0, 20*time.Second)
 			t.Logf("dashboard up and the first records committed in %s", time.Since(start).Round(time.Millisecond))
+			paused := false
 			for _, k := range c.keys {
 				ch.press(t, k)
-				switch k {
-				case "q":
+				switch {
+				case k == "p":
+					step, paused = waitState(t, ch.child, sessions.Paused, 20*time.Second).Step, true
+				case k == "q" && paused:
+					scr.waitFor(t, fmt.Sprintf("The run is paused at step %d of", step), 10*time.Second)
+					scr.waitFor(t, "[r] resume and detach", 10*time.Second)
+				case k == "q":
 					scr.waitFor(t, "The run is still training.", 10*time.Second)
-				case "d":
+				case k == "d" || k == "r":
 					scr.waitFor(t, "detached: run continues in this process", 10*time.Second)
-					step = ch.waitStep(t, step+1, 10*time.Second) // still training
+					step = ch.waitStep(t, step+1, 10*time.Second) // training (resumed by r)
 				}
 			}
 			t0 := time.Now()

@@ -19,7 +19,8 @@ import (
 
 // TestDashboardDetachHangup: `windtunnel run` with its dashboard on a pseudo-terminal, q d,
 // then the terminal hangs up (the kernel sends SIGHUP, as for a dropped SSH connection):
-// the run trains on to its planned end and ls shows it done. Meanwhile the process ignores
+// the run, paused, stays paused (the dialog and the message say so, not that it trains)
+// until resumed, then trains on to its planned end and ls shows it done. Meanwhile the process ignores
 // SIGHUP, holds no descriptor on the terminal (stdin /dev/null, stdout and stderr the
 // session's log) and answers on its control socket. To leave the keys time whatever the
 // machine's speed, the test pauses the run through the socket as soon as it opens and
@@ -64,10 +65,11 @@ func TestDashboardDetachHangup(t *testing.T) {
 	}
 	ch.scr.waitFor(t, "LIVE", 20*time.Second)
 	ch.press(t, "q")
-	ch.scr.waitFor(t, "The run is still training.", 10*time.Second)
+	// The dialog says the run is paused (not "still training") and offers to resume it.
+	ch.scr.waitFor(t, fmt.Sprintf("The run is paused at step %d of %d.", paused.Step, steps), 10*time.Second)
 	ch.scr.waitFor(t, "run.wtlab.log", 10*time.Second) // the dialog says where the output goes
 	ch.press(t, "d")
-	ch.scr.waitFor(t, "detached: run continues in this process", 10*time.Second)
+	ch.scr.waitFor(t, fmt.Sprintf("detached: run stays paused at step %d", paused.Step), 10*time.Second)
 	ch.scr.waitFor(t, "ctrl+z then bg gives this shell back", 10*time.Second)
 	waitReleased(t, pid, path, 10*time.Second)
 	if ign, ok := ignoresHUP(pid); ok && !ign {

@@ -63,7 +63,8 @@ func WithDashboard(ctx context.Context, st *Run, stderr io.Writer, tty bool) (er
 	defer endUI()
 	var ui tui.Stats
 	var uiErr error
-	opts := tui.Options{Logger: logger, AltScreen: true, DetachNote: detachNote(os.Getpid(), st.Writer.Path(), ctl.Socket != "")}
+	opts := tui.Options{Logger: logger, AltScreen: true, DetachNote: detachNote(os.Getpid(), st.Writer.Path(), ctl.Socket != ""),
+		RunPID: os.Getpid()} // the run trains in this process: its System pane samples it
 	pprof.Do(uiCtx, pprof.Labels("part", "dashboard"), func(ctx context.Context) {
 		ui, uiErr = tui.Run(ctx, live, opts)
 	})
@@ -83,7 +84,11 @@ func WithDashboard(ctx context.Context, st *Run, stderr io.Writer, tty bool) (er
 			why = ErrTerminalLost.Error()
 		}
 		logger.Printf("run: %s; the run goes on in this process", why)
-		o = continueDetached(ctx, bg, st.Config.Steps, st.Writer.Path(), done, stderr, tty)
+		fate := "run continues"
+		if ui.Paused { // left paused in the quit dialog: say so, not that it trains
+			fate = "run " + ui.Fate()
+		}
+		o = continueDetached(ctx, bg, st.Config.Steps, st.Writer.Path(), fate, done, stderr, tty)
 	default: // stop chosen (the event went), or the run had ended
 		if !ui.Stopped {
 			tr.Send(sessions.Event{Kind: sessions.EventStop})

@@ -48,11 +48,12 @@ func detachNote(pid int, session string, socket bool) string {
 // ReleaseTerminal: from then on stderr is the session's log), has bg print the run's
 // progress there and waits for the trainer to end, by itself or by a signal (SIGINT,
 // SIGTERM), which ends ctx: the trainer, run under ctx, records the run as interrupted.
-func continueDetached(ctx context.Context, bg *DetachedProgress, steps int, session string, done <-chan Outcome, stderr io.Writer, tty bool) Outcome {
+// fate says what the run does now ("run continues", or that it stays paused: tui.Stats.Fate).
+func continueDetached(ctx context.Context, bg *DetachedProgress, steps int, session, fate string, done <-chan Outcome, stderr io.Writer, tty bool) Outcome {
 	IgnoreHangup()
 	pid := os.Getpid()
 	logPath := sessions.LogPath(session)
-	fmt.Fprintf(stderr, "windtunnel: detached: run continues in this process (pid %d) without this terminal; session %s\n", pid, session)
+	fmt.Fprintf(stderr, "windtunnel: detached: %s in this process (pid %d) without this terminal; session %s\n", fate, pid, session)
 	fmt.Fprintf(stderr, "windtunnel: its output goes to %s; closing this terminal does not stop it; windtunnel ls and attach find it\n", logPath)
 	fmt.Fprintf(stderr, "windtunnel: kill %d (or ctrl+c here) stops it cleanly (final evaluation and checkpoint); ctrl+z then bg gives this shell back\n", pid)
 	if err := ReleaseTerminal(logPath); err != nil {

@@ -69,9 +69,9 @@ func ablationFigure(g Group) (figure, bool) {
 	hm := heatMap(gr, cm, "layer × head", "head", "layer")
 	hm.X.Tick.Marker, hm.Y.Tick.Marker = integerTicks{1}, integerTicks{1}
 	return panelled(g.Name+"-ablation", title,
-		panel{plot: bars, x0: 0, x1: 0.55, y0: 0, y1: 1 - titleH},
-		panel{plot: hm, x0: 0.55, x1: 0.9, y0: 0, y1: 1 - titleH},
-		panel{plot: colourBar(cm, "Δ bits"), x0: 0.9, x1: 1, y0: 0, y1: 1 - titleH}), true
+		panel{plot: bars, x0: 0, x1: 0.55, y0: 0, y1: 1},
+		panel{plot: hm, x0: 0.55, x1: 0.9, y0: 0, y1: 1},
+		panel{plot: colourBar(cm, "Δ bits"), x0: 0.9, x1: 1, y0: 0, y1: 1, bar: true}), true
 }
 
 // headDelta is the snapshot's HeadDelta as float64s, else the head effects of Ablation
@@ -130,7 +130,7 @@ func ablationBars(labels []string, vals plotter.Values, best int, heads bool) (*
 	}
 	b.Color = plotutil.Color(0)
 	b.LineStyle.Width = 0
-	p.Add(b)
+	p.Add(slotBars{b, 0, 1})
 	p.Legend.Add("Δ bits", b)
 	if best >= 0 {
 		hi := make(plotter.Values, len(vals))
@@ -141,7 +141,7 @@ func ablationBars(labels []string, vals plotter.Values, best int, heads bool) (*
 		}
 		c.Color = color.RGBA{R: 220, G: 30, B: 30, A: 255}
 		c.LineStyle.Width = 0
-		p.Add(c)
+		p.Add(slotBars{c, 0, 1})
 		name := fmt.Sprintf("costliest %s (%s)", labels[best], signedBits(clean[best]))
 		p.Legend.Add(name, c)
 		lb, err := plotter.NewLabels(plotter.XYLabels{

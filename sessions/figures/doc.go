@@ -18,12 +18,19 @@
 //     alignment heat maps per layer); several panels share one file;
 //   - table: the architecture table (models × tasks, mean bit error (a) or accuracy for
 //     recall, pass/fail) over all the runs, as derived.Table builds it: a model and task run in
-//     several configurations gets one band of its cell per configuration.
+//     several configurations gets one band of its cell per configuration; cells are at most
+//     maxCellW × maxCellH a band, their text shrunk to fit.
 //
 // Titles name a group by task, model and what tells its configuration apart (heading).
 // Presentation is shared: ticks.go gives round tick labels (linearTicks; logTicks at 1-2-5
 // steps), layout.go places each legend where a trial drawing shows no data (else beside the
-// plot), reflines.go draws reference lines labelled at the end the curves leave free.
+// plot, or under it where a column would squeeze the data), reflines.go draws reference
+// lines labelled at the end the curves leave free (notes of lines beyond one edge stacked),
+// and fit.go makes every figure read from one column (480×300) up: a figure smaller than
+// 640×400 pixels is laid out on a page of that size and drawn scaled down, titles wrap to
+// their width (three lines at most), each axis keeps as many round labels as stand apart,
+// bars take a share of their slot, colour bars (panels.go) span the data areas beside them,
+// and a figure may have a short layout for a low page (keys: its panels side by side).
 //
 // Nothing here keeps state between calls; each figure kind lives in its own file.
 package figures

@@ -88,6 +88,7 @@ func errorsFigure(g Group) (figure, bool) {
 	for _, r := range refs {
 		placeLabel(r, curves, p)
 	}
+	stackNotes(p, refs)
 	return figure{name: g.Name + "-errors", title: title, plot: p}, true
 }
 

@@ -138,7 +138,7 @@ func TestRenderSeedsLengthsSVG(t *testing.T) {
 		"hmm-transformer-errors.svg":  {"bit error and KL vs step (2 seeds)", "step", "bits (log)", "mean ± sd", "pass 0.15"},
 		"hmm-transformer-entropy.svg": {"entropy calibration at step 300", "scored position", "entropy (bits)", "Bayes"},
 		"hmm-transformer-lengths.svg": {"KL per position by length K", "position", "KL (bits, log)", "K=4 (trained)", "K=6"},
-		"table.svg":                   {"Architecture table", "task (primitive)", "model", "hmm (belief transport)", "transformer", "pass 2/2 seeds"},
+		"table.svg":                   {"Architecture table", "model", "hmm", "(belief transport)", "transformer", "pass 2/2 seeds"},
 	}
 	if len(files) != len(want) {
 		t.Fatalf("files %q, want %d", names(files), len(want))

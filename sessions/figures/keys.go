@@ -16,7 +16,7 @@ import (
 // initialisation, below the bench's (the centred per-token mean keys) beside random
 // Gaussian vectors of the same count and dimension (one level, a dashed line). Sessions
 // recorded before the authors' statistic get the bench's panel alone; a snapshot without
-// attention gets no figure.
+// attention gets no figure. On a low page the two panels stand side by side.
 func keysFigure(g Group) (figure, bool) {
 	s, r, ok := snapshotOf(g)
 	if !ok || len(s.KeyOrthogonality) == 0 {
@@ -52,9 +52,11 @@ func keysFigure(g Group) (figure, bool) {
 	if err != nil {
 		return figure{}, false
 	}
-	return panelled(g.Name+"-keys", title,
-		panel{plot: upper, x0: 0, x1: 1, y0: (1 - titleH) / 2, y1: 1 - titleH},
-		panel{plot: lower, x0: 0, x1: 1, y0: 0, y1: (1 - titleH) / 2}), true
+	f := panelled(g.Name+"-keys", title,
+		panel{plot: upper, x0: 0, x1: 1, y0: 0.5, y1: 1},
+		panel{plot: lower, x0: 0, x1: 1, y0: 0, y1: 0.5})
+	f.short = []panel{{plot: upper, x0: 0, x1: 0.5, y0: 0, y1: 1}, {plot: lower, x0: 0.5, x1: 1, y0: 0, y1: 1}}
+	return f, true
 }
 
 // keyBars is a grouped bar chart of the series (one bar per head in each group), named.
@@ -74,8 +76,7 @@ func keyBars(title string, labels []string, series []plotter.Values, names []str
 		}
 		b.Color = plotutil.Color(i)
 		b.LineStyle.Width = 0
-		b.Offset = w * vg.Length(float64(i)-float64(len(series)-1)/2)
-		p.Add(b)
+		p.Add(slotBars{b, i, len(series)})
 		p.Legend.Add(names[i], b)
 	}
 	p.NominalX(labels...)

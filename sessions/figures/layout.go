@@ -17,16 +17,21 @@ const layoutDPI = 48
 // legendInset is the gap between a legend and the data area's edge or the data.
 var legendInset = vg.Points(4)
 
-// drawPlot draws p on c with its legend where it hides nothing: in the first corner (top
-// right, top left, bottom right, bottom left, then the middle of the right or left edge)
-// of the data area that a trial drawing of the plot, grid and legend left out, shows empty;
-// where none is, in a column right of the data area, the title still centred over all of c.
-func drawPlot(c draw.Canvas, p *plot.Plot) {
+// drawPlot draws p on c with its title wrapped to c's width, as many X tick labels as
+// stand apart, and its legend where it hides nothing: in the first corner (top right, top
+// left, bottom right, bottom left, then the middle of the right or left edge) of the data
+// area that a trial drawing of the plot, grid and legend left out, shows empty; where none
+// is, in a column right of the data area, or, where that column would leave the data less
+// than maxLegendCol of the width, in a band under the plot; the title stays centred over
+// all of c. It returns the data area drawn.
+func drawPlot(c draw.Canvas, p *plot.Plot) vg.Rectangle {
+	defer fitTitle(p, c.Max.X-c.Min.X)()
+	defer fitTicks(p, p.DataCanvas(c).Rectangle)()
 	leg := p.Legend
 	size := leg.Rectangle(c).Size()
 	if size.X <= 0 || size.Y <= 0 {
 		p.Draw(c)
-		return
+		return p.DataCanvas(c).Rectangle
 	}
 	size.Y += leg.TextStyle.FontExtents().Descent
 	p.Legend = plot.NewLegend() // drawn here, not by p.Draw
@@ -36,10 +41,9 @@ func drawPlot(c draw.Canvas, p *plot.Plot) {
 		p.Draw(c)
 		leg.Left, leg.Top = left, true
 		leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: r})
-		return
+		return dc.Rectangle
 	}
-	// No room inside: the legend in a column at the right, beside the data area.
-	col := size.X + 3*legendInset
+	// No room inside: the legend beside the data area, or under the plot.
 	inner := c
 	if p.Title.Text != "" {
 		title := p.Title.Text
@@ -49,15 +53,31 @@ func drawPlot(c draw.Canvas, p *plot.Plot) {
 		p.Title.Text = ""
 		defer func() { p.Title.Text = title }()
 	}
-	inner.Max.X -= col
+	if col := size.X + 3*legendInset; col <= maxLegendCol*(c.Max.X-c.Min.X) {
+		inner.Max.X -= col
+		p.Draw(inner)
+		top := p.DataCanvas(inner).Max.Y
+		leg.Left, leg.Top = true, true
+		leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: inner.Max.X + 2*legendInset, Y: top - size.Y},
+			Max: vg.Point{X: c.Max.X, Y: top},
+		}})
+		return p.DataCanvas(inner).Rectangle
+	}
+	inner.Min.Y += size.Y + 2*legendInset
 	p.Draw(inner)
-	top := p.DataCanvas(inner).Max.Y
+	dc = p.DataCanvas(inner)
 	leg.Left, leg.Top = true, true
 	leg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-		Min: vg.Point{X: inner.Max.X + 2*legendInset, Y: top - size.Y},
-		Max: vg.Point{X: c.Max.X, Y: top},
+		Min: vg.Point{X: dc.Min.X, Y: c.Min.Y + legendInset},
+		Max: vg.Point{X: c.Max.X, Y: c.Min.Y + legendInset + size.Y},
 	}})
+	return dc.Rectangle
 }
+
+// maxLegendCol is the largest fraction of a plot's width a legend column beside it takes;
+// a wider legend goes under the plot.
+const maxLegendCol = 0.3
 
 // freeCorner finds a place of the given size in the data area dc (of p drawn on c) that a
 // trial drawing of p, its grid and legend left out, leaves empty: the rectangle, whether it

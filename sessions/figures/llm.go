@@ -101,7 +101,7 @@ func llmManifoldFigure(r *llmrun.Result, name string, compact bool) (figure, boo
 		cols = len(sets)
 	}
 	rows := (len(sets) + cols - 1) / cols
-	pw, ph := (1-barW)/float64(cols), (1-titleH)/float64(rows)
+	pw, ph := (1-barW)/float64(cols), 1/float64(rows)
 	var panels []panel
 	for i, s := range sets {
 		kind := "one domain"
@@ -117,10 +117,10 @@ func llmManifoldFigure(r *llmrun.Result, name string, compact bool) (figure, boo
 		}
 		smallTitle(p, fmt.Sprintf("%s (%s, %d)\n|ρ(PC1, H)| %.2f", sessions.SafeText(s.Name), kind, s.N, math.Abs(float64(s.Spearman))))
 		c, row := i%cols, i/cols
-		y1 := 1 - titleH - float64(row)*ph
+		y1 := 1 - float64(row)*ph
 		panels = append(panels, panel{plot: p, x0: pw * float64(c), x1: pw * float64(c+1), y0: y1 - ph, y1: y1})
 	}
-	panels = append(panels, panel{plot: colourBar(cm, "next-token entropy (bits)"), x0: 1 - barW, x1: 1, y0: 0, y1: 1 - titleH})
+	panels = append(panels, panel{plot: colourBar(cm, "next-token entropy (bits)"), x0: 1 - barW, x1: 1, y0: 0, y1: 1, bar: true})
 	return panelled("llm-manifold", title, panels...), true
 }
 
@@ -172,9 +172,9 @@ func llmSULAFigure(r *llmrun.Result, name string, _ bool) (figure, bool) {
 	}
 	smallTitle(right, fmt.Sprintf("%d prompts' hidden states\n|ρ(PC1, H)| %.2f", s.Manifold.N, math.Abs(float64(s.Manifold.Spearman))))
 	return panelled("llm-sula", title,
-		panel{plot: left, x0: 0, x1: 0.46, y0: 0, y1: 1 - titleH},
-		panel{plot: right, x0: 0.46, x1: 0.9, y0: 0, y1: 1 - titleH},
-		panel{plot: colourBar(cm, "posterior entropy (bits)"), x0: 0.9, x1: 1, y0: 0, y1: 1 - titleH}), true
+		panel{plot: left, x0: 0, x1: 0.46, y0: 0, y1: 1},
+		panel{plot: right, x0: 0.46, x1: 0.9, y0: 0, y1: 1},
+		panel{plot: colourBar(cm, "posterior entropy (bits)"), x0: 0.9, x1: 1, y0: 0, y1: 1, bar: true}), true
 }
 
 // layerSeries plots a per-layer mean as a line and every head's value as a faint dot.
@@ -307,6 +307,6 @@ func llmAxisFigure(r *llmrun.Result, name string, compact bool) (figure, bool) {
 		return figure{}, false
 	}
 	return panelled("llm-axis", title,
-		panel{plot: left, x0: 0, x1: 0.5, y0: 0, y1: 1 - titleH},
-		panel{plot: right, x0: 0.5, x1: 1, y0: 0, y1: 1 - titleH}), true
+		panel{plot: left, x0: 0, x1: 0.5, y0: 0, y1: 1},
+		panel{plot: right, x0: 0.5, x1: 1, y0: 0, y1: 1}), true
 }

@@ -48,9 +48,9 @@ func manifoldFigure(g Group) (figure, bool) {
 		if err != nil {
 			return figure{}, false
 		}
-		panels = append(panels, panel{plot: p, x0: pw * float64(i), x1: pw * float64(i+1), y0: 0, y1: 1 - titleH})
+		panels = append(panels, panel{plot: p, x0: pw * float64(i), x1: pw * float64(i+1), y0: 0, y1: 1})
 	}
-	panels = append(panels, panel{plot: colourBar(cm, "posterior entropy (bits)"), x0: 1 - barW, x1: 1, y0: 0, y1: 1 - titleH})
+	panels = append(panels, panel{plot: colourBar(cm, "posterior entropy (bits)"), x0: 1 - barW, x1: 1, y0: 0, y1: 1, bar: true})
 	return panelled(g.Name+"-manifold", title, panels...), true
 }
 

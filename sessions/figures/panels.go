@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -20,52 +21,125 @@ import (
 type panel struct {
 	plot           *plot.Plot
 	x0, x1, y0, y1 float64
+	// bar marks a colour bar, whose scale spans the data areas of the other panels.
+	bar bool
 }
 
-// drawFigure draws f on c: its one plot, or its panels each in its own part of c, each
-// with its legend placed by drawPlot.
-func drawFigure(c draw.Canvas, f figure) {
+// drawFigure draws f on c: its one plot, or its title (wrapped to the width) over its
+// panels, each in its own part of what is left, each with its legend placed by drawPlot;
+// a colour bar's scale spans the data areas of the other panels. It returns the data area
+// of each plot drawn, in the order of f's panels.
+func drawFigure(c draw.Canvas, f figure) []vg.Rectangle {
 	if len(f.panels) == 0 {
-		drawPlot(c, f.plot)
-		return
+		return []vg.Rectangle{drawPlot(c, f.plot)}
 	}
-	w, h := c.Max.X-c.Min.X, c.Max.Y-c.Min.Y
-	for _, p := range f.panels {
-		sub := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-			Min: vg.Point{X: c.Min.X + w*vg.Length(p.x0), Y: c.Min.Y + h*vg.Length(p.y0)},
-			Max: vg.Point{X: c.Min.X + w*vg.Length(p.x1), Y: c.Min.Y + h*vg.Length(p.y1)},
+	body := c
+	if f.title != "" {
+		t, sty := wrapText(titleStyle(), f.title, c.Max.X-c.Min.X)
+		c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y + sty.FontExtents().Descent}, t)
+		body.Max.Y -= sty.Rectangle(t).Size().Y + titlePad
+	}
+	panels := f.panels
+	if f.short != nil && body.Max.Y-body.Min.Y < shortBody {
+		panels = f.short
+	}
+	subs := panelCanvases(body, panels)
+	areas := make([]vg.Rectangle, len(panels))
+	lo, hi := body.Max.Y, body.Min.Y
+	for i, p := range panels {
+		if !p.bar {
+			areas[i] = drawPlot(subs[i], p.plot)
+			lo, hi = min(lo, areas[i].Min.Y), max(hi, areas[i].Max.Y)
+		}
+	}
+	for i, p := range panels {
+		if p.bar {
+			sub := subs[i]
+			if hi > lo {
+				dc := p.plot.DataCanvas(sub)
+				sub.Min.Y += lo - dc.Min.Y
+				sub.Max.Y += hi - dc.Max.Y
+			}
+			areas[i] = drawPlot(sub, p.plot)
+		}
+	}
+	return areas
+}
+
+// shortBody is the height under the title below which a figure is drawn with its short
+// layout (figure.short), where it has one.
+var shortBody = vg.Points(360)
+
+// colourBarW is the width of a colour bar's bar; its panel is as wide as the bar and its
+// axis need, whatever the figure's width.
+var colourBarW = vg.Points(14)
+
+// panelCanvases places the panels in body: each at its fractions of body, except that the
+// colour bars (the panels from the first bar's x0 rightwards) take the width their bar
+// and axis need and the other panels share the rest in their proportions.
+func panelCanvases(body draw.Canvas, panels []panel) []draw.Canvas {
+	w, h := body.Max.X-body.Min.X, body.Max.Y-body.Min.Y
+	split, bw := 1.0, vg.Length(0)
+	for _, p := range panels {
+		if p.bar {
+			split = math.Min(split, p.x0)
+			trial := draw.Canvas{Canvas: body.Canvas, Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}}
+			axis := p.plot.DataCanvas(trial).Min.X
+			bw = max(bw, axis+colourBarW+vg.Points(4))
+		}
+	}
+	bw = min(bw, w/3)
+	x := func(f float64, bar bool) vg.Length {
+		if split >= 1 {
+			return body.Min.X + w*vg.Length(f)
+		}
+		if bar {
+			return body.Min.X + w - bw + bw*vg.Length((f-split)/(1-split))
+		}
+		return body.Min.X + (w-bw)*vg.Length(f/split)
+	}
+	out := make([]draw.Canvas, len(panels))
+	for i, p := range panels {
+		out[i] = draw.Canvas{Canvas: body.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: x(p.x0, p.bar), Y: body.Min.Y + h*vg.Length(p.y0)},
+			Max: vg.Point{X: x(p.x1, p.bar), Y: body.Min.Y + h*vg.Length(p.y1)},
 		}}
-		drawPlot(sub, p.plot)
 	}
+	return out
+}
+
+// titlePad is the gap under a panelled figure's title.
+var titlePad = vg.Points(6)
+
+// titleStyle is the style of a figure's title, as newPlot's.
+func titleStyle() text.Style {
+	sty := plot.New().Title.TextStyle
+	sty.Font.Size = titleSize
+	return sty
 }
 
 // nan is a NaN, for cells not recorded.
 var nan = math.NaN()
 
 // rotateX turns p's X tick labels upright when there are many of them, so they do not
-// overlap.
+// overlap (drawPlot turns fewer upright too where they do not stand side by side).
 func rotateX(p *plot.Plot, n int) {
 	if n > 10 {
-		p.X.Tick.Label.Rotation = math.Pi / 2
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
+		upright(p)
 	}
 }
 
-// titleH is the height fraction of a panelled figure's title strip.
-const titleH = 0.07
-
-// titlePanel is the strip at the top of a panelled figure holding its title.
-func titlePanel(title string) panel {
-	p := plot.New()
-	p.Title.Text = title
-	p.HideAxes()
-	return panel{plot: p, x0: 0, x1: 1, y0: 1 - titleH, y1: 1}
+// upright turns p's X tick labels upright, reading bottom to top, each ending at its tick.
+func upright(p *plot.Plot) {
+	p.X.Tick.Label.Rotation = math.Pi / 2
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
 }
 
-// panelled is the figure made of a title strip and the panels.
+// panelled is the figure made of the title over the panels (placed in fractions of the
+// room under the title).
 func panelled(name, title string, panels ...panel) figure {
-	return figure{name: name, title: title, panels: append([]panel{titlePanel(title)}, panels...)}
+	return figure{name: name, title: title, panels: panels}
 }
 
 // snapshotOf is the snapshot of the group's first run that has one (the first seed's, as

@@ -61,14 +61,14 @@ func qkFigure(g Group) (figure, bool) {
 	nc := int(math.Ceil(math.Sqrt(float64(len(maps)))))
 	nr := (len(maps) + nc - 1) / nc
 	const barW = 0.09
-	cw, rh := (1-barW)/float64(nc), (1-titleH)/float64(nr)
+	cw, rh := (1-barW)/float64(nc), 1/float64(nr)
 	var panels []panel
 	for l, m := range maps {
 		p := heatMap(m, cm, fmt.Sprintf("layer %d", l), "key position", "query position")
 		i, j := l%nc, l/nc
 		panels = append(panels, panel{plot: p, x0: cw * float64(i), x1: cw * float64(i+1),
-			y0: 1 - titleH - rh*float64(j+1), y1: 1 - titleH - rh*float64(j)})
+			y0: 1 - rh*float64(j+1), y1: 1 - rh*float64(j)})
 	}
-	panels = append(panels, panel{plot: colourBar(cm, "cosine"), x0: 1 - barW, x1: 1, y0: 0, y1: 1 - titleH})
+	panels = append(panels, panel{plot: colourBar(cm, "cosine"), x0: 1 - barW, x1: 1, y0: 0, y1: 1, bar: true})
 	return panelled(g.Name+"-qk", title, panels...), true
 }

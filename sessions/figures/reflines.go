@@ -21,6 +21,24 @@ type refLine struct {
 	// keep away from it: placeLabel).
 	left, below bool
 	note        bool
+	// row is the note's line at its edge, counted from the edge (stackNotes), so that two
+	// lines beyond the same edge are named one above the other.
+	row int
+}
+
+// stackNotes gives each of refs that is noted beyond an edge of p's Y range its own row
+// there, in order.
+func stackNotes(p *plot.Plot, refs []*refLine) {
+	below, above := 0, 0
+	for _, r := range refs {
+		switch {
+		case !r.note || r.label == "":
+		case r.y < p.Y.Min:
+			r.row, below = below, below+1
+		case r.y > p.Y.Max:
+			r.row, above = above, above+1
+		}
+	}
 }
 
 // newRefLine is a dashed reference line at y in clr, labelled.
@@ -44,10 +62,11 @@ func (r *refLine) Plot(c draw.Canvas, p *plot.Plot) {
 		if !r.note || r.label == "" {
 			return
 		}
-		text, pt := r.label+" lies below this range", vg.Point{X: x, Y: c.Min.Y + vg.Points(3)}
+		step := vg.Length(r.row) * 1.2 * sty.Font.Size
+		text, pt := r.label+" lies below this range", vg.Point{X: x, Y: c.Min.Y + vg.Points(3) + step}
 		sty.YAlign = draw.YBottom
 		if r.y > p.Y.Max {
-			text, pt = r.label+" lies above this range", vg.Point{X: x, Y: c.Max.Y - vg.Points(3)}
+			text, pt = r.label+" lies above this range", vg.Point{X: x, Y: c.Max.Y - vg.Points(3) - step}
 			sty.YAlign = draw.YTop
 		}
 		c.FillText(sty, pt, text)

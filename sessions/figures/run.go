@@ -214,8 +214,9 @@ type figure struct {
 	name  string // base name without extension
 	title string
 	plot  *plot.Plot
-	// panels, when set, are drawn instead of plot, each in its part of the figure.
-	panels []panel
+	// panels, when set, are drawn instead of plot, each in its part of the figure; short,
+	// when set, instead of them on a page too low for them (shortBody).
+	panels, short []panel
 }
 
 // Render writes every figure the runs have data for into dir (created if needed) and
@@ -230,22 +231,7 @@ func Render(runs []Run, dir string, opt Options) ([]File, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("figures: render: no runs")
 	}
-	var figs []figure
-	for _, g := range Groups(runs) {
-		for _, build := range []func(Group) (figure, bool){errorsFigure, entropyFigure, lengthsFigure,
-			keysFigure, manifoldFigure, ablationFigure, frameFigure, jlensFigure, qkFigure} {
-			if f, ok := build(g); ok {
-				figs = append(figs, f)
-			}
-		}
-	}
-	if f, ok := tableFigure(runs); ok {
-		figs = append(figs, f)
-	}
-	if f, ok := frontierFigure(runs); ok {
-		figs = append(figs, f)
-	}
-	return writeFigures(figs, dir, opt)
+	return writeFigures(figuresOf(runs), dir, opt)
 }
 
 // normalised is opt with its defaults filled in (png, the default size), or an error for an
@@ -280,10 +266,29 @@ func writeFigures(figs []figure, dir string, opt Options) ([]File, error) {
 	return files, nil
 }
 
-// save writes f to path at the options' size and format.
+// figuresOf builds every figure the runs have data for, in Render's order.
+func figuresOf(runs []Run) []figure {
+	var figs []figure
+	for _, g := range Groups(runs) {
+		for _, build := range []func(Group) (figure, bool){errorsFigure, entropyFigure, lengthsFigure,
+			keysFigure, manifoldFigure, ablationFigure, frameFigure, jlensFigure, qkFigure} {
+			if f, ok := build(g); ok {
+				figs = append(figs, f)
+			}
+		}
+	}
+	if f, ok := tableFigure(runs); ok {
+		figs = append(figs, f)
+	}
+	if f, ok := frontierFigure(runs); ok {
+		figs = append(figs, f)
+	}
+	return figs
+}
+
+// save writes f to path at the options' size and format: a PNG is drawn at pageDPI on
+// its page (crisp text at any size), a vector format at its size, scaled (drawSized).
 func save(f figure, path string, opt Options) error {
-	w := vg.Length(opt.Width) * vg.Inch / dpi
-	h := vg.Length(opt.Height) * vg.Inch / dpi
 	out, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("figures: save: %w", err)
@@ -291,12 +296,16 @@ func save(f figure, path string, opt Options) error {
 	var c vg.CanvasWriterTo
 	switch opt.Format {
 	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))}
+		W, H := pageSize(opt.Width, opt.Height)
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(W, H), vgimg.UseDPI(pageDPI(opt.Width, opt.Height)))}
+		drawFigure(draw.New(c), f)
 	default:
-		c, err = draw.NewFormattedCanvas(w, h, opt.Format)
+		c, err = draw.NewFormattedCanvas(vg.Length(opt.Width)*vg.Inch/dpi, vg.Length(opt.Height)*vg.Inch/dpi, opt.Format)
+		if err == nil {
+			drawSized(c, f, opt.Width, opt.Height)
+		}
 	}
 	if err == nil {
-		drawFigure(draw.New(c), f)
 		_, err = c.WriteTo(out)
 	}
 	if cerr := out.Close(); err == nil {

@@ -180,12 +180,15 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Add(gridLines{plotter.NewGrid()})
 	p.Legend.ThumbnailWidth = vg.Points(28)
 	p.Legend.Padding = vg.Points(2)
-	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.Title.TextStyle.Font.Size = titleSize
 	p.X.Tick.Label.Font.Size = vg.Points(11)
 	p.Y.Tick.Label.Font.Size = vg.Points(11)
 	p.Legend.TextStyle.Font.Size = vg.Points(11)
 	return p
 }
+
+// titleSize is the font size of a figure's title.
+var titleSize = vg.Points(13)
 
 // integerX gives p's X axis integer ticks and labels (steps, positions), about n of them.
 func integerX(p *plot.Plot, n int) { p.X.Tick.Marker = linearTicks{n: n, integer: true} }

@@ -3,6 +3,7 @@ package figures
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"strings"
 	"windtunnel/sessions/derived"
 
@@ -17,8 +18,16 @@ import (
 // task holding the mean bit error (a) (accuracy for recall) ± sd over seeds and the verdict,
 // green where it passes, red where it fails, grey where there is no run. A model and task
 // run in several configurations (the rule of sessions/derived) has its cell split in one
-// band per configuration, each with its own seeds and verdict, named by what differs.
+// band per configuration, each with its own seeds and verdict, named by what differs. The
+// cells are no larger than maxCellW × maxCellH, centred on the page, their text shrunk to
+// fit a small page.
 func tableFigure(runs []Run) (figure, bool) {
+	f, _, ok := buildTable(runs)
+	return f, ok
+}
+
+// buildTable is tableFigure with the grid it draws (whose cells it records as drawn).
+func buildTable(runs []Run) (figure, *tableGrid, bool) {
 	var scores []derived.RunScore
 	var tasks, models []string
 	for i, r := range runs {
@@ -34,36 +43,28 @@ func tableFigure(runs []Run) (figure, bool) {
 		models = appendNew(models, r.Config.Model)
 	}
 	if len(scores) == 0 {
-		return figure{}, false
+		return figure{}, nil, false
 	}
 	tasks = ordered(tasks, []string{"bijection", "hmm", "recall"})
 	models = ordered(models, []string{"transformer", "mamba", "lstm", "mlp"})
-	cells := derived.Table(scores, tasks, models)
 	title := "Architecture table: mean bit error (a), accuracy for recall (pass/fail)"
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "task (primitive)"
-	p.Y.Label.Text = "model"
-	xs := make([]string, len(tasks))
+	p.Title.TextStyle.Font.Size = titleSize
+	p.HideAxes()
+	heads := make([]string, len(tasks))
 	for i, t := range tasks {
-		xs[i] = t
+		heads[i] = t
 		if pr, ok := derived.PrimitiveOf(t); ok {
-			xs[i] = fmt.Sprintf("%s (%s)", t, pr.Name)
+			heads[i] = fmt.Sprintf("%s\n(%s)", t, pr.Name)
 		}
 	}
-	rows := make([]string, len(models)) // the first model on top, as a table reads
-	for i, m := range models {
-		rows[len(models)-1-i] = m
-	}
-	p.NominalX(xs...)
-	p.NominalY(rows...)
-	p.X.Tick.Length, p.Y.Tick.Length = 0, 0
-	p.X.Tick.Label.Font.Size, p.Y.Tick.Label.Font.Size = vg.Points(12), vg.Points(12)
-	p.Title.TextStyle.Font.Size = vg.Points(13)
-	grid := tableGrid{tasks: tasks, models: rows, cells: cells, text: p.X.Tick.Label}
+	grid := &tableGrid{tasks: tasks, heads: heads, models: models, cells: derived.Table(scores, tasks, models),
+		text: p.Title.TextStyle}
+	grid.text.Font.Size = vg.Points(11)
 	grid.text.XAlign, grid.text.YAlign = draw.XCenter, draw.YCenter
 	p.Add(grid)
-	return figure{name: "table", title: title, plot: p}, true
+	return figure{name: "table", title: title, plot: p}, grid, true
 }
 
 // appendNew appends s unless it is in xs.
@@ -92,49 +93,109 @@ func ordered(names, order []string) []string {
 	return out
 }
 
-// tableGrid draws the table's cells at the nominal axis positions (task i, model j).
-type tableGrid struct {
-	tasks, models []string
-	cells         []derived.Cell
-	text          draw.TextStyle
-}
+// The largest cell of the table: a table of one run is a cell, not the page.
+var (
+	maxCellW = vg.Points(190)
+	maxCellH = vg.Points(80)
+	// minCellText is the smallest font a cell's text shrinks to.
+	minCellText = vg.Points(6)
+)
 
-// DataRange implements plot.DataRanger: half a cell beyond the first and last positions.
-func (t tableGrid) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return -0.5, float64(len(t.tasks)) - 0.5, -0.5, float64(len(t.models)) - 0.5
+// tableGrid draws the table itself: a header row (task and primitive), a column of model
+// names, and the cells, the first model on top, centred across the data area under its top.
+type tableGrid struct {
+	tasks, heads, models []string
+	cells                []derived.Cell
+	text                 draw.TextStyle
+	// cellRects are the cells (or bands) as last drawn, and rowBands the bands of the row
+	// each is in (its height's allowance: that many times maxCellH), for tests.
+	cellRects []vg.Rectangle
+	rowBands  []int
 }
 
 // Plot implements plot.Plotter.
-func (t tableGrid) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
+func (t *tableGrid) Plot(c draw.Canvas, p *plot.Plot) {
+	head := t.text
+	head.Font.Size = vg.Points(12)
+	pad := vg.Points(6)
+	rowW := vg.Length(0)
+	for _, m := range append([]string{"model"}, t.models...) {
+		rowW = max(rowW, head.Width(m)+2*pad)
+	}
+	headH := vg.Length(0)
+	for _, h := range t.heads {
+		headH = max(headH, head.Height(h)+2*pad)
+	}
+	// Each row is as high as its most banded cell needs, every band at most maxCellH.
+	bands, total := make([]int, len(t.models)), 0
+	for j, model := range t.models {
+		for _, task := range t.tasks {
+			bands[j] = max(bands[j], len(t.find(task, model)), 1)
+		}
+		total += bands[j]
+	}
+	W, H := c.Max.X-c.Min.X, c.Max.Y-c.Min.Y
+	cw := min(maxCellW, (W-rowW)/vg.Length(len(t.tasks)))
+	bh := min(maxCellH, (H-headH)/vg.Length(total))
+	x0 := c.Min.X + (W-rowW-cw*vg.Length(len(t.tasks)))/2 + rowW // the cells' left edge
+	top := c.Max.Y - headH                                       // under the header row
+	hs := fitStyle(head, t.heads, cw-pad, headH)
+	c.FillText(head, vg.Point{X: x0 - rowW/2, Y: top + headH/2}, "model")
+	t.cellRects, t.rowBands = t.cellRects[:0], t.rowBands[:0]
 	for i, task := range t.tasks {
+		xa, xb := x0+cw*vg.Length(i), x0+cw*vg.Length(i+1)
+		c.FillText(hs, vg.Point{X: (xa + xb) / 2, Y: top + headH/2}, t.heads[i])
+		yb := top
 		for j, model := range t.models {
-			x0, x1 := trX(float64(i)-0.5), trX(float64(i)+0.5)
-			y0, y1 := trY(float64(j)-0.5), trY(float64(j)+0.5)
+			ch := bh * vg.Length(bands[j])
+			if i == 0 {
+				c.FillText(head, vg.Point{X: x0 - rowW/2, Y: yb - ch/2}, model)
+			}
 			cells := t.find(task, model)
 			if len(cells) == 0 {
-				t.box(c, x0, x1, y1, y0, []string{"no run"}, color.Gray{Y: 235})
-				continue
+				t.box(c, xa, xb, yb-ch, yb, []string{"no run"}, color.Gray{Y: 235})
+				t.rowBands = append(t.rowBands, bands[j])
 			}
-			h := (y1 - y0) / vg.Length(len(cells)) // one band per configuration, the first on top
+			h := ch / vg.Length(max(len(cells), 1)) // one band per configuration, the first on top
 			for k, cell := range cells {
 				lines, fill := cellText(cell)
-				t.box(c, x0, x1, y1-vg.Length(k+1)*h, y1-vg.Length(k)*h, lines, fill)
+				t.box(c, xa, xb, yb-vg.Length(k+1)*h, yb-vg.Length(k)*h, lines, fill)
+				t.rowBands = append(t.rowBands, bands[j])
 			}
+			yb -= ch
 		}
 	}
 }
 
-// box fills the rectangle x0..x1 × y0..y1 with a white border and centres lines in it.
-func (t tableGrid) box(c draw.Canvas, x0, x1, y0, y1 vg.Length, lines []string, fill color.Color) {
+// fitStyle is sty shrunk (down to minCellText) so that every one of texts fits w × h.
+func fitStyle(sty draw.TextStyle, texts []string, w, h vg.Length) draw.TextStyle {
+	f := 1.0
+	for _, s := range texts {
+		if tw := sty.Width(s); tw > w {
+			f = math.Min(f, float64(w/tw))
+		}
+		if th := sty.Height(s); th > h {
+			f = math.Min(f, float64(h/th))
+		}
+	}
+	sty.Font.Size = max(sty.Font.Size*vg.Length(f), minCellText)
+	return sty
+}
+
+// box fills the rectangle x0..x1 × y0..y1 with a white border and centres lines in it, in
+// a font that fits.
+func (t *tableGrid) box(c draw.Canvas, x0, x1, y0, y1 vg.Length, lines []string, fill color.Color) {
+	t.cellRects = append(t.cellRects, vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}})
 	c.FillPolygon(fill, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
 	c.StrokeLines(draw.LineStyle{Color: color.White, Width: vg.Points(2)},
 		[]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}, {X: x0, Y: y0}})
-	c.FillText(t.text, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, strings.Join(lines, "\n"))
+	text := strings.Join(lines, "\n")
+	sty := fitStyle(t.text, []string{text}, x1-x0-vg.Points(6), y1-y0-vg.Points(4))
+	c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, text)
 }
 
 // find returns the cells of task and model, one per configuration.
-func (t tableGrid) find(task, model string) []derived.Cell {
+func (t *tableGrid) find(task, model string) []derived.Cell {
 	var out []derived.Cell
 	for _, c := range t.cells {
 		if c.Task == task && c.Model == model {

@@ -1,16 +1,15 @@
 package figures
 
 import (
-	"math"
-	"strconv"
-
 	"gonum.org/v1/plot"
+
+	"windtunnel/ticks"
 )
 
-// linearTicks labels a linear axis at round values 1, 2 or 5 × 10^k apart, the spacing
-// whose count of labels is nearest n (gonum's DefaultTicks aims at three), with unlabelled
-// minor ticks between. An integer axis (steps, positions, layers) gets a spacing of at
-// least 1, integer labels and integer minor ticks only.
+// linearTicks labels a linear axis at round values (ticks.Linear: 1, 2 or 5 × 10^k apart,
+// the spacing whose count of labels is nearest n; gonum's DefaultTicks aims at three), with
+// unlabelled minor ticks between. An integer axis (steps, positions, layers) gets a spacing
+// of at least 1, integer labels and integer minor ticks only.
 type linearTicks struct {
 	n       int
 	integer bool
@@ -18,169 +17,28 @@ type linearTicks struct {
 
 // Ticks implements plot.Ticker.
 func (t linearTicks) Ticks(lo, hi float64) []plot.Tick {
-	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-		return nil
-	}
-	if hi <= lo {
-		return []plot.Tick{{Value: lo, Label: formatTick(lo, 0, t.integer)}}
-	}
-	n := max(t.n, 2)
-	step, minor := niceStep(hi-lo, n, t.integer)
-	var out []plot.Tick
-	first := math.Ceil(lo/step - 1e-9)
-	for k := first; k*step <= hi*(1+1e-12)+1e-12; k++ {
-		v := k * step
-		out = append(out, plot.Tick{Value: v, Label: formatTick(v, step, t.integer)})
-	}
-	if minor > 0 {
-		per := math.Round(step / minor)
-		for k := math.Ceil(lo/minor - 1e-9); k*minor <= hi; k++ {
-			if math.Mod(k, per) != 0 {
-				out = append(out, plot.Tick{Value: k * minor})
-			}
-		}
-	}
-	return out
+	return plotTicks(ticks.Linear(lo, hi, t.n, t.integer))
 }
 
-// niceStep is the label spacing (1, 2 or 5 × 10^k, at least 1 on an integer axis) whose
-// number of labels over span is nearest n, and the minor spacing under it (0: none).
-func niceStep(span float64, n int, integer bool) (step, minor float64) {
-	mag := math.Pow(10, math.Floor(math.Log10(span/float64(n))))
-	best, bestErr := 0.0, math.Inf(1)
-	for _, m := range []float64{0.5, 1, 2, 5, 10, 20} {
-		s := m * mag
-		if integer && s < 1 {
-			continue
-		}
-		if e := math.Abs(span/s - float64(n)); e < bestErr-1e-9 {
-			best, bestErr = s, e
-		}
-	}
-	if best == 0 {
-		best = 1
-	}
-	mant := best / math.Pow(10, math.Floor(math.Log10(best)+1e-9))
-	switch {
-	case math.Abs(mant-2) < 1e-6:
-		minor = best / 2
-	default: // 1 and 5
-		minor = best / 5
-	}
-	if integer && (minor < 1 || math.Abs(minor-math.Round(minor)) > 1e-9) {
-		minor = 0
-	}
-	return best, minor
-}
-
-// formatTick writes v with as many decimals as step needs (none on an integer axis).
-func formatTick(v, step float64, integer bool) string {
-	if integer {
-		return strconv.FormatInt(int64(math.Round(v)), 10)
-	}
-	if math.Abs(v) < step*1e-9 {
-		v = 0
-	}
-	dec := 0
-	if step > 0 {
-		dec = max(0, int(-math.Floor(math.Log10(step)+1e-9)))
-	}
-	if a := math.Abs(v); a != 0 && (a >= 1e6 || a < 1e-4) {
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	return strconv.FormatFloat(v, 'f', dec, 64)
-}
-
-// logTicks labels a log axis with enough ticks to read it over any range: at every decade
-// where the range spans many, at 1, 2 and 5 × 10^k over a few, 1, 2, 3 and 5 over about
-// one, and every integer multiple over less; with unlabelled minor ticks at the integer
-// multiples of each decade. A range too narrow for three such labels spread over it (0.8
-// to 1.6) gets round linear labels instead. gonum's LogTicks labels only the decades, so a curve
+// logTicks labels a log axis with enough ticks to read it over any range (ticks.Log: every
+// decade where the range spans many, 1-2-5 and finer as it narrows, round linear values
+// over less than one step of them); gonum's LogTicks labels only the decades, so a curve
 // between 0.03 and 0.3 is read off one label.
 type logTicks struct{}
 
 // Ticks implements plot.Ticker.
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
+func (logTicks) Ticks(lo, hi float64) []plot.Tick { return plotTicks(ticks.Log(lo, hi)) }
+
+// plotTicks is ts as gonum's ticks.
+func plotTicks(ts []ticks.Tick) []plot.Tick {
+	if ts == nil {
 		return nil
 	}
-	decades := math.Log10(hi / lo)
-	sets := [][]float64{{1}, {1, 2, 5}, {1, 2, 3, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}
-	start := 0
-	switch {
-	case decades <= 1.2:
-		start = 2
-	case decades <= 3.5:
-		start = 1
+	out := make([]plot.Tick, len(ts))
+	for i, t := range ts {
+		out[i] = plot.Tick{Value: t.Value, Label: t.Label}
 	}
-	e0, e1 := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
-	every := 1 // label every decade, or every few over a wide range
-	if decades > 8 {
-		every = int(math.Ceil(decades / 8))
-	}
-	need := 2 // labels at least, 3 over a range of a few decades or less
-	if decades <= 3.5 {
-		need = 3
-	}
-	for si := start; si < len(sets); si++ {
-		var out []plot.Tick
-		labelled := 0
-		for e := e0; e <= e1; e++ {
-			for m := 1; m <= 9; m++ {
-				v := decadeValue(float64(m), e)
-				if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
-					continue
-				}
-				tk := plot.Tick{Value: v}
-				if in(float64(m), sets[si]) && e%every == 0 {
-					tk.Label = formatTick(v, decadeValue(1, e), false)
-					labelled++
-				} else if decades > 6 && m != 1 {
-					continue // minor ticks would crowd a wide range
-				}
-				out = append(out, tk)
-			}
-		}
-		if labelled >= need && spread(out, lo, hi) {
-			return out
-		}
-	}
-	// Too narrow for the multiples of a decade (1.05 to 1.3, 0.8 to 1.6): round linear
-	// values, which read as well on a log axis.
-	return linearTicks{n: 6}.Ticks(lo, hi)
-}
-
-// spread reports whether the labelled ticks cover [lo, hi] on a log scale: no stretch
-// between two of them, or between one and an end, longer than half the range.
-func spread(ts []plot.Tick, lo, hi float64) bool {
-	prev, worst := math.Log10(lo), 0.0
-	for _, t := range ts { // in ascending order
-		if t.Label != "" {
-			worst = math.Max(worst, math.Log10(t.Value)-prev)
-			prev = math.Log10(t.Value)
-		}
-	}
-	worst = math.Max(worst, math.Log10(hi)-prev)
-	return worst <= math.Log10(hi/lo)/2
-}
-
-// decadeValue is m × 10^e computed without the rounding of a multiplication by 10^e for
-// negative e (0.1 × 3 is not 0.3).
-func decadeValue(m float64, e int) float64 {
-	if e < 0 {
-		return m / math.Pow(10, float64(-e))
-	}
-	return m * math.Pow(10, float64(e))
-}
-
-// in reports whether v is one of vs.
-func in(v float64, vs []float64) bool {
-	for _, x := range vs {
-		if x == v {
-			return true
-		}
-	}
-	return false
+	return out
 }
 
 // labelled is the labelled ticks' labels, in order.

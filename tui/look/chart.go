@@ -2,7 +2,6 @@ package look
 
 import (
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/NimbleMarkets/ntcharts/canvas"
@@ -10,6 +9,8 @@ import (
 	"github.com/NimbleMarkets/ntcharts/linechart"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"windtunnel/ticks"
 )
 
 // Series is one line of a chart, drawn with its own glyph so lines stay apart without
@@ -34,15 +35,6 @@ func (s Span) Widen() Span {
 
 // Clamp returns v inside the range.
 func (s Span) Clamp(v float64) float64 { return math.Min(math.Max(v, s.Lo), s.Hi) }
-
-// IntLabels formats axis values as whole numbers (steps, positions).
-func IntLabels(_ int, v float64) string { return strconv.Itoa(int(math.Round(v))) }
-
-// ValueLabels formats axis values with two significant digits.
-func ValueLabels(_ int, v float64) string { return short(v) }
-
-// PowLabels formats a log10 axis as the value 10^v.
-func PowLabels(_ int, v float64) string { return short(math.Pow(10, v)) }
 
 // LogFloor is the smallest value plotted on a log scale (bits).
 const LogFloor = 1e-4
@@ -69,12 +61,16 @@ type Overlap struct {
 
 // Chart is one line chart: ranges, series (drawn in order, the last on top), axis titles,
 // reference lines, the glyphs of coinciding series, and optionally shaded bands (under the
-// reference lines), a cursor column (under the series) and marks (over everything).
+// reference lines), a cursor column (under the series) and marks (over everything). Both
+// axes are labelled at round values (package ticks, the figures' rule): 1, 2 or 5 × 10^k
+// apart, as many as stand apart, each on the row or column where values equal to it are
+// drawn.
 type Chart struct {
-	XR, YR         Span
-	Series         []Series
-	XFmt, YFmt     linechart.LabelFormatter
-	XStep          int    // columns between x labels (0: the widest label and 3)
+	XR, YR Span
+	Series []Series
+	// XInt marks an x axis of whole values (steps, positions): integer labels only. YLog
+	// marks Y values that are log10 of what the axis shows: labels at 1-2-5 × 10^k.
+	XInt, YLog     bool
 	XTitle, YTitle string // e.g. "step" and "bits"
 	Refs           []RefLine
 	Overlaps       []Overlap
@@ -83,6 +79,10 @@ type Chart struct {
 	BandOverlap    rune // the glyph where two bands cover one cell (0: the later band's)
 	Cursor         *Cursor
 	Marks          []Mark
+	// LabelW and Margin are the least width of the y labels' column and of the right
+	// margin: charts drawn over one another at one width with the same LabelW and Margin
+	// (the largest of their LabelWidth and RefMargin) share their x axis, column for column.
+	LabelW, Margin int
 }
 
 // minChartW is the least width a chart is drawn at (narrower: blank), and a chart needs 4
@@ -102,32 +102,24 @@ func (c Chart) Draw(w, h int) string {
 	if w < minChartW || ch < 4 {
 		return Fit("", w, h)
 	}
-	margin := RefMargin(w, c.Refs)
+	labelled := RefMargin(w, c.Refs) > 0 // else the lines go unlabelled (the caller names them)
+	margin := max(RefMargin(w, c.Refs), min(c.Margin, w-minChartW))
 	cw := w - margin
 	xr, yr := c.XR.Widen(), c.YR.Widen()
-	xStep := c.XStep
-	if xStep == 0 {
-		xStep = len(c.XFmt(0, xr.Hi)) + 3
-	}
 	// ntcharts sizes the y labels' column from its formatter: blanks as wide as the widest
-	// label drawYTicks writes.
-	ticks := c.tickLabels(yr, ch-2)
-	lw := 0
-	for _, t := range ticks {
-		lw = max(lw, len(t))
-	}
-	for _, r := range c.Refs {
-		lw = max(lw, len(r.Tick))
-	}
-	blank := strings.Repeat(" ", lw)
+	// label drawYTicks writes. Its own labels are left blank: drawYTicks and drawXTicks
+	// write round ones.
+	yt := c.tickLabels(yr, ch-2)
+	blank := strings.Repeat(" ", max(c.labelWidth(yt), c.LabelW))
 	lc := linechart.New(cw, ch, xr.Lo, xr.Hi, yr.Lo, yr.Hi,
-		linechart.WithXYSteps(xStep, 2),
-		linechart.WithXLabelFormatter(c.XFmt),
+		linechart.WithXYSteps(1, 2),
+		linechart.WithXLabelFormatter(func(int, float64) string { return "" }),
 		linechart.WithYLabelFormatter(func(int, float64) string { return blank }))
 	lc.DrawXYAxisAndLabel()
+	c.drawXTicks(&lc, xr, yr)
 	c.drawBands(&lc, xr, yr)
 	labels, refRows := c.drawRefs(&lc, yr)
-	c.drawYTicks(&lc, ticks, refRows)
+	c.drawYTicks(&lc, yt, refRows)
 	c.drawCursor(&lc, xr)
 	c.drawSeries(&lc, xr, yr)
 	c.drawMarks(&lc, xr, yr)
@@ -135,8 +127,11 @@ func (c Chart) Draw(w, h int) string {
 	rows := strings.Split(lc.View(), "\n")
 	for i := range rows {
 		rows[i] = PadLine(rows[i], cw)
-		if margin > 0 {
+		switch {
+		case margin > 0 && labelled:
 			rows[i] += PadLine(" "+labels[i], margin)
+		case margin > 0:
+			rows[i] += strings.Repeat(" ", margin)
 		}
 	}
 	if c.XTitle != "" && len(rows) > 0 {
@@ -148,6 +143,26 @@ func (c Chart) Draw(w, h int) string {
 		out = PadLine(c.YTitle, w) + "\n" + out
 	}
 	return Fit(out, w, h)
+}
+
+// LabelWidth is the width of the y labels' column of the chart drawn h lines high.
+func (c Chart) LabelWidth(h int) int {
+	if c.YTitle != "" {
+		h--
+	}
+	return c.labelWidth(c.tickLabels(c.YR.Widen(), h-2))
+}
+
+// labelWidth is the width the tick labels and the reference lines' ticks need.
+func (c Chart) labelWidth(ticks []string) int {
+	lw := 0
+	for _, t := range ticks {
+		lw = max(lw, len(t))
+	}
+	for _, r := range c.Refs {
+		lw = max(lw, len(r.Tick))
+	}
+	return lw
 }
 
 // RefMargin is the width of the reference lines' labels right of a chart w cells wide: the
@@ -203,21 +218,67 @@ func (c Chart) drawRefs(lc *linechart.Model, yr Span) ([]string, []int) {
 }
 
 // tickLabels are the y labels of a graph gh rows high, by data row from the bottom ("" for
-// none): every other row from the top, a repeated label left out. Unlike ntcharts' own
-// labels (a row off the data: it draws the lowest value a row above the axis), each sits on
-// the row that values equal to it are drawn on.
+// none): round values (ticks.Linear, or ticks.Log on a log axis), about one every other
+// row, each on the row that values equal to it are drawn on (unlike ntcharts' own labels,
+// a row off the data), none on the row next to another's.
 func (c Chart) tickLabels(yr Span, gh int) []string {
 	if gh < 2 {
 		return nil
 	}
-	ticks := make([]string, gh)
-	last := ""
-	for k := gh - 1; k >= 0; k -= 2 {
-		if s := c.YFmt(0, yr.Lo+float64(k)*(yr.Hi-yr.Lo)/float64(gh-1)); s != last {
-			ticks[k], last = s, s
+	out := make([]string, gh)
+	var ts []ticks.Tick
+	if c.YLog {
+		ts = ticks.Log(math.Pow(10, yr.Lo), math.Pow(10, yr.Hi))
+	} else {
+		ts = ticks.Linear(yr.Lo, yr.Hi, max(gh/2, 2), false)
+	}
+	prev := -2
+	for _, t := range ticks.Labelled(ts) { // ascending
+		v := t.Value
+		if c.YLog {
+			v = math.Log10(v)
+		}
+		k := int(math.Round((v - yr.Lo) / (yr.Hi - yr.Lo) * float64(gh-1)))
+		if k < 0 || k >= gh || k-prev < 2 {
+			continue
+		}
+		out[k], prev = t.Label, k
+	}
+	return out
+}
+
+// drawXTicks writes the x axis' labels under it: round values (ticks.Linear; whole ones on
+// an XInt axis), as many as stand apart, each starting in the column where values equal
+// to it are drawn (the last ending at the chart's edge where it would run past).
+func (c Chart) drawXTicks(lc *linechart.Model, xr, yr Span) {
+	o := lc.Origin()
+	row := o.Y + 1
+	if row >= lc.Height() {
+		return
+	}
+	// As many labels as leave three blanks after the widest of them.
+	gw := lc.GraphWidth()
+	var labels []ticks.Tick
+	for n := max(gw/4, 2); n >= 2; n-- {
+		labels = ticks.Labelled(ticks.Linear(xr.Lo, xr.Hi, n, c.XInt))
+		lw := 1
+		for _, t := range labels {
+			lw = max(lw, len(t.Label))
+		}
+		if len(labels)*(lw+3) <= gw+3 {
+			break
 		}
 	}
-	return ticks
+	next := 0
+	for _, t := range labels {
+		x := canvasPoint(lc, canvas.Float64Point{X: t.Value, Y: yr.Lo}).X
+		x = min(x, lc.Width()-len(t.Label)) // the last ends at the edge
+		if x < next {
+			continue
+		}
+		lc.Canvas.SetStringWithStyle(canvas.Point{X: x, Y: row}, t.Label, lc.LabelStyle)
+		next = x + len(t.Label) + 1
+	}
 }
 
 // drawYTicks replaces ntcharts' y labels with the reference lines' values, ticked ┤, and the

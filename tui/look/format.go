@@ -14,17 +14,6 @@ func Num(v float64, dec int) string {
 	return strconv.FormatFloat(v, 'f', dec, 64)
 }
 
-// short formats a label value compactly (two significant digits).
-func short(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	if v == 0 {
-		return "0"
-	}
-	return strconv.FormatFloat(v, 'g', 2, 64)
-}
-
 // Count formats a count with thousands separators (1,234,567).
 func Count(n int) string {
 	s := strconv.Itoa(n)

@@ -3,6 +3,7 @@ package look
 import (
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -25,7 +26,33 @@ const helpGap = 2
 // the column's blocks, else in a column of their own, else as many of them (in order) as
 // fit below.
 func FullHelp(groups []HelpGroup, w, h int, st Styles) string {
+	out, _ := fullHelp(groups, w, h, st)
+	return out
+}
+
+// HelpPages splits groups into the pages of a full help w×h: one when FullHelp shows them
+// all whole, else as many whole groups a page as it shows, in order (a group that fits no
+// page alone gets one of its own, shown as far as it fits).
+func HelpPages(groups []HelpGroup, w, h int, st Styles) [][]HelpGroup {
+	var pages [][]HelpGroup
+	var page []HelpGroup
+	for _, g := range groups {
+		if _, ok := fullHelp(append(append([]HelpGroup(nil), page...), g), w, h, st); ok || len(page) == 0 {
+			page = append(page, g)
+			continue
+		}
+		pages, page = append(pages, page), []HelpGroup{g}
+	}
+	if len(page) > 0 {
+		pages = append(pages, page)
+	}
+	return pages
+}
+
+// fullHelp is FullHelp, and whether it shows every group whole.
+func fullHelp(groups []HelpGroup, w, h int, st Styles) (string, bool) {
 	const minTextW, maxTextW = 24, 60
+	whole := true
 	var cols [][]string
 	var col []string
 	used := 0 // the width of the finished columns, gaps included
@@ -43,6 +70,9 @@ func FullHelp(groups []HelpGroup, w, h int, st Styles) string {
 		}
 		if len(col) > 0 && len(col)+need > h {
 			closeCol()
+		}
+		if len(b) > h {
+			whole = false
 		}
 		if len(col) > 0 {
 			col = append(col, "")
@@ -82,12 +112,15 @@ func FullHelp(groups []HelpGroup, w, h int, st Styles) string {
 				closeCol()
 				below = h
 			}
-			if b := textBlock(g, st, min(max(w-used, minTextW), maxTextW), below); len(b) > 0 {
+			b := textBlock(g, st, min(max(w-used, minTextW), maxTextW), below)
+			if len(b) > 0 {
 				add(b)
 			}
+			whole = whole && len(b) == textLines(g, min(max(w-used, minTextW), maxTextW))
 		}
 	}
 	closeCol()
+	whole = whole && used-helpGap <= w
 	var rendered []string
 	for i, c := range cols {
 		cw := blockWidth(c)
@@ -96,7 +129,7 @@ func FullHelp(groups []HelpGroup, w, h int, st Styles) string {
 		}
 		rendered = append(rendered, Fit(strings.Join(c, "\n"), cw, len(c)))
 	}
-	return Fit(hjoin(rendered...), w, h)
+	return Fit(hjoin(rendered...), w, h), whole
 }
 
 // textBlock is g's title and the paragraphs that fit in h lines, in order, wrapped to w
@@ -137,4 +170,27 @@ func blockWidth(lines []string) int {
 		n = max(n, ansi.StringWidth(l))
 	}
 	return n
+}
+
+// FitHelp renders in one line of at most w cells the enabled bindings that fit, in order,
+// leaving out whole ones that do not (no ellipsis, nothing cut): the one-line help of the
+// dashboard and the comparison view.
+func FitHelp(h help.Model, bs []key.Binding, w int) string {
+	sep := ansi.StringWidth(h.ShortSeparator)
+	var keep []key.Binding
+	n := 0
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		add := ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
+		if len(keep) > 0 {
+			add += sep
+		}
+		if n+add <= w {
+			keep, n = append(keep, b), n+add
+		}
+	}
+	h.Width = 0
+	return h.ShortHelpView(keep)
 }

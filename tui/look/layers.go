@@ -2,7 +2,6 @@ package look
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/NimbleMarkets/ntcharts/canvas"
 	"github.com/NimbleMarkets/ntcharts/linechart"
@@ -128,44 +127,6 @@ func ZoomRange(ss ...[]float64) Span {
 		return Span{0, hi + pad}
 	}
 	return Span{lo - pad, hi + pad}
-}
-
-// RangeLabels formats the values of an axis spanning yr with the significant digits that
-// tell ticks a tenth of the span apart (at least two, as ValueLabels): a zoomed axis from
-// 0.92 to 1.2 reads 0.944, 1.03, 1.14 rather than 0.94, 1, 1.1.
-func RangeLabels(yr Span) linechart.LabelFormatter {
-	digits := spanDigits(yr.Lo, yr.Hi)
-	return func(_ int, v float64) string { return sigDigits(v, digits) }
-}
-
-// PowRangeLabels is RangeLabels for a log10 axis spanning yr: each value as 10^v, with the
-// significant digits that tell apart two values a tenth of the span (a ratio) apart.
-func PowRangeLabels(yr Span) linechart.LabelFormatter {
-	digits := 2
-	if r := math.Pow(10, (yr.Hi-yr.Lo)/10) - 1; r > 0 {
-		digits = max(2, int(math.Ceil(-math.Log10(r)))+1)
-	}
-	return func(_ int, v float64) string { return sigDigits(math.Pow(10, v), digits) }
-}
-
-// spanDigits is the significant digits that tell values a tenth of lo..hi apart, at least 2.
-func spanDigits(lo, hi float64) int {
-	top, step := math.Max(math.Abs(lo), math.Abs(hi)), (hi-lo)/10
-	if step > 0 && top > 0 {
-		return max(2, int(math.Ceil(math.Log10(top/step)))+1)
-	}
-	return 2
-}
-
-// sigDigits formats v with the given significant digits ("–" for NaN or ±Inf, "0" for 0).
-func sigDigits(v float64, digits int) string {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "–"
-	case v == 0:
-		return "0"
-	}
-	return strconv.FormatFloat(v, 'g', digits, 64)
 }
 
 // FitLogRange spans the finite log10 values with a twentieth of their span to spare either

@@ -2,6 +2,7 @@ package look
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,21 +32,87 @@ func TestRanges(t *testing.T) {
 			t.Errorf("%s: %v, want [%v, %v]", c.name, c.got, c.lo, c.hi)
 		}
 	}
+}
+
+// TestChartRoundTicks draws charts over the ranges the dashboard shows (steps 1–600, bit
+// error 0–2.3, a zoomed 0.98–1.01, a log axis over two decades, the manifold's −3.1–2.7)
+// and reads their axis labels back off the screen: every one a multiple of a 1, 2 or 5 ×
+// 10^k spacing (not 1 91 181 270 360, 33 54 76 or 0.987), at least two per axis, whole on
+// an integer axis, and on a log axis at 1-2-5 × 10^k.
+func TestChartRoundTicks(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		f    func(int, float64) string
-		v    float64
-		want string
+		name   string
+		chart  Chart
+		w, h   int
+		xs, ys string // the labels expected, when given
 	}{
-		{"zoomed", RangeLabels(Span{0.9, 1.2}), 1.04, "1.04"},
-		{"from 0", RangeLabels(Span{0, 2.5}), 1.04, "1"},
-		{"log, close", PowRangeLabels(Span{-0.05, 0.1}), math.Log10(1.04), "1.04"},
-		{"log, decades", PowRangeLabels(Span{-2, 0.5}), math.Log10(0.0871), "0.087"},
+		{"steps and bits", Chart{XR: Span{1, 600}, YR: Span{0, 2.3}, XInt: true}, 60, 14, "100 200 300 400 500 600", "0.0 0.5 1.0 1.5 2.0"},
+		{"zoomed", Chart{XR: Span{25, 589}, YR: Span{0.98, 1.013}, XInt: true}, 40, 12, "", ""},
+		{"narrow", Chart{XR: Span{33, 76}, YR: Span{0, 1}, XInt: true}, 24, 8, "", ""},
+		{"log", Chart{XR: Span{1, 600}, YR: Span{-2, 0.3}, XInt: true, YLog: true}, 50, 16, "", ""},
+		{"manifold", Chart{XR: Span{-3.1, 2.7}, YR: Span{-1.4, 1.9}}, 40, 12, "", ""},
 	} {
-		if got := c.f(0, c.v); got != c.want {
-			t.Errorf("%s: %v reads %q, want %q", c.name, c.v, got, c.want)
+		v := ansi.Strip(c.chart.Draw(c.w, c.h))
+		rows := strings.Split(v, "\n")
+		xs := strings.Fields(strings.ReplaceAll(rows[len(rows)-1], c.chart.XTitle, ""))
+		var ys []string
+		for _, r := range rows[:len(rows)-2] {
+			if f := strings.Fields(strings.Split(strings.Split(r, "│")[0], "┤")[0]); len(f) == 1 {
+				ys = append(ys, f[0])
+			}
+		}
+		for axis, labels := range map[string][]string{"x": xs, "y": ys} {
+			if len(labels) < 2 {
+				t.Errorf("%s: %s labels %q:\n%s", c.name, axis, labels, v)
+			}
+			log := axis == "y" && c.chart.YLog
+			var vals []float64
+			for _, l := range labels {
+				f, err := strconv.ParseFloat(l, 64)
+				if err != nil {
+					t.Fatalf("%s: %s label %q:\n%s", c.name, axis, l, v)
+				}
+				vals = append(vals, f)
+				if log && !round125(f) {
+					t.Errorf("%s: log label %s is not 1, 2 or 5 × 10^k", c.name, l)
+				}
+				if axis == "x" && c.chart.XInt && strings.Contains(l, ".") {
+					t.Errorf("%s: integer axis label %s", c.name, l)
+				}
+			}
+			if !log && len(vals) >= 2 {
+				step := math.Abs(vals[1] - vals[0])
+				for i, f := range vals {
+					if !round125(step) || math.Abs(f/step-math.Round(f/step)) > 1e-6 || (i > 0 && math.Abs(math.Abs(f-vals[i-1])/step-math.Round(math.Abs(f-vals[i-1])/step)) > 1e-6) {
+						t.Errorf("%s: %s labels %q are not multiples of a 1-2-5 spacing:\n%s", c.name, axis, labels, v)
+						break
+					}
+				}
+			}
+		}
+		if c.xs != "" && strings.Join(xs, " ") != c.xs {
+			t.Errorf("%s: x labels %q, want %q:\n%s", c.name, xs, c.xs, v)
+		}
+		if c.ys != "" {
+			// y labels read top to bottom
+			for i, j := 0, len(ys)-1; i < j; i, j = i+1, j-1 {
+				ys[i], ys[j] = ys[j], ys[i]
+			}
+			if strings.Join(ys, " ") != c.ys {
+				t.Errorf("%s: y labels %q, want %q:\n%s", c.name, ys, c.ys, v)
+			}
 		}
 	}
+}
+
+// round125 reports whether v is 1, 2 or 5 × 10^k.
+func round125(v float64) bool {
+	v = math.Abs(v)
+	if v == 0 {
+		return false
+	}
+	m := v / math.Pow(10, math.Floor(math.Log10(v)+1e-9))
+	return math.Abs(m-1) < 1e-6 || math.Abs(m-2) < 1e-6 || math.Abs(m-5) < 1e-6
 }
 
 // TestCutLeft checks that a path keeps its end.
@@ -107,5 +174,27 @@ func TestFullHelpText(t *testing.T) {
 		if !strings.Contains(lines[c.legendLine], "Legend") {
 			t.Errorf("%s: the legend is not on line %d:\n%s", c.name, c.legendLine, v)
 		}
+	}
+}
+
+// TestEMA checks the smoothing against TensorBoard's rule computed by hand: weight 0.6 on
+// 1, 2, NaN, 3 is 1, (0.24+0.8)/0.64·…, the NaN kept as a gap and left out of the average;
+// weight 0 leaves the values as they are.
+func TestEMA(t *testing.T) {
+	got := EMA([]float64{1, 2, math.NaN(), 3}, 0.6)
+	// s1 = 0.4·1 = 0.4, /0.4 = 1; s2 = 0.24+0.8 = 1.04, /(1−0.36) = 1.625;
+	// s3 = 0.624+1.2 = 1.824, /(1−0.216) = 2.3265306…
+	want := []float64{1, 1.625, math.NaN(), 1.824 / 0.784}
+	for i := range want {
+		if math.IsNaN(want[i]) != math.IsNaN(got[i]) || (!math.IsNaN(want[i]) && math.Abs(got[i]-want[i]) > 1e-12) {
+			t.Errorf("EMA %v, want %v", got, want)
+			break
+		}
+	}
+	if raw := EMA([]float64{1, 2}, 0); raw[0] != 1 || raw[1] != 2 {
+		t.Errorf("weight 0: %v", raw)
+	}
+	if SmoothLabel(0) != "raw" || SmoothLabel(1) != "EMA 0.6" || SmoothStep(0, -1) != 0 || SmoothStep(len(Smoothings)-1, 1) != len(Smoothings)-1 {
+		t.Error("smoothing steps")
 	}
 }

@@ -13,10 +13,11 @@ type overlayMetric int
 
 // The metrics of the comparison, in the order m cycles through them.
 const (
-	metricA   overlayMetric = iota // bit error (a), per position
-	metricB                        // bit error (b), per sample
-	metricKL                       // KL(p*‖q)
-	metricAll                      // the three, a chart each
+	metricA    overlayMetric = iota // bit error (a), per position
+	metricB                         // bit error (b), per sample
+	metricKL                        // KL(p*‖q)
+	metricLoss                      // the training loss, every record's
+	metricAll                       // the three bit-error metrics, a chart each
 	numMetrics
 )
 
@@ -35,6 +36,8 @@ func (m overlayMetric) title() string {
 		return "bit error (b)"
 	case metricKL:
 		return "KL(p*‖q)"
+	case metricLoss:
+		return "training loss"
 	case metricAll:
 		return "bit error (a), (b) and KL"
 	}
@@ -48,6 +51,8 @@ func (m overlayMetric) short() string {
 		return "(b)"
 	case metricKL:
 		return "KL"
+	case metricLoss:
+		return "loss"
 	}
 	return "(a)"
 }
@@ -66,15 +71,27 @@ func (m overlayMetric) value(e *sessions.Eval) float64 {
 // stepValue is one evaluation's metric.
 type stepValue = derived.StepValue
 
-// curveOf is the metric of each evaluation, in order.
+// curveOf is the metric of each record that has it (the loss every record, the others an
+// evaluation), in order.
 func curveOf(recs []sessions.Record, m overlayMetric) []stepValue {
 	c := make([]stepValue, 0, len(recs))
 	for _, r := range recs {
-		if r.Eval != nil {
-			c = append(c, stepValue{Step: r.Step, V: m.value(r.Eval)})
+		if v, ok := m.of(r); ok {
+			c = append(c, stepValue{Step: r.Step, V: v})
 		}
 	}
 	return c
+}
+
+// of is the metric of record r, and whether r has it.
+func (m overlayMetric) of(r sessions.Record) (float64, bool) {
+	if m == metricLoss {
+		return r.Loss, true
+	}
+	if r.Eval == nil {
+		return 0, false
+	}
+	return m.value(r.Eval), true
 }
 
 // lastAt returns the newest point of c at or before step.

@@ -44,18 +44,18 @@ func TestOverlayBandFeeds(t *testing.T) {
 	o := sizedOverlay(New(seedFeeds(), nil, tui.Options{}), 120, 40)
 	v := overlayView(t, o, 120, 40)
 	mustContain(t, v,
-		"transformer (3 seeds)  (a) "+msd(seedCurve("transformer", 1, 600), seedCurve("transformer", 2, 600), seedCurve("transformer", 3, 600))+" @600",
-		"mlp (3 seeds)          (a) "+msd(seedCurve("mlp", 1, 600), seedCurve("mlp", 2, 600), seedCurve("mlp", 3, 600))+" @600")
+		"transformer (3 seeds)  passing 3/3  (a) "+msd(seedCurve("transformer", 1, 600), seedCurve("transformer", 2, 600), seedCurve("transformer", 3, 600))+"  @600",
+		"mlp (3 seeds)          not yet 0/3  (a) "+msd(seedCurve("mlp", 1, 600), seedCurve("mlp", 2, 600), seedCurve("mlp", 3, 600))+"  @600")
 	v = overlayView(t, pressOverlay(t, o, "home"), 120, 40)
 	mustContain(t, v,
-		"(a) "+msd(seedCurve("transformer", 1, 25), seedCurve("transformer", 2, 25))+" @25 (2 of 3 seeds)",
-		"(a) "+msd(seedCurve("mlp", 1, 25), seedCurve("mlp", 2, 25), seedCurve("mlp", 3, 25))+" @25 · ")
+		"(a) "+msd(seedCurve("transformer", 1, 25), seedCurve("transformer", 2, 25))+"  @25 (2 of 3 seeds)",
+		"(a) "+msd(seedCurve("mlp", 1, 25), seedCurve("mlp", 2, 25), seedCurve("mlp", 3, 25))+"  @25")
 	// Between the cadences the third seed is interpolated: step 575 lies between its 570
 	// and 600.
 	s3 := seedCurve("transformer", 3, 570) + (5.0/30)*(seedCurve("transformer", 3, 600)-seedCurve("transformer", 3, 570))
 	v = overlayView(t, pressOverlay(t, o, "left"), 120, 40)
-	mustContain(t, v, "(a) "+msd(seedCurve("transformer", 1, 575), seedCurve("transformer", 2, 575), s3)+" @575")
+	mustContain(t, v, "(a) "+msd(seedCurve("transformer", 1, 575), seedCurve("transformer", 2, 575), s3)+"  @575")
 	// Metric b: the same seeds, another quantity.
 	v = overlayView(t, pressOverlay(t, o, "m"), 120, 40)
-	mustContain(t, v, "(b) "+msd(1.3*seedCurve("mlp", 1, 600), 1.3*seedCurve("mlp", 2, 600), 1.3*seedCurve("mlp", 3, 600))+" @600")
+	mustContain(t, v, "(b) "+msd(1.3*seedCurve("mlp", 1, 600), 1.3*seedCurve("mlp", 2, 600), 1.3*seedCurve("mlp", 3, 600))+"  @600")
 }

@@ -14,16 +14,27 @@ import (
 var overlayGlyphs = []rune{'•', '∘', '×', '+', '◆', '▲', '■', '○'}
 
 // The chart's glyphs: the seed groups' bands are shaded alternately ░ and ▒, and ▓ where
-// two bands cover each other (shades survive NO_COLOR); a seed's own curve is dotted ·;
-// ┊ is the scrubbing cursor.
+// two bands cover each other (shades survive NO_COLOR); ┊ is the scrubbing cursor.
 const (
 	bandLight   = '░'
 	bandDark    = '▒'
 	bandOverlap = '▓'
-	seedGlyph   = '·'
 	cursorGlyph = '┊'
 	xAxisTitle  = "step"
 )
+
+// seedGlyphs draw the seeds' own curves inside their band, the k-th seed of a group with
+// the k-th (the legend names each), so each seed's curve reads apart without colour; seeds
+// beyond them are dotted ·.
+var seedGlyphs = []rune{'¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'}
+
+// seedGlyph is the glyph of the k-th seed (from 0) of a group.
+func seedGlyph(k int) rune {
+	if k < len(seedGlyphs) {
+		return seedGlyphs[k]
+	}
+	return '·'
+}
 
 // footerH is the keys' line under the chart.
 const footerH = 1
@@ -41,12 +52,12 @@ func (o *Model) seriesData(m overlayMetric) []overlaySeries {
 	out := make([]overlaySeries, len(o.groups))
 	for j, g := range o.groups {
 		if !g.band() {
-			out[j].curve = curveOf(o.curves[g.members[0]], m)
+			out[j].curve = curveOf(o.records(g.members[0], m), m)
 			continue
 		}
 		cs := make([][]stepValue, len(g.members))
 		for k, i := range g.members {
-			cs[k] = curveOf(o.curves[i], m)
+			cs[k] = curveOf(o.records(i, m), m)
 		}
 		out[j].band, out[j].seeds = derived.SeedBand(cs), cs
 	}
@@ -82,7 +93,7 @@ func (o *Model) bandGlyph(j int) rune {
 func (o *Model) render() {
 	w, h := o.width, o.height
 	o.help.Width = w
-	foot := look.PadLine(o.help.ShortHelpView(o.keys.short()), w)
+	foot := look.PadLine(look.FitHelp(o.help, o.keys.short(), w), w)
 	if o.showHelp {
 		bh := h - footerH
 		body := ""
@@ -100,18 +111,32 @@ func (o *Model) render() {
 	for k, m := range shown {
 		data[k] = o.seriesData(m)
 	}
-	lines := append([]string{o.title()}, o.legend(data, at, ok)...)
 	if !ok {
+		lines := append([]string{o.title()}, o.legend(data, at, ok, legendFull)...)
 		lines = append(lines, look.Fit(o.st.Dim.Render("no evaluations yet"), w, 1))
 		o.frame = overlayFrame(lines, foot, w, h)
 		return
 	}
-	ch := h - len(lines) - footerH - 1 // the axis-title line
-	panels := o.panels(w, ch, data, steps, at)
-	if notes := panelNotes(panels); notes != "" {
-		ch--
-		panels = o.panels(w, ch, data, steps, at)
-		lines = append(lines, look.PadLine(o.st.Dim.Render(panelNotes(panels)), w))
+	// The richest legend that leaves each chart roomy; else the one that leaves the most.
+	var lines []string
+	var panels []panel
+	ch := 0
+	for d := range numDensities {
+		ls := append([]string{o.title()}, o.legend(data, at, ok, d)...)
+		c := h - len(ls) - footerH - 1 // the axis-title line
+		ps := o.panels(w, c, data, steps, at)
+		if notes := panelNotes(ps); notes != "" {
+			c--
+			ps = o.panels(w, c, data, steps, at)
+			ls = append(ls, look.PadLine(o.st.Dim.Render(panelNotes(ps)), w))
+		}
+		if d == 0 || c > ch {
+			lines, panels, ch = ls, ps, c
+		}
+		if roomy(ps) {
+			lines, panels, ch = ls, ps, c
+			break
+		}
 	}
 	if panels == nil {
 		lines = append(lines, look.Fit(o.st.Dim.Render("no room for the chart"), w, max(ch+1, 0)))
@@ -120,6 +145,20 @@ func (o *Model) render() {
 	}
 	o.frame = overlayFrame(lines, foot, w, h)
 }
+
+// roomy reports whether every chart of the panels has minRoomy lines or more.
+func roomy(ps []panel) bool {
+	for _, p := range ps {
+		if p.chartH() < minRoomy {
+			return false
+		}
+	}
+	return len(ps) > 0
+}
+
+// minRoomy is the height of a chart whose curves read apart: a denser legend is taken to
+// give the charts that much.
+const minRoomy = 7
 
 // helpGroups are the keys, then the legend of the runs' numbers (tui.Legend).
 func (o *Model) helpGroups() []look.HelpGroup {
@@ -134,101 +173,11 @@ func overlayFrame(lines []string, foot string, w, h int) string {
 	return look.Fit(strings.Join(append(body, foot), "\n"), w, h)
 }
 
-// panel is one metric's chart, laid out: its title (with several panels), the chart and
-// the reference lines it leaves out.
-type panel struct {
-	title string
-	chart look.Chart
-	note  string
-	w, h  int
-}
-
-// panels lays the metrics shown out in w×h cells: one chart; or three side by side from
-// 150 columns, else stacked when each gets 6 lines, else side by side when each gets 30
-// columns; nil when there is no room.
-func (o *Model) panels(w, h int, data [][]overlaySeries, steps []int, at int) []panel {
-	shown := o.metric.shown()
-	n := len(shown)
-	side := n > 1 && (w >= 150 || (h/n < 6 && w/n >= 30))
-	pw, ph := w, h
-	switch {
-	case n > 1 && side:
-		pw = (w - (n - 1)) / n
-	case n > 1:
-		ph = h / n
-	}
-	titled := n > 1
-	ch := ph
-	if titled {
-		ch--
-	}
-	if pw < 16 || ch < 4 {
-		return nil
-	}
-	out := make([]panel, n)
-	for k, m := range shown {
-		c, refs := o.chartSpec(m, data[k], steps, at)
-		out[k] = panel{chart: c, w: pw, h: ph, note: refNote(refs, c.YR, look.RefMargin(pw, c.Refs) > 0)}
-		if titled {
-			out[k].title = m.title()
-		}
-		if side && k == n-1 {
-			out[k].w = w - (n-1)*(pw+1)
-		}
-		if !side && n > 1 && k == n-1 {
-			out[k].h = h - (n-1)*ph
-		}
-	}
-	return out
-}
-
-// panelNotes joins the panels' notes on the reference lines they leave out ("(a): ┄ pass
-// 0.15 below" with several panels).
-func panelNotes(ps []panel) string {
-	var parts []string
-	for _, p := range ps {
-		if p.note == "" {
-			continue
-		}
-		if p.title != "" {
-			parts = append(parts, p.title+": "+p.note)
-		} else {
-			parts = append(parts, p.note)
-		}
-	}
-	return strings.Join(parts, "  ")
-}
-
-// drawPanels draws the panels side by side (each one wide) or stacked, in w×h cells.
-func drawPanels(ps []panel, w, h int) string {
-	blocks := make([]string, len(ps))
-	for k, p := range ps {
-		ch := p.h
-		b := ""
-		if p.title != "" {
-			b = look.PadLine(p.title, p.w) + "\n"
-			ch--
-		}
-		blocks[k] = b + p.chart.Draw(p.w, ch)
-	}
-	if len(ps) > 1 && ps[0].w < w {
-		gap := look.Fit("", 1, ps[0].h)
-		var row []string
-		for k, b := range blocks {
-			if k > 0 {
-				row = append(row, gap)
-			}
-			row = append(row, b)
-		}
-		return look.Fit(look.HCat(row...), w, h)
-	}
-	return look.Fit(look.VCat(blocks...), w, h)
-}
-
 // chartSpec is metric m's chart of the series: the seed groups' bands, the reference lines
 // (Bayes at 0 on a linear axis from 0, the pass line on (a), the context-free level on (a)
 // and (b)), the cursor line when scrubbing, the seeds' own curves when shown, the lines (the
-// highlighted series, else the first, on top) and the heads switched off; with the
+// highlighted series, else the first, on top; smoothed by the moving average when one is
+// set) and the heads switched off; over steps, or over wall-clock time (x); with the
 // reference lines, in the chart's units, it leaves out of its y range.
 func (o *Model) chartSpec(m overlayMetric, data []overlaySeries, steps []int, at int) (look.Chart, []look.RefLine) {
 	tr := func(v float64) float64 { return v }
@@ -242,7 +191,7 @@ func (o *Model) chartSpec(m overlayMetric, data []overlaySeries, steps []int, at
 	if m == metricA && o.passLine() {
 		refs = append(refs, look.RefLine{Y: tr(derived.PassBits), Tick: look.Num(derived.PassBits, 2), Label: "pass"})
 	}
-	if m != metricKL {
+	if m == metricA || m == metricB {
 		for _, cf := range o.contextFree() {
 			refs = append(refs, look.RefLine{Y: tr(cf), Tick: look.Num(cf, 2), Label: "no context"})
 		}
@@ -263,11 +212,10 @@ func (o *Model) chartSpec(m overlayMetric, data []overlaySeries, steps []int, at
 			}
 		}
 	}
-	c := look.Chart{XFmt: look.IntLabels, YFmt: look.ValueLabels, XTitle: xAxisTitle, RefStyle: o.st.Dim, BandOverlap: bandOverlap}
+	c := look.Chart{XInt: !o.wallAxis(), YLog: o.log, XTitle: o.xTitle(), RefStyle: o.st.Dim, BandOverlap: bandOverlap}
 	switch {
 	case o.log:
 		c.YR = look.FitLogRange(ys)
-		c.YFmt = look.PowRangeLabels(c.YR)
 	case o.fromZero:
 		levels := make([]float64, len(refs))
 		for i, r := range refs {
@@ -276,9 +224,7 @@ func (o *Model) chartSpec(m overlayMetric, data []overlaySeries, steps []int, at
 		c.YR = look.LinearRange(ys, levels)
 	default:
 		c.YR = look.ZoomRange(ys)
-		c.YFmt = look.RangeLabels(c.YR)
 	}
-	c.XR = look.Span{Lo: float64(steps[0]), Hi: float64(steps[len(steps)-1])}.Widen()
 	var out []look.RefLine
 	for _, r := range refs {
 		if r.Y >= c.YR.Lo && r.Y <= c.YR.Hi {
@@ -287,22 +233,21 @@ func (o *Model) chartSpec(m overlayMetric, data []overlaySeries, steps []int, at
 			out = append(out, r)
 		}
 	}
-	if !o.cursor.follow {
-		c.Cursor = &look.Cursor{X: float64(at), Glyph: cursorGlyph, Style: o.st.Focus}
-	}
 	order := o.drawOrder()
 	for _, j := range order {
 		if b := data[j].band; o.groups[j].band() {
+			xb := o.bandX(j, b)
 			c.Bands = append(c.Bands, look.Band{Glyph: o.bandGlyph(j), Style: o.style(j), At: func(x float64) (float64, float64, bool) {
-				lo, hi, ok := bandAt(b, x)
+				lo, hi, ok := xb.at(x)
 				return tr(math.Max(lo, 0)), tr(hi), ok
 			}})
 		}
 	}
 	if o.seeds {
 		for _, j := range order {
-			for _, sc := range data[j].seeds {
-				c.Series = append(c.Series, curveSeries(sc, tr, seedGlyph, o.style(j)))
+			for k, sc := range data[j].seeds {
+				i := o.groups[j].members[k]
+				c.Series = append(c.Series, curveSeries(o.smoothed(sc), func(s float64) float64 { return o.runX(i, s) }, tr, seedGlyph(k), o.style(j)))
 			}
 		}
 	}
@@ -315,22 +260,48 @@ func (o *Model) chartSpec(m overlayMetric, data []overlaySeries, steps []int, at
 				line[k] = stepValue{Step: p.Step, V: p.Mean}
 			}
 		}
-		c.Series = append(c.Series, curveSeries(line, tr, overlayGlyphs[j%len(overlayGlyphs)], o.style(j)))
+		line = o.smoothed(line)
+		xf := func(s float64) float64 { return o.xOf(j, s) }
+		c.Series = append(c.Series, curveSeries(line, xf, tr, overlayGlyphs[j%len(overlayGlyphs)], o.style(j)))
 		for _, h := range o.groupHeads(j) {
 			if v, ok := derived.CurveAt(line, float64(h)); ok {
-				c.Marks = append(c.Marks, look.Mark{X: float64(h), Y: tr(v), Glyph: headGlyph, Style: o.st.Warn})
+				c.Marks = append(c.Marks, look.Mark{X: xf(float64(h)), Y: tr(v), Glyph: headGlyph, Style: o.st.Warn})
 			}
 		}
+	}
+	c.XR = look.Span{Lo: float64(steps[0]), Hi: float64(steps[len(steps)-1])}.Widen()
+	if o.wallAxis() {
+		c.XR = xSpan(c.Series)
+	}
+	if !o.cursor.follow {
+		j := max(o.sel, 0)
+		c.Cursor = &look.Cursor{X: o.xOf(j, float64(at)), Glyph: cursorGlyph, Style: o.st.Focus}
 	}
 	return c, out
 }
 
-// curveSeries is a curve as a chart series in the chart's units (non-finite values left
-// as gaps).
-func curveSeries(c []stepValue, tr func(float64) float64, glyph rune, st lipgloss.Style) look.Series {
+// xSpan is the range of the series' x values, made non-empty.
+func xSpan(ss []look.Series) look.Span {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, x := range s.X {
+			if !math.IsNaN(x) {
+				lo, hi = math.Min(lo, x), math.Max(hi, x)
+			}
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return look.Span{Lo: 0, Hi: 1}
+	}
+	return look.Span{Lo: lo, Hi: hi}.Widen()
+}
+
+// curveSeries is a curve as a chart series in the chart's units: x from its steps by xf,
+// y by tr (non-finite values left as gaps).
+func curveSeries(c []stepValue, xf, tr func(float64) float64, glyph rune, st lipgloss.Style) look.Series {
 	s := look.Series{Glyph: glyph, Style: st, X: make([]float64, len(c)), Y: make([]float64, len(c))}
 	for k, p := range c {
-		s.X[k], s.Y[k] = float64(p.Step), math.NaN()
+		s.X[k], s.Y[k] = xf(float64(p.Step)), math.NaN()
 		if finiteValue(p.V) {
 			s.Y[k] = tr(p.V)
 		}

@@ -17,6 +17,7 @@ type overlayKeys struct {
 	Quit, Help, Back, Next, Prev                    key.Binding
 	StepBack, StepFwd, BigBack, BigFwd, First, Last key.Binding
 	Metric, LogScale, Zoom, Seeds                   key.Binding
+	Wall, SmoothMore, SmoothLess                    key.Binding
 }
 
 // newOverlayKeys returns the comparison view's key table.
@@ -41,10 +42,14 @@ func newOverlayKeys() overlayKeys {
 		First:    with(k.First, "home", "first step"),
 		Last:     with(k.Last, "end", "newest step, follow"),
 
-		Metric:   key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric (a)/(b)/KL/all three")),
+		Metric:   key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric (a)/(b)/KL/loss/all three")),
 		LogScale: k.LogScale,
 		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "y axis from 0 / fitted")),
 		Seeds:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "seeds inside the bands")),
+
+		Wall:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "x axis: step / wall time")),
+		SmoothMore: k.SmoothMore,
+		SmoothLess: k.SmoothLess,
 	}
 }
 
@@ -55,8 +60,8 @@ func (k overlayKeys) short() []key.Binding {
 		return b
 	}
 	return []key.Binding{k.Help, k.Quit, brief(k.Metric, "m", "metric"), k.LogScale, brief(k.Zoom, "z", "from 0"),
-		brief(k.Seeds, "s", "seeds"), brief(k.StepBack, "←/→", "scrub"), brief(k.BigBack, "</>", "big step"),
-		brief(k.Next, "tab", "highlight")}
+		brief(k.Seeds, "s", "seeds"), brief(k.StepBack, "←/→", "scrub"), brief(k.Wall, "x", "wall time"),
+		brief(k.SmoothMore, "+/−", "smooth"), brief(k.BigBack, "</>", "big step"), brief(k.Next, "tab", "highlight")}
 }
 
 // groups lists every key for the full help.
@@ -64,7 +69,7 @@ func (k overlayKeys) groups() []look.HelpGroup {
 	return []look.HelpGroup{
 		{Title: "Global", Bindings: []key.Binding{k.Help, k.Quit, k.Next, k.Prev, k.Back}},
 		{Title: "Scrubber", Bindings: []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last}},
-		{Title: "Chart", Bindings: []key.Binding{k.Metric, k.LogScale, k.Zoom, k.Seeds}},
+		{Title: "Chart", Bindings: []key.Binding{k.Metric, k.LogScale, k.Zoom, k.Seeds, k.Wall, k.SmoothMore, k.SmoothLess}},
 	}
 }
 

@@ -85,9 +85,9 @@ func TestOverlayKeys(t *testing.T) {
 		t.Errorf("cursor columns %d then %d", a, b)
 	}
 
-	// m cycles the metric: title, legend, all three and back to (a).
-	for _, want := range []string{"bit error (b) over steps", "KL(p*‖q) over steps", "bit error (a), (b) and KL over steps",
-		"bit error (a) over steps"} {
+	// m cycles the metric: title, legend, the loss, all three and back to (a).
+	for _, want := range []string{"bit error (b) over steps", "KL(p*‖q) over steps", "training loss over steps",
+		"bit error (a), (b) and KL over steps", "bit error (a) over steps"} {
 		o = pressOverlay(t, o, "m")
 		v = view(o)
 		mustContain(t, v, want)
@@ -99,7 +99,8 @@ func TestOverlayKeys(t *testing.T) {
 	// ? and h open the help; ?, h and esc close it; keys still work under it.
 	for _, keys := range [][]string{{"?"}, {"h"}} {
 		v = view(pressOverlay(t, o, keys...))
-		mustContain(t, v, "Keys — ? or esc closes", "Global", "Scrubber", "Chart", "metric (a)/(b)/KL", "highlight next run", "newest step, follow")
+		mustContain(t, v, "Keys — ? or esc closes", "Global", "Scrubber", "Chart", "metric (a)/(b)/KL/loss", "highlight next run", "newest step, follow",
+			"x axis: step / wall time", "smooth more (EMA)")
 	}
 	for _, keys := range [][]string{{"?", "?"}, {"h", "h"}, {"?", "esc"}} {
 		if v := view(pressOverlay(t, o, keys...)); strings.Contains(v, "Keys —") {
@@ -140,7 +141,7 @@ func TestOverlayKeys(t *testing.T) {
 // terminal's size, down to 1×1.
 func TestOverlaySizes(t *testing.T) {
 	o := New(seedFeeds(), nil, tui.Options{})
-	for _, keys := range [][]string{nil, {"?"}, {"<", "tab"}, {"l", "m"}, {"m", "m", "m"}, {"s", "z", "<"}, {"m", "m", "m", "s", "l"}} {
+	for _, keys := range [][]string{nil, {"?"}, {"<", "tab"}, {"l", "m"}, {"m", "m", "m"}, {"m", "m", "m", "m"}, {"s", "z", "<"}, {"m", "m", "m", "m", "s", "l"}, {"x", "m", "m", "m", "+"}} {
 		for _, sz := range [][2]int{{120, 40}, {80, 24}, {60, 20}, {40, 12}, {20, 5}, {1, 1}, {200, 60}} {
 			overlayView(t, pressOverlay(t, sizedOverlay(o, sz[0], sz[1]), keys...), sz[0], sz[1])
 		}

@@ -31,15 +31,19 @@ type Model struct {
 	labels []string       // per feed: what tells it apart
 	groups []overlayGroup // the chart's series, in order
 	curves [][]sessions.Record
-	heads  [][]headOff       // per feed: the heads an operator switched off
-	last   []sessions.Record // per feed: the newest record (its state says whether the run ended)
-	errs   []string
-	closed []bool
+	// scalars are every run's records thinned to scalarPoints: its loss and wall time.
+	scalars [][]sessions.Record
+	heads   [][]headOff       // per feed: the heads an operator switched off
+	last    []sessions.Record // per feed: the newest record (its state says whether the run ended)
+	errs    []string
+	closed  []bool
 
 	metric   overlayMetric
 	log      bool
 	fromZero bool // the y axis from 0 (with Bayes and every reference line), else fitted
 	seeds    bool // each seed's own curve inside its band
+	wall     bool // x is the wall-clock time, not the step (x)
+	smooth   int  // the lines' moving average, an index into look.Smoothings (+ and −)
 	showHelp bool
 	cursor   overlayCursor
 	sel      int // the highlighted series, -1 for none
@@ -60,7 +64,7 @@ func New(feeds []sessions.Feed, names []string, opts tui.Options) Model {
 		feeds: feeds, logger: opts.Log(), st: look.NewStyles(opts.Renderer), help: look.NewHelp(opts.Renderer),
 		keys:  newOverlayKeys(),
 		width: tui.DefaultWidth, height: tui.DefaultHeight,
-		curves: make([][]sessions.Record, len(feeds)), heads: make([][]headOff, len(feeds)), last: make([]sessions.Record, len(feeds)),
+		curves: make([][]sessions.Record, len(feeds)), scalars: make([][]sessions.Record, len(feeds)), heads: make([][]headOff, len(feeds)), last: make([]sessions.Record, len(feeds)),
 		errs: make([]string, len(feeds)), closed: make([]bool, len(feeds)),
 		cursor: overlayCursor{follow: true}, sel: -1,
 	}
@@ -134,6 +138,7 @@ func (o Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case overlayMsg:
 		changed := false
 		o.curves = append([][]sessions.Record(nil), o.curves...)
+		o.scalars = append([][]sessions.Record(nil), o.scalars...)
 		o.heads = append([][]headOff(nil), o.heads...)
 		o.last = append([]sessions.Record(nil), o.last...)
 		o.closed = append([]bool(nil), o.closed...)
@@ -190,6 +195,12 @@ func (o Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		o.fromZero = !o.fromZero
 	case key.Matches(msg, k.Seeds):
 		o.seeds = !o.seeds
+	case key.Matches(msg, k.Wall):
+		o.wall = !o.wall
+	case key.Matches(msg, k.SmoothMore):
+		o.smooth = look.SmoothStep(o.smooth, 1)
+	case key.Matches(msg, k.SmoothLess):
+		o.smooth = look.SmoothStep(o.smooth, -1)
 	default:
 		before := o.cursor
 		if !o.cursor.move(k, msg, o.steps()) || o.cursor == before {
@@ -221,6 +232,12 @@ func (o *Model) read(i int) {
 		o.logger.Printf("tui: overlay: %s: events: %v", o.names[i], err)
 		return
 	}
+	sc, err := o.feeds[i].Scalars(-1, scalarPoints)
+	if err != nil {
+		o.errs[i] = err.Error()
+		o.logger.Printf("tui: overlay: %s: scalars: %v", o.names[i], err)
+		return
+	}
 	last, _, err := o.feeds[i].At(-1)
 	if err != nil {
 		o.errs[i] = err.Error()
@@ -229,16 +246,20 @@ func (o *Model) read(i int) {
 	}
 	o.errs[i] = ""
 	o.curves[i] = sessions.WholeEvals(recs)
+	o.scalars = append([][]sessions.Record(nil), o.scalars...)
+	o.scalars[i] = sc
 	o.heads[i], o.last[i] = headsOff(evs), last
 }
 
-// steps returns every run's evaluated steps, ascending, without repeats: the steps the
-// cursor moves among.
+// steps returns every run's steps of the metric shown (evaluated steps; every record's
+// for the loss), ascending, without repeats: the steps the cursor moves among.
 func (o *Model) steps() []int {
 	var all []int
-	for _, c := range o.curves {
-		for _, r := range c {
-			all = append(all, r.Step)
+	for i := range o.feeds {
+		for _, r := range o.records(i, o.metric) {
+			if _, ok := o.metric.of(r); ok {
+				all = append(all, r.Step)
+			}
 		}
 	}
 	return sortedUnique(all)

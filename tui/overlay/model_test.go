@@ -134,7 +134,7 @@ func TestOverlayUpdate(t *testing.T) {
 	if cmd == nil {
 		t.Error("no next poll")
 	}
-	mustContain(t, ansi.Strip(nm.(Model).View()), fmt.Sprintf("(a) %s @350", look.Num(a, 3)))
+	mustContain(t, ansi.Strip(nm.(Model).View()), fmt.Sprintf("(a) %s  @350", look.Num(a, 3)))
 	// The poll reports the live feed's signal.
 	msg := o.wait()().(overlayMsg)
 	if !msg.changed[1] || msg.changed[0] {

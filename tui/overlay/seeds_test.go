@@ -95,8 +95,8 @@ func TestOverlaySeedsView(t *testing.T) {
 			"• ░ transformer (3 seeds)", "∘ ▒ mlp (3 seeds)", "step 600 · newest"}},
 		{"120x40_scrubbed", []string{"<", "<", "<", "<", "<"}, []string{"scrubbing (end: follow)", string(cursorGlyph)}},
 		{"120x40_log_kl", []string{"m", "m", "l"}, []string{"KL(p*‖q) over steps", "bits (log scale)", "KL "}},
-		{"120x40_all_metrics", []string{"m", "m", "m"}, []string{"bit error (a), (b) and KL over steps", "bit error (b)", "KL(p*‖q)"}},
-		{"120x40_seeds_shown", []string{"s", "z"}, []string{"· seeds (s)", "y from 0 (z)", "· seed 3"}},
+		{"120x40_all_metrics", []string{"m", "m", "m", "m"}, []string{"bit error (a), (b) and KL over steps", "bit error (b)", "KL(p*‖q)"}},
+		{"120x40_seeds_shown", []string{"s", "z"}, []string{"· seeds (s)", "y from 0 (z)", "³ seed 3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := pressOverlay(t, sizedOverlay(New(seedFeeds(), nil, tui.Options{}), 120, 40), c.keys...)
@@ -126,5 +126,5 @@ func TestOverlaySeedError(t *testing.T) {
 	fs := seedFeeds()
 	fs[1] = failingFeed{fs[1]}
 	v := overlayView(t, sizedOverlay(New(fs, nil, tui.Options{}), 120, 40), 120, 40)
-	mustContain(t, v, "transformer (3 seeds)  error: transformer-s2.wtlab: disk I/O error", "mlp (3 seeds)          (a) ", "░")
+	mustContain(t, v, "transformer (3 seeds)  error: transformer-s2.wtlab: disk I/O error", "mlp (3 seeds)          not yet 0/3  (a) ", "░")
 }

@@ -142,7 +142,7 @@ func (p picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return p, nil
 		}
 		opts := p.opts
-		opts.DetachNote = noteBack
+		opts.DetachNote, opts.RunPID = noteBack, msg.run.Pid
 		if p.auto {
 			opts.DetachNote = noteDisconnect
 		}

@@ -44,6 +44,9 @@ type Run struct {
 	// Socket is where the Source reaches a live run (its control socket; "" when the
 	// Source needs none).
 	Socket string
+	// Pid is a live run's process on this machine, whose CPU and memory the dashboard's
+	// System pane samples (0: unknown; the pane shows the recorded values only).
+	Pid int
 }
 
 // Source is where the runs a viewer may watch come from.
