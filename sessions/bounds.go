@@ -246,7 +246,7 @@ func (r *Record) Check() error {
 		return err
 	}
 	if e := r.Eval; e != nil {
-		b := evalBlob{ModelEntropy: e.ModelEntropy, BayesEntropy: e.BayesEntropy, Lengths: e.Lengths,
+		b := evalBlob{ModelEntropy: toNums(e.ModelEntropy), BayesEntropy: toNums(e.BayesEntropy), Lengths: e.Lengths,
 			KLByPosition: e.KLByPosition, TVDByPosition: e.TVDByPosition}
 		if err := checkEval(&b); err != nil {
 			return err

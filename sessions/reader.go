@@ -174,7 +174,7 @@ func scanRecord(s scanner, withSnap bool) (Record, int64, error) {
 			return rec, 0, fmt.Errorf("record at step %d: %w", rec.Step, err)
 		}
 		rec.Eval = &Eval{BitErrorPosition: unreal(bep), BitErrorSample: unreal(bes), KLBits: unreal(kl), TVD: unreal(tvd),
-			Accuracy: unreal(acc), ModelEntropy: b.ModelEntropy, BayesEntropy: b.BayesEntropy, Ablated: b.Ablated,
+			Accuracy: unreal(acc), ModelEntropy: fromNums(b.ModelEntropy), BayesEntropy: fromNums(b.BayesEntropy), Ablated: b.Ablated,
 			Lengths: b.Lengths, KLByPosition: b.KLByPosition, TVDByPosition: b.TVDByPosition}
 	}
 	if sn != nil {

@@ -339,7 +339,10 @@ func writeAll(tx *sql.Tx, recs []Record, events []Event, ckpts []*Checkpoint) er
 			var ev, sn []byte
 			if e := r.Eval; e != nil {
 				bep, bes, kl, tvd, acc = real(e.BitErrorPosition), real(e.BitErrorSample), real(e.KLBits), real(e.TVD), real(e.Accuracy)
-				if ev, err = json.Marshal(evalBlob{e.ModelEntropy, e.BayesEntropy, e.Ablated, e.Lengths, e.KLByPosition, e.TVDByPosition}); err != nil {
+				// The curves are Num: a diverged model's NaN entropies are recorded as null,
+				// never refused (a refused record would cost the whole commit around it).
+				ev, err = json.Marshal(evalBlob{toNums(e.ModelEntropy), toNums(e.BayesEntropy), e.Ablated, e.Lengths, e.KLByPosition, e.TVDByPosition})
+				if err != nil {
 					return fmt.Errorf("record at step %d: eval: %w", r.Step, err)
 				}
 			}
@@ -387,11 +390,12 @@ func writeAll(tx *sql.Tx, recs []Record, events []Event, ckpts []*Checkpoint) er
 }
 
 // evalBlob is the JSON stored in records.eval: the per-position curves (entropies, KL,
-// TVD), the ablated heads and the length-generalisation curve.
+// TVD), the ablated heads and the length-generalisation curve. Every number is a Num: a
+// non-finite one is stored as null and read back as NaN.
 type evalBlob struct {
-	ModelEntropy []float64 `json:"model_entropy_bits"`
-	BayesEntropy []float64 `json:"bayes_entropy_bits"`
-	Ablated      []Head    `json:"ablated,omitempty"`
+	ModelEntropy []Num  `json:"model_entropy_bits"`
+	BayesEntropy []Num  `json:"bayes_entropy_bits"`
+	Ablated      []Head `json:"ablated,omitempty"`
 	// Lengths is the hmm length-generalisation curve (absent from sessions written before it).
 	Lengths []LengthScore `json:"lengths,omitempty"`
 	// KLByPosition and TVDByPosition are the per-position KL and TVD curves (absent from

@@ -76,8 +76,9 @@ type sessionInfo struct {
 	Checkpoints []int          `json:"checkpoints"`
 	State       string         `json:"state"`
 	Last        *sessions.Eval `json:"last_eval,omitempty"`
-	LastLoss    float64        `json:"last_loss"`
-	WallS       float64        `json:"wall_s"`
+	// LastLoss and WallS are null when not finite (a diverged run's loss).
+	LastLoss sessions.Num `json:"last_loss"`
+	WallS    sessions.Num `json:"wall_s"`
 	// Config is the configuration resolved for display (lab.Effective): the task's tunnel
 	// sizes and target with defaults applied, the model's own block. A session whose stored
 	// configuration does not resolve shows it as stored.
@@ -113,7 +114,7 @@ func readInfo(path string) (sessionInfo, error) {
 		return in, err
 	}
 	if ok {
-		in.State, in.LastLoss, in.WallS = string(last.State), last.Loss, last.WallS
+		in.State, in.LastLoss, in.WallS = string(last.State), sessions.Num(last.Loss), sessions.Num(last.WallS)
 	}
 	evs, err := r.Evals(-1, 0)
 	if err != nil {

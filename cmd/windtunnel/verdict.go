@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"windtunnel/lab"
+	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 )
 
@@ -47,13 +48,24 @@ func verdictOf(task string, res lab.Result) *summaryVerdict {
 }
 
 // printExit prints the run's end on w: its state, steps and time, the final bit errors and
-// KL, the verdict, and the session file.
+// KL, the verdict, and the session file. A run that failed says why and gives its last
+// evaluation, at its step, as recorded (NaN where the model had diverged).
 func printExit(w io.Writer, task string, res lab.Result, session string) {
-	s := res.Scores
 	verdict := "no final evaluation"
 	if v, ok := finalVerdict(task, res); ok {
 		verdict = v.String()
 	}
-	fmt.Fprintf(w, "windtunnel: %s after %d steps (%.1f s): bit error (a) %.4f (b) %.4f, KL %.4f bits; %s\nwindtunnel: session %s\n",
-		res.Last.State, res.Steps, res.WallS, s.BitErrorPosition, s.BitErrorSample, s.KLBits, verdict, session)
+	end := fmt.Sprintf("%s after %d steps (%.1f s): ", res.Last.State, res.Steps, res.WallS)
+	if res.Last.State == sessions.Failed && res.Last.Message != "" {
+		end += res.Last.Message + "; "
+	}
+	e, at := res.Last.Eval, ""
+	if e == nil && res.LastEval.Eval != nil {
+		e, at = res.LastEval.Eval, fmt.Sprintf("last evaluation (step %d): ", res.LastEval.Step)
+	}
+	scores := "no evaluation recorded"
+	if e != nil {
+		scores = fmt.Sprintf("%sbit error (a) %.4f (b) %.4f, KL %.4f bits", at, e.BitErrorPosition, e.BitErrorSample, e.KLBits)
+	}
+	fmt.Fprintf(w, "windtunnel: %s%s; %s\nwindtunnel: session %s\n", end, scores, verdict, session)
 }
