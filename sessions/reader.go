@@ -46,6 +46,9 @@ func Open(path string) (*Reader, error) {
 	}
 	db.SetMaxOpenConns(2)
 	meta, err := readMeta(db)
+	if err == nil {
+		err = checkSteps(db)
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sessions: open %s: %w", path, err)
@@ -350,6 +353,9 @@ func (r *Reader) steps(q string) ([]int, error) {
 	for rows.Next() {
 		var s int
 		if err := rows.Scan(&s); err != nil {
+			return nil, r.wrap("read", err)
+		}
+		if err := checkStep("step", s); err != nil {
 			return nil, r.wrap("read", err)
 		}
 		out = append(out, s)

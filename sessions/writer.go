@@ -156,6 +156,9 @@ func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
 	}
 	db.SetMaxOpenConns(1)
 	meta, err := readMeta(db)
+	if err == nil {
+		err = checkSteps(db)
+	}
 	if err != nil {
 		db.Close()
 		lock.release()
