@@ -69,13 +69,9 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 		}
 		cw.Write(head)
 	}
-	ablated := func(e *sessions.Eval) string {
-		var s []string
-		for _, h := range e.Ablated {
-			s = append(s, fmt.Sprintf("%d.%d", h.Layer, h.Head))
-		}
-		return strings.Join(s, " ")
-	}
+	// Heads switched off, by name (L0H1: never read as a number), space-separated in CSV,
+	// a list in JSON Lines.
+	ablated := func(e *sessions.Eval) string { return strings.Join(sessions.HeadNames(e.Ablated), " ") }
 	const chunk = 5000
 	for from, more := lo, ok && lo <= hi; more; {
 		// Overflow-safe whatever the file holds: to never passes hi, and from = to+1 only
@@ -109,6 +105,9 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 				if err != nil {
 					return err
 				}
+				if ev, ok := m["eval"].(map[string]any); ok && len(rec.Eval.Ablated) > 0 {
+					ev["ablated"] = sessions.HeadNames(rec.Eval.Ablated)
+				}
 				m["gpu_share"] = sessions.Num(rec.GPUShare)
 				if err := enc.Encode(m); err != nil {
 					return fmt.Errorf("export: %w", err)
@@ -121,7 +120,7 @@ func export(r *sessions.Reader, w io.Writer, format, what string) error {
 				cw.Write(row)
 			case rec.Eval != nil && format == "jsonl":
 				for p := range rec.Eval.ModelEntropy {
-					row := map[string]any{"step": rec.Step, "ablated": rec.Eval.Ablated, "position": p,
+					row := map[string]any{"step": rec.Step, "ablated": sessions.HeadNames(rec.Eval.Ablated), "position": p,
 						"model_entropy_bits": sessions.Num(rec.Eval.ModelEntropy[p]), "bayes_entropy_bits": sessions.Num(rec.Eval.BayesEntropy[p]),
 						"bit_error_bits": sessions.Num(math.Abs(rec.Eval.ModelEntropy[p] - rec.Eval.BayesEntropy[p])), "kl_bits": jsonAt(rec.Eval.KLByPosition, p),
 						"tvd": jsonAt(rec.Eval.TVDByPosition, p)}
