@@ -69,6 +69,10 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sidesAbsent(path); err != nil {
+		lock.release()
+		return nil, fmt.Errorf("sessions: create %s: %w", path, err)
+	}
 	// The file is made here, owner-only, before SQLite opens it (SQLite would make it 0644;
 	// its -wal and -shm files take the file's mode).
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, FileMode)
