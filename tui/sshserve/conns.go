@@ -74,9 +74,11 @@ func (s *Server) admitConn(ctx ssh.Context, c net.Conn) net.Conn {
 	deadline := time.Now().Add(admitWait)
 	s.mu.Lock()
 	waiting := false
-	defer func() {
+	defer func() { // every return is past s.mu.Unlock
 		if waiting {
+			s.mu.Lock()
 			s.waiting--
+			s.mu.Unlock()
 		}
 	}()
 	for {
