@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"windtunnel/sessions"
-	"windtunnel/sessions/runconfig"
 )
 
 // TestReportSkipsBadSessions: a folder holding one finished session beside a file that is
@@ -23,26 +21,10 @@ import (
 // file, with why, on stderr and under "Sessions left out".
 func TestReportSkipsBadSessions(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Model = "mlp"
-	raw, _ := json.Marshal(cfg)
-	write := func(name string, rec sessions.Record) string {
-		path := filepath.Join(dir, name)
-		w, err := sessions.Create(path, sessions.Meta{Task: "bijection", Model: "mlp", Steps: cfg.Steps, Config: raw}, sessions.WriterOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Record(rec)
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	good := write("a-good.wtlab", sessions.Record{Step: cfg.Steps, State: sessions.Done, Eval: &sessions.Eval{BitErrorPosition: 1.1073, BitErrorSample: 1.1073, Accuracy: 0.5}})
-	write("e-running.wtlab", sessions.Record{Step: 5, State: sessions.Training, Eval: &sessions.Eval{BitErrorPosition: 2}})
+	steps := quickMLPSteps(t)
+	good := filepath.Join(dir, "a-good.wtlab")
+	writeQuickMLP(t, good, sessions.Record{Step: steps, State: sessions.Done, Eval: &sessions.Eval{BitErrorPosition: 1.1073, BitErrorSample: 1.1073, Accuracy: 0.5}})
+	writeQuickMLP(t, filepath.Join(dir, "e-running.wtlab"), sessions.Record{Step: 5, State: sessions.Training, Eval: &sessions.Eval{BitErrorPosition: 2}})
 	b, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)

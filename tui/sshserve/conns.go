@@ -115,8 +115,14 @@ func (s *Server) admitConn(ctx ssh.Context, c net.Conn) net.Conn {
 		case <-s.done:
 		}
 		t.Stop()
+		closing := false
+		select {
+		case <-s.done:
+			closing = true
+		default:
+		}
 		s.mu.Lock()
-		if isClosed(s.done) || !time.Now().Before(deadline) {
+		if closing || !time.Now().Before(deadline) {
 			n, m := s.preauth, s.preauthFrom[src]
 			s.mu.Unlock()
 			s.log.Printf("serve: refused a connection from %s: no place within %v (%d not yet authenticated, %d of them from there)", c.RemoteAddr(), admitWait, n, m)
@@ -169,16 +175,6 @@ func (s *Server) nextStall(scope string) time.Time {
 		}
 	}
 	return at
-}
-
-// isClosed reports whether ch is closed.
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 // serverConfig is the SSH configuration of one connection: public keys only (New sets the
