@@ -2,6 +2,7 @@ package lab
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +15,29 @@ import (
 // process's address-space limit (RLIMIT_AS, ulimit -v) refuse allocations, or kill the
 // process, well before MemAvailable runs out. AvailableMemory is the least room left under
 // any of them.
+
+// MinAddressSpace is the least address-space limit (ulimit -v) under which windtunnel is
+// known to start and train: the Go runtime reserves about 1.2 GiB of address space at start
+// (its page allocator's index and heap arena hints, never touched: a Go "hello world" needs
+// as much), the C threads purego starts add a stack each and, before main can cap them
+// (libc.CapArenas), a 64 MiB malloc arena each. Measured on linux/amd64 with Go 1.26 (README,
+// Memory): below it, the runtime may die before main with "out of memory" or "pthread_create
+// failed", whatever the command.
+const MinAddressSpace = 2 << 30
+
+// AddressSpaceLimit is the process's soft address-space limit (RLIMIT_AS, ulimit -v); false
+// when there is none.
+func AddressSpaceLimit() (uint64, bool) {
+	lim, ok := rlimitAS()
+	return lim, ok && lim < 1<<62
+}
+
+// AddressSpaceWarning is the one line windtunnel prints at start under an address-space
+// limit below MinAddressSpace.
+func AddressSpaceWarning(lim uint64) string {
+	return fmt.Sprintf("windtunnel: ulimit -v is %d MiB; windtunnel needs at least %d MiB of address space (the Go runtime reserves about 1.2 GiB at start, untouched) and may stop with \"out of memory\": raise it, or cap memory with a cgroup (systemd-run --user --scope -p MemoryMax=4G windtunnel …)",
+		lim>>20, uint64(MinAddressSpace)>>20)
+}
 
 // memSources is where the limits are read: root is the file system root ("/"; tests lay a
 // folder out like it), rlimitAS the soft RLIMIT_AS (false when unlimited or unknown).

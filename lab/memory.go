@@ -35,7 +35,14 @@ func (m Memory) String() string {
 		gib(m.Total), m.Params, gib(m.Weights), gib(m.Activations), gib(m.Probe))
 }
 
-func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+// gib is a size for a message: GiB to one decimal, MiB below 1 GiB (a tiny run's "0.0 GiB"
+// against "0.0 GiB available" said nothing).
+func gib(b int64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%d MiB", (b+1<<19)>>20)
+	}
+	return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+}
 
 // MemoryError is New's error when the run's estimate exceeds the memory available.
 type MemoryError struct {

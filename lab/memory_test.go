@@ -50,7 +50,7 @@ func TestMemoryEstimate(t *testing.T) {
 			if got := errors.As(err, &me); got != c.refused {
 				t.Fatalf("refused = %v (%v), want %v", got, err, c.refused)
 			}
-			if me != nil && (!strings.Contains(err.Error(), "GiB is available") || me.Need.Total <= c.available) {
+			if me != nil && (!strings.Contains(err.Error(), gib(c.available)+" is available") || me.Need.Total <= c.available) {
 				t.Errorf("message %q", err)
 			}
 		})

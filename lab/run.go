@@ -63,6 +63,9 @@ func (t *Trainer) Run(ctx context.Context) (Result, error) {
 			return r.res, err
 		}
 		r.res.Last = rec
+		if rec.Eval != nil {
+			r.res.LastEval = rec
+		}
 		t.emit(rec)
 		if ab != nil {
 			t.emit(*ab)
@@ -106,16 +109,17 @@ func (t *Trainer) trainStep(r *runState) (sessions.Record, error) {
 	if err != nil {
 		return sessions.Record{}, fmt.Errorf("lab: step %d: %w", t.step+1, err)
 	}
+	lr := t.sched.At(t.step)
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		// The failed record is the step whose loss was not finite (no update was applied):
+		// its loss as computed, the learning rate it would have used and the reason.
 		msg := fmt.Sprintf("loss is %v at step %d: training stopped (lower the learning rate?)", loss, t.step+1)
-		rec := r.res.Last
-		rec.State, rec.Message, rec.Eval, rec.Snapshot = sessions.Failed, msg, nil, nil
+		rec := sessions.Record{Step: t.step + 1, WallS: r.wall(), Loss: loss, LR: lr, StepsPerS: r.rate, State: sessions.Failed, Message: msg}
 		t.emit(rec)
 		r.res.Last = rec
-		r.res.Steps = t.step
+		r.res.Steps, r.res.WallS = t.step, rec.WallS
 		return sessions.Record{}, fmt.Errorf("lab: %w: %s", ErrDiverged, msg)
 	}
-	lr := t.sched.At(t.step)
 	gn, err := t.path.update(lr)
 	if err != nil {
 		return sessions.Record{}, fmt.Errorf("lab: step %d: %w", t.step+1, err)
@@ -171,7 +175,7 @@ func (t *Trainer) finish(r *runState, state sessions.State, msg string) (Result,
 	res.WallS = r.wall()
 	last := res.Last
 	last.State, last.Message, last.Eval, last.Snapshot, last.WallS = state, msg, ev, sn, res.WallS
-	res.Last = last
+	res.Last, res.LastEval = last, last
 	t.emit(last)
 	if r.lastCkpt != t.step {
 		t.saveCheckpoint(res.WallS)

@@ -63,6 +63,10 @@ type Result struct {
 	Q []float64
 	// Last is the final record sent.
 	Last sessions.Record
+	// LastEval is the newest record sent with a whole-model evaluation (Eval nil: none).
+	// For a run that ends with a final evaluation it is Last; for one that diverged it is
+	// the last evaluation before the failure.
+	LastEval sessions.Record
 	// StepMs is the wall time of every training step (batch, forward, backward, update) in ms.
 	StepMs []float64
 	// EvalS is the wall time spent scoring the probe set (evaluations and ablated

@@ -1,7 +1,9 @@
 package sessions
 
 import (
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"windtunnel/diagnostics"
 )
@@ -36,12 +38,57 @@ func checkStep(what string, step int) error {
 	return nil
 }
 
-// checkEval bounds a decoded evaluation's per-position curves and length scores.
+// checkSteps bounds the steps a session's tables hold, once, when it is opened: each table's
+// least and greatest step (SQLite orders text and blobs after every number, so the greatest
+// is the one that is not an integer if any is) must be integers in 0..MaxSteps, and so must
+// every other. Every reader then computes with steps in that range (a span read from the
+// file, a count of steps), and no loop over them can wrap around. Two index seeks and one
+// pass over the step index per table.
+func checkSteps(db *sql.DB) error {
+	for _, table := range []string{"records", "events", "checkpoints"} {
+		for _, agg := range []string{"min", "max"} {
+			var v any
+			if err := db.QueryRow(`SELECT ` + agg + `(step) FROM ` + table).Scan(&v); err != nil {
+				return fmt.Errorf("%w: %s: %v", ErrNotSession, table, err)
+			}
+			if v == nil { // an empty table
+				continue
+			}
+			n, ok := v.(int64)
+			if !ok {
+				return fmt.Errorf("%w: %s: a step that is not an integer (%.40q)", ErrNotSession, table, fmt.Sprint(v))
+			}
+			if n < 0 || n > MaxSteps {
+				return fmt.Errorf("%w: %s: a step %d (want 0..%d)", ErrNotSession, table, n, MaxSteps)
+			}
+		}
+		// A real between two integers is neither least nor greatest: one pass over the
+		// step index finds it.
+		var v any
+		err := db.QueryRow(`SELECT step FROM ` + table + ` WHERE typeof(step) != 'integer' LIMIT 1`).Scan(&v)
+		if err == nil {
+			return fmt.Errorf("%w: %s: a step that is not an integer (%.40q)", ErrNotSession, table, fmt.Sprint(v))
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: %s: %v", ErrNotSession, table, err)
+		}
+	}
+	return nil
+}
+
+// checkEval bounds a decoded evaluation's per-position curves (one length, the positions
+// scored) and length scores.
 func checkEval(e *evalBlob) error {
 	for _, n := range []int{len(e.ModelEntropy), len(e.BayesEntropy), len(e.KLByPosition), len(e.TVDByPosition)} {
 		if n > MaxPositions {
 			return fmt.Errorf("%w: eval: a per-position curve of %d positions (want ≤ %d)", ErrNotSession, n, MaxPositions)
 		}
+	}
+	// The curves are read position by position together: they hold one value per position.
+	n := len(e.ModelEntropy)
+	if len(e.BayesEntropy) != n || (e.KLByPosition != nil && len(e.KLByPosition) != n) || (e.TVDByPosition != nil && len(e.TVDByPosition) != n) {
+		return fmt.Errorf("%w: eval: per-position curves of %d, %d, %d and %d positions (want one length)", ErrNotSession,
+			n, len(e.BayesEntropy), len(e.KLByPosition), len(e.TVDByPosition))
 	}
 	if len(e.Lengths) > maxLengths {
 		return fmt.Errorf("%w: eval: %d lengths (want ≤ %d)", ErrNotSession, len(e.Lengths), maxLengths)
@@ -246,7 +293,7 @@ func (r *Record) Check() error {
 		return err
 	}
 	if e := r.Eval; e != nil {
-		b := evalBlob{ModelEntropy: e.ModelEntropy, BayesEntropy: e.BayesEntropy, Lengths: e.Lengths,
+		b := evalBlob{ModelEntropy: toNums(e.ModelEntropy), BayesEntropy: toNums(e.BayesEntropy), Lengths: e.Lengths,
 			KLByPosition: e.KLByPosition, TVDByPosition: e.TVDByPosition}
 		if err := checkEval(&b); err != nil {
 			return err
@@ -270,4 +317,22 @@ func (e Event) Check() error {
 		return err
 	}
 	return checkHead("event", e.Layer, e.Head)
+}
+
+// Check reads what a viewer reads first, and would otherwise meet only while it draws: the
+// newest record with its snapshot, every evaluation, every event and the checkpoints' steps.
+// It returns the first error (a record that does not decode, a head or step out of range),
+// naming the file, so that a viewer can refuse a bad session on the screen before it starts.
+func (r *Reader) Check() error {
+	if _, _, err := r.At(-1); err != nil {
+		return err
+	}
+	if _, err := r.Evals(-1, 0); err != nil {
+		return err
+	}
+	if _, err := r.Events(-1); err != nil {
+		return err
+	}
+	_, err := r.Checkpoints()
+	return err
 }

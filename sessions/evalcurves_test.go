@@ -65,3 +65,47 @@ func TestEvalCurvesOldSession(t *testing.T) {
 		}
 	}
 }
+
+// TestDivergedEvalRecorded writes the records of a run whose model diverged: an evaluation
+// whose entropies and scores are NaN and ±Inf between two finite ones, then a failed record
+// with a NaN loss, in one commit. Every record is kept (an unencodable evaluation once
+// failed the whole commit and stopped the writer), the non-finite numbers read back as NaN
+// (curves, stored as null) or as written (scalars), and the writer reports no error.
+func TestDivergedEvalRecorded(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	path := filepath.Join(t.TempDir(), "diverged.wtlab")
+	w, err := Create(path, testMeta(), WriterOptions{Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := Eval{BitErrorPosition: 0.5, ModelEntropy: []float64{1, 2}, BayesEntropy: []float64{1, 2.5}}
+	bad := Eval{BitErrorPosition: nan, BitErrorSample: inf, KLBits: math.Inf(-1), ModelEntropy: []float64{nan, inf}, BayesEntropy: []float64{1, 2.5},
+		KLByPosition: []Num{Num(nan), Num(inf)}, Ablated: []Head{{0, 1}}}
+	w.Record(Record{Step: 1, Loss: 3, State: Training, Eval: &ok})
+	w.Record(Record{Step: 2, Loss: inf, State: Training, Eval: &bad})
+	w.Record(Record{Step: 3, Loss: nan, State: Failed, Message: "loss is NaN at step 3"})
+	if err := w.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := r.Records(0, 10)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("read %d records (%v), want 3", len(got), err)
+	}
+	if !reflect.DeepEqual(*got[0].Eval, ok) {
+		t.Errorf("finite evaluation read back as %+v", *got[0].Eval)
+	}
+	e := got[1].Eval
+	if e == nil || !math.IsNaN(e.BitErrorPosition) || !math.IsInf(e.BitErrorSample, 1) || !math.IsInf(e.KLBits, -1) ||
+		len(e.ModelEntropy) != 2 || !math.IsNaN(e.ModelEntropy[0]) || !math.IsNaN(e.ModelEntropy[1]) ||
+		!reflect.DeepEqual(e.BayesEntropy, bad.BayesEntropy) || len(e.KLByPosition) != 2 || !reflect.DeepEqual(e.Ablated, bad.Ablated) {
+		t.Errorf("diverged evaluation read back as %+v", e)
+	}
+	if !math.IsInf(got[1].Loss, 1) || got[2].State != Failed || !math.IsNaN(got[2].Loss) || got[2].Message != "loss is NaN at step 3" {
+		t.Errorf("records 2 and 3 read back as %+v and %+v", got[1], got[2])
+	}
+}

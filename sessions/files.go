@@ -2,7 +2,9 @@ package sessions
 
 import (
 	"database/sql"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 )
@@ -71,4 +73,30 @@ func tidy(path string) {
 	db.SetMaxOpenConns(1)
 	var mode string
 	db.QueryRow(`PRAGMA journal_mode=DELETE`).Scan(&mode)
+}
+
+// sidesAbsent refuses to create a session while its write-ahead log or index (path-wal,
+// path-shm) is already there: SQLite will not open one that is a symbolic link (planted, say,
+// in a shared /tmp) and failed with a bare "unable to open database file (14)", and it would
+// replay a log left by an earlier session at this path into the new file. The error names
+// the file and what it is.
+func sidesAbsent(path string) error {
+	for _, side := range []string{path + "-wal", path + "-shm"} {
+		st, err := os.Lstat(side)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", side, err)
+		}
+		what := "a regular file, left by an earlier session at this path?"
+		if st.Mode()&fs.ModeSymlink != 0 {
+			to, _ := os.Readlink(side)
+			what = "a symbolic link to " + SafeText(to)
+		} else if !st.Mode().IsRegular() {
+			what = kindOf(st.Mode())
+		}
+		return fmt.Errorf("%s is already there (%s): SQLite keeps its log and index beside a session, so a new one needs neither; remove it", side, what)
+	}
+	return nil
 }

@@ -46,6 +46,9 @@ func Open(path string) (*Reader, error) {
 	}
 	db.SetMaxOpenConns(2)
 	meta, err := readMeta(db)
+	if err == nil {
+		err = checkSteps(db)
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sessions: open %s: %w", path, err)
@@ -174,7 +177,7 @@ func scanRecord(s scanner, withSnap bool) (Record, int64, error) {
 			return rec, 0, fmt.Errorf("record at step %d: %w", rec.Step, err)
 		}
 		rec.Eval = &Eval{BitErrorPosition: unreal(bep), BitErrorSample: unreal(bes), KLBits: unreal(kl), TVD: unreal(tvd),
-			Accuracy: unreal(acc), ModelEntropy: b.ModelEntropy, BayesEntropy: b.BayesEntropy, Ablated: b.Ablated,
+			Accuracy: unreal(acc), ModelEntropy: fromNums(b.ModelEntropy), BayesEntropy: fromNums(b.BayesEntropy), Ablated: b.Ablated,
 			Lengths: b.Lengths, KLByPosition: b.KLByPosition, TVDByPosition: b.TVDByPosition}
 	}
 	if sn != nil {
@@ -350,6 +353,9 @@ func (r *Reader) steps(q string) ([]int, error) {
 	for rows.Next() {
 		var s int
 		if err := rows.Scan(&s); err != nil {
+			return nil, r.wrap("read", err)
+		}
+		if err := checkStep("step", s); err != nil {
 			return nil, r.wrap("read", err)
 		}
 		out = append(out, s)

@@ -91,6 +91,23 @@ type Head struct {
 	Head  int `json:"head"`
 }
 
+// String is the head's name as the tool prints it, L<layer>H<head> ("L0H1"): a name no
+// spreadsheet or CSV reader takes for a number (as it would "0.1", which also cannot tell
+// L0H1 from L0H10).
+func (h Head) String() string { return "L" + strconv.Itoa(h.Layer) + "H" + strconv.Itoa(h.Head) }
+
+// HeadNames are the heads' names (Head.String), in order; nil for none.
+func HeadNames(hs []Head) []string {
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.String()
+	}
+	return out
+}
+
 // Snapshot is the network's geometry on the probe set at one step (README, Commands: Geometry); fields a
 // model has no meaning for are nil.
 type Snapshot struct {

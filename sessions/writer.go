@@ -69,6 +69,10 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sidesAbsent(path); err != nil {
+		lock.release()
+		return nil, fmt.Errorf("sessions: create %s: %w", path, err)
+	}
 	// The file is made here, owner-only, before SQLite opens it (SQLite would make it 0644;
 	// its -wal and -shm files take the file's mode).
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, FileMode)
@@ -156,6 +160,9 @@ func Append(path string, step int, opt WriterOptions) (*Writer, Meta, error) {
 	}
 	db.SetMaxOpenConns(1)
 	meta, err := readMeta(db)
+	if err == nil {
+		err = checkSteps(db)
+	}
 	if err != nil {
 		db.Close()
 		lock.release()
@@ -339,7 +346,10 @@ func writeAll(tx *sql.Tx, recs []Record, events []Event, ckpts []*Checkpoint) er
 			var ev, sn []byte
 			if e := r.Eval; e != nil {
 				bep, bes, kl, tvd, acc = real(e.BitErrorPosition), real(e.BitErrorSample), real(e.KLBits), real(e.TVD), real(e.Accuracy)
-				if ev, err = json.Marshal(evalBlob{e.ModelEntropy, e.BayesEntropy, e.Ablated, e.Lengths, e.KLByPosition, e.TVDByPosition}); err != nil {
+				// The curves are Num: a diverged model's NaN entropies are recorded as null,
+				// never refused (a refused record would cost the whole commit around it).
+				ev, err = json.Marshal(evalBlob{toNums(e.ModelEntropy), toNums(e.BayesEntropy), e.Ablated, e.Lengths, e.KLByPosition, e.TVDByPosition})
+				if err != nil {
 					return fmt.Errorf("record at step %d: eval: %w", r.Step, err)
 				}
 			}
@@ -387,11 +397,12 @@ func writeAll(tx *sql.Tx, recs []Record, events []Event, ckpts []*Checkpoint) er
 }
 
 // evalBlob is the JSON stored in records.eval: the per-position curves (entropies, KL,
-// TVD), the ablated heads and the length-generalisation curve.
+// TVD), the ablated heads and the length-generalisation curve. Every number is a Num: a
+// non-finite one is stored as null and read back as NaN.
 type evalBlob struct {
-	ModelEntropy []float64 `json:"model_entropy_bits"`
-	BayesEntropy []float64 `json:"bayes_entropy_bits"`
-	Ablated      []Head    `json:"ablated,omitempty"`
+	ModelEntropy []Num  `json:"model_entropy_bits"`
+	BayesEntropy []Num  `json:"bayes_entropy_bits"`
+	Ablated      []Head `json:"ablated,omitempty"`
 	// Lengths is the hmm length-generalisation curve (absent from sessions written before it).
 	Lengths []LengthScore `json:"lengths,omitempty"`
 	// KLByPosition and TVDByPosition are the per-position KL and TVD curves (absent from

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
 
+	"windtunnel/backends/libc"
 	"windtunnel/lab"
 )
 
 func main() {
+	limitAddressSpace(os.Stderr)
 	if os.Getenv("GOGC") == "" { // a GOGC the user sets wins
 		debug.SetGCPercent(lab.GCPercent)
 	}
@@ -36,4 +39,19 @@ func main() {
 		stop()
 	}
 	os.Exit(code)
+}
+
+// limitAddressSpace fits the process to an address-space limit (ulimit -v), when there is
+// one: threads share glibc's malloc arenas instead of reserving 64 MiB each (a C library
+// that is not glibc is left as it is), and a limit below lab.MinAddressSpace is named in one
+// line on stderr.
+func limitAddressSpace(stderr io.Writer) {
+	lim, ok := lab.AddressSpaceLimit()
+	if !ok {
+		return
+	}
+	libc.CapArenas(1)
+	if lim < lab.MinAddressSpace {
+		fmt.Fprintln(stderr, lab.AddressSpaceWarning(lim))
+	}
 }

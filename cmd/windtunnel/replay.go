@@ -42,6 +42,11 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 					return err
 				}
 				defer r.Close()
+				// What the dashboard reads first is read here: a bad file is named on the
+				// screen, before the dashboard would wait on it.
+				if err := r.Check(); err != nil {
+					return err
+				}
 				if task == "" {
 					task = r.Meta().Task
 				} else if r.Meta().Task != task {

@@ -34,12 +34,12 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 			if out == "" {
 				return usagef("%s: --out DIR is required", commandName(cmd))
 			}
-			rep, path, err := reports.Write(args, out, reports.Options{Figures: reportFigures(args)})
+			rep, path, err := reports.Write(args, out, reports.Options{Figures: reportFigures})
 			if err != nil {
 				return err
 			}
 			for _, s := range rep.Skipped {
-				fmt.Fprintf(stderr, "report: skipped %s\n", s)
+				fmt.Fprintf(stderr, "report: skipped: %s\n", s)
 			}
 			_, err = fmt.Fprintf(stdout, "%s (%d claims)\n", path, len(rep.Rows))
 			return err
@@ -49,22 +49,20 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	return c
 }
 
-// reportFigures renders the plot command's figures of the sessions at paths into
-// DIR/fig for the report to embed.
-func reportFigures(paths []string) func(dir string) ([]reports.Figure, error) {
-	return func(dir string) ([]reports.Figure, error) {
-		runs, err := figures.LoadPaths(paths)
-		if err != nil {
-			return nil, fmt.Errorf("report: figures: %w", err)
-		}
-		files, err := figures.Render(runs, filepath.Join(dir, "fig"), figures.Options{Format: "png"})
-		if err != nil {
-			return nil, fmt.Errorf("report: figures: %w", err)
-		}
-		out := make([]reports.Figure, len(files))
-		for i, f := range files {
-			out[i] = reports.Figure{Path: f.Path, Caption: f.Title}
-		}
-		return out, nil
+// reportFigures renders the plot command's figures of the sessions the report read (files:
+// those it skipped are not drawn either) into dir/fig for the report to embed.
+func reportFigures(dir string, files []string) ([]reports.Figure, error) {
+	runs, err := figures.LoadPaths(files)
+	if err != nil {
+		return nil, err
 	}
+	drawn, err := figures.Render(runs, filepath.Join(dir, "fig"), figures.Options{Format: "png"})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]reports.Figure, len(drawn))
+	for i, f := range drawn {
+		out[i] = reports.Figure{Path: f.Path, Caption: f.Title}
+	}
+	return out, nil
 }

@@ -27,6 +27,7 @@ const childEnv = "WINDTUNNEL_TEST_CHILD"
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		limitChild()
+		limitAddressSpace(os.Stderr) // as main does
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -10,7 +10,8 @@ import (
 )
 
 // TestPlantedLinksRefused plants, as another user of a shared directory could, a link to a
-// file of ours at a run's lock path and at a detached run's log path. run --out and
+// file of ours at a run's lock path, at a detached run's log path and where SQLite keeps a
+// new session's log and index (-wal, -shm). run --out and
 // run --detach must refuse with a message naming the link, leave the target as it was and
 // the link in place, and start nothing.
 func TestPlantedLinksRefused(t *testing.T) {
@@ -24,6 +25,10 @@ func TestPlantedLinksRefused(t *testing.T) {
 	}{
 		{"run --out, lock", ".lock", append([]string{"run", "--headless", "--steps", "20"}, tinyRun...)},
 		{"run --detach, log", ".log", append(append([]string{}, detachRun...), "--steps", "20")},
+		// SQLite's index and log beside a new session (issue 44, item 9: once "unable to
+		// open database file (14)", naming nothing, and an empty -wal left behind).
+		{"run --out, shm", "-shm", append([]string{"run", "--headless", "--steps", "20"}, tinyRun...)},
+		{"run --out, wal", "-wal", append([]string{"run", "--headless", "--steps", "20"}, tinyRun...)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -45,8 +50,10 @@ func TestPlantedLinksRefused(t *testing.T) {
 			if st, err := os.Lstat(path + c.suffix); err != nil || st.Mode()&os.ModeSymlink == 0 {
 				t.Errorf("the planted link was removed or replaced: %v", err)
 			}
-			if _, err := os.Lstat(path); err == nil {
-				t.Errorf("the session was created")
+			for _, f := range []string{path, path + "-wal", path + "-shm"} {
+				if _, err := os.Lstat(f); err == nil && f != path+c.suffix {
+					t.Errorf("%s was created", f)
+				}
 			}
 		})
 	}

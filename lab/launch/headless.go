@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 
 	"windtunnel/lab"
+	"windtunnel/sessions"
 )
 
 // Headless trains st with a progress line (a terminal: tty) or log lines on stderr,
@@ -60,7 +61,7 @@ func Headless(ctx context.Context, st *Run, predictions io.Writer, tty bool, std
 	})
 	runtime.ReadMemStats(&ms1)
 	prog.Close()
-	if runErr != nil && res.Steps == 0 {
+	if runErr != nil && res.Steps == 0 && res.Last.State != sessions.Failed {
 		return runErr
 	}
 	s, err := Summarize(st, res, ms1.TotalAlloc-ms0.TotalAlloc, runErr)
@@ -82,11 +83,21 @@ func Headless(ctx context.Context, st *Run, predictions io.Writer, tty bool, std
 // PrintExit prints the run's end on w: its state, steps and time, the final bit errors and
 // KL, the verdict (FinalVerdict), and the session file.
 func PrintExit(w io.Writer, task string, res lab.Result, session string) {
-	s := res.Scores
 	verdict := "no final evaluation"
 	if v, ok := FinalVerdict(task, res); ok {
 		verdict = v.String()
 	}
-	fmt.Fprintf(w, "windtunnel: %s after %d steps (%.1f s): bit error (a) %.4f (b) %.4f, KL %.4f bits; %s\nwindtunnel: session %s\n",
-		res.Last.State, res.Steps, res.WallS, s.BitErrorPosition, s.BitErrorSample, s.KLBits, verdict, session)
+	end := fmt.Sprintf("%s after %d steps (%.1f s): ", res.Last.State, res.Steps, res.WallS)
+	if res.Last.State == sessions.Failed && res.Last.Message != "" {
+		end += res.Last.Message + "; "
+	}
+	e, at := res.Last.Eval, ""
+	if e == nil && res.LastEval.Eval != nil {
+		e, at = res.LastEval.Eval, fmt.Sprintf("last evaluation (step %d): ", res.LastEval.Step)
+	}
+	scores := "no evaluation recorded"
+	if e != nil {
+		scores = fmt.Sprintf("%sbit error (a) %.4f (b) %.4f, KL %.4f bits", at, e.BitErrorPosition, e.BitErrorSample, e.KLBits)
+	}
+	fmt.Fprintf(w, "windtunnel: %s%s; %s\nwindtunnel: session %s\n", end, scores, verdict, session)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"windtunnel/sessions"
@@ -55,6 +56,18 @@ func (p *Progress) print() {
 	last := time.Time{}
 	be := "-"
 	for r := range p.recs {
+		if r.Eval != nil && len(r.Eval.Ablated) > 0 {
+			// An ablated evaluation (heads switched off) shares its step with the whole
+			// model's: its own line, marked, that leaves the whole model's bit error shown.
+			line := fmt.Sprintf("step %d/%d  ablated %s: bit error (a) %.4f", r.Step, p.steps,
+				strings.Join(sessions.HeadNames(r.Eval.Ablated), " "), r.Eval.BitErrorPosition)
+			if p.tty {
+				fmt.Fprintf(p.w, "\r\033[K%s\n", line)
+			} else {
+				fmt.Fprintf(p.w, "%s  [%s]\n", line, r.State)
+			}
+			continue
+		}
 		if r.Eval != nil {
 			be = fmt.Sprintf("%.4f", r.Eval.BitErrorPosition)
 		}

@@ -27,8 +27,12 @@ type Summary struct {
 	AllocPerStep float64 `json:"alloc_bytes_per_step"`
 	BLAS         string  `json:"blas"`
 	State        string  `json:"state"`
-	// Eval is the final whole-model evaluation in the shape the session records it.
-	Eval        sessions.Eval              `json:"eval"`
+	// Eval is the final whole-model evaluation in the shape the session records it; for a
+	// run that failed, its last evaluation (non-finite numbers as null), at EvalStep (0: none).
+	Eval     sessions.Eval `json:"eval"`
+	EvalStep int           `json:"eval_step"`
+	// Message says why a run failed (the record's message).
+	Message     string                     `json:"message,omitempty"`
 	PerPosition diagnostics.PositionCurves `json:"per_position"`
 	// Config is the run's configuration resolved for display (lab.Effective: the task's
 	// sizes and target with defaults applied, the model's own block); the session stores
@@ -60,7 +64,13 @@ func Summarize(run *Run, res lab.Result, allocated uint64, runErr error) (Summar
 		s.AllocPerStep = round(float64(allocated)/float64(res.Steps), 0)
 	}
 	if runErr != nil {
-		s.State = "failed"
+		s.State, s.Message = string(sessions.Failed), res.Last.Message
+	}
+	if e := res.LastEval.Eval; e != nil {
+		s.EvalStep = res.LastEval.Step
+		if res.Last.Eval == nil { // no final evaluation: the last one taken
+			s.Eval = *e
+		}
 	}
 	return s, nil
 }

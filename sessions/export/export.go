@@ -30,26 +30,29 @@ func Records(r *sessions.Reader, w io.Writer, format, what string) error {
 		}
 		cw.Write(head)
 	}
-	ablated := func(e *sessions.Eval) string {
-		var s []string
-		for _, h := range e.Ablated {
-			s = append(s, fmt.Sprintf("%d.%d", h.Layer, h.Head))
-		}
-		return strings.Join(s, " ")
-	}
+	// Heads switched off, by name (L0H1: never read as a number), space-separated in CSV,
+	// a list in JSON Lines.
+	ablated := func(e *sessions.Eval) string { return strings.Join(sessions.HeadNames(e.Ablated), " ") }
 	const chunk = 5000
-	for from := lo; ok && from <= hi; from += chunk {
-		recs, err := r.Records(from, min(hi, from+chunk-1))
+	for from, more := lo, ok && lo <= hi; more; {
+		// Overflow-safe whatever the file holds: to never passes hi, and from = to+1 only
+		// while to < hi.
+		to := hi
+		if uint64(hi)-uint64(from) >= chunk {
+			to = from + chunk - 1
+		}
+		recs, err := r.Records(from, to)
 		if err != nil {
 			return err
 		}
+		more, from = to < hi, to+1
 		for _, rec := range recs {
 			switch {
 			case what == "snapshots":
 				if rec.Snapshot == nil {
 					continue
 				}
-				if err := enc.Encode(map[string]any{"step": rec.Step, "wall_s": rec.WallS, "snapshot": rec.Snapshot}); err != nil {
+				if err := enc.Encode(map[string]any{"step": rec.Step, "wall_s": sessions.Num(rec.WallS), "snapshot": rec.Snapshot}); err != nil {
 					return fmt.Errorf("export: snapshot at step %d: %w", rec.Step, err)
 				}
 			case what == "scalars" && format == "jsonl":
@@ -63,7 +66,10 @@ func Records(r *sessions.Reader, w io.Writer, format, what string) error {
 				if err != nil {
 					return err
 				}
-				m["gpu_share"] = rec.GPUShare
+				if ev, ok := m["eval"].(map[string]any); ok && len(rec.Eval.Ablated) > 0 {
+					ev["ablated"] = sessions.HeadNames(rec.Eval.Ablated)
+				}
+				m["gpu_share"] = sessions.Num(rec.GPUShare)
 				if err := enc.Encode(m); err != nil {
 					return fmt.Errorf("export: %w", err)
 				}
@@ -75,9 +81,9 @@ func Records(r *sessions.Reader, w io.Writer, format, what string) error {
 				cw.Write(row)
 			case rec.Eval != nil && format == "jsonl":
 				for p := range rec.Eval.ModelEntropy {
-					row := map[string]any{"step": rec.Step, "ablated": rec.Eval.Ablated, "position": p,
-						"model_entropy_bits": rec.Eval.ModelEntropy[p], "bayes_entropy_bits": rec.Eval.BayesEntropy[p],
-						"bit_error_bits": math.Abs(rec.Eval.ModelEntropy[p] - rec.Eval.BayesEntropy[p]), "kl_bits": jsonAt(rec.Eval.KLByPosition, p),
+					row := map[string]any{"step": rec.Step, "ablated": sessions.HeadNames(rec.Eval.Ablated), "position": p,
+						"model_entropy_bits": sessions.Num(rec.Eval.ModelEntropy[p]), "bayes_entropy_bits": sessions.Num(rec.Eval.BayesEntropy[p]),
+						"bit_error_bits": sessions.Num(math.Abs(rec.Eval.ModelEntropy[p] - rec.Eval.BayesEntropy[p])), "kl_bits": jsonAt(rec.Eval.KLByPosition, p),
 						"tvd": jsonAt(rec.Eval.TVDByPosition, p)}
 					if err := enc.Encode(row); err != nil {
 						return fmt.Errorf("export: %w", err)
@@ -154,7 +160,7 @@ func Events(r *sessions.Reader, w io.Writer, format string) error {
 	if format == "jsonl" {
 		enc := json.NewEncoder(w)
 		for _, e := range evs {
-			m := map[string]any{"step": e.Step, "wall_s": e.WallS, "kind": e.Kind, "layer": e.Layer, "head": e.Head, "on": e.On, "by": e.By}
+			m := map[string]any{"step": e.Step, "wall_s": sessions.Num(e.WallS), "kind": e.Kind, "layer": e.Layer, "head": e.Head, "on": e.On, "by": e.By}
 			if err := enc.Encode(m); err != nil {
 				return fmt.Errorf("export: events: %w", err)
 			}

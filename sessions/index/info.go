@@ -31,8 +31,9 @@ type Info struct {
 	Checkpoints []int          `json:"checkpoints"`
 	State       string         `json:"state"`
 	Last        *sessions.Eval `json:"last_eval,omitempty"`
-	LastLoss    float64        `json:"last_loss"`
-	WallS       float64        `json:"wall_s"`
+	// LastLoss and WallS are null when not finite (a diverged run's loss).
+	LastLoss sessions.Num `json:"last_loss"`
+	WallS    sessions.Num `json:"wall_s"`
 	// Config is the configuration as stored (info shows it resolved for display,
 	// lab.Effective, where it resolves).
 	Config json.RawMessage `json:"config"`
@@ -68,7 +69,7 @@ func ReadInfo(path string) (Info, error) {
 		return in, err
 	}
 	if ok {
-		in.State, in.LastLoss, in.WallS = string(last.State), last.Loss, last.WallS
+		in.State, in.LastLoss, in.WallS = string(last.State), sessions.Num(last.Loss), sessions.Num(last.WallS)
 	}
 	evs, err := r.Evals(-1, 0)
 	if err != nil {

@@ -34,7 +34,8 @@ type Run struct {
 
 // Load reads the sessions named by paths (files, or folders whose *.wtlab are read in name
 // order). A path that does not exist is an error naming it; a session that cannot be read
-// or has not finished is skipped with a note saying why.
+// or has not finished is skipped with a note naming it and saying why (as compare --from
+// skips it), and the report is written from the others.
 func Load(paths []string) (runs []Run, skipped []string, err error) {
 	var files []string
 	for _, p := range paths {
@@ -80,13 +81,14 @@ func Load(paths []string) (runs []Run, skipped []string, err error) {
 // (derived.SessionRunOf), its newest snapshot and frame-ratio series, its bit error curve and
 // its last length-generalisation curve.
 func loadRun(path string) (Run, error) {
+	// The errors are skip notes (Load): they name the file, with no "report:" of their own.
 	dr, err := derived.ReadRun(path)
 	if err != nil {
-		return Run{}, fmt.Errorf("report: %w", err)
+		return Run{}, err
 	}
 	sr, err := derived.SessionRunOf(dr)
 	if err != nil {
-		return Run{}, fmt.Errorf("report: %w", err)
+		return Run{}, err
 	}
 	r := Run{SessionRun: sr, Path: path, File: filepath.Base(path), Preset: presetOf(sr.Config),
 		Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep, FrameRatio: dr.FrameRatio, Dissociation: dr.Dissociation}

@@ -15,9 +15,10 @@ type Figure struct {
 
 // Options configure Write.
 type Options struct {
-	// Figures, when set, renders the figures into the report's folder (its argument) and
-	// returns them; they are embedded as markdown image links.
-	Figures func(dir string) ([]Figure, error)
+	// Figures, when set, renders the figures of the sessions the report read (files, the
+	// ones skipped left out) into the report's folder dir and returns them; they are
+	// embedded as markdown image links.
+	Figures func(dir string, files []string) ([]Figure, error)
 }
 
 // FileName is the report's file name inside its folder.
@@ -43,7 +44,11 @@ func Write(paths []string, dir string, opt Options) (Report, string, error) {
 	}
 	var figs []Figure
 	if opt.Figures != nil {
-		if figs, err = opt.Figures(dir); err != nil {
+		files := make([]string, len(runs))
+		for i, r := range runs {
+			files[i] = r.Path
+		}
+		if figs, err = opt.Figures(dir, files); err != nil {
 			return Report{}, "", fmt.Errorf("report: figures: %w", err)
 		}
 	}

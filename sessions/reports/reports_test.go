@@ -126,7 +126,7 @@ func TestReportTraceable(t *testing.T) {
 		byFile[f.file()] = f
 	}
 	out := filepath.Join(t.TempDir(), "rep")
-	figs := func(d string) ([]Figure, error) {
+	figs := func(d string, _ []string) ([]Figure, error) {
 		return []Figure{{Path: filepath.Join(d, "fig", "manifold.png"), Caption: "value manifold"}, {Path: "keys.svg", Caption: "keys"}}, nil
 	}
 	rep, path, err := Write([]string{dir}, out, Options{Figures: figs})

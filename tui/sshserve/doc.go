@@ -29,7 +29,9 @@
 // terminal required; connections idle for Config.IdleTimeout are closed, and sessions are
 // bounded per key (Config.MaxSessionsPerKey) and in all (Config.MaxSessions). Connections
 // not yet authenticated are bounded apart (Config.MaxStartups, MaxStartupsPerSource) and
-// closed after Config.LoginGraceTime, so they cannot take the authenticated ones' places.
+// closed after Config.LoginGraceTime, so they cannot take the authenticated ones' places;
+// one over those bounds takes the place of one that has sent nothing for a second, or waits
+// for a place (conns.go), so silent connections cannot keep a viewer out either.
 // HostKey loads the server's key or generates one (ed25519, mode 0600).
 //
 // Files: server.go (Config, Server, the session gate), conns.go (the connection gates

@@ -7,98 +7,197 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 )
 
-// idleConns opens n TCP connections to addr from the loopback address from (127.0.0.x)
-// that send nothing, and sorts them by what the server did: admitted ones got its version
-// line, refused ones were closed at once.
-func idleConns(t *testing.T, addr, from string, n int) (admitted []net.Conn, refused int) {
+// idleConn dials addr from the loopback address from (127.0.0.x) and sends nothing. It
+// reports whether the server admitted it (sent its version line) within wait; a connection
+// the server closed is refused, one still silent at wait is left open and waiting.
+func idleConn(t *testing.T, addr, from string, wait time.Duration) (c net.Conn, admitted bool) {
 	t.Helper()
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: waitLimit}
+	c, err := d.Dial("tcp", addr)
+	if err != nil && strings.Contains(err.Error(), "assign requested address") {
+		t.Skipf("cannot dial from %s here (only Linux routes all of 127.0.0.0/8 to lo): %v", from, err)
+	}
+	if err != nil {
+		t.Fatalf("dial from %s: %v", from, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, readVersion(c, wait) == nil
+}
+
+// readVersion waits up to wait for the server's version line on c.
+func readVersion(c net.Conn, wait time.Duration) error {
+	c.SetReadDeadline(time.Now().Add(wait))
+	defer c.SetReadDeadline(time.Time{})
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err == nil && !strings.HasPrefix(line, "SSH-2.0-") {
+		err = errors.New("not an SSH version line: " + line)
+	}
+	return err
+}
+
+// closedWithin reports whether the server closes c within d.
+func closedWithin(c net.Conn, d time.Duration) bool {
+	c.SetReadDeadline(time.Now().Add(d))
+	_, err := io.Copy(io.Discard, c)
+	return !errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+// idleHolder keeps n idle connections from one address open, opening a new one each time
+// the server closes one (issue 44, item 6: four such connections once locked every login
+// from their address out), until the test ends.
+type idleHolder struct {
+	mu                sync.Mutex
+	admitted, refused int
+	stop              chan struct{}
+	once              sync.Once
+	wg                sync.WaitGroup
+}
+
+func holdIdle(t *testing.T, addr, from string, n int) *idleHolder {
+	h := &idleHolder{stop: make(chan struct{})}
 	for range n {
-		c, err := d.Dial("tcp", addr)
-		if err != nil && strings.Contains(err.Error(), "assign requested address") {
-			t.Skipf("cannot dial from %s here (only Linux routes all of 127.0.0.0/8 to lo): %v", from, err)
-		}
-		if err != nil {
-			t.Fatalf("dial from %s: %v", from, err)
-		}
-		t.Cleanup(func() { c.Close() })
-		c.SetReadDeadline(time.Now().Add(waitLimit))
-		line, err := bufio.NewReader(c).ReadString('\n')
-		switch {
-		case err == nil && strings.HasPrefix(line, "SSH-2.0-"):
-			admitted = append(admitted, c)
-		case errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || isReset(err):
-			refused++
-		default:
-			t.Fatalf("an idle connection read %q, %v", line, err)
-		}
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: time.Second}
+			for {
+				select {
+				case <-h.stop:
+					return
+				default:
+				}
+				c, err := d.Dial("tcp", addr)
+				if err != nil {
+					time.Sleep(10 * time.Millisecond)
+					continue
+				}
+				go func() { <-h.stop; c.Close() }()
+				ok := readVersion(c, waitLimit) == nil
+				h.mu.Lock()
+				if ok {
+					h.admitted++
+				} else {
+					h.refused++
+				}
+				h.mu.Unlock()
+				if ok {
+					io.Copy(io.Discard, c) // until the server closes it
+				} else {
+					time.Sleep(10 * time.Millisecond)
+				}
+				c.Close()
+			}
+		}()
 	}
-	return admitted, refused
+	t.Cleanup(h.Stop)
+	return h
 }
 
-// isReset reports whether err is a connection reset by the server.
-func isReset(err error) bool {
-	var oe *net.OpError
-	return errors.As(err, &oe) && strings.Contains(oe.Err.Error(), "reset")
+// Stop closes the held connections and stops opening new ones.
+func (h *idleHolder) Stop() {
+	h.once.Do(func() { close(h.stop); h.wg.Wait() })
 }
 
-// waitClosed waits until the server closes every connection in cs (each Read ends with an
-// error other than a timeout), failing past limit.
-func waitClosed(t *testing.T, cs []net.Conn, limit time.Duration) {
+// counts are the connections admitted and refused so far.
+func (h *idleHolder) counts() (int, int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.admitted, h.refused
+}
+
+// dialFrom logs in from the loopback address from, checking the host key.
+func dialFrom(t *testing.T, addr, from string, host gossh.PublicKey, auth ...gossh.AuthMethod) (*gossh.Client, error) {
 	t.Helper()
-	start := time.Now()
-	for i, c := range cs {
-		c.SetReadDeadline(start.Add(limit))
-		_, err := io.Copy(io.Discard, c)
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			t.Fatalf("idle connection %d still open %v after the flood", i, limit)
-		}
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: waitLimit}
+	nc, err := d.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
 	}
+	nc.SetDeadline(time.Now().Add(waitLimit))
+	cc, chans, reqs, err := gossh.NewClientConn(nc, addr, &gossh.ClientConfig{User: "colleague", Auth: auth, HostKeyCallback: gossh.FixedHostKey(host)})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	nc.SetDeadline(time.Time{})
+	c := gossh.NewClient(cc, chans, reqs)
+	t.Cleanup(func() { c.Close() })
+	return c, nil
 }
 
-// TestServePreauthFlood: connections that never log in cannot lock viewers out. 32
-// connections from one host that send nothing (as many as the session limit) get at most
-// MaxStartupsPerSource unauthenticated slots; a viewer from another address logs in and
-// sees the dashboard meanwhile; the idle ones are closed after LoginGraceTime while the
-// viewer's connection stays. Then idle connections from three hosts fill MaxStartups and
-// no more, are closed after the grace time, and a viewer logs in again.
+// TestServePreauthFlood: connections that never log in cannot lock viewers out, not even
+// from their own address. From one host, MaxStartupsPerSource idle connections are admitted
+// at once; one more waits, and takes the place of the oldest once that has sent nothing for
+// stalledAfter (the oldest is closed). With idle connections from that host held open and
+// reopened as the server closes them, a viewer from the same address logs in and sees the
+// dashboard; the idle ones are closed after LoginGraceTime while the viewer's connection
+// stays. From three hosts, MaxStartups idle connections are admitted and the rest wait.
 func TestServePreauthFlood(t *testing.T) {
-	const grace = time.Second
+	const grace = 2 * time.Second
 	src := newFakeSource("bijection")
 	addr, host, k := startServer(t, src, func(c *Config) { c.LoginGraceTime = grace })
 
-	admitted, refused := idleConns(t, addr, "127.0.0.2", DefaultMaxSessions)
-	if len(admitted) > DefaultMaxStartupsPerSrc || len(admitted)+refused != DefaultMaxSessions {
-		t.Fatalf("%d idle connections from one host admitted, %d refused; want at most %d admitted",
-			len(admitted), refused, DefaultMaxStartupsPerSrc)
+	var first []net.Conn
+	for range DefaultMaxStartupsPerSrc {
+		c, ok := idleConn(t, addr, "127.0.0.2", time.Second)
+		if !ok {
+			t.Fatalf("idle connection %d of %d from one host was not admitted", len(first)+1, DefaultMaxStartupsPerSrc)
+		}
+		first = append(first, c)
 	}
-	c, err := dial(t, addr, host, gossh.PublicKeys(k.viewer))
+	t0 := time.Now()
+	extra, ok := idleConn(t, addr, "127.0.0.2", stalledAfter/2)
+	if ok {
+		t.Fatalf("an idle connection over MaxStartupsPerSource = %d was admitted at once", DefaultMaxStartupsPerSrc)
+	}
+	if err := readVersion(extra, waitLimit); err != nil {
+		t.Fatalf("the waiting connection was not admitted when the oldest stalled: %v", err)
+	}
+	if waited := time.Since(t0); waited < stalledAfter/2 || !closedWithin(first[0], time.Second) {
+		t.Errorf("the waiting connection was admitted after %v; want about %v, with the oldest closed", waited, stalledAfter)
+	}
+
+	h := holdIdle(t, addr, "127.0.0.2", DefaultMaxStartupsPerSrc)
+	time.Sleep(stalledAfter + stalledAfter/2)
+	c, err := dialFrom(t, addr, "127.0.0.2", host, gossh.PublicKeys(k.viewer))
 	if err != nil {
-		t.Fatalf("a viewer was locked out by %d idle connections: %v", DefaultMaxSessions, err)
+		t.Fatalf("a viewer was locked out by idle connections from its own address: %v", err)
 	}
 	s := openScreen(t, c, "xterm", 100, 30)
 	s.waitFor("LIVE training · bijection")
-	waitClosed(t, admitted, grace+5*time.Second)
-	time.Sleep(grace / 2) // the viewer's connection outlives the grace time
+	time.Sleep(grace + 200*time.Millisecond) // the viewer's connection outlives the grace time
 	s.press("4")
 	s.waitFor("● on  ○ off")
+	h.Stop()
 
-	var all []net.Conn
+	var admitted []net.Conn
+	waiting := 0
 	for _, from := range []string{"127.0.0.3", "127.0.0.4", "127.0.0.5"} {
-		a, _ := idleConns(t, addr, from, DefaultMaxStartupsPerSrc+1)
-		all = append(all, a...)
+		for range DefaultMaxStartupsPerSrc {
+			if c, ok := idleConn(t, addr, from, 200*time.Millisecond); ok {
+				admitted = append(admitted, c)
+			} else {
+				waiting++
+			}
+		}
 	}
-	if len(all) != DefaultMaxStartups {
-		t.Errorf("%d idle connections from three hosts admitted, want MaxStartups = %d", len(all), DefaultMaxStartups)
+	if want := DefaultMaxStartups; len(admitted) != want || waiting != 3*DefaultMaxStartupsPerSrc-want {
+		t.Errorf("%d idle connections from three hosts admitted at once and %d waiting, want %d and %d",
+			len(admitted), waiting, want, 3*DefaultMaxStartupsPerSrc-want)
 	}
-	waitClosed(t, all, grace+5*time.Second)
+	for i, c := range admitted {
+		if !closedWithin(c, grace+5*time.Second) {
+			t.Fatalf("idle connection %d still open %v after it was admitted", i, grace+5*time.Second)
+		}
+	}
 	if _, err := dial(t, addr, host, gossh.PublicKeys(k.operator)); err != nil {
-		t.Fatalf("a viewer could not log in after the idle connections were closed: %v", err)
+		t.Fatalf("a viewer could not log in beside the idle connections: %v", err)
 	}
 }

@@ -76,8 +76,9 @@ type Config struct {
 	// was accepted (DefaultLoginGraceTime if 0), like OpenSSH's LoginGraceTime.
 	LoginGraceTime time.Duration
 	// MaxStartups bounds the connections not yet authenticated (DefaultMaxStartups if 0),
-	// like OpenSSH's MaxStartups: more are closed at once. They hold no authenticated
-	// slot, so connections that never log in cannot keep viewers out.
+	// like OpenSSH's MaxStartups. One more takes the place of one that has sent nothing
+	// for a second, or waits for a place (conns.go); they hold no authenticated slot, so
+	// connections that never log in cannot keep viewers out.
 	MaxStartups int
 	// MaxStartupsPerSource bounds those from one IP address (DefaultMaxStartupsPerSrc if
 	// 0), like OpenSSH's PerSourceMaxStartups, so one host cannot take them all.
@@ -98,9 +99,14 @@ type Server struct {
 	srv  *ssh.Server
 
 	mu          sync.Mutex
-	preauth     int            // connections accepted and not yet authenticated
-	preauthFrom map[string]int // of those, by remote IP address
-	authed      int            // authenticated connections
+	preauth     int                       // connections accepted and not yet authenticated
+	preauthFrom map[string]int            // of those, by remote IP address
+	pre         map[*trackedConn]struct{} // those connections
+	waiting     int                       // connections waiting for a place among them
+	freed       chan struct{}             // closed (and replaced) when one of them leaves
+	done        chan struct{}             // closed when the server closes
+	doneOnce    sync.Once
+	authed      int // authenticated connections
 	sessions    int
 	perKey      map[string]int
 }
@@ -133,7 +139,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxStartupsPerSource <= 0 {
 		cfg.MaxStartupsPerSource = DefaultMaxStartupsPerSrc
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, perKey: map[string]int{}, preauthFrom: map[string]int{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, perKey: map[string]int{}, preauthFrom: map[string]int{},
+		pre: map[*trackedConn]struct{}{}, freed: make(chan struct{}), done: make(chan struct{})}
 	if s.log == nil {
 		s.log = log.New(io.Discard, "", 0)
 	}
@@ -186,6 +193,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops accepting connections and waits for the open ones to end until ctx is
 // done, then closes them.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.doneOnce.Do(func() { close(s.done) }) // connections waiting for a place give up
 	err := s.srv.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return s.Close()
@@ -198,6 +206,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // Close closes the listeners and every connection at once.
 func (s *Server) Close() error {
+	s.doneOnce.Do(func() { close(s.done) })
 	if err := s.srv.Close(); err != nil && !errors.Is(err, ssh.ErrServerClosed) {
 		return fmt.Errorf("sshserve: close: %w", err)
 	}
