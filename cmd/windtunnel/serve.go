@@ -90,7 +90,7 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	flags := cmd.Flags()
 	flags.StringVar(&addr, "addr", "127.0.0.1:2222", "address to listen on (127.0.0.1:2222 this machine only; :2222 every interface)")
 	flags.DurationVar(&grace, "login-grace-time", sshserve.DefaultLoginGraceTime, "close a connection that has not logged in within this time")
-	flags.IntVar(&startups, "max-startups", sshserve.DefaultMaxStartups, "most connections logging in at once (more are closed)")
+	flags.IntVar(&startups, "max-startups", sshserve.DefaultMaxStartups, "most connections logging in at once (one more waits for a place, or replaces the oldest that has sent nothing)")
 	flags.StringVar(&keysPath, "authorized-keys", "", "OpenSSH authorized_keys file of the admitted keys; the option "+sshserve.OperatorOption+
 		" marks operators (default $XDG_CONFIG_HOME/windtunnel/authorized_keys)")
 	flags.StringVar(&hostKeyPath, "host-key", "", "the server's private key file, generated there on first start (default $XDG_CONFIG_HOME/windtunnel/ssh_host_ed25519_key)")

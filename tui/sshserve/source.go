@@ -35,7 +35,7 @@ func (s IndexSource) Runs(ctx context.Context) ([]Run, error) {
 	}
 	out := make([]Run, len(rows))
 	for i, r := range rows {
-		out[i] = Run{Path: r.Path, Task: r.Task, Model: r.Model, Step: r.Step, Steps: r.Steps}
+		out[i] = Run{Path: r.Path, Task: r.Task, Model: r.Model, Step: r.Step, Steps: r.Steps, Pid: r.Pid}
 		if r.Live != nil {
 			out[i].Name, out[i].Live, out[i].Socket = sessions.SafeText(r.Live.Name()), true, r.Socket
 		} else {
