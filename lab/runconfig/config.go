@@ -3,6 +3,7 @@ package runconfig
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"windtunnel/models/arch"
 	"windtunnel/tunnels"
@@ -74,11 +75,14 @@ type Config struct {
 const (
 	PresetQuick = "quick"
 	PresetMid   = "mid"
-	PresetPaper = "paper"
+	// PresetLaptop is quick's model trained ten times longer: the authors' bijection
+	// precision (≤ 0.0067 bits (b)) on a 2-core CPU (README: The paper's precision on a laptop).
+	PresetLaptop = "laptop"
+	PresetPaper  = "paper"
 )
 
-// PresetNames lists the presets, smallest first.
-func PresetNames() []string { return []string{PresetQuick, PresetMid, PresetPaper} }
+// PresetNames lists the presets, shortest first.
+func PresetNames() []string { return []string{PresetQuick, PresetLaptop, PresetMid, PresetPaper} }
 
 // Preset returns the named preset for a task.
 //
@@ -97,11 +101,12 @@ func Preset(name, task string) (Config, error) {
 		c.Init = arch.InitTorch // as the authors' models (a baseline without it keeps its own)
 		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 500, 1024, 5000
 		c.ProbeEvery, c.GeometryN = 1000, 128
-	case PresetQuick:
+	case PresetQuick, PresetLaptop:
 		c.Transformer = arch.TransformerConfig{Layers: 4, Heads: 4, Width: 64}
 		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 3000, 64, 1e-3, 100, 0.01
 		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 250, 512, 500
 		c.ProbeEvery, c.GeometryN = 250, 64
+		c.Init = torchInitFor(task)
 		if task == "hmm" {
 			c.Tunnel.K = 20
 			c.Steps = 1500 // 93 tokens a sequence: each step costs ~3× bijection's
@@ -116,6 +121,12 @@ func Preset(name, task string) (Config, error) {
 			c.Transformer.Layers = 2
 			c.Steps, c.Warmup = 10000, 200
 		}
+		if name == PresetLaptop {
+			// Ten times quick's steps (bijection 30,000: ≈ 15 min on 2 cores), evaluated
+			// every 500, a geometry snapshot every 2,000.
+			c.Steps *= 10
+			c.EvalEvery, c.CheckpointEvery, c.ProbeEvery = 500, 5000, 2000
+		}
 	case PresetMid:
 		// Head dimension 32 (the quick model's 16 is below bijection's 20 hypotheses, so its
 		// value keys cannot be orthogonal), and long enough for the attention frame to
@@ -124,6 +135,7 @@ func Preset(name, task string) (Config, error) {
 		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 18000, 64, 1e-3, 400, 0.01
 		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 250, 512, 1000
 		c.ProbeEvery, c.GeometryN = 500, 64
+		c.Init = torchInitFor(task)
 		if task == "hmm" {
 			c.Tunnel.K = 20
 			c.Steps = 6000
@@ -133,12 +145,23 @@ func Preset(name, task string) (Config, error) {
 			c.Transformer.Layers = 2
 		}
 	default:
-		return Config{}, fmt.Errorf("runconfig: preset %q: want quick, mid or paper", name)
+		return Config{}, fmt.Errorf("runconfig: preset %q: want %s", name, strings.Join(PresetNames(), ", "))
 	}
 	if task == "hmm" {
 		c.EvalK = append([]int(nil), PaperEvalK()...)
 	}
 	return c, nil
+}
+
+// torchInitFor is the initialisation of the CPU presets' transformer for a task: PyTorch's
+// where it was measured to train at least as well as N(0, 0.02²) (README: Presets: quick
+// bijection 4,000 steps, bit error (b) 0.0226 ± 0.0013 against 0.0484 ± 0.0109 over 3
+// seeds; quick hmm 0.103 against 0.102), the bench's own elsewhere (recall: not yet measured).
+func torchInitFor(task string) string {
+	if task == "recall" {
+		return ""
+	}
+	return arch.InitTorch
 }
 
 // The fewest evaluations, geometry snapshots and checkpoints FitCadence leaves a run.
