@@ -32,7 +32,7 @@ type runFlags struct {
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	o, d := &f.o, runconfig.DefaultOverrides()
 	f.tf.register(fs, "bijection")
-	fs.StringVar(&f.preset, "preset", runconfig.PresetQuick, "starting configuration: quick (CPU, minutes), mid (CPU, ≤ 45 min, head dimension 32: the geometry can appear) or paper (the paper's sizes, for a GPU)")
+	fs.StringVar(&f.preset, "preset", runconfig.PresetQuick, "starting configuration: quick (CPU, minutes), laptop (quick's model ten times longer: the authors' bijection precision on a CPU), mid (CPU, head dimension 32: the geometry can appear) or paper (the paper's sizes, for a GPU)")
 	fs.StringVar(&f.model, "model", "transformer", "network: "+arch.KindList()+" (baselines are capacity-matched to the transformer; mlp is Paper I's per-position MLP, mlp-prefix the ablation that reads the one-hot prefix)")
 	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, a JSON summary on stdout (implied when stdin or stdout is not a terminal)")
 	fs.IntVar(&o.Steps, "steps", d.Steps, "training steps (default: the preset's)")
