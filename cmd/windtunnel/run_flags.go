@@ -26,6 +26,7 @@ type runFlags struct {
 	warmup      int
 	wd          float64
 	clip        float64
+	optimizer   string
 	valueLR     float64
 	qkLR        float64
 	evalEvery   int
@@ -61,9 +62,10 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed for data, probe set and initialisation")
 	fs.Float64Var(&f.lr, "lr", 0, "peak learning rate (default: the preset's)")
 	fs.IntVar(&f.warmup, "warmup", 0, "linear warm-up steps (default: the preset's)")
-	fs.Float64Var(&f.wd, "weight-decay", 0, "AdamW decoupled weight decay (default: the preset's)")
+	fs.Float64Var(&f.wd, "weight-decay", 0, "weight decay (default: the preset's): AdamW's decoupled decay, scaled by each group's learning rate; with --optimizer sgd at the base learning rate")
 	fs.Float64Var(&f.clip, "clip", 1, "global gradient-norm clip (0 disables)")
-	fs.Float64Var(&f.valueLR, "value-lr", 1, "learning-rate multiplier for value projections (--model transformer)")
+	fs.StringVar(&f.optimizer, "optimizer", runconfig.OptimizerAdamW, "adamw, or sgd (plain gradient descent, no momentum; not with the resident step of --device cuda or host)")
+	fs.Float64Var(&f.valueLR, "value-lr", 1, "learning-rate multiplier for value projections (--model transformer; with adamw it scales their decoupled weight decay too, with sgd only their gradient step)")
 	fs.Float64Var(&f.qkLR, "qk-lr", 1, "learning-rate multiplier for query/key projections (--model transformer)")
 	fs.IntVar(&f.evalEvery, "eval-every", 0, "evaluate on the probe set every N steps (default: the preset's, at most steps/12, so a short run has 12 evaluations)")
 	fs.IntVar(&f.probe, "probe", 0, "held-out probe sequences (default: the preset's)")
@@ -162,6 +164,7 @@ func (f *runFlags) config(fs *pflag.FlagSet) (runconfig.Config, error) {
 	set("warmup", func() { c.Warmup = f.warmup })
 	set("weight-decay", func() { c.WeightDecay = f.wd })
 	set("clip", func() { c.Clip = f.clip })
+	set("optimizer", func() { c.Optimizer = f.optimizer })
 	set("value-lr", func() { c.ValueLR = f.valueLR })
 	set("qk-lr", func() { c.QKLR = f.qkLR })
 	set("eval-every", func() { c.EvalEvery = f.evalEvery })
@@ -288,7 +291,7 @@ func (f *tunnelFlags) buildWith(c tunnels.Config) (tunnels.Tunnel, error) {
 // configFlags names the flag that sets each runconfig.Config field a FieldError can name.
 var configFlags = map[string]string{
 	"Model": "model", "Steps": "steps", "Batch": "batch", "LR": "lr", "Warmup": "warmup",
-	"WeightDecay": "weight-decay", "Clip": "clip", "ValueLR": "value-lr", "QKLR": "qk-lr",
+	"WeightDecay": "weight-decay", "Clip": "clip", "Optimizer": "optimizer", "ValueLR": "value-lr", "QKLR": "qk-lr",
 	"EvalEvery": "eval-every", "CheckpointEvery": "checkpoint-every", "ProbeSize": "probe",
 	"ProbeEvery": "probe-every", "GeometryN": "geometry-n", "Workers": "workers", "Target": "target",
 	"Precision": "precision", "Device": "device", "BLAS": "blas", "Transformer.Layers": "layers",

@@ -24,9 +24,9 @@ func IgnoredFields() []string {
 
 // Defaults returns the top-level fields whose unset value stands for a named one (the
 // lab's defaults), so that a configuration that names the default and one that leaves it
-// out are the same: device "" is "cpu", precision "" is "float32".
+// out are the same: device "" is "cpu", precision "" is "float32", optimizer "" is "adamw".
 func Defaults() map[string]string {
-	return map[string]string{"device": "cpu", "precision": "float32"}
+	return map[string]string{"device": "cpu", "precision": "float32", "optimizer": "adamw"}
 }
 
 // ConfigKey returns a canonical string of a stored configuration (a JSON object) less
