@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 
 	"windtunnel/backends/gemm"
 	"windtunnel/lab/timescales"
+	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
 )
 
@@ -110,10 +112,19 @@ func (f *timescalesFlags) config(fs *pflag.FlagSet) (timescales.Config, error) {
 	blas := f.blas
 	c.Backend = func() (gemm.Backend, error) { return gemm.Open(blas) }
 	if err := c.Validate(); err != nil {
+		var fe *arch.FieldError
+		if errors.As(err, &fe) {
+			if name, ok := timescalesFlagNames[fe.Field]; ok {
+				return c, usagef("--%s %v: %s", name, fe.Value, fe.Reason)
+			}
+		}
 		return c, usageError{err}
 	}
 	return c, nil
 }
+
+// timescalesFlagNames names the flag that sets each timescales.Config field.
+var timescalesFlagNames = map[string]string{"Seeds": "seed-list", "Steps": "steps", "LR": "lr", "ValueLR": "value-lr", "Length": "length"}
 
 // timescalesText is the result as a table per seed and the summary under it.
 func timescalesText(r derived.Timescales) string {

@@ -9,6 +9,7 @@ import (
 	"windtunnel/backends/gemm"
 	"windtunnel/backends/par"
 	"windtunnel/models"
+	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
 )
 
@@ -50,24 +51,35 @@ func DefaultConfig() Config {
 		Length: Length, Workers: 1, Backend: func() (gemm.Backend, error) { return gemm.Go(), nil }}
 }
 
-// Validate reports the first setting out of range.
+// Validate reports the first setting out of range as a *arch.FieldError naming the field.
 func (c Config) Validate() error {
+	bad := func(field string, v any, want string) error {
+		return &arch.FieldError{Field: field, Value: v, Reason: "want " + want}
+	}
 	switch {
-	case len(c.Seeds) == 0 || len(c.Seeds) > 1000:
-		return fmt.Errorf("timescales: %d seeds, want 1..1000", len(c.Seeds))
-	case c.Steps < 1 || c.Steps > 1_000_000:
-		return fmt.Errorf("timescales: steps %d, want 1..1000000", c.Steps)
+	case len(c.Seeds) == 0 || len(c.Seeds) > maxSeeds:
+		return bad("Seeds", len(c.Seeds), "1..1000 seeds")
+	case c.Steps < 1 || c.Steps > maxSteps:
+		return bad("Steps", c.Steps, "1..1000000")
 	case !(c.LR > 0 && c.LR <= 100):
-		return fmt.Errorf("timescales: learning rate %v, want (0, 100]", c.LR)
+		return bad("LR", c.LR, "(0, 100]")
 	case !(c.ValueLR > 0 && c.ValueLR <= 1000):
-		return fmt.Errorf("timescales: value learning-rate multiplier %v, want (0, 1000]", c.ValueLR)
-	case c.Length < 2 || c.Length > 100_000:
-		return fmt.Errorf("timescales: sequence length %d, want 2..100000", c.Length)
+		return bad("ValueLR", c.ValueLR, "(0, 1000]")
+	case c.Length < 2 || c.Length > maxLength:
+		return bad("Length", c.Length, "2..100000")
 	case c.Backend == nil:
 		return fmt.Errorf("timescales: no matrix-multiply backend")
 	}
 	return nil
 }
+
+// The bounds of Config (a sequence of 100,000 needs 2×block×100,000 floats of scratch and
+// runs about 2,500× as long as the authors' 2,000).
+const (
+	maxSeeds  = 1000
+	maxSteps  = 1_000_000
+	maxLength = 100_000
+)
 
 // Rates returns the learning rates of W_Q, W_K, W_V and W_O for an arm: lr on all four, the
 // value multiplier on W_V.
