@@ -90,9 +90,12 @@ func runCommand(r Run) string {
 	s := fmt.Sprintf("windtunnel run --headless --task %s --model %s --preset %s --seed %d --steps %d", c.Task, c.Model, p, c.Seed, c.Steps)
 	if r.Preset == "" {
 		t := c.Transformer
-		s += fmt.Sprintf(" --layers %d --width %d --batch %d --lr %g --warmup %d --weight-decay %g", t.Layers, t.Width, c.Batch, c.LR, c.Warmup, c.WeightDecay)
+		s += fmt.Sprintf(" --layers %d --width %d --batch %d --lr %g --warmup %d --weight-decay %g --clip %g", t.Layers, t.Width, c.Batch, c.LR, c.Warmup, c.WeightDecay, c.Clip)
+		if c.Optimizer != "" {
+			s += " --optimizer " + c.Optimizer
+		}
 		if c.Model == arch.KindTransformer {
-			s += fmt.Sprintf(" --heads %d", t.Heads)
+			s += fmt.Sprintf(" --heads %d --value-lr %g --qk-lr %g", t.Heads, c.ValueLR, c.QKLR)
 		}
 		return s + " --out " + r.Path + "  # no preset's configuration: sizes from the session, tunnel " + tunnelDesc(c.Tunnel)
 	}
@@ -122,4 +125,16 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// TimescalesCommands are the `timescales` lines that regenerate the results of the authors'
+// experiment, each into the file it was read from.
+func TimescalesCommands(ts []TimescalesResult) []string {
+	var out []string
+	for _, t := range ts {
+		r := t.Timescales
+		out = append(out, fmt.Sprintf("windtunnel timescales --seed-list %s --steps %d --lr %g --value-lr %g --length %d --json > %s",
+			strings.ReplaceAll(seedList(r.Seeds), " ", ""), r.Steps, r.LR, r.ValueLR, r.Length, t.Path))
+	}
+	return out
 }
