@@ -37,7 +37,7 @@ type Config struct {
 	ValueLR float64
 	// Length is the number of symbols drawn per seed.
 	Length int
-	// Workers is how many arms train at once (each on one goroutine; 0: 1).
+	// Workers is how many arms (two per seed) train at once, each on one goroutine (0: 1).
 	Workers int
 	// Backend returns a new matrix-multiply backend for one worker (gemm backends keep
 	// scratch and are not shared between goroutines).
@@ -125,6 +125,9 @@ func Run(ctx context.Context, c Config) (derived.Timescales, error) {
 	res := derived.Timescales{Kind: derived.TimescalesKind, Note: Note, Seeds: append([]uint64(nil), c.Seeds...),
 		Steps: c.Steps, Length: c.Length, LR: c.LR, ValueLR: c.ValueLR, HMin: ConditionalEntropy(p, Symbols),
 		PerSeed: make([]derived.TimescalesSeed, len(c.Seeds))}
+	for i, seed := range c.Seeds {
+		res.PerSeed[i].Seed = seed
+	}
 	workers := max(1, min(c.Workers, 2*len(c.Seeds)))
 	bes := make([]gemm.Backend, workers)
 	for i := range bes {
@@ -148,16 +151,16 @@ func Run(ctx context.Context, c Config) (derived.Timescales, error) {
 			errs[job] = err
 			return
 		}
-		rates, arm := Rates(c.LR, 1), &res.PerSeed[i].Baseline
+		name, rates, arm := "baseline", Rates(c.LR, 1), &res.PerSeed[i].Baseline
 		if em {
-			rates, arm = Rates(c.LR, c.ValueLR), &res.PerSeed[i].EM
+			name, rates, arm = "EM-like", Rates(c.LR, c.ValueLR), &res.PerSeed[i].EM
 		}
 		losses, final, err := Train(ctx, h, InitParams[float32](seed), rates, c.Steps)
 		if err != nil {
-			errs[job] = fmt.Errorf("seed %d, %s arm: %w", seed, map[bool]string{false: "baseline", true: "EM-like"}[em], err)
+			errs[job] = fmt.Errorf("%w (seed %d, %s arm)", err, seed, name)
 			return
 		}
-		res.PerSeed[i].Seed, arm.Losses, arm.Final = seed, losses, final
+		arm.Losses, arm.Final = losses, final
 	})
 	for _, err := range errs {
 		if err != nil {
