@@ -32,6 +32,11 @@ func SoftmaxBack[T Float](p, dp []T) {
 		softmaxBack(&as32(p)[0], &as32(dp)[0], len(p))
 		return
 	}
+	softmaxBackGo(p, dp)
+}
+
+// softmaxBackGo is SoftmaxBack's portable loop (the assembly kernel's reference).
+func softmaxBackGo[T Float](p, dp []T) {
 	var s T
 	for j, pv := range p {
 		s += pv * dp[j]
