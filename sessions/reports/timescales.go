@@ -250,6 +250,14 @@ func speedupRow(task string, base, arm cfgGroup, authors string) Row {
 	}
 	row.Values = append(append([]Value(nil), kl.base...), kl.arm...)
 	row.Measured = kl.describe("KL", b0.ValueLR, a0.ValueLR) + "; " + be.describe("bit error (a)", b0.ValueLR, a0.ValueLR)
+	bFirst, bLast := firstLast(base.runs)
+	if !(bLast < bFirst/2) {
+		aFirst, aLast := firstLast(arm.runs)
+		row.Verdict = NotMeasured
+		row.Reason = fmt.Sprintf("bench: the baseline did not train (%s at this learning rate: KL %.4f at its first evaluation, %.4f at the end, not halved; the ×%g arm %.4f → %.4f), so its final loss is no target",
+			opt, bFirst, bLast, a0.ValueLR, aFirst, aLast)
+		return row
+	}
 	row.Verdict = NotReproduced
 	if kl.ok {
 		row.Verdict = Reproduced
@@ -274,4 +282,17 @@ func speedupRow(task string, base, arm cfgGroup, authors string) Row {
 	}
 	row.Reason = why
 	return row
+}
+
+// firstLast is the mean over runs of the KL at the first and at the last evaluation.
+func firstLast(rs []Run) (first, last float64) {
+	n := 0
+	for _, r := range rs {
+		if len(r.KLCurve) > 0 {
+			first += r.KLCurve[0].V
+			last += r.KLCurve[len(r.KLCurve)-1].V
+			n++
+		}
+	}
+	return first / float64(n), last / float64(n)
 }

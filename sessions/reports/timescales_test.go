@@ -87,6 +87,13 @@ func TestSpeedupRows(t *testing.T) {
 	if rows := speedupRows(failing, ""); !strings.HasPrefix(rows[0].Reason, "scale or paper") {
 		t.Errorf("failing SGD pair without the authors' experiment: %q", rows[0].Reason)
 	}
+	// A baseline that does not train (its KL not halved) gives no target: not measured, and
+	// the reason says so with both arms' first and last KL.
+	stuck := []float64{0.42, 0.43, 0.42, 0.42}
+	rows = speedupRows([]Run{pairRun(t, sgd, 1, 1, stuck, stuck), pairRun(t, sgd, 10, 1, []float64{0.42, 0.3, 0.2, 0.1}, flat)}, Reproduced)
+	if len(rows) != 1 || rows[0].Verdict != NotMeasured || !strings.Contains(rows[0].Reason, "baseline did not train") || !strings.Contains(rows[0].Reason, "×10 arm 0.4200 → 0.1000") {
+		t.Errorf("stuck baseline: %+v", rows)
+	}
 	// A pair that differs in more than the value LR is no pair.
 	other := runs[2]
 	other.Config.LR = 3
