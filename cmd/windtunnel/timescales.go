@@ -139,6 +139,6 @@ func timescalesText(r derived.Timescales) string {
 	fmt.Fprintf(&b, "\nsteps to %.4f: baseline %s, EM-like %s (mean ± sample sd)\n", r.Target, r.BaselineSteps.String(0), r.EMSteps.String(0))
 	fmt.Fprintf(&b, "speed-up %.2f× (the authors' way, %d / EM-like steps: %.2f×; the paper: 2.3×, 430 vs 1,000)\n", r.Speedup, r.Steps, r.AuthorsSpeedup)
 	fmt.Fprintf(&b, "final loss: baseline %s, EM-like %s; H_min %.4f\n", r.FinalBaseline.String(4), r.FinalEM.String(4), r.HMin)
-	fmt.Fprintf(&b, "note: %s (%.1f s)\n", r.Note, r.WallS)
+	fmt.Fprintf(&b, "note: %s\nwall time %.1f s\n", r.Note, r.WallS)
 	return b.String()
 }
