@@ -102,14 +102,14 @@ func TestCompareDerivedDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Device, c.Precision = "", ""
+	c.Device, c.Precision, c.Optimizer = "", "", ""
 	e, err := EffectiveOf(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := derived.Defaults()
-	if d["device"] != e.Device || d["precision"] != e.Precision || len(d) != 2 {
-		t.Errorf("derived.Defaults = %v, want device %q, precision %q", d, e.Device, e.Precision)
+	if d["device"] != e.Device || d["precision"] != e.Precision || d["optimizer"] != e.Optimizer || len(d) != 3 {
+		t.Errorf("derived.Defaults = %v, want device %q, precision %q, optimizer %q", d, e.Device, e.Precision, e.Optimizer)
 	}
 	for _, p := range derived.Primitives() {
 		if p.Metric == "bit_error_position" && p.Threshold != derived.PassBits {
