@@ -249,7 +249,8 @@ func speedupRow(task string, base, arm cfgGroup, authors string) Row {
 		return row
 	}
 	row.Values = append(append([]Value(nil), kl.base...), kl.arm...)
-	row.Measured = kl.describe("KL", b0.ValueLR, a0.ValueLR) + "; " + be.describe("bit error (a)", b0.ValueLR, a0.ValueLR)
+	row.Measured = kl.describe("KL", b0.ValueLR, a0.ValueLR) + "; " + be.describe("bit error (a)", b0.ValueLR, a0.ValueLR) +
+		fmt.Sprintf("; final KL ×%g %s, ×%g %s", b0.ValueLR, Mean(finalKL(base.runs), 4), a0.ValueLR, Mean(finalKL(arm.runs), 4))
 	bFirst, bLast := firstLast(base.runs)
 	if !(bLast < bFirst/2) {
 		aFirst, aLast := firstLast(arm.runs)
@@ -295,4 +296,15 @@ func firstLast(rs []Run) (first, last float64) {
 		}
 	}
 	return first / float64(n), last / float64(n)
+}
+
+// finalKL is each run's KL at its last evaluation.
+func finalKL(rs []Run) []Value {
+	var vs []Value
+	for _, r := range rs {
+		if len(r.KLCurve) > 0 {
+			vs = append(vs, Value{r.File, r.KLCurve[len(r.KLCurve)-1].V})
+		}
+	}
+	return vs
 }

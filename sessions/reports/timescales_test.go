@@ -73,6 +73,9 @@ func TestSpeedupRows(t *testing.T) {
 	if !strings.Contains(s.Measured, "1 baseline and 0 ×10 seeds never reached it") || !strings.Contains(s.Reason, "measure: on bit error (a) it is not reproduced") {
 		t.Errorf("SGD row measured %q, reason %q", s.Measured, s.Reason)
 	}
+	if !strings.Contains(s.Measured, "final KL ×1 0.1500 ± 0.0707 (n=2), ×10 0.1000 ± 0.0000 (n=2)") {
+		t.Errorf("SGD row measured %q lacks the final KLs", s.Measured)
+	}
 	if !strings.Contains(s.Config, "SGD") || len(s.Values) != 3 {
 		t.Errorf("SGD row config %q, values %v", s.Config, s.Values)
 	}
