@@ -1,6 +1,6 @@
 // Package lab is the training runtime. New builds a run from a runconfig.Config (the model
 // through models.New); Run, on the trainer's own goroutine, draws fresh batches from a tunnel,
-// steps the model with AdamW under a warm-up + cosine schedule, evaluates it on the fixed
+// steps the model with AdamW (or plain SGD, Config.Optimizer) under a warm-up + cosine schedule, evaluates it on the fixed
 // held-out probe set and, at the probe cadence, takes a geometry snapshot through
 // diagnostics, recording there what is derived from it (head table, costliest unit and
 // head, settle steps) so that readers never recompute it.
@@ -15,7 +15,8 @@
 // events.go (operator events), eval.go (probe-set evaluation, ablated evaluations),
 // geometry.go (snapshots and derived values), jlens.go (the authors' frame statistic at a
 // snapshot), checkpoint.go (sinks, checkpoints, resume), effective.go (EffectiveOf: the
-// configuration as the run uses it, for display), adamw.go, path.go (the compute
+// configuration as the run uses it, for display), adamw.go, sgd.go (SGD and the optimiser
+// interface the trainer holds), path.go (the compute
 // path, chosen once at New: the host — the CPU, or the CPU with its products on a GPU for
 // cuda-gemm — or the whole step resident on a device; every reader of parameters goes
 // through Trainer.current, which pulls them from the device first), device.go (opening the

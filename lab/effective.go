@@ -36,6 +36,7 @@ type Effective struct {
 	Warmup          int                     `json:"warmup"`
 	WeightDecay     float64                 `json:"weight_decay"`
 	Clip            float64                 `json:"clip"`
+	Optimizer       string                  `json:"optimizer"`
 	ValueLR         float64                 `json:"value_lr,omitempty"` // transformer only
 	QKLR            float64                 `json:"qk_lr,omitempty"`    // transformer only
 	EvalEvery       int                     `json:"eval_every"`
@@ -80,7 +81,7 @@ func EffectiveOf(c runconfig.Config) (Effective, error) {
 		return Effective{}, fmt.Errorf("lab: %w", err)
 	}
 	e := Effective{Task: c.Task, Model: c.Model, Steps: c.Steps, Batch: c.Batch, LR: c.LR, Warmup: c.Warmup,
-		WeightDecay: c.WeightDecay, Clip: c.Clip, ValueLR: c.ValueLR, QKLR: c.QKLR, EvalEvery: c.EvalEvery,
+		WeightDecay: c.WeightDecay, Clip: c.Clip, Optimizer: c.Optimizer, ValueLR: c.ValueLR, QKLR: c.QKLR, EvalEvery: c.EvalEvery,
 		CheckpointEvery: c.CheckpointEvery, ProbeSize: c.ProbeSize, EvalK: c.EvalK, ProbeEvery: c.ProbeEvery,
 		GeometryN: c.GeometryN, Seed: c.Seed, Target: c.Target, Device: c.Device, BLAS: c.BLAS,
 		Workers: c.Workers, Precision: c.Precision}
@@ -101,6 +102,9 @@ func EffectiveOf(c runconfig.Config) (Effective, error) {
 	}
 	if e.Device == "" {
 		e.Device = "cpu"
+	}
+	if e.Optimizer == "" {
+		e.Optimizer = runconfig.OptimizerAdamW
 	}
 	if e.Precision == "" {
 		e.Precision = "float32"

@@ -102,7 +102,7 @@ func TestCompareDerivedDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Device, c.Precision = "", ""
+	c.Device, c.Precision, c.Optimizer = "", "", ""
 	e, err := EffectiveOf(c)
 	if err != nil {
 		t.Fatal(err)
@@ -113,8 +113,8 @@ func TestCompareDerivedDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := derived.Defaults()
-	if d["device"] != e.Device || d["precision"] != e.Precision || d["mlp_prefix.input"] != pe.PrefixMLP.Input || len(d) != 3 {
-		t.Errorf("derived.Defaults = %v, want device %q, precision %q, mlp_prefix.input %q", d, e.Device, e.Precision, pe.PrefixMLP.Input)
+	if d["device"] != e.Device || d["precision"] != e.Precision || d["mlp_prefix.input"] != pe.PrefixMLP.Input || d["optimizer"] != e.Optimizer || d["init"] != "normal" || len(d) != 5 {
+		t.Errorf("derived.Defaults = %v, want device %q, precision %q, mlp_prefix.input %q, optimizer %q, init normal", d, e.Device, e.Precision, pe.PrefixMLP.Input, e.Optimizer)
 	}
 	for _, p := range derived.Primitives() {
 		if p.Metric == "bit_error_position" && p.Threshold != derived.PassBits {

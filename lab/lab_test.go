@@ -219,6 +219,7 @@ func TestValidate(t *testing.T) {
 		{"eval", func(c *runconfig.Config) { c.EvalEvery = 0 }, "EvalEvery"},
 		{"target", func(c *runconfig.Config) { c.Target = "soft" }, "Target"},
 		{"blas", func(c *runconfig.Config) { c.BLAS = "mkl" }, "BLAS"},
+		{"optimizer", func(c *runconfig.Config) { c.Optimizer = "adam" }, "Optimizer"},
 		{"heads", func(c *runconfig.Config) { c.Transformer.Heads = 3 }, "Transformer.Heads"},
 		{"mlp input", func(c *runconfig.Config) { c.PrefixMLP.Input = "suffix" }, "PrefixMLP.Input"},
 	} {

@@ -31,6 +31,10 @@ func (t *Trainer) openResident(cpu gemm.Backend) error {
 		}
 		return nil
 	}
+	adam, ok := t.opt.(*AdamW)
+	if !ok {
+		return &DeviceError{Device: cfg.Device, Err: fmt.Errorf("the resident step runs AdamW, not --optimizer %s", cfg.Optimizer)}
+	}
 	var dev accel.Device
 	if cfg.Device == "cuda" {
 		a, err := cuda.OpenResident(0)
@@ -46,7 +50,7 @@ func (t *Trainer) openResident(cpu gemm.Backend) error {
 		dev = accel.NewHost(cpu)
 		t.device = Device{Kind: "host", Name: dev.Name()}
 	}
-	o := models.ResidentOptions{Beta1: t.opt.Beta1, Beta2: t.opt.Beta2, Eps: t.opt.Eps, Decay: t.opt.Decay, Clip: t.opt.Clip, GroupLR: t.opt.GroupLR}
+	o := models.ResidentOptions{Beta1: adam.Beta1, Beta2: adam.Beta2, Eps: adam.Eps, Decay: adam.Decay, Clip: adam.Clip, GroupLR: adam.GroupLR}
 	r, err := models.NewResident(t.model, t.tunnel, cfg.Batch, dev, o)
 	if err != nil {
 		_ = dev.Close()

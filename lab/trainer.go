@@ -27,7 +27,7 @@ type Trainer struct {
 	model   models.Model
 	mode    tunnels.TargetMode
 	backend gemm.Backend
-	opt     *AdamW
+	opt     optimizer
 	sched   Schedule
 	probe   []*tunnels.Batch
 	q       []float64
@@ -133,7 +133,7 @@ func New(cfg runconfig.Config) (*Trainer, error) {
 	}
 	t := &Trainer{
 		cfg: cfg, tunnel: tn, model: m, mode: mode, backend: be, device: dev, maxLen: maxLen,
-		opt:    NewAdamW(cfg.WeightDecay, cfg.Clip),
+		opt:    newOptimizer(cfg, workers),
 		sched:  Schedule{Peak: cfg.LR, Warmup: cfg.Warmup, Total: cfg.Steps},
 		events: make(chan sessions.Event, eventQueue),
 	}
@@ -147,8 +147,6 @@ func New(cfg runconfig.Config) (*Trainer, error) {
 	hp := &hostPath{t: t, gpu: gpu}
 	hp.markResident()
 	t.path = hp
-	t.opt.GroupLR = map[models.Group]float64{models.GroupValue: cfg.ValueLR, models.GroupQK: cfg.QKLR}
-	t.opt.Workers = workers
 	if err := t.openResident(be); err != nil {
 		return nil, err
 	}

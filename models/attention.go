@@ -147,13 +147,7 @@ func (k *attnKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 				zero(dr[i+1:])
 				continue
 			}
-			var s T
-			for j, pv := range pr {
-				s += pv * dr[j]
-			}
-			for j, pv := range pr {
-				dr[j] = pv * (dr[j] - s)
-			}
+			softmaxBackGo(pr, dr[:i+1])
 			zero(dr[i+1:])
 		}
 		if small {

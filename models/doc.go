@@ -13,7 +13,8 @@
 // FMA, attention's per-(sequence, head) products, softmax rows, bias+GELU, RMSNorm rows and
 // bias-gradient sums run on Go assembly kernels (smm_amd64.s, vmath_amd64.s, rows_amd64.s;
 // the same tanh/exp polynomials as the scalar code); elsewhere, and in float64, the scalar
-// loops and the BLAS backend do. Gorgonia sums a node's gradient contributions with Add
+// loops and the BLAS backend do. rowkernels.go exports the softmax row kernels and the
+// typed product (MatMul) for computations outside a Model (lab/timescales). Gorgonia sums a node's gradient contributions with Add
 // nodes; the tape machine runs with sumEngine, which splits those sums over the workers
 // (gradsum.go). Loops over rows and items share par.Pool.
 //

@@ -24,6 +24,7 @@ type Overrides struct {
 	Warmup          int            // warmup
 	WeightDecay     float64        // weight-decay
 	Clip            float64        // clip
+	Optimizer       string         // optimizer
 	ValueLR         float64        // value-lr
 	QKLR            float64        // qk-lr
 	EvalEvery       int            // eval-every
@@ -73,6 +74,7 @@ var settings = []setting{
 	{"warmup", "Warmup", "Warmup", false},
 	{"weight-decay", "WeightDecay", "WeightDecay", false},
 	{"clip", "Clip", "Clip", false},
+	{"optimizer", "Optimizer", "Optimizer", false},
 	{"value-lr", "ValueLR", "ValueLR", false},
 	{"qk-lr", "QKLR", "QKLR", false},
 	{"probe", "ProbeSize", "ProbeSize", false},

@@ -32,6 +32,11 @@ type Config struct {
 	Warmup      int                  `json:"warmup"`
 	WeightDecay float64              `json:"weight_decay"`
 	Clip        float64              `json:"clip"`
+	// Optimizer is OptimizerAdamW ("" stands for it) or OptimizerSGD. The learning-rate
+	// multipliers (ValueLR, QKLR) scale a group's learning rate: under AdamW that includes
+	// its decoupled weight decay (as a PyTorch parameter group's lr does), under SGD only its
+	// gradient step (the decay stays at the base rate).
+	Optimizer string `json:"optimizer,omitempty"`
 	// ValueLR and QKLR multiply the learning rate of value and query/key projections.
 	ValueLR   float64 `json:"value_lr"`
 	QKLR      float64 `json:"qk_lr"`
@@ -70,6 +75,12 @@ type Config struct {
 	// linear maps and biases U(±1/√fan_in)); torch for the transformer and mlp only.
 	Init string `json:"init,omitempty"`
 }
+
+// The optimisers a run can use.
+const (
+	OptimizerAdamW = "adamw" // decoupled-weight-decay Adam (the default)
+	OptimizerSGD   = "sgd"   // plain gradient descent, no momentum
+)
 
 // Presets are the named starting configurations.
 const (
@@ -278,6 +289,11 @@ func (c Config) Validate() error {
 		if _, err := tunnels.ParseTargetMode(c.Target); err != nil {
 			return bad("Target", c.Target, "sampled or posterior")
 		}
+	}
+	switch c.Optimizer {
+	case "", OptimizerAdamW, OptimizerSGD:
+	default:
+		return bad("Optimizer", c.Optimizer, "adamw or sgd")
 	}
 	if c.Precision != "" && c.Precision != "float32" && c.Precision != "float64" {
 		return bad("Precision", c.Precision, "float32 or float64")

@@ -26,9 +26,9 @@ func IgnoredFields() []string {
 // lab's and the models' defaults), so that a configuration that names the default and one
 // that leaves it out are the same: device "" is "cpu", precision "" is "float32", the prefix
 // MLP's input "" is "prefix" (run stores "prefix", compare before it stored ""), the
-// initialisation "" is "normal".
+// initialisation "" is "normal", the optimizer "" is "adamw".
 func Defaults() map[string]string {
-	return map[string]string{"device": "cpu", "precision": "float32", "init": "normal", "mlp_prefix.input": "prefix"}
+	return map[string]string{"device": "cpu", "precision": "float32", "init": "normal", "mlp_prefix.input": "prefix", "optimizer": "adamw"}
 }
 
 // ConfigKey returns a canonical string of a stored configuration (a JSON object) less

@@ -92,15 +92,16 @@ func configOf(runs []Run) string {
 	return strings.Join(out, " / ")
 }
 
-// Build measures Paper I's claims on runs.
-func Build(runs []Run, skipped []string) Report {
-	rep := Report{Skipped: skipped, Commands: Commands(runs)}
+// Build measures Paper I's claims on runs, and Paper II's two timescales on runs and on the
+// results of the authors' experiment ts (LoadTimescales).
+func Build(runs []Run, skipped []string, ts ...TimescalesResult) Report {
+	rep := Report{Skipped: skipped, Commands: append(Commands(runs), TimescalesCommands(ts)...)}
 	rep.Rows = append(rep.Rows, architectureRows(runs)...)
 	rep.Rows = append(rep.Rows, mlpLevelRows(runs)...)
 	rep.Rows = append(rep.Rows, lengthRows(runs)...)
 	rep.Rows = append(rep.Rows, geometryRows(runs)...)
 	rep.Rows = append(rep.Rows, frameRows(runs)...)
-	rep.Rows = append(rep.Rows, speedupRows(runs)...)
+	rep.Rows = append(rep.Rows, timescalesRows(runs, ts)...)
 	return rep
 }
 

@@ -193,3 +193,24 @@ func oneToN(seeds []uint64) bool {
 	}
 	return len(s) > 0
 }
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// TimescalesCommands are the `timescales` lines that regenerate the results of the authors'
+// experiment, each into the file it was read from.
+func TimescalesCommands(ts []TimescalesResult) []string {
+	var out []string
+	for _, t := range ts {
+		r := t.Timescales
+		out = append(out, fmt.Sprintf("windtunnel timescales --seed-list %s --steps %d --lr %g --value-lr %g --length %d --json > %s",
+			strings.ReplaceAll(seedList(r.Seeds), " ", ""), r.Steps, r.LR, r.ValueLR, r.Length, t.Path))
+	}
+	return out
+}

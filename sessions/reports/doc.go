@@ -14,11 +14,15 @@
 // Write renders it as DIR/report.md, with figures embedded when Options.Figures supplies
 // them. Besides Paper I's table and geometry claims it states the authors' frame statistic
 // (frame.go: the J-lens ratio against the final frame, and the frame-precision
-// dissociation) and Paper II's two timescales (configurations that differ only in the value
-// projection's learning-rate multiplier). The commands that regenerate every number
+// dissociation) and Paper II's two timescales (timescales.go): on the authors' own
+// experiment, from a `windtunnel timescales --json` result beside the sessions
+// (derived.TimescalesFile, or a *.json file given; LoadTimescales), and on the tunnels, one
+// row per pair of configurations that differ only in the value projection's learning-rate
+// multiplier (AdamW and SGD pairs apart), each verdict's reason naming where a disagreement
+// comes from (paper, bench, scale or measure). The commands that regenerate every number
 // (commands.go) are the flags of `windtunnel run` that build each session's configuration
 // (runconfig.Args), a compare for a folder's grid. The package depends on lab/runconfig (the
 // configuration, presets and run's flags), models/arch and tunnels (names), sessions and
-// sessions/derived (the architecture table, the grouping rule); a figure renderer is
-// plugged in by the caller.
+// sessions/derived (the architecture table, the grouping rule, the dissociation rule); a
+// figure renderer is plugged in by the caller.
 package reports

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"windtunnel/models/arch"
@@ -127,87 +126,6 @@ func dissociationRow(task string, rs []Run) Row {
 		row.Reason = fmt.Sprintf("the rule holds in %d/%d seeds: ", v.Held, v.Seeds)
 	}
 	row.Reason += strings.Join(notes, "; ")
-	return row
-}
-
-// speedupRows states Paper II's two-timescale claim for each pair of transformer
-// configurations that differ only in the value projection's learning-rate multiplier.
-func speedupRows(runs []Run) []Row {
-	var rows []Row
-	for _, task := range tunnels.Names() {
-		gs := configGroups(pick(runs, task, arch.KindTransformer))
-		for i := range gs {
-			for j := range gs {
-				if base, arm, ok := valueLRPair(gs[i], gs[j]); ok {
-					rows = append(rows, speedupRow(task, base, arm))
-				}
-			}
-		}
-	}
-	if len(rows) == 0 {
-		rows = append(rows, Row{Claim: "two timescales: a faster value projection reaches the baseline's bit error sooner (Paper II)",
-			Paper: PaperSpeedup, Authors: AuthorsSpeedup, Verdict: NotMeasured,
-			Reason: "no pair of transformer configurations that differ only in --value-lr"})
-	}
-	return rows
-}
-
-// valueLRPair reports whether a and b differ only in value_lr, a's being the smaller (the
-// baseline).
-func valueLRPair(a, b cfgGroup) (base, arm cfgGroup, ok bool) {
-	if len(a.runs) == 0 || len(b.runs) == 0 {
-		return a, b, false
-	}
-	ds, err := derived.Differences(json.RawMessage(a.runs[0].Score.Key), json.RawMessage(b.runs[0].Score.Key))
-	if err != nil || len(ds) != 1 || ds[0].Field != "value_lr" {
-		return a, b, false
-	}
-	return a, b, a.runs[0].Config.ValueLR < b.runs[0].Config.ValueLR
-}
-
-// speedupRow: the steps each seed of each arm needs to reach the baseline's final bit error
-// (a) (the mean over its seeds of their last evaluation), and their ratio.
-func speedupRow(task string, base, arm cfgGroup) Row {
-	b0, a0 := base.runs[0].Config, arm.runs[0].Config
-	row := Row{Claim: fmt.Sprintf("two timescales: value LR ×%g reaches the baseline's final bit error sooner than ×%g (Paper II, %s)", a0.ValueLR, b0.ValueLR, task),
-		Paper: PaperSpeedup, Authors: AuthorsSpeedup}
-	var finals []Value
-	for _, r := range base.runs {
-		if len(r.Curve) > 0 {
-			finals = append(finals, Value{r.File, r.Curve[len(r.Curve)-1].V})
-		}
-	}
-	if len(finals) == 0 {
-		row.Verdict, row.Reason = NotMeasured, "the baseline has no evaluation"
-		return row
-	}
-	target := mean(finals)
-	steps := func(rs []Run) (vs []Value, never int) {
-		for _, r := range rs {
-			if s := firstAtOrBelow(r.Curve, target); s >= 0 {
-				vs = append(vs, Value{r.File, float64(s)})
-			} else {
-				never++
-			}
-		}
-		return vs, never
-	}
-	bs, bNever := steps(base.runs)
-	as, aNever := steps(arm.runs)
-	row.Values = append(append([]Value(nil), bs...), as...)
-	row.Config = configOf(append(append([]Run(nil), base.runs...), arm.runs...))
-	if len(bs) == 0 || len(as) == 0 {
-		row.Verdict = NotReproduced
-		row.Reason = fmt.Sprintf("target %.4f bits: reached by %d/%d baseline and %d/%d ×%g seeds", target, len(bs), len(base.runs), len(as), len(arm.runs), a0.ValueLR)
-		return row
-	}
-	speed := mean(bs) / mean(as)
-	row.Measured = fmt.Sprintf("steps to %.4f bits: ×%g %s, ×%g %s; speed-up %.2f×", target, b0.ValueLR, Mean(bs, 0), a0.ValueLR, Mean(as, 0), speed)
-	row.Verdict = NotReproduced
-	if aNever == 0 && speed > 1 {
-		row.Verdict = Reproduced
-	}
-	row.Reason = fmt.Sprintf("%d baseline and %d ×%g seeds never reached it; the paper's speed-up is 2.3×", bNever, aNever, a0.ValueLR)
 	return row
 }
 

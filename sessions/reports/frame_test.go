@@ -30,34 +30,6 @@ func runOf(t *testing.T, valueLR float64, seed uint64, curve ...float64) Run {
 	return r
 }
 
-func TestSpeedupRow(t *testing.T) {
-	runs := []Run{
-		runOf(t, 1, 1, 1.0, 0.5, 0.3, 0.2),   // baseline: final 0.2 and 0.1, target 0.15
-		runOf(t, 1, 2, 1.0, 0.4, 0.2, 0.1),   // reaches 0.15 at 400
-		runOf(t, 10, 1, 0.5, 0.1, 0.1, 0.1),  // at 200
-		runOf(t, 10, 2, 0.4, 0.2, 0.12, 0.1), // at 300
-	}
-	rows := speedupRows(runs)
-	if len(rows) != 1 {
-		t.Fatalf("%d rows, want 1: %+v", len(rows), rows)
-	}
-	r := rows[0]
-	// Baseline: seed 1 never reaches 0.15, seed 2 at 400; ×10 at 200 and 300: 400/250 = 1.6.
-	if r.Verdict != Reproduced || !strings.Contains(r.Measured, "speed-up 1.60×") || !strings.Contains(r.Measured, "steps to 0.1500 bits") {
-		t.Errorf("row %+v", r)
-	}
-	if !strings.Contains(r.Reason, "1 baseline and 0 ×10 seeds never reached it") {
-		t.Errorf("reason %q", r.Reason)
-	}
-	// A pair that differs in more than the value LR is no pair.
-	other := runOf(t, 10, 3, 0.1)
-	other.Config.LR = 3e-3
-	other.Score.Key, _ = derived.KeyOf(other.Config)
-	if rows := speedupRows([]Run{runs[0], other}); len(rows) != 1 || rows[0].Verdict != NotMeasured {
-		t.Errorf("value LR and LR differ: %+v", rows)
-	}
-}
-
 func TestFrameRows(t *testing.T) {
 	// Three seeds at a ceiling of 5 (θ = 1 + 2·4/8.6 ≈ 1.93); bit error (b) 1, 0.5, 0.2, 0.1, 0.01.
 	bits := []float64{1, 0.5, 0.2, 0.1, 0.01}

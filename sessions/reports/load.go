@@ -28,14 +28,17 @@ type Run struct {
 	// Dissociation the pre-registered rule applied to it (nil without it).
 	FrameRatio   *derived.FrameRatios
 	Dissociation *derived.Dissociation
-	// Curve is bit error (a) at every whole-model evaluation, in step order.
-	Curve []derived.StepValue
+	// Curve is bit error (a) at every whole-model evaluation, in step order; KLCurve the
+	// mean KL(p*‖q) in bits there (the probe set's cross-entropy less the Bayes entropy).
+	Curve, KLCurve []derived.StepValue
 }
 
 // Load reads the sessions named by paths (files, or folders whose *.wtlab are read in name
-// order). A path that does not exist is an error naming it; a session that cannot be read
-// or has not finished is skipped with a note naming it and saying why (as compare --from
-// skips it), and the report is written from the others.
+// order; files named *.json are results of the authors' experiment, LoadTimescales's). A path
+// that does not exist, or a folder with neither a session nor derived.TimescalesFile, is an
+// error naming it; a session that cannot be read or has not finished is skipped with a note
+// naming it and saying why (as compare --from skips it), and the report is written from the
+// others.
 func Load(paths []string) (runs []Run, skipped []string, err error) {
 	var files []string
 	for _, p := range paths {
@@ -44,7 +47,9 @@ func Load(paths []string) (runs []Run, skipped []string, err error) {
 			return nil, nil, fmt.Errorf("report: %w", err)
 		}
 		if !st.IsDir() {
-			files = append(files, p)
+			if !isTimescalesPath(p) {
+				files = append(files, p)
+			}
 			continue
 		}
 		found, err := filepath.Glob(filepath.Join(p, "*.wtlab"))
@@ -52,6 +57,9 @@ func Load(paths []string) (runs []Run, skipped []string, err error) {
 			return nil, nil, fmt.Errorf("report: %s: %w", p, err)
 		}
 		if len(found) == 0 {
+			if _, err := os.Stat(filepath.Join(p, derived.TimescalesFile)); err == nil {
+				continue // the authors' experiment alone
+			}
 			return nil, nil, fmt.Errorf("report: %s: no sessions (*.wtlab) in it", p)
 		}
 		sort.Strings(found)
@@ -97,6 +105,7 @@ func loadRun(path string) (Run, error) {
 	}
 	for _, rec := range dr.Evals {
 		r.Curve = append(r.Curve, derived.StepValue{Step: rec.Step, V: rec.Eval.BitErrorPosition})
+		r.KLCurve = append(r.KLCurve, derived.StepValue{Step: rec.Step, V: rec.Eval.KLBits})
 	}
 	return r, nil
 }

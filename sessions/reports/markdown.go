@@ -31,14 +31,19 @@ func Write(paths []string, dir string, opt Options) (Report, string, error) {
 	if err != nil {
 		return Report{}, "", err
 	}
-	if len(runs) == 0 {
+	ts, tsSkipped, err := LoadTimescales(paths)
+	if err != nil {
+		return Report{}, "", err
+	}
+	skipped = append(skipped, tsSkipped...)
+	if len(runs) == 0 && len(ts) == 0 {
 		why := ""
 		if len(skipped) > 0 { // say why each was skipped (unreadable, not finished)
 			why = "\n  skipped " + strings.Join(skipped, "\n  skipped ")
 		}
 		return Report{}, "", fmt.Errorf("report: no finished sessions in %s%s", strings.Join(paths, ", "), why)
 	}
-	rep := Build(runs, skipped)
+	rep := Build(runs, skipped, ts...)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Report{}, "", fmt.Errorf("report: %w", err)
 	}
