@@ -140,9 +140,14 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 		colGroups = min(nSlivers, (jobsPerWorker*workers+rowBlocks-1)/rowBlocks)
 	}
 	perGroup := (nSlivers + colGroups - 1) / colGroups
+	if g.kern.pair != nil && perGroup%2 == 1 && perGroup < nSlivers {
+		perGroup++ // whole pairs of slivers, for the pair kernel
+	}
 	colGroups = (nSlivers + perGroup - 1) / perGroup
 	// inPlace is whether whole slivers of A are read in place rather than packed.
 	inPlace := !aT && g.kern.rows != nil && !g.packAll
+	// pairs is whether two whole B slivers side by side run as one tile of the pair kernel.
+	pairs := g.kern.pair != nil && (!inPlace || g.kern.pairRows != nil)
 	// With several groups of columns, A is packed once for all of them, beside B (the
 	// chunk's k blocks of it, block p0 at (p0−q0)·mPad, its sliver at row r kb·r further).
 	mPad := (m + mr - 1) / mr * mr
@@ -204,9 +209,19 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 					packABlock(ablk[whole*kb:], aT, a, lda, i0+whole, mb-whole, p0, kb)
 				}
 				off := (p0 - q0) * nSlivers * nr
-				for s := cg * perGroup; s < min(nSlivers, (cg+1)*perGroup); s++ {
+				end := min(nSlivers, (cg+1)*perGroup)
+				for s := cg * perGroup; s < end; s++ {
 					j0 := s * nr
 					nb := min(nr, n-j0)
+					if pairs && s+1 < end && n-j0 >= 2*nr {
+						var ain []float32 // rows read in place
+						if whole > 0 {
+							ain = a[i0*lda+p0:]
+						}
+						g.pairTiles(kb, ain, lda, ablk, pb[off+s*nr*kb:off+(s+2)*nr*kb], c[i0*ldc+j0:], ldc, mb, whole, alpha, bt, edge)
+						s++
+						continue
+					}
 					bs := pb[off+s*nr*kb : off+(s+1)*nr*kb]
 					for r := 0; r < mb; r += mr {
 						cr := c[(i0+r)*ldc+j0:]
@@ -225,5 +240,24 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 				}
 			}
 		})
+	}
+}
+
+// pairTiles computes the block's mb rows of two whole B slivers (bs, 2·nr·kb elements) into
+// c (the block's first row and column): the first whole rows read from a in place (lda), the
+// rest from the packed slivers in ablk (at row·kb), the last partial sliver as two edge tiles.
+func (g *goBackend) pairTiles(kb int, a []float32, lda int, ablk, bs, c []float32, ldc, mb, whole int, alpha, beta float32, edge []float32) {
+	for r := 0; r < mb; r += mr {
+		cr := c[r*ldc:]
+		switch {
+		case r < whole:
+			g.kern.pairRows(kb, a[r*lda:], lda, bs, nr*kb, cr, ldc, alpha, beta)
+		case mb-r >= mr:
+			g.kern.pair(kb, ablk[r*kb:(r+mr)*kb], bs, nr*kb, cr, ldc, alpha, beta)
+		default:
+			as := ablk[r*kb : (r+mr)*kb]
+			g.kern.tile(kb, as, bs[:nr*kb], cr, ldc, mb-r, nr, alpha, beta, edge)
+			g.kern.tile(kb, as, bs[nr*kb:], cr[nr:], ldc, mb-r, nr, alpha, beta, edge)
+		}
 	}
 }
