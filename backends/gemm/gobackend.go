@@ -23,6 +23,8 @@ const (
 	// jobsPerWorker is how many jobs a worker is dealt at least, so that one whose core is
 	// briefly taken is covered by the others.
 	jobsPerWorker = 4
+	// minPackWork is the fewest elements one packing task copies (64 KB).
+	minPackWork = 1 << 14
 	// maxPackedB is the most elements of packed B held at once (4 MiB, in L3): within it,
 	// all of k is packed before any product, and each job keeps its block of C in cache
 	// while it runs through every k block; longer products (weight gradients) pack B a
@@ -162,11 +164,25 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 		// Pack the chunk's k blocks of B: block p0 (kb rows) at offset (p0−q0)·nSlivers·nr,
 		// its sliver s kb·nr further per sliver.
 		blocks := (qk + kcBlock - 1) / kcBlock
-		bTasks, total := nSlivers*blocks, nSlivers*blocks
+		// B untransposed is packed by rows (each row of b read once, into every sliver), in
+		// parts of a k block so that every worker has some; transposed, by slivers.
+		parts := 1
+		if !bT {
+			kb0 := min(kcBlock, qk)
+			parts = max(1, min((kb0*n+minPackWork-1)/minPackWork, (workers*jobsPerWorker+blocks-1)/blocks))
+		}
+		bTasks := nSlivers * blocks
+		if !bT {
+			bTasks = parts * blocks
+		}
+		total := bTasks
 		if sa != nil {
 			total += rowBlocks * blocks
 		}
 		packJobs := min(total, workers*jobsPerWorker)
+		if packed := qk * (n + len(sa)/max(chunk, 1)); packed < 2*minPackWork {
+			packJobs = 1 // too little to copy to be worth waking another worker
+		}
 		pool.Each(packJobs, func(_, i int) {
 			per := (total + packJobs - 1) / packJobs
 			for t := i * per; t < min(total, (i+1)*per); t++ {
@@ -178,11 +194,22 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 					packABlock(sa[off:off+(mb+mr-1)/mr*mr*kb], aT, a, lda, i0, mb, p0, kb)
 					continue
 				}
+				if !bT {
+					blk, part := t/parts, t%parts
+					p0 := q0 + blk*kcBlock
+					kb := min(kcBlock, k-p0)
+					off := (p0 - q0) * nSlivers * nr
+					per := (kb + parts - 1) / parts
+					if l0 := part * per; l0 < kb {
+						packBRows(pb[off:off+nSlivers*nr*kb], b, ldb, n, p0, kb, l0, min(kb, l0+per))
+					}
+					continue
+				}
 				blk, s := t/nSlivers, t%nSlivers
 				p0 := q0 + blk*kcBlock
 				kb := min(kcBlock, k-p0)
 				off := (p0 - q0) * nSlivers * nr
-				packBSliver(pb[off+s*nr*kb:off+(s+1)*nr*kb], bT, b, ldb, s*nr, min(nr, n-s*nr), p0, kb)
+				packBSliverT(pb[off+s*nr*kb:off+(s+1)*nr*kb], b, ldb, s*nr, min(nr, n-s*nr), p0, kb)
 			}
 		})
 		pool.Each(rowBlocks*colGroups, func(w, job int) {
