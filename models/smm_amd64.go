@@ -6,6 +6,10 @@ import "golang.org/x/sys/cpu"
 // once at start-up.
 var haveAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// haveAVX512 reports whether the AVX-512 versions of the vector kernels can run (x/sys/cpu
+// sets the AVX-512 flags only where the OS saves the zmm state).
+var haveAVX512 = haveAVX2 && cpu.X86.HasAVX512F
+
 // smm4x16 computes 4 rows × nc (1..16) columns of C = alpha·A·B: A element (r, p) at
 // a[r·ars + p·aps], B row p at b[p·ldb], C row r at c[r·ldc].
 //

@@ -745,3 +745,126 @@ bupdtail:
 bdone:
 	VZEROUPPER
 	RET
+
+// The AVX-512 GELU kernels: geluFwd and geluBwd sixteen lanes at a time, the constants as
+// broadcast memory operands, tails by mask registers. Every lane runs the operations of
+// the eight-lane versions in the same order, so results are the same bit for bit.
+
+// TANH512(X, P, Q, T): X = tanhf(X) lane-wise; P, Q, T clobbered.
+#define TANH512(X, P, Q, T) \
+	VMINPS.BCST      VM_TANHHI, X, X; \
+	VMAXPS.BCST      VM_TANHLO, X, X; \
+	VMULPS           X, X, T; \
+	VBROADCASTSS     VM_TP0, P; \
+	VFMADD213PS.BCST VM_TP1, T, P; \
+	VFMADD213PS.BCST VM_TP2, T, P; \
+	VFMADD213PS.BCST VM_TP3, T, P; \
+	VFMADD213PS.BCST VM_TP4, T, P; \
+	VFMADD213PS.BCST VM_TP5, T, P; \
+	VFMADD213PS.BCST VM_TP6, T, P; \
+	VMULPS           X, P, P; \
+	VBROADCASTSS     VM_TQ0, Q; \
+	VFMADD213PS.BCST VM_TQ1, T, Q; \
+	VFMADD213PS.BCST VM_TQ2, T, Q; \
+	VFMADD213PS.BCST VM_TQ3, T, Q; \
+	VDIVPS           Q, P, X
+
+// GELUTANH512(U, T): T = tanh(√(2/π)(U+0.044715U³)); Z3..Z5 clobbered.
+#define GELUTANH512(U, T) \
+	VMULPS           U, U, T; \
+	VBROADCASTSS     VM_GELUA, Z3; VFMADD213PS.BCST VM_ONE, Z3, T; \
+	VMULPS           U, T, T; \
+	VMULPS.BCST      VM_GELUC, T, T; \
+	TANH512(T, Z3, Z4, Z5)
+
+// GELUFWD512: Z0 = u on entry, its GELU on exit; Z2..Z5 clobbered.
+#define GELUFWD512() \
+	GELUTANH512(Z0, Z2); \
+	VMULPS.BCST      VM_HALF, Z0, Z0; \
+	VFMADD213PS      Z0, Z2, Z0
+
+// GELUBWD512: Z0 = u, Z2 = upstream gradient on entry; Z1 = the input gradient on exit.
+#define GELUBWD512() \
+	GELUTANH512(Z0, Z1); \
+	VBROADCASTSS     VM_ONE, Z3; VMOVAPS Z3, Z4; VFNMADD231PS Z1, Z1, Z4; \
+	VMULPS           Z0, Z0, Z5; VFMADD132PS.BCST VM_GELU3A, Z3, Z5; \
+	VMULPS           Z4, Z5, Z5; VMULPS Z0, Z5, Z5; \
+	VMULPS.BCST      VM_GELUC, Z5, Z5; \
+	VADDPS           Z3, Z1, Z1; VADDPS Z5, Z1, Z1; \
+	VMULPS.BCST      VM_HALF, Z1, Z1; \
+	VMULPS           Z2, Z1, Z1
+
+// TAILK(K): K = mask of the first CX (1..15) lanes; AX clobbered.
+#define TAILK(K) \
+	MOVL $1, AX; SHLL CX, AX; DECL AX; KMOVW AX, K
+
+// func geluFwd512(y, b, pre *float32, n int, gain float32)
+TEXT ·geluFwd512(SB), NOSPLIT, $0-36
+	MOVQ         y+0(FP), DI
+	MOVQ         b+8(FP), SI
+	MOVQ         pre+16(FP), R8
+	MOVQ         n+24(FP), CX
+	VBROADCASTSS gain+32(FP), Z8
+
+zfloop:
+	CMPQ        CX, $16
+	JLT         zftail
+	VMOVUPS     (SI), Z1
+	VMOVUPS     (DI), Z0
+	VFMADD231PS Z1, Z8, Z0
+	VMOVUPS     Z0, (R8)
+	GELUFWD512()
+	VMOVUPS     Z0, (DI)
+	ADDQ        $64, DI
+	ADDQ        $64, SI
+	ADDQ        $64, R8
+	SUBQ        $16, CX
+	JMP         zfloop
+
+zftail:
+	TESTQ       CX, CX
+	JE          zfdone
+	TAILK(K1)
+	VMOVUPS.Z   (SI), K1, Z1
+	VMOVUPS.Z   (DI), K1, Z0
+	VFMADD231PS Z1, Z8, Z0
+	VMOVUPS     Z0, K1, (R8)
+	GELUFWD512()
+	VMOVUPS     Z0, K1, (DI)
+
+zfdone:
+	VZEROUPPER
+	RET
+
+// func geluBwd512(dp, gout, pre *float32, n int)
+TEXT ·geluBwd512(SB), NOSPLIT, $0-32
+	MOVQ dp+0(FP), DI
+	MOVQ gout+8(FP), SI
+	MOVQ pre+16(FP), R8
+	MOVQ n+24(FP), CX
+
+zbloop:
+	CMPQ    CX, $16
+	JLT     zbtail
+	VMOVUPS (R8), Z0
+	VMOVUPS (SI), Z2
+	GELUBWD512()
+	VMOVUPS Z1, (DI)
+	ADDQ    $64, DI
+	ADDQ    $64, SI
+	ADDQ    $64, R8
+	SUBQ    $16, CX
+	JMP     zbloop
+
+zbtail:
+	TESTQ     CX, CX
+	JE        zbdone
+	TAILK(K1)
+	VMOVUPS.Z (R8), K1, Z0
+	VMOVUPS.Z (SI), K1, Z2
+	GELUBWD512()
+	VMOVUPS   Z1, K1, (DI)
+
+zbdone:
+	VZEROUPPER
+	RET
