@@ -120,7 +120,7 @@ func TestAttentionSmallVsBLAS(t *testing.T) {
 	for _, sz := range []struct{ n, t, d, h int }{{3, 37, 64, 4}, {2, 37, 192, 6}, {2, 5, 12, 2}} {
 		rng := rand.New(rand.NewPCG(9, 10))
 		m := sz.n * sz.t
-		in := []*tensor.Dense{randDense32(rng, m, sz.d), randDense32(rng, m, sz.d), randDense32(rng, m, sz.d)}
+		in := []*tensor.Dense{randDense32(rng, m, 3*sz.d)}
 		gout := randDense32(rng, m, sz.d)
 		mask := make([]float64, sz.h)
 		for i := range mask {
@@ -134,10 +134,7 @@ func TestAttentionSmallVsBLAS(t *testing.T) {
 		run := func(blas bool) res {
 			k := &attnKernel[float32]{be: be, p: par.Pool{Workers: 2}, t: sz.t, heads: sz.h, mask: mask, blas: blas}
 			out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, sz.d))
-			gin := make([]*tensor.Dense, 3)
-			for i := range gin {
-				gin[i] = tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, sz.d))
-			}
+			gin := []*tensor.Dense{tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, 3*sz.d))}
 			k.forward(in, out)
 			k.backward(in, out, gout, 0, gin)
 			r := res{out: out.Float32s(), probs: append([]float32(nil), k.probs...)}
