@@ -18,6 +18,10 @@ func smm1x16(k int, a *float32, aps int, b *float32, ldb int, c *float32, nc int
 	panic("models: smm1x16 without AVX2")
 }
 
+func transpose8x8(dst *float32, ldd int, src *float32, lds int) {
+	panic("models: transpose8x8 without AVX2")
+}
+
 func tanhVec(dst, src *float32, n int)                { panic("models: tanhVec without AVX2") }
 func expSum(x *float32, n int, shift float32) float32 { panic("models: expSum without AVX2") }
 func geluFwd(y, b, pre *float32, n int, gain float32) { panic("models: geluFwd without AVX2") }

@@ -43,10 +43,12 @@ func BenchmarkAttention(b *testing.B) {
 			}
 			k := &attnKernel[float32]{be: be, p: par.Pool{Workers: 2}, t: sz.t, heads: sz.h, mask: mask, blas: blas}
 			b.Run(fmt.Sprintf("%s/%s", sz.name, path), func(b *testing.B) {
+				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {
 					k.forward(in, out)
 					k.backward(in, out, gout, 0, gin)
 				}
+				reportCPU(b, cpu0)
 			})
 		}
 	}

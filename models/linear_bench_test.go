@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"gorgonia.org/tensor"
 
@@ -34,11 +35,21 @@ func BenchmarkLinearGELU(b *testing.B) {
 		}
 		k := &linKernel[float32]{be: be, p: par.Pool{Workers: 2}, bias: true, act: actGELU}
 		b.Run(fmt.Sprintf("%s/fwd+bwd", sz.name), func(b *testing.B) {
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				k.forward(in, out)
 				k.backward(in, out, gout, 0, gin)
 			}
+			reportCPU(b, cpu0)
 		})
+	}
+}
+
+// reportCPU reports the CPU time of all threads per iteration since cpu0 (on a shared
+// machine it varies less with the load than the wall time).
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(b.N), "cpu-µs/op")
 	}
 }
 
@@ -59,10 +70,12 @@ func BenchmarkRMSNorm(b *testing.B) {
 		}
 		k := &rmsKernel[float32]{eps: 1e-5, p: par.Pool{Workers: 2}}
 		b.Run(fmt.Sprintf("%s/fwd+bwd", sz.name), func(b *testing.B) {
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				k.forward(in, out)
 				k.backward(in, out, gout, 0, gin)
 			}
+			reportCPU(b, cpu0)
 		})
 	}
 }

@@ -16,6 +16,12 @@ var haveAVX512 = haveAVX2 && cpu.X86.HasAVX512F
 //go:noescape
 func smm4x16(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc int, nc int, alpha float32)
 
+// transpose8x8 writes the 8×8 block at src (rows lds elements apart) transposed to dst
+// (rows ldd apart).
+//
+//go:noescape
+func transpose8x8(dst *float32, ldd int, src *float32, lds int)
+
 // smm1x16 is smm4x16 for one row.
 //
 //go:noescape

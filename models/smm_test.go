@@ -162,10 +162,10 @@ func TestAttentionSmallVsBLAS(t *testing.T) {
 	}
 }
 
-// TestTranspose32 checks the transposition for row counts around its four-row blocks.
+// TestTranspose32 checks the transposition for row and column counts around its 8×8 blocks.
 func TestTranspose32(t *testing.T) {
-	for _, r := range []int{1, 3, 4, 5, 8, 37} {
-		for _, c := range []int{1, 16, 32} {
+	for _, r := range []int{1, 3, 4, 5, 8, 9, 37} {
+		for _, c := range []int{1, 12, 16, 32} {
 			lda := c + 3
 			a := make([]float32, (r-1)*lda+c)
 			for i := range a {
