@@ -316,7 +316,15 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		}
 	}
 	vec := k.vec
+	// A bias alone (gain 1, the unablated layer) is added by the vector kernel: y + 1·b is y + b.
+	vecBias := k.act == actNone && b != nil && g == 1 && is32[T]() && haveAVX2 && o > 0
 	k.p.Rows(m, 32, func(lo, hi int) {
+		if vecBias {
+			for r := lo; r < hi; r++ {
+				addVec(&as32(y)[r*o], &as32(b)[0], o)
+			}
+			return
+		}
 		if vec {
 			// Bias, GELU and the saved u in one vector pass (the backward pass recomputes
 			// the tanh: storing it costs more memory traffic than the arithmetic).
