@@ -52,10 +52,13 @@ func BenchmarkTrainStep(b *testing.B) {
 			step(0) // compile the graph and allocate the op buffers
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				step(i + 1)
 			}
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/step")
+			// CPU time of all threads: on a shared machine it varies less with the load.
+			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/step")
 		})
 	}
 }

@@ -7,6 +7,9 @@ package models
 // haveAVX2 is false off amd64: the portable paths run.
 const haveAVX2 = false
 
+// haveAVX512 is false off amd64.
+const haveAVX512 = false
+
 func smm4x16(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc int, nc int, alpha float32) {
 	panic("models: smm4x16 without AVX2")
 }
@@ -15,10 +18,18 @@ func smm1x16(k int, a *float32, aps int, b *float32, ldb int, c *float32, nc int
 	panic("models: smm1x16 without AVX2")
 }
 
+func transpose8x8(dst *float32, ldd int, src *float32, lds int) {
+	panic("models: transpose8x8 without AVX2")
+}
+
 func tanhVec(dst, src *float32, n int)                { panic("models: tanhVec without AVX2") }
 func expSum(x *float32, n int, shift float32) float32 { panic("models: expSum without AVX2") }
 func geluFwd(y, b, pre *float32, n int, gain float32) { panic("models: geluFwd without AVX2") }
 func geluBwd(dp, gout, pre *float32, n int)           { panic("models: geluBwd without AVX2") }
+func geluFwd512(y, b, pre *float32, n int, gain float32) {
+	panic("models: geluFwd512 without AVX-512")
+}
+func geluBwd512(dp, gout, pre *float32, n int) { panic("models: geluBwd512 without AVX-512") }
 
 func softmaxRow(x *float32, n int) float32 { panic("models: softmaxRow without AVX2") }
 func softmaxBack(p, dp *float32, n int)    { panic("models: softmaxBack without AVX2") }

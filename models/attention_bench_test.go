@@ -25,14 +25,10 @@ func BenchmarkAttention(b *testing.B) {
 	}{{"quick", 64, 64, 4, 37}, {"paper", 256, 192, 6, 37}, {"paper16", 16, 192, 6, 37}} {
 		rng := rand.New(rand.NewPCG(3, 4))
 		m := sz.n * sz.t
-		in := []*tensor.Dense{randDense32(rng, m, sz.d), randDense32(rng, m, sz.d), randDense32(rng, m, sz.d)}
+		in := []*tensor.Dense{randDense32(rng, m, 3*sz.d)}
 		gout := randDense32(rng, m, sz.d)
 		out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, sz.d))
-		gin := []*tensor.Dense{
-			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, sz.d)),
-			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, sz.d)),
-			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, sz.d)),
-		}
+		gin := []*tensor.Dense{tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, 3*sz.d))}
 		mask := make([]float64, sz.h)
 		for i := range mask {
 			mask[i] = 1
@@ -47,10 +43,12 @@ func BenchmarkAttention(b *testing.B) {
 			}
 			k := &attnKernel[float32]{be: be, p: par.Pool{Workers: 2}, t: sz.t, heads: sz.h, mask: mask, blas: blas}
 			b.Run(fmt.Sprintf("%s/%s", sz.name, path), func(b *testing.B) {
+				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {
 					k.forward(in, out)
 					k.backward(in, out, gout, 0, gin)
 				}
+				reportCPU(b, cpu0)
 			})
 		}
 	}

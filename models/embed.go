@@ -27,9 +27,15 @@ func (k *embedKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 func (k *embedKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	tok, pos, y := data[T](in[0]), data[T](in[1]), data[T](out)
 	_, d := rows2(in[0].Shape())
+	vec := is32[T]() && haveAVX2 && d > 0
 	for r, id := range *k.ids {
 		t := r % k.t
 		yr, tr, pr := y[r*d:(r+1)*d], tok[id*d:(id+1)*d], pos[t*d:(t+1)*d]
+		if vec {
+			copy(yr, tr)
+			addVec(&as32(yr)[0], &as32(pr)[0], d)
+			continue
+		}
 		for j := range yr {
 			yr[j] = tr[j] + pr[j]
 		}
@@ -42,9 +48,15 @@ func (k *embedKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ f
 	_, d := rows2(in[0].Shape())
 	zero(dtok)
 	zero(dpos)
+	vec := is32[T]() && haveAVX2 && d > 0
 	for r, id := range *k.ids {
 		t := r % k.t
 		gr, tr, pr := g[r*d:(r+1)*d], dtok[id*d:(id+1)*d], dpos[t*d:(t+1)*d]
+		if vec {
+			addVec(&as32(tr)[0], &as32(gr)[0], d)
+			addVec(&as32(pr)[0], &as32(gr)[0], d)
+			continue
+		}
 		for j, v := range gr {
 			tr[j] += v
 			pr[j] += v

@@ -8,11 +8,11 @@ import (
 )
 
 // sumEngine is gorgonia's standard engine with element-wise Add of two equal-shaped dense
-// float tensors into a preallocated result split over a pool of workers. Gorgonia sums a
-// node's gradient contributions (the residual stream's, a norm's output feeding several
-// products) with Add nodes that run single-threaded on the first operand's engine; the
-// tape machine gives every value it holds this engine (G.WithEngine), so those sums use
-// every core. Any other Add goes to the standard engine.
+// float tensors into a preallocated result, or unsafely into the first operand, split over a
+// pool of workers. Gorgonia sums a node's gradient contributions (the residual stream's)
+// with Add nodes that run single-threaded on the first operand's engine, some of them in
+// place; the tape machine gives every value it holds this engine (G.WithEngine), so those
+// sums use every core. Any other Add goes to the standard engine.
 type sumEngine struct {
 	G.StandardEngine
 	p par.Pool
@@ -28,6 +28,9 @@ func (e sumEngine) Add(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tenso
 	reuse, incr := fo.Reuse(), fo.Incr()
 	ad, okA := a.(*tensor.Dense)
 	bd, okB := b.(*tensor.Dense)
+	if reuse == nil && incr == nil && !fo.Safe() {
+		reuse = a // in place: a = a + b
+	}
 	rd, okR := reuse.(*tensor.Dense)
 	if !okA || !okB || !okR || incr != nil || !plainDense(ad) || !plainDense(bd) || !plainDense(rd) ||
 		ad.Dtype() != bd.Dtype() || ad.Dtype() != rd.Dtype() || !ad.Shape().Eq(bd.Shape()) || !ad.Shape().Eq(rd.Shape()) {

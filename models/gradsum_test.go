@@ -14,14 +14,14 @@ import (
 )
 
 // TestSumEngineAdd: sumEngine's Add equals the standard engine's, bit for bit, for both
-// float types, sizes on either side of the split, with the result in a separate tensor or
-// in either operand, and hands other calls (no preallocated result, increments) to the
-// standard engine.
+// float types, sizes on either side of the split, with the result in a separate tensor, in
+// either operand or unsafely in the first, and hands other calls (a new result, increments)
+// to the standard engine.
 func TestSumEngineAdd(t *testing.T) {
 	e := sumEngine{p: par.Pool{Workers: 3}}
 	for _, dt := range []tensor.Dtype{tensor.Float32, tensor.Float64} {
 		for _, n := range []int{1, 17, sumMinPer - 1, 2*sumMinPer + 3, 5 * sumMinPer} {
-			for _, into := range []string{"new", "a", "b"} {
+			for _, into := range []string{"new", "a", "b", "unsafe"} {
 				rng := rand.New(rand.NewPCG(uint64(n), 7))
 				mk := func() *tensor.Dense {
 					d := tensor.New(tensor.Of(dt), tensor.WithShape(1, n), tensor.WithEngine(e))
@@ -39,8 +39,12 @@ func TestSumEngineAdd(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				reuse := map[string]*tensor.Dense{"new": tensor.New(tensor.Of(dt), tensor.WithShape(1, n)), "a": a, "b": b}[into]
-				got, err := tensor.Add(a, b, tensor.WithReuse(reuse))
+				reuse := map[string]*tensor.Dense{"new": tensor.New(tensor.Of(dt), tensor.WithShape(1, n)), "a": a, "b": b, "unsafe": a}[into]
+				opt := tensor.WithReuse(reuse)
+				if into == "unsafe" {
+					opt = tensor.UseUnsafe()
+				}
+				got, err := tensor.Add(a, b, opt)
 				if err != nil {
 					t.Fatalf("%v n=%d into %s: %v", dt, n, into, err)
 				}

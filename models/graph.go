@@ -47,21 +47,29 @@ const (
 	tapFinal                // the input of the output head at the scored positions, (N·P)×d
 )
 
-// tap marks a kernel node whose output a probe copies out after a forward pass; each
-// kernel owns its output buffer, so it stays valid until the next pass.
+// tap marks a kernel node whose output (or width of its columns from col on) a probe copies
+// out after a forward pass; each kernel owns its output buffer, so it stays valid until the
+// next pass.
 type tap struct {
-	kind  tapKind
-	layer int
-	op    *fwdOp
+	kind       tapKind
+	layer      int
+	op         *fwdOp
+	col, width int // width 0: every column
 }
 
 // addTap records node n (the output of a kernel added with apply) under kind and layer.
 func (c *compiled[T]) addTap(kind tapKind, layer int, n *G.Node) {
+	c.addTapCols(kind, layer, n, 0, 0)
+}
+
+// addTapCols records columns col..col+width of node n (a kernel's output) under kind and
+// layer; width 0 is every column.
+func (c *compiled[T]) addTapCols(kind tapKind, layer int, n *G.Node, col, width int) {
 	op, ok := n.Op().(*fwdOp)
 	if !ok {
 		panic(fmt.Sprintf("models: tap on %v, which is not a kernel node", n.Op()))
 	}
-	c.taps = append(c.taps, tap{kind: kind, layer: layer, op: op})
+	c.taps = append(c.taps, tap{kind: kind, layer: layer, op: op, col: col, width: width})
 }
 
 // buildFunc adds a network's forward pass to c.g (parameters in c.pnodes, tokens in c.ids)

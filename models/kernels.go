@@ -316,12 +316,20 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		}
 	}
 	vec := k.vec
+	// A bias alone (gain 1, the unablated layer) is added by the vector kernel: y + 1·b is y + b.
+	vecBias := k.act == actNone && b != nil && g == 1 && is32[T]() && haveAVX2 && o > 0
 	k.p.Rows(m, 32, func(lo, hi int) {
+		if vecBias {
+			for r := lo; r < hi; r++ {
+				addVec(&as32(y)[r*o], &as32(b)[0], o)
+			}
+			return
+		}
 		if vec {
 			// Bias, GELU and the saved u in one vector pass (the backward pass recomputes
 			// the tanh: storing it costs more memory traffic than the arithmetic).
 			for r := lo; r < hi; r++ {
-				geluFwd(&as32(y)[r*o], &as32(b)[0], &as32(k.pre)[r*o], o, float32(g))
+				geluForward(&as32(y)[r*o], &as32(b)[0], &as32(k.pre)[r*o], o, float32(g))
 			}
 			return
 		}
@@ -354,7 +362,7 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 		dp := k.gradScratch(len(g))
 		k.p.Rows(len(g), 1024, func(lo, hi int) {
 			if k.vec {
-				geluBwd(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], hi-lo)
+				geluBackward(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], hi-lo)
 				return
 			}
 			for j := lo; j < hi; j++ {
@@ -394,6 +402,24 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 	if k.res {
 		copyPar(k.p, data[T](gin[i]), data[T](gout))
 	}
+}
+
+// geluForward is geluFwd on the widest vector kernel this CPU runs (needs haveAVX2).
+func geluForward(y, b, pre *float32, n int, gain float32) {
+	if haveAVX512 {
+		geluFwd512(y, b, pre, n, gain)
+		return
+	}
+	geluFwd(y, b, pre, n, gain)
+}
+
+// geluBackward is geluBwd on the widest vector kernel this CPU runs (needs haveAVX2).
+func geluBackward(dp, gout, pre *float32, n int) {
+	if haveAVX512 {
+		geluBwd512(dp, gout, pre, n)
+		return
+	}
+	geluBwd(dp, gout, pre, n)
 }
 
 // softmaxInPlace replaces a row by its softmax (one exp per element) and returns the row's

@@ -104,7 +104,17 @@ func kernelCases[T Float](sz opSizes) []kcase {
 		},
 	)
 
-	// Causal attention, composed per sequence and head with an additive −1e9 mask.
+	// The fused projections: x·[Wq | Wk | Wv].
+	cs = append(cs, kcase{
+		name: "QKV", k: &qkvKernel[T]{be: be},
+		in: []*tensor.Dense{mat(m, d), mat(d, d), mat(d, d), mat(d, d)},
+		stock: func(_ *G.ExprGraph, x []*G.Node) *G.Node {
+			return G.Must(G.Concat(1, G.Must(G.Mul(x[0], x[1])), G.Must(G.Mul(x[0], x[2])), G.Must(G.Mul(x[0], x[3]))))
+		},
+	})
+
+	// Causal attention on the fused (N·T)×3d input, composed per sequence and head with an
+	// additive −1e9 mask.
 	for _, mask := range [][]float64{{1, 0}, {1, 1, 1}} {
 		h := len(mask)
 		hd := d / h
@@ -120,19 +130,20 @@ func kernelCases[T Float](sz opSizes) []kcase {
 		}
 		cs = append(cs, kcase{
 			name: name, k: &attnKernel[T]{be: be, p: pl, t: tl, heads: h, mask: mask},
-			in: []*tensor.Dense{mat(m, d), mat(m, d), mat(m, d)},
+			in: []*tensor.Dense{mat(m, 3*d)},
 			stock: func(g *G.ExprGraph, x []*G.Node) *G.Node {
 				cm := fconst(g, "causal", tl, tl, causal)
 				var seqs []*G.Node
 				for b := 0; b < n; b++ {
 					var heads []*G.Node
 					for hh := 0; hh < h; hh++ {
-						blk := func(v *G.Node) *G.Node {
-							return G.Must(G.Slice(v, G.S(b*tl, (b+1)*tl), G.S(hh*hd, (hh+1)*hd)))
+						blk := func(part int) *G.Node { // part 0, 1, 2: queries, keys, values
+							c0 := part*d + hh*hd
+							return G.Must(G.Slice(x[0], G.S(b*tl, (b+1)*tl), G.S(c0, c0+hd)))
 						}
-						s := scale(G.Must(G.Mul(blk(x[0]), G.Must(G.Transpose(blk(x[1]))))), 1/math.Sqrt(float64(hd)))
+						s := scale(G.Must(G.Mul(blk(0), G.Must(G.Transpose(blk(1))))), 1/math.Sqrt(float64(hd)))
 						p := G.Must(G.SoftMax(G.Must(G.Add(s, cm))))
-						heads = append(heads, scale(G.Must(G.Mul(p, blk(x[2]))), mask[hh]))
+						heads = append(heads, scale(G.Must(G.Mul(p, blk(2))), mask[hh]))
 					}
 					seqs = append(seqs, G.Must(G.Concat(1, heads...)))
 				}

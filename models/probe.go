@@ -120,8 +120,12 @@ func (m *net[T]) probeChunks(t tunnels.Tunnel, b *tunnels.Batch, chunk, keep int
 			}
 			src := data[T](tp.op.out)
 			rows, w := rows2(tp.op.out.Shape())
+			stride, col := w, 0 // the tap's row r is src[r·stride+col:][:w]
+			if tp.width > 0 {
+				w, col = tp.width, tp.col
+			}
 			pr.Width = w
-			per := len(src) / n
+			per := rows * w / n
 			var dst []float64
 			switch tp.kind {
 			case tapQ:
@@ -140,7 +144,7 @@ func (m *net[T]) probeChunks(t tunnels.Tunnel, b *tunnels.Batch, chunk, keep int
 				dst = pr.Final
 			}
 			if end := min(len(dst), hi*per); end > lo*per {
-				widenInto(dst[lo*per:end], src)
+				widenRows(dst[lo*per:end], src, stride, col, w)
 			}
 		}
 		for l, k := range c.attn {
@@ -166,5 +170,13 @@ func (m *net[T]) probeChunks(t tunnels.Tunnel, b *tunnels.Batch, chunk, keep int
 func widenInto[T Float](dst []float64, src []T) {
 	for i := range dst {
 		dst[i] = float64(src[i])
+	}
+}
+
+// widenRows fills dst with rows of w values as float64, row r read from src[r·stride+col:],
+// until dst is full.
+func widenRows[T Float](dst []float64, src []T, stride, col, w int) {
+	for r := 0; r*w < len(dst); r++ {
+		widenInto(dst[r*w:min(len(dst), (r+1)*w)], src[r*stride+col:])
 	}
 }

@@ -141,6 +141,38 @@ func (k *linKernel[T]) devBackward(x *devCall) error {
 	return nil
 }
 
+// qkvKernel needs nothing kept: its three products write the fused output's column blocks
+// (rows 3d apart), and the backward pass reads the gradient's.
+func (k *qkvKernel[T]) devSetup(*devCall) error { return nil }
+
+func (k *qkvKernel[T]) devForward(x *devCall) error {
+	m, d := x.inShape[0][0], x.inShape[0][1]
+	for i := 0; i < 3; i++ {
+		if err := x.d.Gemm(false, false, m, d, d, 1, x.in[0], d, x.in[1+i], d, 0, x.out.Add(i*d), 3*d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (k *qkvKernel[T]) devBackward(x *devCall) error {
+	m, d := x.inShape[0][0], x.inShape[0][1]
+	for i := 0; i < 3; i++ {
+		var beta float32
+		if i > 0 {
+			beta = 1
+		}
+		g := x.gout.Add(i * d)
+		if err := x.d.Gemm(false, true, m, d, d, 1, g, 3*d, x.in[1+i], d, beta, x.gin[0], d); err != nil {
+			return err
+		}
+		if err := x.d.Gemm(true, false, d, d, m, 1, x.in[0], d, g, 3*d, 0, x.gin[1+i], d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // attnKernel keeps the attention weights, a scratch for their gradient and the head mask.
 func (k *attnKernel[T]) devSetup(x *devCall) error {
 	m := x.inShape[0][0]
@@ -156,8 +188,10 @@ func (k *attnKernel[T]) devSetup(x *devCall) error {
 	return nil
 }
 
+// dims are the sequences, their length, the heads, the width d (the input is (n·t)×3d) and
+// the scores' scale.
 func (k *attnKernel[T]) dims(x *devCall) (n, t, h, d int, scale float32) {
-	d = x.inShape[0][1]
+	d = x.inShape[0][1] / 3
 	return x.inShape[0][0] / k.t, k.t, k.heads, d, float32(1 / math.Sqrt(float64(d/k.heads)))
 }
 
@@ -173,14 +207,14 @@ func (k *attnKernel[T]) devForward(x *devCall) error {
 		x.st.mask = append(x.st.mask[:0], k.mask...)
 	}
 	n, t, h, d, scale := k.dims(x)
-	s := x.st.saved
-	return accel.AttnForward(x.d, x.out, s[0], x.in[0], x.in[1], x.in[2], s[2], n, t, h, d, scale)
+	s, qkv := x.st.saved, x.in[0]
+	return accel.AttnForward(x.d, x.out, s[0], qkv, qkv.Add(d), qkv.Add(2*d), s[2], n, t, h, d, 3*d, scale)
 }
 
 func (k *attnKernel[T]) devBackward(x *devCall) error {
 	n, t, h, d, scale := k.dims(x)
-	s := x.st.saved
-	return accel.AttnBackward(x.d, x.gin[0], x.gin[1], x.gin[2], s[1], s[0], x.in[0], x.in[1], x.in[2], x.gout, s[2], n, t, h, d, scale)
+	s, qkv, dqkv := x.st.saved, x.in[0], x.gin[0]
+	return accel.AttnBackward(x.d, dqkv, dqkv.Add(d), dqkv.Add(2*d), s[1], s[0], qkv, qkv.Add(d), qkv.Add(2*d), x.gout, s[2], n, t, h, d, 3*d, scale)
 }
 
 // ceKernel keeps each row's loss and softmax.

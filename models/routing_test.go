@@ -63,17 +63,25 @@ func TestRoutingIdentity(t *testing.T) {
 // attention layer's last backward pass and those the routing identity gives, and the
 // largest gradient entry.
 func routingError(ak *attnKernel[float32], bo *bwdOp, nseq int) (worst, largest float64) {
-	q, k, v := bo.ins[0].Data().([]float32), bo.ins[1].Data().([]float32), bo.ins[2].Data().([]float32)
+	qkv, dqkv := bo.ins[0].Data().([]float32), bo.gin[0].Data().([]float32)
 	u := bo.gout.Data().([]float32)
-	dq, dk := bo.gin[0].Data().([]float32), bo.gin[1].Data().([]float32)
 	T, H := ak.t, ak.heads
-	d := len(q) / (nseq * T)
+	d := len(u) / (nseq * T)
+	q, k, v := qkv, qkv[d:], qkv[2*d:]
+	dq, dk := dqkv, dqkv[d:]
 	hd := d / H
 	sc := 1 / math.Sqrt(float64(hd))
 	for s := 0; s < nseq; s++ {
 		for h := 0; h < H; h++ {
 			alpha := ak.probs[(s*H+h)*T*T:]
-			row := func(x []float32, i int) []float32 { return x[(s*T+i)*d+h*hd:][:hd] }
+			// Row i of head h: of the fused q, k, v and their gradients (rows 3d apart), or of
+			// the output's gradient u (rows d apart).
+			row := func(x []float32, i int) []float32 {
+				if len(x) == len(u) {
+					return x[(s*T+i)*d+h*hd:][:hd]
+				}
+				return x[(s*T+i)*3*d+h*hd:][:hd]
+			}
 			ds := make([]float64, T*T)
 			for i := 0; i < T; i++ {
 				var mean float64 // Σ_k α_ik u_i·v_k

@@ -69,17 +69,31 @@ func smm(mode tri, transA bool, m, n, k int, alpha float32, a []float32, lda int
 	}
 }
 
-// transpose32 writes the r×c block of a (lda) transposed into dst (c×r, row-major).
+// transpose32 writes the r×c block of a (lda) transposed into dst (c×r, row-major): 8×8
+// blocks on the AVX2 kernel where it runs, the edges element by element.
 func transpose32(dst []float32, a []float32, lda, r, c int) {
 	if r <= 0 || c <= 0 {
 		return
 	}
 	_, _ = dst[c*r-1], a[(r-1)*lda+c-1]
+	r8, c8 := 0, 0 // the rows and columns done by 8×8 blocks
+	if haveAVX2 {
+		r8, c8 = r/8*8, c/8*8
+		for i := 0; i < r8; i += 8 {
+			for j := 0; j < c8; j += 8 {
+				transpose8x8(&dst[j*r+i], r, &a[i*lda+j], lda)
+			}
+		}
+	}
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	for j := 0; j < c; j++ {
 		d := dst[j*r : (j+1)*r]
 		p := unsafe.Add(pa, 4*j)
-		for i := range d {
+		i0 := 0
+		if j < c8 {
+			i0 = r8 // rows above are in the blocks
+		}
+		for i := i0; i < r; i++ {
 			d[i] = *(*float32)(unsafe.Add(p, 4*i*lda))
 		}
 	}

@@ -120,7 +120,7 @@ func TestAttentionSmallVsBLAS(t *testing.T) {
 	for _, sz := range []struct{ n, t, d, h int }{{3, 37, 64, 4}, {2, 37, 192, 6}, {2, 5, 12, 2}} {
 		rng := rand.New(rand.NewPCG(9, 10))
 		m := sz.n * sz.t
-		in := []*tensor.Dense{randDense32(rng, m, sz.d), randDense32(rng, m, sz.d), randDense32(rng, m, sz.d)}
+		in := []*tensor.Dense{randDense32(rng, m, 3*sz.d)}
 		gout := randDense32(rng, m, sz.d)
 		mask := make([]float64, sz.h)
 		for i := range mask {
@@ -134,10 +134,7 @@ func TestAttentionSmallVsBLAS(t *testing.T) {
 		run := func(blas bool) res {
 			k := &attnKernel[float32]{be: be, p: par.Pool{Workers: 2}, t: sz.t, heads: sz.h, mask: mask, blas: blas}
 			out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, sz.d))
-			gin := make([]*tensor.Dense, 3)
-			for i := range gin {
-				gin[i] = tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, sz.d))
-			}
+			gin := []*tensor.Dense{tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(m, 3*sz.d))}
 			k.forward(in, out)
 			k.backward(in, out, gout, 0, gin)
 			r := res{out: out.Float32s(), probs: append([]float32(nil), k.probs...)}
@@ -165,10 +162,10 @@ func TestAttentionSmallVsBLAS(t *testing.T) {
 	}
 }
 
-// TestTranspose32 checks the transposition for row counts around its four-row blocks.
+// TestTranspose32 checks the transposition for row and column counts around its 8×8 blocks.
 func TestTranspose32(t *testing.T) {
-	for _, r := range []int{1, 3, 4, 5, 8, 37} {
-		for _, c := range []int{1, 16, 32} {
+	for _, r := range []int{1, 3, 4, 5, 8, 9, 37} {
+		for _, c := range []int{1, 12, 16, 32} {
 			lda := c + 3
 			a := make([]float32, (r-1)*lda+c)
 			for i := range a {

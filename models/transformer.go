@@ -91,16 +91,16 @@ func buildTransformer[T Float](m *net[T], c arch.TransformerConfig, cg *compiled
 		if err != nil {
 			return nil, err
 		}
-		var qkv [3]*G.Node
-		for i := range qkv {
-			if qkv[i], err = lin(actNone, false, false, nil, a, p[1+i]); err != nil {
-				return nil, err
-			}
-			cg.addTap(tapQ+tapKind(i), l, qkv[i])
+		qkv, err := apply(m, &qkvKernel[T]{be: be}, false, a, p[1], p[2], p[3])
+		if err != nil {
+			return nil, err
+		}
+		for i := range 3 {
+			cg.addTapCols(tapQ+tapKind(i), l, qkv, i*c.Width, c.Width)
 		}
 		ak := &attnKernel[T]{be: be, p: pl, t: t.SeqLen(), heads: c.Heads, mask: m.mask[l]}
 		cg.attn = append(cg.attn, ak)
-		o, err := apply(m, ak, false, qkv[0], qkv[1], qkv[2])
+		o, err := apply(m, ak, false, qkv)
 		if err != nil {
 			return nil, err
 		}

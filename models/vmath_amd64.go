@@ -19,6 +19,16 @@ func expSum(x *float32, n int, shift float32) float32
 //go:noescape
 func geluFwd(y, b, pre *float32, n int, gain float32)
 
+// geluFwd512 is geluFwd sixteen lanes at a time (AVX-512), with the same results.
+//
+//go:noescape
+func geluFwd512(y, b, pre *float32, n int, gain float32)
+
+// geluBwd512 is geluBwd sixteen lanes at a time (AVX-512), with the same results.
+//
+//go:noescape
+func geluBwd512(dp, gout, pre *float32, n int)
+
 // geluBwd sets dp[i] = gout[i]·GELU′(pre[i]) for i < n, computing t again from pre (cheaper
 // than storing and reloading it at these sizes: the pass is memory-bound).
 //

@@ -4,21 +4,21 @@ import "math"
 
 func hostAttnForward(a *hostArgs) func() {
 	op, pp, qp, kp, vp, mp := a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr()
-	n, t, h, d, scale := a.int(), a.int(), a.int(), a.int(), a.float()
-	m := n * t * d
-	o, p, q, k, v, mask := a.fs(op, m, false), a.fs(pp, n*h*t*t, false), a.fs(qp, m, false), a.fs(kp, m, false), a.fs(vp, m, false), a.fs(mp, h, false)
+	n, t, h, d, ld, scale := a.int(), a.int(), a.int(), a.int(), a.int(), a.float()
+	m, mq := n*t*d, strided(n*t, d, ld)
+	o, p, q, k, v, mask := a.fs(op, m, false), a.fs(pp, n*h*t*t, false), a.fs(qp, mq, false), a.fs(kp, mq, false), a.fs(vp, mq, false), a.fs(mp, h, false)
 	hd := d / max(h, 1)
 	return func() {
 		for item := 0; item < n*h; item++ {
 			b, hh := item/h, item%h
-			off := b*t*d + hh*hd
+			off, oo := b*t*ld+hh*hd, b*t*d+hh*hd
 			pm := p[item*t*t : (item+1)*t*t]
 			for i := 0; i < t; i++ {
 				pr := pm[i*t : (i+1)*t]
-				qi := q[off+i*d : off+i*d+hd]
+				qi := q[off+i*ld : off+i*ld+hd]
 				mx := float32(-math.MaxFloat32)
 				for j := 0; j <= i; j++ {
-					kj := k[off+j*d : off+j*d+hd]
+					kj := k[off+j*ld : off+j*ld+hd]
 					var s float32
 					for c, qv := range qi {
 						s += qv * kj[c]
@@ -41,9 +41,9 @@ func hostAttnForward(a *hostArgs) func() {
 				for c := 0; c < hd; c++ {
 					var s float32
 					for j := 0; j <= i; j++ {
-						s += pr[j] * v[off+j*d+c]
+						s += pr[j] * v[off+j*ld+c]
 					}
-					o[off+i*d+c] = mask[hh] * s
+					o[oo+i*d+c] = mask[hh] * s
 				}
 			}
 		}
@@ -52,22 +52,22 @@ func hostAttnForward(a *hostArgs) func() {
 
 func hostAttnBackward(a *hostArgs) func() {
 	dqp, dkp, dvp, dsp, pp, qp, kp, vp, gp, mp := a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.ptr()
-	n, t, h, d, scale := a.int(), a.int(), a.int(), a.int(), a.float()
-	m, pt := n*t*d, n*h*t*t
-	dq, dk, dv, ds := a.fs(dqp, m, false), a.fs(dkp, m, false), a.fs(dvp, m, false), a.fs(dsp, pt, false)
-	p, q, k, v, g, mask := a.fs(pp, pt, false), a.fs(qp, m, false), a.fs(kp, m, false), a.fs(vp, m, false), a.fs(gp, m, false), a.fs(mp, h, false)
+	n, t, h, d, ld, scale := a.int(), a.int(), a.int(), a.int(), a.int(), a.float()
+	m, mq, pt := n*t*d, strided(n*t, d, ld), n*h*t*t
+	dq, dk, dv, ds := a.fs(dqp, mq, false), a.fs(dkp, mq, false), a.fs(dvp, mq, false), a.fs(dsp, pt, false)
+	p, q, k, v, g, mask := a.fs(pp, pt, false), a.fs(qp, mq, false), a.fs(kp, mq, false), a.fs(vp, mq, false), a.fs(gp, m, false), a.fs(mp, h, false)
 	hd := d / max(h, 1)
 	return func() {
 		for item := 0; item < n*h; item++ {
 			b, hh := item/h, item%h
-			off := b*t*d + hh*hd
+			off, oo := b*t*ld+hh*hd, b*t*d+hh*hd
 			mh := mask[hh]
 			pm, dm := p[item*t*t:(item+1)*t*t], ds[item*t*t:(item+1)*t*t]
 			for i := 0; i < t; i++ {
-				gi := g[off+i*d : off+i*d+hd]
+				gi := g[oo+i*d : oo+i*d+hd]
 				var dot float32
 				for j := 0; j <= i; j++ {
-					vj := v[off+j*d : off+j*d+hd]
+					vj := v[off+j*ld : off+j*ld+hd]
 					var s float32
 					for c, gv := range gi {
 						s += gv * vj[c]
@@ -82,20 +82,20 @@ func hostAttnBackward(a *hostArgs) func() {
 				for c := 0; c < hd; c++ {
 					var s float32
 					for j := 0; j <= i; j++ {
-						s += dm[i*t+j] * k[off+j*d+c]
+						s += dm[i*t+j] * k[off+j*ld+c]
 					}
-					dq[off+i*d+c] = scale * s
+					dq[off+i*ld+c] = scale * s
 				}
 			}
 			for j := 0; j < t; j++ {
 				for c := 0; c < hd; c++ {
 					var sk, sv float32
 					for i := j; i < t; i++ {
-						sk += dm[i*t+j] * q[off+i*d+c]
-						sv += pm[i*t+j] * g[off+i*d+c]
+						sk += dm[i*t+j] * q[off+i*ld+c]
+						sv += pm[i*t+j] * g[oo+i*d+c]
 					}
-					dk[off+j*d+c] = scale * sk
-					dv[off+j*d+c] = mh * sv
+					dk[off+j*ld+c] = scale * sk
+					dv[off+j*ld+c] = mh * sv
 				}
 			}
 		}
@@ -166,4 +166,12 @@ func hostCEBackward(a *hostArgs) func() {
 			}
 		}
 	}
+}
+
+// strided is the extent of rows rows of w values ld apart: (rows−1)·ld + w (0 without rows).
+func strided(rows, w, ld int) int {
+	if rows == 0 {
+		return 0
+	}
+	return (rows-1)*ld + w
 }

@@ -171,21 +171,22 @@ extern "C" __global__ void wt_colsum(float* db, const float* g, int rows, int o)
 }
 
 // Causal attention, one block a (sequence, head), one thread a query row: p = softmax(q·kᵀ·scale)
-// over keys ≤ the row (zero after), o = mask[head]·p·v. q, k, v, o are (n·t)×d, head h in
-// columns h·hd..(h+1)·hd; p is n·h·t·t.
-extern "C" __global__ void wt_attn_fwd(float* o, float* p, const float* q, const float* k, const float* v, const float* mask, int n, int t, int h, int d, float scale) {
+// over keys ≤ the row (zero after), o = mask[head]·p·v. q, k, v are n·t rows of d values,
+// ld apart (the column blocks of the fused projection's output: ld = 3d); o is (n·t)×d; head
+// h in columns h·hd..(h+1)·hd; p is n·h·t·t.
+extern "C" __global__ void wt_attn_fwd(float* o, float* p, const float* q, const float* k, const float* v, const float* mask, int n, int t, int h, int d, int ld, float scale) {
   int hd = d / h;
   for (int item = BID; item < n * h; item += GDIM) {
     int b = item / h, hh = item % h;
-    long off = (long)b * t * d + hh * hd;
+    long off = (long)b * t * ld + hh * hd, oo = (long)b * t * d + hh * hd;
     float mh = mask[hh];
     float* pm = p + (long)item * t * t;
     for (int i = TID; i < t; i += BDIM) {
       float* pr = pm + i * t;
-      const float* qi = q + off + (long)i * d;
+      const float* qi = q + off + (long)i * ld;
       float mx = -3.402823466e38f;
       for (int j = 0; j <= i; j++) {
-        const float* kj = k + off + (long)j * d;
+        const float* kj = k + off + (long)j * ld;
         float s = 0.f;
         for (int c = 0; c < hd; c++) s += qi[c] * kj[c];
         s *= scale;
@@ -201,10 +202,10 @@ extern "C" __global__ void wt_attn_fwd(float* o, float* p, const float* q, const
       float inv = 1.f / sum;
       for (int j = 0; j <= i; j++) pr[j] *= inv;
       for (int j = i + 1; j < t; j++) pr[j] = 0.f;
-      float* oi = o + off + (long)i * d;
+      float* oi = o + oo + (long)i * d;
       for (int c = 0; c < hd; c++) {
         float s = 0.f;
-        for (int j = 0; j <= i; j++) s += pr[j] * v[off + (long)j * d + c];
+        for (int j = 0; j <= i; j++) s += pr[j] * v[off + (long)j * ld + c];
         oi[c] = mh * s;
       }
     }
@@ -214,20 +215,20 @@ extern "C" __global__ void wt_attn_fwd(float* o, float* p, const float* q, const
 // Causal attention backward, one block a (sequence, head). First a thread a query row i:
 // dp_ij = mask·g_i·v_j, ds_ij = p_ij(dp_ij − Σ_l p_il dp_il), dq_i = scale·Σ_j ds_ij k_j;
 // then a thread a key row j: dk_j = scale·Σ_i ds_ij q_i, dv_j = mask·Σ_i p_ij g_i.
-// ds is n·h·t·t scratch.
-extern "C" __global__ void wt_attn_bwd(float* dq, float* dk, float* dv, float* ds, const float* p, const float* q, const float* k, const float* v, const float* g, const float* mask, int n, int t, int h, int d, float scale) {
+// ds is n·h·t·t scratch; dq, dk, dv have rows ld apart like q, k, v; g is (n·t)×d.
+extern "C" __global__ void wt_attn_bwd(float* dq, float* dk, float* dv, float* ds, const float* p, const float* q, const float* k, const float* v, const float* g, const float* mask, int n, int t, int h, int d, int ld, float scale) {
   int hd = d / h;
   for (int item = BID; item < n * h; item += GDIM) {
     int b = item / h, hh = item % h;
-    long off = (long)b * t * d + hh * hd;
+    long off = (long)b * t * ld + hh * hd, oo = (long)b * t * d + hh * hd;
     float mh = mask[hh];
     const float* pm = p + (long)item * t * t;
     float* dm = ds + (long)item * t * t;
     for (int i = TID; i < t; i += BDIM) {
-      const float* gi = g + off + (long)i * d;
+      const float* gi = g + oo + (long)i * d;
       float dot = 0.f;
       for (int j = 0; j <= i; j++) {
-        const float* vj = v + off + (long)j * d;
+        const float* vj = v + off + (long)j * ld;
         float s = 0.f;
         for (int c = 0; c < hd; c++) s += gi[c] * vj[c];
         s *= mh;
@@ -237,8 +238,8 @@ extern "C" __global__ void wt_attn_bwd(float* dq, float* dk, float* dv, float* d
       for (int j = 0; j <= i; j++) dm[i * t + j] = pm[i * t + j] * (dm[i * t + j] - dot);
       for (int c = 0; c < hd; c++) {
         float s = 0.f;
-        for (int j = 0; j <= i; j++) s += dm[i * t + j] * k[off + (long)j * d + c];
-        dq[off + (long)i * d + c] = scale * s;
+        for (int j = 0; j <= i; j++) s += dm[i * t + j] * k[off + (long)j * ld + c];
+        dq[off + (long)i * ld + c] = scale * s;
       }
     }
     __syncthreads();
@@ -246,11 +247,11 @@ extern "C" __global__ void wt_attn_bwd(float* dq, float* dk, float* dv, float* d
       for (int c = 0; c < hd; c++) {
         float sk = 0.f, sv = 0.f;
         for (int i = j; i < t; i++) {
-          sk += dm[i * t + j] * q[off + (long)i * d + c];
-          sv += pm[i * t + j] * g[off + (long)i * d + c];
+          sk += dm[i * t + j] * q[off + (long)i * ld + c];
+          sv += pm[i * t + j] * g[oo + (long)i * d + c];
         }
-        dk[off + (long)j * d + c] = scale * sk;
-        dv[off + (long)j * d + c] = mh * sv;
+        dk[off + (long)j * ld + c] = scale * sk;
+        dv[off + (long)j * ld + c] = mh * sv;
       }
     }
     __syncthreads();

@@ -68,14 +68,16 @@ func ColSum(dv Device, db, g Ptr, rows, o int) error {
 // colSumGrid is wt_colsum's grid: a thread a column.
 func colSumGrid(o int) Grid { return Grid{Blocks: max(1, (o+255)/256), Threads: 256} }
 
-// AttnForward is fused causal attention over n sequences of t rows, h heads of width d/h.
-func AttnForward(dv Device, o, p, q, k, v, mask Ptr, n, t, h, d int, scale float32) error {
-	return dv.Launch("wt_attn_fwd", PerItem(n*h, t), o, p, q, k, v, mask, int32(n), int32(t), int32(h), int32(d), scale)
+// AttnForward is fused causal attention over n sequences of t rows, h heads of width d/h:
+// q, k and v (and, backward, their gradients) have rows ld apart (3d when they are the
+// column blocks of the fused projection's output), o and its gradient rows d apart.
+func AttnForward(dv Device, o, p, q, k, v, mask Ptr, n, t, h, d, ld int, scale float32) error {
+	return dv.Launch("wt_attn_fwd", PerItem(n*h, t), o, p, q, k, v, mask, int32(n), int32(t), int32(h), int32(d), int32(ld), scale)
 }
 
 // AttnBackward is its backward pass; ds is n·h·t·t scratch.
-func AttnBackward(dv Device, dq, dk, dvv, ds, p, q, k, v, g, mask Ptr, n, t, h, d int, scale float32) error {
-	return dv.Launch("wt_attn_bwd", PerItem(n*h, t), dq, dk, dvv, ds, p, q, k, v, g, mask, int32(n), int32(t), int32(h), int32(d), scale)
+func AttnBackward(dv Device, dq, dk, dvv, ds, p, q, k, v, g, mask Ptr, n, t, h, d, ld int, scale float32) error {
+	return dv.Launch("wt_attn_bwd", PerItem(n*h, t), dq, dk, dvv, ds, p, q, k, v, g, mask, int32(n), int32(t), int32(h), int32(d), int32(ld), scale)
 }
 
 // CEForward writes each row's cross-entropy into loss and its softmax into prob, then the

@@ -69,6 +69,9 @@ func (c parityCase) run(dev Device, init [][]float32, g Grid) ([][]float32, erro
 					args[i] = ptrs[bi]
 				}
 			}
+			if ba, ok := a.(bufAt); ok {
+				args[i] = ptrs[ba.buf].Add(ba.off)
+			}
 		}
 		if err := dev.Launch(c.kernel, g, args...); err != nil {
 			return err

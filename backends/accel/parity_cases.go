@@ -37,6 +37,12 @@ type parityCase struct {
 
 type bufIdx int
 
+// bufAt is a pointer off elements into buffer buf.
+type bufAt struct {
+	buf bufIdx
+	off int
+}
+
 // parityCases launches every kernel of the catalogue at shape s, outputs filled with NaN
 // first so an element a kernel fails to write shows.
 func parityCases(s ParityShape) []parityCase {
@@ -80,10 +86,17 @@ func parityCases(s ParityShape) []parityCase {
 			[]any{b(0), b(1), b(2), b(3), float32(0.8), i32(rows * o)}, Elementwise(rows * o)},
 		{"column sums", "wt_colsum", []buffer{nan(o), r(rows * o)}, []any{b(0), b(1), i32(rows), i32(o)}, colSumGrid(o)},
 		{"attention", "wt_attn_fwd", []buffer{nan(rows * d), nan(n * h * t * t), r(rows * d), r(rows * d), r(rows * d), mask},
-			[]any{b(0), b(1), b(2), b(3), b(4), b(5), i32(n), i32(t), i32(h), i32(d), float32(0.4)}, PerItem(n*h, t)},
+			[]any{b(0), b(1), b(2), b(3), b(4), b(5), i32(n), i32(t), i32(h), i32(d), i32(d), float32(0.4)}, PerItem(n*h, t)},
 		{"attention backward", "wt_attn_bwd",
 			[]buffer{nan(rows * d), nan(rows * d), nan(rows * d), z(n * h * t * t), pos(n * h * t * t), r(rows * d), r(rows * d), r(rows * d), r(rows * d), mask},
-			[]any{b(0), b(1), b(2), b(3), b(4), b(5), b(6), b(7), b(8), b(9), i32(n), i32(t), i32(h), i32(d), float32(0.4)}, PerItem(n*h, t)},
+			[]any{b(0), b(1), b(2), b(3), b(4), b(5), b(6), b(7), b(8), b(9), i32(n), i32(t), i32(h), i32(d), i32(d), float32(0.4)}, PerItem(n*h, t)},
+		// As the model runs it: queries, keys and values the column blocks of one (n·t)×3d
+		// matrix (the fused projection's output), their gradients those of another.
+		{"attention fused", "wt_attn_fwd", []buffer{nan(rows * d), nan(n * h * t * t), r(rows * 3 * d), mask},
+			[]any{b(0), b(1), b(2), bufAt{2, d}, bufAt{2, 2 * d}, b(3), i32(n), i32(t), i32(h), i32(d), i32(3 * d), float32(0.4)}, PerItem(n*h, t)},
+		{"attention fused backward", "wt_attn_bwd",
+			[]buffer{nan(rows * 3 * d), z(n * h * t * t), pos(n * h * t * t), r(rows * 3 * d), r(rows * d), mask},
+			[]any{b(0), bufAt{0, d}, bufAt{0, 2 * d}, b(1), b(2), b(3), bufAt{3, d}, bufAt{3, 2 * d}, b(4), b(5), i32(n), i32(t), i32(h), i32(d), i32(3 * d), float32(0.4)}, PerItem(n*h, t)},
 		{"cross-entropy", "wt_ce_fwd", []buffer{nan(rows), nan(rows * o), r(rows * o), ints(rows, c)},
 			[]any{b(0), b(1), b(2), b(3), null, i32(rows), i32(o), i32(off), i32(c)}, PerRow(rows, o)},
 		{"cross-entropy soft", "wt_ce_fwd", []buffer{nan(rows), nan(rows * o), r(rows * o), pos(rows * c)},

@@ -24,8 +24,16 @@ func benchBackends(b *testing.B) []benchBackend {
 	}
 	packed := newGoBackend(bestKernel(), 1)
 	packed.packAll = true // A packed even where the kernel reads it in place
-	return append(list, benchBackend{"go", Go(), nil}, benchBackend{"parallel-go-2", Parallel(Go(), 2), nil},
+	list = append(list, benchBackend{"go", Go(), nil}, benchBackend{"parallel-go-2", Parallel(Go(), 2), nil},
 		benchBackend{"go-packed-a", packed, nil})
+	// The other assembly kernels this CPU runs (AVX2 beside AVX-512), side by side.
+	for _, k := range kernels()[1:] {
+		if k.name != genericKernel.name {
+			list = append(list, benchBackend{"go-" + k.name, newGoBackend(k, 1), nil},
+				benchBackend{"parallel-go-2-" + k.name, newGoBackend(k, 2), nil})
+		}
+	}
+	return list
 }
 
 type benchShape struct {

@@ -1,6 +1,8 @@
 // Package gemm holds the matrix-multiply backends of the trainer: the project's own
 // float32 GEMM ("go": packed panels and a 6×16 micro-kernel in Go assembly for AVX2+FMA,
-// chosen at run time, with a portable Go kernel elsewhere; float64 products are gonum's),
+// chosen at run time — on CPUs with AVX-512, two whole tiles side by side run as one 6×32
+// tile in zmm registers, bit-identical to two 6×16 ones — with a portable Go kernel
+// elsewhere; float64 products are gonum's),
 // OpenBLAS loaded at run time with purego (no cgo), gonum's pure-Go BLAS, a wrapper that
 // splits large products over goroutines, and an adapter to gonum's complete BLAS
 // interfaces for gorgonia.Use.

@@ -23,6 +23,8 @@ const (
 	// jobsPerWorker is how many jobs a worker is dealt at least, so that one whose core is
 	// briefly taken is covered by the others.
 	jobsPerWorker = 4
+	// minPackWork is the fewest elements one packing task copies (64 KB).
+	minPackWork = 1 << 14
 	// maxPackedB is the most elements of packed B held at once (4 MiB, in L3): within it,
 	// all of k is packed before any product, and each job keeps its block of C in cache
 	// while it runs through every k block; longer products (weight gradients) pack B a
@@ -140,9 +142,14 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 		colGroups = min(nSlivers, (jobsPerWorker*workers+rowBlocks-1)/rowBlocks)
 	}
 	perGroup := (nSlivers + colGroups - 1) / colGroups
+	if g.kern.pair != nil && perGroup%2 == 1 && perGroup < nSlivers {
+		perGroup++ // whole pairs of slivers, for the pair kernel
+	}
 	colGroups = (nSlivers + perGroup - 1) / perGroup
 	// inPlace is whether whole slivers of A are read in place rather than packed.
 	inPlace := !aT && g.kern.rows != nil && !g.packAll
+	// pairs is whether two whole B slivers side by side run as one tile of the pair kernel.
+	pairs := g.kern.pair != nil && (!inPlace || g.kern.pairRows != nil)
 	// With several groups of columns, A is packed once for all of them, beside B (the
 	// chunk's k blocks of it, block p0 at (p0−q0)·mPad, its sliver at row r kb·r further).
 	mPad := (m + mr - 1) / mr * mr
@@ -157,11 +164,25 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 		// Pack the chunk's k blocks of B: block p0 (kb rows) at offset (p0−q0)·nSlivers·nr,
 		// its sliver s kb·nr further per sliver.
 		blocks := (qk + kcBlock - 1) / kcBlock
-		bTasks, total := nSlivers*blocks, nSlivers*blocks
+		// B untransposed is packed by rows (each row of b read once, into every sliver), in
+		// parts of a k block so that every worker has some; transposed, by slivers.
+		parts := 1
+		if !bT {
+			kb0 := min(kcBlock, qk)
+			parts = max(1, min((kb0*n+minPackWork-1)/minPackWork, (workers*jobsPerWorker+blocks-1)/blocks))
+		}
+		bTasks := nSlivers * blocks
+		if !bT {
+			bTasks = parts * blocks
+		}
+		total := bTasks
 		if sa != nil {
 			total += rowBlocks * blocks
 		}
 		packJobs := min(total, workers*jobsPerWorker)
+		if packed := qk * (n + len(sa)/max(chunk, 1)); packed < 2*minPackWork {
+			packJobs = 1 // too little to copy to be worth waking another worker
+		}
 		pool.Each(packJobs, func(_, i int) {
 			per := (total + packJobs - 1) / packJobs
 			for t := i * per; t < min(total, (i+1)*per); t++ {
@@ -173,11 +194,22 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 					packABlock(sa[off:off+(mb+mr-1)/mr*mr*kb], aT, a, lda, i0, mb, p0, kb)
 					continue
 				}
+				if !bT {
+					blk, part := t/parts, t%parts
+					p0 := q0 + blk*kcBlock
+					kb := min(kcBlock, k-p0)
+					off := (p0 - q0) * nSlivers * nr
+					per := (kb + parts - 1) / parts
+					if l0 := part * per; l0 < kb {
+						packBRows(pb[off:off+nSlivers*nr*kb], b, ldb, n, p0, kb, l0, min(kb, l0+per))
+					}
+					continue
+				}
 				blk, s := t/nSlivers, t%nSlivers
 				p0 := q0 + blk*kcBlock
 				kb := min(kcBlock, k-p0)
 				off := (p0 - q0) * nSlivers * nr
-				packBSliver(pb[off+s*nr*kb:off+(s+1)*nr*kb], bT, b, ldb, s*nr, min(nr, n-s*nr), p0, kb)
+				packBSliverT(pb[off+s*nr*kb:off+(s+1)*nr*kb], b, ldb, s*nr, min(nr, n-s*nr), p0, kb)
 			}
 		})
 		pool.Each(rowBlocks*colGroups, func(w, job int) {
@@ -204,9 +236,19 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 					packABlock(ablk[whole*kb:], aT, a, lda, i0+whole, mb-whole, p0, kb)
 				}
 				off := (p0 - q0) * nSlivers * nr
-				for s := cg * perGroup; s < min(nSlivers, (cg+1)*perGroup); s++ {
+				end := min(nSlivers, (cg+1)*perGroup)
+				for s := cg * perGroup; s < end; s++ {
 					j0 := s * nr
 					nb := min(nr, n-j0)
+					if pairs && s+1 < end && n-j0 >= 2*nr {
+						var ain []float32 // rows read in place
+						if whole > 0 {
+							ain = a[i0*lda+p0:]
+						}
+						g.pairTiles(kb, ain, lda, ablk, pb[off+s*nr*kb:off+(s+2)*nr*kb], c[i0*ldc+j0:], ldc, mb, whole, alpha, bt, edge)
+						s++
+						continue
+					}
 					bs := pb[off+s*nr*kb : off+(s+1)*nr*kb]
 					for r := 0; r < mb; r += mr {
 						cr := c[(i0+r)*ldc+j0:]
@@ -225,5 +267,24 @@ func (g *goBackend) sgemm(aT, bT bool, m, n, k int, alpha float32, a []float32, 
 				}
 			}
 		})
+	}
+}
+
+// pairTiles computes the block's mb rows of two whole B slivers (bs, 2·nr·kb elements) into
+// c (the block's first row and column): the first whole rows read from a in place (lda), the
+// rest from the packed slivers in ablk (at row·kb), the last partial sliver as two edge tiles.
+func (g *goBackend) pairTiles(kb int, a []float32, lda int, ablk, bs, c []float32, ldc, mb, whole int, alpha, beta float32, edge []float32) {
+	for r := 0; r < mb; r += mr {
+		cr := c[r*ldc:]
+		switch {
+		case r < whole:
+			g.kern.pairRows(kb, a[r*lda:], lda, bs, nr*kb, cr, ldc, alpha, beta)
+		case mb-r >= mr:
+			g.kern.pair(kb, ablk[r*kb:(r+mr)*kb], bs, nr*kb, cr, ldc, alpha, beta)
+		default:
+			as := ablk[r*kb : (r+mr)*kb]
+			g.kern.tile(kb, as, bs[:nr*kb], cr, ldc, mb-r, nr, alpha, beta, edge)
+			g.kern.tile(kb, as, bs[nr*kb:], cr[nr:], ldc, mb-r, nr, alpha, beta, edge)
+		}
 	}
 }

@@ -10,6 +10,11 @@ type kernel struct {
 	// (row i at a[i·lda:]), with the same sums and roundings: op(A) untransposed is then
 	// not packed.
 	rows func(k int, a []float32, lda int, b, c []float32, ldc int, alpha, beta float32)
+	// pair and pairRows, when set, are full and rows for two whole tiles side by side (a 6×2nr
+	// tile of C) from two B slivers bs elements apart, with the same sums and roundings as two
+	// calls.
+	pair     func(k int, a, b []float32, bs int, c []float32, ldc int, alpha, beta float32)
+	pairRows func(k int, a []float32, lda int, b []float32, bs int, c []float32, ldc int, alpha, beta float32)
 }
 
 // genericKernel is the portable micro-kernel, used where no assembly one runs.

@@ -42,8 +42,12 @@ func BenchmarkPackWeight(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				for p0 := 0; p0 < tc.k; p0 += kcBlock {
 					kb := min(kcBlock, tc.k-p0)
+					if !tc.trans {
+						packBRows(dst, w, tc.ldb, tc.n, p0, kb, 0, kb)
+						continue
+					}
 					for s := 0; s*nr < tc.n; s++ {
-						packBSliver(dst[s*nr*kb:], tc.trans, w, tc.ldb, s*nr, min(nr, tc.n-s*nr), p0, kb)
+						packBSliverT(dst[s*nr*kb:], w, tc.ldb, s*nr, min(nr, tc.n-s*nr), p0, kb)
 					}
 				}
 			}

@@ -5,22 +5,10 @@ package gemm
 // consecutive rows of op(A), column after column (element (i, l) at l·mr + i). Lanes past
 // the edge of the matrix are zero, so the micro-kernel always computes a whole tile.
 
-// packBSliver packs rows p0..p0+kb and columns j0..j0+nb (nb ≤ nr) of op(B) into dst
-// (length ≥ nr·kb).
-func packBSliver(dst []float32, trans bool, b []float32, ldb, j0, nb, p0, kb int) {
+// packBSliverT packs rows p0..p0+kb and columns j0..j0+nb (nb ≤ nr) of op(B) = Bᵀ (B
+// transposed) into dst (length ≥ nr·kb). Untransposed B is packed by rows (packBRows).
+func packBSliverT(dst []float32, b []float32, ldb, j0, nb, p0, kb int) {
 	dst = dst[:nr*kb]
-	if !trans {
-		if nb == nr {
-			copyRows(dst, b[p0*ldb+j0:], ldb, kb, nr)
-			return
-		}
-		for l := 0; l < kb; l++ {
-			d := dst[l*nr : (l+1)*nr]
-			copy(d, b[(p0+l)*ldb+j0:(p0+l)*ldb+j0+nb])
-			clear(d[nb:])
-		}
-		return
-	}
 	// op(B)(l, j) = b[j·ldb + l]: each column of op(B) is contiguous.
 	for c := 0; c < nb; c++ {
 		src := b[(j0+c)*ldb+p0 : (j0+c)*ldb+p0+kb]
@@ -35,18 +23,36 @@ func packBSliver(dst []float32, trans bool, b []float32, ldb, j0, nb, p0, kb int
 	}
 }
 
+// packBRows packs rows l0..l1 of the k block at row p0 (kb rows) of op(B) = B
+// (untransposed), every sliver of its n columns, into the block's slivers at dst (sliver s
+// at s·nr·kb), reading each row of b once.
+func packBRows(dst []float32, b []float32, ldb, n, p0, kb, l0, l1 int) {
+	whole := n / nr
+	copyBSlivers(dst[l0*nr:], b[(p0+l0)*ldb:], ldb, l1-l0, whole, nr*kb)
+	if nb := n - whole*nr; nb > 0 {
+		d := dst[whole*nr*kb : (whole+1)*nr*kb]
+		for l := l0; l < l1; l++ {
+			dl := d[l*nr : (l+1)*nr]
+			copy(dl, b[(p0+l)*ldb+whole*nr:(p0+l)*ldb+n])
+			clear(dl[nb:])
+		}
+	}
+}
+
 // packABlock packs rows i0..i0+mb and columns p0..p0+kb of op(A) into consecutive A
 // slivers of mr rows (the last one zero-padded) in dst.
 func packABlock(dst []float32, trans bool, a []float32, lda, i0, mb, p0, kb int) {
-	for r0 := 0; r0 < mb; r0 += mr {
+	start := 0
+	if trans && mb >= mr {
+		// op(A)(i, l) = a[l·lda + i]: the whole slivers in one pass over the rows of a.
+		start = mb / mr * mr
+		copySlivers(dst, a[p0*lda+i0:], lda, kb, mb/mr)
+	}
+	for r0 := start; r0 < mb; r0 += mr {
 		rows := min(mr, mb-r0)
 		d := dst[r0*kb : (r0+mr)*kb]
 		if trans {
 			// op(A)(i, l) = a[l·lda + i]: each column of op(A) is contiguous.
-			if rows == mr {
-				copyRows(d, a[p0*lda+i0+r0:], lda, kb, mr)
-				continue
-			}
 			for l := 0; l < kb; l++ {
 				off := (p0+l)*lda + i0 + r0
 				dl := d[l*mr : (l+1)*mr]

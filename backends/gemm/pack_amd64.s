@@ -2,53 +2,82 @@
 
 #include "textflag.h"
 
-// func copyRows16(dst, src *float32, ld, rows int)
+// func copySlivers6(dst, src *float32, ld, rows, slivers int)
 //
-// Copies 16 floats from each of rows rows of src, ld elements apart, to dst, back to back
-// (SSE2, which every amd64 CPU has).
-TEXT ·copyRows16(SB), NOSPLIT, $0-32
+// Packs slivers consecutive groups of 6 columns of a rows×(6·slivers) block of src (row
+// stride ld elements) into A slivers: group s, row l goes to dst[s·6·rows + 6l:], 6 floats.
+// Each row of src is read once, left to right (SSE2).
+TEXT ·copySlivers6(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ ld+16(FP), R8
 	SHLQ $2, R8
 	MOVQ rows+24(FP), CX
+	MOVQ slivers+32(FP), R9
+	MOVQ CX, R10
+	IMULQ $24, R10
 	TESTQ CX, CX
-	JZ done16
-loop16:
-	MOVUPS (SI), X0
-	MOVUPS 16(SI), X1
-	MOVUPS 32(SI), X2
-	MOVUPS 48(SI), X3
-	MOVUPS X0, (DI)
-	MOVUPS X1, 16(DI)
-	MOVUPS X2, 32(DI)
-	MOVUPS X3, 48(DI)
-	ADDQ R8, SI
-	ADDQ $64, DI
-	DECQ CX
-	JNZ loop16
-done16:
-	RET
-
-// func copyRows6(dst, src *float32, ld, rows int)
-//
-// copyRows16 for 6 floats a row.
-TEXT ·copyRows6(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ ld+16(FP), R8
-	SHLQ $2, R8
-	MOVQ rows+24(FP), CX
-	TESTQ CX, CX
-	JZ done6
-loop6:
-	MOVUPS (SI), X0
-	MOVQ 16(SI), AX
-	MOVUPS X0, (DI)
-	MOVQ AX, 16(DI)
+	JZ doneS
+	TESTQ R9, R9
+	JZ doneS
+rowS:
+	MOVQ SI, R11
+	MOVQ DI, R12
+	MOVQ R9, R13
+sliverS:
+	MOVUPS (R11), X0
+	MOVQ 16(R11), AX
+	MOVUPS X0, (R12)
+	MOVQ AX, 16(R12)
+	ADDQ $24, R11
+	ADDQ R10, R12
+	DECQ R13
+	JNZ sliverS
 	ADDQ R8, SI
 	ADDQ $24, DI
 	DECQ CX
-	JNZ loop6
-done6:
+	JNZ rowS
+doneS:
+	RET
+
+// func copySlivers16(dst, src *float32, ld, rows, slivers, dstride int)
+//
+// Packs slivers consecutive groups of 16 columns of a rows×(16·slivers) block of src (row
+// stride ld elements) into B slivers dstride elements apart: group s, row l goes to
+// dst[s·dstride + 16l:], 16 floats. Each row of src is read once, left to right (SSE2).
+TEXT ·copySlivers16(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), R8
+	SHLQ $2, R8
+	MOVQ rows+24(FP), CX
+	MOVQ slivers+32(FP), R9
+	MOVQ dstride+40(FP), R10
+	SHLQ $2, R10
+	TESTQ CX, CX
+	JZ doneB
+	TESTQ R9, R9
+	JZ doneB
+rowB:
+	MOVQ SI, R11
+	MOVQ DI, R12
+	MOVQ R9, R13
+sliverB:
+	MOVUPS (R11), X0
+	MOVUPS 16(R11), X1
+	MOVUPS 32(R11), X2
+	MOVUPS 48(R11), X3
+	MOVUPS X0, (R12)
+	MOVUPS X1, 16(R12)
+	MOVUPS X2, 32(R12)
+	MOVUPS X3, 48(R12)
+	ADDQ $64, R11
+	ADDQ R10, R12
+	DECQ R13
+	JNZ sliverB
+	ADDQ R8, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ rowB
+doneB:
 	RET
