@@ -183,6 +183,7 @@ func TestConfigErrors(t *testing.T) {
 		{"wrong type", "a.toml", "steps = \"many\"\n", nil, `key "steps": a string, want a whole number`},
 		{"fraction", "a.yaml", "steps: 2.5\n", nil, `key "steps": a number 2.5, want a whole number`},
 		{"out of range", "a.toml", "steps = 0\n", nil, "steps 0: want 1..100000000"},
+		{"a size names the key it depends on", "a.toml", "[transformer]\nwidth = 65\nheads = 4\n", nil, "transformer.heads 4: want a divisor of transformer.width (65)"},
 		{"tunnel size", "a.toml", "[tunnel]\nV = 2\n", nil, "tunnel.V 2: bijection v must be in 3..64"},
 		{"bad toml", "a.toml", "steps = = 3\n", nil, "not valid TOML"},
 		{"bad yaml", "a.yaml", "steps: [\n", nil, "not valid YAML"},

@@ -154,17 +154,17 @@ func checkOutDir(path string) error {
 	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
-	switch {
+	switch { // a bad --out is a bad command line, as a bad value is: exit 2
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("run: --out %s: directory %s does not exist", path, dir)
+		return usagef("run: --out %s: directory %s does not exist", path, dir)
 	case err != nil:
-		return fmt.Errorf("run: --out %s: %w", path, err)
+		return usagef("run: --out %s: %w", path, err)
 	case !fi.IsDir():
-		return fmt.Errorf("run: --out %s: %s is not a directory", path, dir)
+		return usagef("run: --out %s: %s is not a directory", path, dir)
 	}
 	probe, err := os.CreateTemp(dir, ".windtunnel-probe-*")
 	if err != nil {
-		return fmt.Errorf("run: --out %s: directory %s is not writable", path, dir)
+		return usagef("run: --out %s: directory %s is not writable", path, dir)
 	}
 	probe.Close()
 	os.Remove(probe.Name())

@@ -188,9 +188,9 @@ func flagError(err error) error {
 	}
 	v := runconfig.ValueText(fe.Value)
 	if name, ok := runconfig.FlagOf(fe.Field); ok {
-		return usagef("--%s %s: %s", name, v, fe.Reason)
+		return usagef("--%s %s: %s", name, v, runconfig.FlagReason(fe.Reason))
 	}
-	return usagef("configuration %s %s: %s", fe.Field, v, fe.Reason)
+	return usagef("configuration %s %s: %s", fe.Field, v, runconfig.FlagReason(fe.Reason))
 }
 
 // readLike reads the stored configuration of a recorded run (--like SESSION).

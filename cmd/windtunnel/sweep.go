@@ -56,6 +56,9 @@ func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
 			"(the same grid, or none) trains or submits only what is missing, stopped or failed. `windtunnel\n" +
 			"sweep status DIR` shows each point; `compare --from DIR`, `report DIR` and `plot DIR` read the folder.",
 		Args: func(c *cobra.Command, args []string) error {
+			if err := misspeltSubcommand(c, args); err != nil {
+				return err
+			}
 			if len(args) > 1 {
 				return usagef("%s takes at most one sweep file, got %d arguments", commandName(c), len(args))
 			}

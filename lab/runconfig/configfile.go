@@ -314,7 +314,7 @@ func jsonKind(t reflect.Type) string {
 // FieldError is a configuration error (a *arch.FieldError) as the source's: its name, the
 // field's key in a configuration file, the value and the reason.
 func (s *Source) FieldError(fe *arch.FieldError) error {
-	return fmt.Errorf("%s: %s %s: %s", s.Name, FileKey(fe.Field), ValueText(fe.Value), fe.Reason)
+	return fmt.Errorf("%s: %s %s: %s", s.Name, FileKey(fe.Field), ValueText(fe.Value), FileReason(fe.Reason))
 }
 
 // ValueText is a setting's value as an error message quotes it: text in quotes, the rest

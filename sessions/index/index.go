@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -69,7 +70,9 @@ type Options struct {
 
 // List returns the live runs of this user (Live, in o.Sockets), then the
 // recorded sessions under o.Dir that no live run writes, newest first. A session that
-// cannot be read is told to o.Skip and left out.
+// cannot be read is told to o.Skip and left out. o.Dir may be a link to a folder (links
+// inside it are not followed) or not exist yet (no sessions); anything else that is not a
+// folder is an error (sessions.CheckFolder).
 func List(ctx context.Context, o Options) ([]Run, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -105,11 +108,18 @@ func List(ctx context.Context, o Options) ([]Run, error) {
 	}
 	var files []file
 	cutoff := time.Now().Add(-o.Age)
-	err = filepath.WalkDir(o.Dir, func(path string, d fs.DirEntry, err error) error {
+	if err := sessions.CheckFolder(o.Dir); errors.Is(err, fs.ErrNotExist) {
+		return rows, nil // no sessions yet
+	} else if err != nil {
+		return nil, err
+	}
+	root := o.Dir
+	if fi, err := os.Lstat(o.Dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		root += string(filepath.Separator) // a link to a folder, given as the folder: followed
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if path != o.Dir || !os.IsNotExist(err) {
-				skip(err)
-			}
+			skip(err)
 			return nil
 		}
 		if d.IsDir() || filepath.Ext(path) != ".wtlab" {
