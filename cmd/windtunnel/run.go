@@ -29,6 +29,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 			if detach {
 				return runDetached(cmd.Context(), &f, cmd.Flags(), stdout)
 			}
+			outliveOutput()
 			st, err := f.setup(cmd.Flags())
 			if err != nil {
 				return err

@@ -269,6 +269,7 @@ type localOptions struct {
 // sweepLocal trains the pending points on this machine (Manifest.Here), o.jobs at a time,
 // the cores divided between them unless o.workers says otherwise; out says how it ended.
 func sweepLocal(ctx context.Context, m *sweep.Manifest, exe string, o localOptions, out, stderr io.Writer) error {
+	outliveOutput() // the points go on being started when the output's reader has gone
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
 	workers := o.workers
