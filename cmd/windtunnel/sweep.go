@@ -83,7 +83,7 @@ func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.StringVar(&f.timeLimit, "time", "", "--slurm: time limit of each task (sbatch --time; the run stops cleanly, with a checkpoint, a minute before it)")
 	fs.StringVar(&f.gres, "gres", "", "--slurm: generic resources of each task, e.g. gpu:1 (with --set device=cuda)")
 	fs.IntVar(&f.cpus, "cpus-per-task", 1, "--slurm: CPUs of each task, and its run's --workers")
-	fs.StringArrayVar(&f.sbatchOpts, "sbatch-option", nil, "--slurm: another sbatch option, e.g. --account=lab (repeatable)")
+	fs.StringArrayVar(&f.sbatchOpts, "sbatch-option", nil, "--slurm: another sbatch option, one long option in the form --name=value, e.g. --account=lab (repeatable)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "--slurm: write the folder and DIR/sweep.sbatch, submit nothing")
 	fs.BoolVar(&f.wait, "wait", false, "--slurm: after submitting, follow the sweep until its tasks leave the queue")
 	fs.DurationVar(&f.poll, "poll", 10*time.Second, "--slurm --wait: how often squeue and the sessions are read")

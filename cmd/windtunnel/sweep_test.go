@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,6 +65,9 @@ func TestSweepBadInput(t *testing.T) {
 		{"no such binary", []string{"--exe", filepath.Join(base, "nope"), "--set", "lr=1e-2,1e-3"}, "", "not an executable file"},
 		{"both engines", []string{"--slurm", "--local", "--set", "lr=1e-2,1e-3"}, "", "choose one engine"},
 		{"bad sbatch option", []string{"--slurm", "--sbatch-option", "--array=0-9", "--set", "lr=1e-2,1e-3"}, "", "sets --array itself"},
+		{"abbreviated sbatch option", []string{"--slurm", "--sbatch-option=--outp=/tmp/x", "--set", "lr=1e-2,1e-3"}, "", "sbatch reads --outp as --output"},
+		{"short sbatch option", []string{"--slurm", "--sbatch-option=-ofile", "--set", "lr=1e-2,1e-3"}, "", "long form"},
+		{"two sbatch options in one", []string{"--slurm", "--sbatch-option=--account=lab --arr=1", "--set", "lr=1e-2,1e-3"}, "", "its own --sbatch-option"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.path != "" {
@@ -165,5 +169,43 @@ func TestSweepLocal(t *testing.T) {
 	code, out, _ = runCLI("sweep", "status", dir)
 	if code != 0 || strings.Count(out, " done ") != 3 {
 		t.Errorf("status: exit %d\n%s", code, out)
+	}
+}
+
+// TestSweepHostileManifest (issue 44 item 7): a sweep folder whose sweep.json has --out (or
+// --resume) added to a point's arguments is refused when it is read back — continuing it
+// and its status exit 2 — and no session is written outside the folder (one was).
+func TestSweepHostileManifest(t *testing.T) {
+	t.Setenv(childEnv, "1") // were a point started, it would be this test binary acting as windtunnel
+	base := t.TempDir()
+	dir := filepath.Join(base, "sw")
+	args := append([]string{"sweep", "--slurm", "--dry-run", "--out", dir, "--set", "steps=20", "--seeds", "2"}, tinySets()...)
+	if code, _, errs := runCLI(args...); code != 0 {
+		t.Fatalf("setting up the sweep: exit %d: %s", code, errs)
+	}
+	manifest := filepath.Join(dir, sweep.ManifestName)
+	orig, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"out", "resume"} {
+		outside := filepath.Join(base, flag+"-outside.wtlab")
+		var m map[string]any
+		if err := json.Unmarshal(orig, &m); err != nil {
+			t.Fatal(err)
+		}
+		p := m["points"].([]any)[0].(map[string]any)
+		p["args"] = append(p["args"].([]any), "--"+flag+"="+outside)
+		data, _ := json.Marshal(m)
+		os.WriteFile(manifest, data, 0o600)
+		for _, cmd := range [][]string{{"sweep", "--local", "--out", dir}, {"sweep", "status", dir}} {
+			code, out, errs := runCLI(cmd...)
+			if code != exitUsage || !strings.Contains(errs, "--"+flag+" cannot be swept") {
+				t.Errorf("%s with --%s in a point: exit %d\n%s%s", strings.Join(cmd, " "), flag, code, out, errs)
+			}
+		}
+		if _, err := os.Stat(outside); !os.IsNotExist(err) {
+			t.Errorf("a session was written outside the sweep's folder: %s (%v)", outside, err)
+		}
 	}
 }

@@ -25,7 +25,7 @@
 // Files: grid.go (axes, --set, points and their names), assemble.go (the grid a command
 // line gives: a sweep file, --set, task and model lists, seeds), file.go (sweep files, TOML
 // and YAML), points.go (every point's configuration built, CheckPoints: two points that
-// train the same run refused), folder.go (the manifest and the folder's checks), status.go
+// train the same run refused), folder.go (the manifest and the folder's checks: a point's flags are ones a grid may set), status.go
 // (point states, a session read through sessions/index; status_text.go, what sweep status
 // prints), progress.go (the progress line and ETA), local.go
 // (the local engine), slurm.go (the script, sbatch and squeue), wait.go (following a

@@ -93,6 +93,11 @@ func Read(dir string) (*Manifest, error) {
 		if p.Index != i || !validName(p.Name) || seen[p.Name] || len(p.Args) > 256 {
 			return nil, fmt.Errorf("sweep: %s: point %d (%q) is not one a sweep writes", path, i, sessions.SafeText(p.Name))
 		}
+		for _, a := range p.Args { // the flags a sweep sets itself (--out, --resume) are its own
+			if err := checkArg(a); err != nil {
+				return nil, fmt.Errorf("sweep: %s: point %d (%s) is not one a sweep writes: %v", path, i, p.Name, sessions.SafeText(err.Error()))
+			}
+		}
 		seen[p.Name] = true
 	}
 	for _, j := range m.Jobs {

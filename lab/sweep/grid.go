@@ -59,6 +59,18 @@ func checkFlag(name string) error {
 	return nil
 }
 
+// checkArg rejects a point's argument that Points could not have written: it is
+// --flag=value with a flag a grid may set (checkFlag). A manifest read back may come from
+// someone else, and an --out or --resume added to a point would write a session outside the
+// sweep's folder.
+func checkArg(a string) error {
+	name, _, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+	if !ok || !strings.HasPrefix(a, "--") {
+		return fmt.Errorf("sweep: argument %q is not --flag=value", a)
+	}
+	return checkFlag(name)
+}
+
 // ParseSet reads one --set argument, FLAG=V1,V2,...: the flag with or without its dashes,
 // values split at commas outside brackets ("eval-k=[20,30],[20]" is two values, "20,30" and
 // "20"), or Hydra's choice(a,b) and range(start,stop[,step]) (stop excluded).
