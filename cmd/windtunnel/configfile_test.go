@@ -190,6 +190,9 @@ func TestConfigErrors(t *testing.T) {
 		{"extension", "a.ini", "steps=3\n", nil, `want a .toml, .yaml, .yml or .json file, not ".ini"`},
 		{"both", "a.toml", "steps = 3\n", []string{"--like", session}, "--config and --like: give one"},
 		{"nested deep", "a.toml", "steps = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n", nil, "nested 100000 deep: not a configuration (at most 32)"},
+		{"quotes closing a multi-line string", "a.toml", "target = \"\"\"x\"\"\"\"\nsteps = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\nx = \"\n", nil,
+			"nested 100000 deep: not a configuration (at most 32)"},
+		{"dotted keys", "a.toml", strings.Repeat("a.", 5000) + "a = 1\n", nil, "nested 10000 deep: not a configuration"},
 		{"brackets in text", "a.toml", "# " + strings.Repeat("[", 40) + "\ntarget = '''" + strings.Repeat("{", 40) + "'''\n", nil, `target "` + strings.Repeat("{", 40) + `": want`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

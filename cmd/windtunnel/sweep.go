@@ -122,6 +122,11 @@ func checkSweepFlags(f sweepFlags, fs *pflag.FlagSet) error {
 			return usageError{err}
 		}
 	}
+	for _, v := range []struct{ flag, value string }{{"partition", f.partition}, {"time", f.timeLimit}, {"gres", f.gres}, {"exe", f.exe}} {
+		if err := sweep.CheckSetting(v.flag, v.value); err != nil {
+			return usageError{err}
+		}
+	}
 	return nil
 }
 

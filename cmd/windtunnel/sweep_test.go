@@ -40,6 +40,11 @@ func TestSweepBadInput(t *testing.T) {
 	badFile := filepath.Join(base, "sweep.yaml")
 	os.WriteFile(badFile, []byte("method: bayes\nparameters:\n  lr:\n    values: [1]\n"), 0o600)
 	noSbatch := t.TempDir() // a PATH without sbatch
+	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	deepFile := filepath.Join(base, "deep.toml") // quotes a multi-line string closes with hide the depth from a naive scan
+	os.WriteFile(deepFile, []byte("method = \"grid\"\nname = \"\"\"x\"\"\"\"\n[parameters.lr]\nvalues = "+deep+"\ndescription = \"\n"), 0o600)
+	dottedFile := filepath.Join(base, "dotted.toml")
+	os.WriteFile(dottedFile, []byte("method = \"grid\"\n[parameters.lr]\nvalues = [1]\n"+strings.Repeat("a.", 5000)+"a = 1\n"), 0o600)
 
 	for _, c := range []struct {
 		name string
@@ -65,6 +70,11 @@ func TestSweepBadInput(t *testing.T) {
 		{"no such binary", []string{"--exe", filepath.Join(base, "nope"), "--set", "lr=1e-2,1e-3"}, "", "not an executable file"},
 		{"both engines", []string{"--slurm", "--local", "--set", "lr=1e-2,1e-3"}, "", "choose one engine"},
 		{"bad sbatch option", []string{"--slurm", "--sbatch-option", "--array=0-9", "--set", "lr=1e-2,1e-3"}, "", "sets --array itself"},
+		{"line break in --partition", []string{"--slurm", "--dry-run", "--partition", "gpu\n#SBATCH --output=/tmp/x", "--set", "lr=1e-2,1e-3"}, "", "--partition \"gpu\\n#SBATCH"},
+		{"line break in --time", []string{"--slurm", "--dry-run", "--time", "1:00\n", "--set", "lr=1e-2,1e-3"}, "", "--time \"1:00\\n\": a line break"},
+		{"line break in --gres", []string{"--slurm", "--dry-run", "--gres", "gpu:1\r", "--set", "lr=1e-2,1e-3"}, "", "--gres"},
+		{"deep sweep file", []string{deepFile}, "", "deep: not a sweep file (at most 32)"},
+		{"dotted keys in a sweep file", []string{dottedFile}, "", "dotted keys nested 100"},
 		{"abbreviated sbatch option", []string{"--slurm", "--sbatch-option=--outp=/tmp/x", "--set", "lr=1e-2,1e-3"}, "", "sbatch reads --outp as --output"},
 		{"short sbatch option", []string{"--slurm", "--sbatch-option=-ofile", "--set", "lr=1e-2,1e-3"}, "", "long form"},
 		{"two sbatch options in one", []string{"--slurm", "--sbatch-option=--account=lab --arr=1", "--set", "lr=1e-2,1e-3"}, "", "its own --sbatch-option"},

@@ -2,8 +2,6 @@ package sweep
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -11,6 +9,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
+
+	"windtunnel/lab/runconfig"
 )
 
 // maxFileBytes bounds a sweep file.
@@ -32,21 +32,16 @@ type tree struct {
 // `values: [...]` or one `value:` — or Hydra's sweeper — `hydra: sweeper: params:`, each flag
 // with a comma list, choice(...) or range(...). Flags are run's flags, without dashes.
 func ReadFile(path string) (Grid, error) {
-	f, err := os.Open(path)
+	data, err := runconfig.ReadUserFile(path, maxFileBytes) // a FIFO refused, not waited on
 	if err != nil {
 		return Grid{}, fmt.Errorf("sweep: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return Grid{}, fmt.Errorf("sweep: read %s: %w", path, err)
-	}
-	if len(data) > maxFileBytes {
-		return Grid{}, fmt.Errorf("sweep: %s: larger than %d bytes", path, maxFileBytes)
 	}
 	var t tree
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".toml":
+		if d := runconfig.TOMLDepth(data); d > runconfig.MaxDepth { // before the parser, which has no bound
+			return Grid{}, fmt.Errorf("sweep: %s: arrays, tables or dotted keys nested %d deep: not a sweep file (at most %d)", path, d, runconfig.MaxDepth)
+		}
 		t, err = decodeTOML(data)
 	case ".yaml", ".yml", ".json":
 		t, err = decodeYAML(data)

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
 )
 
@@ -66,17 +66,9 @@ func (m *Manifest) SessionPath(p Point) string { return filepath.Join(m.dir, p.S
 // names that stay inside the folder) before anything uses it.
 func Read(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
-	f, err := os.Open(path)
+	data, err := runconfig.ReadUserFile(path, maxManifestBytes) // a FIFO refused, not waited on
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("sweep: read %s: %w", path, err)
-	}
-	if len(data) > maxManifestBytes {
-		return nil, fmt.Errorf("sweep: %s: larger than %d bytes, not a sweep's", path, maxManifestBytes)
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {

@@ -30,6 +30,15 @@ type Slurm struct {
 	Extra []string
 }
 
+// CheckSetting rejects a value of a Slurm setting (sweep's --partition, --time, --gres, or
+// --exe, the binary the script runs) that cannot stand on one line of the script.
+func CheckSetting(flag, value string) error {
+	if strings.ContainsAny(value, "\n\r\x00") {
+		return fmt.Errorf("sweep: --%s %q: a line break (or NUL) cannot stand in the sbatch script", flag, value)
+	}
+	return nil
+}
+
 // reservedOptions are the sbatch options a sweep's script sets itself, with what to give
 // instead ("" for none).
 var reservedOptions = []struct{ name, instead string }{
@@ -139,9 +148,9 @@ func (s Slurm) Script(m *Manifest) (string, error) {
 	var b strings.Builder
 	sb := func(format string, a ...any) { fmt.Fprintf(&b, "#SBATCH "+format+"\n", a...) }
 	b.WriteString("#!/bin/bash\n")
-	for _, v := range []string{s.Exe, s.Partition, s.Time, s.Gres} {
-		if strings.ContainsAny(v, "\n\r\x00") {
-			return "", fmt.Errorf("sweep: %q: a line break in a Slurm setting", v)
+	for _, v := range []struct{ flag, value string }{{"exe", s.Exe}, {"partition", s.Partition}, {"time", s.Time}, {"gres", s.Gres}} {
+		if err := CheckSetting(v.flag, v.value); err != nil {
+			return "", err
 		}
 	}
 	fmt.Fprintf(&b, "# windtunnel sweep: %d points (%s), sessions in %s.\n", len(m.Points), sessions.SafeText(m.Grid.Describe()), sessions.SafeText(dir))
