@@ -219,7 +219,7 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if dir == "" {
 		dir = filepath.Join("runs", "sweep-"+time.Now().Format("20060102-150405"))
 	}
-	m, exe, err := prepareSweep(dir, g, points, f.exe)
+	m, exe, err := prepareSweep(dir, g, points, f.exe, f.slurm)
 	if err != nil {
 		return err
 	}
@@ -241,8 +241,9 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 
 // prepareSweep checks that dir can hold the sweep of grid g and its points (sweep.Prepare:
 // a new or empty folder, or the same sweep's to continue it) and finds the windtunnel
-// binary the points run (exe, or this one); the manifest is not yet written (Save).
-func prepareSweep(dir string, g sweep.Grid, points []sweep.Point, exe string) (*sweep.Manifest, string, error) {
+// binary the points run (exe, or this one: for Slurm not one `go run` built, which the nodes
+// would run by its path in Go's build cache); the manifest is not yet written (Save).
+func prepareSweep(dir string, g sweep.Grid, points []sweep.Point, exe string, slurm bool) (*sweep.Manifest, string, error) {
 	m, err := sweep.Prepare(dir, g, points)
 	if errors.Is(err, sweep.ErrOtherSweep) {
 		return nil, "", usageError{err}
@@ -252,6 +253,13 @@ func prepareSweep(dir string, g sweep.Grid, points []sweep.Point, exe string) (*
 	if exe == "" {
 		if exe, err = os.Executable(); err != nil {
 			return nil, "", fmt.Errorf("sweep: the windtunnel binary: %w (give --exe)", err)
+		}
+		if slurm && sweep.BuiltByGo(exe) {
+			hint := "go install ./cmd/windtunnel puts it in $(go env GOPATH)/bin"
+			if p, err := exec.LookPath("windtunnel"); err == nil && !sweep.BuiltByGo(p) {
+				hint = "--exe " + p + " is the one on PATH"
+			}
+			return nil, "", usagef("sweep: --slurm: this windtunnel was built by `go run` (%s): the nodes would run it by that path, in a temporary go-build folder (or Go's build cache) that go removes; run an installed windtunnel or give --exe (%s)", exe, hint)
 		}
 	}
 	if exe, err = filepath.Abs(exe); err != nil {

@@ -275,7 +275,7 @@ func TestSweepSlurm(t *testing.T) {
 	t.Setenv(childEnv, "1") // the array tasks run this test binary as windtunnel
 	dir := filepath.Join(t.TempDir(), "sw")
 	const steps = 1200
-	args := append([]string{"sweep", "--slurm", "--parallel", "2", "--cpus-per-task", "1", "--out", dir,
+	args := append([]string{"sweep", "--slurm", "--exe", os.Args[0], "--parallel", "2", "--cpus-per-task", "1", "--out", dir,
 		"--set", "steps=" + itoa(steps), "--set", "lr=3e-3,1e-3", "--seeds", "2", "--set", "probe-every=0"}, tinySets("lr", "checkpoint-every")...)
 	args = append(args, "--set", "checkpoint-every=50")
 	start := time.Now()
@@ -356,7 +356,7 @@ func TestSweepSlurm(t *testing.T) {
 	t.Logf("first array: %s\n%s", time.Since(start).Round(time.Second), out)
 
 	// Again on the folder: only point 0 is submitted, and it resumes.
-	code, out, errs = runCLI("sweep", "--slurm", "--parallel", "2", "--out", dir, "--wait", "--poll", "1s")
+	code, out, errs = runCLI("sweep", "--slurm", "--exe", os.Args[0], "--parallel", "2", "--out", dir, "--wait", "--poll", "1s")
 	if code != 0 || !strings.Contains(out, "1 of 4 points (--array=0%2)") || !strings.Contains(out, "4/4 done") {
 		t.Fatalf("sweep again: exit %d\n%s%s", code, out, errs)
 	}
@@ -371,7 +371,7 @@ func TestSweepSlurm(t *testing.T) {
 		t.Errorf("compare --from: exit %d\n%s%s", code, out, errs)
 	}
 	t.Logf("submitted to merged: %s\n%s", time.Since(start).Round(time.Second), out)
-	code, out, _ = runCLI("sweep", "--slurm", "--out", dir)
+	code, out, _ = runCLI("sweep", "--slurm", "--exe", os.Args[0], "--out", dir)
 	if code != 0 || !strings.Contains(out, "nothing to submit") {
 		t.Errorf("a third time: exit %d %q", code, out)
 	}

@@ -30,7 +30,7 @@ func tinySets(skip ...string) []string {
 func TestSweepBadInput(t *testing.T) {
 	base := t.TempDir()
 	other := filepath.Join(base, "other")
-	if code, _, errs := runCLI("sweep", "--slurm", "--dry-run", "--out", other, "--set", "steps=40", "--set", "lr=1e-3,3e-4"); code != 0 {
+	if code, _, errs := runCLI("sweep", "--slurm", "--dry-run", "--exe", os.Args[0], "--out", other, "--set", "steps=40", "--set", "lr=1e-3,3e-4"); code != 0 {
 		t.Fatalf("setting up a sweep: exit %d: %s", code, errs)
 	}
 	manifest, _ := os.ReadFile(filepath.Join(other, sweep.ManifestName))
@@ -84,6 +84,9 @@ func TestSweepBadInput(t *testing.T) {
 				t.Setenv("PATH", c.path)
 			}
 			args := append([]string{"sweep"}, c.args...)
+			if slices.Contains(c.args, "--slurm") && !slices.Contains(c.args, "--exe") {
+				args = append(args, "--exe", os.Args[0]) // not go test's binary, which --slurm refuses
+			}
 			if !strings.Contains(strings.Join(c.args, " "), "--out") {
 				args = append(args, "--out", filepath.Join(base, "new"))
 			}
@@ -109,7 +112,7 @@ func TestSweepBadInput(t *testing.T) {
 func TestSweepDryRun(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "sw")
-	code, out, errs := runCLI("sweep", "--slurm", "--dry-run", "--out", dir, "--tasks", "bijection,hmm", "--set", "steps=40",
+	code, out, errs := runCLI("sweep", "--slurm", "--dry-run", "--exe", os.Args[0], "--out", dir, "--tasks", "bijection,hmm", "--set", "steps=40",
 		"--set", "lr=1e-3,3e-4", "--seeds", "2", "--parallel", "3", "--partition", "gpu", "--time", "2:00:00", "--gres", "gpu:1",
 		"--cpus-per-task", "8", "--sbatch-option=--qos=low", "--set", "device=cuda")
 	if code != 0 {
@@ -189,7 +192,7 @@ func TestSweepHostileManifest(t *testing.T) {
 	t.Setenv(childEnv, "1") // were a point started, it would be this test binary acting as windtunnel
 	base := t.TempDir()
 	dir := filepath.Join(base, "sw")
-	args := append([]string{"sweep", "--slurm", "--dry-run", "--out", dir, "--set", "steps=20", "--seeds", "2"}, tinySets()...)
+	args := append([]string{"sweep", "--slurm", "--dry-run", "--exe", os.Args[0], "--out", dir, "--set", "steps=20", "--seeds", "2"}, tinySets()...)
 	if code, _, errs := runCLI(args...); code != 0 {
 		t.Fatalf("setting up the sweep: exit %d: %s", code, errs)
 	}
@@ -217,5 +220,27 @@ func TestSweepHostileManifest(t *testing.T) {
 		if _, err := os.Stat(outside); !os.IsNotExist(err) {
 			t.Errorf("a session was written outside the sweep's folder: %s (%v)", outside, err)
 		}
+	}
+}
+
+// TestSweepSlurmRefusesGoRun (issue 44 item 14): `sweep --slurm` from a binary the go command
+// built for one use — this test binary, as `go run`'s, lives under a go-build folder — is
+// refused, exit 2, with nothing written (it wrote that path into the sbatch script), saying
+// how to install one; --exe names the binary instead. (A local sweep runs it: TestSweepLocal.)
+func TestSweepSlurmRefusesGoRun(t *testing.T) {
+	if !sweep.BuiltByGo(os.Args[0]) {
+		t.Skipf("this test binary (%s) was not built by go test into a go-build folder", os.Args[0])
+	}
+	t.Setenv("PATH", t.TempDir()) // no windtunnel installed
+	dir := filepath.Join(t.TempDir(), "sw")
+	code, _, errs := runCLI("sweep", "--slurm", "--dry-run", "--out", dir, "--set", "lr=1e-3,3e-4")
+	if code != exitUsage || !strings.Contains(errs, "built by `go run`") || !strings.Contains(errs, "go install ./cmd/windtunnel") {
+		t.Errorf("exit %d, stderr %q; want exit 2 saying how to install windtunnel", code, errs)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("the refused sweep wrote its folder")
+	}
+	if code, _, errs := runCLI("sweep", "--slurm", "--dry-run", "--exe", os.Args[0], "--out", dir, "--set", "lr=1e-3,3e-4"); code != 0 {
+		t.Errorf("with --exe: exit %d: %s", code, errs)
 	}
 }

@@ -30,6 +30,18 @@ type Slurm struct {
 	Extra []string
 }
 
+// BuiltByGo reports whether exe is a binary the go command built for one use — `go run`'s
+// (in a temporary folder, removed when go run exits, or Go's build cache) or `go test`'s —
+// under a folder named go-build*: a cluster's nodes would run it by a path that is gone.
+func BuiltByGo(exe string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(exe), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckSetting rejects a value of a Slurm setting (sweep's --partition, --time, --gres, or
 // --exe, the binary the script runs) that cannot stand on one line of the script.
 func CheckSetting(flag, value string) error {
