@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"windtunnel/tui/sshserve"
 )
 
 // TestBitErrorWording (issue 44 item 14): every place that says which bit error is which —
@@ -68,4 +70,30 @@ func next(s string, i int) int {
 		return -1
 	}
 	return i + 1 + j
+}
+
+// TestReadmeSetup (issue 44 item 14): the README builds the binary before any command runs
+// it, and says where serve creates its host key — where sshserve.DefaultHostKey puts it,
+// whatever --authorized-keys names (it said "beside the keys file").
+func TestReadmeSetup(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	install, firstRun := strings.Index(readme, "go install ./cmd/windtunnel"), strings.Index(readme, "    windtunnel run")
+	if install < 0 || firstRun < 0 || install > firstRun || !strings.Contains(readme, "$(go env GOPATH)/bin") {
+		t.Errorf("the README runs windtunnel (at %d) before it installs it (at %d), or does not say where it lands", firstRun, install)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	p, err := sshserve.DefaultHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := strings.Replace(p, home, "~", 1)
+	if !strings.Contains(readme, "`"+documented+"`") || strings.Contains(readme, "beside the keys file") {
+		t.Errorf("the README does not say serve creates its host key in %s", documented)
+	}
 }
