@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"windtunnel/lab/runconfig"
 	"windtunnel/lab/sweep"
 	"windtunnel/tunnels"
 )
@@ -166,9 +167,15 @@ func sweepGrid(f sweepFlags, fs *pflag.FlagSet, args []string) (g sweep.Grid, ok
 func sweepPoints(g sweep.Grid) ([]sweep.Point, error) {
 	probe := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	new(runFlags).register(probe)
+	var names []string
+	probe.VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
 	for _, a := range g.Axes {
 		if probe.Lookup(a.Flag) == nil {
-			return nil, usagef("sweep: --set %s: `windtunnel run` has no flag --%s (see windtunnel run --help)", a.Flag, a.Flag)
+			hint := "see windtunnel run --help"
+			if s := runconfig.Closest(a.Flag, names); s != "" {
+				hint = "did you mean --" + s + "?"
+			}
+			return nil, usagef("sweep: --set %s: `windtunnel run` has no flag --%s (%s)", a.Flag, a.Flag, hint)
 		}
 	}
 	points, err := g.Points()

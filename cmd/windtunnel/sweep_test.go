@@ -52,7 +52,8 @@ func TestSweepBadInput(t *testing.T) {
 		path string // PATH, when set
 		want string
 	}{
-		{"unknown flag", []string{"--set", "nosuch=1,2"}, "", "`windtunnel run` has no flag --nosuch"},
+		{"unknown flag", []string{"--set", "nosuch=1,2"}, "", "`windtunnel run` has no flag --nosuch (see windtunnel run --help)"},
+		{"misspelt flag", []string{"--set", "lrr=1e-3,3e-4"}, "", "`windtunnel run` has no flag --lrr (did you mean --lr?)"},
 		{"empty list", []string{"--set", "lr="}, "", "empty grid"},
 		{"no grid", nil, "", "empty grid"},
 		{"empty seeds", []string{"--seeds", "0"}, "", "empty grid"},
