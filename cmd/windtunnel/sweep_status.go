@@ -17,7 +17,7 @@ func newSweepStatusCmd(stdout, stderr io.Writer) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "status DIR",
-		Short: "Show each point of a sweep: queued, running, done, stopped, failed or missing",
+		Short: "Show each point of a sweep: its state (queued, running, done, stopped, failed or missing), step and newest bit errors",
 		Long: "status reads a sweep's folder: each point's session (its step and state) and, for a Slurm sweep,\n" +
 			"squeue's view of its job arrays. Points that are missing, stopped or failed are what running\n" +
 			"the sweep again trains or submits.",

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/index"
 )
 
 // maxFileBytes bounds a sweep file.
@@ -80,6 +82,12 @@ func gridOf(t tree) (Grid, error) {
 				return Grid{}, fmt.Errorf("method %q: only grid sweeps (method: grid)", v.scalar)
 			}
 		case "name", "description":
+		case "metric":
+			m, err := metricOf(v)
+			if err != nil {
+				return Grid{}, err
+			}
+			g.Metric = m
 		case "parameters":
 			if v.kind != 'm' {
 				return Grid{}, fmt.Errorf("parameters: want a table of flags")
@@ -95,13 +103,42 @@ func gridOf(t tree) (Grid, error) {
 				g.Set(a)
 			}
 		default:
-			return Grid{}, fmt.Errorf("unknown key %q (a grid sweep has method, parameters, name and description; or hydra.sweeper.params)", k)
+			return Grid{}, fmt.Errorf("unknown key %q (a sweep file has method, parameters, metric, name and description; or hydra.sweeper.params)", k)
 		}
 	}
 	if _, ok := t.vals["parameters"]; !ok {
 		return Grid{}, fmt.Errorf("no parameters: empty grid")
 	}
 	return g, nil
+}
+
+// metricOf reads a sweep file's metric: {name: bit_error_sample, goal: minimize}.
+func metricOf(v tree) (*Metric, error) {
+	if v.kind != 'm' {
+		return nil, fmt.Errorf("metric: want name and goal (metric: {name: bit_error, goal: minimize})")
+	}
+	m := &Metric{Goal: "minimize"}
+	for _, k := range v.keys {
+		x := v.vals[k]
+		if x.kind != 's' {
+			return nil, fmt.Errorf("metric.%s: want a value", k)
+		}
+		switch k {
+		case "name":
+			m.Name = x.scalar
+		case "goal":
+			m.Goal = x.scalar
+		default:
+			return nil, fmt.Errorf("metric: unknown key %q (want name and goal)", k)
+		}
+	}
+	if !slices.Contains(index.MetricFields, m.Name) {
+		return nil, fmt.Errorf("metric.name %q: want one of %s", m.Name, strings.Join(index.MetricFields, ", "))
+	}
+	if m.Goal != "minimize" && m.Goal != "maximize" {
+		return nil, fmt.Errorf("metric.goal %q: want minimize or maximize", m.Goal)
+	}
+	return m, nil
 }
 
 // wandbAxis is one W&B parameter: {values: [...]} or {value: x}.

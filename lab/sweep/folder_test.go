@@ -284,11 +284,12 @@ func writeSession(t *testing.T, path string, planned, step int, st sessions.Stat
 		t.Fatal(err)
 	}
 	for s := 1; s <= step; s++ {
-		state := sessions.Training
-		if s == step {
-			state = st
+		rec := sessions.Record{Step: s, State: sessions.Training, Loss: 1}
+		if s == step { // its last record evaluates: bit error (a) step/1000, (b) step/500, KL step/250
+			rec.State = st
+			rec.Eval = &sessions.Eval{BitErrorPosition: float64(step) / 1000, BitErrorSample: float64(step) / 500, KLBits: float64(step) / 250}
 		}
-		w.Record(sessions.Record{Step: s, State: state, Loss: 1})
+		w.Record(rec)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -423,5 +424,35 @@ func TestMeterLastPoint(t *testing.T) {
 	// An end that outlasts every pause has an unknown length: no ETA rather than 0 s.
 	if d, ok := mt.eta(now.Add(40 * time.Second)); ok {
 		t.Errorf("an end 40 s long, past every pause: ETA %v, want none", d)
+	}
+}
+
+// TestStatusMetrics (issue 44 item 15): sweep status shows each point's newest bit error (a)
+// and (b), and the sweep file's metric with its best done point.
+func TestStatusMetrics(t *testing.T) {
+	dir := t.TempDir()
+	g := Grid{Axes: []Axis{{Flag: "seed", Values: []string{"1", "2", "3"}}}, Metric: &Metric{Name: "kl_bits", Goal: "maximize"}}
+	pts, _ := g.Points()
+	for i := range pts {
+		pts[i].Steps = 100
+	}
+	m, _ := Prepare(dir, g, pts)
+	m.Save()
+	writeSession(t, m.SessionPath(pts[0]), 100, 100, sessions.Done)
+	writeSession(t, m.SessionPath(pts[1]), 80, 80, sessions.Done)
+	writeSession(t, m.SessionPath(pts[2]), 100, 90, sessions.Stopped)
+	sts := m.Status(nil)
+	if e := sts[1].Metrics; e == nil || *e.BitErrorPosition != 0.08 || *e.BitErrorSample != 0.16 {
+		t.Errorf("point 1's metrics %+v, want (a) 0.08, (b) 0.16", e)
+	}
+	text := m.StatusText(sts)
+	for _, want := range []string{"  (a)      (b)   kl_bits  name\n", "  0.0800   0.1600    0.3200  seed=2\n", "  0.0900   0.1800    0.3600  seed=3",
+		"best kl_bits (maximize) of the points done: seed=1, 0.4000\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("status lacks %q:\n%s", want, text)
+		}
+	}
+	if i, ok := Best(sts, Metric{Name: "bit_error", Goal: "minimize"}); !ok || i != 1 {
+		t.Errorf("best bit error (a): point %d (%v), want 1", i, ok)
 	}
 }

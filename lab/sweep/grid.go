@@ -177,6 +177,17 @@ func parseRange(args string) ([]string, error) {
 // Grid is the swept axes, in order: the first varies slowest.
 type Grid struct {
 	Axes []Axis `json:"axes"`
+	// Metric is what the sweep is judged by (a sweep file's metric); nil: none given.
+	Metric *Metric `json:"metric,omitempty"`
+}
+
+// Metric is what a sweep is judged by, a sweep file's `metric: {name, goal}` as in W&B: a
+// metric of a point's newest whole-model evaluation (index.MetricFields: bit_error,
+// bit_error_sample, kl_bits, tvd, accuracy …) and whether lower (minimize) or higher
+// (maximize) is better. sweep status shows it and names the best point.
+type Metric struct {
+	Name string `json:"name"`
+	Goal string `json:"goal"`
 }
 
 // Set adds an axis, or replaces the values of the axis of the same flag where it stands

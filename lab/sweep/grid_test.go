@@ -191,6 +191,12 @@ seed = "range(1,4)"
 		}
 	}
 
+	path := filepath.Join(dir, "metric.yaml")
+	os.WriteFile(path, []byte("method: grid\nmetric:\n  name: accuracy\n  goal: maximize\nparameters:\n  lr:\n    values: [1e-3]\n"), 0o600)
+	if g, err := ReadFile(path); err != nil || g.Metric == nil || *g.Metric != (Metric{"accuracy", "maximize"}) {
+		t.Errorf("metric: %+v, %v", g.Metric, err)
+	}
+
 	for _, c := range []struct{ name, text, err string }{
 		{"random.yaml", "method: random\nparameters:\n  lr:\n    values: [1]\n", "only grid sweeps"},
 		{"dist.yaml", "method: grid\nparameters:\n  lr:\n    distribution: uniform\n    min: 0\n    max: 1\n", "only grid sweeps"},
@@ -198,6 +204,8 @@ seed = "range(1,4)"
 		{"noparams.yaml", "method: grid\n", "empty grid"},
 		{"nothing.yaml", "", "empty grid"},
 		{"unknown.yaml", "method: grid\nprogram: train.py\nparameters:\n  lr:\n    value: 1\n", `unknown key "program"`},
+		{"metric.yaml", "method: grid\nmetric: {name: loss}\nparameters:\n  lr:\n    value: 1\n", `metric.name "loss": want one of bit_error`},
+		{"goal.yaml", "method: grid\nmetric: {name: tvd, goal: lowest}\nparameters:\n  lr:\n    value: 1\n", `metric.goal "lowest"`},
 		{"engine.yaml", "parameters:\n  out:\n    value: x\n", "cannot be swept"},
 		{"alias.yaml", "a: &x [1]\nparameters:\n  lr:\n    values: *x\n", "aliases"},
 		{"hydra.yaml", "hydra:\n  sweep:\n    dir: x\n", "not read"},

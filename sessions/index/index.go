@@ -92,7 +92,7 @@ func List(ctx context.Context, o Options) ([]Run, error) {
 		h := r.Hello
 		row := Run{State: "running", Task: h.Meta.Task, Model: h.Meta.Model, Step: h.Step, Steps: h.Meta.Steps,
 			Pid: h.Pid, Socket: r.Socket, Path: h.Meta.Path, BitError: finite(float64(h.BitError)), Config: h.Meta.Config, Live: r}
-		row.Metrics = sessionMetrics(h.Meta.Path)
+		row.Metrics = ReadMetrics(h.Meta.Path)
 		if h.State == sessions.Paused {
 			row.State = "paused"
 		}
@@ -271,9 +271,9 @@ func metricsOf(e *sessions.Eval) *Metrics {
 		KLBits: finite(e.KLBits), TVD: finite(e.TVD), Accuracy: finite(e.Accuracy)}
 }
 
-// sessionMetrics reads the metrics of a live run's newest whole-model evaluation from its
-// session (nil when it has none or cannot be read).
-func sessionMetrics(path string) *Metrics {
+// ReadMetrics reads the metrics of the newest whole-model evaluation of the session at path
+// (a live run's too; nil when it has none or cannot be read).
+func ReadMetrics(path string) *Metrics {
 	r, err := sessions.Open(path)
 	if err != nil {
 		return nil
