@@ -184,6 +184,19 @@ func TestSweepLocal(t *testing.T) {
 	if code != 0 || strings.Count(out, " done ") != 3 {
 		t.Errorf("status: exit %d\n%s", code, out)
 	}
+
+	// A fourth seed extends the finished sweep: only it is trained (issue 44 item 15: it was
+	// "holds another sweep").
+	args = append([]string{"sweep", "--local", "--out", dir, "--set", "steps=100", "--seeds", "4"}, tinySets()...)
+	code, out, errs = runCLI(args...)
+	if code != 0 || !strings.Contains(errs, "1 new points extend the sweep of 3") || !strings.Contains(errs, "training 1 points") ||
+		!strings.Contains(errs, "bijection-transformer-seed=4 done") || !strings.Contains(out, "4/4 done") {
+		t.Errorf("a fourth seed: exit %d\n%s%s", code, out, errs)
+	}
+	m, err := sweep.Read(dir)
+	if err != nil || len(m.Points) != 4 || m.Points[3].Name != "bijection-transformer-seed=4" || m.Points[0].Name != names[0] {
+		t.Errorf("manifest after a fourth seed: %+v, %v", m, err)
+	}
 }
 
 // TestSweepHostileManifest (issue 44 item 7): a sweep folder whose sweep.json has --out (or

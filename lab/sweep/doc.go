@@ -7,7 +7,8 @@
 // point named by its values (bijection-transformer-lr=1e-3-seed=2), which is also its
 // session's name. The folder holds a Manifest (sweep.json: the grid, the points and the
 // Slurm jobs submitted), the sessions, logs/ and, for Slurm, the sbatch script. Prepare
-// refuses a folder that holds another sweep, so a folder is one grid.
+// refuses a folder that holds another sweep, so a folder is one grid; a grid holding every
+// point of the folder's and more (more seeds) extends it, the new points numbered after.
 //
 // Two engines train the points; both run the windtunnel binary, `run --headless --out
 // <point>.wtlab <flags>`, or `run --headless --resume <point>.wtlab` when the session

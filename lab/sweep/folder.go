@@ -50,8 +50,13 @@ type Manifest struct {
 	Points  []Point   `json:"points"`
 	Jobs    []Job     `json:"slurm_jobs,omitempty"`
 
-	dir string
+	dir   string
+	added int // points Prepare added to the folder's sweep (Extend)
 }
+
+// Added is the number of points Prepare added to the sweep the folder held (a grid that
+// extends it, such as more seeds); 0 for a new sweep or the same one.
+func (m *Manifest) Added() int { return m.added }
 
 // Dir is the sweep's folder.
 func (m *Manifest) Dir() string { return m.dir }
@@ -106,20 +111,27 @@ func Read(dir string) (*Manifest, error) {
 // Prepare checks that dir can hold the sweep of grid g and its points, without writing
 // anything: a folder that does not exist yet or is empty holds a new sweep (the manifest
 // returned is not yet written: Save does it), one holding this sweep's manifest (the same
-// points) continues it, with the jobs it records. A folder holding another sweep, or files
-// that are not a sweep's, is an error wrapping ErrOtherSweep.
+// points) continues it, with the jobs it records, and one holding a sweep whose every point
+// this grid has (more seeds, more values of an axis whose points are already named by it)
+// is extended: its points keep their indices, the new ones follow (Added). A folder holding
+// another sweep, or files that are not a sweep's, is an error wrapping ErrOtherSweep.
 func Prepare(dir string, g Grid, points []Point) (*Manifest, error) {
 	old, err := Read(dir)
 	switch {
 	case err == nil:
-		if !samePoints(old.Points, points) {
-			return nil, fmt.Errorf("sweep: %s %w (%d points, the first %s), not this grid (%d points, the first %s): choose another --out, or give no grid to continue it",
-				dir, ErrOtherSweep, len(old.Points), old.Points[0].Name, len(points), points[0].Name)
+		if samePoints(old.Points, points) {
+			for i := range old.Points { // the steps of this build's configurations
+				old.Points[i].Steps = points[i].Steps
+			}
+			return old, nil
 		}
-		for i := range old.Points { // the steps of this build's configurations
-			old.Points[i].Steps = points[i].Steps
+		if ext, ok := extend(old.Points, points); ok {
+			old.added = len(ext) - len(old.Points)
+			old.Points, old.Grid = ext, g
+			return old, nil
 		}
-		return old, nil
+		return nil, fmt.Errorf("sweep: %s %w (%d points, the first %s), not this grid (%d points, the first %s), nor one that only adds to it: choose another --out, or give no grid to continue it",
+			dir, ErrOtherSweep, len(old.Points), old.Points[0].Name, len(points), points[0].Name)
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("%w (%w)", err, ErrOtherSweep)
 	}
@@ -131,6 +143,36 @@ func Prepare(dir string, g Grid, points []Point) (*Manifest, error) {
 		return nil, fmt.Errorf("sweep: %s %w: it holds %s and no %s; choose an empty or new --out", dir, ErrOtherSweep, entries[0].Name(), ManifestName)
 	}
 	return &Manifest{Format: format, Created: time.Now().UTC().Truncate(time.Second), Grid: g, Points: points, dir: dir}, nil
+}
+
+// extend is the points of a sweep that had old and now has points: old's, at their indices,
+// then the points not among them (none, for an extended sweep given again), numbered on;
+// false unless every old point is one of points (its name and flags).
+func extend(old, points []Point) ([]Point, bool) {
+	byName := map[string]Point{}
+	for _, p := range points {
+		byName[p.Name] = p
+	}
+	out := make([]Point, 0, len(points))
+	for _, o := range old {
+		p, ok := byName[o.Name]
+		if !ok || !slices.Equal(o.Args, p.Args) {
+			return nil, false
+		}
+		o.Steps = p.Steps
+		out = append(out, o)
+		delete(byName, o.Name)
+	}
+	if len(out)+len(byName) != len(points) {
+		return nil, false // two points of one name: not a grid's
+	}
+	for _, p := range points {
+		if _, ok := byName[p.Name]; ok {
+			p.Index = len(out)
+			out = append(out, p)
+		}
+	}
+	return out, true
 }
 
 // samePoints reports whether two grids have the same points (names and flags, in order).

@@ -456,3 +456,63 @@ func TestStatusMetrics(t *testing.T) {
 		t.Errorf("best bit error (a): point %d (%v), want 1", i, ok)
 	}
 }
+
+// TestPrepareExtend (issue 44 item 15): a grid with every point of the folder's sweep and
+// more (a third seed) extends it — the old points keep their indices (Slurm's array
+// indices and logs), the new ones follow — while a grid that drops a point, or renames them
+// all, is another sweep.
+func TestPrepareExtend(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	grid := func(lrs, seeds []string) (Grid, []Point) {
+		g := Grid{Axes: []Axis{{Flag: "task", Values: []string{"bijection"}}, {Flag: "lr", Values: lrs}, {Flag: "seed", Values: seeds}}}
+		pts, err := g.Points()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g, pts
+	}
+	g, pts := grid([]string{"1e-3", "3e-4"}, []string{"1", "2"})
+	m, err := Prepare(dir, g, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Jobs = []Job{{ID: "7", Indices: []int{0, 1, 2, 3}, Array: "0-3"}}
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	g3, pts3 := grid([]string{"1e-3", "3e-4"}, []string{"1", "2", "3"})
+	ext, err := Prepare(dir, g3, pts3)
+	if err != nil {
+		t.Fatalf("three seeds over two: %v", err)
+	}
+	var names []string
+	for i, p := range ext.Points {
+		if p.Index != i {
+			t.Errorf("point %s has index %d at %d", p.Name, p.Index, i)
+		}
+		names = append(names, p.Name)
+	}
+	want := []string{"bijection-lr=1e-3-seed=1", "bijection-lr=1e-3-seed=2", "bijection-lr=3e-4-seed=1", "bijection-lr=3e-4-seed=2",
+		"bijection-lr=1e-3-seed=3", "bijection-lr=3e-4-seed=3"}
+	if !slices.Equal(names, want) || ext.Added() != 2 || len(ext.Jobs) != 1 || len(ext.Grid.Axes[2].Values) != 3 {
+		t.Errorf("extended: %v, added %d, jobs %v, grid %v", names, ext.Added(), ext.Jobs, ext.Grid)
+	}
+	if err := ext.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := Read(dir); err != nil || len(back.Points) != 6 {
+		t.Fatalf("read back: %v", err)
+	}
+	if again, err := Prepare(dir, g3, pts3); err != nil || again.Added() != 0 || !slices.EqualFunc(again.Points, ext.Points, func(a, b Point) bool { return a.Name == b.Name && a.Index == b.Index }) {
+		t.Errorf("the extended grid again: %v, %+v", err, again)
+	}
+	for _, c := range []struct {
+		name      string
+		lrs, seed []string
+	}{{"fewer seeds", []string{"1e-3", "3e-4"}, []string{"1", "2"}}, {"one lr (the names change)", []string{"1e-3"}, []string{"1", "2", "3"}}} {
+		g, pts := grid(c.lrs, c.seed)
+		if _, err := Prepare(dir, g, pts); !errors.Is(err, ErrOtherSweep) {
+			t.Errorf("%s: %v, want ErrOtherSweep", c.name, err)
+		}
+	}
+}
