@@ -49,7 +49,9 @@ func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Train a grid of runs (tasks × models × seeds × any run flag) into one folder, here or as one Slurm job array",
 		Long: "sweep trains every point of a grid — --tasks × --models × --seeds × each --set FLAG=V1,V2 (any flag of\n" +
 			"`windtunnel run`), or a sweep file (TOML or YAML: W&B's `method: grid` with `parameters`, or Hydra's\n" +
-			"`hydra: sweeper: params`) — into one folder, one session per point named by its values\n" +
+			"`hydra: sweeper: params`; a random search with W&B's `method: random`, `run_cap` and distributions, or\n" +
+			"Hydra's Optuna sweeper with its RandomSampler and `n_trials`, seeded) — into one folder, one session per\n" +
+			"point named by its values\n" +
 			"(bijection-transformer-lr=1e-3-seed=2.wtlab). --local (the default) runs --jobs points at a time on this\n" +
 			"machine, the cores divided between them; --slurm writes DIR/sweep.sbatch and submits the points as\n" +
 			"one job array (--array=…%P, --requeue). An interrupted, preempted or requeued point resumes from its\n" +
@@ -88,7 +90,7 @@ func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "--slurm: write the folder and DIR/sweep.sbatch, submit nothing")
 	fs.BoolVar(&f.wait, "wait", false, "--slurm: after submitting, follow the sweep until its tasks leave the queue")
 	fs.DurationVar(&f.poll, "poll", 10*time.Second, "--slurm --wait: how often squeue and the sessions are read")
-	c.AddCommand(newSweepStatusCmd(stdout, stderr))
+	c.AddCommand(newSweepStatusCmd(stdout, stderr), newSweepCancelCmd(stdout, stderr))
 	return c
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +33,41 @@ func newSweepStatusCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	jsonFlag(c.Flags(), &asJSON, "one JSON object: the points with their states")
+	return c
+}
+
+// newSweepCancelCmd is `windtunnel sweep cancel DIR`.
+func newSweepCancelCmd(stdout, stderr io.Writer) *cobra.Command {
+	var timeout time.Duration
+	c := &cobra.Command{
+		Use:   "cancel DIR",
+		Short: "Stop a sweep: cancel its Slurm job arrays or its local engine, keeping the points done and every checkpoint",
+		Long: "cancel stops what trains a sweep's folder and starts nothing more: its job arrays still in Slurm's\n" +
+			"queue are cancelled (scancel: queued tasks dropped, running ones stop cleanly at a checkpoint), and a\n" +
+			"local sweep's engine and runs on this machine get SIGTERM, which stops each running point after its\n" +
+			"final evaluation and checkpoint. Points done stay done; running the sweep again resumes the rest.",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("%s takes one sweep folder, got %d arguments", commandName(c), len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if timeout <= 0 {
+				return usagef("sweep cancel: --timeout %s: want > 0", timeout)
+			}
+			m, err := sweep.Read(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			var cl sweep.Canceller
+			cl.Wait = timeout
+			cl.Scancel, _ = exec.LookPath("scancel")
+			cl.Squeue, _ = exec.LookPath("squeue")
+			return m.Cancel(cmd.Context(), cl, stdout)
+		},
+	}
+	c.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "how long to wait for the local runs to stop")
 	return c
 }
 

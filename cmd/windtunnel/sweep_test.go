@@ -62,7 +62,7 @@ func TestSweepBadInput(t *testing.T) {
 		{"another task's flag", []string{"--set", "k=5,6"}, "", "--k applies to --task hmm only"},
 		{"same run twice", []string{"--set", "lr=1e-3,0.001"}, "", "train the same run"},
 		{"engine flag", []string{"--set", "out=a,b"}, "", "--out cannot be swept"},
-		{"bad sweep file", []string{badFile}, "", "only grid sweeps"},
+		{"bad sweep file", []string{badFile}, "", `method "bayes": want grid or random`},
 		{"another sweep", []string{"--slurm", "--dry-run", "--out", other, "--set", "lr=1e-2"}, "", "holds another sweep"},
 		{"other files", []string{"--out", stray, "--set", "lr=1e-2,1e-3"}, "", "holds another sweep"},
 		{"no sbatch", []string{"--slurm", "--out", filepath.Join(base, "new"), "--set", "lr=1e-2,1e-3"}, noSbatch, "sbatch is not on PATH"},
@@ -256,5 +256,39 @@ func TestSweepSlurmRefusesGoRun(t *testing.T) {
 	}
 	if code, _, errs := runCLI("sweep", "--slurm", "--dry-run", "--exe", os.Args[0], "--out", dir, "--set", "lr=1e-3,3e-4"); code != 0 {
 		t.Errorf("with --exe: exit %d: %s", code, errs)
+	}
+}
+
+// TestSweepRandom (issue 44 item 15): a random-search sweep file writes its drawn points —
+// run_cap of them, crossed with --seeds — into the script, every point's configuration
+// built by run's flags; the same command again continues the same sweep (the draws are
+// seeded), and a larger run_cap extends it.
+func TestSweepRandom(t *testing.T) {
+	base := t.TempDir()
+	file := func(cap string) string {
+		p := filepath.Join(base, "r"+cap+".yaml")
+		os.WriteFile(p, []byte("method: random\nrun_cap: "+cap+"\nrandom_seed: 3\nparameters:\n"+
+			"  lr: {distribution: log_uniform_values, min: 1e-4, max: 1e-2}\n  warmup: {min: 1, max: 40}\n  steps: {value: 40}\n"), 0o600)
+		return p
+	}
+	dir := filepath.Join(base, "sw")
+	args := []string{"sweep", "--slurm", "--dry-run", "--exe", os.Args[0], "--out", dir, "--seeds", "2"}
+	code, out, errs := runCLI(append(args, file("4"))...)
+	if code != 0 || !strings.Contains(errs, "8 points (bijection × transformer × 4 draws (seed 3) of lr ~ log_uniform_values(0.0001, 0.01), warmup ~ int_uniform(1, 40), steps 40 × seed 1,2)") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	m, err := sweep.Read(dir)
+	if err != nil || len(m.Points) != 8 || m.Grid.Random == nil {
+		t.Fatalf("manifest: %+v, %v", m, err)
+	}
+	script, _ := os.ReadFile(filepath.Join(dir, sweep.ScriptName))
+	if !strings.Contains(string(script), "7) NAME='"+m.Points[7].Name+"'") || !strings.Contains(string(script), "'--lr=") {
+		t.Errorf("script:\n%s", script)
+	}
+	if code, _, errs := runCLI(append(args, file("4"))...); code != 0 || strings.Contains(errs, "new points") {
+		t.Errorf("the same random sweep again: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI(append(args, file("5"))...); code != 0 || !strings.Contains(errs, "2 new points extend the sweep of 8") {
+		t.Errorf("run_cap 5 over 4: exit %d: %s", code, errs)
 	}
 }

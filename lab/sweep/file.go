@@ -74,12 +74,26 @@ func gridOf(t tree) (Grid, error) {
 		return hydraGrid(t.vals["hydra"])
 	}
 	var g Grid
+	method := "grid"
+	var rnd Random
+	rnd.Seed = 1
 	for _, k := range t.keys {
 		v := t.vals[k]
 		switch k {
 		case "method":
-			if v.kind != 's' || v.scalar != "grid" {
-				return Grid{}, fmt.Errorf("method %q: only grid sweeps (method: grid)", v.scalar)
+			if v.kind != 's' || (v.scalar != "grid" && v.scalar != "random") {
+				return Grid{}, fmt.Errorf("method %q: want grid or random (bayes needs the results of the runs before it, which a sweep trains at once)", v.scalar)
+			}
+			method = v.scalar
+		case "run_cap", "count", "random_seed":
+			n, err := wholeNumber(k, v)
+			if err != nil {
+				return Grid{}, err
+			}
+			if k == "random_seed" {
+				rnd.Seed = n
+			} else if rnd.Count = int(n); n < 1 || n > MaxPoints {
+				return Grid{}, fmt.Errorf("%s %d: want 1..%d", k, n, MaxPoints)
 			}
 		case "name", "description":
 		case "metric":
@@ -103,13 +117,13 @@ func gridOf(t tree) (Grid, error) {
 				g.Set(a)
 			}
 		default:
-			return Grid{}, fmt.Errorf("unknown key %q (a sweep file has method, parameters, metric, name and description; or hydra.sweeper.params)", k)
+			return Grid{}, fmt.Errorf("unknown key %q (a sweep file has method, parameters, metric, name and description, and with method random run_cap and random_seed; or hydra.sweeper.params)", k)
 		}
 	}
 	if _, ok := t.vals["parameters"]; !ok {
 		return Grid{}, fmt.Errorf("no parameters: empty grid")
 	}
-	return g, nil
+	return withMethod(g, method, rnd, t.vals)
 }
 
 // metricOf reads a sweep file's metric: {name: bit_error_sample, goal: minimize}.
@@ -141,7 +155,8 @@ func metricOf(v tree) (*Metric, error) {
 	return m, nil
 }
 
-// wandbAxis is one W&B parameter: {values: [...]} or {value: x}.
+// wandbAxis is one W&B parameter: {values: [...]} or {value: x}, or for a random search a
+// distribution (wandbDist).
 func wandbAxis(flag string, v tree) (Axis, error) {
 	flag = strings.TrimLeft(flag, "-")
 	if err := checkFlag(flag); err != nil {
@@ -172,18 +187,21 @@ func wandbAxis(flag string, v tree) (Axis, error) {
 			}
 			a.Values = append(a.Values, s)
 		case "distribution", "min", "max", "mu", "sigma", "q", "probabilities":
-			return Axis{}, fmt.Errorf("parameters.%s.%s: only grid sweeps (values or value)", flag, k)
 		default:
-			return Axis{}, fmt.Errorf("parameters.%s: unknown key %q (want values or value)", flag, k)
+			return Axis{}, fmt.Errorf("parameters.%s: unknown key %q (want values or value, or a distribution)", flag, k)
 		}
 	}
-	if len(a.Values) == 0 {
+	if err := wandbDist(flag, v, &a); err != nil {
+		return Axis{}, err
+	}
+	if len(a.Values) == 0 && a.Dist == nil {
 		return Axis{}, fmt.Errorf("parameters.%s has no values: empty grid", flag)
 	}
 	return a, nil
 }
 
-// hydraGrid reads hydra.sweeper.params.
+// hydraGrid reads hydra.sweeper: its params, and for a random search (Hydra's Optuna
+// sweeper with its RandomSampler) sampler and n_trials (hydraRandom).
 func hydraGrid(h tree) (Grid, error) {
 	if h.kind != 'm' {
 		return Grid{}, fmt.Errorf("hydra: want sweeper.params")
@@ -201,47 +219,56 @@ func hydraGrid(h tree) (Grid, error) {
 		if s.kind != 'm' {
 			return Grid{}, fmt.Errorf("hydra.sweeper: want params")
 		}
-		for _, sk := range s.keys {
-			if sk != "params" {
-				return Grid{}, fmt.Errorf("hydra.sweeper.%s: not read (only params)", sk)
+		rnd, err := hydraRandom(s)
+		if err != nil {
+			return Grid{}, err
+		}
+		g.Random = rnd
+		p, ok := s.vals["params"]
+		if !ok {
+			continue
+		}
+		if p.kind != 'm' {
+			return Grid{}, fmt.Errorf("hydra.sweeper.params: want a table of flags")
+		}
+		for _, flag := range p.keys {
+			name := strings.TrimLeft(flag, "-")
+			if err := checkFlag(name); err != nil {
+				return Grid{}, err
 			}
-			p := s.vals[sk]
-			if p.kind != 'm' {
-				return Grid{}, fmt.Errorf("hydra.sweeper.params: want a table of flags")
-			}
-			for _, flag := range p.keys {
-				name := strings.TrimLeft(flag, "-")
-				if err := checkFlag(name); err != nil {
-					return Grid{}, err
-				}
-				a := Axis{Flag: name}
-				v := p.vals[flag]
-				switch v.kind {
-				case 'l':
-					for _, e := range v.list {
-						x, err := valueText(e)
-						if err != nil {
-							return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: %w", name, err)
-						}
-						a.Values = append(a.Values, x)
-					}
-				case 's':
-					vals, err := ParseValues(v.scalar)
+			a := Axis{Flag: name}
+			v := p.vals[flag]
+			switch v.kind {
+			case 'l':
+				for _, e := range v.list {
+					x, err := valueText(e)
 					if err != nil {
 						return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: %w", name, err)
 					}
-					a.Values = vals
+					a.Values = append(a.Values, x)
+				}
+			case 's':
+				d, isDist, err := hydraDist(v.scalar)
+				switch {
+				case err != nil:
+					return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: %w", name, err)
+				case isDist:
+					a.Dist = &d
 				default:
-					return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: want a comma list", name)
+					if a.Values, err = ParseValues(v.scalar); err != nil {
+						return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: %w", name, err)
+					}
 				}
-				if len(a.Values) == 0 {
-					return Grid{}, fmt.Errorf("hydra.sweeper.params.%s has no values: empty grid", name)
-				}
-				if g.Has(name) {
-					return Grid{}, fmt.Errorf("hydra.sweeper.params: %s given twice", name)
-				}
-				g.Set(a)
+			default:
+				return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: want a comma list", name)
 			}
+			if len(a.Values) == 0 && a.Dist == nil {
+				return Grid{}, fmt.Errorf("hydra.sweeper.params.%s has no values: empty grid", name)
+			}
+			if g.Has(name) {
+				return Grid{}, fmt.Errorf("hydra.sweeper.params: %s given twice", name)
+			}
+			g.Set(a)
 		}
 	}
 	if len(g.Axes) == 0 {

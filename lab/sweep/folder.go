@@ -61,6 +61,13 @@ func (m *Manifest) Added() int { return m.added }
 // Dir is the sweep's folder.
 func (m *Manifest) Dir() string { return m.dir }
 
+// manifestPath is the sweep's manifest, sweep.json.
+func (m *Manifest) manifestPath() string { return filepath.Join(m.dir, ManifestName) }
+
+// EnginePid is the pid of the local engine training the sweep on this machine (it holds
+// the manifest's lock: Here), or 0.
+func (m *Manifest) EnginePid() int { return sessions.WriterPid(m.manifestPath()) }
+
 // LogPath is the log of point p's local runs: logs/<point>.log.
 func (m *Manifest) LogPath(p Point) string { return filepath.Join(m.dir, LogDir, p.Name+".log") }
 
@@ -221,17 +228,33 @@ func (m *Manifest) SetAside(p Point, now time.Time) (string, error) {
 	return to, nil
 }
 
-// Describe is the grid in one line: "bijection,hmm × transformer × lr 1e-3,3e-4 × seed 1,2".
-// Values are shown as given; print it through sessions.SafeText when it comes from a file.
+// Describe is the grid in one line: "bijection,hmm × transformer × lr 1e-3,3e-4 × seed 1,2";
+// a random search's drawn axes are one part, "20 draws (seed 7) of lr ~
+// log_uniform_values(0.0001, 0.01), width 64,96". Values are shown as given; print it through
+// sessions.SafeText when it comes from a file.
 func (g Grid) Describe() string {
-	parts := make([]string, len(g.Axes))
-	for i, a := range g.Axes {
+	var parts, drawn []string
+	at := -1
+	for _, a := range g.Axes {
 		vals := strings.Join(a.Values, ",")
-		if a.Flag == "task" || a.Flag == "model" {
-			parts[i] = vals
-		} else {
-			parts[i] = a.Flag + " " + vals
+		if a.Dist != nil {
+			vals = "~ " + a.Dist.String()
 		}
+		switch {
+		case a.Flag == "task" || a.Flag == "model":
+			parts = append(parts, vals)
+		case g.Random != nil && !crossed(a.Flag):
+			if at < 0 {
+				at = len(parts)
+				parts = append(parts, "")
+			}
+			drawn = append(drawn, a.Flag+" "+vals)
+		default:
+			parts = append(parts, a.Flag+" "+vals)
+		}
+	}
+	if at >= 0 {
+		parts[at] = fmt.Sprintf("%d draws (seed %d) of %s", g.Random.Count, g.Random.Seed, strings.Join(drawn, ", "))
 	}
 	return strings.Join(parts, " × ")
 }
