@@ -151,7 +151,11 @@ func (c Condition) Match(r Run) bool {
 	case isNum && err == nil:
 		cmp = compareFloat(f, want)
 	case strings.EqualFold(c.key, "path"):
-		cmp = strings.Compare(filepath.Clean(FieldText(v)), absPath(c.value))
+		got, want := filepath.Clean(FieldText(v)), filepath.Clean(c.value)
+		if filepath.IsAbs(got) { // a recorded session's (Read); a live run's as it was started
+			want = absPath(c.value)
+		}
+		cmp = strings.Compare(got, want)
 	default:
 		cmp = strings.Compare(FieldText(v), c.value)
 	}
