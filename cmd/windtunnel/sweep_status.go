@@ -13,6 +13,14 @@ import (
 	"windtunnel/lab/sweep"
 )
 
+// oneSweepFolder accepts exactly one positional argument, the sweep's folder.
+func oneSweepFolder(c *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usagef("%s takes one sweep folder, got %d arguments", commandName(c), len(args))
+	}
+	return nil
+}
+
 // newSweepStatusCmd is `windtunnel sweep status DIR`.
 func newSweepStatusCmd(stdout, stderr io.Writer) *cobra.Command {
 	var asJSON bool
@@ -22,12 +30,7 @@ func newSweepStatusCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: "status reads a sweep's folder: each point's session (its step and state) and, for a Slurm sweep,\n" +
 			"squeue's view of its job arrays. Points that are missing, stopped or failed are what running\n" +
 			"the sweep again trains or submits.",
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("%s takes one sweep folder, got %d arguments", commandName(c), len(args))
-			}
-			return nil
-		},
+		Args: oneSweepFolder,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return sweepStatus(cmd.Context(), args[0], asJSON, stdout, stderr)
 		},
@@ -46,12 +49,7 @@ func newSweepCancelCmd(stdout, stderr io.Writer) *cobra.Command {
 			"queue are cancelled (scancel: queued tasks dropped, running ones stop cleanly at a checkpoint), and a\n" +
 			"local sweep's engine and runs on this machine get SIGTERM, which stops each running point after its\n" +
 			"final evaluation and checkpoint. Points done stay done; running the sweep again resumes the rest.",
-		Args: func(c *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("%s takes one sweep folder, got %d arguments", commandName(c), len(args))
-			}
-			return nil
-		},
+		Args: oneSweepFolder,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if timeout <= 0 {
 				return usagef("sweep cancel: --timeout %s: want > 0", timeout)
