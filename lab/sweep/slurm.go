@@ -92,14 +92,14 @@ func CheckOption(opt string) error {
 		if !strings.HasPrefix(r.name, name) {
 			continue
 		}
-		what := "--" + r.name
+		read := ""
 		if name != r.name {
-			what = fmt.Sprintf("--%s (sbatch reads --%s as %s)", r.name, name, what)
+			read = fmt.Sprintf("sbatch reads --%s as --%s: ", name, r.name)
 		}
 		if r.instead != "" {
-			return bad("give sweep's own %s, not %s", r.instead, what)
+			return bad("%sgive sweep's own %s", read, r.instead)
 		}
-		return bad("the sweep sets %s itself", what)
+		return bad("%sthe sweep sets --%s itself", read, r.name)
 	}
 	return nil
 }
