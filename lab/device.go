@@ -22,7 +22,7 @@ type Device struct {
 // the GPU with the CPU backend for products below the size threshold.
 func openDevice(cfg runconfig.Config, cpu gemm.Backend, workers int) (gemm.Backend, *cuda.Backend, Device, error) {
 	if (cfg.Device != "cuda" && cfg.Device != "cuda-gemm") || residentWanted(cfg) {
-		return cpu, nil, Device{Kind: "cpu", Name: fmt.Sprintf("%d CPU threads", workers)}, nil
+		return cpu, nil, Device{Kind: "cpu", Name: cpuThreads(workers)}, nil
 	}
 	g, err := cuda.Open(cuda.Options{Threshold: cuda.DefaultThreshold, CPU: cpu})
 	if err != nil {
@@ -58,4 +58,12 @@ func (t *Trainer) Close() error {
 	err := t.path.close()
 	t.path = &hostPath{t: t} // closed: nothing left to release
 	return err
+}
+
+// cpuThreads names the CPU device by its worker count: "1 CPU thread", "8 CPU threads".
+func cpuThreads(workers int) string {
+	if workers == 1 {
+		return "1 CPU thread"
+	}
+	return fmt.Sprintf("%d CPU threads", workers)
 }

@@ -27,3 +27,15 @@ func (e *LockError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrLocked) hold.
 func (e *LockError) Unwrap() error { return ErrLocked }
+
+// Hold takes path's lock file (path + ".lock", as a Writer takes its session's) for a
+// process that works on the file at path — a sweep's local engine on its manifest — so
+// that WriterPid names it and no second process takes it: a *LockError naming the holder
+// when a live process holds it. release drops it.
+func Hold(path string) (release func(), err error) {
+	l, err := acquireLock(path)
+	if err != nil {
+		return nil, err
+	}
+	return l.release, nil
+}

@@ -141,7 +141,7 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	if dir == "" {
 		dir = filepath.Join("runs", "compare-"+time.Now().Format("20060102-150405"))
 	}
-	m, exe, err := prepareSweep(dir, g, points, "")
+	m, exe, err := prepareSweep(dir, g, points, "", false)
 	if err != nil {
 		return err
 	}

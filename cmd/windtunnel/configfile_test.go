@@ -183,12 +183,16 @@ func TestConfigErrors(t *testing.T) {
 		{"wrong type", "a.toml", "steps = \"many\"\n", nil, `key "steps": a string, want a whole number`},
 		{"fraction", "a.yaml", "steps: 2.5\n", nil, `key "steps": a number 2.5, want a whole number`},
 		{"out of range", "a.toml", "steps = 0\n", nil, "steps 0: want 1..100000000"},
+		{"a size names the key it depends on", "a.toml", "[transformer]\nwidth = 65\nheads = 4\n", nil, "transformer.heads 4: want a divisor of transformer.width (65)"},
 		{"tunnel size", "a.toml", "[tunnel]\nV = 2\n", nil, "tunnel.V 2: bijection v must be in 3..64"},
 		{"bad toml", "a.toml", "steps = = 3\n", nil, "not valid TOML"},
 		{"bad yaml", "a.yaml", "steps: [\n", nil, "not valid YAML"},
 		{"extension", "a.ini", "steps=3\n", nil, `want a .toml, .yaml, .yml or .json file, not ".ini"`},
 		{"both", "a.toml", "steps = 3\n", []string{"--like", session}, "--config and --like: give one"},
 		{"nested deep", "a.toml", "steps = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n", nil, "nested 100000 deep: not a configuration (at most 32)"},
+		{"quotes closing a multi-line string", "a.toml", "target = \"\"\"x\"\"\"\"\nsteps = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\nx = \"\n", nil,
+			"nested 100000 deep: not a configuration (at most 32)"},
+		{"dotted keys", "a.toml", strings.Repeat("a.", 5000) + "a = 1\n", nil, "nested 10000 deep: not a configuration"},
 		{"brackets in text", "a.toml", "# " + strings.Repeat("[", 40) + "\ntarget = '''" + strings.Repeat("{", 40) + "'''\n", nil, `target "` + strings.Repeat("{", 40) + `": want`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -53,6 +55,9 @@ func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 				if err := index.CheckKey("--sort", sortKey); err != nil {
 					return usageError{err}
 				}
+			}
+			if err := sessions.CheckFolder(dir); err != nil && (cmd.Flags().Changed("dir") || !errors.Is(err, fs.ErrNotExist)) {
+				return usagef("ls: --dir %v", err)
 			}
 			warn := func(err error) { fmt.Fprintf(stderr, "windtunnel: ls: %s\n", sessions.SafeText(err.Error())) }
 			all, err := index.List(cmd.Context(), index.Options{Dir: dir, Age: time.Duration(days * float64(24*time.Hour)), Skip: warn})

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -87,5 +88,62 @@ func TestLsFilterSortCLI(t *testing.T) {
 	}
 	if code, _, errs := runCLI("ls", "--dir", dir, "--sort", "bit_eror"); code != 2 || !strings.Contains(errs, `did you mean "bit_error"?`) {
 		t.Errorf("--sort with a misspelt key: exit %d, %s", code, errs)
+	}
+}
+
+// TestLsDir: --dir on a folder that does not exist, a FIFO or a file is a usage error
+// naming it (it printed nothing and exited 0), a link to a folder is followed (it listed
+// nothing), and the default ./runs missing is no error; --where path= matches the path as
+// the table prints it, relative to the working directory, or absolute.
+func TestLsDir(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // no live runs of others
+	base := t.TempDir()
+	t.Chdir(base)
+	runs := filepath.Join(base, "runs")
+	os.Mkdir(runs, 0o700)
+	lsSession(t, runs, "k9.wtlab", "hmm", "transformer", 1, 0.03)
+	lsSession(t, runs, "k8.wtlab", "hmm", "transformer", 2, 0.04)
+	fifo := filepath.Join(base, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(base, "notes.txt")
+	os.WriteFile(file, []byte("x"), 0o600)
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(runs, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ dir, want string }{
+		{filepath.Join(base, "missing"), "missing: no such folder"},
+		{fifo, "fifo is a FIFO, not a folder"},
+		{file, "notes.txt is a file, not a folder"},
+	} {
+		done := make(chan struct{})
+		var code int
+		var out, errs string
+		go func() { code, out, errs = runCLI("ls", "--dir", c.dir); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("ls --dir %s blocks", c.dir)
+		}
+		if code != exitUsage || !strings.Contains(errs, "ls: --dir "+c.dir) || !strings.Contains(errs, c.want) || out != "" {
+			t.Errorf("ls --dir %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.dir, code, out, errs, c.want)
+		}
+	}
+	code, out, errs := runCLI("ls", "--dir", link)
+	if code != 0 || !strings.Contains(out, filepath.Join("link", "k9.wtlab")) || !strings.Contains(out, filepath.Join("link", "k8.wtlab")) {
+		t.Errorf("ls --dir LINK: exit %d\n%s%s", code, out, errs)
+	}
+	os.Remove(link)
+	for _, where := range []string{"path=runs/k9.wtlab", "path=./runs/k9.wtlab", "path=" + filepath.Join(runs, "k9.wtlab")} {
+		code, out, errs := runCLI("ls", "--where", where)
+		if code != 0 || !strings.HasPrefix(out, "STATE") || !strings.HasSuffix(out, "  runs/k9.wtlab\n") || strings.Count(out, "\n") != 2 {
+			t.Errorf("ls --where %s: exit %d\n%s%s", where, code, out, errs)
+		}
+	}
+	os.RemoveAll(runs)
+	if code, out, errs := runCLI("ls"); code != 0 || !strings.Contains(out, "no sessions in runs") {
+		t.Errorf("ls without ./runs: exit %d\n%s%s", code, out, errs)
 	}
 }

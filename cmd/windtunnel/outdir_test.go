@@ -13,7 +13,7 @@ import (
 )
 
 // TestRunOutMissingDir: an explicit --out in a folder that does not exist is an error at
-// the start (exit 1), and no folder is created, with or without --detach.
+// the start (exit 2, as a bad value: issue 44 item 16), and no folder is created, with or without --detach.
 func TestRunOutMissingDir(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "no", "dir")
@@ -21,8 +21,8 @@ func TestRunOutMissingDir(t *testing.T) {
 	for _, extra := range [][]string{{"--headless"}, {"--detach"}} {
 		args := append(append(append([]string{"run"}, extra...), "--steps", "20", "--out", out), tinyRun...)
 		code, _, errs := runCLI(args...)
-		if code != 1 {
-			t.Fatalf("%v: exit %d, want 1: %s", extra, code, errs)
+		if code != exitUsage {
+			t.Fatalf("%v: exit %d, want 2: %s", extra, code, errs)
 		}
 		want := "run: --out " + out + ": directory " + dir + " does not exist"
 		if !strings.Contains(errs, want) {
@@ -37,7 +37,7 @@ func TestRunOutMissingDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs := runCLI(append([]string{"run", "--headless", "--steps", "20", "--out", filepath.Join(file, "x.wtlab")}, tinyRun...)...)
-	if code != 1 || !strings.Contains(errs, "is not a directory") {
+	if code != exitUsage || !strings.Contains(errs, "is not a directory") {
 		t.Errorf("--out under a file: exit %d: %s", code, errs)
 	}
 }

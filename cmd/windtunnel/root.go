@@ -124,6 +124,13 @@ func signalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, sigs...)
 }
 
+// outliveOutput makes a write to a closed pipe an error (EPIPE) instead of the SIGPIPE
+// that would kill the process: a run, or a sweep, whose output reader went away (`run
+// 2>&1 | head -2`) trains on to its end, final evaluation and checkpoint, as it outlives
+// its terminal; only what it prints is lost. Short commands keep the default: `sample | head`
+// ends at once.
+func outliveOutput() { signal.Ignore(syscall.SIGPIPE) }
+
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

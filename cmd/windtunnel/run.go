@@ -19,7 +19,7 @@ import (
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f runFlags
-	var detach bool
+	var detach, asJSON bool
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Train a network on a tunnel and score it against the Bayes optimum",
@@ -29,6 +29,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 			if detach {
 				return runDetached(cmd.Context(), &f, cmd.Flags(), stdout)
 			}
+			outliveOutput()
 			st, err := f.setup(cmd.Flags())
 			if err != nil {
 				return err
@@ -38,7 +39,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
-			if !f.headless && f.predictions == "" && onTerminal(stdout) {
+			if !f.headless && f.predictions == "" && !asJSON && onTerminal(stdout) {
 				return launch.WithDashboard(ctx, st, stderr, isTerminal(stderr))
 			}
 			var pw io.Writer
@@ -51,16 +52,19 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 				defer p.Close()
 				pw = p
 			}
-			return launch.Headless(ctx, st, pw, isTerminal(stderr), stdout, stderr)
+			// A person at a terminal reads a few lines; a program (or --json) the JSON line.
+			out := launch.Output{Predictions: pw, Tty: isTerminal(stderr), Text: !asJSON && isTerminal(stdout)}
+			return launch.Headless(ctx, st, out, stdout, stderr)
 		},
 	}
 	f.register(c.Flags())
+	jsonFlag(c.Flags(), &asJSON, "the summary as a JSON line also when stdout is a terminal (implies --headless)")
 	c.Flags().BoolVar(&detach, "detach", false, "run in the background (headless, its output in <session>.log), print how to attach, and return at once")
 	return c
 }
 
 // resumeFlags are the flags that may accompany --resume; the rest come from the session.
-var resumeFlags = map[string]bool{"resume": true, "headless": true, "detach": true, "steps": true, "workers": true, "blas": true, "predictions": true, "device": true}
+var resumeFlags = map[string]bool{"resume": true, "headless": true, "detach": true, "steps": true, "workers": true, "blas": true, "predictions": true, "device": true, "json": true}
 
 // setup builds the trainer and opens the session (new, or the resumed one).
 func (f *runFlags) setup(fs *pflag.FlagSet) (*launch.Run, error) {
@@ -113,7 +117,7 @@ func checkResumeFlags(fs *pflag.FlagSet) error {
 		}
 	})
 	if len(bad) > 0 {
-		return usagef("--resume takes the run's settings from the session; %s cannot change them (allowed: --steps, --workers, --blas, --device, --headless, --detach, --predictions)", strings.Join(bad, ", "))
+		return usagef("--resume takes the run's settings from the session; %s cannot change them (allowed: --steps, --workers, --blas, --device, --headless, --detach, --predictions, --json)", strings.Join(bad, ", "))
 	}
 	return nil
 }
@@ -154,17 +158,17 @@ func checkOutDir(path string) error {
 	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
-	switch {
+	switch { // a bad --out is a bad command line, as a bad value is: exit 2
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("run: --out %s: directory %s does not exist", path, dir)
+		return usagef("run: --out %s: directory %s does not exist", path, dir)
 	case err != nil:
-		return fmt.Errorf("run: --out %s: %w", path, err)
+		return usagef("run: --out %s: %w", path, err)
 	case !fi.IsDir():
-		return fmt.Errorf("run: --out %s: %s is not a directory", path, dir)
+		return usagef("run: --out %s: %s is not a directory", path, dir)
 	}
 	probe, err := os.CreateTemp(dir, ".windtunnel-probe-*")
 	if err != nil {
-		return fmt.Errorf("run: --out %s: directory %s is not writable", path, dir)
+		return usagef("run: --out %s: directory %s is not writable", path, dir)
 	}
 	probe.Close()
 	os.Remove(probe.Name())

@@ -34,7 +34,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	f.tf.register(fs, "bijection")
 	fs.StringVar(&f.preset, "preset", runconfig.PresetQuick, "starting configuration: quick (CPU, minutes), laptop (quick's model ten times longer: the authors' bijection precision on a CPU), mid (CPU, head dimension 32: the geometry can appear) or paper (the paper's sizes, for a GPU)")
 	fs.StringVar(&f.model, "model", "transformer", "network: "+arch.KindList()+" (baselines are capacity-matched to the transformer; mlp is Paper I's per-position MLP, mlp-prefix the ablation that reads the one-hot prefix)")
-	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, a JSON summary on stdout (implied when stdin or stdout is not a terminal)")
+	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, and a summary on stdout at the end: a few lines on a terminal, a JSON line otherwise or with --json (implied when stdin or stdout is not a terminal)")
 	fs.IntVar(&o.Steps, "steps", d.Steps, "training steps (default: the preset's)")
 	fs.IntVar(&o.Batch, "batch", d.Batch, "sequences per step (default: the preset's)")
 	fs.Uint64Var(&o.Seed, "seed", d.Seed, "seed for data, probe set and initialisation")
@@ -189,9 +189,9 @@ func flagError(err error) error {
 	}
 	v := runconfig.ValueText(fe.Value)
 	if name, ok := runconfig.FlagOf(fe.Field); ok {
-		return usagef("--%s %s: %s", name, v, fe.Reason)
+		return usagef("--%s %s: %s", name, v, runconfig.FlagReason(fe.Reason))
 	}
-	return usagef("configuration %s %s: %s", fe.Field, v, fe.Reason)
+	return usagef("configuration %s %s: %s", fe.Field, v, runconfig.FlagReason(fe.Reason))
 }
 
 // readLike reads the stored configuration of a recorded run (--like SESSION).

@@ -12,7 +12,8 @@ import (
 // runLong is run's --help text.
 const runLong = "run trains a network on a tunnel — the transformer (--model transformer, the default) or a\n" +
 	"baseline capacity-matched to it (mlp, mlp-prefix, lstm, mamba) — evaluating it on a fixed held-out\n" +
-	"probe set, records everything in a session file, and prints a JSON summary on stdout at the end.\n" +
+	"probe set, records everything in a session file, and prints a summary on stdout at the end: a\n" +
+	"JSON line, or a few lines for a person when stdout is a terminal (--json: the JSON line there too).\n" +
 	"While it runs it listens on a control socket: `windtunnel attach` opens the dashboard on it,\n" +
 	"`windtunnel ls` lists it. --detach starts it in the background and returns at once.\n\n" +
 	"Settings come from the preset, then a configuration file (--config FILE, TOML or YAML with the\n" +

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -124,6 +125,28 @@ func unknownCommand(root *cobra.Command, name string) error {
 		return usagef("unknown command %q (did you mean %s?)", name, s)
 	}
 	return usagef("unknown command %q (%s --help lists the commands)", name, root.Name())
+}
+
+// misspeltSubcommand is the usage error for a command whose first argument is no file and
+// reads as a misspelt subcommand of it (`sweep statu DIR`: did you mean sweep status?); nil
+// otherwise.
+func misspeltSubcommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 || len(c.Commands()) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(args[0]); err == nil {
+		return nil
+	}
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	if s := runconfig.Closest(args[0], names); s != "" {
+		return usagef("%s: unknown command %q (did you mean %s %s?)", commandName(c), args[0], commandName(c), s)
+	}
+	return nil
 }
 
 // suggestKey names the closest of keys to key for a message: ` (did you mean "x"?)`, or "".

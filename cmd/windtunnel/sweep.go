@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"windtunnel/lab/runconfig"
 	"windtunnel/lab/sweep"
 	"windtunnel/tunnels"
 )
@@ -48,7 +49,9 @@ func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Train a grid of runs (tasks × models × seeds × any run flag) into one folder, here or as one Slurm job array",
 		Long: "sweep trains every point of a grid — --tasks × --models × --seeds × each --set FLAG=V1,V2 (any flag of\n" +
 			"`windtunnel run`), or a sweep file (TOML or YAML: W&B's `method: grid` with `parameters`, or Hydra's\n" +
-			"`hydra: sweeper: params`) — into one folder, one session per point named by its values\n" +
+			"`hydra: sweeper: params`; a random search with W&B's `method: random`, `run_cap` and distributions, or\n" +
+			"Hydra's Optuna sweeper with its RandomSampler and `n_trials`, seeded) — into one folder, one session per\n" +
+			"point named by its values\n" +
 			"(bijection-transformer-lr=1e-3-seed=2.wtlab). --local (the default) runs --jobs points at a time on this\n" +
 			"machine, the cores divided between them; --slurm writes DIR/sweep.sbatch and submits the points as\n" +
 			"one job array (--array=…%P, --requeue). An interrupted, preempted or requeued point resumes from its\n" +
@@ -56,6 +59,9 @@ func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
 			"(the same grid, or none) trains or submits only what is missing, stopped or failed. `windtunnel\n" +
 			"sweep status DIR` shows each point; `compare --from DIR`, `report DIR` and `plot DIR` read the folder.",
 		Args: func(c *cobra.Command, args []string) error {
+			if err := misspeltSubcommand(c, args); err != nil {
+				return err
+			}
 			if len(args) > 1 {
 				return usagef("%s takes at most one sweep file, got %d arguments", commandName(c), len(args))
 			}
@@ -80,11 +86,11 @@ func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.StringVar(&f.timeLimit, "time", "", "--slurm: time limit of each task (sbatch --time; the run stops cleanly, with a checkpoint, a minute before it)")
 	fs.StringVar(&f.gres, "gres", "", "--slurm: generic resources of each task, e.g. gpu:1 (with --set device=cuda)")
 	fs.IntVar(&f.cpus, "cpus-per-task", 1, "--slurm: CPUs of each task, and its run's --workers")
-	fs.StringArrayVar(&f.sbatchOpts, "sbatch-option", nil, "--slurm: another sbatch option, e.g. --account=lab (repeatable)")
+	fs.StringArrayVar(&f.sbatchOpts, "sbatch-option", nil, "--slurm: another sbatch option, one long option in the form --name=value, e.g. --account=lab (repeatable)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "--slurm: write the folder and DIR/sweep.sbatch, submit nothing")
 	fs.BoolVar(&f.wait, "wait", false, "--slurm: after submitting, follow the sweep until its tasks leave the queue")
 	fs.DurationVar(&f.poll, "poll", 10*time.Second, "--slurm --wait: how often squeue and the sessions are read")
-	c.AddCommand(newSweepStatusCmd(stdout, stderr))
+	c.AddCommand(newSweepStatusCmd(stdout, stderr), newSweepCancelCmd(stdout, stderr))
 	return c
 }
 
@@ -116,6 +122,11 @@ func checkSweepFlags(f sweepFlags, fs *pflag.FlagSet) error {
 	}
 	for _, o := range f.sbatchOpts {
 		if err := sweep.CheckOption(o); err != nil {
+			return usageError{err}
+		}
+	}
+	for _, v := range []struct{ flag, value string }{{"partition", f.partition}, {"time", f.timeLimit}, {"gres", f.gres}, {"exe", f.exe}} {
+		if err := sweep.CheckSetting(v.flag, v.value); err != nil {
 			return usageError{err}
 		}
 	}
@@ -158,9 +169,15 @@ func sweepGrid(f sweepFlags, fs *pflag.FlagSet, args []string) (g sweep.Grid, ok
 func sweepPoints(g sweep.Grid) ([]sweep.Point, error) {
 	probe := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	new(runFlags).register(probe)
+	var names []string
+	probe.VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
 	for _, a := range g.Axes {
 		if probe.Lookup(a.Flag) == nil {
-			return nil, usagef("sweep: --set %s: `windtunnel run` has no flag --%s (see windtunnel run --help)", a.Flag, a.Flag)
+			hint := "see windtunnel run --help"
+			if s := runconfig.Closest(a.Flag, names); s != "" {
+				hint = "did you mean --" + s + "?"
+			}
+			return nil, usagef("sweep: --set %s: `windtunnel run` has no flag --%s (%s)", a.Flag, a.Flag, hint)
 		}
 	}
 	points, err := g.Points()
@@ -211,7 +228,7 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if dir == "" {
 		dir = filepath.Join("runs", "sweep-"+time.Now().Format("20060102-150405"))
 	}
-	m, exe, err := prepareSweep(dir, g, points, f.exe)
+	m, exe, err := prepareSweep(dir, g, points, f.exe, f.slurm)
 	if err != nil {
 		return err
 	}
@@ -224,7 +241,10 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if err := m.Save(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "windtunnel sweep: %d points (%s) in %s\n", len(points), safeLines(g.Describe()), safeLines(dir))
+	fmt.Fprintf(stderr, "windtunnel sweep: %d points (%s) in %s\n", len(m.Points), safeLines(g.Describe()), safeLines(dir))
+	if n := m.Added(); n > 0 {
+		fmt.Fprintf(stderr, "windtunnel sweep: %d new points extend the sweep of %d; the points done are kept\n", n, len(m.Points)-n)
+	}
 	if f.slurm {
 		return sweepSlurm(ctx, f, m, exe, sbatch, stdout, stderr)
 	}
@@ -233,8 +253,9 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 
 // prepareSweep checks that dir can hold the sweep of grid g and its points (sweep.Prepare:
 // a new or empty folder, or the same sweep's to continue it) and finds the windtunnel
-// binary the points run (exe, or this one); the manifest is not yet written (Save).
-func prepareSweep(dir string, g sweep.Grid, points []sweep.Point, exe string) (*sweep.Manifest, string, error) {
+// binary the points run (exe, or this one: for Slurm not one `go run` built, which the nodes
+// would run by its path in Go's build cache); the manifest is not yet written (Save).
+func prepareSweep(dir string, g sweep.Grid, points []sweep.Point, exe string, slurm bool) (*sweep.Manifest, string, error) {
 	m, err := sweep.Prepare(dir, g, points)
 	if errors.Is(err, sweep.ErrOtherSweep) {
 		return nil, "", usageError{err}
@@ -244,6 +265,13 @@ func prepareSweep(dir string, g sweep.Grid, points []sweep.Point, exe string) (*
 	if exe == "" {
 		if exe, err = os.Executable(); err != nil {
 			return nil, "", fmt.Errorf("sweep: the windtunnel binary: %w (give --exe)", err)
+		}
+		if slurm && sweep.BuiltByGo(exe) {
+			hint := "go install ./cmd/windtunnel puts it in $(go env GOPATH)/bin"
+			if p, err := exec.LookPath("windtunnel"); err == nil && !sweep.BuiltByGo(p) {
+				hint = "--exe " + p + " is the one on PATH"
+			}
+			return nil, "", usagef("sweep: --slurm: this windtunnel was built by `go run` (%s): the nodes would run it by that path, in a temporary go-build folder (or Go's build cache) that go removes; run an installed windtunnel or give --exe (%s)", exe, hint)
 		}
 	}
 	if exe, err = filepath.Abs(exe); err != nil {
@@ -266,6 +294,7 @@ type localOptions struct {
 // sweepLocal trains the pending points on this machine (Manifest.Here), o.jobs at a time,
 // the cores divided between them unless o.workers says otherwise; out says how it ended.
 func sweepLocal(ctx context.Context, m *sweep.Manifest, exe string, o localOptions, out, stderr io.Writer) error {
+	outliveOutput() // the points go on being started when the output's reader has gone
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
 	workers := o.workers

@@ -266,7 +266,7 @@ func inQueue(job string) string {
 // array, cancels one task mid-run with scancel (SIGTERM: a clean stop at a checkpoint), runs
 // the sweep again on the folder — which submits that point alone, resumed from its
 // checkpoint to the parameters of an uninterrupted run — and merges the folder with
-// compare --from.
+// compare --from; then cancels another sweep with sweep cancel (cancelSlurm).
 func TestSweepSlurm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains four short runs under Slurm")
@@ -275,7 +275,7 @@ func TestSweepSlurm(t *testing.T) {
 	t.Setenv(childEnv, "1") // the array tasks run this test binary as windtunnel
 	dir := filepath.Join(t.TempDir(), "sw")
 	const steps = 1200
-	args := append([]string{"sweep", "--slurm", "--parallel", "2", "--cpus-per-task", "1", "--out", dir,
+	args := append([]string{"sweep", "--slurm", "--exe", os.Args[0], "--parallel", "2", "--cpus-per-task", "1", "--out", dir,
 		"--set", "steps=" + itoa(steps), "--set", "lr=3e-3,1e-3", "--seeds", "2", "--set", "probe-every=0"}, tinySets("lr", "checkpoint-every")...)
 	args = append(args, "--set", "checkpoint-every=50")
 	start := time.Now()
@@ -356,7 +356,7 @@ func TestSweepSlurm(t *testing.T) {
 	t.Logf("first array: %s\n%s", time.Since(start).Round(time.Second), out)
 
 	// Again on the folder: only point 0 is submitted, and it resumes.
-	code, out, errs = runCLI("sweep", "--slurm", "--parallel", "2", "--out", dir, "--wait", "--poll", "1s")
+	code, out, errs = runCLI("sweep", "--slurm", "--exe", os.Args[0], "--parallel", "2", "--out", dir, "--wait", "--poll", "1s")
 	if code != 0 || !strings.Contains(out, "1 of 4 points (--array=0%2)") || !strings.Contains(out, "4/4 done") {
 		t.Fatalf("sweep again: exit %d\n%s%s", code, out, errs)
 	}
@@ -371,7 +371,7 @@ func TestSweepSlurm(t *testing.T) {
 		t.Errorf("compare --from: exit %d\n%s%s", code, out, errs)
 	}
 	t.Logf("submitted to merged: %s\n%s", time.Since(start).Round(time.Second), out)
-	code, out, _ = runCLI("sweep", "--slurm", "--out", dir)
+	code, out, _ = runCLI("sweep", "--slurm", "--exe", os.Args[0], "--out", dir)
 	if code != 0 || !strings.Contains(out, "nothing to submit") {
 		t.Errorf("a third time: exit %d %q", code, out)
 	}
@@ -379,6 +379,56 @@ func TestSweepSlurm(t *testing.T) {
 	checkResumed(t, m, m.Points[1], ck1, steps)
 	if d := time.Since(start); d > 6*time.Minute {
 		t.Errorf("took %s, more than 6 minutes", d.Round(time.Second))
+	}
+	cancelSlurm(t)
+}
+
+// cancelSlurm (issue 44 item 15) submits a sweep whose point 0 ends at once and point 1
+// would train for hours, one task at a time, and cancels it with `sweep cancel` once point
+// 1 trains: the array leaves the queue (point 2 never starts), point 1 stops cleanly at a
+// checkpoint with its final evaluation, and point 0 stays done.
+func cancelSlurm(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cancel")
+	args := append([]string{"sweep", "--slurm", "--exe", os.Args[0], "--parallel", "1", "--cpus-per-task", "1", "--out", dir,
+		"--set", "steps=60,50000000,50000001", "--set", "checkpoint-every=100000"}, tinySets("checkpoint-every")...)
+	if code, out, errs := runCLI(args...); code != 0 {
+		t.Fatalf("sweep to cancel: exit %d: %s%s", code, out, errs)
+	}
+	m, err := sweep.Read(dir)
+	if err != nil || len(m.Jobs) != 1 {
+		t.Fatalf("manifest: %+v, %v", m, err)
+	}
+	job := m.Jobs[0].ID
+	waitFor(t, 3*time.Minute, "point 1 training", func() bool {
+		r, err := sessions.Open(m.SessionPath(m.Points[1]))
+		if err != nil {
+			return false
+		}
+		defer r.Close()
+		rec, ok, _ := r.At(-1)
+		return ok && rec.Step > 0
+	})
+	code, out, errs := runCLI("sweep", "cancel", dir)
+	if code != 0 || !strings.Contains(out, "cancelled Slurm job arrays "+job) {
+		t.Fatalf("sweep cancel: exit %d\n%s%s", code, out, errs)
+	}
+	waitFor(t, 2*time.Minute, "the cancelled array to leave the queue", func() bool { return inQueue(job) == "" })
+	st := m.Status(nil)
+	if st[0].State != sweep.Done || st[1].State != sweep.Stopped || st[2].State != sweep.Missing {
+		t.Errorf("after sweep cancel: %s, %s, %s; want done, stopped, missing", st[0].State, st[1].State, st[2].State)
+	}
+	r, err := sessions.Open(m.SessionPath(m.Points[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cks, _ := r.Checkpoints()
+	last, _, _ := r.At(-1)
+	if len(cks) == 0 || cks[len(cks)-1] != last.Step || last.Eval == nil {
+		t.Errorf("the cancelled point: checkpoints %v, last record at %d: want a final checkpoint and evaluation", cks, last.Step)
+	}
+	if code, out, _ := runCLI("sweep", "cancel", dir); code != 0 || !strings.Contains(out, "nothing to cancel") {
+		t.Errorf("cancel again: exit %d %q", code, out)
 	}
 }
 

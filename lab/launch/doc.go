@@ -4,7 +4,8 @@
 // session from its last checkpoint, recording its new planned length; Meta describes a run for its session.
 // StartControl gives a running trainer its live feed and control socket (sessions/relay),
 // through which attach, ls and serve reach it; Progress prints a run's progress line;
-// Summarize and WritePredictions are what a headless run prints and writes at its end.
+// Summarize (its JSON line, or Summary.WriteText on a terminal) and WritePredictions are
+// what a headless run prints and writes at its end.
 //
 // A run whose dashboard closes goes on in its process (DetachedProgress, WatchTerminal,
 // AwaitStop; IgnoreHangup and ReleaseTerminal cut it loose from its terminal), and

@@ -13,13 +13,27 @@ import (
 	"windtunnel/sessions"
 )
 
-// Headless trains st with a progress line (a terminal: tty) or log lines on stderr,
+// Output is how a headless run prints.
+type Output struct {
+	// Predictions, when set, receives the probe set with the model's distributions at the
+	// end (WritePredictions).
+	Predictions io.Writer
+	// Tty says stderr is a terminal: the progress is one line rewritten in place, else a
+	// log line at each evaluation.
+	Tty bool
+	// Text prints the summary for a person (Summary.WriteText: a few lines) instead of its
+	// JSON line: what run does when stdout is a terminal and --json is not given.
+	Text bool
+}
+
+// Headless trains st with a progress line (a terminal: o.Tty) or log lines on stderr,
 // records the session, serves the run on its control socket (attach, ls) and prints the
-// run's end on stderr (PrintExit) and its JSON summary (Summarize) on stdout; with
-// predictions it then writes them there (WritePredictions). Cancelling ctx (a signal)
-// stops the run cleanly: the final evaluation and checkpoint are recorded and the session
-// file is closed.
-func Headless(ctx context.Context, st *Run, predictions io.Writer, tty bool, stdout, stderr io.Writer) (err error) {
+// run's end on stderr (PrintExit) and its summary (Summarize) on stdout, as JSON or, with
+// o.Text, as text; with o.Predictions it then writes them there (WritePredictions).
+// Cancelling ctx (a signal) stops the run cleanly: the final evaluation and checkpoint are
+// recorded and the session file is closed.
+func Headless(ctx context.Context, st *Run, o Output, stdout, stderr io.Writer) (err error) {
+	predictions, tty := o.Predictions, o.Tty
 	cfg, tr := st.Config, st.Trainer
 	defer tr.Close()
 	defer func() {
@@ -69,7 +83,16 @@ func Headless(ctx context.Context, st *Run, predictions io.Writer, tty bool, std
 		return fmt.Errorf("run: summary: %w", err)
 	}
 	PrintExit(stderr, cfg.Task, res, st.Writer.Path())
-	if err := json.NewEncoder(stdout).Encode(s); err != nil {
+	if o.Text {
+		verdict := ""
+		if v, ok := FinalVerdict(cfg.Task, res); ok {
+			verdict = v.String()
+		}
+		err = s.WriteText(stdout, verdict)
+	} else {
+		err = json.NewEncoder(stdout).Encode(s)
+	}
+	if err != nil {
 		return fmt.Errorf("run: write summary: %w", err)
 	}
 	if predictions != nil && runErr == nil {

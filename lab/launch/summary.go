@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 
 	"windtunnel/diagnostics"
 	"windtunnel/lab"
@@ -73,6 +75,43 @@ func Summarize(run *Run, res lab.Result, allocated uint64, runErr error) (Summar
 		}
 	}
 	return s, nil
+}
+
+// WriteText writes the summary for a person at a terminal, in four lines where the JSON
+// line runs to kilobytes: what ran and how long it took, the final evaluation, the verdict
+// (FinalVerdict's text; "" when the run ended without a final evaluation) and the session
+// with the commands that read it.
+func (s Summary) WriteText(w io.Writer, verdict string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "run       %s %s, %s parameters: %s after %d steps in %.1f s", sessions.SafeText(s.Task), sessions.SafeText(s.Model),
+		thousands(s.Params), s.State, s.Steps, s.WallS)
+	if s.MsPerStep > 0 {
+		fmt.Fprintf(&b, " (%.2f ms a step, BLAS %s)", s.MsPerStep, s.BLAS)
+	}
+	b.WriteString("\n")
+	if verdict == "" {
+		b.WriteString("final     no final evaluation\n")
+	} else {
+		e := s.Eval
+		fmt.Fprintf(&b, "final     bit error (a) %.4f (b) %.4f, KL %.4f bits, TVD %.4f, accuracy %.4f\n",
+			e.BitErrorPosition, e.BitErrorSample, e.KLBits, e.TVD, e.Accuracy)
+		fmt.Fprintf(&b, "verdict   %s\n", verdict)
+	}
+	fmt.Fprintf(&b, "session   %s (windtunnel info, replay, export; run --json prints this summary as JSON)\n", sessions.SafeText(s.Session))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// thousands writes n with thousands separated by commas: 203,456.
+func thousands(n int) string {
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // Verdict is the run summary's verdict: its final evaluation judged by the

@@ -3,6 +3,7 @@ package runconfig
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -115,6 +116,28 @@ func FlagOf(field string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// goPath finds the configuration fields a *arch.FieldError's reason names by their Go paths
+// ("want a divisor of Transformer.Width (64)").
+var goPath = regexp.MustCompile(`\b[A-Z][A-Za-z]*(?:\.[A-Z][A-Za-z]*)+\b`)
+
+// FlagReason is a *arch.FieldError's reason as a message about run's flags gives it: the
+// fields it names as the flags that set them ("want a divisor of --width (65)"); a field no
+// flag sets keeps its name.
+func FlagReason(reason string) string {
+	return goPath.ReplaceAllStringFunc(reason, func(p string) string {
+		if f, ok := FlagOf(p); ok {
+			return "--" + f
+		}
+		return p
+	})
+}
+
+// FileReason is a *arch.FieldError's reason as a message about a configuration file gives
+// it: the fields it names as the file's keys ("want a divisor of transformer.width (65)").
+func FileReason(reason string) string {
+	return goPath.ReplaceAllStringFunc(reason, FileKey)
 }
 
 // FlagTask is the task a task-specific flag of run or sample applies to ("" for the rest).

@@ -2,15 +2,18 @@ package runconfig
 
 import "strings"
 
-// editDistance is the Levenshtein distance between a and b, in runes.
+// editDistance is the optimal-string-alignment distance between a and b, in runes: the
+// insertions, deletions, substitutions and swaps of two neighbouring letters that turn one
+// into the other ("dri" is one swap from "dir", "rnu" from "run").
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	// d[i][j] is the distance between ra[:i] and rb[:j]; three rows suffice.
+	rows := [3][]int{make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)}
+	for j := range rows[0] {
+		rows[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
+		pp, prev, cur := rows[(i+1)%3], rows[(i+2)%3], rows[i%3]
 		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
@@ -18,10 +21,12 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], pp[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return rows[len(ra)%3][len(rb)]
 }
 
 // Closest returns the candidate closest to name (compared case-insensitively): within an

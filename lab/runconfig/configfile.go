@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -19,13 +18,9 @@ import (
 	"windtunnel/tunnels"
 )
 
-// maxConfigFile bounds a configuration file (a configuration is a few hundred bytes), and
-// maxConfigDepth the nesting of its arrays and inline tables (a configuration nests two
-// deep; the TOML parser has no bound of its own).
-const (
-	maxConfigFile  = 1 << 20
-	maxConfigDepth = 32
-)
+// maxConfigFile bounds a configuration file (a configuration is a few hundred bytes); its
+// nesting is bounded by MaxDepth.
+const maxConfigFile = 1 << 20
 
 // Source is what a run starts from before its flags (Build): a configuration file
 // (ReadFile, run --config) or a recorded run's stored configuration (Like, run --like).
@@ -54,23 +49,19 @@ var configType = reflect.TypeFor[Config]()
 // ("--config FILE: ...").
 func ReadFile(path string) (*Source, error) {
 	name := "--config " + path
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, errors.Unwrap(err))
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(b) > maxConfigFile {
-		return nil, fmt.Errorf("%s: larger than %d KiB: not a configuration", name, maxConfigFile>>10)
+	b, err := ReadUserFile(path, maxConfigFile)
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe):
+		return nil, fmt.Errorf("%s: %v", name, pe.Err)
+	case err != nil:
+		return nil, fmt.Errorf("--config %v: not a configuration", err)
 	}
 	var m map[string]any
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".toml":
-		if d := tomlDepth(b); d > maxConfigDepth {
-			return nil, fmt.Errorf("%s: arrays or tables nested %d deep: not a configuration (at most %d)", name, d, maxConfigDepth)
+		if d := TOMLDepth(b); d > MaxDepth {
+			return nil, fmt.Errorf("%s: arrays, tables or dotted keys nested %d deep: not a configuration (at most %d)", name, d, MaxDepth)
 		}
 		if _, err = toml.Decode(string(b), &m); err != nil {
 			return nil, fmt.Errorf("%s: not valid TOML: %v", name, err)
@@ -314,7 +305,7 @@ func jsonKind(t reflect.Type) string {
 // FieldError is a configuration error (a *arch.FieldError) as the source's: its name, the
 // field's key in a configuration file, the value and the reason.
 func (s *Source) FieldError(fe *arch.FieldError) error {
-	return fmt.Errorf("%s: %s %s: %s", s.Name, FileKey(fe.Field), ValueText(fe.Value), fe.Reason)
+	return fmt.Errorf("%s: %s %s: %s", s.Name, FileKey(fe.Field), ValueText(fe.Value), FileReason(fe.Reason))
 }
 
 // ValueText is a setting's value as an error message quotes it: text in quotes, the rest
@@ -365,37 +356,4 @@ func tunnelField(param string) string {
 		}
 	}
 	return param
-}
-
-// tomlDepth is the deepest nesting of brackets and braces in a TOML text, strings and
-// comments skipped.
-func tomlDepth(b []byte) int {
-	depth, deepest := 0, 0
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; c {
-		case '#':
-			for i < len(b) && b[i] != '\n' {
-				i++
-			}
-		case '"', '\'':
-			delim := []byte{c}
-			if i+2 < len(b) && b[i+1] == c && b[i+2] == c {
-				delim = []byte{c, c, c}
-			}
-			i += len(delim)
-			for i < len(b) && !bytes.HasPrefix(b[i:], delim) {
-				if c == '"' && b[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			i += len(delim) - 1
-		case '[', '{':
-			depth++
-			deepest = max(deepest, depth)
-		case ']', '}':
-			depth--
-		}
-	}
-	return deepest
 }

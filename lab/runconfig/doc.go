@@ -3,7 +3,9 @@
 // preset's evaluations to a shorter run (FitCadence), the range checks (Validate, which
 // checks the sizes through the same validateSizes as Decode, which bounds a configuration
 // read from a file that may come from someone else before anything is sized from it) and
-// the lengths an hmm run is scored at (EvalLengths).
+// the lengths an hmm run is scored at (EvalLengths). ReadUserFile reads a small file a user
+// names (a configuration, a sweep file), refusing a FIFO at once; TOMLDepth bounds how deep
+// a TOML text nests before the parser, which has no bound of its own, reads it.
 //
 // Build is the one path from a preset, a source (a configuration file, ReadFile: TOML, YAML
 // or JSON, keys checked against the configuration's JSON names; or a recorded run, Like)

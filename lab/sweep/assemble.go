@@ -70,5 +70,6 @@ func Assemble(file string, sets []string, tasks, models []string, seeds int) (g 
 		}
 	}
 	g.Axes = append(g.Axes, axis("seed", "1"))
+	g.Metric, g.Random = given.Metric, given.Random // the sweep file's
 	return g, true, nil
 }

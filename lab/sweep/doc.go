@@ -7,7 +7,8 @@
 // point named by its values (bijection-transformer-lr=1e-3-seed=2), which is also its
 // session's name. The folder holds a Manifest (sweep.json: the grid, the points and the
 // Slurm jobs submitted), the sessions, logs/ and, for Slurm, the sbatch script. Prepare
-// refuses a folder that holds another sweep, so a folder is one grid.
+// refuses a folder that holds another sweep, so a folder is one grid; a grid holding every
+// point of the folder's and more (more seeds) extends it, the new points numbered after.
 //
 // Two engines train the points; both run the windtunnel binary, `run --headless --out
 // <point>.wtlab <flags>`, or `run --headless --resume <point>.wtlab` when the session
@@ -22,10 +23,18 @@
 // Compare's grids (task × model × seed, run with a preset and a length) are sweeps too:
 // its folder is a sweep folder.
 //
-// Files: grid.go (axes, --set, points and their names), assemble.go (the grid a command
-// line gives: a sweep file, --set, task and model lists, seeds), file.go (sweep files, TOML
-// and YAML), points.go (every point's configuration built, CheckPoints: two points that
-// train the same run refused), folder.go (the manifest and the folder's checks), status.go
+// A random search (Grid.Random: W&B's method random, Hydra's Optuna RandomSampler) draws a
+// number of configurations of the axes other than task, model and seed from their values or
+// distributions, with a seeded generator of its own arithmetic: the same file draws the same
+// points everywhere, and a larger count the same first ones. Cancel stops a sweep: scancel
+// of its job arrays, SIGTERM to its local engine (which holds the manifest's lock while it
+// runs: EnginePid) and runs.
+//
+// Files: grid.go (axes, --set, points and their names), random.go (distributions and the
+// draws), assemble.go (the grid a command line gives: a sweep file, --set, task and model
+// lists, seeds), file.go and randomfile.go (sweep files, TOML and YAML; a random search's
+// keys), cancel.go (sweep cancel), points.go (every point's configuration built, CheckPoints: two points that
+// train the same run refused), folder.go (the manifest and the folder's checks: a point's flags are ones a grid may set), status.go
 // (point states, a session read through sessions/index; status_text.go, what sweep status
 // prints), progress.go (the progress line and ETA), local.go
 // (the local engine), slurm.go (the script, sbatch and squeue), wait.go (following a

@@ -2,11 +2,14 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"windtunnel/sessions"
 )
 
 // Here trains m's pending points on this machine with the local engine l: those Slurm
@@ -15,6 +18,17 @@ import (
 // the sweep ended; a sweep another process is training, or points that did not finish, are
 // errors.
 func (m *Manifest) Here(ctx context.Context, l Local, out, log io.Writer) error {
+	// The engine holds the manifest's lock while it runs: a second engine on the folder is
+	// refused, and sweep cancel finds it (EnginePid).
+	release, err := sessions.Hold(m.manifestPath())
+	var le *sessions.LockError
+	switch {
+	case errors.As(err, &le):
+		return fmt.Errorf("sweep: %s is being trained by another sweep (pid %d; windtunnel sweep cancel %s stops it)", m.Dir(), le.Pid, m.Dir())
+	case err != nil:
+		return fmt.Errorf("sweep: %w", err)
+	}
+	defer release()
 	var q Queue
 	if len(m.Jobs) > 0 { // submitted to Slurm before: leave its queued and running points alone
 		squeue, err := exec.LookPath("squeue")

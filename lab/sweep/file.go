@@ -2,15 +2,17 @@ package sweep
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
+
+	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/index"
 )
 
 // maxFileBytes bounds a sweep file.
@@ -32,21 +34,16 @@ type tree struct {
 // `values: [...]` or one `value:` — or Hydra's sweeper — `hydra: sweeper: params:`, each flag
 // with a comma list, choice(...) or range(...). Flags are run's flags, without dashes.
 func ReadFile(path string) (Grid, error) {
-	f, err := os.Open(path)
+	data, err := runconfig.ReadUserFile(path, maxFileBytes) // a FIFO refused, not waited on
 	if err != nil {
 		return Grid{}, fmt.Errorf("sweep: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return Grid{}, fmt.Errorf("sweep: read %s: %w", path, err)
-	}
-	if len(data) > maxFileBytes {
-		return Grid{}, fmt.Errorf("sweep: %s: larger than %d bytes", path, maxFileBytes)
 	}
 	var t tree
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".toml":
+		if d := runconfig.TOMLDepth(data); d > runconfig.MaxDepth { // before the parser, which has no bound
+			return Grid{}, fmt.Errorf("sweep: %s: arrays, tables or dotted keys nested %d deep: not a sweep file (at most %d)", path, d, runconfig.MaxDepth)
+		}
 		t, err = decodeTOML(data)
 	case ".yaml", ".yml", ".json":
 		t, err = decodeYAML(data)
@@ -77,14 +74,34 @@ func gridOf(t tree) (Grid, error) {
 		return hydraGrid(t.vals["hydra"])
 	}
 	var g Grid
+	method := "grid"
+	var rnd Random
+	rnd.Seed = 1
 	for _, k := range t.keys {
 		v := t.vals[k]
 		switch k {
 		case "method":
-			if v.kind != 's' || v.scalar != "grid" {
-				return Grid{}, fmt.Errorf("method %q: only grid sweeps (method: grid)", v.scalar)
+			if v.kind != 's' || (v.scalar != "grid" && v.scalar != "random") {
+				return Grid{}, fmt.Errorf("method %q: want grid or random (bayes needs the results of the runs before it, which a sweep trains at once)", v.scalar)
+			}
+			method = v.scalar
+		case "run_cap", "count", "random_seed":
+			n, err := wholeNumber(k, v)
+			if err != nil {
+				return Grid{}, err
+			}
+			if k == "random_seed" {
+				rnd.Seed = n
+			} else if rnd.Count = int(n); n < 1 || n > MaxPoints {
+				return Grid{}, fmt.Errorf("%s %d: want 1..%d", k, n, MaxPoints)
 			}
 		case "name", "description":
+		case "metric":
+			m, err := metricOf(v)
+			if err != nil {
+				return Grid{}, err
+			}
+			g.Metric = m
 		case "parameters":
 			if v.kind != 'm' {
 				return Grid{}, fmt.Errorf("parameters: want a table of flags")
@@ -100,16 +117,46 @@ func gridOf(t tree) (Grid, error) {
 				g.Set(a)
 			}
 		default:
-			return Grid{}, fmt.Errorf("unknown key %q (a grid sweep has method, parameters, name and description; or hydra.sweeper.params)", k)
+			return Grid{}, fmt.Errorf("unknown key %q (a sweep file has method, parameters, metric, name and description, and with method random run_cap and random_seed; or hydra.sweeper.params)", k)
 		}
 	}
 	if _, ok := t.vals["parameters"]; !ok {
 		return Grid{}, fmt.Errorf("no parameters: empty grid")
 	}
-	return g, nil
+	return withMethod(g, method, rnd, t.vals)
 }
 
-// wandbAxis is one W&B parameter: {values: [...]} or {value: x}.
+// metricOf reads a sweep file's metric: {name: bit_error_sample, goal: minimize}.
+func metricOf(v tree) (*Metric, error) {
+	if v.kind != 'm' {
+		return nil, fmt.Errorf("metric: want name and goal (metric: {name: bit_error, goal: minimize})")
+	}
+	m := &Metric{Goal: "minimize"}
+	for _, k := range v.keys {
+		x := v.vals[k]
+		if x.kind != 's' {
+			return nil, fmt.Errorf("metric.%s: want a value", k)
+		}
+		switch k {
+		case "name":
+			m.Name = x.scalar
+		case "goal":
+			m.Goal = x.scalar
+		default:
+			return nil, fmt.Errorf("metric: unknown key %q (want name and goal)", k)
+		}
+	}
+	if !slices.Contains(index.MetricFields, m.Name) {
+		return nil, fmt.Errorf("metric.name %q: want one of %s", m.Name, strings.Join(index.MetricFields, ", "))
+	}
+	if m.Goal != "minimize" && m.Goal != "maximize" {
+		return nil, fmt.Errorf("metric.goal %q: want minimize or maximize", m.Goal)
+	}
+	return m, nil
+}
+
+// wandbAxis is one W&B parameter: {values: [...]} or {value: x}, or for a random search a
+// distribution (wandbDist).
 func wandbAxis(flag string, v tree) (Axis, error) {
 	flag = strings.TrimLeft(flag, "-")
 	if err := checkFlag(flag); err != nil {
@@ -140,18 +187,21 @@ func wandbAxis(flag string, v tree) (Axis, error) {
 			}
 			a.Values = append(a.Values, s)
 		case "distribution", "min", "max", "mu", "sigma", "q", "probabilities":
-			return Axis{}, fmt.Errorf("parameters.%s.%s: only grid sweeps (values or value)", flag, k)
 		default:
-			return Axis{}, fmt.Errorf("parameters.%s: unknown key %q (want values or value)", flag, k)
+			return Axis{}, fmt.Errorf("parameters.%s: unknown key %q (want values or value, or a distribution)", flag, k)
 		}
 	}
-	if len(a.Values) == 0 {
+	if err := wandbDist(flag, v, &a); err != nil {
+		return Axis{}, err
+	}
+	if len(a.Values) == 0 && a.Dist == nil {
 		return Axis{}, fmt.Errorf("parameters.%s has no values: empty grid", flag)
 	}
 	return a, nil
 }
 
-// hydraGrid reads hydra.sweeper.params.
+// hydraGrid reads hydra.sweeper: its params, and for a random search (Hydra's Optuna
+// sweeper with its RandomSampler) sampler and n_trials (hydraRandom).
 func hydraGrid(h tree) (Grid, error) {
 	if h.kind != 'm' {
 		return Grid{}, fmt.Errorf("hydra: want sweeper.params")
@@ -169,47 +219,56 @@ func hydraGrid(h tree) (Grid, error) {
 		if s.kind != 'm' {
 			return Grid{}, fmt.Errorf("hydra.sweeper: want params")
 		}
-		for _, sk := range s.keys {
-			if sk != "params" {
-				return Grid{}, fmt.Errorf("hydra.sweeper.%s: not read (only params)", sk)
+		rnd, err := hydraRandom(s)
+		if err != nil {
+			return Grid{}, err
+		}
+		g.Random = rnd
+		p, ok := s.vals["params"]
+		if !ok {
+			continue
+		}
+		if p.kind != 'm' {
+			return Grid{}, fmt.Errorf("hydra.sweeper.params: want a table of flags")
+		}
+		for _, flag := range p.keys {
+			name := strings.TrimLeft(flag, "-")
+			if err := checkFlag(name); err != nil {
+				return Grid{}, err
 			}
-			p := s.vals[sk]
-			if p.kind != 'm' {
-				return Grid{}, fmt.Errorf("hydra.sweeper.params: want a table of flags")
-			}
-			for _, flag := range p.keys {
-				name := strings.TrimLeft(flag, "-")
-				if err := checkFlag(name); err != nil {
-					return Grid{}, err
-				}
-				a := Axis{Flag: name}
-				v := p.vals[flag]
-				switch v.kind {
-				case 'l':
-					for _, e := range v.list {
-						x, err := valueText(e)
-						if err != nil {
-							return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: %w", name, err)
-						}
-						a.Values = append(a.Values, x)
-					}
-				case 's':
-					vals, err := ParseValues(v.scalar)
+			a := Axis{Flag: name}
+			v := p.vals[flag]
+			switch v.kind {
+			case 'l':
+				for _, e := range v.list {
+					x, err := valueText(e)
 					if err != nil {
 						return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: %w", name, err)
 					}
-					a.Values = vals
+					a.Values = append(a.Values, x)
+				}
+			case 's':
+				d, isDist, err := hydraDist(v.scalar)
+				switch {
+				case err != nil:
+					return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: %w", name, err)
+				case isDist:
+					a.Dist = &d
 				default:
-					return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: want a comma list", name)
+					if a.Values, err = ParseValues(v.scalar); err != nil {
+						return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: %w", name, err)
+					}
 				}
-				if len(a.Values) == 0 {
-					return Grid{}, fmt.Errorf("hydra.sweeper.params.%s has no values: empty grid", name)
-				}
-				if g.Has(name) {
-					return Grid{}, fmt.Errorf("hydra.sweeper.params: %s given twice", name)
-				}
-				g.Set(a)
+			default:
+				return Grid{}, fmt.Errorf("hydra.sweeper.params.%s: want a comma list", name)
 			}
+			if len(a.Values) == 0 && a.Dist == nil {
+				return Grid{}, fmt.Errorf("hydra.sweeper.params.%s has no values: empty grid", name)
+			}
+			if g.Has(name) {
+				return Grid{}, fmt.Errorf("hydra.sweeper.params: %s given twice", name)
+			}
+			g.Set(a)
 		}
 	}
 	if len(g.Axes) == 0 {

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
 )
 
@@ -50,11 +50,23 @@ type Manifest struct {
 	Points  []Point   `json:"points"`
 	Jobs    []Job     `json:"slurm_jobs,omitempty"`
 
-	dir string
+	dir   string
+	added int // points Prepare added to the folder's sweep (Extend)
 }
+
+// Added is the number of points Prepare added to the sweep the folder held (a grid that
+// extends it, such as more seeds); 0 for a new sweep or the same one.
+func (m *Manifest) Added() int { return m.added }
 
 // Dir is the sweep's folder.
 func (m *Manifest) Dir() string { return m.dir }
+
+// manifestPath is the sweep's manifest, sweep.json.
+func (m *Manifest) manifestPath() string { return filepath.Join(m.dir, ManifestName) }
+
+// EnginePid is the pid of the local engine training the sweep on this machine (it holds
+// the manifest's lock: Here), or 0.
+func (m *Manifest) EnginePid() int { return sessions.WriterPid(m.manifestPath()) }
 
 // LogPath is the log of point p's local runs: logs/<point>.log.
 func (m *Manifest) LogPath(p Point) string { return filepath.Join(m.dir, LogDir, p.Name+".log") }
@@ -66,17 +78,9 @@ func (m *Manifest) SessionPath(p Point) string { return filepath.Join(m.dir, p.S
 // names that stay inside the folder) before anything uses it.
 func Read(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
-	f, err := os.Open(path)
+	data, err := runconfig.ReadUserFile(path, maxManifestBytes) // a FIFO refused, not waited on
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("sweep: read %s: %w", path, err)
-	}
-	if len(data) > maxManifestBytes {
-		return nil, fmt.Errorf("sweep: %s: larger than %d bytes, not a sweep's", path, maxManifestBytes)
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -92,6 +96,11 @@ func Read(dir string) (*Manifest, error) {
 	for i, p := range m.Points {
 		if p.Index != i || !validName(p.Name) || seen[p.Name] || len(p.Args) > 256 {
 			return nil, fmt.Errorf("sweep: %s: point %d (%q) is not one a sweep writes", path, i, sessions.SafeText(p.Name))
+		}
+		for _, a := range p.Args { // the flags a sweep sets itself (--out, --resume) are its own
+			if err := checkArg(a); err != nil {
+				return nil, fmt.Errorf("sweep: %s: point %d (%s) is not one a sweep writes: %v", path, i, p.Name, sessions.SafeText(err.Error()))
+			}
 		}
 		seen[p.Name] = true
 	}
@@ -109,20 +118,27 @@ func Read(dir string) (*Manifest, error) {
 // Prepare checks that dir can hold the sweep of grid g and its points, without writing
 // anything: a folder that does not exist yet or is empty holds a new sweep (the manifest
 // returned is not yet written: Save does it), one holding this sweep's manifest (the same
-// points) continues it, with the jobs it records. A folder holding another sweep, or files
-// that are not a sweep's, is an error wrapping ErrOtherSweep.
+// points) continues it, with the jobs it records, and one holding a sweep whose every point
+// this grid has (more seeds, more values of an axis whose points are already named by it)
+// is extended: its points keep their indices, the new ones follow (Added). A folder holding
+// another sweep, or files that are not a sweep's, is an error wrapping ErrOtherSweep.
 func Prepare(dir string, g Grid, points []Point) (*Manifest, error) {
 	old, err := Read(dir)
 	switch {
 	case err == nil:
-		if !samePoints(old.Points, points) {
-			return nil, fmt.Errorf("sweep: %s %w (%d points, the first %s), not this grid (%d points, the first %s): choose another --out, or give no grid to continue it",
-				dir, ErrOtherSweep, len(old.Points), old.Points[0].Name, len(points), points[0].Name)
+		if samePoints(old.Points, points) {
+			for i := range old.Points { // the steps of this build's configurations
+				old.Points[i].Steps = points[i].Steps
+			}
+			return old, nil
 		}
-		for i := range old.Points { // the steps of this build's configurations
-			old.Points[i].Steps = points[i].Steps
+		if ext, ok := extend(old.Points, points); ok {
+			old.added = len(ext) - len(old.Points)
+			old.Points, old.Grid = ext, g
+			return old, nil
 		}
-		return old, nil
+		return nil, fmt.Errorf("sweep: %s %w (%d points, the first %s), not this grid (%d points, the first %s), nor one that only adds to it: choose another --out, or give no grid to continue it",
+			dir, ErrOtherSweep, len(old.Points), old.Points[0].Name, len(points), points[0].Name)
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("%w (%w)", err, ErrOtherSweep)
 	}
@@ -134,6 +150,36 @@ func Prepare(dir string, g Grid, points []Point) (*Manifest, error) {
 		return nil, fmt.Errorf("sweep: %s %w: it holds %s and no %s; choose an empty or new --out", dir, ErrOtherSweep, entries[0].Name(), ManifestName)
 	}
 	return &Manifest{Format: format, Created: time.Now().UTC().Truncate(time.Second), Grid: g, Points: points, dir: dir}, nil
+}
+
+// extend is the points of a sweep that had old and now has points: old's, at their indices,
+// then the points not among them (none, for an extended sweep given again), numbered on;
+// false unless every old point is one of points (its name and flags).
+func extend(old, points []Point) ([]Point, bool) {
+	byName := map[string]Point{}
+	for _, p := range points {
+		byName[p.Name] = p
+	}
+	out := make([]Point, 0, len(points))
+	for _, o := range old {
+		p, ok := byName[o.Name]
+		if !ok || !slices.Equal(o.Args, p.Args) {
+			return nil, false
+		}
+		o.Steps = p.Steps
+		out = append(out, o)
+		delete(byName, o.Name)
+	}
+	if len(out)+len(byName) != len(points) {
+		return nil, false // two points of one name: not a grid's
+	}
+	for _, p := range points {
+		if _, ok := byName[p.Name]; ok {
+			p.Index = len(out)
+			out = append(out, p)
+		}
+	}
+	return out, true
 }
 
 // samePoints reports whether two grids have the same points (names and flags, in order).
@@ -182,17 +228,33 @@ func (m *Manifest) SetAside(p Point, now time.Time) (string, error) {
 	return to, nil
 }
 
-// Describe is the grid in one line: "bijection,hmm × transformer × lr 1e-3,3e-4 × seed 1,2".
-// Values are shown as given; print it through sessions.SafeText when it comes from a file.
+// Describe is the grid in one line: "bijection,hmm × transformer × lr 1e-3,3e-4 × seed 1,2";
+// a random search's drawn axes are one part, "20 draws (seed 7) of lr ~
+// log_uniform_values(0.0001, 0.01), width 64,96". Values are shown as given; print it through
+// sessions.SafeText when it comes from a file.
 func (g Grid) Describe() string {
-	parts := make([]string, len(g.Axes))
-	for i, a := range g.Axes {
+	var parts, drawn []string
+	at := -1
+	for _, a := range g.Axes {
 		vals := strings.Join(a.Values, ",")
-		if a.Flag == "task" || a.Flag == "model" {
-			parts[i] = vals
-		} else {
-			parts[i] = a.Flag + " " + vals
+		if a.Dist != nil {
+			vals = "~ " + a.Dist.String()
 		}
+		switch {
+		case a.Flag == "task" || a.Flag == "model":
+			parts = append(parts, vals)
+		case g.Random != nil && !crossed(a.Flag):
+			if at < 0 {
+				at = len(parts)
+				parts = append(parts, "")
+			}
+			drawn = append(drawn, a.Flag+" "+vals)
+		default:
+			parts = append(parts, a.Flag+" "+vals)
+		}
+	}
+	if at >= 0 {
+		parts[at] = fmt.Sprintf("%d draws (seed %d) of %s", g.Random.Count, g.Random.Seed, strings.Join(drawn, ", "))
 	}
 	return strings.Join(parts, " × ")
 }

@@ -68,6 +68,13 @@ func TestPrepare(t *testing.T) {
 		func(m *Manifest) { m.Format = "other" },
 		func(m *Manifest) { m.Points = nil },
 		func(m *Manifest) { m.Jobs = []Job{{ID: "1", Indices: []int{99}}} },
+		// The flags a sweep sets itself, added to a point (issue 44 item 7).
+		func(m *Manifest) { m.Points[1].Args = append(m.Points[1].Args, "--out=/tmp/elsewhere.wtlab") },
+		func(m *Manifest) { m.Points[1].Args = append(m.Points[1].Args, "--resume=/tmp/elsewhere.wtlab") },
+		func(m *Manifest) { m.Points[1].Args = append(m.Points[1].Args, "--out", "/tmp/elsewhere.wtlab") },
+		func(m *Manifest) { m.Points[1].Args = append(m.Points[1].Args, "--predictions=/tmp/p.jsonl") },
+		func(m *Manifest) { m.Points[1].Args = append(m.Points[1].Args, "--detach=true") },
+		func(m *Manifest) { m.Points[1].Args = append(m.Points[1].Args, "-o=x") },
 	} {
 		b := *m
 		b.Points = slices.Clone(m.Points)
@@ -186,11 +193,12 @@ func writeSession(t *testing.T, path string, planned, step int, st sessions.Stat
 		t.Fatal(err)
 	}
 	for s := 1; s <= step; s++ {
-		state := sessions.Training
-		if s == step {
-			state = st
+		rec := sessions.Record{Step: s, State: sessions.Training, Loss: 1}
+		if s == step { // its last record evaluates: bit error (a) step/1000, (b) step/500, KL step/250
+			rec.State = st
+			rec.Eval = &sessions.Eval{BitErrorPosition: float64(step) / 1000, BitErrorSample: float64(step) / 500, KLBits: float64(step) / 250}
 		}
-		w.Record(sessions.Record{Step: s, State: state, Loss: 1})
+		w.Record(rec)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -253,23 +261,92 @@ func TestStatus(t *testing.T) {
 	}
 }
 
-func TestMeter(t *testing.T) {
-	t0 := time.Unix(1000, 0)
-	mt := newMeter(t0)
-	mt.observe(0, 0, 100)
-	mt.observe(1, 50, 100) // resumed at 50
-	mt.observe(2, 0, 100)  // not started
-	if _, ok := mt.eta(t0.Add(time.Second)); ok {
-		t.Error("an ETA before any step")
+// TestStatusMetrics (issue 44 item 15): sweep status shows each point's newest bit error (a)
+// and (b), and the sweep file's metric with its best done point.
+func TestStatusMetrics(t *testing.T) {
+	dir := t.TempDir()
+	g := Grid{Axes: []Axis{{Flag: "seed", Values: []string{"1", "2", "3"}}}, Metric: &Metric{Name: "kl_bits", Goal: "maximize"}}
+	pts, _ := g.Points()
+	for i := range pts {
+		pts[i].Steps = 100
 	}
-	mt.observe(0, 40, 100)
-	mt.observe(1, 60, 100)
-	// 50 steps in 10 s; left 60 + 40 + 100 = 200 steps: 40 s.
-	if d, ok := mt.eta(t0.Add(10 * time.Second)); !ok || d != 40*time.Second {
-		t.Errorf("eta %v %v, want 40s", d, ok)
+	m, _ := Prepare(dir, g, pts)
+	m.Save()
+	writeSession(t, m.SessionPath(pts[0]), 100, 100, sessions.Done)
+	writeSession(t, m.SessionPath(pts[1]), 80, 80, sessions.Done)
+	writeSession(t, m.SessionPath(pts[2]), 100, 90, sessions.Stopped)
+	sts := m.Status(nil)
+	if e := sts[1].Metrics; e == nil || *e.BitErrorPosition != 0.08 || *e.BitErrorSample != 0.16 {
+		t.Errorf("point 1's metrics %+v, want (a) 0.08, (b) 0.16", e)
 	}
-	p := Progress{Done: 3, Total: 8, Running: 2, Failed: 1, Left: 2, ETA: 250 * time.Second, HasETA: true}
-	if s := p.String(); s != "3/8 done, 2 running, 1 failed, 2 left, ETA 4m10s" {
-		t.Errorf("progress line %q", s)
+	text := m.StatusText(sts)
+	for _, want := range []string{"  (a)      (b)   kl_bits  name\n", "  0.0800   0.1600    0.3200  seed=2\n", "  0.0900   0.1800    0.3600  seed=3",
+		"best kl_bits (maximize) of the points done: seed=1, 0.4000\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("status lacks %q:\n%s", want, text)
+		}
+	}
+	if i, ok := Best(sts, Metric{Name: "bit_error", Goal: "minimize"}); !ok || i != 1 {
+		t.Errorf("best bit error (a): point %d (%v), want 1", i, ok)
+	}
+}
+
+// TestPrepareExtend (issue 44 item 15): a grid with every point of the folder's sweep and
+// more (a third seed) extends it — the old points keep their indices (Slurm's array
+// indices and logs), the new ones follow — while a grid that drops a point, or renames them
+// all, is another sweep.
+func TestPrepareExtend(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	grid := func(lrs, seeds []string) (Grid, []Point) {
+		g := Grid{Axes: []Axis{{Flag: "task", Values: []string{"bijection"}}, {Flag: "lr", Values: lrs}, {Flag: "seed", Values: seeds}}}
+		pts, err := g.Points()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g, pts
+	}
+	g, pts := grid([]string{"1e-3", "3e-4"}, []string{"1", "2"})
+	m, err := Prepare(dir, g, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Jobs = []Job{{ID: "7", Indices: []int{0, 1, 2, 3}, Array: "0-3"}}
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	g3, pts3 := grid([]string{"1e-3", "3e-4"}, []string{"1", "2", "3"})
+	ext, err := Prepare(dir, g3, pts3)
+	if err != nil {
+		t.Fatalf("three seeds over two: %v", err)
+	}
+	var names []string
+	for i, p := range ext.Points {
+		if p.Index != i {
+			t.Errorf("point %s has index %d at %d", p.Name, p.Index, i)
+		}
+		names = append(names, p.Name)
+	}
+	want := []string{"bijection-lr=1e-3-seed=1", "bijection-lr=1e-3-seed=2", "bijection-lr=3e-4-seed=1", "bijection-lr=3e-4-seed=2",
+		"bijection-lr=1e-3-seed=3", "bijection-lr=3e-4-seed=3"}
+	if !slices.Equal(names, want) || ext.Added() != 2 || len(ext.Jobs) != 1 || len(ext.Grid.Axes[2].Values) != 3 {
+		t.Errorf("extended: %v, added %d, jobs %v, grid %v", names, ext.Added(), ext.Jobs, ext.Grid)
+	}
+	if err := ext.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := Read(dir); err != nil || len(back.Points) != 6 {
+		t.Fatalf("read back: %v", err)
+	}
+	if again, err := Prepare(dir, g3, pts3); err != nil || again.Added() != 0 || !slices.EqualFunc(again.Points, ext.Points, func(a, b Point) bool { return a.Name == b.Name && a.Index == b.Index }) {
+		t.Errorf("the extended grid again: %v, %+v", err, again)
+	}
+	for _, c := range []struct {
+		name      string
+		lrs, seed []string
+	}{{"fewer seeds", []string{"1e-3", "3e-4"}, []string{"1", "2"}}, {"one lr (the names change)", []string{"1e-3"}, []string{"1", "2", "3"}}} {
+		g, pts := grid(c.lrs, c.seed)
+		if _, err := Prepare(dir, g, pts); !errors.Is(err, ErrOtherSweep) {
+			t.Errorf("%s: %v, want ErrOtherSweep", c.name, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +17,10 @@ type Axis struct {
 	Flag string `json:"flag"`
 	// Values are the flag's values as run parses them.
 	Values []string `json:"values"`
+	// Probabilities, in a random search, are each value's chance to be drawn (nil: alike).
+	Probabilities []float64 `json:"probabilities,omitempty"`
+	// Dist, in a random search, is what the value is drawn from instead of Values.
+	Dist *Distribution `json:"distribution,omitempty"`
 }
 
 // Point is one grid point: its index (the Slurm array index), a name that says which point it
@@ -57,6 +62,18 @@ func checkFlag(name string) error {
 		return fmt.Errorf("sweep: --%s cannot be swept: %s", name, why)
 	}
 	return nil
+}
+
+// checkArg rejects a point's argument that Points could not have written: it is
+// --flag=value with a flag a grid may set (checkFlag). A manifest read back may come from
+// someone else, and an --out or --resume added to a point would write a session outside the
+// sweep's folder.
+func checkArg(a string) error {
+	name, _, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+	if !ok || !strings.HasPrefix(a, "--") {
+		return fmt.Errorf("sweep: argument %q is not --flag=value", a)
+	}
+	return checkFlag(name)
 }
 
 // ParseSet reads one --set argument, FLAG=V1,V2,...: the flag with or without its dashes,
@@ -165,14 +182,27 @@ func parseRange(args string) ([]string, error) {
 // Grid is the swept axes, in order: the first varies slowest.
 type Grid struct {
 	Axes []Axis `json:"axes"`
+	// Random makes it a random search (nil: every combination of the axes' values).
+	Random *Random `json:"random,omitempty"`
+	// Metric is what the sweep is judged by (a sweep file's metric); nil: none given.
+	Metric *Metric `json:"metric,omitempty"`
 }
 
-// Set adds an axis, or replaces the values of the axis of the same flag where it stands
-// (a command-line --set overrides a sweep file's axis, as Hydra's overrides do).
+// Metric is what a sweep is judged by, a sweep file's `metric: {name, goal}` as in W&B: a
+// metric of a point's newest whole-model evaluation (index.MetricFields: bit_error,
+// bit_error_sample, kl_bits, tvd, accuracy …) and whether lower (minimize) or higher
+// (maximize) is better. sweep status shows it and names the best point.
+type Metric struct {
+	Name string `json:"name"`
+	Goal string `json:"goal"`
+}
+
+// Set adds an axis, or replaces the axis of the same flag where it stands (a command-line
+// --set overrides a sweep file's axis, its values or distribution, as Hydra's overrides do).
 func (g *Grid) Set(a Axis) {
 	for i := range g.Axes {
 		if g.Axes[i].Flag == a.Flag {
-			g.Axes[i].Values = a.Values
+			g.Axes[i] = a
 			return
 		}
 	}
@@ -191,49 +221,76 @@ func (g *Grid) Has(flag string) bool {
 
 // Points expands the grid into its points: every combination of the axes' values, the
 // first axis slowest. A point's name is its task and model, then flag=value for each axis
-// of more than one value and for the seed (a setting common to all points is left out). A value listed twice on one axis is an error, and so is a grid of no
-// points or of more than MaxPoints.
+// of more than one value (or drawn from a distribution) and for the seed (a setting common
+// to all points is left out). A random search (g.Random) crosses the task, model and seed
+// axes as a grid does and draws g.Random.Count configurations of the others (draws), which
+// stand where the first of them stands. A value listed twice on one axis is an error, and so
+// is a grid of no points or of more than MaxPoints.
 func (g *Grid) Points() ([]Point, error) {
-	n := 1
-	for _, a := range g.Axes {
-		if err := checkFlag(a.Flag); err != nil {
-			return nil, err
-		}
-		if len(a.Values) == 0 {
-			return nil, fmt.Errorf("sweep: --%s has no values: empty grid", a.Flag)
-		}
-		seen := map[string]bool{}
-		for _, v := range a.Values {
-			if seen[v] {
-				return nil, fmt.Errorf("sweep: --%s lists %q twice", a.Flag, v)
-			}
-			seen[v] = true
-		}
-		if n *= len(a.Values); n > MaxPoints {
-			return nil, fmt.Errorf("sweep: the grid has more than %d points (Slurm's default MaxArraySize)", MaxPoints)
-		}
-	}
 	if len(g.Axes) == 0 {
 		return nil, fmt.Errorf("sweep: empty grid: nothing to sweep")
 	}
+	for _, a := range g.Axes {
+		if err := g.checkAxis(a); err != nil {
+			return nil, err
+		}
+	}
+	// The columns whose rows are combined: an axis each, or the drawn axes together.
+	type column struct {
+		axes []Axis
+		rows [][]string
+	}
+	var cols []column
+	var drawn []Axis
+	at := -1
+	for _, a := range g.Axes {
+		if g.Random != nil && !crossed(a.Flag) {
+			if at < 0 {
+				at = len(cols)
+				cols = append(cols, column{})
+			}
+			drawn = append(drawn, a)
+			continue
+		}
+		c := column{axes: []Axis{a}}
+		for _, v := range a.Values {
+			c.rows = append(c.rows, []string{v})
+		}
+		cols = append(cols, c)
+	}
+	if at >= 0 {
+		rows, err := g.draws(drawn)
+		if err != nil {
+			return nil, err
+		}
+		cols[at] = column{axes: drawn, rows: rows}
+	}
+	n := 1
+	for _, c := range cols {
+		if n *= len(c.rows); n > MaxPoints {
+			return nil, fmt.Errorf("sweep: the grid has more than %d points (Slurm's default MaxArraySize)", MaxPoints)
+		}
+	}
 	points := make([]Point, 0, n)
 	names := map[string]bool{}
-	idx := make([]int, len(g.Axes))
+	idx := make([]int, len(cols))
 	for i := 0; i < n; i++ {
 		rem := i
-		for k := len(g.Axes) - 1; k >= 0; k-- {
-			idx[k] = rem % len(g.Axes[k].Values)
-			rem /= len(g.Axes[k].Values)
+		for k := len(cols) - 1; k >= 0; k-- {
+			idx[k] = rem % len(cols[k].rows)
+			rem /= len(cols[k].rows)
 		}
 		var args, parts []string
-		for k, a := range g.Axes {
-			v := a.Values[idx[k]]
-			args = append(args, "--"+a.Flag+"="+v)
-			switch {
-			case a.Flag == "task" || a.Flag == "model":
-				parts = append(parts, nameValue(v))
-			case a.Flag == "seed" || len(a.Values) > 1:
-				parts = append(parts, a.Flag+"="+nameValue(v))
+		for k, c := range cols {
+			for j, a := range c.axes {
+				v := c.rows[idx[k]][j]
+				args = append(args, "--"+a.Flag+"="+v)
+				switch {
+				case a.Flag == "task" || a.Flag == "model":
+					parts = append(parts, nameValue(v))
+				case a.Flag == "seed" || len(a.Values) > 1 || a.Dist != nil:
+					parts = append(parts, a.Flag+"="+nameValue(v))
+				}
 			}
 		}
 		name := strings.Join(parts, "-")
@@ -244,6 +301,55 @@ func (g *Grid) Points() ([]Point, error) {
 		points = append(points, Point{Index: i, Name: name, Args: args})
 	}
 	return points, nil
+}
+
+// checkAxis rejects an axis Points cannot expand: a flag a grid may not set, no values, a
+// value listed twice, probabilities that do not match its values, a distribution it cannot
+// draw from or one outside a random search.
+func (g *Grid) checkAxis(a Axis) error {
+	if err := checkFlag(a.Flag); err != nil {
+		return err
+	}
+	if a.Dist != nil {
+		switch {
+		case g.Random == nil:
+			return fmt.Errorf("sweep: --%s: a distribution (%s) in a grid sweep: only method random draws from one", a.Flag, a.Dist.Kind)
+		case crossed(a.Flag):
+			return fmt.Errorf("sweep: --%s: a distribution for %s: a random search trains every %s listed (give values)", a.Flag, a.Flag, a.Flag)
+		}
+		if err := a.Dist.check(); err != nil {
+			return fmt.Errorf("sweep: --%s: %w", a.Flag, err)
+		}
+		return nil
+	}
+	if len(a.Values) == 0 {
+		return fmt.Errorf("sweep: --%s has no values: empty grid", a.Flag)
+	}
+	seen := map[string]bool{}
+	for _, v := range a.Values {
+		if seen[v] {
+			return fmt.Errorf("sweep: --%s lists %q twice", a.Flag, v)
+		}
+		seen[v] = true
+	}
+	if a.Probabilities != nil {
+		sum := 0.0
+		for _, p := range a.Probabilities {
+			if !(p >= 0) {
+				return fmt.Errorf("sweep: --%s: probability %g: want ≥ 0", a.Flag, p)
+			}
+			sum += p
+		}
+		switch {
+		case g.Random == nil:
+			return fmt.Errorf("sweep: --%s: probabilities in a grid sweep: only method random draws by them", a.Flag)
+		case len(a.Probabilities) != len(a.Values):
+			return fmt.Errorf("sweep: --%s: %d probabilities for %d values", a.Flag, len(a.Probabilities), len(a.Values))
+		case math.Abs(sum-1) > 1e-6:
+			return fmt.Errorf("sweep: --%s: probabilities sum to %g, want 1", a.Flag, sum)
+		}
+	}
+	return nil
 }
 
 // nameValue is a value as it appears in a point's name: letters, digits and . _ + - kept,

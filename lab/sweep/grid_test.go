@@ -191,13 +191,30 @@ seed = "range(1,4)"
 		}
 	}
 
+	path := filepath.Join(dir, "metric.yaml")
+	os.WriteFile(path, []byte("method: grid\nmetric:\n  name: accuracy\n  goal: maximize\nparameters:\n  lr:\n    values: [1e-3]\n"), 0o600)
+	if g, err := ReadFile(path); err != nil || g.Metric == nil || *g.Metric != (Metric{"accuracy", "maximize"}) {
+		t.Errorf("metric: %+v, %v", g.Metric, err)
+	}
+
 	for _, c := range []struct{ name, text, err string }{
-		{"random.yaml", "method: random\nparameters:\n  lr:\n    values: [1]\n", "only grid sweeps"},
-		{"dist.yaml", "method: grid\nparameters:\n  lr:\n    distribution: uniform\n    min: 0\n    max: 1\n", "only grid sweeps"},
+		{"bayes.yaml", "method: bayes\nparameters:\n  lr:\n    values: [1]\n", "want grid or random"},
+		{"random.yaml", "method: random\nparameters:\n  lr:\n    values: [1]\n", "give run_cap"},
+		{"dist.yaml", "method: grid\nparameters:\n  lr:\n    distribution: uniform\n    min: 0\n    max: 1\n", "only method random draws"},
+		{"cap.yaml", "method: grid\nrun_cap: 3\nparameters:\n  lr:\n    values: [1]\n", "apply to method random only"},
+		{"minmax.yaml", "method: random\nrun_cap: 3\nparameters:\n  lr:\n    distribution: log_uniform_values\n    min: 0.1\n    max: 0.01\n", "want min < max"},
+		{"logzero.yaml", "method: random\nrun_cap: 3\nparameters:\n  lr:\n    distribution: log_uniform_values\n    min: 0\n    max: 0.01\n", "want min > 0"},
+		{"kind.yaml", "method: random\nrun_cap: 3\nparameters:\n  lr:\n    distribution: beta\n    min: 0\n    max: 1\n", `distribution "beta": want one of`},
+		{"needs.yaml", "method: random\nrun_cap: 3\nparameters:\n  lr:\n    distribution: normal\n    mu: 0\n", "needs mu and sigma"},
+		{"both.yaml", "method: random\nrun_cap: 3\nparameters:\n  lr:\n    values: [1, 2]\n    min: 0\n    max: 1\n", "values and a distribution"},
+		{"sampler.yaml", "hydra:\n  sweeper:\n    sampler:\n      _target_: optuna.samplers.TPESampler\n    n_trials: 3\n    params:\n      lr: interval(0.1, 1)\n", "only optuna.samplers.RandomSampler"},
+		{"trials.yaml", "hydra:\n  sweeper:\n    sampler:\n      seed: 3\n    params:\n      lr: interval(0.1, 1)\n", "needs n_trials"},
 		{"empty.yaml", "method: grid\nparameters:\n  lr:\n    values: []\n", "empty grid"},
 		{"noparams.yaml", "method: grid\n", "empty grid"},
 		{"nothing.yaml", "", "empty grid"},
 		{"unknown.yaml", "method: grid\nprogram: train.py\nparameters:\n  lr:\n    value: 1\n", `unknown key "program"`},
+		{"metric.yaml", "method: grid\nmetric: {name: loss}\nparameters:\n  lr:\n    value: 1\n", `metric.name "loss": want one of bit_error`},
+		{"goal.yaml", "method: grid\nmetric: {name: tvd, goal: lowest}\nparameters:\n  lr:\n    value: 1\n", `metric.goal "lowest"`},
 		{"engine.yaml", "parameters:\n  out:\n    value: x\n", "cannot be swept"},
 		{"alias.yaml", "a: &x [1]\nparameters:\n  lr:\n    values: *x\n", "aliases"},
 		{"hydra.yaml", "hydra:\n  sweep:\n    dir: x\n", "not read"},

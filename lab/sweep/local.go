@@ -83,9 +83,10 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 	pr := Of(m.Status(nil))
 	pr.Left, pr.Failed, pr.Running = len(todo), 0, 0
 	pr.Done = pr.Total - len(todo)
-	mt := newMeter(time.Now())
+	t0 := time.Now()
+	mt := newMeter(t0)
 	for _, p := range todo {
-		mt.observe(p.Index, m.Progress(p), p.Steps)
+		mt.observe(t0, p.Index, m.Progress(p), p.Steps, false)
 	}
 	running := map[int]*exec.Cmd{}
 	results := make(chan localResult)
@@ -96,7 +97,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 		now := time.Now()
 		for ix := range running {
 			p := m.Points[ix]
-			mt.observe(ix, m.Progress(p), p.Steps)
+			mt.observe(now, ix, m.Progress(p), p.Steps, true)
 		}
 		pr.ETA, pr.HasETA = mt.eta(now)
 		out.line(pr.String(), now, force)
@@ -126,7 +127,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 			delete(running, r.p.Index)
 			pr.Running--
 			st := m.pointStatus(r.p, nil)
-			mt.observe(r.p.Index, st.Step, r.p.Steps)
+			mt.observe(time.Now(), r.p.Index, st.Step, r.p.Steps, false)
 			if st.State == Done {
 				pr.Done++
 				out.event(fmt.Sprintf("%s done in %s", r.p.Name, r.took.Round(time.Second)))

@@ -50,9 +50,12 @@ func Of(sts []PointStatus) Progress {
 	return p
 }
 
-// meter estimates the time left from the steps trained since it started: the steps left
-// (planned less trained, over the points still to finish) at the rate all runs together
-// have trained so far.
+// meter estimates the time left. For the steps it counts the steps left (planned less
+// trained, over the points still to finish) at the rate all runs together have trained
+// since it started; for each running point it also follows the point's own progress — its
+// rate, and its longest pause without a step (an evaluation with a geometry snapshot), which
+// its end takes too (the final evaluation, snapshot and checkpoint after its last step) —
+// so that a point that has trained its last step but not ended is not counted as done.
 type meter struct {
 	start time.Time
 	pts   map[int]*meterPoint
@@ -60,39 +63,82 @@ type meter struct {
 
 type meterPoint struct {
 	first, cur, planned int
-	seen                bool
+	running             bool
+	// since is when it was first seen running at first; moved is when its step last
+	// advanced; pause the longest time it went without advancing (0: none seen yet).
+	since, moved time.Time
+	pause        time.Duration
 }
 
 func newMeter(now time.Time) *meter { return &meter{start: now, pts: map[int]*meterPoint{}} }
 
-// observe records a point's newest step (its first observation is where it started from:
-// a resumed point's earlier steps are not this sweep's work).
-func (mt *meter) observe(index, step, planned int) {
+// observe records a point's newest step at now, and whether it is running (its first
+// observation is where it started from: a resumed point's earlier steps are not this
+// sweep's work).
+func (mt *meter) observe(now time.Time, index, step, planned int, running bool) {
 	p, ok := mt.pts[index]
 	if !ok {
-		p = &meterPoint{first: step}
+		p = &meterPoint{first: step, cur: step}
 		mt.pts[index] = p
 	}
 	if step < p.first { // restarted from an earlier checkpoint
 		p.first = step
 	}
-	p.cur, p.planned, p.seen = step, planned, true
+	if running && !p.running { // started (again): its pauses and rate count from now
+		p.first, p.since, p.moved = step, now, now
+	}
+	if running && step > p.cur {
+		if p.cur > p.first { // not the wait for its first step (the process starting)
+			p.pause = max(p.pause, now.Sub(p.moved))
+		}
+		p.moved = now
+	}
+	p.cur, p.planned, p.running = step, planned, running
 }
 
-// eta is the time left; false before any step was trained.
+// left is the time a running point still needs: its steps left at its own rate, then its
+// end, as long as its longest pause; false when that is unknown (no step seen yet, or a
+// point past its last step for longer than any pause it made: it may be about to end).
+func (p *meterPoint) left(now time.Time) (time.Duration, bool) {
+	if p.cur < p.planned {
+		el := p.moved.Sub(p.since)
+		if p.cur <= p.first || el <= 0 {
+			return 0, false
+		}
+		rate := float64(p.cur-p.first) / el.Seconds()
+		return time.Duration(float64(p.planned-p.cur)/rate*float64(time.Second)) + p.pause, true
+	}
+	if d := p.pause - now.Sub(p.moved); d > 0 {
+		return d, true
+	}
+	return 0, false
+}
+
+// eta is the time left: the steps left at the rate of all runs together, or longer when a
+// running point needs longer by its own progress (meterPoint.left); false before any step
+// was trained, and while a running point past its last step has an end of unknown length.
 func (mt *meter) eta(now time.Time) (time.Duration, bool) {
-	work, left := 0, 0
+	work, steps := 0, 0
+	var longest time.Duration
 	for _, p := range mt.pts {
 		work += p.cur - p.first
 		if p.planned > p.cur {
-			left += p.planned - p.cur
+			steps += p.planned - p.cur
 		}
+		if !p.running {
+			continue
+		}
+		d, ok := p.left(now)
+		if !ok && p.cur >= p.planned {
+			return 0, false
+		}
+		longest = max(longest, d)
 	}
 	el := now.Sub(mt.start)
 	if work <= 0 || el <= 0 {
 		return 0, false
 	}
-	return time.Duration(float64(el) * float64(left) / float64(work)), true
+	return max(time.Duration(float64(el)*float64(steps)/float64(work)), longest), true
 }
 
 // liner prints the progress line: rewritten in place on a terminal (a line of its own

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,18 +30,118 @@ type Slurm struct {
 	Extra []string
 }
 
-// CheckOption rejects an extra sbatch option that could not stand on an #SBATCH line, or
-// one the engine sets itself.
-func CheckOption(opt string) error {
-	if !strings.HasPrefix(opt, "-") || strings.ContainsAny(opt, "\n\r\x00") {
-		return fmt.Errorf("sweep: sbatch option %q: want one option such as --account=lab", opt)
+// BuiltByGo reports whether exe is a binary the go command built for one use — `go run`'s
+// (in a temporary folder, removed when go run exits, or Go's build cache) or `go test`'s —
+// under a folder named go-build*: a cluster's nodes would run it by a path that is gone.
+func BuiltByGo(exe string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(exe), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
 	}
-	name, _, _ := strings.Cut(strings.TrimLeft(opt, "-"), "=")
-	switch name {
-	case "array", "a", "output", "o", "error", "e", "parsable", "wrap", "open-mode":
-		return fmt.Errorf("sweep: sbatch option %q: the sweep sets --%s itself", opt, name)
+	return false
+}
+
+// CheckSetting rejects a value of a Slurm setting (sweep's --partition, --time, --gres, or
+// --exe, the binary the script runs) that cannot stand on one line of the script.
+func CheckSetting(flag, value string) error {
+	if strings.ContainsAny(value, "\n\r\x00") {
+		return fmt.Errorf("sweep: --%s %q: a line break (or NUL) cannot stand in the sbatch script", flag, value)
 	}
 	return nil
+}
+
+// reservedOptions are the sbatch options a sweep's script sets itself, with what to give
+// instead ("" for none).
+var reservedOptions = []struct{ name, instead string }{
+	{"array", ""}, {"output", ""}, {"error", ""}, {"open-mode", ""}, {"parsable", ""}, {"wrap", ""},
+	{"partition", "--partition"}, {"time", "--time"}, {"gres", "--gres"}, {"cpus-per-task", "--cpus-per-task"},
+}
+
+var optionName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// CheckOption rejects an extra sbatch option (--sbatch-option) that sbatch would not read
+// as the one option it seems to be, or that sets what the sweep sets itself. The option
+// stands on an #SBATCH line, which sbatch splits as it splits its command line (sbatchWords):
+// it must be one word, a long option (--name or --name=value; a short one, -ofile, is
+// refused: give the long form), and its name may not be one of reservedOptions nor a prefix
+// of one, since sbatch reads an unambiguous prefix as the whole name (--outp= is --output=).
+func CheckOption(opt string) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("sweep: sbatch option %q: %s", opt, fmt.Sprintf(format, a...))
+	}
+	if strings.ContainsAny(opt, "\n\r\x00") {
+		return bad("a line break in an option")
+	}
+	words, comment := sbatchWords(opt)
+	switch {
+	case comment:
+		return bad("a # outside quotes starts a comment on an #SBATCH line (quote the value: --comment='a#b')")
+	case len(words) == 0:
+		return bad("want one option such as --account=lab")
+	case len(words) > 1:
+		return bad("sbatch reads %d words, %s: give each option its own --sbatch-option, in the form --name=value", len(words), strings.Join(words, ", "))
+	case !strings.HasPrefix(words[0], "--"):
+		return bad("give the long form of an option (--account=lab for -A lab, --qos=low for -q low)")
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(words[0], "--"), "=")
+	if !optionName.MatchString(name) {
+		return bad("%q is not an option's name", name)
+	}
+	for _, r := range reservedOptions {
+		if !strings.HasPrefix(r.name, name) {
+			continue
+		}
+		read := ""
+		if name != r.name {
+			read = fmt.Sprintf("sbatch reads --%s as --%s: ", name, r.name)
+		}
+		if r.instead != "" {
+			return bad("%sgive sweep's own %s", read, r.instead)
+		}
+		return bad("%sthe sweep sets --%s itself", read, r.name)
+	}
+	return nil
+}
+
+// sbatchWords splits the text of an #SBATCH line into the words sbatch reads from it:
+// whitespace outside quotes separates them, single and double quotes group and are
+// dropped, and a # outside quotes ends the line (comment: what follows it is not read).
+// Measured with Slurm 22.05's sbatch.
+func sbatchWords(s string) (words []string, comment bool) {
+	var w strings.Builder
+	in := false // a word is being read
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				w.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == '#':
+			comment = true
+		case r == ' ' || r == '\t':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteRune(r)
+			in = true
+		}
+		if comment {
+			break
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words, comment
 }
 
 // shq quotes s for a POSIX shell.
@@ -59,9 +160,9 @@ func (s Slurm) Script(m *Manifest) (string, error) {
 	var b strings.Builder
 	sb := func(format string, a ...any) { fmt.Fprintf(&b, "#SBATCH "+format+"\n", a...) }
 	b.WriteString("#!/bin/bash\n")
-	for _, v := range []string{s.Exe, s.Partition, s.Time, s.Gres} {
-		if strings.ContainsAny(v, "\n\r\x00") {
-			return "", fmt.Errorf("sweep: %q: a line break in a Slurm setting", v)
+	for _, v := range []struct{ flag, value string }{{"exe", s.Exe}, {"partition", s.Partition}, {"time", s.Time}, {"gres", s.Gres}} {
+		if err := CheckSetting(v.flag, v.value); err != nil {
+			return "", err
 		}
 	}
 	fmt.Fprintf(&b, "# windtunnel sweep: %d points (%s), sessions in %s.\n", len(m.Points), sessions.SafeText(m.Grid.Describe()), sessions.SafeText(dir))

@@ -48,6 +48,8 @@ type PointStatus struct {
 	Unreadable bool `json:"unreadable,omitempty"`
 	// Detail says more: the Slurm state, why it failed, the last line of its log.
 	Detail string `json:"detail,omitempty"`
+	// Metrics are the scores of its newest whole-model evaluation (nil: none yet).
+	Metrics *index.Metrics `json:"last_eval,omitempty"`
 }
 
 // Queue is what Slurm's queue says of a sweep's array tasks: the Slurm state (PENDING,
@@ -81,6 +83,7 @@ func (m *Manifest) pointStatus(p Point, q Queue) PointStatus {
 		st.State, st.Unreadable, st.Detail = Failed, true, err.Error()
 	default:
 		st.Step, st.Planned = info.step, info.planned
+		st.Metrics = index.ReadMetrics(path)
 		switch {
 		case info.state == sessions.Done && info.step >= info.planned:
 			st.State = Done

@@ -45,12 +45,12 @@ func (m *Manifest) Wait(ctx context.Context, w Watch) ([]PointStatus, error) {
 			failures = 0
 			sts := m.Status(q)
 			pr := Of(sts)
+			now := time.Now()
 			for _, s := range sts {
 				if s.State == Running || s.State == Queued || s.State == Done {
-					mt.observe(s.Index, s.Step, max(s.Planned, s.Steps))
+					mt.observe(now, s.Index, s.Step, max(s.Planned, s.Steps), s.State == Running)
 				}
 			}
-			now := time.Now()
 			pr.ETA, pr.HasETA = mt.eta(now)
 			counts := fmt.Sprint(pr.Done, pr.Running, pr.Failed, pr.Left)
 			out.line(pr.String(), now, counts != last)

@@ -3,7 +3,6 @@ package derived
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -98,15 +97,15 @@ func SessionRunOf(dr *Run) (SessionRun, error) {
 // ReadSessionDir reads every session (*.wtlab) of a folder, in name order; sessions that
 // cannot be read are returned as errors beside the runs that can.
 func ReadSessionDir(dir string) ([]SessionRun, []error, error) {
+	if err := sessions.CheckFolder(dir); err != nil {
+		return nil, nil, err // names dir and what it is
+	}
 	paths, err := filepath.Glob(filepath.Join(dir, "*.wtlab"))
 	if err != nil {
-		return nil, nil, fmt.Errorf("derived: read %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	if len(paths) == 0 {
-		if _, err := os.Stat(dir); err != nil {
-			return nil, nil, fmt.Errorf("derived: read sessions: %w", err) // names dir
-		}
-		return nil, nil, fmt.Errorf("derived: read %s: no sessions (*.wtlab) in it", dir)
+		return nil, nil, fmt.Errorf("%s: no sessions (*.wtlab) in it", dir)
 	}
 	sort.Strings(paths)
 	var runs []SessionRun

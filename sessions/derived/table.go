@@ -211,7 +211,7 @@ func FormatTable(cells []Cell) string {
 			b.WriteString(" configurations")
 		}
 	}
-	b.WriteString("\n(b)* is the per-sample bit error, the authors' headline; verdict: on the mean over seeds, then seeds passing; paper: Paper I's verdict, ✓ where the bench agrees\n")
+	b.WriteString("\n(a) is the per-position bit error, the paper's headline; (b)* the per-sample one, what the authors' code reports; verdict: on the mean over seeds, then seeds passing; paper: Paper I's verdict, ✓ where the bench agrees\n")
 	return b.String()
 }
 

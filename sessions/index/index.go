@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -69,7 +70,9 @@ type Options struct {
 
 // List returns the live runs of this user (Live, in o.Sockets), then the
 // recorded sessions under o.Dir that no live run writes, newest first. A session that
-// cannot be read is told to o.Skip and left out.
+// cannot be read is told to o.Skip and left out. o.Dir may be a link to a folder (links
+// inside it are not followed) or not exist yet (no sessions); anything else that is not a
+// folder is an error (sessions.CheckFolder).
 func List(ctx context.Context, o Options) ([]Run, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -89,7 +92,7 @@ func List(ctx context.Context, o Options) ([]Run, error) {
 		h := r.Hello
 		row := Run{State: "running", Task: h.Meta.Task, Model: h.Meta.Model, Step: h.Step, Steps: h.Meta.Steps,
 			Pid: h.Pid, Socket: r.Socket, Path: h.Meta.Path, BitError: finite(float64(h.BitError)), Config: h.Meta.Config, Live: r}
-		row.Metrics = sessionMetrics(h.Meta.Path)
+		row.Metrics = ReadMetrics(h.Meta.Path)
 		if h.State == sessions.Paused {
 			row.State = "paused"
 		}
@@ -105,11 +108,18 @@ func List(ctx context.Context, o Options) ([]Run, error) {
 	}
 	var files []file
 	cutoff := time.Now().Add(-o.Age)
-	err = filepath.WalkDir(o.Dir, func(path string, d fs.DirEntry, err error) error {
+	if err := sessions.CheckFolder(o.Dir); errors.Is(err, fs.ErrNotExist) {
+		return rows, nil // no sessions yet
+	} else if err != nil {
+		return nil, err
+	}
+	root := o.Dir
+	if fi, err := os.Lstat(o.Dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		root += string(filepath.Separator) // a link to a folder, given as the folder: followed
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if path != o.Dir || !os.IsNotExist(err) {
-				skip(err)
-			}
+			skip(err)
 			return nil
 		}
 		if d.IsDir() || filepath.Ext(path) != ".wtlab" {
@@ -261,9 +271,9 @@ func metricsOf(e *sessions.Eval) *Metrics {
 		KLBits: finite(e.KLBits), TVD: finite(e.TVD), Accuracy: finite(e.Accuracy)}
 }
 
-// sessionMetrics reads the metrics of a live run's newest whole-model evaluation from its
-// session (nil when it has none or cannot be read).
-func sessionMetrics(path string) *Metrics {
+// ReadMetrics reads the metrics of the newest whole-model evaluation of the session at path
+// (a live run's too; nil when it has none or cannot be read).
+func ReadMetrics(path string) *Metrics {
 	r, err := sessions.Open(path)
 	if err != nil {
 		return nil

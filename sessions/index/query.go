@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -136,7 +137,8 @@ func FieldText(v any) string {
 }
 
 // Match reports whether the run satisfies the condition. Numbers compare as numbers when
-// the value is one, everything else as text; a run without the field matches only !=.
+// the value is one, a path as a path (relative to the working directory, as ls prints it,
+// or absolute), everything else as text; a run without the field matches only !=.
 func (c Condition) Match(r Run) bool {
 	v, ok := r.Field(c.key)
 	if !ok {
@@ -148,6 +150,12 @@ func (c Condition) Match(r Run) bool {
 	switch {
 	case isNum && err == nil:
 		cmp = compareFloat(f, want)
+	case strings.EqualFold(c.key, "path"):
+		got, want := filepath.Clean(FieldText(v)), filepath.Clean(c.value)
+		if filepath.IsAbs(got) { // a recorded session's (Read); a live run's as it was started
+			want = absPath(c.value)
+		}
+		cmp = strings.Compare(got, want)
 	default:
 		cmp = strings.Compare(FieldText(v), c.value)
 	}
@@ -164,6 +172,17 @@ func (c Condition) Match(r Run) bool {
 		return cmp <= 0
 	}
 	return cmp >= 0
+}
+
+// absPath is a path as the index records a session's (Read: absolute), "" kept.
+func absPath(p string) string {
+	if p == "" {
+		return p
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
 }
 
 func compareFloat(a, b float64) int {

@@ -279,7 +279,7 @@ func modelLengthRows(model string, rs []Run) []Row {
 		row := Row{Claim: fmt.Sprintf("%s trained at K=20 tracks HMM beliefs at K=%d", model, k), Paper: "graceful past the trained K (figure)", Authors: "—"}
 		vs := byK[k]
 		if len(vs) == 0 {
-			row.Verdict, row.Reason = NotMeasured, fmt.Sprintf("no hmm session of the %s evaluated at K=%d (Eval.Lengths)", model, k)
+			row.Verdict, row.Reason = NotMeasured, fmt.Sprintf("no hmm session of the %s evaluated at K=%d (`windtunnel run --task hmm --eval-k 20,%d` evaluates it)", model, k, k)
 			rows = append(rows, row)
 			continue
 		}

@@ -45,10 +45,10 @@ const (
 	DepartureRecall = "recall in the quick and mid presets: layout `k v`, N=4 pairs of Kv=Vv=32, F=2, all M=4 keys queried " +
 		"vs the authors' `STORE k SEP v` with a PAD answer slot, N=64, Kv=Vv=256, F=32, M=3 (`--layout store` is the authors' layout)"
 	// DepartureBitError: the headline statistic.
-	DepartureBitError = "bit error: the bench's verdicts use (a) per-position |mean H(q) − mean H(p*)|; the authors' code reports (b) per-sample mean |H(q) − H(p*)| " +
+	DepartureBitError = "the bench's verdicts use (a), per position |mean H(q) − mean H(p*)|, the paper's headline; the authors' code reports (b), per sample mean |H(q) − H(p*)| " +
 		"(0.0067, 1.1073 are (b)); both are recorded"
 	// DepartureMLP: how the MLP baseline is sized.
-	DepartureMLP = "MLP baseline: per-position, matched to the transformer by depth at the transformer's width (within 1% of its parameters): " +
+	DepartureMLP = "per-position, matched to the transformer by depth at the transformer's width (within 1% of its parameters): " +
 		"9 blocks × 192 × 768 at the paper's size as the authors', 6 × 64 × 256 at quick"
 )
 

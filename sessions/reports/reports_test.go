@@ -227,6 +227,17 @@ func TestReportTraceable(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", s, md)
 		}
 	}
+	// A reader's words, not the code's: no Go field path, no topic said twice (issue 44 item 16).
+	for _, s := range []string{"Eval.", "Lengths)"} {
+		if strings.Contains(md, s) {
+			t.Errorf("report has %q:\n%s", s, md)
+		}
+	}
+	for _, d := range Departures() {
+		if strings.HasPrefix(strings.ToLower(d.Text), strings.ToLower(d.Topic)) {
+			t.Errorf("departure %q repeats its topic: %q", d.Topic, d.Text)
+		}
+	}
 	if strings.Contains(md, "windtunnel probe "+filepath.Join(dir, "bijection-mlp-s1.wtlab")) {
 		t.Error("probe command for a session without a snapshot")
 	}
