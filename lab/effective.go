@@ -45,6 +45,8 @@ type Effective struct {
 	EvalK           []int                   `json:"eval_k,omitempty"`
 	ProbeEvery      int                     `json:"probe_every"`
 	GeometryN       int                     `json:"geometry_n,omitempty"`
+	JLensN          int                     `json:"jlens_n,omitempty"`
+	Init            string                  `json:"init"`
 	Seed            uint64                  `json:"seed"`
 	Target          string                  `json:"target"`
 	Device          string                  `json:"device"`
@@ -83,7 +85,7 @@ func EffectiveOf(c runconfig.Config) (Effective, error) {
 	e := Effective{Task: c.Task, Model: c.Model, Steps: c.Steps, Batch: c.Batch, LR: c.LR, Warmup: c.Warmup,
 		WeightDecay: c.WeightDecay, Clip: c.Clip, Optimizer: c.Optimizer, ValueLR: c.ValueLR, QKLR: c.QKLR, EvalEvery: c.EvalEvery,
 		CheckpointEvery: c.CheckpointEvery, ProbeSize: c.ProbeSize, EvalK: c.EvalK, ProbeEvery: c.ProbeEvery,
-		GeometryN: c.GeometryN, Seed: c.Seed, Target: c.Target, Device: c.Device, BLAS: c.BLAS,
+		GeometryN: c.GeometryN, JLensN: c.JLensN, Init: c.Init, Seed: c.Seed, Target: c.Target, Device: c.Device, BLAS: c.BLAS,
 		Workers: c.Workers, Precision: c.Precision}
 	switch c.Task {
 	case "hmm":
@@ -105,6 +107,9 @@ func EffectiveOf(c runconfig.Config) (Effective, error) {
 	}
 	if e.Optimizer == "" {
 		e.Optimizer = runconfig.OptimizerAdamW
+	}
+	if e.Init == "" {
+		e.Init = arch.InitNormal
 	}
 	if e.Precision == "" {
 		e.Precision = "float32"

@@ -36,7 +36,7 @@ func TestEffective(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg.Model = c.model
+			cfg = cfg.ForModel(c.model)
 			if c.task == "bijection" {
 				cfg.Tunnel = tunnels.Config{} // V from the default
 			}

@@ -63,7 +63,7 @@ func TestRecurrentQuickTunnels(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cfg.Model = model
+				cfg = cfg.ForModel(model)
 				cfg.Steps, cfg.Batch, cfg.EvalEvery, cfg.ProbeSize, cfg.GeometryN = 2, 8, 2, 32, 16
 				tr, err := New(cfg)
 				if err != nil {

@@ -120,7 +120,7 @@ func TestResidentResume(t *testing.T) {
 // version of, naming the op, instead of running them on the CPU.
 func TestResidentNeedsTransformer(t *testing.T) {
 	c := residentCfg("host", 3)
-	c.Model = arch.KindLSTM
+	c = c.ForModel(arch.KindLSTM)
 	if _, err := New(c); err == nil {
 		t.Fatal("an LSTM on the resident executor: no error")
 	}

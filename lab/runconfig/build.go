@@ -187,6 +187,16 @@ type Recipe struct {
 	Flags               Overrides
 }
 
+// ForModel is c for another model kind: the preset's PyTorch initialisation is kept only
+// for the models that have it (arch.TorchInit); the others get their own ("").
+func (c Config) ForModel(kind string) Config {
+	c.Model = kind
+	if !arch.TorchInit(kind) {
+		c.Init = ""
+	}
+	return c
+}
+
 // Build is the one path from a recipe to a validated configuration, taken by run (a
 // preset, --config, --like, flags), by every point of compare and sweep (run's flags) and
 // by bench: the preset; the source's values over it (its task replaced by the recipe's);
@@ -216,9 +226,10 @@ func Build(r Recipe) (Config, error) {
 	if _, err := tunnels.New(r.Task, c.Tunnel); err != nil {
 		return Config{}, err
 	}
-	c.Model = r.Model
-	if !arch.TorchInit(c.Model) && !r.Source.Has(FileKey("Init")) {
-		c.Init = "" // the preset's PyTorch initialisation is for the models that have it
+	if r.Source.Has(FileKey("Init")) {
+		c.Model = r.Model // a source's initialisation is kept, and Validate judges it
+	} else {
+		c = c.ForModel(r.Model)
 	}
 	o := reflect.ValueOf(r.Flags)
 	for _, s := range settings {
