@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +16,6 @@ import (
 
 	"windtunnel/lab/llmsuite"
 	"windtunnel/models/llm"
-	"windtunnel/sessions"
 	"windtunnel/sessions/figures"
 	"windtunnel/sessions/llmrun"
 	"windtunnel/sessions/reports"
@@ -130,10 +128,10 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	}
 	fmt.Fprintf(stderr, "windtunnel: %s: %s, %d layers × %d, %d heads (%d key/value), %s; %s\n", dir, m.Config.Family,
 		m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.KVHeads, m.DType(), m.Backend())
-	bar := newProgressBar(stderr)
+	bar := llmsuite.NewBar(stderr, isTerminal(stderr))
 	r, err := llmsuite.Run(ctx, m, llmsuite.Options{Experiments: exps, User: user, UserName: filepath.Base(f.prompts), Seed: f.seed,
-		PerK: f.perK, AxisLayer: f.axisLayer, Progress: bar.update, Command: commandLine(cmd, dir)})
-	bar.done()
+		PerK: f.perK, AxisLayer: f.axisLayer, Progress: bar.Update, Command: commandLine(cmd, dir)})
+	bar.Done()
 	if err != nil {
 		return fmt.Errorf("llm: %w", err)
 	}
@@ -175,52 +173,6 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
-}
-
-// progressBar draws the suite's progress on stderr: a bar redrawn in place on a terminal,
-// one line per stage otherwise.
-type progressBar struct {
-	w        io.Writer
-	term     bool
-	stage    string
-	start    time.Time
-	last     time.Time
-	finished bool
-}
-
-func newProgressBar(w io.Writer) *progressBar {
-	return &progressBar{w: w, term: isTerminal(w), start: time.Now()}
-}
-
-func (p *progressBar) update(stage string, done, total int) {
-	if stage != p.stage {
-		if p.stage != "" && p.term {
-			fmt.Fprintln(p.w)
-		}
-		p.stage, p.start = stage, time.Now()
-		if !p.term {
-			fmt.Fprintf(p.w, "windtunnel: %s: %d steps\n", stage, total)
-		}
-	}
-	if !p.term || (time.Since(p.last) < 200*time.Millisecond && done < total) {
-		return
-	}
-	p.last = time.Now()
-	const width = 30
-	fill := width * done / max(1, total)
-	eta := ""
-	if done > 0 && done < total {
-		left := time.Duration(float64(time.Since(p.start)) * float64(total-done) / float64(done))
-		eta = ", " + left.Round(time.Second).String() + " left"
-	}
-	fmt.Fprintf(p.w, "\r%-18s [%s%s] %3d%%%s   ", stage, strings.Repeat("█", fill), strings.Repeat("·", width-fill), 100*done/max(1, total), eta)
-}
-
-func (p *progressBar) done() {
-	if p.term && p.stage != "" && !p.finished {
-		fmt.Fprintln(p.w)
-	}
-	p.finished = true
 }
 
 // newLLMLogitsCmd is `windtunnel llm logits`.
@@ -276,11 +228,14 @@ func newLLMLogitsCmd(stdout io.Writer) *cobra.Command {
 			}
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
-			res, err := m.Forward(ctx, llm.Request{Seqs: [][]int{seq}})
+			l, err := llmsuite.NextLogits(ctx, m, seq, top)
 			if err != nil {
 				return fmt.Errorf("llm logits: %w", err)
 			}
-			return printLogits(stdout, m, seq, res.Logits[0], top, asJSON)
+			if asJSON {
+				return json.NewEncoder(stdout).Encode(l)
+			}
+			return l.Text(stdout)
 		},
 	}
 	fs := c.Flags()
@@ -290,59 +245,4 @@ func newLLMLogitsCmd(stdout io.Writer) *cobra.Command {
 	fs.IntVar(&top, "top", 10, "how many of the likeliest next tokens to list")
 	jsonFlag(fs, &asJSON, "ids, tokens, every logit of the last position and the top tokens as JSON")
 	return c
-}
-
-// topToken is one of the likeliest next tokens.
-type topToken struct {
-	ID    int     `json:"id"`
-	Token string  `json:"token"`
-	Logit float32 `json:"logit"`
-	P     float64 `json:"p"`
-}
-
-// printLogits prints a logits command's result.
-func printLogits(w io.Writer, m *llm.Model, seq []int, logits []float32, top int, asJSON bool) error {
-	order := make([]int, len(logits))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case logits[a] > logits[b]:
-			return -1
-		case logits[a] < logits[b]:
-			return 1
-		}
-		return 0
-	})
-	mx := float64(logits[order[0]])
-	var z float64
-	for _, v := range logits {
-		z += math.Exp(float64(v) - mx)
-	}
-	var tops []topToken
-	for _, id := range order[:min(top, len(order))] {
-		tops = append(tops, topToken{ID: id, Token: m.Tokenizer.DisplayToken(id), Logit: logits[id], P: math.Exp(float64(logits[id])-mx) / z})
-	}
-	toks := make([]string, len(seq))
-	for i, id := range seq {
-		toks[i] = m.Tokenizer.DisplayToken(id)
-	}
-	if asJSON {
-		return json.NewEncoder(w).Encode(struct {
-			IDs    []int      `json:"ids"`
-			Tokens []string   `json:"tokens"`
-			Logits []float32  `json:"logits"`
-			Top    []topToken `json:"top"`
-		}{seq, toks, logits, tops})
-	}
-	fmt.Fprintf(w, "ids    %v\n", seq)
-	for i := range toks {
-		toks[i] = strconv.Quote(sessions.SafeText(toks[i]))
-	}
-	fmt.Fprintf(w, "tokens %s\n", strings.Join(toks, " "))
-	for _, t := range tops {
-		fmt.Fprintf(w, "%8d  %-20s logit %9.4f  p %.4f\n", t.ID, strconv.Quote(sessions.SafeText(t.Token)), t.Logit, t.P)
-	}
-	return nil
 }
