@@ -229,6 +229,23 @@ func (t *Trainer) ablationTable(b *tunnels.Batch, base []float64) ([]diagnostics
 	return out, nil
 }
 
+// RestoreFrames seeds a resumed run's frame history (after Restore) with its session's:
+// points is the newest stored snapshot's history up to the checkpoint's step, jlens each
+// stored snapshot's J-lens by step. The J-lens ratios, bit errors, drift and PC1 of the
+// earlier frames carry over; their attention patterns were not stored, so their distance
+// to later frames is NaN. Without it a resumed run's snapshots would hold only the frames
+// since the resume.
+func (t *Trainer) RestoreFrames(points []sessions.FramePoint, jlens map[int]*sessions.JLens) {
+	t.geo.frames = t.geo.frames[:0]
+	for _, p := range points {
+		if p.Step > t.step {
+			break
+		}
+		t.geo.frames = append(t.geo.frames, frameSample{step: p.Step, bitError: p.BitError, bitErrB: p.BitErrorSample,
+			pc1Abs: float64(p.PC1Abs), pc1Share: float64(p.PC1Share), drift: p.Drift, jlens: jlens[p.Step]})
+	}
+}
+
 // addFrame appends this snapshot's attention pattern and precision to the history and
 // writes the frame-precision points (drift from the previous snapshot, distance to this
 // one) into sn.
@@ -260,7 +277,7 @@ func (t *Trainer) addFrame(sn *sessions.Snapshot, attn [][]float64, b *tunnels.B
 		}
 		return out
 	}
-	if k := len(t.geo.frames); k > 0 && fs.attn != nil {
+	if k := len(t.geo.frames); k > 0 && fs.attn != nil && t.geo.frames[k-1].attn != nil {
 		fs.drift = dist(t.geo.frames[k-1].attn, fs.attn)
 	} else {
 		fs.drift = nanNums(len(fs.attn))
@@ -282,8 +299,11 @@ func (t *Trainer) addFrame(sn *sessions.Snapshot, attn [][]float64, b *tunnels.B
 		if r := jlensAgainst(f.jlens, fs.jlens); r != nil {
 			p.JLens = nums(r)
 		}
-		if fs.attn != nil {
+		switch {
+		case fs.attn != nil && f.attn != nil:
 			p.ToLatest = dist(f.attn, fs.attn)
+		case fs.attn != nil: // a frame restored from the session (RestoreFrames) has no pattern
+			p.ToLatest = nanNums(len(fs.attn))
 		}
 		frame.Points = append(frame.Points, p)
 	}

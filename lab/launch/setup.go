@@ -113,7 +113,11 @@ func Resume(path string, stored, cfg runconfig.Config, ck *sessions.Checkpoint) 
 		return nil, err
 	}
 	if ck != nil {
-		if err := tr.Restore(ck); err != nil {
+		err := tr.Restore(ck)
+		if err == nil {
+			err = restoreFrames(tr, path, ck.Step)
+		}
+		if err != nil {
 			tr.Close()
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -150,5 +154,32 @@ func replan(w *sessions.Writer, meta *sessions.Meta, stored runconfig.Config, st
 		return err
 	}
 	set(meta)
+	return nil
+}
+
+// restoreFrames gives the trainer the frame history its session holds up to step
+// (lab.Trainer.RestoreFrames): the newest snapshot's history there, and the J-lens of the
+// snapshots that history holds.
+func restoreFrames(tr *lab.Trainer, path string, step int) error {
+	rd, err := sessions.Open(path)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	newest, _, err := rd.Snapshot(step)
+	if err != nil || newest == nil || newest.Frame == nil {
+		return err
+	}
+	jlens := map[int]*sessions.JLens{}
+	for _, p := range newest.Frame.Points {
+		sn, at, err := rd.Snapshot(p.Step)
+		if err != nil {
+			return err
+		}
+		if sn != nil && at == p.Step {
+			jlens[p.Step] = sn.JLens
+		}
+	}
+	tr.RestoreFrames(newest.Frame.Points, jlens)
 	return nil
 }

@@ -11,73 +11,66 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 )
 
-// frameFigure is the frame-precision dissociation (README: The dissociation rule) from the
-// first seed's newest snapshot: over the steps of the snapshots so far, the authors' J-lens
-// ratio (mean over positions and sites, against this snapshot's frame: at a run's end, the
-// final frame), precision as derived.PrecisionScale of bit error (b), the bench's attention
-// frame (the attention pattern's distance to this snapshot's, mean over layers) and
-// 1 − |ρ(PC1, entropy)|, each scaled min–max to [0, 1] on one step axis; t_form and
-// t_plateau of the pre-registered rule (derived.HistoryDissociation) are dots on the J-lens
-// curve, dropped to the step axis, and the rule's outcome is in the title. A model without
-// attention (no frame) gets no figure.
+// frameFigure is the frame-precision dissociation (README: The dissociation rule) of the
+// first seed with a snapshot: the authors' J-lens ratio (mean over positions and sites,
+// against the final frame) and precision as derived.PrecisionScale of bit error (b)
+// (frameSeries: the run's, as the report reads them), and from the newest snapshot's frame
+// history the bench's attention frame (the attention pattern's distance to that snapshot's,
+// mean over layers) and 1 − |ρ(PC1, entropy)|, each scaled min–max to [0, 1] on one step
+// axis; t_form and t_plateau of the pre-registered rule are dots on the J-lens curve,
+// dropped to the step axis, and the rule's outcome is in the title. A model without attention (no frame) gets
+// no figure.
 func frameFigure(g Group) (figure, bool) {
 	s, r, ok := snapshotOf(g)
 	if !ok || s.Frame == nil || len(s.Frame.Points) == 0 {
 		return figure{}, false
 	}
-	var steps, frame, prec, rho []float64
+	var steps, frame, rho []float64
 	for _, pt := range s.Frame.Points {
 		steps = append(steps, float64(pt.Step))
 		frame = append(frame, derived.MeanNum(pt.ToLatest))
-		b := pt.BitErrorSample
-		if b == 0 { // sessions written before (b) was kept in the history
-			b = pt.BitError
-		}
-		prec = append(prec, derived.PrecisionScale(b))
-		a := float64(pt.PC1Abs)
-		rho = append(rho, 1-a) // NaN stays NaN
+		rho = append(rho, 1-float64(pt.PC1Abs)) // NaN stays NaN
 	}
-	jlens, _ := derived.FrameJLens(s.Frame.Points)
 	if allNaN(frame) { // no attention: no frame to dissociate
 		return figure{}, false
 	}
+	jSteps, jlens, eSteps, prec, d := frameSeries(s, r)
 	title := fmt.Sprintf("%s: frame-precision dissociation %s", heading(g), snapLabel(g, r))
 	var marks []int // t_form, t_plateau on the J-lens curve
-	if s.JLens.Current() && float64(s.JLens.Null) > 0 {
-		if d, ok := derived.HistoryDissociation(s.Frame.Points, 1/float64(s.JLens.Null)); ok {
-			outcome := "holds"
-			if !d.Holds {
-				outcome = "fails"
-			}
-			title += fmt.Sprintf("\nrule %s: θ %.2f; ", outcome, d.Threshold)
-			if d.FormStep >= 0 {
-				title += fmt.Sprintf("bit error (b) ×%.3g at t_form, ×%.3g at t_plateau of its final", d.BitErrorForm/d.BitErrorFinal, d.BitErrorPlateau/d.BitErrorFinal)
-				marks = []int{d.FormStep, d.PlateauStep}
-			} else {
-				title += "the frame never formed"
-			}
+	if d != nil {
+		outcome := "holds"
+		if !d.Holds {
+			outcome = "fails"
+		}
+		title += fmt.Sprintf("\nrule %s: θ %.2f; ", outcome, d.Threshold)
+		if d.FormStep >= 0 {
+			title += fmt.Sprintf("bit error (b) ×%.3g at t_form, ×%.3g at t_plateau of its final", d.BitErrorForm/d.BitErrorFinal, d.BitErrorPlateau/d.BitErrorFinal)
+			marks = []int{d.FormStep, d.PlateauStep}
+		} else {
+			title += "the frame never formed"
 		}
 	}
 	p := newPlot(title, "step", "scaled to [0, 1] (min–max)")
 	integerX(p, 7)
 	series := []struct {
-		name string
-		ys   []float64
+		name   string
+		xs, ys []float64
 	}{
-		{"J-lens frame: overlap ÷ null (authors')", jlens},
-		{"precision: log2 bit error (b)", prec},
-		{"attention frame: distance to the latest pattern", frame},
-		{"1 − |ρ(PC1, entropy)|", rho},
+		{"J-lens frame: overlap ÷ null (authors')", jSteps, jlens},
+		{"precision: log2 bit error (b)", eSteps, prec},
+		{"attention frame: distance to the latest pattern", steps, frame},
+		{"1 − |ρ(PC1, entropy)|", steps, rho},
 	}
 	drawn := 0
 	for i, sr := range series {
-		pts := make(plotter.XYs, 0, len(steps))
+		pts := make(plotter.XYs, 0, len(sr.xs))
 		for k, y := range minMax(sr.ys) {
 			if !math.IsNaN(y) {
-				pts = append(pts, plotter.XY{X: steps[k], Y: y})
+				pts = append(pts, plotter.XY{X: sr.xs[k], Y: y})
 			}
 		}
 		if len(pts) == 0 {
@@ -107,6 +100,43 @@ func frameFigure(g Group) (figure, bool) {
 	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.2, Label: "0.2"}, {Value: 0.4, Label: "0.4"},
 		{Value: 0.6, Label: "0.6"}, {Value: 0.8, Label: "0.8"}, {Value: 1, Label: "1"}}
 	return figure{name: g.Name + "-frame", title: title, plot: p}, true
+}
+
+// frameSeries is the J-lens ratio and precision series of the frame figure with the rule's
+// outcome: the report's (derived.Run: the ratio over every snapshot of the run, bit error (b)
+// at every evaluation) where the run's snapshots give a ratio, else the newest snapshot's own
+// history (a session whose earlier snapshots kept no J-lens bases); d is nil without a J-lens.
+func frameSeries(s *sessions.Snapshot, r Run) (jSteps, jlens, eSteps, prec []float64, d *derived.Dissociation) {
+	if fr := r.FrameRatio; fr != nil && r.Dissociation != nil {
+		for _, pt := range fr.Points {
+			if !math.IsNaN(pt.MeanFinal) {
+				jSteps, jlens = append(jSteps, float64(pt.Step)), append(jlens, pt.MeanFinal)
+			}
+		}
+	}
+	if len(jlens) > 0 {
+		for _, e := range r.Evals {
+			if e.Eval != nil {
+				eSteps, prec = append(eSteps, float64(e.Step)), append(prec, derived.PrecisionScale(e.Eval.BitErrorSample))
+			}
+		}
+		return jSteps, jlens, eSteps, prec, r.Dissociation
+	}
+	jl, _ := derived.FrameJLens(s.Frame.Points)
+	for i, pt := range s.Frame.Points {
+		b := pt.BitErrorSample
+		if b == 0 { // sessions written before (b) was kept in the history
+			b = pt.BitError
+		}
+		jSteps, jlens = append(jSteps, float64(pt.Step)), append(jlens, jl[i])
+		eSteps, prec = append(eSteps, float64(pt.Step)), append(prec, derived.PrecisionScale(b))
+	}
+	if s.JLens.Current() && float64(s.JLens.Null) > 0 {
+		if h, ok := derived.HistoryDissociation(s.Frame.Points, 1/float64(s.JLens.Null)); ok {
+			d = &h
+		}
+	}
+	return jSteps, jlens, eSteps, prec, d
 }
 
 // addSettled marks a step of curve i (the rule's t_form or t_plateau): a dot on the curve (pts, in step

@@ -67,8 +67,10 @@ type Run struct {
 	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
 	Snapshot     *sessions.Snapshot
 	SnapshotStep int
-	// FrameRatio is the authors' frame statistic over every snapshot (nil without one).
-	FrameRatio *derived.FrameRatios
+	// FrameRatio is the authors' frame statistic over every snapshot (nil without one), and
+	// Dissociation the pre-registered rule applied to it with bit error (b) (nil without it).
+	FrameRatio   *derived.FrameRatios
+	Dissociation *derived.Dissociation
 	// key identifies the configuration (derived.Key); "" when it cannot be read, and the run
 	// is then a group of its own.
 	key string
@@ -81,7 +83,7 @@ func Load(path string) (Run, error) {
 		return Run{}, fmt.Errorf("figures: load: %w", err)
 	}
 	run := Run{Path: path, Meta: dr.Meta, Evals: dr.Evals, Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep,
-		FrameRatio: dr.FrameRatio, key: dr.Key}
+		FrameRatio: dr.FrameRatio, Dissociation: dr.Dissociation, key: dr.Key}
 	if len(run.Meta.Config) > 0 {
 		if err := json.Unmarshal(run.Meta.Config, &run.Config); err != nil {
 			return Run{}, fmt.Errorf("figures: load %s: config: %w", path, err)
