@@ -166,18 +166,14 @@ func restoreFrames(tr *lab.Trainer, path string, step int) error {
 		return err
 	}
 	defer rd.Close()
-	newest, _, err := rd.Snapshot(step)
+	newest, _, err := rd.Geometry(step)
 	if err != nil || newest == nil || newest.Frame == nil {
 		return err
 	}
 	jlens := map[int]*sessions.JLens{}
 	for _, p := range newest.Frame.Points {
-		sn, at, err := rd.Snapshot(p.Step)
-		if err != nil {
+		if jlens[p.Step], err = rd.JLensAt(p.Step); err != nil {
 			return err
-		}
-		if sn != nil && at == p.Step {
-			jlens[p.Step] = sn.JLens
 		}
 	}
 	tr.RestoreFrames(newest.Frame.Points, jlens)

@@ -179,12 +179,10 @@ func ReadFrameRatios(r *sessions.Reader) (*FrameRatios, error) {
 	}
 	snaps := make([]JLensSnapshot, 0, len(steps))
 	for _, st := range steps {
-		sn, at, err := r.Snapshot(st)
-		if err != nil {
+		if j, err := r.JLensAt(st); err != nil {
 			return nil, err
-		}
-		if sn != nil && at == st {
-			snaps = append(snaps, JLensSnapshot{Step: st, JLens: sn.JLens})
+		} else if j != nil {
+			snaps = append(snaps, JLensSnapshot{Step: st, JLens: j})
 		}
 	}
 	return FrameRatioSeries(snaps), nil

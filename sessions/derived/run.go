@@ -57,7 +57,7 @@ func ReadRun(path string) (*Run, error) {
 		return nil, fmt.Errorf("derived: read %s: %w", path, err)
 	}
 	run.Evals = sessions.WholeEvals(evs)
-	if run.Snapshot, run.SnapshotStep, err = rd.Snapshot(-1); err != nil {
+	if run.Snapshot, run.SnapshotStep, err = rd.Geometry(-1); err != nil {
 		return nil, fmt.Errorf("derived: read %s: snapshot: %w", path, err)
 	}
 	if run.FrameRatio, err = ReadFrameRatios(rd); err != nil {
