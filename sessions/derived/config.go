@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"windtunnel/models/arch"
 	"windtunnel/sessions"
 )
 
@@ -277,8 +279,9 @@ func flatten(out map[string]string, name string, v any) {
 }
 
 // Labels names each configuration by its values of the fields in which the configurations
-// differ ("steps 3000", "lr 0.001, steps 300"; fields sorted), "" for each when they are
-// all the same configuration: what tells the groups of one task and model apart.
+// differ ("steps 3000", "lr 0.001, steps 300"; fields sorted, a model block's sizes without
+// the block's name: "width 96"), "" for each when they are all the same configuration: what
+// tells the groups of one task and model apart.
 func Labels(cfgs []json.RawMessage) ([]string, error) {
 	fields := make([]map[string]string, len(cfgs))
 	for i, c := range cfgs {
@@ -312,9 +315,18 @@ func Labels(cfgs []json.RawMessage) ([]string, error) {
 	for i, f := range fields {
 		parts := make([]string, len(names))
 		for j, k := range names {
-			parts[j] = k + " " + unsetValue(k, f)
+			parts[j] = labelKey(k) + " " + unsetValue(k, f)
 		}
 		out[i] = strings.Join(parts, ", ")
 	}
 	return out, nil
+}
+
+// labelKey is a field's name in a label: a model block's field without the block's name
+// ("transformer.width" is "width": the groups labelled are of one model).
+func labelKey(k string) string {
+	if b, f, ok := strings.Cut(k, "."); ok && slices.Contains(arch.Kinds(), strings.ReplaceAll(b, "_", "-")) {
+		return f
+	}
+	return k
 }

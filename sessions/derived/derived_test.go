@@ -189,6 +189,12 @@ func TestLabels(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, []string{"", ""}) {
 		t.Errorf("Labels of one configuration = %q, %v; want two empty labels", got, err)
 	}
+	// A model block's sizes are named without the block (the groups are of one model).
+	got, err = Labels([]json.RawMessage{json.RawMessage(`{"transformer":{"width":64},"mlp_prefix":{"input":"prefix"}}`),
+		json.RawMessage(`{"transformer":{"width":96},"mlp_prefix":{"input":"onehot"}}`)})
+	if want := []string{"input prefix, width 64", "input onehot, width 96"}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Labels of model blocks = %q, %v; want %q", got, err, want)
+	}
 	if _, err := Labels([]json.RawMessage{json.RawMessage(`{`)}); err == nil {
 		t.Error("Labels of invalid JSON: want an error")
 	}

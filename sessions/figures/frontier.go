@@ -24,6 +24,7 @@ const (
 // its seeds reached that step), with the authors' 0.0067 and 0.0008 bits as reference lines.
 // It is drawn when the runs hold two or more such configurations.
 func frontierFigure(runs []Run) (figure, bool) {
+	const frontierLegendWidth = 400 // points: the 640-pixel page less the legend's thumbnail and margins
 	var gs []Group
 	for _, g := range Groups(runs) {
 		if v := g.Runs[0].Config.Tunnel.V; g.Task() == "bijection" && g.Model() == "transformer" && (v == 0 || v == 20) {
@@ -71,7 +72,10 @@ func frontierFigure(runs []Run) (figure, bool) {
 		if name == "" {
 			name = g.Name
 		}
-		name += fmt.Sprintf(" (%d seeds)", len(g.Runs))
+		name += " (" + seedsLabel(g) + ")"
+		// Wrapped to the narrowest page a figure is laid out on, so the legend under the
+		// plot keeps every configuration whole at one column too.
+		name, _ = wrapText(p.Legend.TextStyle, name, frontierLegendWidth)
 		if err := addBand(p, b, i, name, true); err != nil {
 			return figure{}, false
 		}
