@@ -20,8 +20,8 @@ import (
 // against the final frame) and precision as derived.PrecisionScale of bit error (b)
 // (frameSeries: the run's, as the report reads them), and from the newest snapshot's frame
 // history the bench's attention frame (the attention pattern's distance to that snapshot's,
-// mean over layers) and 1 − |ρ(PC1, entropy)|, each scaled min–max to [0, 1] on one step
-// axis; t_form and t_plateau of the pre-registered rule are dots on the J-lens curve,
+// mean over layers) and 1 − |ρ(PC1, entropy)|, on one step axis: the J-lens ratio scaled
+// from chance (1) to its ceiling, the others min–max to [0, 1]; t_form and t_plateau of the pre-registered rule are dots on the J-lens curve,
 // dropped to the step axis, and the rule's outcome is in the title. A model without attention (no frame) gets
 // no figure.
 func frameFigure(g Group) (figure, bool) {
@@ -54,13 +54,23 @@ func frameFigure(g Group) (figure, bool) {
 			title += "the frame never formed"
 		}
 	}
-	p := newPlot(title, "step", "scaled to [0, 1] (min–max)")
+	// The J-lens ratio is drawn from chance (1) to its ceiling, not min–max: a ratio that
+	// has formed and only wanders by a few percent stays flat, as it is.
+	jname, jys := "J-lens frame: overlap ÷ null (authors')", minMax(jlens)
+	if d != nil && d.Ceiling > 1 {
+		jname = fmt.Sprintf("J-lens frame: overlap ÷ null, 1 to its ceiling %.3g (authors')", d.Ceiling)
+		jys = make([]float64, len(jlens))
+		for k, v := range jlens {
+			jys[k] = (v - 1) / (d.Ceiling - 1)
+		}
+	}
+	p := newPlot(title, "step", "scaled to [0, 1] (others min–max)")
 	integerX(p, 7)
 	series := []struct {
 		name   string
 		xs, ys []float64
 	}{
-		{"J-lens frame: overlap ÷ null (authors')", jSteps, jlens},
+		{jname, jSteps, jys},
 		{"precision: log2 bit error (b)", eSteps, prec},
 		{"attention frame: distance to the latest pattern", steps, frame},
 		{"1 − |ρ(PC1, entropy)|", steps, rho},
@@ -68,7 +78,11 @@ func frameFigure(g Group) (figure, bool) {
 	drawn := 0
 	for i, sr := range series {
 		pts := make(plotter.XYs, 0, len(sr.xs))
-		for k, y := range minMax(sr.ys) {
+		ys := sr.ys
+		if i > 0 {
+			ys = minMax(ys)
+		}
+		for k, y := range ys {
 			if !math.IsNaN(y) {
 				pts = append(pts, plotter.XY{X: sr.xs[k], Y: y})
 			}

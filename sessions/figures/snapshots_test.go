@@ -61,9 +61,9 @@ func TestSnapshotFiguresSVG(t *testing.T) {
 			"|ρ(PC1, H)| = 0.97 (Spearman)", "PC1 (64% of variance)", "PC2 (13%)", "posterior entropy (bits)"},
 		"ablation": {"ablation, Δ bit error (a) when zeroed", "costliest L1H2 (+0.444)", "layer × head", "head",
 			"layer", "Δ bits"},
-		"frame": {"frame-precision dissociation", "step", "scaled to [0, 1] (min–max)", "precision: log2 bit error (b)",
+		"frame": {"frame-precision dissociation", "step", "scaled to [0, 1] (others min–max)", "precision: log2 bit error (b)",
 			"attention frame: distance to the latest pattern", "1 − |ρ(PC1, entropy)|",
-			"J-lens frame: overlap ÷ null (authors') (● t_form 50, t_plateau 100)", "rule holds: θ 1.51",
+			"J-lens frame: overlap ÷ null, 1 to its ceiling 3.2 (authors') (● t_form 50, t_plateau 100)", "rule holds: θ 1.51",
 			"bit error (b) ×25.5 at t_form, ×16.5 at t_plateau of its final"},
 		"qk": {"QK alignment", "layer 0", "layer 3", "key position", "query position", "cosine"},
 	}
