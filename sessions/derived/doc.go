@@ -22,7 +22,8 @@
 //
 // A recorded run's configuration is read here too (SessionConfig: runconfig.Decode, the
 // error naming the session), and a run as the architecture table scores it (SessionRun,
-// ReadSessionRun, ReadSessionDir).
+// ReadSessionRun, ReadSessionDir; Gather sorts them into the finished runs the table is
+// built from and the unfinished ones left out).
 //
 // It imports only windtunnel/sessions, windtunnel/diagnostics (numbers on plain slices) and
 // windtunnel/lab/runconfig (the configuration, a leaf) besides the standard library, so the
