@@ -13,6 +13,9 @@
 // reader that groups runs (compare --from, report, plot and the dashboard's overlay) uses
 // this one rule, so a verdict never pools runs that trained different things.
 //
+// Paper II's two-timescale result lives here too (Timescales: its schema, StepsToTarget, the
+// bounded DecodeTimescales the report reads it back with, and Text, what the command prints).
+//
 // The rule works on the stored configuration as JSON (sessions.Meta.Config, a
 // runconfig.Config; KeyOf keys a Config): two runs are the same configuration when their configurations are equal as
 // decoded JSON objects (keys compared without regard to case, as encoding/json matches
