@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"windtunnel/lab/launch"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"windtunnel/lab"
+	"windtunnel/sessions"
 )
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -151,26 +151,11 @@ func resumeSetup(path string, adjust func(*runconfig.Config)) (*launch.Run, erro
 }
 
 // checkOutDir checks that an explicit --out names a file in an existing, writable
-// directory (only the default ./runs is created).
+// directory (sessions.CheckNewFile; only the default ./runs is created): a bad --out is a
+// bad command line, as a bad value is: exit 2.
 func checkOutDir(path string) error {
-	if err := checkOutFile(path); err != nil {
-		return err
+	if err := sessions.CheckNewFile(path); err != nil {
+		return usagef("run: --out %w", err)
 	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch { // a bad --out is a bad command line, as a bad value is: exit 2
-	case errors.Is(err, os.ErrNotExist):
-		return usagef("run: --out %s: directory %s does not exist", path, dir)
-	case err != nil:
-		return usagef("run: --out %s: %w", path, err)
-	case !fi.IsDir():
-		return usagef("run: --out %s: %s is not a directory", path, dir)
-	}
-	probe, err := os.CreateTemp(dir, ".windtunnel-probe-*")
-	if err != nil {
-		return usagef("run: --out %s: directory %s is not writable", path, dir)
-	}
-	probe.Close()
-	os.Remove(probe.Name())
 	return nil
 }
