@@ -37,7 +37,7 @@
 // keys), compare.go (ParseList, a --tasks or --models list; CompareGrid; Scores), cancel.go (sweep cancel), points.go (every point's configuration built, CheckPoints: two points that
 // train the same run refused), folder.go (the manifest and the folder's checks: a point's flags are ones a grid may set), status.go
 // (point states, a session read through sessions/index; status_text.go, what sweep status
-// prints), progress.go (the progress line and ETA), local.go
+// prints: StatusText, and ReadStatus, the Report with squeue's view), progress.go (the progress line and ETA), local.go
 // (the local engine), slurm.go (the script, sbatch and squeue; Slurm.Check, the settings' checks),
 // exe.go (Exe: the binary the points run, refused for Slurm when `go run` built it), wait.go (following a
 // submitted sweep until it leaves the queue), engine.go (Here and SubmitPending: what the
