@@ -24,7 +24,8 @@
 // what is trained.
 //
 // A recorded run's configuration is read here too (SessionConfig: runconfig.Decode, the
-// error naming the session; WriteSessionConfig writes it as a file run --config reads back), and a run as the architecture table scores it (SessionRun,
+// error naming the session; WriteSessionConfig writes it as a file run --config reads back,
+// ReadLike reads it as run --like's source), and a run as the architecture table scores it (SessionRun,
 // ReadSessionRun, ReadSessionDir; Gather sorts them into the finished runs the table is
 // built from and the unfinished ones left out).
 //

@@ -39,6 +39,16 @@ func ReadSessionConfig(path string) (runconfig.Config, sessions.Meta, error) {
 	return c, m, err
 }
 
+// ReadLike reads the configuration a recorded run stored as the source run --like starts
+// from (runconfig.Like).
+func ReadLike(path string) (*runconfig.Source, error) {
+	cfg, _, err := ReadSessionConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	return runconfig.Like(path, cfg), nil
+}
+
 // KeyOf is a configuration's key under the rule of this package (ConfigKey of its JSON, as a
 // session stores it): runs with equal keys are seeds of one configuration.
 func KeyOf(c runconfig.Config) (string, error) {

@@ -67,3 +67,35 @@ func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }
+
+// TestReadLike: a recorded run's configuration as the --like source: its task and values
+// come back, named by the session; a file that is no session is an error.
+func TestReadLike(t *testing.T) {
+	dir := t.TempDir()
+	cfg, _ := runconfig.Preset(runconfig.PresetQuick, "recall")
+	cfg.Steps, cfg.Seed = 250, 9
+	cj, _ := json.Marshal(cfg)
+	path := filepath.Join(dir, "r.wtlab")
+	w, err := sessions.Create(path, sessions.Meta{Task: "recall", Model: "transformer", Steps: 250, Config: cj}, sessions.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	src, err := ReadLike(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task, ok := src.Text("task"); !ok || task != "recall" || src.Name != "--like "+path {
+		t.Errorf("source %q task %q (%v), want --like %s and recall", src.Name, task, ok, path)
+	}
+	base, _ := runconfig.Preset(runconfig.PresetQuick, "recall")
+	got, err := src.Apply(base)
+	if err != nil || got.Steps != 250 || got.Seed != 9 {
+		t.Errorf("applied: steps %d seed %d (%v), want 250 and 9", got.Steps, got.Seed, err)
+	}
+	bad := filepath.Join(dir, "bad.wtlab")
+	os.WriteFile(bad, []byte("x"), 0o600)
+	if _, err := ReadLike(bad); err == nil {
+		t.Errorf("ReadLike(not a session): no error")
+	}
+}
