@@ -16,6 +16,7 @@ import (
 
 	"windtunnel/lab/runconfig"
 	"windtunnel/lab/sweep"
+	"windtunnel/sessions"
 	"windtunnel/tunnels"
 )
 
@@ -235,7 +236,7 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if err := m.Save(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "windtunnel sweep: %d points (%s) in %s\n", len(m.Points), safeLines(g.Describe()), safeLines(dir))
+	fmt.Fprintf(stderr, "windtunnel sweep: %d points (%s) in %s\n", len(m.Points), sessions.SafeLines(g.Describe()), sessions.SafeLines(dir))
 	if n := m.Added(); n > 0 {
 		fmt.Fprintf(stderr, "windtunnel sweep: %d new points extend the sweep of %d; the points done are kept\n", n, len(m.Points)-n)
 	}

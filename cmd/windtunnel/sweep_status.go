@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"windtunnel/lab/sweep"
+	"windtunnel/sessions"
 )
 
 // oneSweepFolder accepts exactly one positional argument, the sweep's folder.
@@ -80,6 +81,6 @@ func sweepStatus(ctx context.Context, dir string, asJSON bool, stdout, stderr io
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(rep)
 	}
-	_, err = io.WriteString(stdout, safeLines(m.StatusText(rep.Points)))
+	_, err = io.WriteString(stdout, sessions.SafeLines(m.StatusText(rep.Points)))
 	return err
 }
