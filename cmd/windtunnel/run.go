@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 	"windtunnel/lab/launch"
 	"windtunnel/lab/runconfig"
@@ -63,9 +62,6 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	return c
 }
 
-// resumeFlags are the flags that may accompany --resume; the rest come from the session.
-var resumeFlags = map[string]bool{"resume": true, "headless": true, "detach": true, "steps": true, "workers": true, "blas": true, "predictions": true, "device": true, "json": true}
-
 // setup builds the trainer and opens the session (new, or the resumed one).
 func (f *runFlags) setup(fs *pflag.FlagSet) (*launch.Run, error) {
 	if f.resume == "" {
@@ -108,16 +104,12 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*launch.Run, error) {
 	})
 }
 
-// checkResumeFlags rejects the flags that cannot go with --resume (resumeFlags can).
+// checkResumeFlags rejects the flags that cannot go with --resume (launch.CheckResumeFlags).
 func checkResumeFlags(fs *pflag.FlagSet) error {
-	var bad []string
-	fs.Visit(func(fl *pflag.Flag) {
-		if !resumeFlags[fl.Name] {
-			bad = append(bad, "--"+fl.Name)
-		}
-	})
-	if len(bad) > 0 {
-		return usagef("--resume takes the run's settings from the session; %s cannot change them (allowed: --steps, --workers, --blas, --device, --headless, --detach, --predictions, --json)", strings.Join(bad, ", "))
+	var given []string
+	fs.Visit(func(fl *pflag.Flag) { given = append(given, fl.Name) })
+	if err := launch.CheckResumeFlags(given); err != nil {
+		return usageError{err}
 	}
 	return nil
 }
