@@ -3,6 +3,7 @@ package sweep
 import (
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,16 +74,7 @@ func TestCompareGrid(t *testing.T) {
 // TestScores: a finished point is scored (its last evaluation's bit error), a stopped one,
 // one without a session and one that is no session are named with why they are not.
 func TestScores(t *testing.T) {
-	dir := t.TempDir()
-	g := Grid{Axes: []Axis{{Flag: "seed", Values: []string{"1", "2", "3", "4"}}}}
-	pts, _ := g.Points()
-	for i := range pts {
-		pts[i].Steps = 100
-	}
-	m, err := Prepare(dir, g, pts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, pts := seedSweep(t, 4)
 	writeSession(t, m.SessionPath(pts[0]), 100, 100, sessions.Done)
 	writeSession(t, m.SessionPath(pts[1]), 100, 40, sessions.Stopped)
 	// pts[2] has no session; pts[3]'s is not one.
@@ -102,4 +94,25 @@ func TestScores(t *testing.T) {
 			t.Errorf("unscored[%d] = %q, want it to start %q", i, unscored[i], w)
 		}
 	}
+}
+
+// seedSweep prepares a sweep of seeds 1..n, 100 steps each, in a new folder.
+func seedSweep(t *testing.T, n int) (*Manifest, []Point) {
+	t.Helper()
+	g := Grid{Axes: []Axis{{Flag: "seed"}}}
+	for i := 1; i <= n; i++ {
+		g.Axes[0].Values = append(g.Axes[0].Values, strconv.Itoa(i))
+	}
+	pts, err := g.Points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pts {
+		pts[i].Steps = 100
+	}
+	m, err := Prepare(t.TempDir(), g, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, pts
 }

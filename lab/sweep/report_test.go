@@ -15,16 +15,7 @@ import (
 func TestReadStatus(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	for _, jobs := range []bool{false, true} {
-		dir := t.TempDir()
-		g := Grid{Axes: []Axis{{Flag: "seed", Values: []string{"1", "2", "3"}}}}
-		pts, _ := g.Points()
-		for i := range pts {
-			pts[i].Steps = 100
-		}
-		m, err := Prepare(dir, g, pts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, pts := seedSweep(t, 3)
 		if jobs {
 			m.Jobs = []Job{{ID: "5", Indices: []int{2}}}
 		}
@@ -41,7 +32,7 @@ func TestReadStatus(t *testing.T) {
 		if len(states) != 3 || states[0] != Done || states[1] != Stopped || states[2] != wantLast {
 			t.Errorf("jobs %v: states %v, want done, stopped, %s", jobs, states, wantLast)
 		}
-		if rep.Dir != dir || rep.Counts[Done] != 1 || rep.Counts[Stopped] != 1 {
+		if rep.Dir != m.Dir() || rep.Counts[Done] != 1 || rep.Counts[Stopped] != 1 {
 			t.Errorf("jobs %v: dir %q counts %v", jobs, rep.Dir, rep.Counts)
 		}
 		if jobs != (len(warned) == 1) || jobs && !strings.Contains(warned[0], "squeue") {
