@@ -14,7 +14,7 @@
 // Files: trainer.go (construction, accessors), run.go (the run loop and one step),
 // events.go (operator events), eval.go (probe-set evaluation, ablated evaluations),
 // geometry.go (snapshots and derived values), jlens.go (the authors' frame statistic at a
-// snapshot), checkpoint.go (sinks, checkpoints, resume), effective.go (EffectiveOf: the
+// snapshot), checkpoint.go (sinks, checkpoints, resume), effective.go (EffectiveOf, EffectiveJSON: the
 // configuration as the run uses it, for display), adamw.go, sgd.go (SGD and the optimiser
 // interface the trainer holds), path.go (the compute
 // path, chosen once at New: the host — the CPU, or the CPU with its products on a GPU for

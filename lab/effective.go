@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"encoding/json"
 	"fmt"
 	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
@@ -151,4 +152,22 @@ func EffectiveOf(c runconfig.Config) (Effective, error) {
 		e.ValueLR, e.QKLR = 0, 0
 	}
 	return e, nil
+}
+
+// EffectiveJSON is a session's stored configuration resolved for display (EffectiveOf), as
+// JSON, or stored as it is when it is not a valid configuration of this version.
+func EffectiveJSON(stored json.RawMessage) json.RawMessage {
+	var cfg runconfig.Config
+	if json.Unmarshal(stored, &cfg) != nil || cfg.Validate() != nil {
+		return stored
+	}
+	e, err := EffectiveOf(cfg)
+	if err != nil {
+		return stored
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return stored
+	}
+	return b
 }

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"windtunnel/lab/runconfig"
@@ -119,6 +120,42 @@ func TestCompareDerivedDefaults(t *testing.T) {
 	for _, p := range derived.Primitives() {
 		if p.Metric == "bit_error_position" && p.Threshold != derived.PassBits {
 			t.Errorf("%s threshold %v, want derived.PassBits %v", p.Task, p.Threshold, derived.PassBits)
+		}
+	}
+}
+
+// TestEffectiveJSON: a stored valid configuration comes back resolved (the task's sizes
+// with their defaults, the target); one that is not JSON, not a valid configuration, or
+// of an unknown task comes back as stored.
+func TestEffectiveJSON(t *testing.T) {
+	cfg, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid, _ := json.Marshal(cfg)
+	bad := cfg
+	bad.Steps = -1
+	invalid, _ := json.Marshal(bad)
+	for _, c := range []struct {
+		name, stored string
+		want         []string // in the result; nil: the stored bytes unchanged
+	}{
+		{"valid", string(valid), []string{`"tunnel":{"v":20}`, `"target":"sampled"`, `"steps":` + strconv.Itoa(cfg.Steps)}},
+		{"not JSON", "{not json", nil},
+		{"invalid", string(invalid), nil},
+		{"unknown task", `{"task":"maze"}`, nil},
+	} {
+		got := string(EffectiveJSON(json.RawMessage(c.stored)))
+		if c.want == nil {
+			if got != c.stored {
+				t.Errorf("%s: %s, want it as stored", c.name, got)
+			}
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %s lacks %s", c.name, got, w)
+			}
 		}
 	}
 }

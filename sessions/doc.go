@@ -9,10 +9,11 @@
 // companions.go: the run's log (LogPath), SQLite's -wal and -shm, the writer's .lock, a
 // session set aside as unreadable, and a viewer's log in the cache directory
 // (OpenViewerLog). CheckFolder (folder.go) is the one check of a folder named to hold
-// sessions (ls --dir, compare --from). Feed is what the dashboard reads, live (Live, fed by the
+// sessions (ls --dir, compare --from), and CheckNewFile of a path named for a new session
+// (run --out). Feed is what the dashboard reads, live (Live, fed by the
 // trainer, which passes operator events to a Control) or replayed (Reader), through one
 // interface. Everything decoded from a file is untrusted: numbers are bounded before they
-// size anything (bounds.go), and strings are made safe to print (SafeText, safetext.go)
+// size anything (bounds.go), and strings are made safe to print (SafeText, and SafeLines line by line; safetext.go)
 // where they are decoded, so every reader (and relay, which applies the same to what a
 // control socket sends) gets them clean. The package imports only diagnostics of the
 // project (the ablation Effect a snapshot records is diagnostics.Effect, one type for the

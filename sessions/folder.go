@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // ErrNotFolder is the error (wrapped) for a path named as a folder of sessions (ls --dir,
@@ -40,3 +41,43 @@ type folderError struct {
 
 func (e folderError) Error() string { return e.msg }
 func (e folderError) Unwrap() error { return e.err }
+
+// CheckNewFile checks that path can name a new session file before it is created: not a
+// folder (the error names a file in it to give instead: run.wtlab, or run-2.wtlab… when
+// that exists), in an existing, writable folder (a file is created there and removed to
+// see). An existing file is left to Create, which names a live writer's lock. Each error's
+// message starts with path.
+func CheckNewFile(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a folder: name a session file in it (--out %s)", path, freeName(path))
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s: directory %s does not exist", path, dir)
+	case err != nil:
+		return fmt.Errorf("%s: %w", path, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s: %s is not a directory", path, dir)
+	}
+	probe, err := os.CreateTemp(dir, ".windtunnel-probe-*")
+	if err != nil {
+		return fmt.Errorf("%s: directory %s is not writable", path, dir)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
+}
+
+// freeName is a session file name inside the folder dir that is not taken.
+func freeName(dir string) string {
+	p := filepath.Join(dir, "run.wtlab")
+	for i := 2; i < 1000; i++ {
+		if _, err := os.Stat(p); err != nil {
+			break
+		}
+		p = filepath.Join(dir, fmt.Sprintf("run-%d.wtlab", i))
+	}
+	return p
+}

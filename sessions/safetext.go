@@ -153,3 +153,14 @@ func (e *Event) Sanitize() {
 	e.Kind = EventKind(SafeText(string(e.Kind)))
 	e.By = SafeText(e.By)
 }
+
+// SafeLines is text made safe to print (SafeText) line by line, its line breaks kept: an
+// error message or a table that may quote a string read from a session, a socket or a
+// file name.
+func SafeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = SafeText(l)
+	}
+	return strings.Join(lines, "\n")
+}

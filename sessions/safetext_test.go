@@ -104,3 +104,18 @@ func TestHostileStrings(t *testing.T) {
 		t.Errorf("host %q, message %q, state %q, by %q", got.Host, rec.Message, rec.State, evs[0].By)
 	}
 }
+
+// TestSafeLines: each line made safe as SafeText makes it (escapes dropped, controls
+// replaced, a carriage return a space), the line breaks kept.
+func TestSafeLines(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"plain\ntwo lines", "plain\ntwo lines"},
+		{"a\x1b[2Jb\nc\rd\n", "ab\nc d\n"},
+		{"\xff\n\x07", "\uFFFD\n\uFFFD"},
+	} {
+		if got := SafeLines(c.in); got != c.want {
+			t.Errorf("SafeLines(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

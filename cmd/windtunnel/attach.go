@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os"
-	"strings"
 	"time"
 	"windtunnel/sessions/index"
 
@@ -77,45 +75,19 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 // evaluation and checkpoint).
 const attachStopWait = 2 * time.Minute
 
-// pickRun finds the live run query names (see relay.Select; a session file that no live
-// run writes is an error that suggests replay). Without a query there must be exactly one
-// live run; several, or a query that matches several or none, is a usage error listing
-// the live runs.
+// pickRun finds the live run query names (index.Pick): a query that matches several live
+// runs or none is a usage error listing them.
 func pickRun(ctx context.Context, query string) (relay.Run, error) {
 	runs, err := index.Live(ctx, "")
 	if err != nil {
 		return relay.Run{}, fmt.Errorf("attach: %w", err)
 	}
-	sel := relay.Select(runs, query)
-	if fi, err := os.Stat(query); query != "" && err == nil && !fi.IsDir() {
-		sel = index.Writing(runs, fi)
-		if len(sel) == 0 {
-			if _, err := sessions.Open(query); err != nil {
-				return relay.Run{}, fmt.Errorf("attach: %w", err)
-			}
-			return relay.Run{}, fmt.Errorf("attach: no live run writes %s (see it with `windtunnel replay %s`)", query, query)
-		}
-	}
+	run, err := index.Pick(runs, query)
 	switch {
-	case len(sel) == 1:
-		return sel[0], nil
-	case len(runs) == 0:
-		return relay.Run{}, fmt.Errorf("attach: no live runs (start one in the background with `windtunnel run --detach`)")
-	case len(sel) == 0:
-		return relay.Run{}, usagef("attach: no live run matches %q; live runs:\n%s", query, runList(runs))
-	case query == "":
-		return relay.Run{}, usagef("attach: %d live runs, name one:\n%s", len(sel), runList(sel))
-	default:
-		return relay.Run{}, usagef("attach: %d live runs match %q, name one:\n%s", len(sel), query, runList(sel))
+	case index.IsChoiceError(err):
+		return relay.Run{}, usagef("attach: %w", err)
+	case err != nil:
+		return relay.Run{}, fmt.Errorf("attach: %w", err)
 	}
-}
-
-// runList lists live runs, one a line.
-func runList(runs []relay.Run) string {
-	var b strings.Builder
-	for _, r := range runs {
-		h := r.Hello
-		fmt.Fprintf(&b, "  %s  (%s %s, step %d/%d, pid %d)\n", r.Name(), h.Meta.Task, h.Meta.Model, h.Step, h.Meta.Steps, h.Pid)
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return run, nil
 }

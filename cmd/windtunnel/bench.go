@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 	"windtunnel/lab/bench"
 	"windtunnel/lab/runconfig"
@@ -14,10 +13,8 @@ import (
 )
 
 func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
-	var presets, devices []string
-	var steps, paperSteps, repeat int
+	var plan bench.Plan
 	var script, python string
-	var blases []string
 	var asJSON, accuracy, dashboard bool
 	dash := bench.DashOptions{Windows: 16, Window: 3 * time.Second, Settle: 500 * time.Millisecond, Key: 500 * time.Millisecond}
 	c := &cobra.Command{
@@ -38,13 +35,10 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dashboard {
-				if dash.Windows < 2 || dash.Windows%2 != 0 {
-					return usagef("--windows must be an even number ≥ 2, got %d", dash.Windows)
+				if err := dash.Check(); err != nil {
+					return usageError{err}
 				}
-				if dash.Window < time.Second || dash.Settle < 0 || dash.Settle >= dash.Window || dash.Key < 0 {
-					return usagef("--window must be at least 1s, --settle in [0, --window), --key ≥ 0")
-				}
-				cfg, err := pointConfig([]string{"--preset", runconfig.PresetQuick, "--steps", "1000000", "--blas", blases[0]})
+				cfg, err := pointConfig([]string{"--preset", runconfig.PresetQuick, "--steps", "1000000", "--blas", plan.BLAS[0]})
 				if err != nil {
 					return err
 				}
@@ -55,16 +49,8 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 				return r.Print(stdout, asJSON)
 			}
-			if steps < 5 || paperSteps < 5 {
-				return usagef("--steps and --paper-steps must be at least 5")
-			}
-			if repeat < 1 || repeat > 100 {
-				return usagef("--repeat must be 1..100, got %d", repeat)
-			}
-			for _, p := range presets {
-				if p != runconfig.PresetQuick && p != runconfig.PresetPaper {
-					return usagef("--presets %q: want quick and/or paper", p)
-				}
+			if err := plan.Check(); err != nil {
+				return usageError{err}
 			}
 			if _, err := os.Stat(script); script != "" && err != nil {
 				return usagef("--torch-script %s: %v", script, err)
@@ -73,41 +59,9 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var rows []bench.Row
-			var vs []bench.BLASRatio
-			for _, p := range presets {
-				n := steps
-				if p == runconfig.PresetPaper {
-					n = paperSteps
-				}
-				for _, dev := range devices {
-					// Every repetition runs each backend in turn, so that the backends'
-					// runs alternate and each repetition gives one ratio between them.
-					reps := make([][]bench.Row, len(blases))
-					for i := 0; i < repeat; i++ {
-						for j, blas := range blases {
-							// The preset timed for n steps (and 3 of warm-up): one evaluation, on a
-							// probe set of one sequence, at the end; no geometry, no checkpoint.
-							cfg, err := pointConfig([]string{"--preset", p, "--steps", strconv.Itoa(n + 3), "--eval-every", strconv.Itoa(n + 3),
-								"--probe", "1", "--probe-every", "0", "--checkpoint-every", "0", "--warmup", "200", "--blas", blas, "--device", dev})
-							if err != nil {
-								return err
-							}
-							row, err := bench.Step(cmd.Context(), p, cfg, n, ref, stderr)
-							if err != nil {
-								return err
-							}
-							row.BLASKind = blas
-							reps[j] = append(reps[j], row)
-						}
-					}
-					for j := range blases {
-						rows = append(rows, bench.MedianRow(reps[j]))
-						if j > 0 {
-							vs = append(vs, bench.NewBLASRatio(reps[j], reps[0]))
-						}
-					}
-				}
+			rows, vs, err := plan.Run(cmd.Context(), pointConfig, ref, stderr)
+			if err != nil {
+				return err
 			}
 			if asJSON {
 				enc := json.NewEncoder(stdout)
@@ -121,7 +75,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				bench.PrintBLASRatios(stdout, vs)
 			}
 			if accuracy {
-				cfg, err := pointConfig([]string{"--preset", runconfig.PresetQuick, "--steps", "6000", "--eval-every", "250", "--blas", blases[0]})
+				cfg, err := pointConfig([]string{"--preset", runconfig.PresetQuick, "--steps", "6000", "--eval-every", "250", "--blas", plan.BLAS[0]})
 				if err != nil {
 					return err
 				}
@@ -130,15 +84,15 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringSliceVar(&presets, "presets", []string{runconfig.PresetQuick, runconfig.PresetPaper}, "configurations to time: quick, paper")
-	c.Flags().StringSliceVar(&devices, "device", []string{"cpu"}, "where windtunnel's step runs, one row each: cpu, cuda (whole step on the GPU), cuda-gemm (products only), host; PyTorch runs on cuda for the GPU ones")
-	c.Flags().IntVar(&repeat, "repeat", 1, "repetitions of each (windtunnel, PyTorch) pair, alternating; the row gives the median ratio and its spread")
-	c.Flags().IntVar(&steps, "steps", 40, "timed steps per run for the quick configuration")
-	c.Flags().IntVar(&paperSteps, "paper-steps", 12, "timed steps per run for the paper configuration")
+	c.Flags().StringSliceVar(&plan.Presets, "presets", []string{runconfig.PresetQuick, runconfig.PresetPaper}, "configurations to time: quick, paper")
+	c.Flags().StringSliceVar(&plan.Devices, "device", []string{"cpu"}, "where windtunnel's step runs, one row each: cpu, cuda (whole step on the GPU), cuda-gemm (products only), host; PyTorch runs on cuda for the GPU ones")
+	c.Flags().IntVar(&plan.Repeat, "repeat", 1, "repetitions of each (windtunnel, PyTorch) pair, alternating; the row gives the median ratio and its spread")
+	c.Flags().IntVar(&plan.Steps, "steps", 40, "timed steps per run for the quick configuration")
+	c.Flags().IntVar(&plan.PaperSteps, "paper-steps", 12, "timed steps per run for the paper configuration")
 	c.Flags().StringVar(&script, "torch-script", "", "PyTorch reference script (default: $TORCH_REFERENCE, else the project's "+bench.TorchScriptName+
 		" next to the binary or in the repository's scripts/)")
 	c.Flags().StringVar(&python, "python", "", "Python with PyTorch (default: the first of $PYTHON, python3 on PATH, /usr/bin/python3 that imports torch)")
-	c.Flags().StringSliceVar(&blases, "blas", []string{"auto"}, "matrix-product backends, one row each, run in turn in every repetition (the first for --accuracy and --dashboard): "+
+	c.Flags().StringSliceVar(&plan.BLAS, "blas", []string{"auto"}, "matrix-product backends, one row each, run in turn in every repetition (the first for --accuracy and --dashboard): "+
 		"auto, go, openblas, gonum; with several, the table is followed by each one's step time over the first's, pair by pair")
 	jsonFlag(c.Flags(), &asJSON, "one JSON object per configuration")
 	c.Flags().BoolVar(&dashboard, "dashboard", false, "measure the dashboard's cost to the trainer instead (alternating windows in one run)")

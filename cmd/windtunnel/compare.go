@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -69,33 +68,18 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	return c
 }
 
-// parseList splits a comma list and checks each entry against the allowed values.
+// parseList splits a comma list and checks each entry against the allowed values
+// (sweep.ParseList): a bad entry is a usage error.
 func parseList(flag, s string, allowed []string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		if !slices.Contains(allowed, p) {
-			return nil, usagef("--%s %q: want a comma list of %s", flag, p, strings.Join(allowed, ", "))
-		}
-		if !seen[p] {
-			out = append(out, p)
-			seen[p] = true
-		}
-	}
-	if len(out) == 0 {
-		return nil, usagef("--%s is empty: want a comma list of %s", flag, strings.Join(allowed, ", "))
+	out, err := sweep.ParseList(flag, s, allowed)
+	if err != nil {
+		return nil, usageError{err}
 	}
 	return out, nil
 }
 
-// compareGrid is the grid of a comparison: task × model × seed, every point run with the
-// preset and the steps given, so that each is the run `windtunnel run --preset P --task T
-// --model M --seed S [--steps N]` makes. Every point's configuration is built (sweepPoints)
-// before anything is trained.
+// compareGrid checks the flags and builds the grid of a comparison (sweep.CompareGrid) and
+// every point's configuration (sweepPoints) before anything is trained.
 func compareGrid(f compareFlags) (tasks, kinds []string, points []sweep.Point, g sweep.Grid, err error) {
 	if tasks, err = parseList("tasks", f.tasks, tunnels.Names()); err != nil {
 		return
@@ -116,15 +100,7 @@ func compareGrid(f compareFlags) (tasks, kinds []string, points []sweep.Point, g
 	if err != nil {
 		return
 	}
-	g.Axes = []sweep.Axis{{Flag: "task", Values: tasks}, {Flag: "model", Values: kinds}, {Flag: "preset", Values: []string{f.preset}}}
-	if f.steps > 0 {
-		g.Axes = append(g.Axes, sweep.Axis{Flag: "steps", Values: []string{strconv.Itoa(f.steps)}})
-	}
-	seeds := make([]string, f.seeds)
-	for i := range seeds {
-		seeds[i] = strconv.Itoa(i + 1)
-	}
-	g.Axes = append(g.Axes, sweep.Axis{Flag: "seed", Values: seeds})
+	g = sweep.CompareGrid(tasks, kinds, f.preset, f.steps, f.seeds)
 	points, err = sweepPoints(g)
 	return
 }
@@ -156,17 +132,9 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 		workers = runtime.NumCPU()
 	}
 	trainErr := sweepLocal(ctx, m, exe, localOptions{jobs: 1, workers: workers, blas: f.blas}, stderr, stderr)
-	var runs []derived.RunScore
-	for _, p := range m.Points {
-		sr, err := derived.ReadSessionRun(m.SessionPath(p))
-		switch {
-		case err != nil:
-			fmt.Fprintf(stderr, "compare: %s not scored: %v\n", p.Name, err)
-		case !sr.Done:
-			fmt.Fprintf(stderr, "compare: %s not scored: not finished (%s at step %d of %d)\n", p.Name, sr.State, sr.Score.Steps, sr.Config.Steps)
-		default:
-			runs = append(runs, sr.Score)
-		}
+	runs, unscored := m.Scores()
+	for _, u := range unscored {
+		fmt.Fprintf(stderr, "compare: %s\n", u)
 	}
 	err = printCompare(stdout, f.preset, f.seeds, time.Since(start).Seconds(), dir, derived.Table(runs, tasks, kinds), f.asJSON)
 	switch {
@@ -204,29 +172,14 @@ func compareFrom(f compareFlags, stdout, stderr io.Writer) error {
 	for _, e := range errs {
 		fmt.Fprintf(stderr, "compare: skipped: %v\n", e)
 	}
-	var runs []derived.RunScore
-	var tasks, kinds []string
-	seeds := 0
-	wall := 0.0
-	for _, sr := range srs {
-		if !sr.Done {
-			fmt.Fprintf(stderr, "compare: skipped %s: not finished (%s at step %d of %d)\n", sr.Score.Session, sr.State, sr.Score.Steps, sr.Config.Steps)
-			continue
-		}
-		runs = append(runs, sr.Score)
-		if !slices.Contains(tasks, sr.Score.Task) {
-			tasks = append(tasks, sr.Score.Task)
-		}
-		if !slices.Contains(kinds, sr.Score.Model) {
-			kinds = append(kinds, sr.Score.Model)
-		}
-		seeds = max(seeds, int(sr.Score.Seed))
-		wall += sr.Score.WallS
+	fin := derived.Gather(srs)
+	for _, sr := range fin.Unfinished {
+		fmt.Fprintf(stderr, "compare: skipped %s: %s\n", sr.Score.Session, sr.Unfinished())
 	}
-	if len(runs) == 0 {
+	if len(fin.Runs) == 0 {
 		return fmt.Errorf("compare --from %s: no finished sessions", f.from)
 	}
-	tasks = derived.Ordered(tasks, tunnels.Names())
-	kinds = derived.Ordered(kinds, arch.Kinds())
-	return printCompare(stdout, "from sessions", seeds, wall, f.from, derived.Table(runs, tasks, kinds), f.asJSON)
+	tasks := derived.Ordered(fin.Tasks, tunnels.Names())
+	kinds := derived.Ordered(fin.Models, arch.Kinds())
+	return printCompare(stdout, "from sessions", fin.Seeds, fin.WallS, f.from, derived.Table(fin.Runs, tasks, kinds), f.asJSON)
 }

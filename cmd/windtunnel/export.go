@@ -17,17 +17,8 @@ func newExportCmd(stdout io.Writer) *cobra.Command {
 		Short: "Write a session's scalars, per-position curves, snapshots or events as CSV or JSON Lines on stdout",
 		Args:  oneFile,
 		RunE: func(_ *cobra.Command, args []string) error {
-			if format != "csv" && format != "jsonl" {
-				return usagef("--format %q: want csv or jsonl", format)
-			}
-			switch what {
-			case "scalars", "per-position", "events":
-			case "snapshots":
-				if format != "jsonl" {
-					return usagef("--what snapshots: nested tables; use --format jsonl")
-				}
-			default:
-				return usagef("--what %q: want scalars, per-position, snapshots or events", what)
+			if err := export.Check(format, what); err != nil {
+				return usageError{err}
 			}
 			r, err := sessions.Open(args[0])
 			if err != nil {
@@ -35,12 +26,7 @@ func newExportCmd(stdout io.Writer) *cobra.Command {
 			}
 			defer r.Close()
 			bw := bufio.NewWriter(stdout)
-			if what == "events" {
-				err = export.Events(r, bw, format)
-			} else {
-				err = export.Records(r, bw, format, what)
-			}
-			if err != nil {
+			if err := export.Write(r, bw, format, what); err != nil {
 				return err
 			}
 			return bw.Flush()

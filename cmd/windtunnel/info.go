@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions/derived"
 	"windtunnel/sessions/index"
 
 	"github.com/spf13/cobra"
 
 	"windtunnel/lab"
-	"windtunnel/sessions"
 )
 
 func newInfoCmd(stdout io.Writer) *cobra.Command {
@@ -42,7 +38,7 @@ func newInfoCmd(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in.Config = effectiveJSON(in.Config)
+			in.Config = lab.EffectiveJSON(in.Config)
 			if asJSON {
 				return json.NewEncoder(stdout).Encode(in)
 			}
@@ -56,42 +52,14 @@ func newInfoCmd(stdout io.Writer) *cobra.Command {
 	return c
 }
 
-// effectiveJSON is a session's stored configuration resolved for display (lab.Effective),
-// or as stored when it is not a valid configuration of this version.
-func effectiveJSON(stored json.RawMessage) json.RawMessage {
-	var cfg runconfig.Config
-	if json.Unmarshal(stored, &cfg) != nil || cfg.Validate() != nil {
-		return stored
-	}
-	e, err := lab.EffectiveOf(cfg)
-	if err != nil {
-		return stored
-	}
-	b, err := json.Marshal(e)
-	if err != nil {
-		return stored
-	}
-	return b
-}
-
 // writeSessionConfig writes the stored configuration of the session at path as a file
-// `run --config` reads back to the same configuration: TOML, or YAML for format "yaml".
+// `run --config` reads back (derived.WriteSessionConfig): TOML, or YAML for format "yaml".
 func writeSessionConfig(w io.Writer, path, format string) error {
 	if format != "toml" && format != "yaml" {
 		return usagef("--format %q: want toml or yaml", format)
 	}
-	cfg, m, err := derived.ReadSessionConfig(path)
-	if err != nil {
+	if err := derived.WriteSessionConfig(w, path, format); err != nil {
 		return fmt.Errorf("info: %w", err)
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "# The configuration of %s (%s %s, %d steps), as recorded.\n",
-		strings.ReplaceAll(sessions.SafeText(path), "\n", " "), sessions.SafeText(m.Task), sessions.SafeText(m.Model), cfg.Steps)
-	b.WriteString("# `windtunnel run --config FILE` runs it again; flags given replace its values. A zero size\n" +
-		"# or an empty setting stands for the default (`windtunnel info` shows the values the run used).\n")
-	if err := runconfig.Write(&b, cfg, format); err != nil {
-		return fmt.Errorf("info: %s: %w", path, err)
-	}
-	_, err = w.Write(b.Bytes())
-	return err
+	return nil
 }

@@ -8,8 +8,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 	"windtunnel/sessions/index"
 
@@ -75,7 +73,7 @@ func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 				return enc.Encode(rows)
 			}
 			if len(rows) == 0 && len(all) > 0 {
-				_, err := fmt.Fprintf(stdout, "none of the %d runs listed matches %s\n", len(all), describeWhere(conds))
+				_, err := fmt.Fprintf(stdout, "none of the %d runs listed matches %s\n", len(all), index.DescribeWhere(conds))
 				return err
 			}
 			return printRuns(stdout, rows, dir, days, sortKey)
@@ -89,15 +87,6 @@ func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.StringVar(&sortKey, "sort", "", "order by `KEY`: a row field, a metric (bit_error, kl_bits, …) or a configuration key")
 	fs.BoolVar(&reverse, "reverse", false, "reverse the order (with --sort: descending)")
 	return c
-}
-
-// describeWhere is the conditions as a reader would write them.
-func describeWhere(conds []index.Condition) string {
-	parts := make([]string, len(conds))
-	for i, c := range conds {
-		parts[i] = "--where " + strconv.Quote(c.String())
-	}
-	return strings.Join(parts, " ")
 }
 
 // printRuns prints the runs as a table (index.WriteTable), or says there are none.

@@ -27,14 +27,9 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("step") {
 				step = -1 // the last checkpoint
-			} else if step < -1 {
-				return usagef("--step %d: want a step ≥ 0 (or -1, or no --step: the last checkpoint)", step)
 			}
-			if geometryN != 0 && (geometryN < 3 || geometryN > 4096) {
-				return usagef("--geometry-n %d out of range: want 3..4096", geometryN)
-			}
-			if jlensN < 0 || jlensN > 4096 {
-				return usagef("--jlens-n %d out of range: want 1..4096 (0: the run's)", jlensN)
+			if err := probe.Check(step, geometryN, jlensN); err != nil {
+				return usageError{err}
 			}
 			rep, err := probe.Session(args[0], step, geometryN, jlensN, blas)
 			if err != nil {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
@@ -49,7 +48,7 @@ func runRoot(root *cobra.Command, args []string, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "windtunnel: %s\n", safeLines(err.Error()))
+	fmt.Fprintf(stderr, "windtunnel: %s\n", sessions.SafeLines(err.Error()))
 	var u usageError
 	if errors.As(err, &u) {
 		return exitUsage
@@ -150,14 +149,4 @@ func jsonFlag(fs *pflag.FlagSet, p *bool, what string) {
 // blasFlag registers --blas, the matrix-product backend.
 func blasFlag(fs *pflag.FlagSet, p *string) {
 	fs.StringVar(p, "blas", "auto", "matrix-product backend: auto (go where its assembly kernel runs, else OpenBLAS if found, else go), go (the project's own float32 GEMM), openblas or gonum")
-}
-
-// safeLines is an error message made safe to print (sessions.SafeText) line by line: an
-// error may quote a string read from a session or a socket, or a file name.
-func safeLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = sessions.SafeText(l)
-	}
-	return strings.Join(lines, "\n")
 }

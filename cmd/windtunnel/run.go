@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 	"windtunnel/lab/launch"
 	"windtunnel/lab/runconfig"
@@ -15,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"windtunnel/lab"
+	"windtunnel/sessions"
 )
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -63,9 +62,6 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	return c
 }
 
-// resumeFlags are the flags that may accompany --resume; the rest come from the session.
-var resumeFlags = map[string]bool{"resume": true, "headless": true, "detach": true, "steps": true, "workers": true, "blas": true, "predictions": true, "device": true, "json": true}
-
 // setup builds the trainer and opens the session (new, or the resumed one).
 func (f *runFlags) setup(fs *pflag.FlagSet) (*launch.Run, error) {
 	if f.resume == "" {
@@ -108,16 +104,12 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*launch.Run, error) {
 	})
 }
 
-// checkResumeFlags rejects the flags that cannot go with --resume (resumeFlags can).
+// checkResumeFlags rejects the flags that cannot go with --resume (launch.CheckResumeFlags).
 func checkResumeFlags(fs *pflag.FlagSet) error {
-	var bad []string
-	fs.Visit(func(fl *pflag.Flag) {
-		if !resumeFlags[fl.Name] {
-			bad = append(bad, "--"+fl.Name)
-		}
-	})
-	if len(bad) > 0 {
-		return usagef("--resume takes the run's settings from the session; %s cannot change them (allowed: --steps, --workers, --blas, --device, --headless, --detach, --predictions, --json)", strings.Join(bad, ", "))
+	var given []string
+	fs.Visit(func(fl *pflag.Flag) { given = append(given, fl.Name) })
+	if err := launch.CheckResumeFlags(given); err != nil {
+		return usageError{err}
 	}
 	return nil
 }
@@ -151,26 +143,11 @@ func resumeSetup(path string, adjust func(*runconfig.Config)) (*launch.Run, erro
 }
 
 // checkOutDir checks that an explicit --out names a file in an existing, writable
-// directory (only the default ./runs is created).
+// directory (sessions.CheckNewFile; only the default ./runs is created): a bad --out is a
+// bad command line, as a bad value is: exit 2.
 func checkOutDir(path string) error {
-	if err := checkOutFile(path); err != nil {
-		return err
+	if err := sessions.CheckNewFile(path); err != nil {
+		return usagef("run: --out %w", err)
 	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch { // a bad --out is a bad command line, as a bad value is: exit 2
-	case errors.Is(err, os.ErrNotExist):
-		return usagef("run: --out %s: directory %s does not exist", path, dir)
-	case err != nil:
-		return usagef("run: --out %s: %w", path, err)
-	case !fi.IsDir():
-		return usagef("run: --out %s: %s is not a directory", path, dir)
-	}
-	probe, err := os.CreateTemp(dir, ".windtunnel-probe-*")
-	if err != nil {
-		return usagef("run: --out %s: directory %s is not writable", path, dir)
-	}
-	probe.Close()
-	os.Remove(probe.Name())
 	return nil
 }

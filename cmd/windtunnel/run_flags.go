@@ -152,7 +152,7 @@ func (f *runFlags) source(fs *pflag.FlagSet) (*runconfig.Source, error) {
 	case fs.Changed("preset"):
 		return nil, usagef("--preset with --like: the recorded run gives every setting (flags change single ones)")
 	}
-	src, err := readLike(f.like)
+	src, err := derived.ReadLike(f.like)
 	if err != nil {
 		return nil, usagef("--like: %v", err)
 	}
@@ -162,22 +162,16 @@ func (f *runFlags) source(fs *pflag.FlagSet) (*runconfig.Source, error) {
 	return src, nil
 }
 
-// checkApplies rejects a flag given for a task or model it does nothing for, as a usage
-// error: "--k applies to --task hmm only". An unknown model (or "", for sample) checks the
-// task flags only.
+// checkApplies rejects a flag given for a task or model it does nothing for
+// (runconfig.CheckApplies) as a usage error. An unknown model (or "", for sample) checks
+// the task flags only.
 func checkApplies(fs *pflag.FlagSet, task, model string) error {
-	var err error
-	fs.Visit(func(fl *pflag.Flag) {
-		if err != nil {
-			return
-		}
-		if t := runconfig.FlagTask(fl.Name); t != "" && t != task {
-			err = usagef("--%s applies to --task %s only, not %s", fl.Name, t, task)
-		} else if m := runconfig.FlagModel(fl.Name); arch.KnownKind(model) && m != "" && m != model {
-			err = usagef("--%s applies to --model %s only, not %s", fl.Name, m, model)
-		}
-	})
-	return err
+	var given []string
+	fs.Visit(func(fl *pflag.Flag) { given = append(given, fl.Name) })
+	if err := runconfig.CheckApplies(given, task, model); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // flagError turns a configuration error into a usage error that names the flag (or the
@@ -192,13 +186,4 @@ func flagError(err error) error {
 		return usagef("--%s %s: %s", name, v, runconfig.FlagReason(fe.Reason))
 	}
 	return usagef("configuration %s %s: %s", fe.Field, v, runconfig.FlagReason(fe.Reason))
-}
-
-// readLike reads the stored configuration of a recorded run (--like SESSION).
-func readLike(path string) (*runconfig.Source, error) {
-	cfg, _, err := derived.ReadSessionConfig(path)
-	if err != nil {
-		return nil, err
-	}
-	return runconfig.Like(path, cfg), nil
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"windtunnel/backends/devices"
 
 	"windtunnel/lab"
@@ -32,25 +30,4 @@ func deviceError(de *lab.DeviceError) error {
 		return fmt.Errorf("--device %s: %w", de.Device, de.Err)
 	}
 	return fmt.Errorf("--device %s: %s (`windtunnel device` lists what was searched and how to add a path; --device cpu runs here)", de.Device, why)
-}
-
-// checkOutFile rejects an explicit --out that names a folder, before the session is
-// created (an existing file is left to sessions.Create, which names a live writer's lock).
-func checkOutFile(path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usagef("run: --out %s is a folder: name a session file in it (--out %s)", path, suggestOutFile(path))
-	}
-	return nil
-}
-
-// suggestOutFile is a session file name inside the folder dir.
-func suggestOutFile(dir string) string {
-	p := filepath.Join(dir, "run.wtlab")
-	for i := 2; i < 1000; i++ {
-		if _, err := os.Stat(p); err != nil {
-			break
-		}
-		p = filepath.Join(dir, fmt.Sprintf("run-%d.wtlab", i))
-	}
-	return p
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -17,6 +16,7 @@ import (
 
 	"windtunnel/lab/runconfig"
 	"windtunnel/lab/sweep"
+	"windtunnel/sessions"
 	"windtunnel/tunnels"
 )
 
@@ -111,26 +111,21 @@ func checkSweepFlags(f sweepFlags, fs *pflag.FlagSet) error {
 	switch {
 	case f.jobs < 1 || f.jobs > 256:
 		return usagef("sweep: --jobs %d out of range: want 1..256", f.jobs)
-	case f.parallel < 0:
-		return usagef("sweep: --parallel %d out of range: want ≥ 1 (or 0: no cap)", f.parallel)
-	case f.cpus < 1 || f.cpus > 4096:
-		return usagef("sweep: --cpus-per-task %d out of range: want 1..4096", f.cpus)
 	case f.seeds < 0 || f.seeds > sweep.MaxPoints:
 		return usagef("sweep: --seeds %d out of range: want 1..%d", f.seeds, sweep.MaxPoints)
 	case f.poll < time.Second:
 		return usagef("sweep: --poll %s: want ≥ 1s", f.poll)
 	}
-	for _, o := range f.sbatchOpts {
-		if err := sweep.CheckOption(o); err != nil {
-			return usageError{err}
-		}
-	}
-	for _, v := range []struct{ flag, value string }{{"partition", f.partition}, {"time", f.timeLimit}, {"gres", f.gres}, {"exe", f.exe}} {
-		if err := sweep.CheckSetting(v.flag, v.value); err != nil {
-			return usageError{err}
-		}
+	if err := f.slurmSettings(f.exe).Check(); err != nil {
+		return usageError{err}
 	}
 	return nil
+}
+
+// slurmSettings are the flags' Slurm settings, the tasks running exe.
+func (f sweepFlags) slurmSettings(exe string) sweep.Slurm {
+	return sweep.Slurm{Exe: exe, Parallel: f.parallel, Partition: f.partition, Time: f.timeLimit, Gres: f.gres,
+		CPUsPerTask: f.cpus, Extra: f.sbatchOpts}
 }
 
 // sweepGrid builds the grid from the sweep file, --set, --tasks, --models and --seeds
@@ -241,7 +236,7 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if err := m.Save(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "windtunnel sweep: %d points (%s) in %s\n", len(m.Points), safeLines(g.Describe()), safeLines(dir))
+	fmt.Fprintf(stderr, "windtunnel sweep: %d points (%s) in %s\n", len(m.Points), sessions.SafeLines(g.Describe()), sessions.SafeLines(dir))
 	if n := m.Added(); n > 0 {
 		fmt.Fprintf(stderr, "windtunnel sweep: %d new points extend the sweep of %d; the points done are kept\n", n, len(m.Points)-n)
 	}
@@ -253,8 +248,7 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 
 // prepareSweep checks that dir can hold the sweep of grid g and its points (sweep.Prepare:
 // a new or empty folder, or the same sweep's to continue it) and finds the windtunnel
-// binary the points run (exe, or this one: for Slurm not one `go run` built, which the nodes
-// would run by its path in Go's build cache); the manifest is not yet written (Save).
+// binary the points run (sweep.Exe); the manifest is not yet written (Save).
 func prepareSweep(dir string, g sweep.Grid, points []sweep.Point, exe string, slurm bool) (*sweep.Manifest, string, error) {
 	m, err := sweep.Prepare(dir, g, points)
 	if errors.Is(err, sweep.ErrOtherSweep) {
@@ -262,23 +256,10 @@ func prepareSweep(dir string, g sweep.Grid, points []sweep.Point, exe string, sl
 	} else if err != nil {
 		return nil, "", err
 	}
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return nil, "", fmt.Errorf("sweep: the windtunnel binary: %w (give --exe)", err)
-		}
-		if slurm && sweep.BuiltByGo(exe) {
-			hint := "go install ./cmd/windtunnel puts it in $(go env GOPATH)/bin"
-			if p, err := exec.LookPath("windtunnel"); err == nil && !sweep.BuiltByGo(p) {
-				hint = "--exe " + p + " is the one on PATH"
-			}
-			return nil, "", usagef("sweep: --slurm: this windtunnel was built by `go run` (%s): the nodes would run it by that path, in a temporary go-build folder (or Go's build cache) that go removes; run an installed windtunnel or give --exe (%s)", exe, hint)
-		}
-	}
-	if exe, err = filepath.Abs(exe); err != nil {
-		return nil, "", fmt.Errorf("sweep: --exe: %w", err)
-	}
-	if fi, err := os.Stat(exe); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return nil, "", usagef("sweep: --exe %s: not an executable file", exe)
+	if exe, err = sweep.Exe(exe, slurm); sweep.IsExeError(err) {
+		return nil, "", usageError{err}
+	} else if err != nil {
+		return nil, "", err
 	}
 	return m, exe, nil
 }
@@ -309,7 +290,5 @@ func sweepLocal(ctx context.Context, m *sweep.Manifest, exe string, o localOptio
 func sweepSlurm(ctx context.Context, f sweepFlags, m *sweep.Manifest, exe, sbatch string, stdout, stderr io.Writer) error {
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
-	s := sweep.Slurm{Exe: exe, Parallel: f.parallel, Partition: f.partition, Time: f.timeLimit, Gres: f.gres,
-		CPUsPerTask: f.cpus, Extra: f.sbatchOpts}
-	return m.SubmitPending(ctx, s, sweep.Submission{Sbatch: sbatch, DryRun: f.dryRun, Wait: f.wait, Poll: f.poll, Tty: isTerminal(stderr)}, stdout, stderr)
+	return m.SubmitPending(ctx, f.slurmSettings(exe), sweep.Submission{Sbatch: sbatch, DryRun: f.dryRun, Wait: f.wait, Poll: f.poll, Tty: isTerminal(stderr)}, stdout, stderr)
 }

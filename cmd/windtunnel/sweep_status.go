@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"windtunnel/lab/sweep"
+	"windtunnel/sessions"
 )
 
 // oneSweepFolder accepts exactly one positional argument, the sweep's folder.
@@ -74,25 +75,12 @@ func sweepStatus(ctx context.Context, dir string, asJSON bool, stdout, stderr io
 	if err != nil {
 		return usageError{err}
 	}
-	var q sweep.Queue
-	if len(m.Jobs) > 0 {
-		squeue, err := exec.LookPath("squeue")
-		if err == nil {
-			q, err = m.ReadQueue(ctx, squeue)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "windtunnel sweep: %v: states from the sessions alone\n", err)
-			q = nil
-		}
-	}
-	sts := m.Status(q)
+	rep := m.ReadStatus(ctx, func(err error) {
+		fmt.Fprintf(stderr, "windtunnel sweep: %v: states from the sessions alone\n", err)
+	})
 	if asJSON {
-		return json.NewEncoder(stdout).Encode(struct {
-			Dir    string              `json:"dir"`
-			Points []sweep.PointStatus `json:"points"`
-			Counts map[sweep.State]int `json:"counts"`
-		}{dir, sts, sweep.Counts(sts)})
+		return json.NewEncoder(stdout).Encode(rep)
 	}
-	_, err = io.WriteString(stdout, safeLines(m.StatusText(sts)))
+	_, err = io.WriteString(stdout, sessions.SafeLines(m.StatusText(rep.Points)))
 	return err
 }

@@ -2,9 +2,12 @@
 // step on a configuration and the project's PyTorch reference (scripts/torch_reference.py,
 // found with FindTorch; RunTorch runs it) on the same model, batch and AdamW step, side by
 // side; MedianRow folds repetitions, BLASRatio compares backends pair by pair, PrintTable
-// and PrintBLASRatios print them; Accuracy times both to 0.05 bits (a). Dashboard measures
+// and PrintBLASRatios print them; Plan is the command's whole grid (presets × devices ×
+// backends, repeated, StepArgs giving run's flags for each; Check refuses what it does not
+// time, Run times it); Accuracy times both to 0.05 bits (a). Dashboard measures
 // what the dashboard costs the trainer: one run, the dashboard on and off in alternating
-// windows in the same process, a key typed at intervals.
+// windows in the same process, a key typed at intervals (DashOptions.Check refuses options it
+// cannot run).
 //
 // The configurations are the command line's (runconfig.Build, as run makes them); bench
 // builds trainers from them (lab) and, for the dashboard, a session and live feed

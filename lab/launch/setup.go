@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"windtunnel/lab"
@@ -73,6 +75,26 @@ func Meta(cfg runconfig.Config, tr *lab.Trainer, path, version string) (sessions
 		Device: tr.Device().Kind, DeviceName: tr.Device().Name, Driver: tr.Device().Driver, BLAS: tr.BLAS(),
 		Version: version, Host: host, Created: time.Now().UTC().Truncate(time.Second), Config: cj, Path: path,
 	}, nil
+}
+
+// ResumeFlags are run's flags that may accompany --resume, in the order the refusal lists
+// them; the rest of the configuration comes from the session.
+var ResumeFlags = []string{"steps", "workers", "blas", "device", "headless", "detach", "predictions", "json"}
+
+// CheckResumeFlags refuses the flags given (besides --resume itself) that cannot go with
+// --resume, naming them all and those that can.
+func CheckResumeFlags(given []string) error {
+	var bad []string
+	for _, name := range given {
+		if name != "resume" && !slices.Contains(ResumeFlags, name) {
+			bad = append(bad, "--"+name)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("--resume takes the run's settings from the session; %s cannot change them (allowed: --%s)",
+		strings.Join(bad, ", "), strings.Join(ResumeFlags, ", --"))
 }
 
 // Resumable reads what a session continues from: its stored configuration and its last

@@ -1,4 +1,5 @@
-// Package probe is the checkpoint probe (windtunnel probe): Session loads a session's
+// Package probe is the checkpoint probe (windtunnel probe): Check refuses a step or a
+// count it does not probe; Session loads a session's
 // checkpoint, rebuilds its model from the stored configuration (derived.SessionConfig) and
 // computes what a run records at an evaluation and a geometry snapshot — the scores on the
 // run's probe set, an hmm run's length-generalisation curve, focus, key orthogonality,

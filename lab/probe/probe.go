@@ -46,6 +46,21 @@ type Report struct {
 	Dissociation *derived.Dissociation `json:"dissociation,omitempty"`
 }
 
+// Check refuses what Session does not probe, naming probe's flag: a step below -1 (-1:
+// the last checkpoint), a geometryN outside 3..4096 (0: the run's), a jlensN outside
+// 0..4096 (0: the run's).
+func Check(step, geometryN, jlensN int) error {
+	switch {
+	case step < -1:
+		return fmt.Errorf("--step %d: want a step ≥ 0 (or -1, or no --step: the last checkpoint)", step)
+	case geometryN != 0 && (geometryN < 3 || geometryN > 4096):
+		return fmt.Errorf("--geometry-n %d out of range: want 3..4096", geometryN)
+	case jlensN < 0 || jlensN > 4096:
+		return fmt.Errorf("--jlens-n %d out of range: want 1..4096 (0: the run's)", jlensN)
+	}
+	return nil
+}
+
 // Session loads the checkpoint at or before step (-1: the last) of the session at path,
 // rebuilds its model from the session's configuration (with geometryN probe sequences for
 // the geometry, 0: the run's, or 64, and the BLAS blas) and computes the report: the

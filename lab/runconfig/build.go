@@ -167,6 +167,21 @@ func FlagModel(name string) string {
 	return ""
 }
 
+// CheckApplies refuses the first of the flags given (names, in order) that applies to
+// another task (FlagTask) or to another model (FlagModel; checked only when model is a
+// known kind: "" checks the task's flags alone): "--k applies to --task hmm only, not
+// bijection".
+func CheckApplies(given []string, task, model string) error {
+	for _, name := range given {
+		if t := FlagTask(name); t != "" && t != task {
+			return fmt.Errorf("--%s applies to --task %s only, not %s", name, t, task)
+		} else if m := FlagModel(name); arch.KnownKind(model) && m != "" && m != model {
+			return fmt.Errorf("--%s applies to --model %s only, not %s", name, m, model)
+		}
+	}
+	return nil
+}
+
 // MergeTunnel is base with the sizes of flags whose flags were given in place of its own.
 func MergeTunnel(base, flags tunnels.Config, given func(flag string) bool) tunnels.Config {
 	b, f := reflect.ValueOf(&base).Elem(), reflect.ValueOf(flags)

@@ -13,7 +13,8 @@
 // validated configuration, the cadences fitted by one rule whatever their source; run,
 // compare's and sweep's points and bench all take it. The table of run's flags (build.go)
 // is the one place that maps a flag to its field: Build applies it, FlagOf names the flag of
-// a field error, FlagTask and FlagModel say what a flag applies to, and Args gives the
+// a field error, FlagTask and FlagModel say what a flag applies to (CheckApplies refuses one given for
+// another task or model), and Args gives the
 // flags that build a configuration again (the report's regenerating commands). Write
 // writes a configuration as a file ReadFile reads back to it (info --config); Keys and
 // Lookup name and read its keys (ls --where); Closest suggests the key, flag or command a

@@ -20,8 +20,9 @@
 // task resumes. Status combines the sessions with squeue's view of the sweep's jobs;
 // Pending is what a new run of the sweep trains: missing, stopped and failed points.
 //
-// Compare's grids (task × model × seed, run with a preset and a length) are sweeps too:
-// its folder is a sweep folder.
+// Compare's grids (task × model × seed, run with a preset and a length: CompareGrid) are
+// sweeps too: its folder is a sweep folder, and Manifest.Scores reads its finished points
+// back for the architecture table.
 //
 // A random search (Grid.Random: W&B's method random, Hydra's Optuna RandomSampler) draws a
 // number of configurations of the axes other than task, model and seed from their values or
@@ -33,11 +34,12 @@
 // Files: grid.go (axes, --set, points and their names), random.go (distributions and the
 // draws), assemble.go (the grid a command line gives: a sweep file, --set, task and model
 // lists, seeds), file.go and randomfile.go (sweep files, TOML and YAML; a random search's
-// keys), cancel.go (sweep cancel), points.go (every point's configuration built, CheckPoints: two points that
+// keys), compare.go (ParseList, a --tasks or --models list; CompareGrid; Scores), cancel.go (sweep cancel), points.go (every point's configuration built, CheckPoints: two points that
 // train the same run refused), folder.go (the manifest and the folder's checks: a point's flags are ones a grid may set), status.go
 // (point states, a session read through sessions/index; status_text.go, what sweep status
-// prints), progress.go (the progress line and ETA), local.go
-// (the local engine), slurm.go (the script, sbatch and squeue), wait.go (following a
+// prints: StatusText, and ReadStatus, the Report with squeue's view), progress.go (the progress line and ETA), local.go
+// (the local engine), slurm.go (the script, sbatch and squeue; Slurm.Check, the settings' checks),
+// exe.go (Exe: the binary the points run, refused for Slurm when `go run` built it), wait.go (following a
 // submitted sweep until it leaves the queue), engine.go (Here and SubmitPending: what the
 // command does with each engine).
 package sweep

@@ -51,6 +51,29 @@ func CheckSetting(flag, value string) error {
 	return nil
 }
 
+// Check rejects settings sbatch or the script cannot take, naming sweep's flag: a negative
+// Parallel, CPUsPerTask outside 1..4096, an Extra option CheckOption refuses, a Partition,
+// Time, Gres or Exe CheckSetting refuses.
+func (s Slurm) Check() error {
+	switch {
+	case s.Parallel < 0:
+		return fmt.Errorf("sweep: --parallel %d out of range: want ≥ 1 (or 0: no cap)", s.Parallel)
+	case s.CPUsPerTask < 1 || s.CPUsPerTask > 4096:
+		return fmt.Errorf("sweep: --cpus-per-task %d out of range: want 1..4096", s.CPUsPerTask)
+	}
+	for _, o := range s.Extra {
+		if err := CheckOption(o); err != nil {
+			return err
+		}
+	}
+	for _, v := range []struct{ flag, value string }{{"partition", s.Partition}, {"time", s.Time}, {"gres", s.Gres}, {"exe", s.Exe}} {
+		if err := CheckSetting(v.flag, v.value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // reservedOptions are the sbatch options a sweep's script sets itself, with what to give
 // instead ("" for none).
 var reservedOptions = []struct{ name, instead string }{

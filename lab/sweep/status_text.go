@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 
 	"windtunnel/sessions/index"
@@ -84,4 +86,31 @@ func Best(sts []PointStatus, m Metric) (int, bool) {
 		}
 	}
 	return best, found
+}
+
+// Report is what sweep status prints with --json: the folder, each point's status and the
+// count of points in each state.
+type Report struct {
+	Dir    string        `json:"dir"`
+	Points []PointStatus `json:"points"`
+	Counts map[State]int `json:"counts"`
+}
+
+// ReadStatus is the status of every point (Status): the sessions, with squeue's view of
+// the sweep's job arrays when it has any (squeue found on PATH). A queue that cannot be
+// read is told to warn, and the sessions alone decide.
+func (m *Manifest) ReadStatus(ctx context.Context, warn func(error)) Report {
+	var q Queue
+	if len(m.Jobs) > 0 {
+		squeue, err := exec.LookPath("squeue")
+		if err == nil {
+			q, err = m.ReadQueue(ctx, squeue)
+		}
+		if err != nil {
+			warn(err)
+			q = nil
+		}
+	}
+	sts := m.Status(q)
+	return Report{Dir: m.Dir(), Points: sts, Counts: Counts(sts)}
 }

@@ -13,6 +13,9 @@
 // reader that groups runs (compare --from, report, plot and the dashboard's overlay) uses
 // this one rule, so a verdict never pools runs that trained different things.
 //
+// Paper II's two-timescale result lives here too (Timescales: its schema, StepsToTarget, the
+// bounded DecodeTimescales the report reads it back with, and Text, what the command prints).
+//
 // The rule works on the stored configuration as JSON (sessions.Meta.Config, a
 // runconfig.Config; KeyOf keys a Config): two runs are the same configuration when their configurations are equal as
 // decoded JSON objects (keys compared without regard to case, as encoding/json matches
@@ -21,8 +24,10 @@
 // what is trained.
 //
 // A recorded run's configuration is read here too (SessionConfig: runconfig.Decode, the
-// error naming the session), and a run as the architecture table scores it (SessionRun,
-// ReadSessionRun, ReadSessionDir).
+// error naming the session; WriteSessionConfig writes it as a file run --config reads back,
+// ReadLike reads it as run --like's source), and a run as the architecture table scores it (SessionRun,
+// ReadSessionRun, ReadSessionDir; Gather sorts them into the finished runs the table is
+// built from and the unfinished ones left out).
 //
 // It imports only windtunnel/sessions, windtunnel/diagnostics (numbers on plain slices) and
 // windtunnel/lab/runconfig (the configuration, a leaf) besides the standard library, so the

@@ -1,10 +1,13 @@
 package derived
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"windtunnel/diagnostics"
 	"windtunnel/lab/runconfig"
@@ -34,6 +37,16 @@ func ReadSessionConfig(path string) (runconfig.Config, sessions.Meta, error) {
 	r.Close()
 	c, err := SessionConfig(m)
 	return c, m, err
+}
+
+// ReadLike reads the configuration a recorded run stored as the source run --like starts
+// from (runconfig.Like).
+func ReadLike(path string) (*runconfig.Source, error) {
+	cfg, _, err := ReadSessionConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	return runconfig.Like(path, cfg), nil
 }
 
 // KeyOf is a configuration's key under the rule of this package (ConfigKey of its JSON, as a
@@ -119,4 +132,25 @@ func ReadSessionDir(dir string) ([]SessionRun, []error, error) {
 		runs = append(runs, sr)
 	}
 	return runs, errs, nil
+}
+
+// WriteSessionConfig writes the configuration stored in the session at path as a file
+// `windtunnel run --config` reads back to the same configuration (runconfig.Write: TOML, or
+// YAML for format "yaml"), under a comment naming the session's task, model and steps.
+// Nothing is written when the session cannot be read.
+func WriteSessionConfig(w io.Writer, path, format string) error {
+	cfg, m, err := ReadSessionConfig(path)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# The configuration of %s (%s %s, %d steps), as recorded.\n",
+		strings.ReplaceAll(sessions.SafeText(path), "\n", " "), sessions.SafeText(m.Task), sessions.SafeText(m.Model), cfg.Steps)
+	b.WriteString("# `windtunnel run --config FILE` runs it again; flags given replace its values. A zero size\n" +
+		"# or an empty setting stands for the default (`windtunnel info` shows the values the run used).\n")
+	if err := runconfig.Write(&b, cfg, format); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	_, err = w.Write(b.Bytes())
+	return err
 }

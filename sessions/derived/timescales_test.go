@@ -115,3 +115,38 @@ func TestDecodeTimescales(t *testing.T) {
 		t.Errorf("over the size limit: %v", err)
 	}
 }
+
+// TestTimescalesText: the two seeds' table and the summary, line by line, with the
+// numbers Summarise computes (TestSummarise).
+func TestTimescalesText(t *testing.T) {
+	r := twoSeeds()
+	r.Summarise()
+	r.Seeds, r.Length, r.Steps, r.LR, r.ValueLR, r.HMin, r.Note, r.WallS = []uint64{1, 2}, 5, 4, 0.01, 10, 1.25, "draws", 2.5
+	got := strings.Split(r.Text(), "\n")
+	for i, want := range []string{
+		"Paper II, two timescales: 2 seeds, 5 symbols each, 4 full-batch steps; baseline 0.01 on every matrix, EM-like 0.1 on W_V",
+		"target (mean final baseline loss) 1.5000 nats; H_min 1.2500 nats",
+		"",
+		"seed    baseline steps   EM-like steps   baseline final    EM-like final",
+		"1                    3               1           1.4000           1.0000",
+		"2                    4               2           1.6000           1.2000",
+		"",
+		"steps to 1.5000: baseline 4±1, EM-like 2±1 (mean ± sample sd)",
+		"speed-up 2.33× (the authors' way, 4 / EM-like steps: 2.67×; the paper: 2.3×, 430 vs 1,000)",
+		"final loss: baseline 1.5000±0.1414, EM-like 1.1000±0.1414; H_min 1.2500",
+		"note: draws",
+		"wall time 2.5 s",
+		"",
+	} {
+		if i >= len(got) || got[i] != want {
+			t.Errorf("line %d: %q, want %q", i, at(got, i), want)
+		}
+	}
+}
+
+func at(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return "(none)"
+}

@@ -1,6 +1,6 @@
 // Package export writes a session's records (Records: scalars, per-position curves or
 // geometry snapshots) and operator events (Events) as CSV or JSON Lines, streaming the
-// session in chunks. A text cell of a CSV is made safe to print and is never read as a
+// session in chunks; Check refuses a format or kind it does not write, Write picks the writer. A text cell of a CSV is made safe to print and is never read as a
 // spreadsheet formula (csvText); a non-finite number is null in JSON and NaN in CSV.
 //
 // It imports sessions.

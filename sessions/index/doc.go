@@ -4,12 +4,13 @@
 // each a Run row (state, step, newest whole-model scores, configuration); Read describes one
 // session, ReadSession reads its meta and last record and State names it (done, failed,
 // stopped, interrupted), WriteTable prints rows as ls does and ReadInfo describes a session
-// (info). ls, attach and serve list runs with it, and sweep status reads its points'
-// sessions with it.
+// (info); Pick finds the live run a query names (attach), RunList lists live runs. ls,
+// attach and serve list runs with it, and sweep status reads its points' sessions with it.
 //
 // query.go is ls's query language: conditions (ParseWhere: KEY=VALUE and !=, <, >, <=, >=)
 // on a row's fields, its metrics and its stored configuration's keys (decoded with
-// lab/runconfig, looked up by their JSON names), Filter and Sort.
+// lab/runconfig, looked up by their JSON names), Filter and Sort; DescribeWhere writes
+// conditions back as ls's flags.
 //
 // It imports sessions, sessions/relay and lab/runconfig (a leaf).
 package index

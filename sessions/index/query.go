@@ -254,3 +254,13 @@ func Sort(rows []Run, key string, reverse bool) {
 		rows[i] = ks[i].row
 	}
 }
+
+// DescribeWhere is the conditions as a reader would write them on ls's command line:
+// --where "task=hmm" --where "steps>=1000".
+func DescribeWhere(conds []Condition) string {
+	parts := make([]string, len(conds))
+	for i, c := range conds {
+		parts[i] = "--where " + strconv.Quote(c.String())
+	}
+	return strings.Join(parts, " ")
+}

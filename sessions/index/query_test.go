@@ -137,3 +137,27 @@ func configJSON(t *testing.T, c runconfig.Config) json.RawMessage {
 	}
 	return b
 }
+
+// TestDescribeWhere: each condition as --where with its text quoted, in order.
+func TestDescribeWhere(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"task=hmm"}, `--where "task=hmm"`},
+		{[]string{"task=hmm", "steps>=1000", `note!=a "b"`}, `--where "task=hmm" --where "steps>=1000" --where "note!=a \"b\""`},
+	} {
+		var conds []Condition
+		for _, w := range c.in {
+			cond, err := ParseWhere(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conds = append(conds, cond)
+		}
+		if got := DescribeWhere(conds); got != c.want {
+			t.Errorf("%q: %s, want %s", c.in, got, c.want)
+		}
+	}
+}
