@@ -94,7 +94,7 @@ func sidesAbsent(path string) error {
 			to, _ := os.Readlink(side)
 			what = "a symbolic link to " + SafeText(to)
 		} else if !st.Mode().IsRegular() {
-			what = kindOf(st.Mode())
+			what = FileKind(st.Mode())
 		}
 		return fmt.Errorf("%s is already there (%s): SQLite keeps its log and index beside a session, so a new one needs neither; remove it", side, what)
 	}

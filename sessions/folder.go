@@ -26,7 +26,7 @@ func CheckFolder(path string) error {
 	case !fi.IsDir():
 		what := "a file"
 		if !fi.Mode().IsRegular() {
-			what = kindOf(fi.Mode())
+			what = FileKind(fi.Mode())
 		}
 		return folderError{fmt.Sprintf("%s is %s, not a folder", path, what), ErrNotFolder}
 	}

@@ -39,7 +39,7 @@ func openRegular(path string, flag int, perm fs.FileMode, noFollow bool) (*os.Fi
 			case st.Mode()&fs.ModeSymlink != 0:
 				return nil, ErrSymlink
 			case !st.Mode().IsRegular():
-				return nil, fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(st.Mode()))
+				return nil, fmt.Errorf("%w (%s)", ErrNotRegular, FileKind(st.Mode()))
 			}
 		}
 		return nil, err
@@ -51,7 +51,7 @@ func openRegular(path string, flag int, perm fs.FileMode, noFollow bool) (*os.Fi
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(st.Mode()))
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, FileKind(st.Mode()))
 	}
 	// Fd puts the descriptor back into blocking mode, so that a child process handed the
 	// file (a detached run's log) sees an ordinary file.
@@ -71,11 +71,12 @@ func OpenLog(path string) (*os.File, error) {
 	return f, nil
 }
 
-// kindOf names the type of a file that is not a regular one.
-func kindOf(m fs.FileMode) string {
+// FileKind names the type of a file that is not a regular one ("a folder", "a FIFO", …), as
+// messages about a path that should have been a file say it.
+func FileKind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
-		return "a directory"
+		return "a folder"
 	case m&fs.ModeNamedPipe != 0:
 		return "a FIFO"
 	case m&fs.ModeSocket != 0:

@@ -110,7 +110,7 @@ func checkFile(path string) error {
 	}
 	for _, side := range []string{walPath(path), shmPath(path)} {
 		if sst, err := os.Lstat(side); err == nil && !sst.Mode().IsRegular() {
-			return fmt.Errorf("%s: %w (%s)", side, ErrNotRegular, kindOf(sst.Mode()))
+			return fmt.Errorf("%s: %w (%s)", side, ErrNotRegular, FileKind(sst.Mode()))
 		}
 	}
 	head := make([]byte, 100)

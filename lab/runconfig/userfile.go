@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"windtunnel/sessions"
 )
 
 // MaxDepth bounds how deep a file someone else wrote may nest (TOMLDepth): a run's
@@ -17,7 +19,7 @@ func ReadUserFile(path string, limit int) ([]byte, error) {
 	if fi, err := os.Stat(path); err != nil {
 		return nil, err // an *fs.PathError: it names the path
 	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file", path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file", path, sessions.FileKind(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -35,21 +37,6 @@ func ReadUserFile(path string, limit int) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d KiB", path, limit>>10)
 	}
 	return b, nil
-}
-
-// fileKind names what a path that is not a regular file is.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file (" + m.Type().String() + ")"
 }
 
 // TOMLDepth is an upper bound on how deep a TOML text nests its values, from its text
