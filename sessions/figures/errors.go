@@ -48,11 +48,7 @@ func errorsFigure(g Group) (figure, bool) {
 		if err := addBand(p, b, i, name, true); err != nil {
 			return figure{}, false
 		}
-		c := make(plotter.XYs, len(b.x))
-		for k := range b.x {
-			c[k] = plotter.XY{X: b.x[k], Y: logFloor(b.mean[k])}
-		}
-		curves = append(curves, c)
+		curves = append(curves, meanCurve(b))
 	}
 	if len(curves) == 0 {
 		return figure{}, false
@@ -100,4 +96,14 @@ func contextFree(r Run) float64 {
 		n = len(r.Evals[len(r.Evals)-1].Eval.BayesEntropy)
 	}
 	return derived.ContextFree(r.Config.Task, r.Config.Tunnel.V, n)
+}
+
+// meanCurve is a band's mean line as drawn on a log axis (logFloor), for placing labels and
+// reference notes clear of the curves.
+func meanCurve(b band) plotter.XYs {
+	c := make(plotter.XYs, len(b.x))
+	for k := range b.x {
+		c[k] = plotter.XY{X: b.x[k], Y: logFloor(b.mean[k])}
+	}
+	return c
 }

@@ -79,11 +79,7 @@ func frontierFigure(runs []Run) (figure, bool) {
 		if err := addBand(p, b, i, name, true); err != nil {
 			return figure{}, false
 		}
-		c := make(plotter.XYs, len(b.x))
-		for k := range b.x {
-			c[k] = plotter.XY{X: b.x[k], Y: logFloor(b.mean[k])}
-		}
-		curves = append(curves, c)
+		curves = append(curves, meanCurve(b))
 	}
 	if len(curves) < 2 {
 		return figure{}, false
