@@ -1,7 +1,8 @@
 // Package sessions holds the recorded run. Record (with its Eval and geometry Snapshot),
 // Event (the one vocabulary of operator actions) and Checkpoint are what every pane shows
 // and every session file stores. A session is one embedded SQLite file (pure Go, no cgo):
-// Writer records a run without ever blocking the trainer, Reader replays it, also while it
+// Writer records a run without ever blocking the trainer, Reader replays it (Geometry: the
+// newest geometry snapshot, past the evaluations' attention summaries), also while it
 // is still being written. While a Writer is open SQLite keeps its log (-wal, -shm) beside
 // the file; once the Writer and the last Reader have closed, the session is one file again,
 // and a Reader of a closed session creates nothing beside it (it reads from a read-only
