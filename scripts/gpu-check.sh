@@ -14,8 +14,10 @@
 #           run unpacks them
 #   there:  scripts/gpu-check.sh run [STAGE...]   from the repository root with gpu/ carried
 #                                        along (with Go on the GPU machine, `run` builds gpu/ itself)
-# run does every stage (or the STAGEs named) in order, each whatever the earlier ones gave,
-# each under its own timeout; in all at most 8½ minutes, inside one 10-minute device command:
+# run does every check stage (or the STAGEs named) in order, each whatever the earlier ones
+# gave, each under its own timeout, then, when no STAGE is named and parity passed, trains
+# with the time left; all of it inside GPU_CHECK_DEADLINE_S (default 540 s) of the run's start,
+# so that it fits one 10-minute device command:
 #   device            30 s   nvidia-smi and `windtunnel device` (GPU, driver, cuBLAS, NVRTC, files)
 #   kernels           90 s   every kernel of kernels.cu compiled by NVRTC against its Go version at
 #                            the odd and the quick preset's sizes, over two small grids and the
@@ -28,9 +30,24 @@
 #   speed-cuda       120 s   300 timed paper steps on --device cuda beside PyTorch eager on the
 #                            same GPU (torch_reference.py --device cuda): ms a step, projected 50k
 #   speed-cuda-gemm  120 s   40 timed paper steps on --device cuda-gemm, the same way
-#   summary                  one table, last (summary.txt)
-# Everything is logged under $OUT (the folder whose files come back; default /tmp/gpu-check):
-# stages.txt (each stage's command, exit status and seconds), NAME.txt a stage, summary.txt.
+#   train     ≤ 480 s + 120  the paper bijection preset on --device cuda (50,000 steps planned, so
+#                            the schedule is the preset's), stopped cleanly (SIGTERM: final
+#                            evaluation and checkpoint) after GPU_CHECK_TRAIN_S (default 480 s) or
+#                            what the deadline leaves, less 120 s; evaluated every 1,000 steps, a
+#                            geometry snapshot every 10,000, one checkpoint (at the end).
+#                            GPU_CHECK_TRAIN_EXTRA: run flags appended (a test trains a tiny model
+#                            with --device host this way)
+#   summary                  one table, last (summary.txt): the stages, parity, speed, and the
+#                            paper run's bit errors (a) and (b) at each evaluation beside the
+#                            authors' production run (0.086 (b) at 1k, 0.043 at 2k)
+# What comes back from $OUT (default /tmp/gpu-check) stays within the device tool's limits
+# (8 files, 16 MiB each): summary.txt; logs.tar.gz (stages.txt with each stage's command, exit
+# status and seconds, and NAME.txt a stage's output; rewritten after every stage, so a killed
+# command leaves the stages before it); paper.log (the run's log), paper-evals.csv (its
+# evaluations) and paper.wtlab.gz (the session without its optimiser state, which is 4× the
+# parameters and would not come back; split into paper.wtlab.gz.part-aa, -ab, … of 15 MiB when
+# larger: `cat paper.wtlab.gz.part-* | gunzip > paper.wtlab`).
+# WINDTUNNEL_BIN names the windtunnel binary (default gpu/windtunnel).
 # Without a GPU every stage fails quickly, is logged as FAIL, and the next one runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -81,13 +98,13 @@ unpack() {
 	done
 }
 
-# stage NAME TIMEOUT_S COMMAND...: runs COMMAND into $out/NAME.txt under the timeout and
+# stage NAME TIMEOUT_S COMMAND...: runs COMMAND into $logs/NAME.txt under the timeout and
 # records PASS or FAIL (exit status; 124 is the timeout) and the seconds it took.
 stage() {
 	local name=$1 limit=$2 t0=$SECONDS rc
 	shift 2
-	echo "== $name (timeout ${limit}s): $*" | tee -a "$out/stages.txt"
-	timeout -k 10 "$limit" "$@" >"$out/$name.txt" 2>&1 </dev/null
+	echo "== $name (timeout ${limit}s): $*" | tee -a "$logs/stages.txt"
+	timeout -k 10 "$limit" "$@" >"$logs/$name.txt" 2>&1 </dev/null
 	rc=$?
 	if [ "$rc" = 0 ]; then
 		status[$name]=PASS
@@ -96,14 +113,20 @@ stage() {
 	else
 		status[$name]="FAIL (exit $rc)"
 	fi
-	echo "   $name: ${status[$name]} in $((SECONDS - t0))s" | tee -a "$out/stages.txt"
-	tail -n 25 "$out/$name.txt"
+	echo "   $name: ${status[$name]} in $((SECONDS - t0))s" | tee -a "$logs/stages.txt"
+	tail -n 25 "$logs/$name.txt"
+	pack_logs
+}
+
+# pack_logs writes every stage's log into $out/logs.tar.gz (one file back, however many stages).
+pack_logs() {
+	tar -czf "$out/logs.tar.gz.tmp" -C "$logs" . && mv "$out/logs.tar.gz.tmp" "$out/logs.tar.gz"
 }
 
 run_stage() {
 	case $1 in
 	device)
-		stage device 30 bash -c 'cat gpu/BUILD.txt; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader || echo "nvidia-smi failed"; nvidia-smi || true; ./gpu/windtunnel device'
+		stage device 30 bash -c 'cat gpu/BUILD.txt; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader || echo "nvidia-smi failed"; nvidia-smi || true; "$0" device' "$wt"
 		;;
 	kernels)
 		stage kernels 90 bash -c 'rc=0; ./gpu/cuda.test -test.v -test.run GPU || rc=$?; (cd backends/accel && ../../gpu/accel.test -test.v -test.skip "OnCPU|HostShim|WithClang") || rc=$((rc | $?)); exit $rc'
@@ -116,28 +139,83 @@ run_stage() {
 		[ "$dev" = cuda-gemm ] && steps=40
 		# The reference packed beside the binary; the Python is the first of $PYTHON, python3,
 		# /usr/bin/python3 that imports torch (bench's own search).
-		stage "$1" 120 ./gpu/windtunnel bench --presets paper --paper-steps "$steps" --device "$dev" \
+		stage "$1" 120 "$wt" bench --presets paper --paper-steps "$steps" --device "$dev" \
 			--torch-script gpu/torch_reference.py --json
 		;;
+	train)
+		local secs=${GPU_CHECK_TRAIN_S:-480} left=$((deadline - SECONDS - 120)) floor=60
+		((left < secs)) && secs=$left
+		((${GPU_CHECK_TRAIN_S:-480} < floor)) && floor=${GPU_CHECK_TRAIN_S}
+		if ((secs < floor)); then
+			status[train]="SKIPPED (${left}s left before the ${deadline}s deadline, less the 120s a stop takes)"
+			echo "   train: ${status[train]}" | tee -a "$logs/stages.txt"
+			return
+		fi
+		export -f train
+		stage train $((secs + 120)) env WT="$wt" OUT_DIR="$out" TRAIN_SECS="$secs" \
+			GPU_CHECK_TRAIN_EXTRA="${GPU_CHECK_TRAIN_EXTRA:-}" bash -c train
+		;;
 	*)
-		echo "gpu-check: no stage $1 (stages: ${stages_all[*]})" | tee -a "$out/stages.txt"
+		echo "gpu-check: no stage $1 (stages: ${stages_all[*]} train)" | tee -a "$logs/stages.txt"
 		status[$1]="FAIL (no such stage)"
 		;;
 	esac
 }
 
+# train (in its own bash, from the environment: WT the windtunnel binary, OUT_DIR the folder
+# that comes back, TRAIN_SECS) trains the paper bijection preset on --device cuda for
+# TRAIN_SECS seconds, stops it cleanly, and leaves in OUT_DIR paper.log, paper-summary.json,
+# paper-evals.csv and paper.wtlab.gz (split in 15 MiB parts when larger). Its exit status is
+# the run's: a run stopped by the time limit is a run that worked.
+train() {
+	local work=${TMPDIR:-/tmp}/gpu-check-paper rc
+	rm -rf "$work" && mkdir -p "$work" || return 1
+	# shellcheck disable=SC2086 # GPU_CHECK_TRAIN_EXTRA is a list of flags
+	set -- run --headless --preset paper --device cuda --steps 50000 --eval-every 1000 \
+		--probe-every 10000 --checkpoint-every 0 $GPU_CHECK_TRAIN_EXTRA --out "$work/paper.wtlab"
+	echo "for ${TRAIN_SECS}s, then SIGTERM: $WT $*"
+	timeout --preserve-status -s TERM -k 100 "$TRAIN_SECS" "$WT" "$@" >"$OUT_DIR/paper-summary.json" 2>"$OUT_DIR/paper.log"
+	rc=$?
+	echo "run: exit $rc"
+	tail -n 15 "$OUT_DIR/paper.log"
+	[ -s "$work/paper.wtlab" ] || { echo "train: no session written"; return 1; }
+	# The evaluated steps (a record with bit error (a)); the message is the last column.
+	"$WT" export "$work/paper.wtlab" --what scalars | awk -F, 'NR == 1 || $9 != ""' >"$OUT_DIR/paper-evals.csv"
+	# The optimiser's moments are 4× the parameters' bytes: a copy without them (a session that
+	# probes, replays and reports, but does not resume) comes back.
+	python3 - "$work/paper.wtlab" "$work/slim.wtlab" <<'PY' || cp "$work/paper.wtlab" "$work/slim.wtlab"
+import sqlite3, sys
+src, dst = sqlite3.connect(sys.argv[1]), sqlite3.connect(sys.argv[2])
+src.backup(dst)
+src.close()
+dst.execute("UPDATE checkpoints SET optimizer = NULL")
+dst.commit()
+dst.execute("VACUUM")
+dst.close()
+PY
+	gzip -1 -c "$work/slim.wtlab" >"$work/paper.wtlab.gz" || return 1
+	ls -l "$work"
+	if [ "$(stat -c %s "$work/paper.wtlab.gz")" -gt $((15 * 1024 * 1024)) ]; then
+		split -b 15M "$work/paper.wtlab.gz" "$OUT_DIR/paper.wtlab.gz.part-" || return 1
+	else
+		mv "$work/paper.wtlab.gz" "$OUT_DIR/" || return 1
+	fi
+	ls -l "$OUT_DIR"
+	return $rc
+}
+
 summary() {
-	echo "gpu-check summary ($(date -u +%FT%TZ))"
+	echo "gpu-check summary ($(date -u +%FT%TZ), ${SECONDS}s)"
 	for s in "$@"; do printf '%-16s %s\n' "$s" "${status[$s]:-not run}"; done
-	grep -h -E 'max parameter difference|differ by' "$out/parity.txt" 2>/dev/null || true
-	grep -h -E '^(--- FAIL|FAIL|ok|PASS)' "$out/kernels.txt" 2>/dev/null | head -20 || true
-	python3 - "$out" <<'PY' 2>&1 || echo "(no speed rows to summarise)"
+	grep -h -E 'max parameter difference|differ by' "$logs/parity.txt" 2>/dev/null || true
+	grep -h -E '^(--- FAIL|FAIL|ok|PASS)' "$logs/kernels.txt" 2>/dev/null | head -20 || true
+	python3 - "$logs" <<'PY' 2>&1 || echo "(no speed rows to summarise)"
 import json, sys
-out = sys.argv[1]
+logs = sys.argv[1]
 rows = []
 for name in ("speed-cuda", "speed-cuda-gemm"):
     try:
-        for line in open(f"{out}/{name}.txt"):
+        for line in open(f"{logs}/{name}.txt"):
             if line.startswith("{"):
                 rows.append(json.loads(line))
     except OSError:
@@ -159,6 +237,30 @@ by = {r["device"]: r["windtunnel_median_ms"] for r in rows}
 if "cuda" in by and "cuda-gemm" in by:
     print(f"cuda-gemm / cuda = {by['cuda-gemm'] / by['cuda']:.1f}x")
 PY
+	[ -s "$out/paper-evals.csv" ] || return 0
+	python3 - "$out" <<'PY' 2>&1 || echo "(the paper run's evaluations could not be read)"
+import csv, json, sys
+out = sys.argv[1]
+# The authors' production run (bit error (b)) at the steps they report.
+authors = {1000: 0.086, 2000: 0.043}
+rows = list(csv.DictReader(open(f"{out}/paper-evals.csv")))
+try:
+    s = json.loads(open(f"{out}/paper-summary.json").read().strip().splitlines()[-1])
+    print(f"paper bijection on --device {s.get('config', {}).get('device')}: {s.get('steps')} steps in {s.get('wall_s')} s, "
+          f"{s.get('ms_per_step')} ms a step (evaluations and snapshots included), state {s.get('state')}")
+except (OSError, ValueError, IndexError):
+    print("paper bijection on --device cuda: no summary line (see paper.log)")
+print(f"{'step':>7s} {'bit error (a)':>14s} {'(b)':>9s} {'authors (b)':>12s} {'wall s':>8s}")
+# The steps the issue asks for (1k, 2k, 4k, 7k, every 10k) and the last; paper-evals.csv has all.
+shown = {1000, 2000, 4000, 7000}
+for r in rows:
+    step = int(r["step"])
+    if step not in shown and step % 10000 != 0 and r is not rows[-1]:
+        continue
+    a = authors.get(step)
+    print(f"{step:7d} {float(r['bit_error_position']):14.4f} {float(r['bit_error_sample']):9.4f} "
+          f"{(f'{a:.3f}' if a else ''):>12s} {float(r['wall_s']):8.1f}")
+PY
 }
 
 case "${1:-run}" in
@@ -168,18 +270,31 @@ build)
 run)
 	shift $(($# > 0 ? 1 : 0))
 	out=${OUT:-/tmp/gpu-check}
-	mkdir -p "$out"
-	if [ ! -e gpu/windtunnel.gz ] && [ ! -x gpu/windtunnel ] && command -v go >/dev/null 2>&1; then build >"$out/build.txt" 2>&1; fi
+	deadline=${GPU_CHECK_DEADLINE_S:-540}
+	wt=${WINDTUNNEL_BIN:-./gpu/windtunnel}
+	logs=$(mktemp -d) || exit 1
+	mkdir -p "$out" || exit 1
+	if [ ! -e gpu/windtunnel.gz ] && [ ! -x gpu/windtunnel ] && command -v go >/dev/null 2>&1; then build >"$logs/build.txt" 2>&1; fi
 	unpack
 	export WINDTUNNEL_REQUIRE_GPU=1 PYTHONUNBUFFERED=1
 	declare -A status
 	stages=("$@")
-	((${#stages[@]})) || stages=("${stages_all[@]}")
-	for s in "${stages[@]}"; do run_stage "$s"; done
+	if ((${#stages[@]})); then
+		for s in "${stages[@]}"; do run_stage "$s"; done
+	else
+		for s in "${stages_all[@]}"; do run_stage "$s"; done
+		# Training is worth the time only on a step that matches the CPU's.
+		if [ "${status[parity]}" = PASS ]; then
+			run_stage train
+		else
+			status[train]="SKIPPED (parity did not pass)"
+		fi
+		stages=("${stages_all[@]}" train)
+	fi
 	summary "${stages[@]}" | tee "$out/summary.txt"
 	;;
 *)
-	echo "usage: $0 build | run [STAGE...]   (stages: ${stages_all[*]})" >&2
+	echo "usage: $0 build | run [STAGE...]   (stages: ${stages_all[*]} train)" >&2
 	exit 2
 	;;
 esac
