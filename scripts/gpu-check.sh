@@ -2,7 +2,7 @@
 # The one prepared command a lent NVIDIA GPU needs (issues 20 and 31), in two halves because
 # the GPU machine has no Go toolchain and no network:
 #   here:   scripts/gpu-check.sh build   builds into gpu/ (ignored by git, so carry it: the
-#                                        device tool's carry ["gpu"]; about 40 MB, under 64 MiB):
+#                                        device tool's carry ["gpu"]; about 24 MiB compressed, under 64 MiB):
 #             windtunnel      the binary (CGO_ENABLED=0, stripped)
 #             cuda.test       backends/cuda's tests (kernel parity and cuBLAS on the GPU)
 #             accel.test      backends/accel's tests (catalogue contract, parity harness)
