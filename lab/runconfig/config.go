@@ -167,7 +167,9 @@ func Preset(name, task string) (Config, error) {
 // torchInitFor is the initialisation of the CPU presets' transformer for a task: PyTorch's
 // where it was measured to train at least as well as N(0, 0.02²) (README: Presets: quick
 // bijection 4,000 steps, bit error (b) 0.0226 ± 0.0013 against 0.0484 ± 0.0109 over 3
-// seeds; quick hmm 0.103 against 0.102), the bench's own elsewhere (recall: not yet measured).
+// seeds; quick hmm 0.103 against 0.102), the bench's own for recall (README: Associative
+// recall: PyTorch's left the plateau sooner on 2 of 3 seeds but never on the third; N(0, 0.02²)
+// passes on all 3).
 func torchInitFor(task string) string {
 	if task == "recall" {
 		return ""
