@@ -11,7 +11,10 @@ a similar one:
              and output projections, RMSNorm, MLP d -> m -> d with biases and tanh-GELU), a
              final RMSNorm and an output head that shares the token embedding's weights.
              The final norm and the head run only at the V-1 key positions, as the Go model's
-             gathered head does. Weights N(0, 0.02), gains 1, biases 0.
+             gathered head does. --init normal (the default): weights and embeddings N(0, 0.02²),
+             gains 1, biases 0; --init torch: arch.InitTorch (embeddings N(0, 1), weights and
+             biases U(±1/√fan_in), gains 1). --gelu erf: the exact GELU (nn.GELU's default)
+             in place of the tanh form the Go model computes, to measure what that changes.
   data       tunnels/bijection.go: V-1 distinct keys in random order, each followed by its
              value token (value + V) except the last; a fresh batch every step.
   loss       cross-entropy at the key positions over the whole vocabulary (the tied head's
@@ -24,7 +27,8 @@ The parameter count therefore equals models.TransformerParams for the same sizes
 TestTorchReferenceParamCount checks it for every preset.
 
 Output, on stdout, one JSON object a line:
-  --count-params      {"params": N, ...} and nothing else (no training).
+  --count-params      {"params": N, ..., "init_stats": {name: [std, max |x|, size]}} and nothing
+                      else (no training).
   --eval-every K      every K steps {"step", "wall_s", "loss", "bit_error_position",
                       "bit_error_sample"}, measured on a fixed held-out probe set of --probe
                       sequences: the entropy in bits of the model's distribution over the V
@@ -66,33 +70,46 @@ def rms_norm(x, gain):
 class BenchTransformer(torch.nn.Module):
     """The Go transformer's parameters and forward pass, for the bijection tunnel of V symbols."""
 
-    def __init__(self, v, width, layers, heads, mlp):
+    def __init__(self, v, width, layers, heads, mlp, init="normal", gelu="tanh"):
         super().__init__()
         if width % heads:
             raise ValueError(f"--heads {heads} does not divide --d {width}")
-        self.v, self.heads = v, heads
+        self.v, self.heads, self.gelu = v, heads, gelu
         self.seq_len = 2 * v - 3
         vocab, rows = 2 * v, self.seq_len + 1
 
-        def normal(*shape):
-            return torch.nn.Parameter(torch.randn(*shape) * INIT_STD)
+        torch_init = init == "torch"
+
+        def embedding(*shape):
+            return torch.nn.Parameter(torch.randn(*shape) * (1.0 if torch_init else INIT_STD))
+
+        def weight(out, fan_in):
+            if torch_init:
+                return uniform(1 / math.sqrt(fan_in), out, fan_in)
+            return torch.nn.Parameter(torch.randn(out, fan_in) * INIT_STD)
+
+        def bias(out, fan_in):
+            return uniform(1 / math.sqrt(fan_in), out) if torch_init else const(0, out)
+
+        def uniform(bound, *shape):
+            return torch.nn.Parameter((torch.rand(*shape) * 2 - 1) * bound)
 
         def const(value, n):
             return torch.nn.Parameter(torch.full((n,), float(value)))
 
-        self.tok = normal(vocab, width)
-        self.pos = normal(rows, width)
+        self.tok = embedding(vocab, width)
+        self.pos = embedding(rows, width)
         self.blocks = torch.nn.ModuleList()
         for _ in range(layers):
             b = torch.nn.Module()
             b.attn_gain = const(1, width)
             # Q, K and V stacked in one (3d x d) matrix: one product instead of three, the same
             # 3*d*d parameters as the Go model's wq, wk and wv.
-            b.qkv = normal(3 * width, width)
-            b.proj = normal(width, width)
+            b.qkv = weight(3 * width, width)
+            b.proj = weight(width, width)
             b.mlp_gain = const(1, width)
-            b.up, b.up_bias = normal(mlp, width), const(0, mlp)
-            b.down, b.down_bias = normal(width, mlp), const(0, width)
+            b.up, b.up_bias = weight(mlp, width), bias(mlp, width)
+            b.down, b.down_bias = weight(width, mlp), bias(width, mlp)
             self.blocks.append(b)
         self.final_gain = const(1, width)
         causal = torch.ones(self.seq_len, self.seq_len, dtype=torch.bool).tril()
@@ -113,7 +130,8 @@ class BenchTransformer(torch.nn.Module):
         x = F.embedding(tokens, self.tok) + self.pos[:t]
         for b in self.blocks:
             x = x + self.attention(b, rms_norm(x, b.attn_gain))
-            hidden = F.gelu(F.linear(rms_norm(x, b.mlp_gain), b.up, b.up_bias), approximate="tanh")
+            approximate = "tanh" if self.gelu == "tanh" else "none"
+            hidden = F.gelu(F.linear(rms_norm(x, b.mlp_gain), b.up, b.up_bias), approximate=approximate)
             x = x + F.linear(hidden, b.down, b.down_bias)
         at_keys = x[:, 0::2]
         return rms_norm(at_keys, self.final_gain) @ self.tok.t()
@@ -182,6 +200,8 @@ def parse_args(argv):
     ap.add_argument("--eval-every", type=int, default=0, help="score the probe set every K steps (0: never)")
     ap.add_argument("--probe", type=int, default=512, help="probe-set sequences")
     ap.add_argument("--device", default="cpu", help="cpu or cuda")
+    ap.add_argument("--init", choices=("normal", "torch"), default="normal", help="parameter initialisation (windtunnel's --init)")
+    ap.add_argument("--gelu", choices=("tanh", "erf"), default="tanh", help="GELU form: tanh (the Go model's) or erf (exact)")
     ap.add_argument("--count-params", action="store_true", help="print the parameter count as JSON and exit")
     a = ap.parse_args(argv)
     if not 3 <= a.V <= 64:
@@ -197,10 +217,14 @@ def parse_args(argv):
 def main(argv):
     a = parse_args(argv)
     torch.manual_seed(a.seed)
-    model = BenchTransformer(a.V, a.d, a.layers, a.heads, a.mlp)
-    sizes = {"V": a.V, "d": a.d, "layers": a.layers, "heads": a.heads, "mlp": a.mlp}
+    model = BenchTransformer(a.V, a.d, a.layers, a.heads, a.mlp, a.init, a.gelu)
+    sizes = {"V": a.V, "d": a.d, "layers": a.layers, "heads": a.heads, "mlp": a.mlp, "init": a.init, "gelu": a.gelu}
     if a.count_params:
-        print(json.dumps({"params": param_count(model), **sizes}))
+        # Each parameter's standard deviation, largest magnitude and size: the test that --init
+        # draws what arch.InitTorch and arch.InitNormal say reads them.
+        stats = {n: [p.std().item() if p.numel() > 1 else 0.0, p.abs().max().item(), p.numel()]
+                 for n, p in model.named_parameters()}
+        print(json.dumps({"params": param_count(model), **sizes, "init_stats": stats}))
         return 0
 
     torch.set_num_threads(a.threads)
