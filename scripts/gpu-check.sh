@@ -271,6 +271,9 @@ run)
 	shift $(($# > 0 ? 1 : 0))
 	out=${OUT:-/tmp/gpu-check}
 	deadline=${GPU_CHECK_DEADLINE_S:-540}
+	for v in "GPU_CHECK_DEADLINE_S=$deadline" "GPU_CHECK_TRAIN_S=${GPU_CHECK_TRAIN_S:-480}"; do
+		[[ ${v#*=} =~ ^[0-9]+$ ]] || { echo "gpu-check: $v: want whole seconds" >&2; exit 2; }
+	done
 	wt=${WINDTUNNEL_BIN:-./gpu/windtunnel}
 	logs=$(mktemp -d) || exit 1
 	mkdir -p "$out" || exit 1
