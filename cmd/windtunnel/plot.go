@@ -29,7 +29,9 @@ func newPlotCmd(stdout io.Writer) *cobra.Command {
 			"with the pass threshold and, for a bijection, the context-free level; model vs Bayes entropy per\n" +
 			"position at the last evaluation; an hmm run's KL per position at each evaluated K; from the\n" +
 			"first seed's newest snapshot the geometry figures (keys, manifold, ablation, frame, jlens, qk);\n" +
-			"and the architecture table (models × tasks, pass/fail) over all the runs. A task and model run\n" +
+			"the architecture table (models × tasks, pass/fail) over all the runs; and, for each pair of\n" +
+			"transformer configurations that differ only in --value-lr, Paper II's two arms: KL vs step with\n" +
+			"the baseline's final KL as the target line. A task and model run\n" +
 			"in several configurations gets titles naming what differs (\"bijection transformer, steps 300\").\n" +
 			"It prints each file written.",
 		Args: func(c *cobra.Command, args []string) error {

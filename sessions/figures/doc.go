@@ -19,7 +19,11 @@
 //   - table: the architecture table (models × tasks, mean bit error (a) or accuracy for
 //     recall, pass/fail) over all the runs, as derived.Table builds it: a model and task run in
 //     several configurations gets one band of its cell per configuration; cells are at most
-//     maxCellW × maxCellH a band, their text shrunk to fit.
+//     maxCellW × maxCellH a band, their text shrunk to fit;
+//   - frontier: bit error (b) vs wall time of the bijection V=20 transformer's configurations;
+//   - timescales: for each pair of transformer configurations that differ only in value_lr
+//     (Paper II's two arms), KL vs step of both with the baseline's final KL as the target
+//     line, pairs of one task tagged by what tells them apart (derived.Labels).
 //
 // Titles name a group by task, model and what tells its configuration apart (heading).
 // Presentation is shared: ticks.go gives round tick labels (linearTicks; logTicks at 1-2-5

@@ -224,7 +224,9 @@ type figure struct {
 // Render writes every figure the runs have data for into dir (created if needed) and
 // returns them in order: per configuration its errors, entropy and lengths figures and,
 // from the first seed's newest snapshot, its keys, manifold, ablation, frame and qk figures
-// (each only where the snapshot holds its data), then the architecture table over all runs.
+// (each only where the snapshot holds its data), then the architecture table over all runs,
+// the precision frontier and, for each pair of configurations that differ only in the value
+// LR multiplier, Paper II's two arms (timescalesFigures).
 func Render(runs []Run, dir string, opt Options) ([]File, error) {
 	opt, err := opt.normalised()
 	if err != nil {
@@ -285,7 +287,7 @@ func figuresOf(runs []Run) []figure {
 	if f, ok := frontierFigure(runs); ok {
 		figs = append(figs, f)
 	}
-	return figs
+	return append(figs, timescalesFigures(runs)...)
 }
 
 // save writes f to path at the options' size and format: a PNG is drawn at pageDPI on

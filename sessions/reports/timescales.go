@@ -135,16 +135,29 @@ func seedList(seeds []uint64) string {
 // speedupRows states the claim on the tunnels for each pair of transformer configurations
 // that differ only in the value projection's learning-rate multiplier; authors is the
 // verdict on the authors' experiment ("" when there is none), which tells scale from paper.
+//
+// Where a task has several pairs (a sweep over depth or initialisation beside --value-lr),
+// each row's claim is tagged with what tells its baseline from the other pairs' ("[init
+// normal, layers 1]"), as configGroups tags the other claims.
 func speedupRows(runs []Run, authors string) []Row {
 	var rows []Row
 	for _, task := range tunnels.Names() {
 		gs := configGroups(pick(runs, task, arch.KindTransformer))
+		var pairs [][2]cfgGroup
 		for i := range gs {
 			for j := range gs {
 				if base, arm, ok := valueLRPair(gs[i], gs[j]); ok {
-					rows = append(rows, speedupRow(task, base, arm, authors))
+					pairs = append(pairs, [2]cfgGroup{base, arm})
 				}
 			}
+		}
+		tags := pairTags(pairs)
+		for k, p := range pairs {
+			row := speedupRow(task, p[0], p[1], authors)
+			if tags != nil {
+				row.Claim += " [" + tags[k] + "]"
+			}
+			rows = append(rows, row)
 		}
 	}
 	if len(rows) == 0 {
@@ -153,6 +166,26 @@ func speedupRows(runs []Run, authors string) []Row {
 			Reason: "no pair of transformer configurations that differ only in --value-lr"})
 	}
 	return rows
+}
+
+// pairTags names each pair by the fields in which its baseline differs from the other pairs'
+// baselines (derived.Labels); nil for fewer than two pairs.
+func pairTags(pairs [][2]cfgGroup) []string {
+	if len(pairs) < 2 {
+		return nil
+	}
+	cfgs := make([]json.RawMessage, len(pairs))
+	for k, p := range pairs {
+		cfgs[k] = json.RawMessage(p[0].runs[0].Score.Key)
+	}
+	tags, err := derived.Labels(cfgs)
+	if err != nil {
+		tags = make([]string, len(pairs))
+		for k := range tags {
+			tags[k] = fmt.Sprintf("pair %d", k+1)
+		}
+	}
+	return tags
 }
 
 // valueLRPair reports whether a and b differ only in value_lr, a's being the smaller (the

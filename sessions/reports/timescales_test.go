@@ -97,6 +97,16 @@ func TestSpeedupRows(t *testing.T) {
 	if len(rows) != 1 || rows[0].Verdict != NotMeasured || !strings.Contains(rows[0].Reason, "baseline did not train") || !strings.Contains(rows[0].Reason, "×10 arm 0.4200 → 0.1000") {
 		t.Errorf("stuck baseline: %+v", rows)
 	}
+	// Two SGD pairs that differ in depth: each row's claim names its own.
+	deep := func(r Run, layers int) Run {
+		r.Config.Transformer.Layers = layers
+		r.Score.Key, _ = derived.KeyOf(r.Config)
+		return r
+	}
+	rows = speedupRows([]Run{deep(runs[0], 1), deep(runs[2], 1), deep(runs[0], 4), deep(runs[2], 4)}, "")
+	if len(rows) != 2 || !strings.HasSuffix(rows[0].Claim, "[layers 1]") || !strings.HasSuffix(rows[1].Claim, "[layers 4]") {
+		t.Errorf("pairs by depth: claims %q / %q, want each tagged with its layers", rows[0].Claim, rows[len(rows)-1].Claim)
+	}
 	// A pair that differs in more than the value LR is no pair.
 	other := runs[2]
 	other.Config.LR = 3
