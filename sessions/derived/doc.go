@@ -14,7 +14,9 @@
 // this one rule, so a verdict never pools runs that trained different things.
 //
 // Paper II's two-timescale result lives here too (Timescales: its schema, StepsToTarget, the
-// bounded DecodeTimescales the report reads it back with, and Text, what the command prints).
+// bounded DecodeTimescales the report reads it back with, and Text, what the command prints), and
+// ValueLRPairs, which configurations of the tunnels are its two arms, for the report's rows and
+// the figures alike.
 //
 // The rule works on the stored configuration as JSON (sessions.Meta.Config, a
 // runconfig.Config; KeyOf keys a Config): two runs are the same configuration when their configurations are equal as

@@ -11,49 +11,38 @@ import (
 	"windtunnel/sessions/derived"
 )
 
-// valueLRPair is two configurations of a task's transformer that differ only in the value
-// projection's learning-rate multiplier, base's the smaller: Paper II's two arms.
+// valueLRPair is Paper II's two arms among the groups (derived.ValueLRPairs): base with the
+// smaller value-LR multiplier, arm with the larger, and what tells the pair from the task's
+// other pairs ("" when it is the only one).
 type valueLRPair struct {
 	base, arm Group
-	// tag names what tells the pair from the task's other pairs ("init normal, layers 4"),
-	// "" when it is the only one.
-	tag string
+	tag       string
 }
 
-// valueLRPairs finds the pairs among the groups, in the groups' order, tagged by
-// derived.Labels over their baselines where a task has several.
+// valueLRPairs finds the pairs among the transformer groups of each task, tasks in the order
+// of their first group.
 func valueLRPairs(gs []Group) []valueLRPair {
-	var pairs []valueLRPair
-	for _, a := range gs {
-		for _, b := range gs {
-			if a.Model() != "transformer" || b.Model() != a.Model() || b.Task() != a.Task() || len(a.Runs) == 0 || len(b.Runs) == 0 {
-				continue
-			}
-			ds, err := derived.Differences(a.Runs[0].Meta.Config, b.Runs[0].Meta.Config)
-			if err != nil || len(ds) != 1 || ds[0].Field != "value_lr" || !(a.Runs[0].Config.ValueLR < b.Runs[0].Config.ValueLR) {
-				continue
-			}
-			pairs = append(pairs, valueLRPair{base: a, arm: b})
-		}
-	}
-	byTask := map[string][]int{}
-	for i, p := range pairs {
-		byTask[p.base.Task()] = append(byTask[p.base.Task()], i)
-	}
-	for _, idx := range byTask {
-		if len(idx) < 2 {
+	byTask := map[string][]Group{}
+	var tasks []string
+	for _, g := range gs {
+		if g.Model() != "transformer" || len(g.Runs) == 0 {
 			continue
 		}
-		cfgs := make([]json.RawMessage, len(idx))
-		for j, i := range idx {
-			cfgs[j] = pairs[i].base.Runs[0].Meta.Config
+		if byTask[g.Task()] == nil {
+			tasks = append(tasks, g.Task())
 		}
-		labels, err := derived.Labels(cfgs)
-		for j, i := range idx {
-			pairs[i].tag = fmt.Sprintf("pair %d", j+1)
-			if err == nil {
-				pairs[i].tag = labels[j]
-			}
+		byTask[g.Task()] = append(byTask[g.Task()], g)
+	}
+	var pairs []valueLRPair
+	for _, task := range tasks {
+		tg := byTask[task]
+		cfgs := make([]json.RawMessage, len(tg))
+		vlr := make([]float64, len(tg))
+		for k, g := range tg {
+			cfgs[k], vlr[k] = g.Runs[0].Meta.Config, g.Runs[0].Config.ValueLR
+		}
+		for _, p := range derived.ValueLRPairs(cfgs, vlr) {
+			pairs = append(pairs, valueLRPair{base: tg[p.Base], arm: tg[p.Arm], tag: p.Tag})
 		}
 	}
 	return pairs

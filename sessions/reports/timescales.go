@@ -143,19 +143,17 @@ func speedupRows(runs []Run, authors string) []Row {
 	var rows []Row
 	for _, task := range tunnels.Names() {
 		gs := configGroups(pick(runs, task, arch.KindTransformer))
-		var pairs [][2]cfgGroup
-		for i := range gs {
-			for j := range gs {
-				if base, arm, ok := valueLRPair(gs[i], gs[j]); ok {
-					pairs = append(pairs, [2]cfgGroup{base, arm})
-				}
+		cfgs := make([]json.RawMessage, len(gs))
+		vlr := make([]float64, len(gs))
+		for k, g := range gs {
+			if len(g.runs) > 0 {
+				cfgs[k], vlr[k] = json.RawMessage(g.runs[0].Score.Key), g.runs[0].Config.ValueLR
 			}
 		}
-		tags := pairTags(pairs)
-		for k, p := range pairs {
-			row := speedupRow(task, p[0], p[1], authors)
-			if tags != nil {
-				row.Claim += " [" + tags[k] + "]"
+		for _, p := range derived.ValueLRPairs(cfgs, vlr) {
+			row := speedupRow(task, gs[p.Base], gs[p.Arm], authors)
+			if p.Tag != "" {
+				row.Claim += " [" + p.Tag + "]"
 			}
 			rows = append(rows, row)
 		}
@@ -166,39 +164,6 @@ func speedupRows(runs []Run, authors string) []Row {
 			Reason: "no pair of transformer configurations that differ only in --value-lr"})
 	}
 	return rows
-}
-
-// pairTags names each pair by the fields in which its baseline differs from the other pairs'
-// baselines (derived.Labels); nil for fewer than two pairs.
-func pairTags(pairs [][2]cfgGroup) []string {
-	if len(pairs) < 2 {
-		return nil
-	}
-	cfgs := make([]json.RawMessage, len(pairs))
-	for k, p := range pairs {
-		cfgs[k] = json.RawMessage(p[0].runs[0].Score.Key)
-	}
-	tags, err := derived.Labels(cfgs)
-	if err != nil {
-		tags = make([]string, len(pairs))
-		for k := range tags {
-			tags[k] = fmt.Sprintf("pair %d", k+1)
-		}
-	}
-	return tags
-}
-
-// valueLRPair reports whether a and b differ only in value_lr, a's being the smaller (the
-// baseline).
-func valueLRPair(a, b cfgGroup) (base, arm cfgGroup, ok bool) {
-	if len(a.runs) == 0 || len(b.runs) == 0 {
-		return a, b, false
-	}
-	ds, err := derived.Differences(json.RawMessage(a.runs[0].Score.Key), json.RawMessage(b.runs[0].Score.Key))
-	if err != nil || len(ds) != 1 || ds[0].Field != "value_lr" {
-		return a, b, false
-	}
-	return a, b, a.runs[0].Config.ValueLR < b.runs[0].Config.ValueLR
 }
 
 // optimizerName is the optimiser of a configuration as the report names it.
