@@ -95,10 +95,10 @@ func timescalesFigures(runs []Run) []figure {
 			continue
 		}
 		logAxis(p)
-		r := hline(p, target, color.Black, fmt.Sprintf("×%g's final KL %.3f (the target)", pr.base.Runs[0].Config.ValueLR, target))
-		r.note = true
-		placeLabel(r, curves, p)
-		stackNotes(p, []*refLine{r})
+		// Labelled at its left end, above: the baseline's mean curve ends on the line by
+		// construction, and both arms start above it.
+		r := hline(p, target, color.Black, fmt.Sprintf("target: ×%g final %.3f", pr.base.Runs[0].Config.ValueLR, target))
+		r.left = true
 		n[task]++
 		name := task + "-timescales"
 		if n[task] > 1 || pr.tag != "" {
