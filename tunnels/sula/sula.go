@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -91,48 +92,95 @@ func Generate(cfg Config) ([]Prompt, error) {
 	return out, nil
 }
 
-// draw is prompt i of shot count k.
+// draw is prompt i of shot count k. The examples' carrier words are never the test word, so
+// the answer is never there to copy.
 func draw(cfg Config, k, i int) Prompt {
 	r := rand.New(rand.NewPCG(cfg.Seed^0x5eed5a1a, uint64(k)<<32|uint64(i)))
-	p := Prompt{K: k, Index: i, TestWord: Carriers[r.IntN(len(Carriers))], Latent: r.IntN(2)}
+	test := r.IntN(len(Carriers))
+	p := Prompt{K: k, Index: i, TestWord: Carriers[test], Latent: r.IntN(2)}
 	var n [2]int
-	parts := make([]string, 0, k)
 	for range k {
 		lab := p.Latent
 		if r.Float64() >= cfg.Alpha {
 			lab = 1 - lab
 		}
-		w := Carriers[r.IntN(len(Carriers))]
-		p.Examples = append(p.Examples, Example{Word: w, Label: lab})
-		parts = append(parts, w+": "+cfg.Labels[lab])
+		w := r.IntN(len(Carriers) - 1)
+		if w >= test {
+			w++
+		}
+		p.Examples = append(p.Examples, Example{Word: Carriers[w], Label: lab})
 		n[lab]++
 	}
-	if k == 0 {
-		p.Text = p.TestWord + ":"
-	} else {
-		p.Text = strings.Join(parts, ", ") + ". " + p.TestWord + ":"
-	}
+	p.Text = Render(p, cfg.Labels)
 	p.Posterior = Posterior(n[0], n[1], cfg.Alpha)
 	return p
 }
 
-// Labels returns the first two Candidates that encode (with a leading space, as they follow
-// "word:") to a single token under encode, with those tokens' ids; when fewer than two do,
-// it goes on through the consonant–vowel–consonant syllables in order ("bab", "bac", …), as
-// the authors' own search did. No two single-token labels at all is an error.
+// Render is p's text with labels[0] for L1 and labels[1] for L2: "w1: L, …. test:", or
+// "test:" without examples.
+func Render(p Prompt, labels [2]string) string {
+	if len(p.Examples) == 0 {
+		return p.TestWord + ":"
+	}
+	parts := make([]string, len(p.Examples))
+	for i, e := range p.Examples {
+		parts[i] = e.Word + ": " + labels[e.Label]
+	}
+	return strings.Join(parts, ", ") + ". " + p.TestWord + ":"
+}
+
+// Remap returns ps with their texts written with another pair of labels (Paper III's
+// lexical remap): the same evidence, so the same posteriors.
+func Remap(ps []Prompt, labels [2]string) []Prompt {
+	out := slices.Clone(ps)
+	for i := range out {
+		out[i].Text = Render(out[i], labels)
+	}
+	return out
+}
+
+// Ablate returns ps with every example's label replaced by filler (Paper III's evidence
+// ablation): the prompts keep their words, their shape and their length in tokens, but carry
+// no evidence, so every posterior is uniform.
+func Ablate(ps []Prompt, filler string) []Prompt {
+	out := slices.Clone(ps)
+	for i := range out {
+		out[i].Text = Render(out[i], [2]string{filler, filler})
+		out[i].Posterior = [2]float64{0.5, 0.5}
+	}
+	return out
+}
+
+// Labels returns the first two labels of LabelSet with their token ids.
 func Labels(encode func(string) ([]int, error)) (labels [2]string, ids [2]int, err error) {
-	n := 0
+	ls, is, err := LabelSet(encode, 2)
+	if err != nil {
+		return labels, ids, err
+	}
+	return [2]string{ls[0], ls[1]}, [2]int{is[0], is[1]}, nil
+}
+
+// LabelSet returns n distinct labels, each a single token under encode (with a leading space,
+// as a label follows "word:"), with their ids: the Candidates in order, then the
+// consonant–vowel–consonant syllables ("bab", "bac", …), as the authors' own search went on,
+// skipping every English word among them (IsWord) so that no label brings a meaning of its
+// own. Fewer than n such labels is an error.
+func LabelSet(encode func(string) ([]int, error), n int) ([]string, []int, error) {
+	var labels []string
+	var ids []int
 	try := func(c string) (bool, error) {
+		if IsWord(c) {
+			return false, nil
+		}
 		toks, err := encode(" " + c)
 		if err != nil {
 			return false, fmt.Errorf("sula: encode %q: %w", " "+c, err)
 		}
-		if len(toks) != 1 || (n == 1 && (toks[0] == ids[0] || c == labels[0])) {
+		if len(toks) != 1 || slices.Contains(ids, toks[0]) || slices.Contains(labels, c) {
 			return false, nil
 		}
-		labels[n], ids[n] = c, toks[0]
-		n++
-		return n == 2, nil
+		labels, ids = append(labels, c), append(ids, toks[0])
+		return len(labels) == n, nil
 	}
 	for _, c := range Candidates {
 		if done, err := try(c); err != nil || done {
@@ -149,7 +197,7 @@ func Labels(encode func(string) ([]int, error)) (labels [2]string, ids [2]int, e
 			}
 		}
 	}
-	return labels, ids, fmt.Errorf("sula: fewer than two of the candidate labels %v, or of the consonant-vowel-consonant syllables, are single tokens for this tokenizer", Candidates)
+	return labels, ids, fmt.Errorf("sula: %d of the candidate labels %v and of the consonant-vowel-consonant syllables that are not English words are single tokens for this tokenizer, want %d", len(labels), Candidates, n)
 }
 
 // Parse reads a SULA-shaped prompt typed by hand: it counts the examples labelled L1 and

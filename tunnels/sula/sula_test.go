@@ -180,3 +180,88 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// TestTestWordNeverAnExample checks that no prompt offers its test word among its examples
+// (an answer to copy), over many prompts of every k.
+func TestTestWordNeverAnExample(t *testing.T) {
+	ps, err := Generate(Config{Ks: []int{1, 2, 4, 8, 16}, PerK: 2000, Alpha: Alpha, Seed: 9, Labels: [2]string{"dax", "wug"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		for _, e := range p.Examples {
+			if e.Word == p.TestWord {
+				t.Fatalf("prompt %q offers its test word %q as an example", p.Text, p.TestWord)
+			}
+		}
+	}
+}
+
+// TestLabelSetSkipsWords gives a tokenizer for which only three-letter strings are single
+// tokens: the labels must be the first syllables that are not English words.
+func TestLabelSetSkipsWords(t *testing.T) {
+	encode := func(s string) ([]int, error) {
+		w := strings.TrimPrefix(s, " ")
+		if len(w) != 3 {
+			return []int{1, 2}, nil
+		}
+		return []int{int(w[0])<<16 | int(w[1])<<8 | int(w[2])}, nil
+	}
+	labels, _, err := LabelSet(encode, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// dax, wug, fep, kep and tuv are candidates of three letters; none is a word.
+	if want := []string{"dax", "wug", "fep", "mip", "tuv"}; !slices.Equal(labels, want) {
+		t.Fatalf("labels %v, want %v", labels, want)
+	}
+	// Without the candidates, the syllables: "bab" is not a word, "bad", "bag", "bah" are.
+	cvcOnly := func(s string) ([]int, error) {
+		if slices.Contains(Candidates, strings.TrimPrefix(s, " ")) {
+			return []int{1, 2}, nil
+		}
+		return encode(s)
+	}
+	labels, _, err = LabelSet(cvcOnly, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range labels {
+		if IsWord(l) {
+			t.Errorf("label %q is an English word", l)
+		}
+	}
+	if want := []string{"bab", "bac", "baf"}; !slices.Equal(labels, want) {
+		t.Fatalf("labels %v, want %v", labels, want)
+	}
+	for _, w := range []string{"bad", "cat", "dog", "sun"} {
+		if !IsWord(w) {
+			t.Errorf("IsWord(%q) = false", w)
+		}
+	}
+}
+
+// TestRemapAndAblate checks the two prompt controls: the remap keeps the evidence and the
+// posterior and changes only the labels; the ablation keeps the words and the shape, removes
+// every label and makes the posterior uniform.
+func TestRemapAndAblate(t *testing.T) {
+	ps, err := Generate(Config{Ks: []int{0, 3}, PerK: 20, Alpha: Alpha, Seed: 2, Labels: [2]string{"dax", "wug"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := Remap(ps, [2]string{"fep", "tuv"})
+	ab := Ablate(ps, "kep")
+	for i, p := range ps {
+		want := strings.NewReplacer(": dax", ": fep", ": wug", ": tuv").Replace(p.Text)
+		if re[i].Text != want || re[i].Posterior != p.Posterior {
+			t.Fatalf("remap of %q: %q %v", p.Text, re[i].Text, re[i].Posterior)
+		}
+		want = strings.NewReplacer(": dax", ": kep", ": wug", ": kep").Replace(p.Text)
+		if ab[i].Text != want || ab[i].Posterior != [2]float64{0.5, 0.5} {
+			t.Fatalf("ablation of %q: %q %v", p.Text, ab[i].Text, ab[i].Posterior)
+		}
+		if p.Text != Render(p, [2]string{"dax", "wug"}) {
+			t.Fatalf("Render(%q) = %q", p.Text, Render(p, [2]string{"dax", "wug"}))
+		}
+	}
+}
