@@ -30,7 +30,7 @@ type Analyzer struct {
 
 // NewAnalyzer fits the entropy axis on perK SULA prompts per k (seeded) run through m.
 func NewAnalyzer(ctx context.Context, m *llm.Model, seed uint64, perK int) (*Analyzer, error) {
-	sp, err := sulaPrompts(m, Options{Seed: seed, PerK: perK})
+	sp, err := sulaPrompts(m, Options{Seed: seed, PerK: perK}, false)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package llmsuite
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -149,6 +150,37 @@ func (g *geometry) keys(m *llm.Model, seed uint64) (*llmrun.Keys, error) {
 		v = math.NaN()
 	}
 	out.Proxy, out.ProxyTokens = sessions.Num(v), n
+	if out.Columns, err = keyColumns(m); err != nil {
+		return nil, err
+	}
+	out.ColumnsGaussian = sessions.Num(diagnostics.RandomOrthogonality(c.HeadDim, c.Hidden, seed, 20, false))
+	return out, nil
+}
+
+// keyColumns is the paper's key orthogonality (§4.2) by layer: the mean |cosine| between the
+// columns of each key/value head's W_K (HeadDim vectors of the residual width), averaged over heads.
+func keyColumns(m *llm.Model) ([]sessions.Num, error) {
+	c := m.Config
+	out := make([]sessions.Num, c.Layers)
+	w := make([]float64, c.HeadDim*c.Hidden)
+	for l := range c.Layers {
+		var sum float64
+		for g := range c.KVHeads {
+			k, err := m.KeyWeights(l, g)
+			if err != nil {
+				return nil, fmt.Errorf("llmsuite: %w", err)
+			}
+			for i, x := range k {
+				w[i] = float64(x)
+			}
+			v, err := diagnostics.MeanAbsOffDiagCosine(w, c.HeadDim, c.Hidden)
+			if err != nil {
+				v = math.NaN()
+			}
+			sum += v
+		}
+		out[l] = sessions.Num(sum / float64(c.KVHeads))
+	}
 	return out, nil
 }
 

@@ -26,13 +26,17 @@ type Options struct {
 	PerK int
 	// KeyTokens is how many distinct tokens key orthogonality compares (0: 100).
 	KeyTokens int
-	// AxisLayer is the layer of the axis ablation; 0 or less: the last. (Layer 0's values
-	// are a function of the token alone: at SULA's last position, ":", they do not vary.)
+	// AxisLayer > 0 cuts that layer alone; 0 or less: the paper's protocol, the last five
+	// layers (never layer 0, whose values are a function of the token alone: at SULA's last
+	// position, ":", they do not vary).
 	AxisLayer int
 	// Progress, when set, is told the stage and the steps done of its total.
 	Progress func(stage string, done, total int)
 	// Command is recorded as the command line that made the record.
 	Command string
+	// Nulls are the kinds of null Run measures beside the model (llmrun.NullPredictors,
+	// llmrun.NullControls; llmrun.NullRandom is RunRandom's, not Run's). Empty: none.
+	Nulls []string
 }
 
 // pass is one batch of prompts run through the model.
@@ -56,12 +60,12 @@ func Run(ctx context.Context, m *llm.Model, opt Options) (*llmrun.Result, error)
 		opt.KeyTokens = 100
 	}
 	c := m.Config
-	axisLayer := opt.AxisLayer
-	if axisLayer <= 0 {
-		axisLayer = c.Layers - 1
+	if opt.AxisLayer >= c.Layers {
+		return nil, fmt.Errorf("llmsuite: axis layer %d outside [0, %d)", opt.AxisLayer, c.Layers)
 	}
-	if axisLayer >= c.Layers {
-		return nil, fmt.Errorf("llmsuite: axis layer %d outside [0, %d)", axisLayer, c.Layers)
+	axisLayers := cutLayers(opt.AxisLayer, c.Layers)
+	if want["axis"] && len(axisLayers) == 0 {
+		return nil, fmt.Errorf("llmsuite: the axis ablation needs a layer after layer 0; the model has %d", c.Layers)
 	}
 	r := &llmrun.Result{Version: llmrun.Version, Model: describe(m), Seed: opt.Seed, Command: opt.Command}
 	for _, e := range llmrun.Experiments {
@@ -79,7 +83,7 @@ func Run(ctx context.Context, m *llm.Model, opt Options) (*llmrun.Result, error)
 	}
 	var sp *sulaSpec
 	if want["sula"] || want["axis"] {
-		if sp, err = sulaPrompts(m, opt); err != nil {
+		if sp, err = sulaPrompts(m, opt, slices.Contains(opt.Nulls, llmrun.NullControls)); err != nil {
 			return nil, err
 		}
 	}
@@ -124,7 +128,7 @@ func Run(ctx context.Context, m *llm.Model, opt Options) (*llmrun.Result, error)
 	if sp != nil {
 		var keep *keeper
 		if want["axis"] {
-			keep = newKeeper(axisLayer, c)
+			keep = newKeeper(axisLayers, c)
 		}
 		req := llm.Request{Seqs: sp.seqs, Progress: progress("SULA prompts"), Taps: combine(g.taps(offset), keep.taps())}
 		res, err := m.Forward(ctx, req)
@@ -137,6 +141,28 @@ func Run(ctx context.Context, m *llm.Model, opt Options) (*llmrun.Result, error)
 			return nil, err
 		}
 		r.SULA = out
+		if want["sula"] && len(opt.Nulls) > 0 {
+			nl, n, err := sp.controls(ctx, m, res, out, opt, slices.Contains(opt.Nulls, llmrun.NullControls), progress)
+			if nl == nil {
+				return nil, err
+			}
+			if err != nil {
+				r.Warnings = append(r.Warnings, err.Error())
+			}
+			r.Tokens += n
+			for _, k := range llmrun.NullKinds {
+				if k != llmrun.NullRandom && slices.Contains(opt.Nulls, k) {
+					nl.Kinds = append(nl.Kinds, k)
+				}
+			}
+			if !slices.Contains(opt.Nulls, llmrun.NullControls) {
+				nl.Shuffled, nl.Remap, nl.Ablation = nil, nil, nil
+			}
+			if !slices.Contains(opt.Nulls, llmrun.NullPredictors) {
+				nl.Constant, nl.Uniform = nil, nil
+			}
+			r.Nulls = nl
+		}
 		if want["axis"] {
 			ax, n, err := ablate(ctx, m, sp, res, keep, opt, progress)
 			if err != nil {

@@ -131,7 +131,7 @@ func checkKeys(t *testing.T, m *llm.Model, real [][]sessions.Num, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := sulaPrompts(m, Options{Seed: 5, PerK: 8})
+	sp, err := sulaPrompts(m, Options{Seed: 5, PerK: 8}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

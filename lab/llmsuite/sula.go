@@ -18,13 +18,26 @@ type sulaSpec struct {
 	ids    [2]int
 	ps     []sula.Prompt
 	seqs   [][]int
+	// spare are three more labels for the controls (the remap's pair, the ablation's
+	// filler) with their ids; nil when the tokenizer has too few.
+	spare    []string
+	spareIDs []int
 }
 
-// sulaPrompts picks two single-token labels for m's tokenizer and draws the prompts.
-func sulaPrompts(m *llm.Model, opt Options) (*sulaSpec, error) {
-	labels, ids, err := sula.Labels(func(s string) ([]int, error) { return m.Tokenizer.Encode(s, false) })
+// sulaPrompts picks two single-token labels for m's tokenizer (and, with controls, three more
+// for them) and draws the prompts.
+func sulaPrompts(m *llm.Model, opt Options, controls bool) (*sulaSpec, error) {
+	enc := func(s string) ([]int, error) { return m.Tokenizer.Encode(s, false) }
+	labels, ids, err := sula.Labels(enc)
 	if err != nil {
 		return nil, fmt.Errorf("llmsuite: %w", err)
+	}
+	var spare []string
+	var spareIDs []int
+	if controls {
+		if ls, is, err := sula.LabelSet(enc, 5); err == nil {
+			spare, spareIDs = ls[2:], is[2:]
+		}
 	}
 	ps, err := sula.Generate(sula.Config{Ks: sula.Ks, PerK: opt.PerK, Alpha: sula.Alpha, Seed: opt.Seed, Labels: labels})
 	if err != nil {
@@ -38,13 +51,19 @@ func sulaPrompts(m *llm.Model, opt Options) (*sulaSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sulaSpec{labels: labels, ids: ids, ps: ps, seqs: seqs}, nil
+	return &sulaSpec{labels: labels, ids: ids, ps: ps, seqs: seqs, spare: spare, spareIDs: spareIDs}, nil
 }
 
 // labelDist is the model's distribution over the two labels (its softmax restricted to them,
 // renormalised) and the probability it gives the two together.
 func (sp *sulaSpec) labelDist(logits []float32) (q [2]float64, mass float64) {
-	a, b := float64(logits[sp.ids[0]]), float64(logits[sp.ids[1]])
+	return labelDist(logits, sp.ids)
+}
+
+// labelDist is the distribution over the labels ids (the softmax restricted to them,
+// renormalised) and the probability the softmax gives the two together.
+func labelDist(logits []float32, ids [2]int) (q [2]float64, mass float64) {
+	a, b := float64(logits[ids[0]]), float64(logits[ids[1]])
 	q[0] = 1 / (1 + math.Exp(b-a))
 	q[1] = 1 - q[0]
 	mx := math.Inf(-1)
@@ -110,7 +129,7 @@ func (sp *sulaSpec) score(res llm.Result) (*llmrun.SULA, error) {
 	all := sp.calibration(qs, sp.all())
 	out := &llmrun.SULA{Labels: sp.labels, LabelIDs: sp.ids, Alpha: sula.Alpha,
 		EntropyError: sessions.Num(all.BitErrorSample), KLBits: sessions.Num(all.KLBits), Accuracy: sessions.Num(all.Accuracy),
-		LabelMass: sessions.Num(mass)}
+		AccuracyUntied: sessions.Num(untiedAccuracy(qs, sp.ps)), LabelMass: sessions.Num(mass)}
 	bh := sp.bayesEntropy()
 	mf, err := manifoldOf("sula", true, res.Hidden, bh)
 	if err != nil {
@@ -147,4 +166,26 @@ func (sp *sulaSpec) score(res llm.Result) (*llmrun.SULA, error) {
 			KLBits: sessions.Num(s.KLBits), Accuracy: sessions.Num(s.Accuracy), PC1Mean: sessions.Num(mean), PC1SD: sessions.Num(sd)})
 	}
 	return out, nil
+}
+
+// untiedAccuracy is the share of the prompts with an untied posterior whose likelier label
+// the distribution q also makes likelier (a tie in q counts ½); NaN when every posterior ties.
+func untiedAccuracy(qs [][2]float64, ps []sula.Prompt) float64 {
+	var right, n float64
+	for i, p := range ps {
+		if p.Posterior[0] == p.Posterior[1] {
+			continue
+		}
+		n++
+		switch want := p.Posterior[0] > p.Posterior[1]; {
+		case qs[i][0] == qs[i][1]:
+			right += 0.5
+		case (qs[i][0] > qs[i][1]) == want:
+			right++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return right / n
 }

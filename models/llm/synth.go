@@ -68,12 +68,25 @@ type RandomOptions struct {
 	// Bias adds biases to the projections of families that may have them (Llama's
 	// attention_bias), beside those a family always has.
 	Bias bool
+	// InitStd > 0 draws the weights as the architectures' own initialisation does (Hugging
+	// Face's _init_weights for all four families): every matrix and embedding N(0, InitStd²)
+	// (the configuration's initializer_range, HFInitStd), norm gains 1, biases 0. Zero: the
+	// test draws below.
+	InitStd float64
+	// Edit, when set, may change each tensor after it is drawn (name as in the folder).
+	Edit func(name string, dst []float32)
 }
+
+// HFInitStd is initializer_range in the configurations of the four families' released models
+// (Pythia, Llama-3.2, Phi-2 and Mistral all give 0.02), the standard deviation their
+// architectures initialise weights with.
+const HFInitStd = 0.02
 
 // WriteRandom writes a Hugging Face model folder of configuration c with random weights into
 // dir: config.json, tokenizer.json and the safetensors weights, each tensor written as it is
-// drawn (a model of Pythia-410M's shape is written without holding it in memory). Matrices
-// are N(0, 1/in) so activations keep their scale; norm gains are near 1, biases small.
+// drawn (a model of Pythia-410M's shape is written without holding it in memory). Without
+// opt.InitStd, matrices are N(0, 1/in) so activations keep their scale, norm gains near 1,
+// biases small; with it, the architecture's own initialisation.
 func WriteRandom(dir string, c Config, opt RandomOptions) error {
 	if err := c.check(); err != nil {
 		return err
@@ -100,6 +113,26 @@ func WriteRandom(dir string, c Config, opt RandomOptions) error {
 		}
 		r := rand.New(rand.NewPCG(opt.Seed, h))
 		spec := specs[name]
+		defer func() {
+			if opt.Edit != nil {
+				opt.Edit(name, dst)
+			}
+		}()
+		if opt.InitStd > 0 {
+			switch {
+			case strings.HasSuffix(name, "norm.weight"):
+				for i := range dst {
+					dst[i] = 1
+				}
+			case len(spec) == 2:
+				for i := range dst {
+					dst[i] = float32(opt.InitStd * r.NormFloat64())
+				}
+			default:
+				clear(dst)
+			}
+			return
+		}
 		switch {
 		case strings.HasSuffix(name, "norm.weight"):
 			for i := range dst {

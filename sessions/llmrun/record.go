@@ -10,8 +10,10 @@ import (
 	"windtunnel/sessions"
 )
 
-// Version is the record's format version.
-const Version = 1
+// Version is the record's format version (2 added the nulls, the untied accuracy, the
+// key-weight columns and the multi-layer axis protocol; a version-1 record still reads, with
+// its verdicts undiagnosed).
+const Version = 2
 
 // FileName is the record's name in a run's output folder.
 const FileName = "results.json"
@@ -30,12 +32,15 @@ type Result struct {
 	WallS  float64 `json:"wall_s"`
 	Tokens int     `json:"tokens"`
 	// Command is the command line that produced the record.
-	Command  string   `json:"command"`
-	Manifold []Set    `json:"manifold,omitempty"`
-	SULA     *SULA    `json:"sula,omitempty"`
-	Keys     *Keys    `json:"keys,omitempty"`
-	Focus    *Focus   `json:"focus,omitempty"`
-	Axis     *Axis    `json:"axis,omitempty"`
+	Command  string `json:"command"`
+	Manifold []Set  `json:"manifold,omitempty"`
+	SULA     *SULA  `json:"sula,omitempty"`
+	Keys     *Keys  `json:"keys,omitempty"`
+	Focus    *Focus `json:"focus,omitempty"`
+	Axis     *Axis  `json:"axis,omitempty"`
+	// Nulls are the measurements on models that learnt nothing and under the paper's
+	// controls (nil: measured without them, `--nulls none`, or a version-1 record).
+	Nulls    *Nulls   `json:"nulls,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -84,6 +89,9 @@ type SULA struct {
 	EntropyError sessions.Num `json:"entropy_error_bits"`
 	KLBits       sessions.Num `json:"kl_bits"`
 	Accuracy     sessions.Num `json:"accuracy"`
+	// AccuracyUntied is the accuracy over the prompts whose posterior is not tied (a tied
+	// one, every k = 0 prompt among them, has no right answer).
+	AccuracyUntied sessions.Num `json:"accuracy_untied,omitempty"`
 	// LabelMass is the mean probability the model gives the two labels together (of all tokens).
 	LabelMass sessions.Num `json:"label_mass"`
 	// LengthRho is the Spearman correlation of k with the posterior's entropy over the
@@ -135,6 +143,11 @@ type Keys struct {
 	// ProxyTokens token ids drawn uniformly (the same for every layer).
 	Proxy       sessions.Num `json:"embedding_proxy"`
 	ProxyTokens int          `json:"proxy_tokens"`
+	// Columns is the paper's statistic (§4.2) per layer: the mean |cosine| between the
+	// columns of W_K (each a vector of the residual width, one per key dimension), averaged
+	// over key/value heads; ColumnsGaussian the same for Gaussian vectors of that shape.
+	Columns         []sessions.Num `json:"wk_columns,omitempty"`
+	ColumnsGaussian sessions.Num   `json:"wk_columns_gaussian,omitempty"`
 }
 
 // Focus is dynamic focusing: the entropy in bits of each head's attention at each prompt's
@@ -158,7 +171,13 @@ type Focus struct {
 // entropy axis, signed to rise with the model's entropy) projected out of every position's
 // values, against a random unit axis projected out the same way.
 type Axis struct {
-	Layer int `json:"layer"`
+	// Layer is the last layer cut; Layers every layer cut (the paper's protocol cuts the last
+	// five, each along its own axis; a version-1 record cut Layer alone).
+	Layer  int   `json:"layer"`
+	Layers []int `json:"layers,omitempty"`
+	// Standardised is true when the axes are PC1s of the values standardised per dimension
+	// and the random axes are orthogonalised against them (the paper's protocol).
+	Standardised bool `json:"standardised,omitempty"`
 	// SD is the values' standard deviation along the entropy axis.
 	SD     sessions.Num `json:"sd"`
 	Base   Condition    `json:"base"`
@@ -229,8 +248,8 @@ func Read(path string) (*Result, error) {
 
 // check bounds what a reader sizes from: layer and head counts and the grids' shapes.
 func (r *Result) check() error {
-	if r.Version != Version {
-		return fmt.Errorf("version %d, want %d", r.Version, Version)
+	if r.Version != Version && r.Version != 1 {
+		return fmt.Errorf("version %d, want 1 or %d", r.Version, Version)
 	}
 	m := r.Model
 	if m.Layers < 0 || m.Layers > sessions.MaxLayers || m.Heads < 0 || m.Heads > sessions.MaxHeads || m.KVHeads < 0 || m.KVHeads > sessions.MaxHeads {
@@ -278,5 +297,11 @@ func (r *Result) check() error {
 			return fmt.Errorf("manifold %q: %d points, %d entropies, %d shares", s.Name, len(s.Points), len(s.Entropy), len(s.Share))
 		}
 	}
-	return nil
+	if r.Keys != nil && len(r.Keys.Columns) > m.Layers {
+		return fmt.Errorf("keys: %d column statistics for %d layers", len(r.Keys.Columns), m.Layers)
+	}
+	if r.Axis != nil && len(r.Axis.Layers) > m.Layers {
+		return fmt.Errorf("axis: %d layers cut of %d", len(r.Axis.Layers), m.Layers)
+	}
+	return r.Nulls.check(m)
 }
