@@ -35,6 +35,7 @@ type llmFlags struct {
 	format      string
 	width       int
 	height      int
+	nulls       string
 }
 
 const llmCPUOnly = "The forward pass runs on the CPU only (the project's own float32 GEMM over every core); it has no CUDA side yet."
@@ -68,7 +69,9 @@ func newLLMCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.StringVar(&f.out, "out", "", "folder for results.json, report.md and the figures (default ./llm-runs/TIME-MODEL)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the SULA prompts, the sampled tokens and the random axis")
 	fs.IntVar(&f.perK, "per-k", 50, "SULA prompts per shot count k (k = 0, 1, 2, 4, 8)")
-	fs.IntVar(&f.axisLayer, "axis-layer", 0, "layer of the entropy-axis ablation (0: the last)")
+	fs.IntVar(&f.axisLayer, "axis-layer", 0, "cut this layer alone in the entropy-axis ablation (0: the paper's protocol, the last five layers)")
+	fs.StringVar(&f.nulls, "nulls", strings.Join(llmrun.NullKinds, ","), "the nulls measured beside the model, comma-separated: "+
+		strings.Join(llmrun.NullKinds, ", ")+" (random: a random-weight copy of the model, as long again and its size on disk while it runs), or none; without them every verdict is undiagnosed")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for the products and loops (0: every core)")
 	fs.StringVar(&f.format, "format", "png", "figure format: "+strings.Join(figures.Formats(), ", "))
 	fs.IntVar(&f.width, "width", figures.DefaultWidth, "figure width in pixels")
@@ -94,7 +97,11 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 		return usagef("llm: --workers %d out of range: want 0..1024", f.workers)
 	}
 	if f.axisLayer < 0 {
-		return usagef("llm: --axis-layer %d: want a layer ≥ 1 (0: the last)", f.axisLayer)
+		return usagef("llm: --axis-layer %d: want a layer ≥ 1 (0: the paper's protocol, the last five)", f.axisLayer)
+	}
+	nulls, err := parseNulls(f.nulls)
+	if err != nil {
+		return err
 	}
 	if !figures.ValidFormat(f.format) {
 		return usagef("llm: --format %q: want one of %s", f.format, strings.Join(figures.Formats(), ", "))
@@ -129,8 +136,20 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	fmt.Fprintf(stderr, "windtunnel: %s: %s, %d layers × %d, %d heads (%d key/value), %s; %s\n", dir, m.Config.Family,
 		m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.KVHeads, m.DType(), m.Backend())
 	bar := llmsuite.NewBar(stderr, isTerminal(stderr))
-	r, err := llmsuite.Run(ctx, m, llmsuite.Options{Experiments: exps, User: user, UserName: filepath.Base(f.prompts), Seed: f.seed,
-		PerK: f.perK, AxisLayer: f.axisLayer, Progress: bar.Update, Command: commandLine(cmd, dir)})
+	opt := llmsuite.Options{Experiments: exps, User: user, UserName: filepath.Base(f.prompts), Seed: f.seed,
+		PerK: f.perK, AxisLayer: f.axisLayer, Progress: bar.Update, Command: commandLine(cmd, dir), Nulls: nulls}
+	r, err := llmsuite.Run(ctx, m, opt)
+	if err == nil && slices.Contains(nulls, llmrun.NullRandom) {
+		var rnd *llmrun.Result
+		var wall float64
+		if rnd, wall, err = llmsuite.RunRandom(ctx, m, opt, out, f.seed, f.workers); err == nil {
+			if r.Nulls == nil {
+				r.Nulls = &llmrun.Nulls{}
+			}
+			r.Nulls.Kinds = append([]string{llmrun.NullRandom}, r.Nulls.Kinds...)
+			r.Nulls.Random, r.Nulls.RandomSeed, r.Nulls.RandomInit, r.Nulls.RandomWallS = rnd, f.seed, llm.HFInitStd, wall
+		}
+	}
 	bar.Done()
 	if err != nil {
 		return fmt.Errorf("llm: %w", err)
@@ -155,10 +174,34 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 		return json.NewEncoder(stdout).Encode(r)
 	}
 	for i, row := range reports.LLMRows(r) {
-		fmt.Fprintf(stdout, "%2d. %-15s %s\n    paper: %s; this model: %s\n", i+1, row.Verdict, row.Claim, row.Paper, orDash(row.Measured))
+		fmt.Fprintf(stdout, "%2d. %-26s %s\n    paper: %s; this model: %s\n", i+1, row.Verdict, row.Claim, row.Paper, orDash(row.Measured))
+		if row.Nulls != "" {
+			fmt.Fprintf(stdout, "    nulls: %s\n", row.Nulls)
+		}
+	}
+	if r.Nulls == nil {
+		fmt.Fprintln(stdout, "no nulls measured (--nulls none): every verdict is undiagnosed")
 	}
 	fmt.Fprintf(stdout, "%d tokens in %.1f s; wrote %s, %s and %d figures\n", r.Tokens, r.WallS, recPath, rep, len(files))
 	return nil
+}
+
+// parseNulls reads --nulls: kinds of llmrun.NullKinds, comma-separated, or "none".
+func parseNulls(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "none" {
+		return nil, nil
+	}
+	var out []string
+	for _, k := range strings.Split(s, ",") {
+		k = strings.TrimSpace(k)
+		if !slices.Contains(llmrun.NullKinds, k) {
+			return nil, usagef("llm: --nulls: unknown null %q (want %s, or none)", k, strings.Join(llmrun.NullKinds, ", "))
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out, nil
 }
 
 // commandLine is the command as given: its name, the model folder and the flags set.

@@ -16,6 +16,9 @@ const (
 	Reproduced    = "reproduced"
 	NotReproduced = "not reproduced"
 	NotMeasured   = "not measured"
+	// Consistent is a row whose criterion the model meets but so does a null (or the model
+	// does not beat one by the row's margin, or no null was measured): not evidence.
+	Consistent = "consistent, not diagnostic"
 )
 
 // Value is one session's measured value of a row.
@@ -35,7 +38,10 @@ type Row struct {
 	Values   []Value
 	// Config is the configuration the values come from (preset, sizes, steps).
 	Config string
-	// Verdict is Reproduced, NotReproduced or NotMeasured; Reason says why in one line.
+	// Nulls says what the row's nulls measured and whether each meets the criterion ("" when
+	// the row has none).
+	Nulls string
+	// Verdict is Reproduced, Consistent, NotReproduced or NotMeasured; Reason says why in one line.
 	Verdict, Reason string
 }
 

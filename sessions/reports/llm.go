@@ -40,194 +40,12 @@ var paperKeys = map[string][2]float64{"gpt_neox": {0.11, 0.13}, "phi": {0.034, 0
 // paperModel names the paper's model of a family.
 var paperModel = map[string]string{"gpt_neox": "Pythia-410M", "llama": "Llama-3.2-1B", "phi": "Phi-2", "mistral": "Mistral-7B"}
 
-// LLMRows are Paper III's claims that the record's measurements touch, each with the
-// paper's number, the authors' code's where known, the model's and a verdict.
-func LLMRows(r *llmrun.Result) []Row {
-	var rows []Row
-	fam := r.Model.Family
-	cfg := fmt.Sprintf("%s, %d layers × %d, %d heads (%d key/value), %s", fam, r.Model.Layers, r.Model.Hidden, r.Model.Heads, r.Model.KVHeads, r.Model.DType)
-	add := func(row Row) { row.Config = cfg; rows = append(rows, row) }
-	has := func(e string) bool {
-		for _, x := range r.Experiments {
-			if x == e {
-				return true
-			}
-		}
-		return false
+// orNone is s, or "—" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "—"
 	}
-	notMeasured := func(claim, paper, authors, why string) Row {
-		return Row{Claim: claim, Paper: paper, Authors: authors, Verdict: NotMeasured, Reason: why}
-	}
-	// Value manifold.
-	mixedClaim := "Last-layer representations of mixed prompts order along PC1 by next-token entropy (|ρ(PC1, H)| ≥ 0.5)"
-	var mixed *llmrun.Set
-	var domains []llmrun.Set
-	for i, s := range r.Manifold {
-		if s.Name == "mixed" {
-			mixed = &r.Manifold[i]
-		} else if s.Domain {
-			domains = append(domains, s)
-		}
-	}
-	paperMixed := fmt.Sprintf("Pythia-410M, 13 prompts: PC1 %.1f%%, ρ %.2f", 100*paperMixedPC1, paperMixedRho)
-	authorsMixed := "PC1 14.6%, ρ −0.593 (geometry_results.json)"
-	switch {
-	case !has("manifold"):
-		add(notMeasured(mixedClaim, paperMixed, authorsMixed, "manifold not run (--experiments)"))
-	case mixed == nil:
-		add(notMeasured(mixedClaim, paperMixed, authorsMixed, "the mixed set could not be measured (see warnings)"))
-	default:
-		rho := math.Abs(float64(mixed.Spearman))
-		add(verdictRow(Row{Claim: mixedClaim, Paper: paperMixed, Authors: authorsMixed,
-			Measured: fmt.Sprintf("%d prompts: PC1 %.1f%%, ρ %+.2f", mixed.N, 100*share(mixed, 0), float64(mixed.Spearman))},
-			rho >= strongRho, fmt.Sprintf("|ρ| %.2f %s %.2f", rho, cmpWord(rho >= strongRho), strongRho)))
-	}
-	domClaim := "Single-domain prompts collapse onto an entropy-ordered axis (|ρ(PC1, H)| in 0.65–0.80 or above), lower-dimensional than mixed"
-	if has("manifold") && len(domains) > 0 {
-		for _, d := range domains {
-			rho := math.Abs(float64(d.Spearman))
-			ok := rho >= domainRhoLo
-			reason := fmt.Sprintf("|ρ| %.2f %s %.2f", rho, cmpWord(ok), domainRhoLo)
-			if mixed != nil {
-				lowDim := share(&d, 0)+share(&d, 1) > share(mixed, 0)+share(mixed, 1)
-				ok = ok && lowDim
-				reason += fmt.Sprintf("; PC1+PC2 %.0f%% vs mixed %.0f%%", 100*(share(&d, 0)+share(&d, 1)), 100*(share(mixed, 0)+share(mixed, 1)))
-			}
-			add(verdictRow(Row{Claim: domClaim + ": " + sessions.SafeText(d.Name), Paper: fmt.Sprintf("|ρ| %.2f–%.2f", domainRhoLo, domainRhoHi),
-				Measured: fmt.Sprintf("%d prompts: PC1 %.1f%%, ρ %+.2f", d.N, 100*share(&d, 0), float64(d.Spearman))}, ok, reason))
-		}
-	} else {
-		add(notMeasured(domClaim, fmt.Sprintf("|ρ| %.2f–%.2f", domainRhoLo, domainRhoHi), "", "manifold not run (--experiments)"))
-	}
-	rows = append(rows, sulaRows(r, has("sula"), cfg)...)
-	rows = append(rows, geometryLLMRows(r, has, cfg)...)
-	return rows
-}
-
-// sulaRows are the SULA claims.
-func sulaRows(r *llmrun.Result, ran bool, cfg string) []Row {
-	fam := r.Model.Family
-	errClaim := "SULA: the model's entropy over the two labels tracks the exact posterior's (entropy error near the paper's)"
-	paperErr := "Pythia 0.44, Llama 0.36, Phi-2 0.31 bits"
-	manClaim := "SULA: hidden states order along PC1 by the posterior's entropy (|ρ| ≥ 0.5)"
-	paperMan := fmt.Sprintf("Pythia-410M, 150 prompts: PC1 %.1f%%, ρ %.3f", 100*paperSULAPC1, paperSULARho)
-	trajClaim := "SULA: the representation moves along PC1 as k grows (PC1 mean monotone in k)"
-	if !ran || r.SULA == nil {
-		return []Row{
-			{Claim: errClaim, Paper: paperErr, Verdict: NotMeasured, Reason: "sula not run (--experiments)", Config: cfg},
-			{Claim: manClaim, Paper: paperMan, Verdict: NotMeasured, Reason: "sula not run", Config: cfg},
-			{Claim: trajClaim, Paper: "monotone in k", Verdict: NotMeasured, Reason: "sula not run", Config: cfg},
-		}
-	}
-	s := r.SULA
-	var rows []Row
-	e := float64(s.EntropyError)
-	want, known := paperEntropyError[fam]
-	row := Row{Claim: errClaim, Paper: paperErr, Config: cfg,
-		Measured: fmt.Sprintf("%.3f bits over %d prompts (labels %q %q; they hold %.2g%% of the mass)", e, len(s.Prompts), s.Labels[0], s.Labels[1], 100*float64(s.LabelMass))}
-	if known {
-		ok := math.Abs(e-want) <= entropyErrorTol
-		rows = append(rows, verdictRow(row, ok, fmt.Sprintf("|%.3f − %.2f (%s)| %s %.2f", e, want, paperModel[fam], cmpWord(!ok), entropyErrorTol)))
-	} else {
-		ok := e >= 0.31-entropyErrorTol && e <= 0.44+entropyErrorTol
-		rows = append(rows, verdictRow(row, ok, fmt.Sprintf("no paper number for %s; %.3f against the papers' 0.31–0.44 ± %.2f", fam, e, entropyErrorTol)))
-	}
-	rho := math.Abs(float64(s.Manifold.Spearman))
-	rows = append(rows, verdictRow(Row{Claim: manClaim, Paper: paperMan, Authors: "PC1 26.4%, ρ −0.765 (sula_summary.json)", Config: cfg,
-		Measured: fmt.Sprintf("%d prompts: PC1 %.1f%%, ρ %+.3f", s.Manifold.N, 100*share(&s.Manifold, 0), float64(s.Manifold.Spearman))},
-		rho >= strongRho, fmt.Sprintf("|ρ| %.2f %s %.2f; k alone orders the posterior entropy with |ρ| %.2f, so a state that tracks the prompt's length reaches it too",
-			rho, cmpWord(rho >= strongRho), strongRho, math.Abs(float64(s.LengthRho)))))
-	var ks, means []string
-	up, down := true, true
-	for i, k := range s.ByK {
-		ks = append(ks, fmt.Sprint(k.K))
-		means = append(means, fmt.Sprintf("%+.2f", float64(k.PC1Mean)))
-		if i > 0 {
-			d := float64(k.PC1Mean) - float64(s.ByK[i-1].PC1Mean)
-			up, down = up && d > 0, down && d < 0
-		}
-	}
-	mono := (up || down) && len(s.ByK) > 2
-	rows = append(rows, verdictRow(Row{Claim: trajClaim, Paper: "monotone in k", Config: cfg,
-		Measured: fmt.Sprintf("PC1 mean at k = %s: %s", strings.Join(ks, ", "), strings.Join(means, ", "))},
-		mono, map[bool]string{true: "monotone (as any state that changes with the prompt's length may be)", false: "not monotone"}[mono]))
-	return rows
-}
-
-// geometryLLMRows are the keys, focus and axis claims.
-func geometryLLMRows(r *llmrun.Result, has func(string) bool, cfg string) []Row {
-	fam := r.Model.Family
-	var rows []Row
-	keysClaim := "Keys are near-orthogonal: per-layer key orthogonality in the paper's range for this family"
-	paperKeysText := "Pythia 0.11–0.13, Phi-2 0.034–0.051, Llama 0.15–0.18"
-	authorsKeys := "0.030 for Pythia-410M from token embeddings, the same every layer (geometry_results.json)"
-	if k := r.Keys; has("keys") && k != nil {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, v := range k.ByLayer {
-			lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
-		}
-		row := Row{Claim: keysClaim, Paper: paperKeysText, Authors: authorsKeys, Config: cfg,
-			Measured: fmt.Sprintf("real keys %.3f–%.3f by layer (%d tokens; Gaussian vectors %.3f); embedding proxy %.3f", lo, hi, k.Tokens, float64(k.Random), float64(k.Proxy))}
-		if rg, ok := paperKeys[fam]; ok {
-			in := lo >= rg[0]-keysTol && hi <= rg[1]+keysTol
-			rows = append(rows, verdictRow(row, in, fmt.Sprintf("%.3f–%.3f %s %.3f–%.3f ± %.2f (%s)", lo, hi, map[bool]string{true: "within", false: "outside"}[in], rg[0], rg[1], keysTol, paperModel[fam])))
-		} else {
-			row.Verdict, row.Reason = NotMeasured, "the paper gives no range for "+fam
-			rows = append(rows, row)
-		}
-	} else {
-		rows = append(rows, Row{Claim: keysClaim, Paper: paperKeysText, Authors: authorsKeys, Verdict: NotMeasured, Reason: "keys not run (--experiments)", Config: cfg})
-	}
-	focusClaim := "Dynamic focusing: attention entropy falls layer by layer (strong with full multi-head attention, weaker with grouped-query attention)"
-	if f := r.Focus; has("focus") && f != nil {
-		ok := float64(f.Drop) > 0 && float64(f.Spearman) <= -0.5
-		kind := "full multi-head attention"
-		if r.Model.KVHeads < r.Model.Heads {
-			kind = "grouped-query attention"
-		}
-		rows = append(rows, verdictRow(Row{Claim: focusClaim, Paper: "falls with depth", Config: cfg,
-			Measured: fmt.Sprintf("%.2f → %.2f bits (uniform %.2f), drop %.0f%%, ρ(layer, H) %+.2f; %s", float64(f.ByLayer[0]), float64(f.ByLayer[len(f.ByLayer)-1]), float64(f.Uniform), 100*float64(f.Drop), float64(f.Spearman), kind)},
-			ok, fmt.Sprintf("drop %.0f%% and ρ %+.2f %s −0.5", 100*float64(f.Drop), float64(f.Spearman), cmpWord(ok))))
-	} else {
-		rows = append(rows, Row{Claim: focusClaim, Paper: "falls with depth", Verdict: NotMeasured, Reason: "focus not run (--experiments)", Config: cfg})
-	}
-	geomClaim := "Removing the entropy axis destroys the local geometry; a random axis leaves it"
-	calClaim := "Removing the entropy axis moves calibration by less than 1%"
-	paperGeom := fmt.Sprintf("Pythia-410M: axis–entropy corr %.2f → %.2f", axisBase, axisCut)
-	if a := r.Axis; has("axis") && a != nil {
-		b, c, rd := float64(a.Base.AxisCorr), float64(a.Cut.AxisCorr), float64(a.Random.AxisCorr)
-		ok := math.Abs(b) >= 0.2 && (math.IsNaN(c) || math.Abs(c) < 0.5*math.Abs(b)) && math.Abs(rd) >= 0.8*math.Abs(b)
-		rows = append(rows, verdictRow(Row{Claim: geomClaim, Paper: paperGeom, Config: cfg,
-			Measured: fmt.Sprintf("layer %d: %.2f → %s (random axis: %.2f); final-state |ρ| %.2f → %.2f (random %.2f)", a.Layer, b, numText(c), rd,
-				float64(a.Base.HiddenRho), float64(a.Cut.HiddenRho), float64(a.Random.HiddenRho))},
-			ok, "needs a base correlation ≥ 0.2 that the cut halves and the random cut keeps to 80% (any model passes the cut's half: it leaves the values nothing on the axis)"))
-		cc := float64(a.CalibrationChange)
-		okc := math.Abs(cc) < calibrationMove
-		rows = append(rows, verdictRow(Row{Claim: calClaim, Paper: "< 1% (Pythia-410M)", Config: cfg,
-			Measured: fmt.Sprintf("entropy error %.3f → %.3f bits (%+.1f%%; random axis %+.1f%%)", float64(a.Base.EntropyError), float64(a.Cut.EntropyError), 100*cc, 100*float64(a.RandomChange))},
-			okc, fmt.Sprintf("|%+.1f%%| %s 1%%", 100*cc, cmpWord(!okc))))
-	} else {
-		rows = append(rows, Row{Claim: geomClaim, Paper: paperGeom, Verdict: NotMeasured, Reason: "axis not run (--experiments)", Config: cfg},
-			Row{Claim: calClaim, Paper: "< 1%", Verdict: NotMeasured, Reason: "axis not run", Config: cfg})
-	}
-	return rows
-}
-
-// verdictRow sets the row's verdict from ok and its reason.
-func verdictRow(r Row, ok bool, reason string) Row {
-	r.Verdict, r.Reason = NotReproduced, reason
-	if ok {
-		r.Verdict = Reproduced
-	}
-	return r
-}
-
-// cmpWord is "≥" when ok, "<" otherwise.
-func cmpWord(ok bool) string {
-	if ok {
-		return "≥"
-	}
-	return "<"
+	return s
 }
 
 // share is the set's i-th variance share (0 when absent).
@@ -251,17 +69,32 @@ func WriteLLM(r *llmrun.Result, recordPath, dir string, figs []Figure) (string, 
 	var b strings.Builder
 	m := r.Model
 	b.WriteString("# Paper III report: " + sessions.SafeText(filepath.Base(m.Dir)) + "\n\n")
-	b.WriteString("Paper III: \"Geometric Scaling of Bayesian Inference in LLMs\" (arXiv 2512.23752). Each claim the bench's five\n" +
+	b.WriteString("Paper III: \"Geometric Scaling of Bayesian Inference in LLMs\" (arXiv 2512.23752). Each claim the bench's\n" +
 		"measurements touch, the paper's number (and the authors' code's, where their repository records one), this\n" +
-		"model's, and whether it reproduces. The geometry is learnt, so a model with random weights should reproduce none;\n" +
-		"where one does (a random Pythia-410M-shaped folder passes the SULA manifold, its trajectory and both ablation rows),\n" +
-		"the paper's criterion does not tell a trained model from an untrained one, and the reason column says why.\n\n")
+		"model's and its nulls' — the same measurements on models that learnt nothing (a random-weight copy of this\n" +
+		"configuration, the constant-label and uniform predictors) and under the paper's controls (shuffled labels,\n" +
+		"evidence ablation; the lexical remap as a replicate). A verdict is *reproduced* only when the model meets the\n" +
+		"paper's criterion, no null does, and the model beats each null by the row's margin; *consistent, not\n" +
+		"diagnostic* when it meets the criterion but a null does too (or no null was measured); *not reproduced*\n" +
+		"when it does not meet it (README: Verdicts a null cannot earn).\n\n")
 	fmt.Fprintf(&b, "Model: `%s`, %s, %d layers, hidden %d, %d heads (%d key/value) of %d, vocabulary %d, %d parameters (%s), computed with %s on the CPU.\n\n",
 		sessions.SafeText(m.Dir), m.Family, m.Layers, m.Hidden, m.Heads, m.KVHeads, m.HeadDim, m.Vocab, m.Params, m.DType, m.Backend)
 	fmt.Fprintf(&b, "Record: `%s`; %d tokens in %.0f s; seed %d; command: `%s`.\n\n", sessions.SafeText(recordPath), r.Tokens, r.WallS, r.Seed, sessions.SafeText(r.Command))
-	b.WriteString("| # | claim | paper | authors' code | this model | verdict | reason |\n|---|---|---|---|---|---|---|\n")
+	if n := r.Nulls; n == nil {
+		b.WriteString("**No nulls were measured** (`--nulls none`, or a record of version 1): every verdict is undiagnosed, and none reads reproduced.\n\n")
+	} else {
+		fmt.Fprintf(&b, "Nulls: %s.", strings.Join(n.Kinds, ", "))
+		if n.Random != nil {
+			fmt.Fprintf(&b, " The random-weight copy was drawn from seed %d with weights N(0, %.2g²), norm gains 1, biases 0, and cost %.0f s.", n.RandomSeed, n.RandomInit, n.RandomWallS)
+		}
+		if n.ControlsWallS > 0 {
+			fmt.Fprintf(&b, " The controls cost %.0f s.", n.ControlsWallS)
+		}
+		b.WriteString("\n\n")
+	}
+	b.WriteString("| # | claim | paper | authors' code | this model | nulls | verdict | reason |\n|---|---|---|---|---|---|---|---|\n")
 	for i, row := range LLMRows(r) {
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s |\n", i+1, cell(row.Claim), cell(row.Paper), cell(row.Authors), cell(row.Measured), row.Verdict, cell(row.Reason))
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", i+1, cell(row.Claim), cell(row.Paper), cell(row.Authors), cell(row.Measured), cell(orNone(row.Nulls)), row.Verdict, cell(row.Reason))
 	}
 	b.WriteString("\n## How each number is measured\n\n" + llmMethods + "\n")
 	for _, w := range r.Warnings {
@@ -297,14 +130,24 @@ const llmMethods = `- Value manifold: the final norm's output at each prompt's l
 - SULA: k ∈ {0, 1, 2, 4, 8} examples, α = 0.9; the model's distribution is its softmax restricted to the two label
   tokens and renormalised; the entropy error is the mean over prompts of |H(model) − H(posterior)|. The PCA is over
   the same hidden states against the posterior's entropy.
-- Keys: the real keys (before the rotary embedding) of each layer's key/value heads, averaged per token over the
-  prompts for the 100 most frequent tokens (first positions left out); the mean |cos| between those token means.
-  The authors' script measures token embeddings instead (their "proxy"), one number for every layer; both are shown.
+- Keys: the paper's statistic (§4.2), per layer the mean |cos| between the columns of each key/value head's W_K (one
+  vector of the residual width per key dimension), averaged over heads, beside Gaussian vectors of that shape. The
+  bench's own statistic is shown too: the real keys (before the rotary embedding) averaged per token over the prompts
+  for the 100 most frequent tokens, the mean |cos| between those token means; and the authors' script's proxy, token
+  embeddings, one number for every layer.
+- Nulls: the random-weight copy has this model's configuration and tokenizer, its weights drawn as the architecture
+  initialises them, and is measured by the same code on the same prompts. The constant-label predictor answers the
+  first label with certainty, the uniform one ½–½. Shuffled labels: the model's own label distributions and SULA
+  hidden states scored against the posteriors permuted within each k (the evidence broken, the prompt's length kept;
+  20 permutations). Evidence ablation: every example's label replaced by a fifth nonsense label (the same words and
+  length, no evidence), its hidden states projected on the SULA manifold's PC1. Lexical remap: the same prompts with
+  two other nonsense labels; a claim must hold there too.
 - Focus: the entropy of each head's attention weights at the last position, averaged over the prompts.
-- Axis ablation: the entropy axis is PC1 of the values at the ablation layer (last position, SULA prompts), signed
-  to rise with the model's entropy; it, and separately a random unit axis, is projected out of that layer's values
-  at every position. The local geometry is the correlation of the values (as edited) with the axis against the
-  model's entropy, as the authors measure it: after the cut the values have no component left on the axis, so the
-  correlation there is of rounding noise (or undefined). The final hidden states' |ρ(PC1, posterior entropy)| is shown
-  beside it as a measure downstream of the cut.
+- Axis ablation (the paper's protocol): at each of the last five layers (never layer 0) the values at SULA's last
+  position are standardised per dimension and the entropy axis is their PC1, signed to rise with the model's entropy;
+  the axis is projected out of every position's standardised values at all five layers at once, and separately a
+  random axis orthogonalised against each layer's entropy axis. The criterion is measured downstream of the cut: the
+  final hidden states' |ρ(PC1, posterior entropy)|. The values' own correlation with the axis, the authors'
+  statistic, is shown but not judged: after the cut the values have nothing left on the axis, so it is zero by
+  construction.
 `
