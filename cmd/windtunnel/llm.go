@@ -36,6 +36,7 @@ type llmFlags struct {
 	width       int
 	height      int
 	nulls       string
+	nullCopies  int
 }
 
 const llmCPUOnly = "The forward pass runs on the CPU only (the project's own float32 GEMM over every core); it has no CUDA side yet."
@@ -76,6 +77,7 @@ func newLLMCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.StringVar(&f.format, "format", "png", "figure format: "+strings.Join(figures.Formats(), ", "))
 	fs.IntVar(&f.width, "width", figures.DefaultWidth, "figure width in pixels")
 	fs.IntVar(&f.height, "height", figures.DefaultHeight, "figure height in pixels")
+	fs.IntVar(&f.nullCopies, "null-copies", 2, "random-weight copies measured for the random null (seeds --seed, --seed+1, …; alternately drawn as the architecture initialises and variance-preserving): the model must beat every copy")
 	jsonFlag(fs, &f.asJSON, "the record (results.json) instead of the verdicts")
 	c.AddCommand(newLLMLogitsCmd(stdout), newLLMViewCmd(stdout, stderr))
 	return c
@@ -102,6 +104,9 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	nulls, err := parseNulls(f.nulls)
 	if err != nil {
 		return err
+	}
+	if f.nullCopies < 1 || f.nullCopies > 8 {
+		return usagef("llm: --null-copies %d out of range: want 1..8", f.nullCopies)
 	}
 	if !figures.ValidFormat(f.format) {
 		return usagef("llm: --format %q: want one of %s", f.format, strings.Join(figures.Formats(), ", "))
@@ -140,14 +145,21 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 		PerK: f.perK, AxisLayer: f.axisLayer, Progress: bar.Update, Command: commandLine(cmd, dir), Nulls: nulls}
 	r, err := llmsuite.Run(ctx, m, opt)
 	if err == nil && slices.Contains(nulls, llmrun.NullRandom) {
-		var rnd *llmrun.Result
-		var wall float64
-		if rnd, wall, err = llmsuite.RunRandom(ctx, m, opt, out, f.seed, f.workers); err == nil {
-			if r.Nulls == nil {
-				r.Nulls = &llmrun.Nulls{}
+		if r.Nulls == nil {
+			r.Nulls = &llmrun.Nulls{}
+		}
+		r.Nulls.Kinds = append([]string{llmrun.NullRandom}, r.Nulls.Kinds...)
+		for i := range f.nullCopies {
+			seed, std := f.seed+uint64(i), llm.HFInitStd
+			if i%2 == 1 {
+				std = 0 // variance-preserving
 			}
-			r.Nulls.Kinds = append([]string{llmrun.NullRandom}, r.Nulls.Kinds...)
-			r.Nulls.Random, r.Nulls.RandomSeed, r.Nulls.RandomInit, r.Nulls.RandomWallS = rnd, f.seed, llm.HFInitStd, wall
+			rnd, wall, rerr := llmsuite.RunRandom(ctx, m, opt, out, seed, std, f.workers)
+			if err = rerr; err != nil {
+				break
+			}
+			r.Nulls.Random, r.Nulls.RandomSeeds = append(r.Nulls.Random, rnd), append(r.Nulls.RandomSeeds, seed)
+			r.Nulls.RandomInits, r.Nulls.RandomWallS = append(r.Nulls.RandomInits, std), r.Nulls.RandomWallS+wall
 		}
 	}
 	bar.Done()

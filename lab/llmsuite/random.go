@@ -15,12 +15,13 @@ import (
 // maxTokenizerCopy bounds the tokenizer.json RunRandom copies (the model loaded it already).
 const maxTokenizerCopy = 256 << 20
 
-// RunRandom measures the random-weight null of m: a copy of m's configuration and tokenizer
-// whose weights are drawn from seed as the architecture initialises them (llm.HFInitStd),
-// written in m's dtype into a temporary folder under dir, measured with opt (whose Nulls are
-// dropped: the null has none of its own) and removed. It returns the copy's record, with the
-// seconds it took in all.
-func RunRandom(ctx context.Context, m *llm.Model, opt Options, dir string, seed uint64, workers int) (*llmrun.Result, float64, error) {
+// RunRandom measures a random-weight null of m: a copy of m's configuration and tokenizer
+// whose weights are drawn from seed — as the architecture initialises them, N(0, initStd²)
+// (llm.HFInitStd), or with initStd 0 variance-preserving, N(0, 1/fan-in), so that activations
+// keep their scale through the layers — written in m's dtype into a temporary folder under
+// dir, measured with opt (whose Nulls are dropped: the null has none of its own) and removed.
+// It returns the copy's record, with the seconds it took in all.
+func RunRandom(ctx context.Context, m *llm.Model, opt Options, dir string, seed uint64, initStd float64, workers int) (*llmrun.Result, float64, error) {
 	start := time.Now()
 	tok, err := readBounded(filepath.Join(m.Dir, "tokenizer.json"), maxTokenizerCopy)
 	if err != nil {
@@ -35,7 +36,7 @@ func RunRandom(ctx context.Context, m *llm.Model, opt Options, dir string, seed 
 		opt.Progress("random weights: writing", 0, 1)
 	}
 	if err := llm.WriteRandom(tmp, m.Config, llm.RandomOptions{DType: m.DType(), Shards: max(1, len(m.Files())), Seed: seed,
-		Tokenizer: tok, InitStd: llm.HFInitStd}); err != nil {
+		Tokenizer: tok, InitStd: initStd}); err != nil {
 		return nil, 0, fmt.Errorf("llmsuite: random-weight null: %w", err)
 	}
 	rm, err := llm.Load(tmp, llm.Options{Workers: workers})

@@ -25,14 +25,17 @@ var NullKinds = []string{NullRandom, NullPredictors, NullControls}
 type Nulls struct {
 	// Kinds are the nulls measured (of NullKinds).
 	Kinds []string `json:"kinds"`
-	// Random is the suite run on a random-weight copy of the model's configuration, drawn as
-	// its architecture initialises (matrices and embeddings N(0, σ²) with σ the configuration's
-	// initializer_range, norm gains 1, biases 0) from RandomSeed; its own Nulls are nil.
-	Random     *Result `json:"random_weights,omitempty"`
-	RandomSeed uint64  `json:"random_seed"`
-	// RandomInit is σ, the standard deviation the random copy's weights were drawn with.
-	RandomInit float64 `json:"random_init_std,omitempty"`
-	// RandomWallS is the random copy's cost in seconds (writing, loading and measuring it).
+	// Random are the suite run on random-weight copies of the model's configuration, copy i
+	// drawn from RandomSeeds[i] with RandomInits[i]: as its architecture initialises (matrices
+	// and embeddings N(0, σ²) with σ the configuration's initializer_range, norm gains 1,
+	// biases 0), or variance-preserving; their own Nulls are nil. More than one copy makes the
+	// null a distribution, not one draw.
+	Random      []*Result `json:"random_weights,omitempty"`
+	RandomSeeds []uint64  `json:"random_seeds,omitempty"`
+	// RandomInits are each copy's σ: the architecture's initializer_range, or 0 for a
+	// variance-preserving draw (matrices N(0, 1/fan-in), norm gains near 1, small biases).
+	RandomInits []float64 `json:"random_init_std,omitempty"`
+	// RandomWallS is the random copies' cost in seconds (writing, loading and measuring them).
 	RandomWallS float64 `json:"random_wall_s,omitempty"`
 	// Constant answers L1 with certainty on every prompt; Uniform gives both labels ½.
 	Constant *Calibration `json:"constant,omitempty"`
@@ -80,6 +83,9 @@ type Control struct {
 	PC1ByK []sessions.Num `json:"pc1_by_k"`
 }
 
+// maxRandomCopies bounds the random-weight copies a record holds.
+const maxRandomCopies = 16
+
 // check bounds the nulls: the random copy is a record of the same shape without nulls of its own.
 func (n *Nulls) check(m Model) error {
 	if n == nil {
@@ -88,7 +94,13 @@ func (n *Nulls) check(m Model) error {
 	if len(n.Kinds) > len(NullKinds) {
 		return fmt.Errorf("nulls: %d kinds", len(n.Kinds))
 	}
-	if r := n.Random; r != nil {
+	if len(n.Random) > maxRandomCopies || len(n.RandomSeeds) > maxRandomCopies || len(n.RandomInits) > maxRandomCopies {
+		return fmt.Errorf("nulls: %d random copies, at most %d", len(n.Random), maxRandomCopies)
+	}
+	for _, r := range n.Random {
+		if r == nil {
+			return fmt.Errorf("nulls: an empty random copy")
+		}
 		if r.Nulls != nil {
 			return fmt.Errorf("nulls: the random copy has nulls of its own")
 		}

@@ -84,8 +84,8 @@ func WriteLLM(r *llmrun.Result, recordPath, dir string, figs []Figure) (string, 
 		b.WriteString("**No nulls were measured** (`--nulls none`, or a record of version 1): every verdict is undiagnosed, and none reads reproduced.\n\n")
 	} else {
 		fmt.Fprintf(&b, "Nulls: %s.", strings.Join(n.Kinds, ", "))
-		if n.Random != nil {
-			fmt.Fprintf(&b, " The random-weight copy was drawn from seed %d with weights N(0, %.2g²), norm gains 1, biases 0, and cost %.0f s.", n.RandomSeed, n.RandomInit, n.RandomWallS)
+		if len(n.Random) > 0 {
+			fmt.Fprintf(&b, " %d random-weight copies were measured (seeds %v; weight σ %v, 0 meaning variance-preserving N(0, 1/fan-in)), costing %.0f s.", len(n.Random), n.RandomSeeds, n.RandomInits, n.RandomWallS)
 		}
 		if n.ControlsWallS > 0 {
 			fmt.Fprintf(&b, " The controls cost %.0f s.", n.ControlsWallS)

@@ -49,10 +49,12 @@ func (v llmView) keysRow() Row {
 	in := func(lo, hi float64) bool { return lo >= rg[0]-keysTol && hi <= rg[1]+keysTol }
 	nulls := []Null{{Name: "Gaussian", Text: fmt.Sprintf("%.3f", float64(k.ColumnsGaussian)), Meets: in(float64(k.ColumnsGaussian), float64(k.ColumnsGaussian))}}
 	nulls[0].Beaten = !nulls[0].Meets
-	if v.rnd != nil && v.rnd.Keys != nil && len(v.rnd.Keys.Columns) > 0 {
-		rlo, rhi := layerRange(v.rnd.Keys.Columns)
-		m := in(rlo, rhi)
-		nulls = append(nulls, Null{Name: "random weights", Text: fmt.Sprintf("%.3f–%.3f", rlo, rhi), Meets: m, Beaten: !m})
+	for i, rr := range v.rnds {
+		if rr.Keys != nil && len(rr.Keys.Columns) > 0 {
+			rlo, rhi := layerRange(rr.Keys.Columns)
+			m := in(rlo, rhi)
+			nulls = append(nulls, Null{Name: v.rndName(i), Text: fmt.Sprintf("%.3f–%.3f", rlo, rhi), Meets: m, Beaten: !m})
+		}
 	}
 	meets := in(lo, hi)
 	return Judge(row, meets, fmt.Sprintf("%.3f–%.3f %s %.3f–%.3f ± %.2f (%s)", lo, hi, map[bool]string{true: "within", false: "outside"}[meets], rg[0], rg[1], keysTol, paperModel[fam]),
@@ -74,9 +76,11 @@ func (v llmView) focusRow() Row {
 	}
 	drop := float64(f.Drop)
 	var nulls []Null
-	if v.rnd != nil && v.rnd.Focus != nil {
-		rd := float64(v.rnd.Focus.Drop)
-		nulls = append(nulls, Null{Name: "random weights", Text: fmt.Sprintf("drop %.0f%%", 100*rd), Meets: rd > focusDrop, Beaten: drop-rd >= focusMargin})
+	for i, rr := range v.rnds {
+		if rr.Focus != nil {
+			rd := float64(rr.Focus.Drop)
+			nulls = append(nulls, Null{Name: v.rndName(i), Text: fmt.Sprintf("drop %.0f%%", 100*rd), Meets: rd > focusDrop, Beaten: drop-rd >= focusMargin})
+		}
 	}
 	ok := drop > focusDrop
 	return Judge(Row{Claim: claim, Paper: "> 30% drop",
@@ -86,12 +90,12 @@ func (v llmView) focusRow() Row {
 
 // axisMeets is the geometry criterion on a record's axis ablation, measured downstream of the
 // cut (the values' own correlation is gone by construction): the final states' |ρ(PC1,
-// posterior entropy)| at least 0.2 before, halved by the entropy-axis cut, kept to 80% by the
-// random cut.
+// posterior entropy)| at least strongRho before (a geometry to destroy), halved by the
+// entropy-axis cut, kept to 80% by the random cut.
 func axisMeets(a *llmrun.Axis) (bool, string) {
 	b, c, rd := float64(a.Base.HiddenRho), float64(a.Cut.HiddenRho), float64(a.Random.HiddenRho)
-	ok := b >= 0.2 && c <= 0.5*b && rd >= 0.8*b
-	return ok, fmt.Sprintf("final-state |ρ| %.2f → %.2f (random axis %.2f): needs ≥ 0.2 before, halved by the cut, kept to 80%% by the random cut", b, c, rd)
+	ok := b >= strongRho && c <= 0.5*b && rd >= 0.8*b
+	return ok, fmt.Sprintf("final-state |ρ| %.2f → %.2f (random axis %.2f): needs a geometry first (≥ %.1f, the SULA manifold's line), halved by the cut, kept to 80%% by the random cut", b, c, rd, strongRho)
 }
 
 // axisLayersText names the layers an ablation cut and how.
@@ -111,9 +115,11 @@ func (v llmView) axisGeometryRow() Row {
 		return Row{Claim: claim, Paper: paper, Verdict: NotMeasured, Reason: "axis not run (--experiments)"}
 	}
 	var nulls []Null
-	if v.rnd != nil && v.rnd.Axis != nil {
-		m, _ := axisMeets(v.rnd.Axis)
-		nulls = append(nulls, Null{Name: "random weights", Text: fmt.Sprintf("|ρ| %.2f → %.2f (random %.2f)", float64(v.rnd.Axis.Base.HiddenRho), float64(v.rnd.Axis.Cut.HiddenRho), float64(v.rnd.Axis.Random.HiddenRho)), Meets: m, Beaten: !m})
+	for i, rr := range v.rnds {
+		if a := rr.Axis; a != nil {
+			m, _ := axisMeets(a)
+			nulls = append(nulls, Null{Name: v.rndName(i), Text: fmt.Sprintf("|ρ| %.2f → %.2f (random %.2f)", float64(a.Base.HiddenRho), float64(a.Cut.HiddenRho), float64(a.Random.HiddenRho)), Meets: m, Beaten: !m})
+		}
 	}
 	ok, why := axisMeets(a)
 	return Judge(Row{Claim: claim, Paper: paper,
@@ -131,10 +137,12 @@ func (v llmView) axisCalibrationRow() Row {
 	cc := float64(a.CalibrationChange)
 	ok := math.Abs(cc) < calibrationMove
 	var nulls []Null
-	if v.rnd != nil && v.rnd.Axis != nil {
-		rc := float64(v.rnd.Axis.CalibrationChange)
-		m := math.Abs(rc) < calibrationMove
-		nulls = append(nulls, Null{Name: "random weights", Text: fmt.Sprintf("%+.1f%%", 100*rc), Meets: m, Beaten: !m})
+	for i, rr := range v.rnds {
+		if rr.Axis != nil {
+			rc := float64(rr.Axis.CalibrationChange)
+			m := math.Abs(rc) < calibrationMove
+			nulls = append(nulls, Null{Name: v.rndName(i), Text: fmt.Sprintf("%+.1f%%", 100*rc), Meets: m, Beaten: !m})
+		}
 	}
 	return Judge(Row{Claim: claim, Paper: "< 1% (Pythia-410M)",
 		Measured: fmt.Sprintf("%s: entropy error %.3f → %.3f bits (%+.1f%%; random axis %+.1f%%)", axisLayersText(a), float64(a.Base.EntropyError), float64(a.Cut.EntropyError), 100*cc, 100*float64(a.RandomChange))},

@@ -11,8 +11,6 @@ import (
 
 // The margins by which a model must beat each null (README: Verdicts a null cannot earn).
 const (
-	// rhoMargin is the margin in |ρ| for the manifold rows.
-	rhoMargin = 0.2
 	// bitsMargin is the margin in entropy error (bits) for the calibration rows.
 	bitsMargin = 0.05
 	// spanRatio is how many times the null's the model's trajectory span must be.
@@ -21,14 +19,49 @@ const (
 	focusMargin = 0.1
 	// focusDrop is the paper's focusing criterion (§4.4): the entropy falls by more than 30 %.
 	focusDrop = 0.30
+	// minEntropySD is the least spread (bits, standard deviation over the prompts) of the
+	// next-token entropy for a correlation with it to mean anything: a model certain on every
+	// prompt has entropies that differ in their fortieth decimal, which still rank.
+	minEntropySD = 0.1
 )
+
+// rhoMargin is the margin in |ρ| by which a manifold row's model must beat each null over n
+// prompts: twice the standard error of the difference of two independent rank correlations,
+// 2·√2/√(n−1) (each has standard error about 1/√(n−1) near ρ = 0), so that two draws of the
+// same random network rarely differ by it (0.40 over 50 prompts, 0.18 over 250).
+func rhoMargin(n int) float64 { return 2 * math.Sqrt2 / math.Sqrt(float64(max(2, n)-1)) }
+
+// entropySD is the standard deviation of the set's next-token entropies (bits).
+func entropySD(s *llmrun.Set) float64 {
+	var sum, ss float64
+	for _, e := range s.Entropy {
+		sum += float64(e)
+	}
+	m := sum / float64(max(1, len(s.Entropy)))
+	for _, e := range s.Entropy {
+		ss += (float64(e) - m) * (float64(e) - m)
+	}
+	return math.Sqrt(ss / float64(max(1, len(s.Entropy))))
+}
+
+// rhoMeets is whether the set's |ρ(PC1, H)| reaches line with an entropy that varies, and why.
+func rhoMeets(s *llmrun.Set, line float64) (bool, string) {
+	rho, sd := absRho(s), entropySD(s)
+	if sd < minEntropySD {
+		return false, fmt.Sprintf("the next-token entropy barely varies (sd %.2g bits < %.1f): |ρ| %.2f ranks noise", sd, minEntropySD, rho)
+	}
+	return rho >= line, fmt.Sprintf("|ρ| %.2f %s %.2f", rho, cmpWord(rho >= line), line)
+}
 
 // llmView is a record with its random-weight null, for the rows.
 type llmView struct {
-	r   *llmrun.Result
-	rnd *llmrun.Result
-	has func(string) bool
-	cfg string
+	r *llmrun.Result
+	// rnds are the random-weight copies, seeds their seeds.
+	rnds  []*llmrun.Result
+	seeds []uint64
+	inits []float64
+	has   func(string) bool
+	cfg   string
 }
 
 // LLMRows are Paper III's claims that the record's measurements touch, each with the paper's
@@ -37,7 +70,7 @@ type llmView struct {
 func LLMRows(r *llmrun.Result) []Row {
 	v := llmView{r: r, cfg: fmt.Sprintf("%s, %d layers × %d, %d heads (%d key/value), %s", r.Model.Family, r.Model.Layers, r.Model.Hidden, r.Model.Heads, r.Model.KVHeads, r.Model.DType)}
 	if r.Nulls != nil {
-		v.rnd = r.Nulls.Random
+		v.rnds, v.seeds, v.inits = r.Nulls.Random, r.Nulls.RandomSeeds, r.Nulls.RandomInits
 	}
 	v.has = func(e string) bool {
 		for _, x := range r.Experiments {
@@ -57,6 +90,22 @@ func LLMRows(r *llmrun.Result) []Row {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// rndName names random copy i.
+func (v llmView) rndName(i int) string {
+	kind := "random weights"
+	if i < len(v.inits) {
+		if v.inits[i] > 0 {
+			kind += fmt.Sprintf(", init N(0, %.2g²)", v.inits[i])
+		} else {
+			kind += ", variance-preserving"
+		}
+	}
+	if i < len(v.seeds) {
+		kind += fmt.Sprintf(", seed %d", v.seeds[i])
+	}
+	return kind
 }
 
 // findSet is the record's manifold set named name, or nil.
@@ -94,18 +143,20 @@ func (v llmView) manifoldRows() []Row {
 	} else {
 		rho := absRho(mixed)
 		var nulls []Null
-		if rm := findSet(v.rnd, "mixed"); rm != nil {
-			nr := absRho(rm)
-			nulls = append(nulls, Null{Name: "random weights", Text: fmt.Sprintf("|ρ| %.2f", nr), Meets: nr >= strongRho, Beaten: rho-nr >= rhoMargin})
+		for i, rr := range v.rnds {
+			if rm := findSet(rr, "mixed"); rm != nil {
+				nr := absRho(rm)
+				nm, _ := rhoMeets(rm, strongRho)
+				nulls = append(nulls, Null{Name: v.rndName(i), Text: fmt.Sprintf("|ρ| %.2f", nr), Meets: nm, Beaten: rho-nr >= rhoMargin(mixed.N)})
+			}
 		}
+		ok, why := rhoMeets(mixed, strongRho)
 		rows = append(rows, Judge(Row{Claim: mixedClaim, Paper: paperMixed, Authors: authorsMixed,
-			Measured: fmt.Sprintf("%d prompts: PC1 %.1f%%, ρ %+.2f", mixed.N, 100*share(mixed, 0), float64(mixed.Spearman))},
-			rho >= strongRho, fmt.Sprintf("|ρ| %.2f %s %.2f", rho, cmpWord(rho >= strongRho), strongRho), nulls, fmt.Sprintf("%.1f in |ρ|", rhoMargin)))
+			Measured: fmt.Sprintf("%d prompts: PC1 %.1f%%, ρ %+.2f; entropy sd %.2f bits", mixed.N, 100*share(mixed, 0), float64(mixed.Spearman), entropySD(mixed))},
+			ok, why, nulls, fmt.Sprintf("%.2f in |ρ| (2·√2/√(n−1))", rhoMargin(mixed.N))))
 	}
 	domainMeets := func(d, mixed *llmrun.Set) (bool, string) {
-		rho := absRho(d)
-		ok := rho >= domainRhoLo
-		why := fmt.Sprintf("|ρ| %.2f %s %.2f", rho, cmpWord(ok), domainRhoLo)
+		ok, why := rhoMeets(d, domainRhoLo)
 		if mixed != nil {
 			low := share(d, 0)+share(d, 1) > share(mixed, 0)+share(mixed, 1)
 			ok = ok && low
@@ -122,12 +173,14 @@ func (v llmView) manifoldRows() []Row {
 		n++
 		ok, why := domainMeets(d, mixed)
 		var nulls []Null
-		if rd := findSet(v.rnd, d.Name); rd != nil {
-			nok, _ := domainMeets(rd, findSet(v.rnd, "mixed"))
-			nulls = append(nulls, Null{Name: "random weights", Text: fmt.Sprintf("|ρ| %.2f", absRho(rd)), Meets: nok, Beaten: absRho(d)-absRho(rd) >= rhoMargin})
+		for i, rr := range v.rnds {
+			if rd := findSet(rr, d.Name); rd != nil {
+				nok, _ := domainMeets(rd, findSet(rr, "mixed"))
+				nulls = append(nulls, Null{Name: v.rndName(i), Text: fmt.Sprintf("|ρ| %.2f", absRho(rd)), Meets: nok, Beaten: absRho(d)-absRho(rd) >= rhoMargin(d.N)})
+			}
 		}
 		rows = append(rows, Judge(Row{Claim: domClaim + ": " + sessions.SafeText(d.Name), Paper: paperDom,
-			Measured: fmt.Sprintf("%d prompts: PC1 %.1f%%, ρ %+.2f", d.N, 100*share(d, 0), float64(d.Spearman))}, ok, why, nulls, fmt.Sprintf("%.1f in |ρ|", rhoMargin)))
+			Measured: fmt.Sprintf("%d prompts: PC1 %.1f%%, ρ %+.2f", d.N, 100*share(d, 0), float64(d.Spearman))}, ok, why, nulls, fmt.Sprintf("%.2f in |ρ| (2·√2/√(n−1))", rhoMargin(d.N))))
 	}
 	if n == 0 {
 		rows = append(rows, Row{Claim: domClaim, Paper: paperDom, Verdict: NotMeasured, Reason: "no single-domain set could be measured (see warnings)"})
@@ -156,9 +209,12 @@ func (v llmView) sulaRows() []Row {
 	if nl == nil {
 		nl = &llmrun.Nulls{}
 	}
-	var rnd *llmrun.SULA
-	if v.rnd != nil {
-		rnd = v.rnd.SULA
+	var rnd []*llmrun.SULA
+	var rndNames []string
+	for i, rr := range v.rnds {
+		if rr.SULA != nil {
+			rnd, rndNames = append(rnd, rr.SULA), append(rndNames, v.rndName(i))
+		}
 	}
 	e := float64(s.EntropyError)
 	want, known := paperEntropyError[fam]
@@ -180,8 +236,8 @@ func (v llmView) sulaRows() []Row {
 	if nl.Shuffled != nil {
 		addErr("shuffled labels", float64(nl.Shuffled.EntropyError))
 	}
-	if rnd != nil {
-		addErr("random weights", float64(rnd.EntropyError))
+	for i, rs := range rnd {
+		addErr(rndNames[i], float64(rs.EntropyError))
 	}
 	measured := fmt.Sprintf("%.3f bits over %d prompts, KL %.3f, accuracy %.2f over untied prompts (labels %q %q; they hold %.2g%% of the mass)",
 		e, len(s.Prompts), float64(s.KLBits), float64(s.AccuracyUntied), s.Labels[0], s.Labels[1], 100*float64(s.LabelMass))
@@ -195,32 +251,33 @@ func (v llmView) sulaRows() []Row {
 			best = math.Min(best, float64(nl.Shuffled.EntropyError))
 		}
 		var bn []Null
-		if rnd != nil {
-			re := float64(rnd.EntropyError)
+		for i, rs := range rnd {
+			re := float64(rs.EntropyError)
 			rbest := math.Min(float64(nl.Constant.EntropyError), float64(nl.Uniform.EntropyError))
-			bn = append(bn, Null{Name: "random weights", Text: fmt.Sprintf("%.3f bits", re), Meets: re <= rbest-bitsMargin, Beaten: e <= re-bitsMargin})
+			bn = append(bn, Null{Name: rndNames[i], Text: fmt.Sprintf("%.3f bits", re), Meets: re <= rbest-bitsMargin, Beaten: e <= re-bitsMargin})
 		}
 		ok := e <= best-bitsMargin
 		rows = append(rows, Judge(Row{Claim: benchClaim, Paper: "— (the bench's row)", Measured: measured}, ok,
 			fmt.Sprintf("%.3f %s %.3f − %.2f (the best predictor's)", e, map[bool]string{true: "≤", false: ">"}[ok], best, bitsMargin), bn, fmt.Sprintf("%.2f bits", bitsMargin)))
 	}
-	rows = append(rows, v.sulaManifoldRow(manClaim, paperMan, nl, rnd), v.trajectoryRow(trajClaim, nl, rnd))
+	rows = append(rows, v.sulaManifoldRow(manClaim, paperMan, nl, rnd, rndNames), v.trajectoryRow(trajClaim, nl, rnd, rndNames))
 	return rows
 }
 
 // sulaManifoldRow is the SULA manifold claim with its nulls: the random copy, the shuffled
 // labels and the lexical remap as a replicate.
-func (v llmView) sulaManifoldRow(claim, paper string, nl *llmrun.Nulls, rnd *llmrun.SULA) Row {
+func (v llmView) sulaManifoldRow(claim, paper string, nl *llmrun.Nulls, rnd []*llmrun.SULA, rndNames []string) Row {
 	s := v.r.SULA
 	rho := absRho(&s.Manifold)
+	margin := rhoMargin(s.Manifold.N)
 	var nulls []Null
-	if rnd != nil {
-		nr := absRho(&rnd.Manifold)
-		nulls = append(nulls, Null{Name: "random weights", Text: fmt.Sprintf("|ρ| %.2f", nr), Meets: nr >= strongRho, Beaten: rho-nr >= rhoMargin})
+	for i, rs := range rnd {
+		nr := absRho(&rs.Manifold)
+		nulls = append(nulls, Null{Name: rndNames[i], Text: fmt.Sprintf("|ρ| %.2f", nr), Meets: nr >= strongRho, Beaten: rho-nr >= margin})
 	}
 	if nl.Shuffled != nil {
 		nr := float64(nl.Shuffled.ManifoldRho)
-		nulls = append(nulls, Null{Name: "shuffled labels", Text: fmt.Sprintf("|ρ| %.2f", nr), Meets: nr >= strongRho, Beaten: rho-nr >= rhoMargin})
+		nulls = append(nulls, Null{Name: "shuffled labels", Text: fmt.Sprintf("|ρ| %.2f", nr), Meets: nr >= strongRho, Beaten: rho-nr >= margin})
 	}
 	if nl.Remap != nil {
 		nr := float64(nl.Remap.ManifoldRho)
@@ -228,7 +285,7 @@ func (v llmView) sulaManifoldRow(claim, paper string, nl *llmrun.Nulls, rnd *llm
 	}
 	return Judge(Row{Claim: claim, Paper: paper, Authors: "PC1 26.4%, ρ −0.765 (sula_summary.json)",
 		Measured: fmt.Sprintf("%d prompts: PC1 %.1f%%, ρ %+.3f; k alone orders the posterior entropy with |ρ| %.2f", s.Manifold.N, 100*share(&s.Manifold, 0), float64(s.Manifold.Spearman), math.Abs(float64(s.LengthRho)))},
-		rho >= strongRho, fmt.Sprintf("|ρ| %.2f %s %.2f", rho, cmpWord(rho >= strongRho), strongRho), nulls, fmt.Sprintf("%.1f in |ρ|", rhoMargin))
+		rho >= strongRho, fmt.Sprintf("|ρ| %.2f %s %.2f", rho, cmpWord(rho >= strongRho), strongRho), nulls, fmt.Sprintf("%.2f in |ρ| (2·√2/√(n−1))", margin))
 }
 
 // trajectory is whether means (one per k, in order) move monotonically, and their span
@@ -260,7 +317,7 @@ func pc1SD(s *llmrun.Set) float64 {
 
 // trajectoryRow is the SULA trajectory claim with its nulls: the evidence ablation on the same
 // axis and the random copy, and the lexical remap as a replicate.
-func (v llmView) trajectoryRow(claim string, nl *llmrun.Nulls, rnd *llmrun.SULA) Row {
+func (v llmView) trajectoryRow(claim string, nl *llmrun.Nulls, rnd []*llmrun.SULA, rndNames []string) Row {
 	s := v.r.SULA
 	var ks, means []string
 	var pc1 []sessions.Num
@@ -276,13 +333,13 @@ func (v llmView) trajectoryRow(claim string, nl *llmrun.Nulls, rnd *llmrun.SULA)
 		am, as := trajectory(a.PC1ByK, sd)
 		nulls = append(nulls, Null{Name: "evidence ablation", Text: fmt.Sprintf("span %.2f sd (%s)", as, monoWord(am)), Meets: am, Beaten: span >= spanRatio*as})
 	}
-	if rnd != nil {
+	for i, rn := range rnd {
 		var rp []sessions.Num
-		for _, k := range rnd.ByK {
+		for _, k := range rn.ByK {
 			rp = append(rp, k.PC1Mean)
 		}
-		rm, rs := trajectory(rp, pc1SD(&rnd.Manifold))
-		nulls = append(nulls, Null{Name: "random weights", Text: fmt.Sprintf("span %.2f sd (%s)", rs, monoWord(rm)), Meets: rm, Beaten: span >= spanRatio*rs})
+		rm, rs := trajectory(rp, pc1SD(&rn.Manifold))
+		nulls = append(nulls, Null{Name: rndNames[i], Text: fmt.Sprintf("span %.2f sd (%s)", rs, monoWord(rm)), Meets: rm, Beaten: span >= spanRatio*rs})
 	}
 	if rm := nl.Remap; rm != nil {
 		mm, ms := trajectory(rm.PC1ByK, 1)
