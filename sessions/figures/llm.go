@@ -19,7 +19,9 @@ import (
 // RenderLLM writes the figures of a `windtunnel llm` record into dir: llm-manifold (each
 // prompt set's PC1 vs PC2 coloured by next-token entropy, mixed beside the single-domain
 // sets), llm-sula (the model's entropy over the two labels against the exact posterior's by
-// k, and the SULA prompts' manifold coloured by posterior entropy), llm-keys (key
+// k, and the SULA prompts' manifold coloured by posterior entropy), llm-nulls (the SULA
+// trajectory beside the evidence ablation's, the lexical remap's and the random-weight
+// copies'), llm-keys (key
 // orthogonality by layer, real keys against Gaussian vectors and the authors' embedding
 // proxy), llm-focus (attention entropy at the last position by layer against uniform
 // attention) and llm-axis (the entropy-axis ablation against a random axis), each where the
@@ -37,7 +39,7 @@ func RenderLLM(r *llmrun.Result, dir string, opt Options) ([]File, error) {
 		name = ""
 	}
 	var figs []figure
-	for _, build := range []func(*llmrun.Result, string, bool) (figure, bool){llmManifoldFigure, llmSULAFigure, llmKeysFigure, llmFocusFigure, llmAxisFigure} {
+	for _, build := range []func(*llmrun.Result, string, bool) (figure, bool){llmManifoldFigure, llmSULAFigure, llmNullsFigure, llmKeysFigure, llmFocusFigure, llmAxisFigure} {
 		if f, ok := build(r, name, compact); ok {
 			figs = append(figs, f)
 		}
@@ -227,6 +229,19 @@ func llmKeysFigure(r *llmrun.Result, name string, _ bool) (figure, bool) {
 	}
 	p.Y.Min = 0
 	hi := p.Y.Max
+	if len(k.Columns) == len(k.ByLayer) {
+		var xy plotter.XYs
+		for l, v := range k.Columns {
+			xy = append(xy, plotter.XY{X: float64(l), Y: float64(v)})
+			hi = math.Max(hi, float64(v))
+		}
+		if l, pts, err := plotter.NewLinePoints(xy); err == nil {
+			l.LineStyle = curveStyle(1)
+			pts.Color = plotutil.Color(1)
+			p.Add(l, pts)
+			p.Legend.Add("W_K columns (the paper's)", l, pts)
+		}
+	}
 	if v := float64(k.Random); !math.IsNaN(v) {
 		hline(p, v, color.Black, fmt.Sprintf("Gaussian vectors %.3f", v))
 		hi = math.Max(hi, v)
@@ -271,6 +286,9 @@ func llmAxisFigure(r *llmrun.Result, name string, compact bool) (figure, bool) {
 		return figure{}, false
 	}
 	title := fmt.Sprintf("%sentropy-axis ablation at layer %d (SULA prompts)", name, a.Layer)
+	if len(a.Layers) > 1 {
+		title = fmt.Sprintf("%sentropy-axis ablation at layers %d–%d (SULA prompts)", name, a.Layers[0], a.Layers[len(a.Layers)-1])
+	}
 	conds := []llmrun.Condition{a.Base, a.Cut, a.Random}
 	labels := []string{"none", "entropy", "random"}
 	barW := vg.Points(40)
@@ -297,7 +315,7 @@ func llmAxisFigure(r *llmrun.Result, name string, compact bool) (figure, bool) {
 		p.Y.Min = math.Min(0, p.Y.Min)
 		return p, nil
 	}
-	left, err := bars("corr(values · axis,\nmodel entropy)", "Pearson correlation", func(c llmrun.Condition) float64 { return float64(c.AxisCorr) })
+	left, err := bars("final states' |ρ(PC1,\nposterior entropy)|", "|Spearman ρ|", func(c llmrun.Condition) float64 { return float64(c.HiddenRho) })
 	if err != nil {
 		return figure{}, false
 	}
