@@ -58,6 +58,7 @@ func frameRatioRow(task string, rs []Run) Row {
 	var sites []string
 	var nullSteps []int
 	var nullVals []Value
+	var nullRuns []Run
 	th, mx := rs[0].FrameRatio.Threshold, rs[0].FrameRatio.Max
 	for _, r := range rs {
 		fr := r.FrameRatio
@@ -69,6 +70,7 @@ func frameRatioRow(task string, rs []Run) Row {
 		if first := fr.Points[0]; len(fr.Points) > 1 {
 			nullN++
 			nullSteps, nullVals = append(nullSteps, first.Step), append(nullVals, Value{r.File, first.MeanFinal})
+			nullRuns = append(nullRuns, r)
 			if first.MeanFinal >= fr.Threshold {
 				nullPass++
 			}
@@ -89,7 +91,7 @@ func frameRatioRow(task string, rs []Run) Row {
 	null := derived.Null{What: "no snapshot with the J-lens statistic before the last one, and none of the untrained model"}
 	if nullN > 0 {
 		null = derived.Null{Known: true, Meets: nullPass*2 > nullN,
-			What: fmt.Sprintf("the earliest snapshot (%s; no run records the untrained model), %s× null, %d/%d seeds at or above θ", stepsText(nullSteps), Mean(nullVals, 2), nullPass, nullN)}
+			What: fmt.Sprintf("%s, %s× null, %d/%d seeds at or above θ", earliest(nullRuns, nullSteps), Mean(nullVals, 2), nullPass, nullN)}
 	}
 	judge(&row, pass*2 > len(rs), null)
 	return row

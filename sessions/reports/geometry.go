@@ -127,19 +127,21 @@ func manifoldRow(task, sampling string, rs []Run, get func(*sessions.Snapshot) *
 	// The null is each run's earliest geometry snapshot (no run records one untrained).
 	var first []float64
 	var steps []int
+	var nullRuns []Run
 	for _, r := range used {
 		if r.FirstSnapshot == nil {
 			continue
 		}
 		if fm := get(r.FirstSnapshot); fm != nil && !math.IsNaN(float64(fm.Spearman)) {
 			first, steps = append(first, math.Abs(float64(fm.Spearman))), append(steps, r.FirstSnapshotStep)
+			nullRuns = append(nullRuns, r)
 		}
 	}
 	null := derived.Null{What: "no geometry snapshot before the last one, and none of the untrained model"}
 	if len(first) > 0 {
 		fm := derived.MeanFinite(first)
 		null = derived.Null{Known: true, Meets: fm >= ManifoldRho,
-			What: fmt.Sprintf("the earliest snapshot (%s; no run records the untrained model), |ρ| %.3f", stepsText(steps), fm)}
+			What: fmt.Sprintf("%s, |ρ| %.3f", earliest(nullRuns, steps), fm)}
 	}
 	judge(&row, m >= ManifoldRho, null)
 	return row

@@ -103,3 +103,21 @@ func firstEvalNull(rs []Run, what string, value func(Run) (float64, bool), meets
 	return derived.Null{Known: true, Meets: meets(m),
 		What: fmt.Sprintf("the first evaluation (%s; no run records the untrained model), %s %.*f", stepsText(steps), what, dec, m)}
 }
+
+// earliest names the earliest snapshots used as a null: "the earliest snapshot (step 500, bit
+// error (a) 0.1500 there; no run records the untrained model)", the bit error the runs'
+// evaluations give at those steps (curveAt) so a reader sees whether the null had already
+// learnt the task.
+func earliest(rs []Run, steps []int) string {
+	var bits []float64
+	for i, r := range rs {
+		if len(r.Curve) > 0 {
+			bits = append(bits, curveAt(r.Curve, steps[i]))
+		}
+	}
+	there := ""
+	if len(bits) > 0 {
+		there = fmt.Sprintf(", bit error (a) %.4f there", derived.MeanFinite(bits))
+	}
+	return fmt.Sprintf("the earliest snapshot (%s%s; no run records the untrained model)", stepsText(steps), there)
+}

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -186,7 +187,7 @@ func TestVerdictsAgainstNull(t *testing.T) {
 		if r := rowOf(t, rows, "transformer learns belief accumulation (bijection)"); r.Verdict != c.arch || !strings.Contains(r.Reason, "null: the first evaluation (step 100") {
 			t.Errorf("%s: architecture row %q, %q", c.name, r.Verdict, r.Reason)
 		}
-		if r := rowOf(t, rows, "value manifold: PC1 tracks posterior entropy, |ρ| (many"); r.Verdict != c.manifold || !strings.Contains(r.Reason, "null: the earliest snapshot (step 100") {
+		if r := rowOf(t, rows, "value manifold: PC1 tracks posterior entropy, |ρ| (many"); r.Verdict != c.manifold || !strings.Contains(r.Reason, fmt.Sprintf("null: the earliest snapshot (step 100, bit error (a) %.4f there", c.early)) {
 			t.Errorf("%s: manifold row %q, %q", c.name, r.Verdict, r.Reason)
 		}
 	}
