@@ -22,8 +22,9 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 			"of Paper I's claims (architecture table, the MLP's 1.107 bits, HMM length generalisation, key\n" +
 			"orthogonality, value manifold |ρ|, frame-precision settle steps), each with the paper's number,\n" +
 			"the authors' code's, the bench's mean ± sd over seeds with its session files, the configuration\n" +
-			"and a verdict (reproduced, not reproduced, not measured) with its reason; then the commands that\n" +
-			"regenerate every number and the bench's known departures from the authors' setup.",
+			"and a verdict (reproduced, consistent but not diagnostic, not reproduced, not measured) with its\n" +
+			"reason; then the commands that regenerate every number and the bench's known departures from the\n" +
+			"authors' setup. Sessions of one configuration and seed (a re-run, a copied folder) count once.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("%s takes one or more session files or folders", commandName(c))

@@ -99,7 +99,23 @@ func Dissociate(points []DissociationPoint, ceiling float64) Dissociation {
 	d.Holds = fForm >= FormFactor && fPlateau >= PlateauFactor
 	d.Why = fmt.Sprintf("formed at step %d, plateau from step %d; bit error (b) there %.3g× and %.3g× its final %.4g (want ≥ %d× and ≥ %d×)",
 		d.FormStep, d.PlateauStep, fForm, fPlateau, d.BitErrorFinal, FormFactor, PlateauFactor)
+	if d.PlateauStep >= 0 && d.PlateauStep < d.FormStep {
+		d.Why += "; " + d.Order()
+	}
 	return d
+}
+
+// Order explains a t_plateau before t_form, which the two definitions allow: the plateau band
+// (±PlateauBand of the final ratio) reaches below θ when the final ratio is within
+// 1/(1−PlateauBand) of θ, so the ratio can enter its final band before it crosses θ for good.
+// The rule reads bit error at each step on its own, so the order does not change its
+// outcome. "" when t_plateau does not precede t_form.
+func (d Dissociation) Order() string {
+	if d.PlateauStep < 0 || d.FormStep < 0 || d.PlateauStep >= d.FormStep {
+		return ""
+	}
+	return fmt.Sprintf("t_plateau precedes t_form: the ratio was within ±%.0f %% of its final %.2f from step %d, a band reaching down to %.2f, below θ = %.2f, and stayed ≥ θ only from step %d; the frame formed after the ratio reached its plateau, and the rule reads each step's bit error on its own",
+		100*PlateauBand, d.FinalRatio, d.PlateauStep, (1-PlateauBand)*d.FinalRatio, d.Threshold, d.FormStep)
 }
 
 // DissociationVerdict is the rule over the seeds of one configuration.

@@ -4,7 +4,10 @@
 // band), the seed band itself (SeedBand, MeanSD), the pass threshold of bit error (a), the
 // verdicts (Primitives with their thresholds, PassBits and recall's PassAccuracy; Paper I's
 // PaperVerdict; CriterionOf and VerdictOf, one evaluation against its tunnel's criterion,
-// which the run's exit line and summary, the dashboard and the overlay use) and the
+// which the run's exit line and summary, the dashboard and the overlay use; Outcome, a
+// claim's verdict against the paper's criterion and a null, with Beyond's margin over seeds),
+// which sessions are copies of one replicate (Replicates: one configuration and one seed,
+// counted once by the table and the report; CopiesDisagree) and the
 // architecture table built on them (Table: a cell per configuration of a task and model,
 // with its seeds' Stat and pass count), the context-free level (ContextFree, ContextFreeOf
 // a recorded run), the scale precision settles on and the settle band, the NaN-skipping

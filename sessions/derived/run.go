@@ -25,6 +25,11 @@ type Run struct {
 	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
 	Snapshot     *sessions.Snapshot
 	SnapshotStep int
+	// FirstSnapshot is the earliest geometry snapshot when it is older than Snapshot (nil
+	// otherwise), and FirstSnapshotStep its step: the null of the geometry claims, as no run
+	// records a snapshot of the untrained model.
+	FirstSnapshot     *sessions.Snapshot
+	FirstSnapshotStep int
 	// FrameRatio is the authors' frame statistic over every snapshot (nil without one), and
 	// Dissociation the pre-registered rule applied to it with bit error (b) (nil without it).
 	FrameRatio   *FrameRatios
@@ -60,6 +65,11 @@ func ReadRun(path string) (*Run, error) {
 	if run.Snapshot, run.SnapshotStep, err = rd.Geometry(-1); err != nil {
 		return nil, fmt.Errorf("derived: read %s: snapshot: %w", path, err)
 	}
+	if run.Snapshot != nil {
+		if run.FirstSnapshot, run.FirstSnapshotStep, err = firstGeometry(rd, run.SnapshotStep); err != nil {
+			return nil, fmt.Errorf("derived: read %s: first snapshot: %w", path, err)
+		}
+	}
 	if run.FrameRatio, err = ReadFrameRatios(rd); err != nil {
 		return nil, fmt.Errorf("derived: read %s: frame ratio: %w", path, err)
 	}
@@ -79,4 +89,28 @@ func BitErrorSampleAt(evals []sessions.Record, step int) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// firstGeometry is the earliest geometry snapshot of a session at a step before newest, and
+// its step; nil when there is none.
+func firstGeometry(rd *sessions.Reader, newest int) (*sessions.Snapshot, int, error) {
+	steps, err := rd.SnapshotSteps()
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, st := range steps {
+		if st >= newest {
+			break
+		}
+		snaps, err := rd.SnapshotsAt(st)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, s := range snaps {
+			if s.IsGeometry() {
+				return s, st, nil
+			}
+		}
+	}
+	return nil, 0, nil
 }

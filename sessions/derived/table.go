@@ -66,6 +66,10 @@ type Cell struct {
 	// Paper is Paper I's verdict for the cell ("pass", "fail", or "" where it has none).
 	Paper    string   `json:"paper,omitempty"`
 	Sessions []string `json:"sessions"`
+	// Copies are the sessions left out as copies of a replicate already counted (the same
+	// configuration and seed, ReplicateKey), each naming the session counted and whether
+	// their results disagree.
+	Copies []string `json:"copies,omitempty"`
 	// Config names what tells this cell's configuration from the other cells of its task
 	// and model (Labels, e.g. "steps 3000"); "" when the task and model have one.
 	Config string `json:"config,omitempty"`
@@ -113,15 +117,34 @@ func configCells(runs []RunScore, task, model string) []Cell {
 	}
 	var cells []Cell
 	for j, g := range groups {
-		members := make([]RunScore, len(g))
-		for k, i := range g {
-			members[k] = runs[i]
-		}
+		members, copies := countOnce(runs, g)
 		c := cellOf(members, task, model)
-		c.Config = labels[j]
+		c.Config, c.Copies = labels[j], copies
 		cells = append(cells, c)
 	}
 	return cells
+}
+
+// countOnce is the runs at indices g (one configuration) with each replicate (ReplicateKey)
+// counted once, its first copy, and a note for each other copy left out.
+func countOnce(runs []RunScore, g []int) (members []RunScore, copies []string) {
+	keys, seeds := make([]string, len(g)), make([]uint64, len(g))
+	for k, i := range g {
+		keys[k], seeds[k] = runs[i].Key, runs[i].Seed
+	}
+	for _, rep := range Replicates(keys, seeds) {
+		first := runs[g[rep[0]]]
+		members = append(members, first)
+		for _, k := range rep[1:] {
+			c := runs[g[k]]
+			note := fmt.Sprintf("%s: a copy of seed %d (%s), not counted again", c.Session, c.Seed, first.Session)
+			if d := CopiesDisagree(first, c); d != "" {
+				note += "; the copies disagree: " + d
+			}
+			copies = append(copies, note)
+		}
+	}
+	return members, copies
 }
 
 // cellOf summarises the runs of one configuration of a task and model.
@@ -209,6 +232,11 @@ func FormatTable(cells []Cell) string {
 		fmt.Fprintf(&b, "  %s %d/%d", m, passes[m], tasks[m])
 		if several[m] {
 			b.WriteString(" configurations")
+		}
+	}
+	for _, c := range cells {
+		for _, cp := range c.Copies {
+			fmt.Fprintf(&b, "\ncopy left out (%s %s): %s", c.Task, c.Model, cp)
 		}
 	}
 	b.WriteString("\n(a) is the per-position bit error, the paper's headline; (b)* the per-sample one, what the authors' code reports; verdict: on the mean over seeds, then seeds passing; paper: Paper I's verdict, ✓ where the bench agrees\n")

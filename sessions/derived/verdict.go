@@ -132,10 +132,16 @@ type Verdict struct {
 // VerdictOf judges an evaluation of a run of task (CriterionOf): the run's exit line and
 // summary, the dashboard and the overlay judge by it, as compare judges a cell.
 func VerdictOf(task string, e sessions.Eval) Verdict {
+	return VerdictOfScores(task, diagnostics.Scores{BitErrorPosition: e.BitErrorPosition, Accuracy: e.Accuracy})
+}
+
+// VerdictOfScores is VerdictOf for a run's scores (RunScore.Scores): whether the run learnt
+// its task, which the report asks before it judges how the run does it (its geometry).
+func VerdictOfScores(task string, s diagnostics.Scores) Verdict {
 	p := CriterionOf(task)
-	v := e.BitErrorPosition
+	v := s.BitErrorPosition
 	if p.AtLeast() {
-		v = e.Accuracy
+		v = s.Accuracy
 	}
 	return Verdict{Primitive: p, Value: v, Pass: p.Meets(v)}
 }

@@ -11,16 +11,6 @@ import (
 	"windtunnel/tunnels"
 )
 
-// The verdicts.
-const (
-	Reproduced    = "reproduced"
-	NotReproduced = "not reproduced"
-	NotMeasured   = "not measured"
-	// Consistent is a row whose criterion the model meets but so does a null (or the model
-	// does not beat one by the row's margin, or no null was measured): not evidence.
-	Consistent = "consistent, not diagnostic"
-)
-
 // Value is one session's measured value of a row.
 type Value struct {
 	File string
@@ -41,7 +31,8 @@ type Row struct {
 	// Nulls says what the row's nulls measured and whether each meets the criterion ("" when
 	// the row has none).
 	Nulls string
-	// Verdict is Reproduced, Consistent, NotReproduced or NotMeasured; Reason says why in one line.
+	// Verdict is Reproduced, Consistent, NotReproduced or NotMeasured; Reason says why in
+	// one line.
 	Verdict, Reason string
 }
 
@@ -100,7 +91,10 @@ func configOf(runs []Run) string {
 
 // Build measures Paper I's claims on runs, and Paper II's two timescales on runs and on the
 // results of the authors' experiment ts (LoadTimescales).
+//
+// Copies of one replicate (the same configuration and seed) count once (countOnce).
 func Build(runs []Run, skipped []string, ts ...TimescalesResult) Report {
+	runs = countOnce(runs)
 	rep := Report{Skipped: skipped, Commands: append(Commands(runs), TimescalesCommands(ts)...)}
 	rep.Rows = append(rep.Rows, architectureRows(runs)...)
 	rep.Rows = append(rep.Rows, mlpLevelRows(runs)...)
@@ -108,6 +102,7 @@ func Build(runs []Run, skipped []string, ts ...TimescalesResult) Report {
 	rep.Rows = append(rep.Rows, geometryRows(runs)...)
 	rep.Rows = append(rep.Rows, frameRows(runs)...)
 	rep.Rows = append(rep.Rows, timescalesRows(runs, ts)...)
+	noteDisagreements(rep.Rows, runs)
 	return rep
 }
 
@@ -173,11 +168,15 @@ func architectureRow(row Row, prim derived.Primitive, rs []Run) Row {
 	if cell.Pass {
 		bench = "pass"
 	}
-	row.Verdict = NotReproduced
-	if bench == paper {
-		row.Verdict = Reproduced
-	}
 	row.Reason = fmt.Sprintf("bench %s: mean %s %.4f vs %s; %d/%d seeds pass", bench, what, mean(row.Values), crit, cell.SeedsPassed, len(rs))
+	// The null meets the claim when it gives the paper's verdict too: an early model
+	// that passes makes "learns" not diagnostic, and every untrained model fails.
+	null := firstEvalNull(rs, what, func(r Run) (float64, bool) { return derived.VerdictOf(task, *r.FirstEval).Value, true },
+		func(v float64) bool { return prim.Meets(v) == (paper == "pass") }, 4)
+	judge(&row, bench == paper, null)
+	if paper == "fail" && bench == paper {
+		row.Reason += " (a claim that a model does not learn is met by any model that has not learnt; the models that learn the task are its positive control)"
+	}
 	return row
 }
 
@@ -232,12 +231,10 @@ func mlpLevelRow(rs []Run) Row {
 	}
 	row.Measured, row.Config = "bit error (b) "+Mean(row.Values, 4), configOf(rs)
 	m := mean(row.Values)
-	row.Verdict = NotReproduced
-	if math.Abs(m-AuthorsMLPBitsB) <= MLPLevelTolerance {
-		row.Verdict = Reproduced
-	}
+	at := func(v float64) bool { return math.Abs(v-AuthorsMLPBitsB) <= MLPLevelTolerance }
 	row.Reason = fmt.Sprintf("mean %.4f vs the authors' code's %.4f (tolerance %.3f); the paper's printed %.2f is not reproducible from their code",
 		m, AuthorsMLPBitsB, MLPLevelTolerance, PaperMLPBits)
+	judge(&row, at(m), firstEvalNull(rs, "bit error (b)", func(r Run) (float64, bool) { return r.FirstEval.BitErrorSample, true }, at, 4))
 	return row
 }
 
@@ -291,11 +288,16 @@ func modelLengthRows(model string, rs []Run) []Row {
 		}
 		row.Values, row.Measured, row.Config = vs, "bit error (a) "+Mean(vs, 4), configOf(runsK[k])
 		m := mean(vs)
-		row.Verdict = NotReproduced
-		if m <= LengthThreshold {
-			row.Verdict = Reproduced
-		}
 		row.Reason = fmt.Sprintf("mean bit error (a) %.4f at K=%d vs ≤ %.2f bits", m, k, LengthThreshold)
+		atK := func(r Run) (float64, bool) {
+			for _, l := range r.FirstEval.Lengths {
+				if l.K == k && !l.Train {
+					return float64(l.BitErrorPosition), true
+				}
+			}
+			return 0, false
+		}
+		judge(&row, m <= LengthThreshold, firstEvalNull(runsK[k], fmt.Sprintf("bit error (a) at K=%d", k), atK, func(v float64) bool { return v <= LengthThreshold }, 4))
 		rows = append(rows, row)
 	}
 	return rows

@@ -2,13 +2,22 @@
 // Transformer Attention", arXiv 2512.22471) from recorded sessions: one markdown table of
 // the paper's claims, each with the paper's number, the authors' own code's number where
 // known, the bench's measurement over seeds with the session files it comes from, the
-// configuration, and a verdict (reproduced, not reproduced, not measured) with its reason;
-// then the commands that regenerate every number and the bench's known departures from the
-// authors' setup.
+// configuration, and a verdict with its reason (derived.Outcome: reproduced — the criterion met
+// and the null not; consistent, not diagnostic — met by the null too; not reproduced; not
+// measured); then the commands that regenerate every number and the bench's known departures
+// from the authors' setup.
 //
 // Runs are pooled only when they are one configuration under the rule of sessions/derived
 // (groups.go): a claim measured in several configurations has a row for each, named by what
-// differs (derived.Labels, derived.Differences), with its own n and pass count.
+// differs (derived.Labels, derived.Differences), with its own n and pass count. Copies of one
+// replicate (one configuration and seed, derived.Replicates: a re-run, a copied folder) count
+// once (replicates.go), listed with where the copies are and whether they disagree. The
+// geometry claims (key orthogonality, the value manifold, the frame and its dissociation) are
+// judged only on runs that learnt their task (nulls.go: derived.VerdictOfScores), and each
+// row's null is the same run before it learnt (its first evaluation or earliest snapshot; the
+// authors' key orthogonality against the model at initialisation) or, for Paper II's
+// speed-up, the spread of the baseline's seeds (derived.Beyond). Figures are linked relative
+// to the report's own folder (figureLink), in report.md and in llm's alike.
 //
 // Load reads sessions (files or folders of *.wtlab), Build turns them into a Report, and
 // Write renders it as DIR/report.md, with figures embedded when Options.Figures supplies

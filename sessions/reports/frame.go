@@ -22,7 +22,8 @@ const (
 )
 
 // frameRows states the authors' frame claims for the transformer runs with the J-lens
-// statistic, per task and configuration: the frame ratio at the end and the dissociation.
+// statistic, per task and configuration: the frame ratio at the end and the dissociation,
+// judged on the runs that learnt the task (onLearnt).
 func frameRows(runs []Run) []Row {
 	var rows []Row
 	for _, task := range tunnels.Names() {
@@ -36,8 +37,8 @@ func frameRows(runs []Run) []Row {
 			continue
 		}
 		for _, g := range configGroups(rs) {
-			rows = append(rows, g.mark(frameRatioRow(task, g.runs)))
-			rows = append(rows, g.mark(dissociationRow(task, g.runs)))
+			rows = append(rows, g.mark(onLearnt(task, g.runs, func(rs []Run) Row { return frameRatioRow(task, rs) })))
+			rows = append(rows, g.mark(onLearnt(task, g.runs, func(rs []Run) Row { return dissociationRow(task, rs) })))
 		}
 	}
 	return rows
@@ -53,8 +54,11 @@ func frameRatioRow(task string, rs []Run) Row {
 		row.Verdict, row.Reason = NotMeasured, "no transformer session with the J-lens statistic of 2026-11-28 (probe FILE re-measures a session from its checkpoints)"
 		return row
 	}
-	pass := 0
+	pass, nullPass, nullN := 0, 0, 0
 	var sites []string
+	var nullSteps []int
+	var nullVals []Value
+	var nullRuns []Run
 	th, mx := rs[0].FrameRatio.Threshold, rs[0].FrameRatio.Max
 	for _, r := range rs {
 		fr := r.FrameRatio
@@ -62,6 +66,14 @@ func frameRatioRow(task string, rs []Run) Row {
 		row.Values = append(row.Values, Value{r.File, last.MeanFinal})
 		if last.MeanFinal >= fr.Threshold {
 			pass++
+		}
+		if first := fr.Points[0]; len(fr.Points) > 1 {
+			nullN++
+			nullSteps, nullVals = append(nullSteps, first.Step), append(nullVals, Value{r.File, first.MeanFinal})
+			nullRuns = append(nullRuns, r)
+			if first.MeanFinal >= fr.Threshold {
+				nullPass++
+			}
 		}
 		var per []string
 		for si, s := range fr.Sites {
@@ -71,14 +83,17 @@ func frameRatioRow(task string, rs []Run) Row {
 	}
 	row.Config = configOf(rs)
 	row.Measured = fmt.Sprintf("%s× null, the mean over positions and sites (θ %.2f, ceiling %.2f)", Mean(row.Values, 2), th, mx)
-	row.Verdict = NotReproduced
-	if pass*2 > len(rs) {
-		row.Verdict = Reproduced
-	}
 	row.Reason = fmt.Sprintf("%d/%d seeds at or above θ = %.2f at their last snapshot (%s)", pass, len(rs), th, strings.Join(sites, "; "))
 	if rs[0].FrameRatio.Scaled {
 		row.Reason += fmt.Sprintf("; θ is scaled to this width: the same fraction of the way from 1 to the ceiling %.2f as 3 is of 9.6 at d = 192", mx)
 	}
+	// The null is each run's earliest snapshot, against the same final frame.
+	null := derived.Null{What: "no snapshot with the J-lens statistic before the last one, and none of the untrained model"}
+	if nullN > 0 {
+		null = derived.Null{Known: true, Meets: nullPass*2 > nullN,
+			What: fmt.Sprintf("%s, %s× null, %d/%d seeds at or above θ", earliest(nullRuns, nullSteps), Mean(nullVals, 2), nullPass, nullN)}
+	}
+	judge(&row, pass*2 > len(rs), null)
 	return row
 }
 
@@ -89,13 +104,20 @@ func dissociationRow(task string, rs []Run) Row {
 		Paper: PaperDissoc, Authors: AuthorsDissoc}
 	var ds []derived.Dissociation
 	var form, plateau, bForm, bPlateau, bEnd []Value
-	var notes []string
+	var notes, order []string
+	early := 0 // seeds where the rule holds with the frame formed after the first snapshot
 	for _, r := range rs {
 		if r.Dissociation == nil {
 			continue
 		}
 		d := *r.Dissociation
 		ds = append(ds, d)
+		if d.Holds && r.FrameRatio != nil && len(r.FrameRatio.Points) > 0 && d.FormStep > r.FrameRatio.Points[0].Step {
+			early++
+		}
+		if d.Order() != "" {
+			order = append(order, r.File)
+		}
 		form = append(form, Value{r.File, float64(d.FormStep)})
 		plateau = append(plateau, Value{r.File, float64(d.PlateauStep)})
 		bForm, bPlateau, bEnd = append(bForm, Value{r.File, d.BitErrorForm}), append(bPlateau, Value{r.File, d.BitErrorPlateau}), append(bEnd, Value{r.File, d.BitErrorFinal})
@@ -113,19 +135,20 @@ func dissociationRow(task string, rs []Run) Row {
 	row.Config = configOf(rs)
 	row.Measured = fmt.Sprintf("t_form %s, t_plateau %s; bit error (b) %s there, %s at the plateau, %s at the end",
 		Mean(form, 0), Mean(plateau, 0), Mean(bForm, 4), Mean(bPlateau, 4), Mean(bEnd, 5))
-	v := derived.DissociationOver(ds)
-	switch {
-	case !v.Decided:
-		row.Verdict = NotMeasured
-		row.Reason = fmt.Sprintf("%d seed(s); the rule decides on ≥ %d: ", v.Seeds, derived.DissociationSeeds)
-	case v.Holds:
-		row.Verdict = Reproduced
-		row.Reason = fmt.Sprintf("the rule holds in %d/%d seeds: ", v.Held, v.Seeds)
-	default:
-		row.Verdict = NotReproduced
-		row.Reason = fmt.Sprintf("the rule holds in %d/%d seeds: ", v.Held, v.Seeds)
+	if len(order) > 0 {
+		row.Measured += fmt.Sprintf(" (t_plateau precedes t_form in %s: the frame formed after the ratio reached its plateau; the seed's outcome says why)", strings.Join(order, ", "))
 	}
-	row.Reason += strings.Join(notes, "; ")
+	v := derived.DissociationOver(ds)
+	if !v.Decided {
+		row.Verdict = NotMeasured
+		row.Reason = fmt.Sprintf("%d seed(s); the rule decides on ≥ %d: %s", v.Seeds, derived.DissociationSeeds, strings.Join(notes, "; "))
+		return row
+	}
+	row.Reason = fmt.Sprintf("the rule holds in %d/%d seeds: %s", v.Held, v.Seeds, strings.Join(notes, "; "))
+	// The null is the frame as the earliest snapshot holds it: where the ratio is already
+	// at θ there, "forms early" cannot be told from "was there from the start".
+	judge(&row, v.Holds, derived.Null{Known: true, Meets: 2*early <= v.Seeds,
+		What: fmt.Sprintf("the frame at each seed's earliest snapshot (no run records the untrained model; the rule holds with the ratio still below θ there, the frame forming later, in %d/%d seeds)", early, v.Seeds)})
 	return row
 }
 

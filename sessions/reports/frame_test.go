@@ -65,3 +65,27 @@ func TestFrameRows(t *testing.T) {
 		t.Errorf("two seeds: %+v", rows[1])
 	}
 }
+
+// TestDissociationRowOrder (issue 49): where t_plateau comes before t_form the row says so and
+// why, rather than printing "t_form 300, t_plateau 200" without a word.
+func TestDissociationRowOrder(t *testing.T) {
+	bits := []float64{1, 0.5, 0.1, 0.01}
+	var runs []Run
+	for seed := uint64(1); seed <= 3; seed++ {
+		r := runOf(t, 1, seed, bits...)
+		fr := &derived.FrameRatios{Sites: []int{-1}, Null: 0.2, Max: 5, Seqs: 8}
+		fr.Threshold, fr.Scaled = derived.FrameThreshold(fr.Max)
+		for i, v := range []float64{1, 1.7, 2.0, 2.0} { // within ±20 % of 2.0 from 200, ≥ θ 1.93 from 300
+			fr.Points = append(fr.Points, derived.FramePoint{Step: 100 * (i + 1), Final: []float64{v}, MeanFinal: v})
+		}
+		r.FrameRatio = fr
+		d := fr.Dissociation(func(step int) float64 { return bits[step/100-1] })
+		r.Dissociation = &d
+		runs = append(runs, r)
+	}
+	row := frameRows(runs)[1]
+	if !strings.Contains(row.Measured, "t_form 300 ± 0 (n=3), t_plateau 200 ± 0 (n=3)") || !strings.Contains(row.Measured, "t_plateau precedes t_form") ||
+		!strings.Contains(row.Reason, "the frame formed after the ratio reached its plateau") {
+		t.Errorf("measured %q, reason %q", row.Measured, row.Reason)
+	}
+}

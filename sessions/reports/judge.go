@@ -3,9 +3,11 @@ package reports
 import (
 	"fmt"
 	"strings"
+
+	"windtunnel/sessions/derived"
 )
 
-// Null is one null's (or control's) value of a row's statistic beside the model's.
+// Null is one null's (or control's) value of a Paper III row's statistic beside the model's.
 type Null struct {
 	// Name names the null ("random weights", "constant label", "evidence ablation", …).
 	Name string
@@ -19,52 +21,36 @@ type Null struct {
 	Replicate bool
 }
 
-// Judge sets row's verdict by the three-outcome rule (README: Verdicts a null cannot earn).
-// meets is whether the model meets the paper's criterion, why the criterion as measured;
-// margin names the margin by which the model must beat each null.
-//   - not reproduced: the model does not meet the criterion;
-//   - reproduced: it meets it, every null fails it, the model beats each by the margin and every
-//     replicate meets it too;
-//   - consistent, not diagnostic: it meets it, but a null meets it too, or one is not beaten by
-//     the margin, or a replicate fails, or no null was measured (undiagnosed).
+// Judge sets row's verdict by the three-outcome rule (derived.OutcomeOf; README: Verdicts a
+// null cannot earn): meets is whether the model meets the paper's criterion, why the
+// criterion as measured, margin names the margin by which the model must beat each null.
 func Judge(row Row, meets bool, why string, nulls []Null, margin string) Row {
 	var parts []string
-	for _, n := range nulls {
+	dn := make([]derived.Null, len(nulls))
+	for i, n := range nulls {
 		mark := "fails"
 		if n.Meets {
 			mark = "meets"
 		}
 		parts = append(parts, fmt.Sprintf("%s: %s (%s)", n.Name, n.Text, mark))
+		what := n.Name + " null"
+		if n.Replicate {
+			what = n.Name
+		}
+		dn[i] = derived.Null{Known: true, Meets: n.Meets, NotBeaten: !n.Beaten, Replicate: n.Replicate, What: what}
 	}
 	row.Nulls = strings.Join(parts, "; ")
+	var clause string
+	row.Verdict, clause = derived.OutcomeOf(meets, dn)
 	row.Reason = why
-	if !meets {
-		row.Verdict = NotReproduced
-		return row
+	switch {
+	case clause == "":
+	case row.Verdict == Reproduced:
+		row.Reason += "; " + clause + " and the model beats each by " + margin
+	case strings.HasSuffix(clause, "by the margin"):
+		row.Reason += "; " + strings.TrimSuffix(clause, "by the margin") + "by " + margin
+	default:
+		row.Reason += "; " + clause
 	}
-	row.Verdict = Consistent
-	var real int
-	for _, n := range nulls {
-		switch {
-		case n.Replicate && !n.Meets:
-			row.Reason += "; the " + n.Name + " does not reproduce it"
-			return row
-		case n.Replicate:
-		case n.Meets:
-			row.Reason += "; the " + n.Name + " null meets it too"
-			return row
-		case !n.Beaten:
-			row.Reason += "; the model does not beat the " + n.Name + " null by " + margin
-			return row
-		default:
-			real++
-		}
-	}
-	if real == 0 {
-		row.Reason += "; no null measured: undiagnosed (llm --nulls)"
-		return row
-	}
-	row.Verdict = Reproduced
-	row.Reason += "; every null fails it and the model beats each by " + margin
 	return row
 }

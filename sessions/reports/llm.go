@@ -100,18 +100,7 @@ func WriteLLM(r *llmrun.Result, recordPath, dir string, figs []Figure) (string, 
 	for _, w := range r.Warnings {
 		b.WriteString("- warning: " + sessions.SafeText(w) + "\n")
 	}
-	if len(figs) > 0 {
-		b.WriteString("\n## Figures\n\n")
-		for _, f := range figs {
-			rel := f.Path
-			if filepath.IsAbs(rel) {
-				if rp, err := filepath.Rel(dir, rel); err == nil {
-					rel = rp
-				}
-			}
-			fmt.Fprintf(&b, "![%s](%s)\n\n", cell(f.Caption), filepath.ToSlash(rel))
-		}
-	}
+	writeFigures(&b, dir, figs)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("report: %w", err)
 	}

@@ -21,9 +21,22 @@ type Run struct {
 	Preset string
 	// Lengths is the last whole-model evaluation's length-generalisation curve (hmm).
 	Lengths []sessions.LengthScore
-	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
-	Snapshot     *sessions.Snapshot
-	SnapshotStep int
+	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step;
+	// FirstSnapshot the earliest when older (nil otherwise), the geometry claims' null.
+	Snapshot          *sessions.Snapshot
+	SnapshotStep      int
+	FirstSnapshot     *sessions.Snapshot
+	FirstSnapshotStep int
+	// FirstEval is the first whole-model evaluation when there is a later one (nil
+	// otherwise) and FirstEvalStep its step: the null of the task claims, as no run records
+	// an evaluation of the untrained model.
+	FirstEval     *sessions.Eval
+	FirstEvalStep int
+	// Copies are the paths of every copy of this run's replicate (the same configuration
+	// and seed, derived.Replicates) when there are several (countOnce), and Disagree what
+	// differs between them ("" when they agree).
+	Copies   []string
+	Disagree string
 	// FrameRatio is the authors' frame statistic over every snapshot (nil without one), and
 	// Dissociation the pre-registered rule applied to it (nil without it).
 	FrameRatio   *derived.FrameRatios
@@ -99,9 +112,13 @@ func loadRun(path string) (Run, error) {
 		return Run{}, err
 	}
 	r := Run{SessionRun: sr, Path: path, File: filepath.Base(path), Preset: presetOf(sr.Config),
-		Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep, FrameRatio: dr.FrameRatio, Dissociation: dr.Dissociation}
+		Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep, FirstSnapshot: dr.FirstSnapshot, FirstSnapshotStep: dr.FirstSnapshotStep,
+		FrameRatio: dr.FrameRatio, Dissociation: dr.Dissociation}
 	if last, ok := dr.LastEval(); ok {
 		r.Lengths = last.Eval.Lengths
+		if first := dr.Evals[0]; first.Step < last.Step && first.Eval != nil {
+			r.FirstEval, r.FirstEvalStep = first.Eval, first.Step
+		}
 	}
 	for _, rec := range dr.Evals {
 		r.Curve = append(r.Curve, derived.StepValue{Step: rec.Step, V: rec.Eval.BitErrorPosition})

@@ -7,10 +7,43 @@ import (
 	"strings"
 )
 
-// Figure is one figure to embed: Path is relative to the report's folder (an absolute path
-// inside it is made relative), Caption its alt text.
+// Figure is one figure to embed: Path is its file as written (absolute, or relative to the
+// working folder, as figures.Render and figures.RenderLLM return it), Caption its alt text.
+// Its link in report.md is relative to the report's own folder (figureLink).
 type Figure struct {
 	Path, Caption string
+}
+
+// figureLink is the link to the figure file path from DIR/report.md: path relative to dir,
+// both made absolute first, so the link resolves from the report's folder whatever dir is
+// (relative, absolute or "."), and whichever working folder the report is read from; "/"
+// separators. The path as given when it cannot be made relative (another volume).
+func figureLink(dir, path string) string {
+	ad, err := filepath.Abs(dir)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	ap, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	rel, err := filepath.Rel(ad, ap)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// writeFigures writes the figures section of a report in dir: a markdown image link per
+// figure (figureLink), its caption escaped as a table cell; nothing without figures.
+func writeFigures(b *strings.Builder, dir string, figs []Figure) {
+	if len(figs) == 0 {
+		return
+	}
+	b.WriteString("\n## Figures\n\n")
+	for _, f := range figs {
+		fmt.Fprintf(b, "![%s](%s)\n\n", cell(f.Caption), figureLink(dir, f.Path))
+	}
 }
 
 // Options configure Write.
@@ -49,8 +82,9 @@ func Write(paths []string, dir string, opt Options) (Report, string, error) {
 	}
 	var figs []Figure
 	if opt.Figures != nil {
-		files := make([]string, len(runs))
-		for i, r := range runs {
+		once := countOnce(runs) // a replicate's copies drawn once, as counted once
+		files := make([]string, len(once))
+		for i, r := range once {
 			files[i] = r.Path
 		}
 		if figs, err = opt.Figures(dir, files); err != nil {
@@ -72,7 +106,7 @@ func cell(s string) string {
 	return strings.ReplaceAll(s, "|", `\|`)
 }
 
-// Markdown renders the report; figure paths are made relative to dir.
+// Markdown renders the report written in dir; figure links are relative to dir (figureLink).
 func Markdown(rep Report, figs []Figure, dir string) string {
 	var b strings.Builder
 	b.WriteString("# Paper I reproduction report\n\n")
@@ -80,7 +114,13 @@ func Markdown(rep Report, figs []Figure, dir string) string {
 		"mean ± sd over the sessions listed in its row (n seeds); the per-session values are under the table.\n" +
 		"Sessions are pooled only when they are one configuration (their stored configurations equal but for the seed,\n" +
 		"workers, BLAS, cadences and geometry size); a claim measured in several configurations has a row for each,\n" +
-		"its claim naming what differs.\n\n")
+		"its claim naming what differs. Sessions of one configuration and one seed are copies of one experiment and\n" +
+		"count once (\"seed 1 (2 copies: …)\"). Claims about how a model does its task (its geometry) are judged only\n" +
+		"on runs that learnt the task. Verdicts: *reproduced* — the bench meets the paper's criterion and its null\n" +
+		"does not; *consistent, not diagnostic* — the bench meets it but so does the null (or no null was recorded);\n" +
+		"*not reproduced*; *not measured*, with the reason. The null of a trained run is the same run before it learnt:\n" +
+		"its first evaluation or earliest snapshot (no session records the untrained model; key orthogonality is\n" +
+		"measured against the model at initialisation); for Paper II's speed-up, the spread of the steps across seeds.\n\n")
 	b.WriteString("| # | claim | paper | authors' code | bench (mean ± sd, n) | sessions | configuration | verdict | reason |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for i, r := range rep.Rows {
@@ -102,18 +142,7 @@ func Markdown(rep Report, figs []Figure, dir string) string {
 		}
 		fmt.Fprintf(&b, "- row %d: %s\n", i+1, strings.Join(parts, "; "))
 	}
-	if len(figs) > 0 {
-		b.WriteString("\n## Figures\n\n")
-		for _, f := range figs {
-			p := f.Path
-			if filepath.IsAbs(p) {
-				if rel, err := filepath.Rel(dir, p); err == nil {
-					p = rel
-				}
-			}
-			fmt.Fprintf(&b, "![%s](%s)\n\n", f.Caption, filepath.ToSlash(p))
-		}
-	}
+	writeFigures(&b, dir, figs)
 	b.WriteString("\n## Commands that regenerate every number\n\n```\n")
 	for _, c := range rep.Commands {
 		b.WriteString(c + "\n")

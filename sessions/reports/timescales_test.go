@@ -40,7 +40,7 @@ func pairRun(t *testing.T, opt string, valueLR float64, seed uint64, kl, bits []
 // TestSpeedupRows: AdamW and SGD runs are separate configurations, each pair stated in its
 // own row named by its optimiser. The verdict is on the loss (KL): on the SGD pair the ×10
 // arm reaches the baseline's final KL (0.15) at 200 and 300 against 400 (one baseline seed
-// never): 400/250 = 1.6×, reproduced, while on bit error (a) it never does — a disagreement
+// never): 400/250 = 1.6×, consistent (one baseline seed gives no spread), while on bit error (a) it never does — a disagreement
 // of measure, said in the reason. The AdamW pair is not reproduced and its reason is the
 // bench's optimiser.
 func TestSpeedupRows(t *testing.T) {
@@ -67,7 +67,10 @@ func TestSpeedupRows(t *testing.T) {
 			a = r
 		}
 	}
-	if s.Verdict != Reproduced || !strings.Contains(s.Measured, "steps to KL 0.1500 bits") || !strings.Contains(s.Measured, "speed-up 1.60×") {
+	// Sooner, but only one baseline seed reached the target: no spread across seeds to set
+	// the null's margin, so consistent, not diagnostic (TestSpeedupOutcomes has the others).
+	if s.Verdict != Consistent || !strings.Contains(s.Measured, "steps to KL 0.1500 bits") || !strings.Contains(s.Measured, "speed-up 1.60×") ||
+		!strings.Contains(s.Reason, "no null recorded: the spread of the steps across seeds") {
 		t.Errorf("SGD row %+v", s)
 	}
 	if !strings.Contains(s.Measured, "1 baseline and 0 ×10 seeds never reached it") || !strings.Contains(s.Reason, "measure: on bit error (a) it is not reproduced") {
