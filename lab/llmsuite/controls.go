@@ -143,8 +143,17 @@ func (sp *sulaSpec) controls(ctx context.Context, m *llm.Model, res llm.Result, 
 			for _, pt := range mf.Points {
 				proj = append(proj, float64(pt[0]))
 			}
+			// The remap's PCA has a sign of its own: align it with the main prompts' (the
+			// same prompts, one for one), so the two trajectories read in one direction.
+			if diagnostics.Pearson(proj, pc1) < 0 {
+				for i := range proj {
+					proj[i] = -proj[i]
+				}
+			}
+			ctl.PC1SD = sessions.Num(stdDev(proj))
 		} else {
 			proj = axis.project(after.Hidden)
+			ctl.PC1SD = sessions.Num(stdDev(pc1))
 		}
 		ctl.PC1ByK = meansByK(c.ps, proj)
 		*c.dst = ctl

@@ -222,9 +222,9 @@ func llmKeysFigure(r *llmrun.Result, name string, _ bool) (figure, bool) {
 	if k == nil || len(k.Real) == 0 {
 		return figure{}, false
 	}
-	title := fmt.Sprintf("%skey orthogonality by layer\nmean |cos| between %d tokens' mean keys", name, k.Tokens)
+	title := fmt.Sprintf("%skey orthogonality by layer: W_K's columns (the paper's)\nand %d tokens' mean keys (the bench's), mean |cos|", name, k.Tokens)
 	p := newPlot(title, "layer", "mean |cosine|")
-	if err := layerSeries(p, k.Real, k.ByLayer, "real keys, mean over heads"); err != nil {
+	if err := layerSeries(p, k.Real, k.ByLayer, "token keys, mean over heads"); err != nil {
 		return figure{}, false
 	}
 	p.Y.Min = 0

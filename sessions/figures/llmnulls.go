@@ -67,7 +67,7 @@ func llmNullsFigure(r *llmrun.Result, name string, _ bool) (figure, bool) {
 		add("evidence ablation", a.PC1ByK, sd)
 	}
 	if m := n.Remap; m != nil {
-		add(fmt.Sprintf("lexical remap (%s/%s)", sessions.SafeText(m.Labels[0]), sessions.SafeText(m.Labels[1])), m.PC1ByK, 1)
+		add(fmt.Sprintf("lexical remap (%s/%s)", sessions.SafeText(m.Labels[0]), sessions.SafeText(m.Labels[1])), m.PC1ByK, float64(m.PC1SD))
 	}
 	for j, rr := range n.Random {
 		if rr.SULA == nil {
@@ -78,8 +78,12 @@ func llmNullsFigure(r *llmrun.Result, name string, _ bool) (figure, bool) {
 			means = append(means, k.PC1Mean)
 		}
 		label := "random weights"
-		if j < len(n.RandomSeeds) {
-			label += fmt.Sprintf(" (seed %d)", n.RandomSeeds[j])
+		if j < len(n.RandomInits) {
+			if n.RandomInits[j] > 0 {
+				label += fmt.Sprintf(", N(0, %.2g²)", n.RandomInits[j])
+			} else {
+				label += ", variance-preserving"
+			}
 		}
 		add(label, means, pc1Spread(&rr.SULA.Manifold))
 	}

@@ -81,6 +81,9 @@ type Control struct {
 	// PC1ByK is the mean PC1 by shot count (SULA.ByK's k): for the remap on its own PCA, for
 	// the ablation on the main prompts' PCA (the same axis, so the two trajectories compare).
 	PC1ByK []sessions.Num `json:"pc1_by_k"`
+	// PC1SD is the standard deviation of the PC1 coordinates PC1ByK is measured on (the
+	// remap's own; for the ablation, the main prompts'), the unit trajectories compare in.
+	PC1SD sessions.Num `json:"pc1_sd,omitempty"`
 }
 
 // maxRandomCopies bounds the random-weight copies a record holds.

@@ -342,8 +342,8 @@ func (v llmView) trajectoryRow(claim string, nl *llmrun.Nulls, rnd []*llmrun.SUL
 		nulls = append(nulls, Null{Name: rndNames[i], Text: fmt.Sprintf("span %.2f sd (%s)", rs, monoWord(rm)), Meets: rm, Beaten: span >= spanRatio*rs})
 	}
 	if rm := nl.Remap; rm != nil {
-		mm, ms := trajectory(rm.PC1ByK, 1)
-		nulls = append(nulls, Null{Name: "lexical remap", Text: fmt.Sprintf("%s, moves %.2f", monoWord(mm), ms), Meets: mm, Replicate: true})
+		mm, ms := trajectory(rm.PC1ByK, float64(rm.PC1SD))
+		nulls = append(nulls, Null{Name: "lexical remap", Text: fmt.Sprintf("span %.2f sd (%s)", ms, monoWord(mm)), Meets: mm, Replicate: true})
 	}
 	return Judge(Row{Claim: claim, Paper: "monotone in k",
 		Measured: fmt.Sprintf("PC1 mean at k = %s: %s (span %.2f sd)", strings.Join(ks, ", "), strings.Join(means, ", "), span)},
