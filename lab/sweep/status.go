@@ -192,7 +192,8 @@ func (m *Manifest) lastFailure(p Point) string {
 }
 
 // failureLine is the last non-empty line of the last 64 KiB of a log (a failed run's error,
-// Slurm's cancellation), made safe to print, or "".
+// Slurm's cancellation) that is not the local engine's note (engineNote), made safe to
+// print, or "".
 func failureLine(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -206,7 +207,7 @@ func failureLine(path string) string {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 64<<10)
 	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, engineNote+" ") {
 			last = l
 		}
 	}
