@@ -218,3 +218,32 @@ func TestCancelOnlyHolders(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusHeldNotSetAside (issue 50): a session whose lock is held is being written, even
+// before it can be read (its run is creating it): running, never set aside as unreadable.
+func TestStatusHeldNotSetAside(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	g, pts := testGrid(t, "1e-3")
+	m, err := Prepare(dir, g, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	path := m.SessionPath(pts[0])
+	if err := os.WriteFile(path, nil, 0o600); err != nil { // SQLite has not written it yet
+		t.Fatal(err)
+	}
+	holdAs(t, path, os.Getpid(), "node7.elsewhere")
+	todo, sts, notes, err := m.Pending(nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sts[0].State != Running || sts[0].Unreadable || len(notes) != 0 || len(todo) != 1 || todo[0].Index != 1 {
+		t.Errorf("point 0: %s (%s), unreadable %v, notes %q, pending %d points; want running, left alone", sts[0].State, sts[0].Detail, sts[0].Unreadable, notes, len(todo))
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the session being written was moved: %v", err)
+	}
+}

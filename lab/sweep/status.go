@@ -78,7 +78,7 @@ func (m *Manifest) pointStatus(p Point, q Queue) PointStatus {
 	h := sessions.LockHolder(path)
 	info, _, err := readPoint(path)
 	switch {
-	case errors.Is(err, os.ErrNotExist) && h.Held: // taken, the session not yet created
+	case err != nil && h.Held: // taken, the session not yet (wholly) created: never set aside
 		st.State = Running
 	case errors.Is(err, os.ErrNotExist):
 		st.State = Missing
