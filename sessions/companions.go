@@ -47,7 +47,8 @@ func walPath(path string) string { return path + "-wal" }
 func shmPath(path string) string { return path + "-shm" }
 
 // lockPath is the sidecar a Writer holds an advisory lock on for its lifetime: the session
-// path with ".lock" added. It holds the writer's pid. Readers never look at it, so they are
-// never blocked; Close removes it, so a closed session is one file again. A lock file left
-// by a killed writer holds no lock (the kernel drops it with the process) and is reused.
+// path with ".lock" added. It holds the writer's pid and host name (holder.go: believed
+// only while the lock is held, LockHolder). Readers never take it, so they are never
+// blocked; Close removes it, so a closed session is one file again. A lock file left by a
+// killed writer holds no lock (the kernel drops it with the process) and is reused.
 func lockPath(path string) string { return path + ".lock" }

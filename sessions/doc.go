@@ -7,7 +7,8 @@
 // the file; once the Writer and the last Reader have closed, the session is one file again,
 // and a Reader of a closed session creates nothing beside it (it reads from a read-only
 // directory too; files.go). Every file a session keeps beside it is named once, in
-// companions.go: the run's log (LogPath), SQLite's -wal and -shm, the writer's .lock, a
+// companions.go: the run's log (LogPath), SQLite's -wal and -shm, the writer's .lock (who
+// holds it, believed only while it is held and on this host: LockHolder, WriterPid), a
 // session set aside as unreadable, and a viewer's log in the cache directory
 // (OpenViewerLog). CheckFolder (folder.go) is the one check of a folder named to hold
 // sessions (ls --dir, compare --from), and CheckNewFile of a path named for a new session

@@ -9,18 +9,22 @@ import (
 // live Writer, in this process or another, has the session open.
 var ErrLocked = errors.New("is being written by another run")
 
-// LockError says who holds a session: the holder's pid (0 when it could not be read) and
-// the lock file.
+// LockError says who holds a session: the holder's pid (0 when it could not be read), its
+// host (as its lock file names it) and the lock file.
 type LockError struct {
 	Path string
 	Lock string
 	Pid  int
+	Host string
 }
 
 func (e *LockError) Error() string {
 	holder := "pid unknown"
 	if e.Pid > 0 {
 		holder = fmt.Sprintf("pid %d", e.Pid)
+		if e.Host != "" && e.Host != hostName() {
+			holder += " on host " + SafeText(e.Host)
+		}
 	}
 	return fmt.Sprintf("sessions: %s %v (%s, lock %s)", e.Path, ErrLocked, holder, e.Lock)
 }

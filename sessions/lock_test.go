@@ -120,8 +120,8 @@ func TestStaleLockFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create with a stale lock file: %v", err)
 	}
-	if got := readPid(path + ".lock"); got != os.Getpid() {
-		t.Errorf("lock file names pid %d, want %d", got, os.Getpid())
+	if h := LockHolder(path); !h.Held || h.Pid != os.Getpid() || !h.Local {
+		t.Errorf("lock holder %+v, want this process (pid %d)", h, os.Getpid())
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)

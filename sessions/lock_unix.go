@@ -6,8 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,14 +17,21 @@ type fileLock struct {
 	f    *os.File
 }
 
-// acquireLock takes the session's lock file without waiting: a *LockError naming the
-// holder when a live writer has it. The lock file is created if missing; one left by a
-// dead writer is reused. A symbolic link at the lock path is refused (ErrSymlink), never
-// followed, and so is anything but a regular file (ErrNotRegular): in a shared directory
-// another user could otherwise make the writer truncate a file of its user's.
+// lockBusyWait is how long acquireLock retries a lock that is busy: LockHolder holds a
+// shared lock on the file for the moment it takes to see whether anyone holds it, and a
+// writer starting in that moment must not read it as another writer's.
+const lockBusyWait = 50 * time.Millisecond
+
+// acquireLock takes the session's lock file without waiting for a writer: a *LockError
+// naming the holder when a live writer has it. The lock file is created if missing; one
+// left by a dead writer is reused. It then holds this process's pid and host name
+// (lockText). A symbolic link at the lock path is refused (ErrSymlink), never followed,
+// and so is anything but a regular file (ErrNotRegular): in a shared directory another
+// user could otherwise make the writer truncate a file of its user's.
 func acquireLock(path string) (*fileLock, error) {
 	lp := lockPath(path)
-	for range 10 {
+	busySince := time.Time{}
+	for range 100 {
 		f, err := openRegular(lp, os.O_RDWR|os.O_CREATE, FileMode, true)
 		if err != nil {
 			if errors.Is(err, ErrSymlink) {
@@ -38,10 +44,18 @@ func acquireLock(path string) (*fileLock, error) {
 		}
 		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 			f.Close()
-			if errors.Is(err, unix.EWOULDBLOCK) {
-				return nil, &LockError{Path: path, Lock: lp, Pid: readPid(lp)}
+			if !errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, fmt.Errorf("sessions: lock %s: %w", path, err)
 			}
-			return nil, fmt.Errorf("sessions: lock %s: %w", path, err)
+			if busySince.IsZero() {
+				busySince = time.Now()
+			}
+			if time.Since(busySince) < lockBusyWait { // a LockHolder probe, perhaps
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			h := LockHolder(path)
+			return nil, &LockError{Path: path, Lock: lp, Pid: h.Pid, Host: h.Host}
 		}
 		// The holder removes the file before it unlocks: a lock taken on a file that is no
 		// longer at lp (removed, or replaced by a newer writer's) guards nothing; try again.
@@ -50,7 +64,7 @@ func acquireLock(path string) (*fileLock, error) {
 			continue
 		}
 		if err := f.Truncate(0); err == nil {
-			f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+			f.WriteAt([]byte(lockText(os.Getpid(), hostName())), 0)
 		}
 		return &fileLock{path: lp, f: f}, nil
 	}
@@ -70,21 +84,35 @@ func sameFile(f *os.File, path string) bool {
 	return os.SameFile(a, b)
 }
 
-// readPid is the pid written in a lock file, or 0 (also for a link or a file that is not
-// regular, which it does not read).
-func readPid(lp string) int {
+// LockHolder says who holds the lock of the session (or other file: Hold) at path, never
+// taking it for longer than a look: a shared flock(2) attempt that succeeds means nobody
+// holds it (the lock file is then a killed writer's, whose pid may since name another
+// process), and Holder is empty. A held lock's Pid and Host are what its file says, and
+// Local is set only when the host is this one and the process with that pid has the lock
+// file open (where /proc tells) or exists (elsewhere). A link or a file that is not
+// regular at the lock path is not read: nobody holds it.
+func LockHolder(path string) Holder {
+	lp := lockPath(path)
 	f, err := openRegular(lp, os.O_RDONLY, 0, true)
 	if err != nil {
-		return 0
+		return Holder{}
 	}
 	defer f.Close()
-	b := make([]byte, 32)
-	k, _ := f.Read(b)
-	n, err := strconv.Atoi(strings.TrimSpace(string(b[:k])))
-	if err != nil {
-		return 0
+	// No error other than "someone holds it" says that someone does.
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err == nil || !errors.Is(err, unix.EWOULDBLOCK) {
+		if err == nil {
+			unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		}
+		return Holder{}
 	}
-	return n
+	b := make([]byte, maxLockText)
+	k, _ := f.ReadAt(b, 0)
+	h := Holder{Held: true}
+	h.Pid, h.Host = parseLockText(b[:k])
+	if h.Pid > 0 && h.Host != "" && h.Host == hostName() {
+		h.Local = holdsOpen(h.Pid, f)
+	}
+	return h
 }
 
 // release removes the lock file and then drops the lock (in that order, so that whoever

@@ -136,7 +136,7 @@ func Create(path string, meta Meta, opt WriterOptions) (*Writer, error) {
 // in place as a training record whose message says it was resumed (see supersedeEnd). A
 // resumed run that changes the planned length records it with UpdateMeta.
 //
-// A writer holds an advisory lock (flock(2)) on path+".lock", which holds its pid, for its
+// A writer holds an advisory lock (flock(2)) on path+".lock", which holds its pid and host, for its
 // lifetime, and Close removes that file; a session another live writer holds is refused
 // with a *LockError (ErrLocked) naming the holder. Readers never take the lock. A lock file
 // left by a killed writer holds no lock and is reused.

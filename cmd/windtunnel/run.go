@@ -29,6 +29,11 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 				return runDetached(cmd.Context(), &f, cmd.Flags(), stdout)
 			}
 			outliveOutput()
+			// SIGTERM and ctrl+c stop the run cleanly from before it takes its session's lock
+			// (in setup), which is how sweep cancel and scancel find it: one that comes while
+			// the trainer is built stops the run at its first step, with its session closed.
+			ctx, cancel := signalContext(cmd.Context())
+			defer cancel()
 			st, err := f.setup(cmd.Flags())
 			if err != nil {
 				return err
@@ -36,8 +41,6 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 			if st.Note != "" {
 				fmt.Fprintf(stderr, "windtunnel: %s\n", st.Note)
 			}
-			ctx, cancel := signalContext(cmd.Context())
-			defer cancel()
 			if !f.headless && f.predictions == "" && !asJSON && onTerminal(stdout) {
 				return launch.WithDashboard(ctx, st, stderr, isTerminal(stderr))
 			}

@@ -61,15 +61,17 @@ func StartBackground(ctx context.Context, exe string, args []string, session str
 	bg.Pid = cmd.Process.Pid
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }() // reaps the child should it end while this process lives
-	if err := awaitSocket(ctx, bg.Socket, bg.Pid, exited); err != nil {
+	if err := awaitSocket(ctx, bg.Socket, cmd.Process, exited); err != nil {
 		return Background{}, fmt.Errorf("%w\nlast lines of %s:\n%s", err, bg.Log, LogTail(bg.Log, 12))
 	}
 	return bg, nil
 }
 
-// awaitSocket waits until the run with pid answers on socket, the run exits, ctx ends
-// (the run is then stopped) or detachWait passes.
-func awaitSocket(ctx context.Context, socket string, pid int, exited <-chan error) error {
+// awaitSocket waits until the run p answers on socket, the run exits, ctx ends (the run is
+// then stopped: signalled through p, which never reaches another process once the run has
+// been waited for, as a bare pid could) or detachWait passes.
+func awaitSocket(ctx context.Context, socket string, p *os.Process, exited <-chan error) error {
+	pid := p.Pid
 	deadline := time.NewTimer(detachWait)
 	defer deadline.Stop()
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -88,7 +90,7 @@ func awaitSocket(ctx context.Context, socket string, pid int, exited <-chan erro
 			}
 			return fmt.Errorf("the background run ended before it opened its control socket (%v)", err)
 		case <-ctx.Done():
-			syscall.Kill(pid, syscall.SIGTERM)
+			p.Signal(syscall.SIGTERM)
 			return fmt.Errorf("interrupted while the background run was starting (pid %d stopped)", pid)
 		case <-deadline.C:
 			return fmt.Errorf("the background run (pid %d) did not open its control socket %s within %v; it may still be starting", pid, socket, detachWait)

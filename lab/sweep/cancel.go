@@ -27,17 +27,22 @@ type Canceller struct {
 // every checkpoint as they are: its job arrays still in Slurm's queue are cancelled (scancel:
 // queued tasks are dropped, running ones get SIGTERM and stop cleanly, with a final
 // evaluation and checkpoint), its local engine (EnginePid) is sent SIGTERM, which stops its
-// running points the same way, and so is any run still writing a point's session. It waits
-// up to c.Wait for the local ones to end and says on out what it did; a stopped point resumes
-// from its checkpoint when the sweep runs again.
+// running points the same way, and so is any run of this host still writing a point's
+// session. Only a process holding a lock (sessions.LockHolder's Local) is signalled: never
+// the pid of a lock file nobody holds (a killed run's, whose pid may be anyone's since), one
+// of another host (said on out: it is cancelled there), nor the run of a point Slurm holds
+// (cancelled through Slurm only). It waits up to c.Wait for the local ones to let go of
+// their locks and says on out what it did; a stopped point resumes from its checkpoint when
+// the sweep runs again.
 func (m *Manifest) Cancel(ctx context.Context, c Canceller, out io.Writer) error {
 	did := false
+	var q Queue
 	if len(m.Jobs) > 0 {
 		if c.Squeue == "" || c.Scancel == "" {
 			return fmt.Errorf("sweep: %s was submitted to Slurm and squeue or scancel is not on PATH: cancel its jobs (%s) with scancel where Slurm is", m.Dir(), m.jobIDs())
 		}
-		q, err := m.ReadQueue(ctx, c.Squeue)
-		if err != nil {
+		var err error
+		if q, err = m.ReadQueue(ctx, c.Squeue); err != nil {
 			return err
 		}
 		if ids := m.queuedJobs(q); len(ids) > 0 {
@@ -48,32 +53,46 @@ func (m *Manifest) Cancel(ctx context.Context, c Canceller, out io.Writer) error
 			did = true
 		}
 	}
-	var pids []int
-	if pid := m.EnginePid(); pid > 0 {
-		if err := terminate(pid); err != nil {
-			return fmt.Errorf("sweep: stop the local engine (pid %d): %w", pid, err)
+	signalled := map[string]int{} // lock paths' holders sent SIGTERM
+	elsewhere := 0
+	if h := sessions.LockHolder(m.manifestPath()); h.Local {
+		if err := terminate(h.Pid); err != nil {
+			return fmt.Errorf("sweep: stop the local engine (pid %d): %w", h.Pid, err)
 		}
-		fmt.Fprintf(out, "stopping the local engine (pid %d): its running points stop at a checkpoint, no more start\n", pid)
-		pids, did = append(pids, pid), true
+		fmt.Fprintf(out, "stopping the local engine (pid %d): its running points stop at a checkpoint, no more start\n", h.Pid)
+		signalled[m.manifestPath()], did = h.Pid, true
+	} else if h.Held {
+		fmt.Fprintf(out, "the local engine of %s runs elsewhere (%s): not signalled from here; run sweep cancel there\n", m.Dir(), h.Elsewhere())
+		elsewhere++
 	}
 	for _, p := range m.Points {
-		if pid := sessions.WriterPid(m.SessionPath(p)); pid > 0 {
-			terminate(pid) // the engine's own children are stopping already
-			pids = append(pids, pid)
+		if _, ok := q[p.Index]; ok {
+			continue // Slurm's task: cancelled through Slurm only, never a local kill
+		}
+		path := m.SessionPath(p)
+		switch h := sessions.LockHolder(path); {
+		case h.Local:
+			terminate(h.Pid) // the engine's own children are stopping already
+			signalled[path] = h.Pid
+		case h.Held:
+			fmt.Fprintf(out, "%s is written by %s: not signalled from here; stop it there\n", p.Name, h.Elsewhere())
+			elsewhere++
 		}
 	}
-	if !did && len(pids) == 0 {
-		fmt.Fprintf(out, "nothing to cancel: no point of %s is queued or running\n", m.Dir())
+	if !did && len(signalled) == 0 {
+		if elsewhere == 0 {
+			fmt.Fprintf(out, "nothing to cancel: no point of %s is queued or running\n", m.Dir())
+		}
 		return nil
 	}
-	if len(pids) == 0 { // Slurm's tasks stop on their nodes
+	if len(signalled) == 0 { // Slurm's tasks stop on their nodes
 		fmt.Fprintf(out, "windtunnel sweep status %s follows them; running the sweep again resubmits the stopped points\n", m.Dir())
 		return nil
 	}
 	deadline := time.Now().Add(c.Wait)
-	for alive(pids) {
+	for stillHeld(signalled) {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("sweep: processes %v of %s still running %s after SIGTERM (a run stops after its final evaluation and checkpoint)", pids, m.Dir(), c.Wait)
+			return fmt.Errorf("sweep: processes %v of %s still running %s after SIGTERM (a run stops after its final evaluation and checkpoint)", pidsOf(signalled), m.Dir(), c.Wait)
 		}
 		select {
 		case <-ctx.Done():
@@ -131,12 +150,24 @@ func terminate(pid int) error {
 	return p.Signal(syscall.SIGTERM)
 }
 
-// alive reports whether any of the processes is still running.
-func alive(pids []int) bool {
-	for _, pid := range pids {
-		if p, err := os.FindProcess(pid); err == nil && p.Signal(syscall.Signal(0)) == nil {
+// stillHeld reports whether any of the locks is still held by the process signalled (a
+// process is asked whether it still holds the lock, never whether its pid exists: a pid
+// freed by the run may be another process's by then).
+func stillHeld(signalled map[string]int) bool {
+	for path, pid := range signalled {
+		if h := sessions.LockHolder(path); h.Held && h.Pid == pid {
 			return true
 		}
 	}
 	return false
+}
+
+// pidsOf lists the pids signalled, sorted.
+func pidsOf(signalled map[string]int) []int {
+	var pids []int
+	for _, pid := range signalled {
+		pids = append(pids, pid)
+	}
+	sort.Ints(pids)
+	return pids
 }

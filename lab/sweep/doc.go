@@ -29,7 +29,9 @@
 // distributions, with a seeded generator of its own arithmetic: the same file draws the same
 // points everywhere, and a larger count the same first ones. Cancel stops a sweep: scancel
 // of its job arrays, SIGTERM to its local engine (which holds the manifest's lock while it
-// runs: EnginePid) and runs.
+// runs: EnginePid) and runs — only processes of this host holding a lock
+// (sessions.LockHolder): a killed run's lock file or another host's names a pid that is not
+// signalled, and a point Slurm holds is cancelled through Slurm only.
 //
 // Files: grid.go (axes, --set, points and their names), random.go (distributions and the
 // draws), assemble.go (the grid a command line gives: a sweep file, --set, task and model

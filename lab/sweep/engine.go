@@ -24,7 +24,7 @@ func (m *Manifest) Here(ctx context.Context, l Local, out, log io.Writer) error 
 	var le *sessions.LockError
 	switch {
 	case errors.As(err, &le):
-		return fmt.Errorf("sweep: %s is being trained by another sweep (pid %d; windtunnel sweep cancel %s stops it)", m.Dir(), le.Pid, m.Dir())
+		return fmt.Errorf("sweep: %s is being trained by another sweep (%s; windtunnel sweep cancel %s stops it where it runs)", m.Dir(), sessions.Holder{Pid: le.Pid, Host: le.Host}.Elsewhere(), m.Dir())
 	case err != nil:
 		return fmt.Errorf("sweep: %w", err)
 	}

@@ -62,6 +62,8 @@ type localResult struct {
 	p    Point
 	err  error
 	took time.Duration
+	// sigterm: SIGTERM ended the run before it could handle it (just started: a cancel).
+	sigterm bool
 }
 
 // Run trains todo (pending points of m) and returns the progress at the end. Cancelling ctx
@@ -128,10 +130,16 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 			pr.Running--
 			st := m.pointStatus(r.p, nil)
 			mt.observe(time.Now(), r.p.Index, st.Step, r.p.Steps, false)
-			if st.State == Done {
+			switch {
+			case st.State == Done:
 				pr.Done++
 				out.event(fmt.Sprintf("%s done in %s", r.p.Name, r.took.Round(time.Second)))
-			} else {
+			case stopping && (st.State == Stopped || st.State == Missing || r.sigterm):
+				// Stopped by the cancel (a run the SIGTERM reached as it started included):
+				// not a failure; the next run of the sweep resumes it.
+				pr.Left++
+				out.event(fmt.Sprintf("%s stopped at step %d; resumes on the next run of the sweep", r.p.Name, st.Step))
+			default:
 				pr.Failed++
 				why := string(st.State)
 				if st.Detail != "" {
@@ -163,6 +171,10 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 	return pr, nil
 }
 
+// engineNote starts the lines the engine writes in a point's log (the command it runs, how
+// the run ended when the run could not say): lastFailure never takes one for the run's.
+const engineNote = "#"
+
 // start starts one point's run, its output appended to logs/<point>.log.
 func (l *Local) start(m *Manifest, p Point, env []string, results chan<- localResult) (*exec.Cmd, error) {
 	session := m.SessionPath(p)
@@ -173,7 +185,7 @@ func (l *Local) start(m *Manifest, p Point, env []string, results chan<- localRe
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
-	fmt.Fprintf(log, "# %s %s %s\n", time.Now().UTC().Format(time.RFC3339), l.Exe, strings.Join(args, " "))
+	fmt.Fprintf(log, "%s %s %s %s\n", engineNote, time.Now().UTC().Format(time.RFC3339), l.Exe, strings.Join(args, " "))
 	cmd := exec.Command(l.Exe, args...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, log, log
 	t0 := time.Now()
@@ -183,12 +195,19 @@ func (l *Local) start(m *Manifest, p Point, env []string, results chan<- localRe
 	}
 	go func() {
 		err := cmd.Wait()
-		log.Close()
 		var ee *exec.ExitError
+		sigterm := false
 		if errors.As(err, &ee) {
 			err = fmt.Errorf("exit status %d", ee.ExitCode())
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGTERM {
+				// Killed before it could stop cleanly: said in the log as the engine's note,
+				// which lastFailure does not read as the run's failure.
+				sigterm, err = true, errors.New("SIGTERM before the run could stop cleanly")
+				fmt.Fprintf(log, "%s %s stopped by SIGTERM as it started; the next run of the sweep resumes it\n", engineNote, time.Now().UTC().Format(time.RFC3339))
+			}
 		}
-		results <- localResult{p: p, err: err, took: time.Since(t0)}
+		log.Close()
+		results <- localResult{p: p, err: err, took: time.Since(t0), sigterm: sigterm}
 	}()
 	return cmd, nil
 }

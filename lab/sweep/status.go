@@ -23,7 +23,7 @@ const (
 	Missing State = "missing"
 	// Queued: waiting in Slurm's queue.
 	Queued State = "queued"
-	// Running: a process is training it (Slurm says so, or its writer is alive here).
+	// Running: a process is training it (Slurm says so, or a run holds its session's lock).
 	Running State = "running"
 	// Done: its session reached its planned steps and ended cleanly.
 	Done State = "done"
@@ -56,8 +56,8 @@ type PointStatus struct {
 // RUNNING, …) by point index. Nil when the sweep was never submitted to Slurm.
 type Queue map[int]string
 
-// Status reads every point's session and combines it with the queue (nil for a local sweep:
-// then a point being written is running when its writer is alive on this machine).
+// Status reads every point's session and combines it with the queue (nil for a local
+// sweep): a point is running when Slurm says so or a run holds its session's lock.
 func (m *Manifest) Status(q Queue) []PointStatus {
 	out := make([]PointStatus, len(m.Points))
 	for i, p := range m.Points {
@@ -72,8 +72,14 @@ func (m *Manifest) pointStatus(p Point, q Queue) PointStatus {
 	queued := inQueue && queuedStates[slurmState]
 	running := inQueue && !queued
 	path := m.SessionPath(p)
-	info, ok, err := readPoint(path)
+	// A point is being written while its session's lock is held — by a run here or on a
+	// host sharing the folder. A lock file nobody holds is a killed run's: its pid proves
+	// nothing (sessions.LockHolder).
+	h := sessions.LockHolder(path)
+	info, _, err := readPoint(path)
 	switch {
+	case err != nil && h.Held: // taken, the session not yet (wholly) created: never set aside
+		st.State = Running
 	case errors.Is(err, os.ErrNotExist):
 		st.State = Missing
 		if err := m.lastFailure(p); err != "" && !inQueue {
@@ -87,7 +93,7 @@ func (m *Manifest) pointStatus(p Point, q Queue) PointStatus {
 		switch {
 		case info.state == sessions.Done && info.step >= info.planned:
 			st.State = Done
-		case running || (q == nil && ok && sessions.WriterPid(path) > 0):
+		case running || h.Held:
 			st.State = Running
 		case info.state == sessions.Stopped:
 			st.State = Stopped
@@ -106,6 +112,9 @@ func (m *Manifest) pointStatus(p Point, q Queue) PointStatus {
 				st.Detail += "; log: " + l
 			}
 		}
+	}
+	if st.State == Running && h.Held && !h.Local {
+		st.Detail = "written by " + h.Elsewhere()
 	}
 	if st.State != Done && inQueue {
 		st.State, st.Detail = Running, "slurm "+strings.ToLower(slurmState)
@@ -183,7 +192,8 @@ func (m *Manifest) lastFailure(p Point) string {
 }
 
 // failureLine is the last non-empty line of the last 64 KiB of a log (a failed run's error,
-// Slurm's cancellation), made safe to print, or "".
+// Slurm's cancellation) that is not the local engine's note (engineNote), made safe to
+// print, or "".
 func failureLine(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -197,7 +207,7 @@ func failureLine(path string) string {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 64<<10)
 	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, engineNote+" ") {
 			last = l
 		}
 	}

@@ -68,6 +68,14 @@ func Dial(ctx context.Context, path string) (*Client, error) {
 	}
 	nc.SetReadDeadline(time.Time{})
 	c.hello = *m.Hello
+	// The run's pid is the kernel's (SO_PEERCRED), not what the server claims: ls, attach's
+	// System pane and serve --runs show and sample it. Where the system gives none the claim
+	// stays.
+	if uc, ok := nc.(*net.UnixConn); ok {
+		if p, err := peerOf(uc); err == nil && p.PID > 0 {
+			c.hello.Pid = int(p.PID)
+		}
+	}
 	go c.read()
 	return c, nil
 }

@@ -10,7 +10,8 @@
 //
 // The protocol (version Protocol) is a stream of messages in both directions, each a 4-byte
 // big-endian length followed by that many bytes of JSON (Message). The server speaks first:
-// a hello (Hello: the run's meta, pid, step, state, latest bit error). The client may then
+// a hello (Hello: the run's meta, pid — the kernel's, not the claim: Dial — step, state,
+// latest bit error). The client may then
 // ask for the stream of what the run records after a step (subscribe: every record and
 // operator event with Step > after, first those already recorded, then as they happen, and
 // an end message when the run ends) and send operator events (send, answered by an ack with

@@ -60,7 +60,8 @@ type Hello struct {
 	Protocol int `json:"protocol"`
 	// Meta describes the run: Path is the session file (absolute), Socket this socket.
 	Meta sessions.Meta `json:"meta"`
-	// Pid is the trainer's process.
+	// Pid is the trainer's process (a client replaces the server's claim with the kernel's
+	// peer credentials where the system gives them: Dial).
 	Pid int `json:"pid"`
 	// Step and State are those of the newest record (0 and "" before the first).
 	Step  int            `json:"step"`
