@@ -277,7 +277,15 @@ run)
 	wt=${WINDTUNNEL_BIN:-./gpu/windtunnel}
 	logs=$(mktemp -d) || exit 1
 	mkdir -p "$out" || exit 1
-	if [ ! -e gpu/windtunnel.gz ] && [ ! -x gpu/windtunnel ] && command -v go >/dev/null 2>&1; then build >"$logs/build.txt" 2>&1; fi
+	# Build gpu/ only for what is missing and asked for: the test binaries when a stage needs
+	# them (every stage but device, train and the speed stages), windtunnel unless
+	# WINDTUNNEL_BIN names one. A run with everything at hand writes nothing into the tree.
+	need=0
+	if [ -z "${WINDTUNNEL_BIN:-}" ] && [ ! -e gpu/windtunnel.gz ] && [ ! -x gpu/windtunnel ]; then need=1; fi
+	for s in "${@:-kernels}"; do
+		case $s in kernels | parity) [ -e gpu/lab.test.gz ] || [ -x gpu/lab.test ] || need=1 ;; esac
+	done
+	if ((need)) && command -v go >/dev/null 2>&1; then build >"$logs/build.txt" 2>&1; fi
 	unpack
 	export WINDTUNNEL_REQUIRE_GPU=1 PYTHONUNBUFFERED=1
 	declare -A status
