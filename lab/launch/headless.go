@@ -75,12 +75,25 @@ func Headless(ctx context.Context, st *Run, o Output, stdout, stderr io.Writer) 
 	})
 	runtime.ReadMemStats(&ms1)
 	prog.Close()
+	// The end of the run is queued, not yet written: a full disk found now (or one that
+	// stopped the run) means the session holds less than the run did, and the summary says
+	// what it holds.
+	werr := st.Writer.Flush()
+	if werr != nil {
+		res = Recorded(st.Writer.Path(), res, werr)
+		if runErr == nil {
+			runErr = werr
+		}
+	}
 	if runErr != nil && res.Steps == 0 && res.Last.State != sessions.Failed {
 		return runErr
 	}
 	s, err := Summarize(st, res, ms1.TotalAlloc-ms0.TotalAlloc, runErr)
 	if err != nil {
 		return fmt.Errorf("run: summary: %w", err)
+	}
+	if werr != nil {
+		s.WriteError = sessions.SafeText(werr.Error())
 	}
 	PrintExit(stderr, cfg.Task, res, st.Writer.Path())
 	if o.Text {
