@@ -16,6 +16,7 @@ import (
 
 	"windtunnel/lab/llmsuite"
 	"windtunnel/models/llm"
+	"windtunnel/sessions"
 	"windtunnel/sessions/figures"
 	"windtunnel/sessions/llmrun"
 	"windtunnel/sessions/reports"
@@ -232,10 +233,20 @@ func newLLMLogitsCmd(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("llm logits: %w", err)
 			}
+			// Non-finite logits are printed (JSON: as null) and the run fails: the model
+			// is broken, not the prompt.
 			if asJSON {
-				return json.NewEncoder(stdout).Encode(l)
+				err = json.NewEncoder(stdout).Encode(l)
+			} else {
+				err = l.Text(stdout)
 			}
-			return l.Text(stdout)
+			if err != nil {
+				return fmt.Errorf("llm logits: %w", err)
+			}
+			if err := l.Finite(); err != nil {
+				return fmt.Errorf("llm logits: %s: %w", sessions.SafeText(args[0]), err)
+			}
+			return nil
 		},
 	}
 	fs := c.Flags()
