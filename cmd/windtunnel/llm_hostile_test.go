@@ -3,12 +3,17 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"windtunnel/lab/llmsuite"
+	"windtunnel/models/bpe"
 	"windtunnel/models/hf"
 	"windtunnel/models/llm"
+	"windtunnel/sessions/llmrun"
 )
 
 // poisonLLM sets every value of the model's tensors whose name ends in suffix to v (NaN,
@@ -88,5 +93,77 @@ func TestLLMLogitsNotFinite(t *testing.T) {
 				t.Errorf("text: exit %d\n%s%s", code, stdout, stderr)
 			}
 		})
+	}
+}
+
+// writeOneLayerLLM writes a tiny one-layer GPT-NeoX model and returns its folder.
+func writeOneLayerLLM(t *testing.T) string {
+	t.Helper()
+	c := llm.Config{Family: llm.GPTNeoX, Layers: 1, Hidden: 32, Heads: 4, KVHeads: 4, HeadDim: 8, Intermediate: 64, Vocab: 800,
+		RotaryDim: 2, RopeTheta: 10000, NormEps: 1e-5, ParallelResidual: true, Act: llm.GELU, MaxPositions: 128}
+	tok, err := bpe.Synthesize(llmsuite.Corpus(), 800, bpe.NeoX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "one-layer")
+	if err := llm.WriteRandom(dir, c, llm.RandomOptions{DType: hf.F16, Shards: 1, Seed: 11, Tokenizer: tok}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestLLMOneLayer (issue 50 item 4): on a one-layer model llm ran every experiment and
+// then failed in the last ("principal axis: the 10 rows are identical"), writing nothing.
+// Now the experiments the model cannot support (the entropy-axis ablation, dynamic
+// focusing) are skipped before any pass, said on stderr and in the record's warnings, and
+// the rest are written; naming one of them in --experiments is a usage error.
+func TestLLMOneLayer(t *testing.T) {
+	dir := writeOneLayerLLM(t)
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCLI("llm", dir, "--out", out, "--per-k", "2")
+	if code != 0 || !strings.Contains(stderr, "windtunnel: llm: axis not run: the entropy-axis ablation needs a layer after the first") ||
+		!strings.Contains(stderr, "windtunnel: llm: focus not run: ") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := llmrun.Read(filepath.Join(out, llmrun.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Experiments, []string{"manifold", "sula", "keys"}) || r.Axis != nil || r.Focus != nil || r.Keys == nil ||
+		!slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, "axis not run: ") }) {
+		t.Errorf("record: experiments %v, warnings %q", r.Experiments, r.Warnings)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+		t.Error(err)
+	}
+	code, _, stderr = runCLI("llm", dir, "--out", filepath.Join(t.TempDir(), "o2"), "--experiments", "keys,axis")
+	if code != 2 || !strings.Contains(stderr, "--experiments axis: the entropy-axis ablation needs a layer after the first") {
+		t.Errorf("--experiments axis on one layer: exit %d, %s", code, stderr)
+	}
+}
+
+// TestLLMKeepsFinishedExperiments (issue 50 item 4): an experiment that fails after others
+// finished (here the axis ablation, on a model whose last layer's values are all zero: its
+// principal axis does not exist) cost every result: nothing was written. Now the others
+// are written (results.json, the figures, report.md), the record's warnings name the
+// failure and the exit is 1 with the error.
+func TestLLMKeepsFinishedExperiments(t *testing.T) {
+	dir := writeTinyLLM(t, llm.Llama)
+	poisonLLM(t, dir, "layers.1.self_attn.v_proj.weight", 0)
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCLI("llm", dir, "--out", out, "--per-k", "2")
+	if code != 1 || !strings.Contains(stderr, "kept what finished (manifold, sula, keys, focus)") || !strings.Contains(stderr, "axis: ") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := llmrun.Read(filepath.Join(out, llmrun.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Experiments, []string{"manifold", "sula", "keys", "focus"}) || r.Axis != nil || r.Keys == nil || r.Focus == nil ||
+		!slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, "axis failed: ") }) {
+		t.Errorf("record: experiments %v, warnings %q", r.Experiments, r.Warnings)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+		t.Error(err)
 	}
 }
