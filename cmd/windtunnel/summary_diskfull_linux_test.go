@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"windtunnel/lab/launch"
+	"windtunnel/models/llm"
 	"windtunnel/sessions"
+	"windtunnel/sessions/llmrun"
 )
 
 // TestSummaryOnFullDiskAtEnd (issue 50 item 2): a run whose records fit on the disk but
@@ -76,5 +78,36 @@ func TestSummaryOnFullDiskAtEnd(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "windtunnel: failed after "+strconv.Itoa(last.Step)+" steps") {
 		t.Errorf("the exit line does not say what the session holds:\n%s", stderr.String())
+	}
+}
+
+// TestLLMOutFullDisk (issue 50 item 6): llm --out on a full disk (a file size limit of
+// 4 KiB, below the new results.json) left an empty or partial results.json in place of
+// the one there. Now the record is written to a temporary file renamed over the old one:
+// the failure exits 1 naming the file, the old record stays whole and no temporary file
+// is left behind.
+func TestLLMOutFullDisk(t *testing.T) {
+	model := writeTinyLLM(t, llm.GPTNeoX)
+	out := t.TempDir()
+	old := []byte(`{"version": 1, "experiments": ["keys"]}` + "\n")
+	recPath := filepath.Join(out, llmrun.FileName)
+	if err := os.WriteFile(recPath, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "llm", model, "--out", out, "--per-k", "2")
+	cmd.Env = append(os.Environ(), childEnv+"=1", fsizeEnv+"="+strconv.Itoa(4<<10))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err == nil || !strings.Contains(stderr.String(), recPath) {
+		t.Fatalf("exit %v on a full disk; stderr does not name %s:\n%s", err, recPath, stderr.String())
+	}
+	if b, err := os.ReadFile(recPath); err != nil || string(b) != string(old) {
+		t.Errorf("results.json now holds %.60q (%v), want the old record whole", b, err)
+	}
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
 	}
 }

@@ -15,9 +15,10 @@ import (
 
 // Output is how a headless run prints.
 type Output struct {
-	// Predictions, when set, receives the probe set with the model's distributions at the
-	// end (WritePredictions).
-	Predictions io.Writer
+	// Predictions, when set, is the file that receives the probe set with the model's
+	// distributions at the end (WritePredictions), written whole or not at all and never
+	// through a link (sessions.WriteOutputFunc).
+	Predictions string
 	// Tty says stderr is a terminal: the progress is one line rewritten in place, else a
 	// log line at each evaluation.
 	Tty bool
@@ -108,8 +109,8 @@ func Headless(ctx context.Context, st *Run, o Output, stdout, stderr io.Writer) 
 	if err != nil {
 		return fmt.Errorf("run: write summary: %w", err)
 	}
-	if predictions != nil && runErr == nil {
-		if err := WritePredictions(predictions, tr, res); err != nil {
+	if predictions != "" && runErr == nil {
+		if err := sessions.WriteOutputFunc(predictions, 0o644, func(w io.Writer) error { return WritePredictions(w, tr, res) }); err != nil {
 			return fmt.Errorf("run: %w", err)
 		}
 	}

@@ -199,18 +199,7 @@ func (m *Manifest) Save() error {
 	if err != nil {
 		return fmt.Errorf("sweep: manifest: %w", err)
 	}
-	tmp, err := os.CreateTemp(m.dir, ".sweep-*.json")
-	if err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("sweep: write %s: %w", ManifestName, errors.Join(werr, cerr))
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(m.dir, ManifestName)); err != nil {
-		os.Remove(tmp.Name())
+	if err := sessions.WriteOutput(filepath.Join(m.dir, ManifestName), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	return nil
