@@ -93,7 +93,7 @@ func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 // printRuns prints the runs as a table (index.WriteTable), or says there are none.
 func printRuns(w io.Writer, rows []index.Run, dir string, days float64, sortKey string) error {
 	if len(rows) == 0 {
-		_, err := fmt.Fprintf(w, "no live runs, and no sessions in %s from the last %g days\n", dir, days)
+		_, err := fmt.Fprintf(w, "no live runs, and no sessions in %s from the last %g days\n", sessions.SafeText(dir), days)
 		return err
 	}
 	wd, _ := os.Getwd()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/sessions"
 	"windtunnel/sessions/figures"
 	"windtunnel/sessions/reports"
 )
@@ -39,9 +40,9 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			for _, s := range rep.Skipped {
-				fmt.Fprintf(stderr, "report: skipped: %s\n", s)
+				fmt.Fprintf(stderr, "report: skipped: %s\n", sessions.SafeLines(s))
 			}
-			_, err = fmt.Fprintf(stdout, "%s (%d claims)\n", path, len(rep.Rows))
+			_, err = fmt.Fprintf(stdout, "%s (%d claims)\n", sessions.SafeText(path), len(rep.Rows))
 			return err
 		},
 	}
