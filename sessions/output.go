@@ -88,3 +88,25 @@ func WriteOutputFunc(path string, perm fs.FileMode, write func(io.Writer) error)
 	}
 	return nil
 }
+
+// MakeOutputDir makes the folder path that the program keeps inside a folder the user
+// names (report's fig/), or checks the one there: a symbolic link at path is refused with
+// ErrOutputLink (files renamed into the folder it points to would replace that folder's),
+// anything but a folder with ErrNotFolder.
+func MakeOutputDir(path string) error {
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("sessions: make %s: %w", path, err)
+		}
+		return MakeOutputDir(path) // made, or made meanwhile by someone else: check it
+	case err != nil:
+		return fmt.Errorf("sessions: make %s: %w", path, err)
+	case st.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("sessions: make %s: %w", path, ErrOutputLink)
+	case !st.IsDir():
+		return fmt.Errorf("sessions: make %s: %w (%s)", path, ErrNotFolder, FileKind(st.Mode()))
+	}
+	return nil
+}

@@ -37,6 +37,7 @@ func TestOutputLinksRefused(t *testing.T) {
 			return []string{"plot", "../../tui/testdata/fixture.wtlab", "--out", out, "--format", "svg"}
 		}},
 		{"report.md", "report.md", func(out string) []string { return []string{"report", sessionDir, "--out", out} }},
+		{"report fig/", "fig", func(out string) []string { return []string{"report", sessionDir, "--out", out} }},
 		{"llm results.json", "results.json", func(out string) []string { return []string{"llm", model, "--out", out, "--per-k", "2"} }},
 		{"llm report.md", "report.md", func(out string) []string { return []string{"llm", model, "--out", out, "--per-k", "2"} }},
 		{"llm figure", "llm-keys.png", func(out string) []string { return []string{"llm", model, "--out", out, "--per-k", "2"} }},
@@ -50,8 +51,17 @@ func TestOutputLinksRefused(t *testing.T) {
 			if err := os.WriteFile(victim, []byte(victimText), 0o600); err != nil {
 				t.Fatal(err)
 			}
+			target := victim
+			if c.link == "fig" { // a folder link: its target a folder of someone's files
+				target = filepath.Dir(victim)
+				defer func() {
+					if ents, _ := os.ReadDir(target); len(ents) != 1 {
+						t.Errorf("files were written into the linked folder: %d entries", len(ents))
+					}
+				}()
+			}
 			link := filepath.Join(out, c.link)
-			if err := os.Symlink(victim, link); err != nil {
+			if err := os.Symlink(target, link); err != nil {
 				t.Fatal(err)
 			}
 			code, _, errs := runCLI(c.args(out)...)
