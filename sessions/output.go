@@ -89,18 +89,18 @@ func WriteOutputFunc(path string, perm fs.FileMode, write func(io.Writer) error)
 	return nil
 }
 
-// MakeOutputDir makes the folder path that the program keeps inside a folder the user
-// names (report's fig/), or checks the one there: a symbolic link at path is refused with
+// MakeOutputDir makes the folder path (mode perm) that the program keeps inside a folder
+// the user names (report's fig/, a sweep's logs/), or checks the one there: a symbolic link at path is refused with
 // ErrOutputLink (files renamed into the folder it points to would replace that folder's),
 // anything but a folder with ErrNotFolder.
-func MakeOutputDir(path string) error {
+func MakeOutputDir(path string, perm fs.FileMode) error {
 	st, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if err := os.Mkdir(path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := os.Mkdir(path, perm); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("sessions: make %s: %w", path, err)
 		}
-		return MakeOutputDir(path) // made, or made meanwhile by someone else: check it
+		return MakeOutputDir(path, perm) // made, or made meanwhile by someone else: check it
 	case err != nil:
 		return fmt.Errorf("sessions: make %s: %w", path, err)
 	case st.Mode()&fs.ModeSymlink != 0:

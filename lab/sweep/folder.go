@@ -192,7 +192,11 @@ func samePoints(a, b []Point) bool {
 // Save creates the folder (and its logs folder) if needed and writes the manifest,
 // atomically (a temporary file renamed over the old one).
 func (m *Manifest) Save() error {
-	if err := os.MkdirAll(filepath.Join(m.dir, LogDir), sessions.DirMode); err != nil {
+	if err := os.MkdirAll(m.dir, sessions.DirMode); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	// logs/ is ours: a link planted there is refused (the points' logs would go where it points).
+	if err := sessions.MakeOutputDir(filepath.Join(m.dir, LogDir), sessions.DirMode); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	data, err := json.MarshalIndent(m, "", "  ")

@@ -15,10 +15,11 @@ import (
 // sweep.sbatch.tmp with os.WriteFile, following a link planted there to overwrite its
 // target. The manifest and the script now go through sessions.WriteOutput: a link at
 // either name is refused and its target left as it was; a link at the old temporary name is
-// never touched.
+// never touched; a link at logs/ (whose target folder would receive the points' logs) is
+// refused too.
 func TestSweepFilesNotThroughLinks(t *testing.T) {
 	const victimText = "precious\n"
-	for _, name := range []string{ManifestName, ScriptName, ScriptName + ".tmp"} {
+	for _, name := range []string{ManifestName, ScriptName, ScriptName + ".tmp", LogDir} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			g := Grid{Axes: []Axis{{Flag: "task", Values: []string{"bijection"}}}}
@@ -34,7 +35,11 @@ func TestSweepFilesNotThroughLinks(t *testing.T) {
 			if err := os.WriteFile(victim, []byte(victimText), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Symlink(victim, filepath.Join(dir, name)); err != nil {
+			target := victim
+			if name == LogDir {
+				target = filepath.Dir(victim)
+			}
+			if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 				t.Fatal(err)
 			}
 			err = m.Save()
