@@ -12,7 +12,10 @@
 // session set aside as unreadable, and a viewer's log in the cache directory
 // (OpenViewerLog). CheckFolder (folder.go) is the one check of a folder named to hold
 // sessions (ls --dir, compare --from), and CheckNewFile of a path named for a new session
-// (run --out). Feed is what the dashboard reads, live (Live, fed by the
+// (run --out); WriteOutput and WriteOutputFunc (output.go) are the one way an output
+// (a report, a figure, a record, predictions, a sweep's files) is written into a folder the
+// user names: whole or not at all, never through a link (MakeOutputDir: a folder the
+// program keeps there, never a link). Feed is what the dashboard reads, live (Live, fed by the
 // trainer, which passes operator events to a Control) or replayed (Reader), through one
 // interface. Everything decoded from a file is untrusted: numbers are bounded before they
 // size anything (bounds.go), and strings are made safe to print (SafeText, and SafeLines line by line; safetext.go)

@@ -38,6 +38,7 @@ type Writer struct {
 	lock     *fileLock
 	interval time.Duration
 
+	fmu     sync.Mutex // one commit at a time: Flush waits for the loop's commit in flight
 	mu      sync.Mutex
 	recs    []Record
 	events  []Event
@@ -300,13 +301,16 @@ func (w *Writer) loop() {
 	}
 }
 
-// Flush commits everything queued so far and reports the first write error.
+// Flush commits everything queued so far, after any commit already in flight, and reports
+// the first write error.
 func (w *Writer) Flush() error {
 	w.flush()
 	return w.Err()
 }
 
 func (w *Writer) flush() {
+	w.fmu.Lock()
+	defer w.fmu.Unlock()
 	w.mu.Lock()
 	recs, events, ckpts := w.recs, w.events, w.ckpts
 	w.recs, w.events, w.ckpts = nil, nil, nil

@@ -115,7 +115,7 @@ func (p *runPane) draw() string {
 		row("bit error", bitErrorLine(sh)),
 		row("verdict", verdictLine(sh)),
 		row("state", paneStateLine(sh)),
-		row("session", look.CutLeft(orDash(m.Path), p.w-rowKeyW)), // the file name says the most
+		row("session", look.CutLeft(orDash(sessions.SafeText(m.Path)), p.w-rowKeyW)), // the file name says the most; it may be anyone's
 	}
 	if !sh.hasRec {
 		lines[4], lines[5] = row("speed", "–"), row("loss", "–")

@@ -143,3 +143,21 @@ func TestSessionPathShown(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionPathSafe (issue 50 item 5): the Run pane printed the session's path as given
+// (replay's argument, a name anyone may have chosen in a shared folder), its escape
+// sequences included (a title set, an OSC 52 clipboard write on every redraw); it is now
+// made safe to print (sessions.SafeText).
+func TestSessionPathSafe(t *testing.T) {
+	const path = "runs/evil\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07.wtlab"
+	l := sessions.NewLive(sessions.Meta{Task: "bijection", Model: "transformer", Steps: 100, Path: path}, nil, nil)
+	l.Record(sessions.Record{Step: 10, State: sessions.Training})
+	m := focusOn(t, sized(New(l, Options{}), 160, 48), "Run")
+	v := m.View()
+	if strings.Contains(v, "\x1b]") || strings.Contains(v, "\x07") {
+		t.Errorf("the view writes the path's escape sequences raw")
+	}
+	if !strings.Contains(plain(m), "runs/evil.wtlab") {
+		t.Errorf("the session row lacks the path's printable part:\n%s", plain(m))
+	}
+}

@@ -55,7 +55,7 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 				logger, closeLog = log.New(io.Discard, "", 0), func() {}
 			}
 			defer closeLog()
-			name := run.Name()
+			name := sessions.SafeText(run.Name())
 			st, err := tui.Run(ctx, feed, tui.Options{Logger: logger, AltScreen: true, RunPID: run.Hello.Pid,
 				DetachNote: "close this viewer; the run goes on (windtunnel attach " + name + " comes back)"})
 			if st.Stopped {

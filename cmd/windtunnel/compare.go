@@ -18,6 +18,7 @@ import (
 	"windtunnel/lab/runconfig"
 	"windtunnel/lab/sweep"
 	"windtunnel/models/arch"
+	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/tunnels"
 )
@@ -125,7 +126,7 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 		return err
 	}
 	fmt.Fprintf(stderr, "windtunnel compare: %d runs (%d tasks × %d models × %d seeds, preset %s), sessions in %s\n",
-		len(points), len(tasks), len(kinds), f.seeds, f.preset, dir)
+		len(points), len(tasks), len(kinds), f.seeds, f.preset, sessions.SafeText(dir))
 	start := time.Now()
 	workers := f.workers
 	if workers == 0 {
@@ -134,7 +135,7 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	trainErr := sweepLocal(ctx, m, exe, localOptions{jobs: 1, workers: workers, blas: f.blas}, stderr, stderr)
 	runs, unscored := m.Scores()
 	for _, u := range unscored {
-		fmt.Fprintf(stderr, "compare: %s\n", u)
+		fmt.Fprintf(stderr, "compare: %s\n", sessions.SafeLines(fmt.Sprint(u)))
 	}
 	err = printCompare(stdout, f.preset, f.seeds, time.Since(start).Seconds(), dir, derived.Table(runs, tasks, kinds), f.asJSON)
 	switch {
@@ -158,7 +159,7 @@ func printCompare(w io.Writer, preset string, seeds int, wallS float64, dir stri
 		}{preset, seeds, math.Round(wallS*10) / 10, dir, cells})
 	}
 	seedsLabel, _ := derived.TableSeeds(cells) // from the runs of the cells, not the flag
-	fmt.Fprintf(w, "preset %s, seeds %s, %.0f s, sessions in %s\n", preset, seedsLabel, wallS, dir)
+	fmt.Fprintf(w, "preset %s, seeds %s, %.0f s, sessions in %s\n", preset, seedsLabel, wallS, sessions.SafeText(dir))
 	_, err := io.WriteString(w, derived.FormatTable(cells))
 	return err
 }
@@ -170,11 +171,11 @@ func compareFrom(f compareFlags, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--from: %w", err)}
 	}
 	for _, e := range errs {
-		fmt.Fprintf(stderr, "compare: skipped: %v\n", e)
+		fmt.Fprintf(stderr, "compare: skipped: %s\n", sessions.SafeLines(fmt.Sprint(e)))
 	}
 	fin := derived.Gather(srs)
 	for _, sr := range fin.Unfinished {
-		fmt.Fprintf(stderr, "compare: skipped %s: %s\n", sr.Score.Session, sr.Unfinished())
+		fmt.Fprintf(stderr, "compare: skipped %s: %s\n", sessions.SafeText(sr.Score.Session), sessions.SafeText(sr.Unfinished()))
 	}
 	if len(fin.Runs) == 0 {
 		return fmt.Errorf("compare --from %s: no finished sessions", f.from)

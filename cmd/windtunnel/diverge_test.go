@@ -90,3 +90,24 @@ func TestDivergedRunKeepsRecords(t *testing.T) {
 		t.Errorf("info --json: exit %d, %+v (want failed at step %d, loss null): %s%s", code, in, last.Step, out, errs)
 	}
 }
+
+// TestFailedRunEvalNull (issue 50 item 2): a run that diverges before its first evaluation
+// printed "eval" with every score 0 — bit error 0, KL 0: a perfect score to a script. Now
+// eval is null and eval_step 0.
+func TestFailedRunEvalNull(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nan.wtlab")
+	args := append(append([]string{"run", "--json", "--out", path}, tinyRun...),
+		"--steps", "60", "--lr", "10", "--clip", "0", "--warmup", "0", "--qk-lr", "100", "--value-lr", "100",
+		"--probe-every", "0", "--eval-every", "1000")
+	code, stdout, stderr := runChild(t, 2*time.Minute, args...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (diverged):\n%s", code, stderr)
+	}
+	var s map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("summary %q: %v", stdout, err)
+	}
+	if string(s["state"]) != `"failed"` || string(s["eval"]) != "null" || string(s["eval_step"]) != "0" {
+		t.Errorf("state %s, eval %s, eval_step %s; want failed, null, 0", s["state"], s["eval"], s["eval_step"])
+	}
+}

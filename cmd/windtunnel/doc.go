@@ -25,7 +25,13 @@
 // sessions/index (serve's source is sshserve.IndexSource); info describes a session
 // (index.ReadInfo) and writes its configuration (runconfig.Write); export is
 // sessions/export, score tunnels/score, probe lab/probe, bench lab/bench, device
-// backends/devices, plot and report sessions/figures and sessions/reports.
+// backends/devices, plot and report sessions/figures and sessions/reports; llm.go is
+// lab/llmsuite (the experiments a model cannot support skipped or refused before any pass,
+// what finished written even when a later one fails) and llm_view.go tui/llmview.
+//
+// A name read from a file, a folder or a model (a path, a token) is printed through
+// sessions.SafeText, and every file written into a folder the user names goes through
+// sessions.WriteOutput (whole or not at all, never through a link).
 //
 // The CLI is the only place that knows flag names, with runconfig's table of run's flags:
 // configuration errors come as typed field errors (arch.FieldError) and flagError names the

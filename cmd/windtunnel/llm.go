@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"windtunnel/lab/llmsuite"
 	"windtunnel/models/llm"
+	"windtunnel/sessions"
 	"windtunnel/sessions/figures"
 	"windtunnel/sessions/llmrun"
 	"windtunnel/sessions/reports"
@@ -131,6 +133,24 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	if f.axisLayer >= m.Config.Layers {
 		return usagef("llm: --axis-layer %d: the model has layers 0..%d", f.axisLayer, m.Config.Layers-1)
 	}
+	// Experiments the model cannot support: refused when named, skipped (and said) otherwise.
+	var skipped []string
+	unsup := llmsuite.Unsupported(m.Config, f.axisLayer)
+	for _, e := range slices.Clone(exps) {
+		why, ok := unsup[e]
+		if !ok {
+			continue
+		}
+		if cmd.Flags().Changed("experiments") {
+			return usagef("llm: --experiments %s: %s", e, why)
+		}
+		exps = slices.DeleteFunc(exps, func(x string) bool { return x == e })
+		skipped = append(skipped, e+" not run: "+why)
+		fmt.Fprintf(stderr, "windtunnel: llm: %s not run: %s\n", e, why)
+	}
+	if len(exps) == 0 { // every one skipped (Run would take an empty list for all of them)
+		return fmt.Errorf("llm: none of the experiments can run on this model: %s", strings.Join(skipped, "; "))
+	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("llm-runs", time.Now().Format("20060102-150405")+"-"+filepath.Base(filepath.Clean(dir)))
@@ -138,13 +158,13 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("llm: --out: %w", err)
 	}
-	fmt.Fprintf(stderr, "windtunnel: %s: %s, %d layers × %d, %d heads (%d key/value), %s; %s\n", dir, m.Config.Family,
+	fmt.Fprintf(stderr, "windtunnel: %s: %s, %d layers × %d, %d heads (%d key/value), %s; %s\n", sessions.SafeText(dir), m.Config.Family,
 		m.Config.Layers, m.Config.Hidden, m.Config.Heads, m.Config.KVHeads, m.DType(), m.Backend())
 	bar := llmsuite.NewBar(stderr, isTerminal(stderr))
 	opt := llmsuite.Options{Experiments: exps, User: user, UserName: filepath.Base(f.prompts), Seed: f.seed,
 		PerK: f.perK, AxisLayer: f.axisLayer, Progress: bar.Update, Command: commandLine(cmd, dir), Nulls: nulls}
-	r, err := llmsuite.Run(ctx, m, opt)
-	if err == nil && slices.Contains(nulls, llmrun.NullRandom) {
+	r, runErr := llmsuite.Run(ctx, m, opt)
+	if runErr == nil && slices.Contains(nulls, llmrun.NullRandom) {
 		if r.Nulls == nil {
 			r.Nulls = &llmrun.Nulls{}
 		}
@@ -155,7 +175,8 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 				std = 0 // variance-preserving
 			}
 			rnd, wall, rerr := llmsuite.RunRandom(ctx, m, opt, out, seed, std, f.workers)
-			if err = rerr; err != nil {
+			if rerr != nil {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("random-weight null (seed %d): %v", seed, rerr))
 				break
 			}
 			r.Nulls.Random, r.Nulls.RandomSeeds = append(r.Nulls.Random, rnd), append(r.Nulls.RandomSeeds, seed)
@@ -163,9 +184,23 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 		}
 	}
 	bar.Done()
-	if err != nil {
-		return fmt.Errorf("llm: %w", err)
+	if r == nil || len(r.Experiments) == 0 {
+		return fmt.Errorf("llm: %w", runErr)
 	}
+	// What finished is written even when a later experiment failed (runErr, after).
+	r.Warnings = append(r.Warnings, skipped...)
+	if err := writeLLMOutputs(r, out, f, stdout); err != nil {
+		return errors.Join(err, runErr)
+	}
+	if runErr != nil {
+		return fmt.Errorf("llm: %s kept what finished (%s): %w", sessions.SafeText(out), strings.Join(r.Experiments, ", "), runErr)
+	}
+	return nil
+}
+
+// writeLLMOutputs writes the record, the figures and the report of r into out and prints
+// the verdicts (f.asJSON: the record) on stdout.
+func writeLLMOutputs(r *llmrun.Result, out string, f llmFlags, stdout io.Writer) error {
 	recPath := filepath.Join(out, llmrun.FileName)
 	if err := llmrun.Write(recPath, r); err != nil {
 		return err
@@ -186,16 +221,16 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 		return json.NewEncoder(stdout).Encode(r)
 	}
 	for i, row := range reports.LLMRows(r) {
-		fmt.Fprintf(stdout, "%2d. %-26s %s\n    paper: %s; this model: %s\n", i+1, row.Verdict, row.Claim, row.Paper, orDash(row.Measured))
+		fmt.Fprintf(stdout, "%2d. %-26s %s\n    paper: %s; this model: %s\n", i+1, row.Verdict, sessions.SafeText(row.Claim), sessions.SafeText(row.Paper), sessions.SafeText(orDash(row.Measured)))
 		if row.Nulls != "" {
-			fmt.Fprintf(stdout, "    nulls: %s\n", row.Nulls)
+			fmt.Fprintf(stdout, "    nulls: %s\n", sessions.SafeText(row.Nulls))
 		}
 	}
 	if r.Nulls == nil {
 		fmt.Fprintln(stdout, "no nulls measured (--nulls none): every verdict is undiagnosed")
 	}
-	fmt.Fprintf(stdout, "%d tokens in %.1f s; wrote %s, %s and %d figures\n", r.Tokens, r.WallS, recPath, rep, len(files))
-	return nil
+	_, err = fmt.Fprintf(stdout, "%d tokens in %.1f s; wrote %s, %s and %d figures\n", r.Tokens, r.WallS, sessions.SafeText(recPath), sessions.SafeText(rep), len(files))
+	return err
 }
 
 // parseNulls reads --nulls: kinds of llmrun.NullKinds, comma-separated, or "none".
@@ -287,10 +322,20 @@ func newLLMLogitsCmd(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("llm logits: %w", err)
 			}
+			// Non-finite logits are printed (JSON: as null) and the run fails: the model
+			// is broken, not the prompt.
 			if asJSON {
-				return json.NewEncoder(stdout).Encode(l)
+				err = json.NewEncoder(stdout).Encode(l)
+			} else {
+				err = l.Text(stdout)
 			}
-			return l.Text(stdout)
+			if err != nil {
+				return fmt.Errorf("llm logits: %w", err)
+			}
+			if err := l.Finite(); err != nil {
+				return fmt.Errorf("llm logits: %s: %w", sessions.SafeText(args[0]), err)
+			}
+			return nil
 		},
 	}
 	fs := c.Flags()

@@ -33,7 +33,8 @@ func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 			"whose KEY matches: a row field (state, task, model, step, steps, pid, path, note, modified), a\n" +
 			"metric of the newest whole-model evaluation (bit_error, which is bit error (a), bit_error_sample,\n" +
 			"kl_bits, tvd, accuracy) or a key of the stored configuration (seed, lr, transformer.layers, as\n" +
-			"`windtunnel info --config` writes them). Numbers compare as numbers, the rest as text.\n" +
+			"`windtunnel info --config` writes them). A numeric key takes a finite number (NaN, an infinity\n" +
+			"or one out of range is an error) and compares as numbers; the rest compare as text.\n" +
 			"--sort KEY orders by one of them, ascending (--reverse: descending), runs without it last;\n" +
 			"the table gains its column. Example: ls --where task=hmm --where 'steps>=1000' --sort bit_error",
 		Args: noArgs,
@@ -92,7 +93,7 @@ func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 // printRuns prints the runs as a table (index.WriteTable), or says there are none.
 func printRuns(w io.Writer, rows []index.Run, dir string, days float64, sortKey string) error {
 	if len(rows) == 0 {
-		_, err := fmt.Fprintf(w, "no live runs, and no sessions in %s from the last %g days\n", dir, days)
+		_, err := fmt.Fprintf(w, "no live runs, and no sessions in %s from the last %g days\n", sessions.SafeText(dir), days)
 		return err
 	}
 	wd, _ := os.Getwd()

@@ -89,6 +89,11 @@ func TestLsFilterSortCLI(t *testing.T) {
 	if code, _, errs := runCLI("ls", "--dir", dir, "--sort", "bit_eror"); code != 2 || !strings.Contains(errs, `did you mean "bit_error"?`) {
 		t.Errorf("--sort with a misspelt key: exit %d, %s", code, errs)
 	}
+	for _, w := range []string{"bit_error=NaN", "bit_error!=NaN", "steps<1e400"} { // matched all, none, or compared text
+		if code, out, errs := runCLI("ls", "--dir", dir, "--where", w); code != 2 || !strings.Contains(errs, "finite number") && !strings.Contains(errs, "out of range") {
+			t.Errorf("--where %s: exit %d, want 2 and an error\n%s%s", w, code, out, errs)
+		}
+	}
 }
 
 // TestLsDir: --dir on a folder that does not exist, a FIFO or a file is a usage error

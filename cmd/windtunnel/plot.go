@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/sessions"
 	"windtunnel/sessions/figures"
 )
 
@@ -81,7 +82,7 @@ func runPlot(paths []string, f plotFlags, stdout io.Writer) error {
 		return nil
 	}
 	for _, fl := range files {
-		fmt.Fprintf(stdout, "%s\t%s\n", fl.Path, fl.Title)
+		fmt.Fprintf(stdout, "%s\t%s\n", sessions.SafeText(fl.Path), sessions.SafeText(fl.Title))
 	}
 	return nil
 }

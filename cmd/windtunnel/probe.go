@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"windtunnel/lab/probe"
+	"windtunnel/sessions"
 )
 
 func newProbeCmd(stdout io.Writer) *cobra.Command {
@@ -38,7 +39,7 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(stdout).Encode(rep)
 			}
-			_, err = io.WriteString(stdout, rep.Text())
+			_, err = io.WriteString(stdout, sessions.SafeLines(rep.Text())) // the path is anyone's
 			return err
 		},
 	}

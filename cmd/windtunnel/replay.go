@@ -54,7 +54,7 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 				r.Follow(500 * time.Millisecond)
 				feeds = append(feeds, r)
-				names = append(names, filepath.Base(path)) // the overlay's label when nothing else tells runs apart
+				names = append(names, sessions.SafeText(filepath.Base(path))) // the overlay's label when nothing else tells runs apart
 			}
 			// The files are checked first: a missing one is named whether or not there is a terminal.
 			if !onTerminal(stdout) {

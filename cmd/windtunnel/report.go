@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/sessions"
 	"windtunnel/sessions/figures"
 	"windtunnel/sessions/reports"
 )
@@ -40,9 +41,9 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			for _, s := range rep.Skipped {
-				fmt.Fprintf(stderr, "report: skipped: %s\n", s)
+				fmt.Fprintf(stderr, "report: skipped: %s\n", sessions.SafeLines(s))
 			}
-			_, err = fmt.Fprintf(stdout, "%s (%d claims)\n", path, len(rep.Rows))
+			_, err = fmt.Fprintf(stdout, "%s (%d claims)\n", sessions.SafeText(path), len(rep.Rows))
 			return err
 		},
 	}
@@ -57,7 +58,11 @@ func reportFigures(dir string, files []string) ([]reports.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	drawn, err := figures.Render(runs, filepath.Join(dir, "fig"), figures.Options{Format: "png"})
+	fig := filepath.Join(dir, "fig") // ours: a link planted there is refused
+	if err := sessions.MakeOutputDir(fig, 0o755); err != nil {
+		return nil, err
+	}
+	drawn, err := figures.Render(runs, fig, figures.Options{Format: "png"})
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 	"windtunnel/lab/launch"
 	"windtunnel/lab/runconfig"
@@ -44,18 +43,18 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 			if !f.headless && f.predictions == "" && !asJSON && onTerminal(stdout) {
 				return launch.WithDashboard(ctx, st, stderr, isTerminal(stderr))
 			}
-			var pw io.Writer
-			if f.predictions != "" {
-				p, err := os.Create(f.predictions)
+			if f.predictions != "" { // written at the end; a link or a folder refused now
+				err := sessions.CheckOutput(f.predictions)
+				if err == nil {
+					err = sessions.CheckNewFile(f.predictions) // its folder exists and is writable
+				}
 				if err != nil {
 					st.Close()
 					return usagef("--predictions: %v", err)
 				}
-				defer p.Close()
-				pw = p
 			}
 			// A person at a terminal reads a few lines; a program (or --json) the JSON line.
-			out := launch.Output{Predictions: pw, Tty: isTerminal(stderr), Text: !asJSON && isTerminal(stdout)}
+			out := launch.Output{Predictions: f.predictions, Tty: isTerminal(stderr), Text: !asJSON && isTerminal(stdout)}
 			return launch.Headless(ctx, st, out, stdout, stderr)
 		},
 	}

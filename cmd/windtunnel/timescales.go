@@ -12,6 +12,7 @@ import (
 	"windtunnel/backends/gemm"
 	"windtunnel/lab/timescales"
 	"windtunnel/models/arch"
+	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 )
 
@@ -60,7 +61,7 @@ func newTimescalesCmd(stdout io.Writer) *cobra.Command {
 				enc.SetIndent("", " ")
 				return enc.Encode(res)
 			}
-			_, err = io.WriteString(stdout, res.Text())
+			_, err = io.WriteString(stdout, sessions.SafeLines(res.Text())) // paths are anyone's
 			return err
 		},
 	}

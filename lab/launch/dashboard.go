@@ -96,8 +96,11 @@ func WithDashboard(ctx context.Context, st *Run, stderr io.Writer, tty bool) (er
 		o = AwaitStop(done, stopTrain)
 	}
 	ctl.Stop()
-	if cerr := st.Writer.Close(); cerr != nil && err == nil {
-		err = cerr
+	if cerr := st.Writer.Close(); cerr != nil {
+		o.Res = Recorded(st.Writer.Path(), o.Res, cerr) // the exit line says what the session holds
+		if err == nil {
+			err = cerr
+		}
 	}
 	if uiErr != nil {
 		logger.Printf("tui: %v", uiErr)

@@ -5,7 +5,8 @@
 // StartControl gives a running trainer its live feed and control socket (sessions/relay),
 // through which attach, ls and serve reach it; Progress prints a run's progress line;
 // Summarize (its JSON line, or Summary.WriteText on a terminal) and WritePredictions are
-// what a headless run prints and writes at its end.
+// what a headless run prints and writes at its end; Recorded cuts a result back to what
+// its session holds when the session could not be written to the end (a full disk).
 //
 // A run whose dashboard closes goes on in its process (DetachedProgress, WatchTerminal,
 // AwaitStop; IgnoreHangup and ReleaseTerminal cut it loose from its terminal), and

@@ -15,9 +15,10 @@ import (
 
 // Output is how a headless run prints.
 type Output struct {
-	// Predictions, when set, receives the probe set with the model's distributions at the
-	// end (WritePredictions).
-	Predictions io.Writer
+	// Predictions, when set, is the file that receives the probe set with the model's
+	// distributions at the end (WritePredictions), written whole or not at all and never
+	// through a link (sessions.WriteOutputFunc).
+	Predictions string
 	// Tty says stderr is a terminal: the progress is one line rewritten in place, else a
 	// log line at each evaluation.
 	Tty bool
@@ -75,12 +76,25 @@ func Headless(ctx context.Context, st *Run, o Output, stdout, stderr io.Writer) 
 	})
 	runtime.ReadMemStats(&ms1)
 	prog.Close()
+	// The end of the run is queued, not yet written: a full disk found now (or one that
+	// stopped the run) means the session holds less than the run did, and the summary says
+	// what it holds.
+	werr := st.Writer.Flush()
+	if werr != nil {
+		res = Recorded(st.Writer.Path(), res, werr)
+		if runErr == nil {
+			runErr = werr
+		}
+	}
 	if runErr != nil && res.Steps == 0 && res.Last.State != sessions.Failed {
 		return runErr
 	}
 	s, err := Summarize(st, res, ms1.TotalAlloc-ms0.TotalAlloc, runErr)
 	if err != nil {
 		return fmt.Errorf("run: summary: %w", err)
+	}
+	if werr != nil {
+		s.WriteError = sessions.SafeText(werr.Error())
 	}
 	PrintExit(stderr, cfg.Task, res, st.Writer.Path())
 	if o.Text {
@@ -95,8 +109,8 @@ func Headless(ctx context.Context, st *Run, o Output, stdout, stderr io.Writer) 
 	if err != nil {
 		return fmt.Errorf("run: write summary: %w", err)
 	}
-	if predictions != nil && runErr == nil {
-		if err := WritePredictions(predictions, tr, res); err != nil {
+	if predictions != "" && runErr == nil {
+		if err := sessions.WriteOutputFunc(predictions, 0o644, func(w io.Writer) error { return WritePredictions(w, tr, res) }); err != nil {
 			return fmt.Errorf("run: %w", err)
 		}
 	}

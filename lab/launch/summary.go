@@ -30,11 +30,15 @@ type Summary struct {
 	BLAS         string  `json:"blas"`
 	State        string  `json:"state"`
 	// Eval is the final whole-model evaluation in the shape the session records it; for a
-	// run that failed, its last evaluation (non-finite numbers as null), at EvalStep (0: none).
-	Eval     sessions.Eval `json:"eval"`
-	EvalStep int           `json:"eval_step"`
+	// run that failed, its last evaluation (non-finite numbers as null), at EvalStep; null
+	// when the run ended with none (never zero scores, which would read as perfect).
+	Eval     *sessions.Eval `json:"eval"`
+	EvalStep int            `json:"eval_step"`
 	// Message says why a run failed (the record's message).
-	Message     string                     `json:"message,omitempty"`
+	Message string `json:"message,omitempty"`
+	// WriteError is the session's write error when the end of the run could not be
+	// recorded (a full disk): Steps, State and Eval then say what the session holds.
+	WriteError  string                     `json:"write_error,omitempty"`
 	PerPosition diagnostics.PositionCurves `json:"per_position"`
 	// Config is the run's configuration resolved for display (lab.Effective: the task's
 	// sizes and target with defaults applied, the model's own block); the session stores
@@ -53,7 +57,7 @@ func Summarize(run *Run, res lab.Result, allocated uint64, runErr error) (Summar
 	s := Summary{
 		Task: cfg.Task, Model: m.Kind(), Params: m.NumParams(), Steps: res.Steps, WallS: round(res.WallS, 3),
 		BLAS: tr.BLAS(), State: string(res.Last.State),
-		Eval: *lab.EvalRecord(res.Scores), PerPosition: res.Scores.PerPosition, Session: run.Writer.Path(),
+		PerPosition: res.Scores.PerPosition, Session: run.Writer.Path(),
 		Verdict: SummaryVerdict(cfg.Task, res),
 	}
 	var err error
@@ -68,11 +72,12 @@ func Summarize(run *Run, res lab.Result, allocated uint64, runErr error) (Summar
 	if runErr != nil {
 		s.State, s.Message = string(sessions.Failed), res.Last.Message
 	}
-	if e := res.LastEval.Eval; e != nil {
-		s.EvalStep = res.LastEval.Step
-		if res.Last.Eval == nil { // no final evaluation: the last one taken
-			s.Eval = *e
-		}
+	switch e := res.LastEval.Eval; {
+	case res.Last.Eval != nil:
+		s.Eval, s.EvalStep = lab.EvalRecord(res.Scores), res.LastEval.Step
+	case e != nil: // no final evaluation: the last one taken
+		ev := *e
+		s.Eval, s.EvalStep = &ev, res.LastEval.Step
 	}
 	return s, nil
 }
@@ -89,7 +94,7 @@ func (s Summary) WriteText(w io.Writer, verdict string) error {
 		fmt.Fprintf(&b, " (%.2f ms a step, BLAS %s)", s.MsPerStep, s.BLAS)
 	}
 	b.WriteString("\n")
-	if verdict == "" {
+	if verdict == "" || s.Eval == nil {
 		b.WriteString("final     no final evaluation\n")
 	} else {
 		e := s.Eval

@@ -16,7 +16,9 @@
 //     entropy) projected out of that layer's values against a random axis, resuming the
 //     pass at that layer from saved residuals.
 //
-// Keys and focus are read with taps on the same passes. Analyzer serves the interactive view
+// Keys and focus are read with taps on the same passes. Unsupported names the measurements a
+// model cannot support (checked before any pass); one that fails later leaves the others'
+// results in the record Run returns with its error. Analyzer serves the interactive view
 // (tui/llmview): one prompt's next-token distribution, its SULA posterior, its place on the
 // entropy axis and its focusing by layer.
 package llmsuite

@@ -2,8 +2,10 @@ package llmsuite
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +56,49 @@ type Logits struct {
 	Tokens []string   `json:"tokens"`
 	Logits []float32  `json:"logits"`
 	Top    []TopToken `json:"top"`
+}
+
+// MarshalJSON writes the logits and the top tokens' logits and probabilities with a
+// non-finite number as null (a model whose logits are NaN: encoding/json refuses NaN).
+func (l Logits) MarshalJSON() ([]byte, error) {
+	type topJSON struct {
+		ID    int          `json:"id"`
+		Token string       `json:"token"`
+		Logit sessions.Num `json:"logit"`
+		P     sessions.Num `json:"p"`
+	}
+	out := struct {
+		IDs    []int          `json:"ids"`
+		Tokens []string       `json:"tokens"`
+		Logits []sessions.Num `json:"logits"`
+		Top    []topJSON      `json:"top"`
+	}{IDs: l.IDs, Tokens: l.Tokens, Logits: make([]sessions.Num, len(l.Logits))}
+	for i, v := range l.Logits {
+		out.Logits[i] = sessions.Num(v)
+	}
+	for _, t := range l.Top {
+		out.Top = append(out.Top, topJSON{t.ID, t.Token, sessions.Num(t.Logit), sessions.Num(t.P)})
+	}
+	return json.Marshal(out)
+}
+
+// Finite reports logits that are not all finite: how many are NaN or infinite and the
+// first (its token id and value); nil when every one is finite.
+func (l Logits) Finite() error {
+	n, first := 0, -1
+	for i, v := range l.Logits {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("llmsuite: the model's logits are not finite: %d of the %d at the last position are NaN or infinite (the first: token %d, %v); its weights or its arithmetic overflow",
+		n, len(l.Logits), first, l.Logits[first])
 }
 
 // NextLogits runs seq through m and returns the last position's logits with the top

@@ -2,6 +2,7 @@ package llmsuite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,13 +46,40 @@ type pass struct {
 	res  llm.Result
 }
 
-// Run measures m. A bad option (an unknown experiment, a prompt longer than the model
-// takes) is an error before any pass; a cancelled ctx stops it with ctx's error.
+// Unsupported names the experiments a model of configuration c cannot support, each with
+// the reason: the entropy-axis ablation needs a layer after the first at axisLayer (0 or
+// less: the last; layer 0's values at SULA's last position are a function of its token
+// alone and do not vary), dynamic focusing a trend over two layers or more.
+func Unsupported(c llm.Config, axisLayer int) map[string]string {
+	out := map[string]string{}
+	if axisLayer <= 0 {
+		axisLayer = c.Layers - 1
+	}
+	if axisLayer < 1 {
+		out["axis"] = fmt.Sprintf("the entropy-axis ablation needs a layer after the first (layer 0's values at the prompts' last token do not vary); the model has %d layer", c.Layers)
+	}
+	if c.Layers < 2 {
+		out["focus"] = fmt.Sprintf("dynamic focusing is a trend over the layers and needs two or more; the model has %d", c.Layers)
+	}
+	return out
+}
+
+// Run measures m. A bad option (an unknown experiment, one the model cannot support
+// (Unsupported), a prompt longer than the model takes) is an error before any pass. An
+// experiment that fails later does not cost the others: Run goes on with the rest and
+// returns the record of those that finished (Experiments lists only them, Warnings says
+// which failed and why) with the failures' error; a cancelled ctx stops it with ctx's error
+// and the record of what finished before.
 func Run(ctx context.Context, m *llm.Model, opt Options) (*llmrun.Result, error) {
 	start := time.Now()
 	want, err := experiments(opt.Experiments)
 	if err != nil {
 		return nil, err
+	}
+	for _, e := range llmrun.Experiments {
+		if why, ok := Unsupported(m.Config, opt.AxisLayer)[e]; ok && want[e] {
+			return nil, fmt.Errorf("llmsuite: %s: %s", e, why)
+		}
 	}
 	if opt.PerK == 0 {
 		opt.PerK = sula.PerK
@@ -105,6 +133,26 @@ func Run(ctx context.Context, m *llm.Model, opt Options) (*llmrun.Result, error)
 			}
 		}
 	}
+	var failed []error
+	fail := func(exp string, err error) {
+		failed = append(failed, fmt.Errorf("%s: %w", exp, err))
+		r.Experiments = slices.DeleteFunc(r.Experiments, func(e string) bool { return e == exp })
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s failed: %v", exp, err))
+	}
+	// partial is the record of what finished when a pass cannot go on (ctx cancelled).
+	partial := func(err error, unfinished ...string) (*llmrun.Result, error) {
+		before := failed
+		for _, e := range unfinished {
+			if want[e] {
+				fail(e, err)
+			}
+		}
+		r.WallS = time.Since(start).Seconds()
+		if len(before) == 0 {
+			return r, err
+		}
+		return r, errors.Join(append(before, err)...)
+	}
 	offset := 0
 	if len(sets) > 0 {
 		var seqs [][]int
@@ -117,7 +165,7 @@ func Run(ctx context.Context, m *llm.Model, opt Options) (*llmrun.Result, error)
 		}
 		res, err := m.Forward(ctx, req)
 		if err != nil {
-			return nil, err
+			return partial(err, llmrun.Experiments...)
 		}
 		r.Tokens += tokens(seqs)
 		offset += len(seqs)
@@ -133,60 +181,81 @@ func Run(ctx context.Context, m *llm.Model, opt Options) (*llmrun.Result, error)
 		req := llm.Request{Seqs: sp.seqs, Progress: progress("SULA prompts"), Taps: combine(g.taps(offset), keep.taps())}
 		res, err := m.Forward(ctx, req)
 		if err != nil {
-			return nil, err
+			return partial(err, "sula", "axis", "keys", "focus")
 		}
 		r.Tokens += tokens(sp.seqs)
 		out, err := sp.score(res)
-		if err != nil {
-			return nil, err
+		switch {
+		case err != nil && want["sula"]:
+			fail("sula", err)
+		case err == nil && want["sula"]:
+			r.SULA = out
 		}
-		r.SULA = out
-		if want["sula"] && len(opt.Nulls) > 0 {
+		if err == nil && want["sula"] && len(opt.Nulls) > 0 {
 			nl, n, err := sp.controls(ctx, m, res, out, opt, slices.Contains(opt.Nulls, llmrun.NullControls), progress)
-			if nl == nil {
-				return nil, err
-			}
-			if err != nil {
+			switch {
+			case nl == nil:
+				if ctx.Err() != nil {
+					return partial(err, "sula")
+				}
+				fail("sula controls", err)
+			case err != nil:
 				r.Warnings = append(r.Warnings, err.Error())
 			}
-			r.Tokens += n
-			for _, k := range llmrun.NullKinds {
-				if k != llmrun.NullRandom && slices.Contains(opt.Nulls, k) {
-					nl.Kinds = append(nl.Kinds, k)
+			if nl != nil {
+				r.Tokens += n
+				for _, k := range llmrun.NullKinds {
+					if k != llmrun.NullRandom && slices.Contains(opt.Nulls, k) {
+						nl.Kinds = append(nl.Kinds, k)
+					}
 				}
+				if !slices.Contains(opt.Nulls, llmrun.NullControls) {
+					nl.Shuffled, nl.Remap, nl.Ablation = nil, nil, nil
+				}
+				if !slices.Contains(opt.Nulls, llmrun.NullPredictors) {
+					nl.Constant, nl.Uniform = nil, nil
+				}
+				r.Nulls = nl
 			}
-			if !slices.Contains(opt.Nulls, llmrun.NullControls) {
-				nl.Shuffled, nl.Remap, nl.Ablation = nil, nil, nil
-			}
-			if !slices.Contains(opt.Nulls, llmrun.NullPredictors) {
-				nl.Constant, nl.Uniform = nil, nil
-			}
-			r.Nulls = nl
 		}
 		if want["axis"] {
+			// Keys and focus come from the passes already made: measured before the
+			// ablation, they do not wait on it (nor are lost with it).
+			g = geometryFinished(g, r, want, m, opt.Seed, fail)
 			ax, n, err := ablate(ctx, m, sp, res, keep, opt, progress)
 			if err != nil {
-				return nil, err
-			}
-			r.Axis = ax
-			r.Tokens += n
-		}
-		if !want["sula"] {
-			r.SULA = nil
-		}
-	}
-	if g != nil {
-		if want["keys"] {
-			if r.Keys, err = g.keys(m, opt.Seed); err != nil {
-				return nil, err
+				if ctx.Err() != nil {
+					return partial(err, "axis")
+				}
+				fail("axis", err)
+			} else {
+				r.Axis = ax
+				r.Tokens += n
 			}
 		}
-		if want["focus"] {
-			r.Focus = g.focus()
-		}
 	}
+	geometryFinished(g, r, want, m, opt.Seed, fail)
 	r.WallS = time.Since(start).Seconds()
-	return r, nil
+	return r, errors.Join(failed...)
+}
+
+// geometryFinished records key orthogonality and dynamic focusing from g when wanted (a
+// failure through fail) and returns nil: g is done with.
+func geometryFinished(g *geometry, r *llmrun.Result, want map[string]bool, m *llm.Model, seed uint64, fail func(string, error)) *geometry {
+	if g == nil {
+		return nil
+	}
+	if want["keys"] {
+		if k, err := g.keys(m, seed); err != nil {
+			fail("keys", err)
+		} else {
+			r.Keys = k
+		}
+	}
+	if want["focus"] {
+		r.Focus = g.focus()
+	}
+	return nil
 }
 
 // experiments parses the experiment list; empty means all.

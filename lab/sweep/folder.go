@@ -192,25 +192,18 @@ func samePoints(a, b []Point) bool {
 // Save creates the folder (and its logs folder) if needed and writes the manifest,
 // atomically (a temporary file renamed over the old one).
 func (m *Manifest) Save() error {
-	if err := os.MkdirAll(filepath.Join(m.dir, LogDir), sessions.DirMode); err != nil {
+	if err := os.MkdirAll(m.dir, sessions.DirMode); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	// logs/ is ours: a link planted there is refused (the points' logs would go where it points).
+	if err := sessions.MakeOutputDir(filepath.Join(m.dir, LogDir), sessions.DirMode); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("sweep: manifest: %w", err)
 	}
-	tmp, err := os.CreateTemp(m.dir, ".sweep-*.json")
-	if err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("sweep: write %s: %w", ManifestName, errors.Join(werr, cerr))
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(m.dir, ManifestName)); err != nil {
-		os.Remove(tmp.Name())
+	if err := sessions.WriteOutput(filepath.Join(m.dir, ManifestName), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	return nil

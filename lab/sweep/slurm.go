@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -278,12 +277,7 @@ func (s Slurm) WriteScript(m *Manifest) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(m.dir, ScriptName)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o700); err != nil {
-		return "", fmt.Errorf("sweep: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := sessions.WriteOutput(path, []byte(text), 0o700); err != nil {
 		return "", fmt.Errorf("sweep: %w", err)
 	}
 	return path, nil

@@ -3,6 +3,7 @@ package figures
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -293,11 +294,8 @@ func figuresOf(runs []Run) []figure {
 // save writes f to path at the options' size and format: a PNG is drawn at pageDPI on
 // its page (crisp text at any size), a vector format at its size, scaled (drawSized).
 func save(f figure, path string, opt Options) error {
-	out, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("figures: save: %w", err)
-	}
 	var c vg.CanvasWriterTo
+	var err error
 	switch opt.Format {
 	case "png":
 		W, H := pageSize(opt.Width, opt.Height)
@@ -309,11 +307,8 @@ func save(f figure, path string, opt Options) error {
 			drawSized(c, f, opt.Width, opt.Height)
 		}
 	}
-	if err == nil {
-		_, err = c.WriteTo(out)
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
+	if err == nil { // whole or not at all, never through a link (sessions.WriteOutputFunc)
+		err = sessions.WriteOutputFunc(path, 0o644, func(w io.Writer) error { _, err := c.WriteTo(w); return err })
 	}
 	if err != nil {
 		return fmt.Errorf("figures: save %s: %w", path, err)

@@ -84,7 +84,7 @@ func ReadInfo(path string) (Info, error) {
 // Text is the description as info prints it, the configuration indented as written.
 func (in Info) Text() string {
 	w := &strings.Builder{}
-	fmt.Fprintf(w, "session   %s (%d bytes)\n", in.Path, in.Bytes)
+	fmt.Fprintf(w, "session   %s (%d bytes)\n", sessions.SafeText(in.Path), in.Bytes)
 	fmt.Fprintf(w, "run       %s %s, %d parameters, %s, windtunnel %s on %s, %s\n", in.Task, in.Model, in.Params, in.Device, in.Version, in.Host, in.Created.Format(time.RFC3339))
 	fmt.Fprintf(w, "steps     %d..%d of %d planned, %d records, %d operator events, state %s, %.1f s\n", in.FirstStep, in.LastStep, in.PlanSteps, in.Records, in.Events, in.State, in.WallS)
 	fmt.Fprintf(w, "checkpts  %v\n", in.Checkpoints)

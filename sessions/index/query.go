@@ -2,7 +2,9 @@ package index
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -22,6 +24,8 @@ var MetricFields = []string{"bit_error", "bit_error_position", "bit_error_sample
 // and value.
 type Condition struct {
 	key, op, value string
+	num            float64 // value as a number, when isNum
+	isNum          bool    // key is numeric (numericKey); value is then a finite number
 }
 
 // String is the condition as written.
@@ -47,7 +51,41 @@ func ParseWhere(s string) (Condition, error) {
 	if err := CheckKey("--where", c.key); err != nil {
 		return Condition{}, err
 	}
+	if !numericKey(c.key) {
+		return c, nil
+	}
+	f, err := strconv.ParseFloat(c.value, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return Condition{}, fmt.Errorf("--where %q: %s is out of range (want a finite number, at most 1.8e308 in size)", s, c.value)
+	case err != nil:
+		return Condition{}, fmt.Errorf("--where %q: %s is a number; want a number, not %q", s, c.key, c.value)
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return Condition{}, fmt.Errorf("--where %q: want a finite number, not %s (a run without %s matches %s!= anything)", s, c.value, c.key, c.key)
+	}
+	c.num, c.isNum = f, true
 	return c, nil
+}
+
+// numericKeys are the row fields holding numbers.
+var numericKeys = []string{"step", "steps", "pid"}
+
+// numericKey reports whether key's values are numbers: step, steps, pid, a metric, or a
+// configuration key whose value is a number.
+func numericKey(key string) bool {
+	for _, k := range append(append([]string{}, numericKeys...), MetricFields...) {
+		if strings.EqualFold(k, key) {
+			return true
+		}
+	}
+	for _, k := range RowFields {
+		if strings.EqualFold(k, key) {
+			return false
+		}
+	}
+	v, ok := runconfig.Lookup(runconfig.Config{}, key)
+	_, isNum := v.(float64)
+	return ok && isNum
 }
 
 // CheckKey rejects a key that is neither a row field, a metric nor a configuration key,
@@ -136,20 +174,20 @@ func FieldText(v any) string {
 	return s
 }
 
-// Match reports whether the run satisfies the condition. Numbers compare as numbers when
-// the value is one, a path as a path (relative to the working directory, as ls prints it,
-// or absolute), everything else as text; a run without the field matches only !=.
+// Match reports whether the run satisfies the condition. A numeric key compares as numbers
+// (ParseWhere refuses a value that is not a finite number), a path as a path (relative to
+// the working directory, as ls prints it, or absolute), everything else as text; a run
+// without the field, or whose number is not finite, matches only !=.
 func (c Condition) Match(r Run) bool {
 	v, ok := r.Field(c.key)
-	if !ok {
+	f, isNum := v.(float64)
+	if !ok || (isNum && (math.IsNaN(f) || math.IsInf(f, 0))) {
 		return c.op == "!="
 	}
 	var cmp int
-	f, isNum := v.(float64)
-	want, err := strconv.ParseFloat(c.value, 64)
 	switch {
-	case isNum && err == nil:
-		cmp = compareFloat(f, want)
+	case isNum && c.isNum:
+		cmp = compareFloat(f, c.num)
 	case strings.EqualFold(c.key, "path"):
 		got, want := filepath.Clean(FieldText(v)), filepath.Clean(c.value)
 		if filepath.IsAbs(got) { // a recorded session's (Read); a live run's as it was started

@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -68,6 +69,10 @@ func TestLsWhere(t *testing.T) {
 		{[]string{"steps=10", "step>=10"}, "a b c d"},
 		{[]string{"task<i"}, "a b c d"},
 		{[]string{"task=recall"}, ""},
+		{[]string{"steps<1e300"}, "a b c d"},
+		{[]string{"steps>1e-300"}, "a b c d"},
+		{[]string{"model=NaN"}, ""}, // text keys compare text, NaN included
+		{[]string{"note!=Inf"}, "a b c d"},
 	} {
 		t.Run(strings.Join(c.where, " "), func(t *testing.T) {
 			var conds []Condition
@@ -94,10 +99,41 @@ func TestLsWhereErrors(t *testing.T) {
 		{"tsk=hmm", `--where tsk: unknown key (did you mean "task"?)`},
 		{"bit_eror<1", `(did you mean "bit_error"?)`},
 		{"transformer.layres=2", `(did you mean "transformer.Layers"?)`},
+		// numeric keys take a finite number, never NaN (which matched every run with =
+		// and none with !=), an infinity or one out of range (which compared as text)
+		{"bit_error=NaN", "want a finite number, not NaN"},
+		{"bit_error!=nan", "want a finite number, not nan"},
+		{"kl_bits>-Inf", "want a finite number, not -Inf"},
+		{"seed<infinity", "want a finite number, not infinity"},
+		{"steps<1e400", "1e400 is out of range"},
+		{"lr>-1e999", "-1e999 is out of range"},
+		{"step>=ten", `step is a number; want a number, not "ten"`},
 	} {
 		_, err := ParseWhere(c.where)
 		if err == nil || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(c.want)) { // nested keys in either case
 			t.Errorf("ParseWhere(%q) = %v, want %q", c.where, err, c.want)
+		}
+	}
+}
+
+// TestLsWhereNonFinite: a run whose number is not finite (a hostile or hand-made
+// session) matches only != on that key, never = or an order.
+func TestLsWhereNonFinite(t *testing.T) {
+	rows := lsTestRows(t)
+	nan, inf := math.NaN(), math.Inf(1)
+	rows[0].BitError, rows[1].BitError = &nan, &inf
+	for _, c := range []struct{ where, want string }{
+		{"bit_error=0.02", ""},
+		{"bit_error<1", "c"},
+		{"bit_error>0", "c"},
+		{"bit_error!=0.01", "a b d"},
+	} {
+		cond, err := ParseWhere(c.where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rowPaths(Filter(rows, []Condition{cond})); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.where, got, c.want)
 		}
 	}
 }

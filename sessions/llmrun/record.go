@@ -201,13 +201,14 @@ type Condition struct {
 	HiddenRho sessions.Num `json:"hidden_rho"`
 }
 
-// Write writes r as indented JSON to path.
+// Write writes r as indented JSON to path, whole or not at all (sessions.WriteOutput: an
+// older record there stays when the disk is full; a link there is refused).
 func Write(path string, r *Result) error {
 	b, err := json.MarshalIndent(r, "", " ")
 	if err != nil {
 		return fmt.Errorf("llmrun: encode: %w", err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := sessions.WriteOutput(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("llmrun: write: %w", err)
 	}
 	return nil

@@ -105,7 +105,7 @@ func WriteLLM(r *llmrun.Result, recordPath, dir string, figs []Figure) (string, 
 		return "", fmt.Errorf("report: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := sessions.WriteOutput(path, []byte(b.String()), 0o644); err != nil {
 		return "", fmt.Errorf("report: %w", err)
 	}
 	return path, nil

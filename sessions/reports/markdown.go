@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"windtunnel/sessions"
 )
 
 // Figure is one figure to embed: Path is its file as written (absolute, or relative to the
@@ -92,7 +94,7 @@ func Write(paths []string, dir string, opt Options) (Report, string, error) {
 		}
 	}
 	path := filepath.Join(dir, FileName)
-	if err := os.WriteFile(path, []byte(Markdown(rep, figs, dir)), 0o644); err != nil {
+	if err := sessions.WriteOutput(path, []byte(Markdown(rep, figs, dir)), 0o644); err != nil {
 		return Report{}, "", fmt.Errorf("report: %w", err)
 	}
 	return rep, path, nil

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"windtunnel/sessions"
 	"windtunnel/sessions/llmrun"
 	"windtunnel/tui/look"
 )
@@ -113,11 +114,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m Model) View() string {
 	w := max(40, m.w)
 	var b strings.Builder
-	b.WriteString(look.PadLine(m.st.Title.Render("windtunnel llm view")+"  "+m.st.Dim.Render(m.a.Describe()), w) + "\n")
+	// Every string from the model's folder (its name, its tokenizer's tokens) or typed
+	// (pasted) by the user is made safe to print (sessions.SafeText): an escape sequence in
+	// one would set the terminal's title or write its clipboard on every redraw.
+	b.WriteString(look.PadLine(m.st.Title.Render("windtunnel llm view")+"  "+m.st.Dim.Render(sessions.SafeText(m.a.Describe())), w) + "\n")
 	bodyH := max(6, m.h-4)
 	switch {
 	case m.err != nil:
-		b.WriteString(look.Fit(m.st.Warn.Render("error: ")+m.err.Error(), w, bodyH) + "\n")
+		b.WriteString(look.Fit(m.st.Warn.Render("error: ")+sessions.SafeLines(m.err.Error()), w, bodyH) + "\n")
 	case m.res == nil:
 		b.WriteString(look.Fit("Type a prompt and press enter. A SULA prompt (\"river: L1, candle: L2. lemon:\", tab for one)\n"+
 			"shows the model's posterior over the two labels against the exact one.", w, bodyH) + "\n")
@@ -128,7 +132,7 @@ func (m Model) View() string {
 	if m.busy {
 		status = "analysing… " + status
 	}
-	b.WriteString(look.CutLeft("› "+string(m.in)+"▏", w) + "\n")
+	b.WriteString(look.CutLeft("› "+sessions.SafeText(string(m.in))+"▏", w) + "\n")
 	b.WriteString(m.st.Dim.Render(look.PadLine(status, w)))
 	return b.String()
 }
@@ -168,9 +172,9 @@ func bar(p float64, w int) string {
 func (m Model) topText(w int) string {
 	var lines []string
 	for _, c := range m.res.Top {
-		tok := fmt.Sprintf("%-14q", c.Token)
-		if len(tok) > 14 {
-			tok = tok[:14]
+		tok := fmt.Sprintf("%-14q", sessions.SafeText(c.Token))
+		if r := []rune(tok); len(r) > 14 {
+			tok = string(r[:14])
 		}
 		lines = append(lines, fmt.Sprintf("%s %5.1f%% %s", tok, 100*c.P, bar(c.P, max(0, w-23))))
 	}
@@ -183,12 +187,13 @@ func (m Model) sulaText(w int) string {
 		return "not a SULA prompt: end it with \"word:\" after examples \"word: " + "label\"."
 	}
 	bw := max(0, w-24)
+	l0, l1 := sessions.SafeText(s.Labels[0]), sessions.SafeText(s.Labels[1])
 	return strings.Join([]string{
-		fmt.Sprintf("examples: %d × %s, %d × %s", s.N[0], s.Labels[0], s.N[1], s.Labels[1]),
-		fmt.Sprintf("exact  %-6s %5.1f%% %s", s.Labels[0], 100*s.Exact[0], bar(s.Exact[0], bw)),
-		fmt.Sprintf("model  %-6s %5.1f%% %s", s.Labels[0], 100*s.Model[0], bar(s.Model[0], bw)),
-		fmt.Sprintf("exact  %-6s %5.1f%% %s", s.Labels[1], 100*s.Exact[1], bar(s.Exact[1], bw)),
-		fmt.Sprintf("model  %-6s %5.1f%% %s", s.Labels[1], 100*s.Model[1], bar(s.Model[1], bw)),
+		fmt.Sprintf("examples: %d × %s, %d × %s", s.N[0], l0, s.N[1], l1),
+		fmt.Sprintf("exact  %-6s %5.1f%% %s", l0, 100*s.Exact[0], bar(s.Exact[0], bw)),
+		fmt.Sprintf("model  %-6s %5.1f%% %s", l0, 100*s.Model[0], bar(s.Model[0], bw)),
+		fmt.Sprintf("exact  %-6s %5.1f%% %s", l1, 100*s.Exact[1], bar(s.Exact[1], bw)),
+		fmt.Sprintf("model  %-6s %5.1f%% %s", l1, 100*s.Model[1], bar(s.Model[1], bw)),
 	}, "\n")
 }
 

@@ -104,3 +104,45 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// hostile is an analyzer whose folder name, tokens and labels carry escape sequences, as a
+// planted model folder's name or tokenizer.json may.
+type hostile struct{ fake }
+
+func (h *hostile) Describe() string { return "evil\x1b]0;pwned\x07dir: gpt_neox" }
+func (h *hostile) Analyze(ctx context.Context, p string) (llmrun.Analysis, error) {
+	a, err := h.fake.Analyze(ctx, p)
+	a.Top[0].Token = " dax\x1b[2J\x1b]52;c;ZXZpbA==\x07"
+	a.SULA.Labels[0] = "d\x1b]0;t\x07ax"
+	return a, err
+}
+
+// TestViewSanitizes (issue 50 item 5): the view wrote a pasted prompt's escape sequences,
+// the folder's name and the tokenizer's strings raw to the terminal on every redraw (a
+// title set, an OSC 52 clipboard write, a cleared screen). Now every one is made safe to
+// print (sessions.SafeText) and what is readable of it is kept.
+func TestViewSanitizes(t *testing.T) {
+	h := &hostile{}
+	var m tea.Model = New(context.Background(), h, nil)
+	m = step(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	m = step(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("river: dax\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;title\x07 lemon:")})
+	before := m.View()
+	m = step(t, m, tea.KeyMsg{Type: tea.KeyEnter})
+	after := m.View()
+	for name, v := range map[string]string{"typing": before, "result": after} {
+		for _, bad := range []string{"\x1b]", "\x07", "\x1b[2J"} {
+			if strings.Contains(v, bad) {
+				t.Errorf("%s: the view writes %q to the terminal:\n%q", name, bad, v)
+			}
+		}
+	}
+	plain := ansi.Strip(after)
+	for _, want := range []string{"evildir: gpt_neox", "river: dax lemon:", "dax", "2 × dax"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("view lacks %q:\n%s", want, plain)
+		}
+	}
+	if len(h.got) != 1 || !strings.Contains(h.got[0], "\x1b]52") {
+		t.Errorf("the prompt analysed is %q: only its display is cleaned", h.got)
+	}
+}

@@ -237,7 +237,7 @@ func overlayName(i int, m sessions.Meta, names []string) string {
 		return names[i]
 	}
 	if m.Path != "" {
-		return filepath.Base(m.Path)
+		return sessions.SafeText(filepath.Base(m.Path)) // a file's name may be anyone's
 	}
 	return fmt.Sprintf("session %d", i+1)
 }
