@@ -20,6 +20,8 @@ type splitter struct {
 	// ws is the index of the capture group standing for `\s+(?!\S)`, or 0 when the
 	// pattern has none.
 	ws int
+	// window is the first window each searches in (0: firstWindow); tests set it small.
+	window int
 }
 
 // Translate rewrites an Oniguruma pattern of a tokenizer.json for Go's RE2 and returns it
@@ -140,21 +142,56 @@ type span struct {
 	match  bool
 }
 
-// spans cuts s into the pattern's matches and the text between them, in order, as a
-// backtracking engine scanning left to right would find them.
+// firstWindow is the text a pattern first sees from the current position (see each).
+const firstWindow = 64
+
+// spans cuts s into the pattern's matches and the text between them (see each).
 func (sp *splitter) spans(s string) []span {
 	var out []span
+	sp.each(s, func(x span) error { out = append(out, x); return nil })
+	return out
+}
+
+// each passes f, in order, the pattern's matches in s and the text between them (non-empty
+// spans covering s), as a backtracking engine scanning left to right would find them, and
+// stops at f's first error.
+//
+// Each match is sought in a window of the text from the current position: 64 bytes, doubled
+// while the match found reaches the window's end (it might go on) or none is found, up to the
+// whole rest. So a match costs time in its own length, not in the rest of the text: without
+// the window a pattern such as `.*b|a` rescans the rest at every match, quadratic in the text
+// (40 000 bytes took 81 s). The price: a preferred alternative that must look more than the
+// window ahead to match at all (`.*b` with the b further on) is not seen, and the next one
+// (`a`) matches instead. The patterns tokenizers ship (GPT-2's, Llama-3's) never need that:
+// any prefix of one of their matches is itself a match, so a cut match reaches the window's
+// end and is sought again (TestWindowedSplitIsExact checks them against the whole text).
+func (sp *splitter) each(s string, f func(span) error) error {
+	window := sp.window
+	if window <= 0 {
+		window = firstWindow
+	}
 	pos := 0
 	for pos < len(s) {
-		m := sp.re.FindStringSubmatchIndex(s[pos:])
+		var m []int
+		for w := window; ; w *= 2 {
+			end := min(len(s), pos+w)
+			m = sp.re.FindStringSubmatchIndex(s[pos:end])
+			if end == len(s) || (m != nil && pos+m[1] < end) {
+				break
+			}
+		}
 		if m == nil || m[1] == m[0] {
 			if m != nil && m[0] == m[1] && pos+m[0] < len(s) {
 				// An empty match: step over one character as a regex scan does.
 				_, size := utf8.DecodeRuneInString(s[pos+m[0]:])
 				if m[0] > 0 {
-					out = append(out, span{pos, pos + m[0], false})
+					if err := f(span{pos, pos + m[0], false}); err != nil {
+						return err
+					}
 				}
-				out = append(out, span{pos + m[0], pos + m[0] + size, false})
+				if err := f(span{pos + m[0], pos + m[0] + size, false}); err != nil {
+					return err
+				}
 				pos += m[0] + size
 				continue
 			}
@@ -170,13 +207,17 @@ func (sp *splitter) spans(s string) []span {
 			}
 		}
 		if lo > pos {
-			out = append(out, span{pos, lo, false})
+			if err := f(span{pos, lo, false}); err != nil {
+				return err
+			}
 		}
-		out = append(out, span{lo, hi, true})
+		if err := f(span{lo, hi, true}); err != nil {
+			return err
+		}
 		pos = hi
 	}
 	if pos < len(s) {
-		out = append(out, span{pos, len(s), false})
+		return f(span{pos, len(s), false})
 	}
-	return out
+	return nil
 }
