@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"windtunnel/models/hf"
 )
@@ -75,8 +76,11 @@ type typed struct {
 
 // Load reads and parses the tokenizer.json at path: a regular file (a FIFO or device is
 // refused without blocking) of at most MaxFile bytes, however it changes while read.
-func Load(path string) (*Tokenizer, error) {
-	b, err := hf.ReadBounded(path, MaxFile)
+func Load(path string) (*Tokenizer, error) { return load(path, MaxFile) }
+
+// load is Load with a limit other than MaxFile (for tests).
+func load(path string, max int64) (*Tokenizer, error) {
+	b, err := hf.ReadBounded(path, max)
 	if err != nil {
 		return nil, fmt.Errorf("bpe: %w", err)
 	}
@@ -147,6 +151,7 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 			return fmt.Errorf("bpe: vocabulary entry of %d bytes, over the limit of %d", len(s), MaxTokenBytes)
 		}
 		maxID = max(maxID, id)
+		t.longest = max(t.longest, len(s))
 	}
 	t.tokens = make([]string, maxID+1)
 	for s, id := range m.Vocab {
@@ -164,6 +169,7 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 			return fmt.Errorf("bpe: unk_token %q is not in the vocabulary", *m.UnkToken)
 		}
 		t.unk = id
+		t.longest = max(t.longest, utf8.UTFMax) // the unknown token stands for one character
 	}
 	return t.parseMerges(m.Merges)
 }

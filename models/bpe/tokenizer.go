@@ -23,6 +23,7 @@ type Tokenizer struct {
 	normalizers  []normalizer
 	pre          []preTokenizer // run in turn
 	single       template
+	longest      int // bytes of the longest vocabulary entry: the most of a piece one token spells
 }
 
 // merge is the rank of a pair and the id of the token it makes.
@@ -149,9 +150,13 @@ func (e *encoder) add(ids ...int) error {
 
 func (e *encoder) check() error {
 	if e.max > 0 && len(e.ids) > e.max {
-		return fmt.Errorf("bpe: the text makes more than %d tokens: %w", e.max, ErrTooManyTokens)
+		return e.tooMany()
 	}
 	return nil
+}
+
+func (e *encoder) tooMany() error {
+	return fmt.Errorf("bpe: the text makes more than %d tokens: %w", e.max, ErrTooManyTokens)
 }
 
 // pre runs piece p through pre-tokenizer stages k… and the model.
@@ -159,6 +164,11 @@ func (e *encoder) pre(k int, p string) error {
 	if k == len(e.t.pre) {
 		if p == "" {
 			return nil
+		}
+		if e.max > 0 && len(p) > (e.max-len(e.ids))*e.t.longest {
+			// More tokens than the limit allows, whatever the merges: refused before the
+			// merge work, whose memory is some 70 bytes per byte of the piece.
+			return e.tooMany()
 		}
 		var err error
 		if e.ids, err = e.t.word(e.ids, p); err != nil {
