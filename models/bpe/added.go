@@ -32,7 +32,12 @@ func newAddedIndex(list []added) addedIndex {
 	for i := range x.order {
 		x.order[i] = int32(i)
 	}
-	slices.SortStableFunc(x.order, func(a, b int32) int { return strings.Compare(list[a].content, list[b].content) })
+	slices.SortFunc(x.order, func(a, b int32) int {
+		if c := strings.Compare(list[a].content, list[b].content); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
 	for _, a := range list {
 		if _, ok := x.special[a.id]; !ok {
 			x.special[a.id] = a.special

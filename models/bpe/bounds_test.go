@@ -125,3 +125,13 @@ func TestAddedLookups(t *testing.T) {
 		t.Errorf("Special: 300 %v, 301 %v, 5 %v; want true, false, false", tk.Special(300), tk.Special(301), tk.Special(5))
 	}
 }
+
+// TestReplaceToNothing: a Replace that deletes every character leaves nothing to encode.
+func TestReplaceToNothing(t *testing.T) {
+	tk, v := build(t, spec{normalizer: replaceNorm("a", "")})
+	for text, want := range map[string][]int{"aa": nil, "ab": {v["b"]}} {
+		if got, err := tk.Encode(text, false); err != nil || !slices.Equal(got, want) {
+			t.Errorf("Encode(%q) = %v, %v; want %v", text, got, err, want)
+		}
+	}
+}

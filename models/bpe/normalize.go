@@ -11,18 +11,25 @@ import (
 // normalizer rewrites a stretch of text before pre-tokenization.
 type normalizer struct {
 	name string // as errors name it: "Replace normalizer"
-	// size returns the length apply(s) will have, 0 when apply returns s itself, or −1
-	// when it is known only after (the Unicode forms: at most normMaxRatio × len(s)).
+	// size returns the length apply(s) will have, sameText when apply returns s itself,
+	// or sizeAfter when it is known only after (the Unicode forms: at most normMaxRatio ×
+	// len(s)).
 	size  func(s string) int
 	apply func(s string) string
 }
+
+// What a normalizer's size returns besides a length.
+const (
+	sameText  = -1
+	sizeAfter = -2
+)
 
 // normMaxRatio is the most bytes a Unicode normal form makes of one byte: NFKC and NFKD
 // decompose U+FDFA (3 bytes) into 33 (checked over every rune in TestNormMaxRatio).
 const normMaxRatio = 11
 
 func unicodeForm(name string, f norm.Form) normalizer {
-	return normalizer{name: name + " normalizer", size: func(string) int { return -1 }, apply: f.String}
+	return normalizer{name: name + " normalizer", size: func(string) int { return sizeAfter }, apply: f.String}
 }
 
 // parseNormalizer reads a normalizer (a Sequence flattened): at most MaxStages in all, the
@@ -57,7 +64,7 @@ func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
 		return []normalizer{{name: "Prepend normalizer",
 			size: func(s string) int {
 				if s == "" || p.Prepend == "" {
-					return 0
+					return sameText
 				}
 				return len(p.Prepend) + len(s)
 			},
@@ -92,7 +99,7 @@ func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
 			size: func(s string) int {
 				n := strings.Count(s, from)
 				if n == 0 {
-					return 0
+					return sameText
 				}
 				return len(s) + n*(len(to)-len(from))
 			},

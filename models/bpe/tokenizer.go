@@ -92,16 +92,16 @@ func (t *Tokenizer) EncodeMax(text string, addSpecial bool, max int) ([]int, err
 		s := seg.text
 		for _, n := range t.normalizers {
 			size := n.size(s)
-			if size == 0 {
-				continue // n leaves s as it is
+			if size == sameText {
+				continue
 			}
-			if size > 0 {
+			if size != sizeAfter {
 				if err := e.grow(n.name, size); err != nil {
 					return nil, err
 				}
 			}
 			s = n.apply(s)
-			if size < 0 {
+			if size == sizeAfter {
 				if err := e.grow(n.name, len(s)); err != nil {
 					return nil, err
 				}
