@@ -12,10 +12,10 @@ import (
 type normalizer struct {
 	name string // as errors name it: "Replace normalizer"
 	// size returns the length apply(s) will have, sameText when apply returns s itself,
-	// or sizeAfter when it is known only after (the Unicode forms: at most normMaxRatio ×
-	// len(s)).
+	// or sizeAfter when it is known only after: at most ratio × len(s).
 	size  func(s string) int
 	apply func(s string) string
+	ratio int
 }
 
 // What a normalizer's size returns besides a length.
@@ -24,12 +24,11 @@ const (
 	sizeAfter = -2
 )
 
-// normMaxRatio is the most bytes a Unicode normal form makes of one byte: NFKC and NFKD
-// decompose U+FDFA (3 bytes) into 33 (checked over every rune in TestNormMaxRatio).
-const normMaxRatio = 11
-
-func unicodeForm(name string, f norm.Form) normalizer {
-	return normalizer{name: name + " normalizer", size: func(string) int { return sizeAfter }, apply: f.String}
+// unicodeForm is a Unicode normal form, which makes at most ratio bytes of one: 3 for NFC
+// and NFD (U+1D160, U+0390), 11 for NFKC and NFKD (U+FDFA: 3 bytes to 33), as
+// TestNormMaxRatio checks over every rune.
+func unicodeForm(name string, f norm.Form, ratio int) normalizer {
+	return normalizer{name: name + " normalizer", size: func(string) int { return sizeAfter }, apply: f.String, ratio: ratio}
 }
 
 // parseNormalizer reads a normalizer (a Sequence flattened): at most MaxStages in all, the
@@ -44,13 +43,13 @@ func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
 	}
 	switch ty.Type {
 	case "NFC":
-		return []normalizer{unicodeForm("NFC", norm.NFC)}, nil
+		return []normalizer{unicodeForm("NFC", norm.NFC, 3)}, nil
 	case "NFD":
-		return []normalizer{unicodeForm("NFD", norm.NFD)}, nil
+		return []normalizer{unicodeForm("NFD", norm.NFD, 3)}, nil
 	case "NFKC":
-		return []normalizer{unicodeForm("NFKC", norm.NFKC)}, nil
+		return []normalizer{unicodeForm("NFKC", norm.NFKC, 11)}, nil
 	case "NFKD":
-		return []normalizer{unicodeForm("NFKD", norm.NFKD)}, nil
+		return []normalizer{unicodeForm("NFKD", norm.NFKD, 11)}, nil
 	case "Prepend":
 		var p struct {
 			Prepend string `json:"prepend"`

@@ -95,17 +95,19 @@ func (t *Tokenizer) EncodeMax(text string, addSpecial bool, max int) ([]int, err
 			if size == sameText {
 				continue
 			}
-			if size != sizeAfter {
-				if err := e.grow(n.name, size); err != nil {
+			if size == sizeAfter {
+				// Room for the most it can write, counting only what it wrote.
+				if err := e.room(n.name, n.ratio*len(s)); err != nil {
 					return nil, err
 				}
+				s = n.apply(s)
+				e.wrote += len(s)
+				continue
+			}
+			if err := e.grow(n.name, size); err != nil {
+				return nil, err
 			}
 			s = n.apply(s)
-			if size == sizeAfter {
-				if err := e.grow(n.name, len(s)); err != nil {
-					return nil, err
-				}
-			}
 		}
 		if s == "" {
 			continue
@@ -135,7 +137,16 @@ type encoder struct {
 
 // grow counts n bytes stage is about to write against the budget.
 func (e *encoder) grow(stage string, n int) error {
-	if e.wrote += n; e.wrote > e.limit {
+	if err := e.room(stage, n); err != nil {
+		return err
+	}
+	e.wrote += n
+	return nil
+}
+
+// room checks that stage may write n more bytes.
+func (e *encoder) room(stage string, n int) error {
+	if e.wrote+n > e.limit {
 		return fmt.Errorf("bpe: %s: the text would grow past %d bytes, over the limit of %d× its length + %d",
 			stage, e.limit, MaxGrowth, GrowthSlack)
 	}
