@@ -1,6 +1,7 @@
 package bpe
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -58,8 +59,9 @@ func (x *addedIndex) find(s string) (added, bool) {
 }
 
 // prefixes appends to buf the indices (into added) of the tokens whose content s starts
-// with, shortest first, tokens of one content in file order.
-func (x *addedIndex) prefixes(s string, buf []int32) []int32 {
+// with, shortest first, tokens of one content in file order, and returns how far into s it
+// compared.
+func (x *addedIndex) prefixes(s string, buf []int32) ([]int32, int) {
 	lo, hi, k := 0, len(x.order), 0 // every token in [lo, hi) starts with s[:k]
 	for lo < hi {
 		for lo < hi && len(x.content(lo)) == k {
@@ -86,7 +88,7 @@ func (x *addedIndex) prefixes(s string, buf []int32) []int32 {
 		}
 		k = l
 	}
-	return buf
+	return buf, k
 }
 
 // segment is a stretch of text, or an added token (id ≥ 0).
@@ -95,19 +97,36 @@ type segment struct {
 	id   int
 }
 
+// Bounds on the bytes splitAdded compares: at most addedWorkPerByte × the text's length +
+// addedWorkSlack. Each position costs the length of the longest added token's prefix found
+// there; a real file's added tokens (<|…|> specials, runs of spaces) cost a few bytes a
+// position, but tokens sharing long prefixes with the text ("a…ab" for every length up to
+// 1023, against a text of "a…ac") would cost 1000 a position.
+const (
+	addedWorkPerByte = 64
+	addedWorkSlack   = 64 << 10
+)
+
 // splitAdded cuts text at its added tokens, leftmost-longest, honouring single_word,
 // lstrip and rstrip.
-func (t *Tokenizer) splitAdded(text string) []segment {
+func (t *Tokenizer) splitAdded(text string) ([]segment, error) {
 	if len(t.added.added) == 0 {
-		return []segment{{text: text, id: -1}}
+		return []segment{{text: text, id: -1}}, nil
 	}
 	var out []segment
 	var buf []int32
+	work, budget := 0, addedWorkPerByte*len(text)+addedWorkSlack
 	start := 0
 	for i := 0; i < len(text); {
 		var a added
 		var ok bool
-		if a, ok, buf = t.addedAt(text, i, buf); !ok {
+		var n int
+		a, ok, buf, n = t.addedAt(text, i, buf)
+		if work += n; work > budget {
+			return nil, fmt.Errorf("bpe: added tokens: matching needs more than %d bytes of comparison for a text of %d bytes (the limit is %d× + %d)",
+				budget, len(text), addedWorkPerByte, addedWorkSlack)
+		}
+		if !ok {
 			_, size := utf8.DecodeRuneInString(text[i:])
 			i += size
 			continue
@@ -140,14 +159,14 @@ func (t *Tokenizer) splitAdded(text string) []segment {
 	if start < len(text) {
 		out = append(out, segment{text: text[start:], id: -1})
 	}
-	return out
+	return out, nil
 }
 
 // addedAt returns the longest added token matching text at byte i (the first in file
-// order of that length) whose single_word allows it there; buf is scratch space, returned
-// for reuse.
-func (t *Tokenizer) addedAt(text string, i int, buf []int32) (added, bool, []int32) {
-	buf = t.added.prefixes(text[i:], buf[:0])
+// order of that length) whose single_word allows it there, and the bytes compared; buf is
+// scratch space, returned for reuse.
+func (t *Tokenizer) addedAt(text string, i int, buf []int32) (added, bool, []int32, int) {
+	buf, n := t.added.prefixes(text[i:], buf[:0])
 	for end := len(buf); end > 0; {
 		// buf is shortest first; take its longest tokens first, each length in file order.
 		start := end - 1
@@ -167,11 +186,11 @@ func (t *Tokenizer) addedAt(text string, i int, buf []int32) (added, bool, []int
 					}
 				}
 			}
-			return a, true, buf
+			return a, true, buf, n
 		}
 		end = start
 	}
-	return added{}, false, buf
+	return added{}, false, buf, n
 }
 
 func wordChar(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -25,7 +25,7 @@
 // the merges, and EncodeMax stops as soon as the ids pass a limit (a model's context).
 //
 // The work is near-linear too: added tokens are found through an index sorted by content
-// (not a scan of all of them at each position), a Split regex seeks each match in a window
+// (not a scan of all of them at each position; the bytes compared are budgeted), a Split regex seeks each match in a window
 // that grows only while the match may go on (see splitter.each: `.*b|a` is no longer
 // quadratic; the bytes handed to the engine are budgeted), merging Split behaviours slice
 // the text instead of concatenating, and the merges take O(n log n) in a piece's length.

@@ -82,7 +82,11 @@ func (t *Tokenizer) EncodeMax(text string, addSpecial bool, max int) ([]int, err
 			return nil, err
 		}
 	}
-	for _, seg := range t.splitAdded(text) {
+	segs, err := t.splitAdded(text)
+	if err != nil {
+		return nil, err
+	}
+	for _, seg := range segs {
 		if seg.id >= 0 {
 			if err := e.add(seg.id); err != nil {
 				return nil, err
