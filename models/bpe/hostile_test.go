@@ -128,6 +128,9 @@ func TestExpandingStagesBounded(t *testing.T) {
 // TestNormMaxRatio: no rune grows past its form's ratio in a Unicode normal form, and some
 // rune reaches it (the bound the growth budget reserves before applying one).
 func TestNormMaxRatio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("normalizes every rune in four forms")
+	}
 	for _, name := range []string{"NFC", "NFD", "NFKC", "NFKD"} {
 		ns, err := parseNormalizer(json.RawMessage(fmt.Sprintf(`{"type":%q}`, name)))
 		if err != nil {
