@@ -309,7 +309,7 @@ func newLLMLogitsCmd(stdout io.Writer) *cobra.Command {
 			}
 			defer m.Close()
 			if seq == nil {
-				if seq, err = m.Tokenizer.Encode(prompt, special); err != nil {
+				if seq, err = m.Encode(prompt, special); err != nil {
 					return fmt.Errorf("llm logits: %w", err)
 				}
 				if len(seq) == 0 {

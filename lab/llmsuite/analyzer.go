@@ -85,7 +85,7 @@ func (a *Analyzer) Example(i int) string { return a.sp.ps[i%len(a.sp.ps)].Text }
 func (a *Analyzer) Analyze(ctx context.Context, prompt string) (llmrun.Analysis, error) {
 	m := a.m
 	c := m.Config
-	ids, err := m.Tokenizer.Encode(prompt, true)
+	ids, err := m.Encode(prompt, true)
 	if err != nil {
 		return llmrun.Analysis{}, err
 	}

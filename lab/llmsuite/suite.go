@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"windtunnel/models/bpe"
 	"windtunnel/models/llm"
 	"windtunnel/sessions/llmrun"
 	"windtunnel/tunnels/prompts"
@@ -298,7 +299,10 @@ func tokens(seqs [][]int) int {
 func encode(m *llm.Model, ps []string, name string) ([][]int, error) {
 	out := make([][]int, len(ps))
 	for i, p := range ps {
-		ids, err := m.Tokenizer.Encode(p, true)
+		ids, err := m.Encode(p, true)
+		if errors.Is(err, bpe.ErrTooManyTokens) {
+			return nil, fmt.Errorf("llmsuite: %s prompt %d is over %d tokens, the model takes 1..%d", name, i+1, m.MaxTokens(), m.MaxTokens())
+		}
 		if err != nil {
 			return nil, fmt.Errorf("llmsuite: %s prompt %d: %w", name, i+1, err)
 		}

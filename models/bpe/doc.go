@@ -14,6 +14,19 @@
 // (anchors, other look-arounds, backreferences). A tokenizer.json of another kind (WordPiece,
 // Unigram) or with a component not listed is refused with its name.
 //
-// Every size read from the file is bounded (MaxFile, MaxVocab, MaxMerges, MaxAdded); Encode
-// works in time O(n log n) in the length of a piece, so a long prompt cannot stall it.
+// Every size read from the file is bounded (MaxFile, read through hf.ReadBounded; MaxVocab,
+// MaxMerges, MaxAdded), and so is what each component may add to a text: a Replace's, a
+// Prepend's or a Metaspace's string is at most MaxContentBytes, a tokenizer chains at most
+// MaxStages normalizers and as many pre-tokenizers (Sequences counted through), a template
+// adds at most MaxTemplateIDs ids — each refused at load with the field and the limit named.
+// At run time the bytes the stages of one Encode write total at most MaxGrowth × the text +
+// GrowthSlack, counted before they are written, so no chain of stages can make a short
+// prompt take gigabytes. Pieces go through the pre-tokenizers depth first, straight on to
+// the merges, and EncodeMax stops as soon as the ids pass a limit (a model's context).
+//
+// The work is near-linear too: added tokens are found through an index sorted by content
+// (not a scan of all of them at each position; the bytes compared are budgeted), a Split regex seeks each match in a window
+// that grows only while the match may go on (see splitter.each: `.*b|a` is no longer
+// quadratic; the bytes handed to the engine are budgeted), merging Split behaviours slice
+// the text instead of concatenating, and the merges take O(n log n) in a piece's length.
 package bpe

@@ -3,10 +3,10 @@ package bpe
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
+	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
+	"windtunnel/models/hf"
 )
 
 // Bounds on what a tokenizer.json may hold.
@@ -21,6 +21,21 @@ const (
 	MaxAdded = 1 << 20
 	// MaxTokenBytes is the longest token string.
 	MaxTokenBytes = 1024
+	// MaxContentBytes is the longest string a component inserts: a Replace's pattern and
+	// content, a Prepend, a Metaspace replacement (the files' own are one character).
+	MaxContentBytes = 256
+	// MaxStages is the most normalizers, and the most pre-tokenizers, a tokenizer chains
+	// (Sequences counted through).
+	MaxStages = 64
+	// MaxTemplateIDs is the most ids a post-processor's template adds around a sequence.
+	MaxTemplateIDs = 64
+	// MaxGrowth bounds what the stages of one Encode write: the bytes its normalizers and
+	// rewriting pre-tokenizers (ByteLevel, Metaspace) make total at most MaxGrowth times the
+	// text's length plus GrowthSlack (a real tokenizer writes under 4×; NFKC then ByteLevel
+	// 22× at worst), so no file can make a short prompt take gigabytes.
+	MaxGrowth = 64
+	// GrowthSlack is the bytes the stages may write beyond MaxGrowth × the text's length.
+	GrowthSlack = 4096
 )
 
 // fileJSON is the part of tokenizer.json the tokenizer reads.
@@ -59,19 +74,13 @@ type typed struct {
 	Type string `json:"type"`
 }
 
-// Load reads and parses the tokenizer.json at path.
-func Load(path string) (*Tokenizer, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("bpe: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("bpe: %s is not a regular file", path)
-	}
-	if st.Size() > MaxFile {
-		return nil, fmt.Errorf("bpe: %s: %d bytes, over the limit of %d", path, st.Size(), MaxFile)
-	}
-	b, err := os.ReadFile(path)
+// Load reads and parses the tokenizer.json at path: a regular file (a FIFO or device is
+// refused without blocking) of at most MaxFile bytes, however it changes while read.
+func Load(path string) (*Tokenizer, error) { return load(path, MaxFile) }
+
+// load is Load with a limit other than MaxFile (for tests).
+func load(path string, max int64) (*Tokenizer, error) {
+	b, err := hf.ReadBounded(path, max)
 	if err != nil {
 		return nil, fmt.Errorf("bpe: %w", err)
 	}
@@ -142,6 +151,7 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 			return fmt.Errorf("bpe: vocabulary entry of %d bytes, over the limit of %d", len(s), MaxTokenBytes)
 		}
 		maxID = max(maxID, id)
+		t.longest = max(t.longest, len(s))
 	}
 	t.tokens = make([]string, maxID+1)
 	for s, id := range m.Vocab {
@@ -159,6 +169,7 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 			return fmt.Errorf("bpe: unk_token %q is not in the vocabulary", *m.UnkToken)
 		}
 		t.unk = id
+		t.longest = max(t.longest, utf8.UTFMax) // the unknown token stands for one character
 	}
 	return t.parseMerges(m.Merges)
 }
@@ -209,6 +220,7 @@ func (t *Tokenizer) parseAdded(list []addedJSON) error {
 	if len(list) > MaxAdded {
 		return fmt.Errorf("bpe: %d added tokens, over the limit of %d", len(list), MaxAdded)
 	}
+	all := make([]added, 0, len(list))
 	for _, a := range list {
 		if a.Content == "" || len(a.Content) > MaxTokenBytes {
 			return fmt.Errorf("bpe: added token %d has %d bytes of content, want 1..%d", a.ID, len(a.Content), MaxTokenBytes)
@@ -223,80 +235,8 @@ func (t *Tokenizer) parseAdded(list []addedJSON) error {
 			return fmt.Errorf("bpe: id %d given to both %q and %q", a.ID, t.tokens[a.ID], a.Content)
 		}
 		t.tokens[a.ID] = a.Content
-		t.added = append(t.added, added{id: a.ID, content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip, rstrip: a.RStrip, special: a.Special})
+		all = append(all, added{id: a.ID, content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip, rstrip: a.RStrip, special: a.Special})
 	}
-	t.sortAdded()
+	t.added = newAddedIndex(all)
 	return nil
-}
-
-// normalizer rewrites text before pre-tokenization.
-type normalizer func(string) string
-
-func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var ty typed
-	if err := json.Unmarshal(raw, &ty); err != nil {
-		return nil, fmt.Errorf("bpe: normalizer: %w", err)
-	}
-	switch ty.Type {
-	case "NFC":
-		return []normalizer{norm.NFC.String}, nil
-	case "NFD":
-		return []normalizer{norm.NFD.String}, nil
-	case "NFKC":
-		return []normalizer{norm.NFKC.String}, nil
-	case "NFKD":
-		return []normalizer{norm.NFKD.String}, nil
-	case "Prepend":
-		var p struct {
-			Prepend string `json:"prepend"`
-		}
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return nil, fmt.Errorf("bpe: Prepend normalizer: %w", err)
-		}
-		return []normalizer{func(s string) string {
-			if s == "" {
-				return s
-			}
-			return p.Prepend + s
-		}}, nil
-	case "Replace":
-		var r struct {
-			Pattern struct {
-				String *string `json:"String"`
-				Regex  *string `json:"Regex"`
-			} `json:"pattern"`
-			Content string `json:"content"`
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, fmt.Errorf("bpe: Replace normalizer: %w", err)
-		}
-		if r.Pattern.String == nil || *r.Pattern.String == "" {
-			return nil, fmt.Errorf("bpe: Replace normalizer: only a non-empty String pattern is supported")
-		}
-		from := *r.Pattern.String
-		return []normalizer{func(s string) string { return strings.ReplaceAll(s, from, r.Content) }}, nil
-	case "Sequence":
-		var sq struct {
-			Normalizers []json.RawMessage `json:"normalizers"`
-		}
-		if err := json.Unmarshal(raw, &sq); err != nil {
-			return nil, fmt.Errorf("bpe: Sequence normalizer: %w", err)
-		}
-		if len(sq.Normalizers) > 64 {
-			return nil, fmt.Errorf("bpe: Sequence of %d normalizers, over the limit of 64", len(sq.Normalizers))
-		}
-		var out []normalizer
-		for _, n := range sq.Normalizers {
-			ns, err := parseNormalizer(n)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ns...)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("bpe: normalizer %q is not supported", ty.Type)
 }

@@ -4,149 +4,162 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // gpt2Pattern is the regex of the ByteLevel pre-tokenizer with use_regex (GPT-2's).
 const gpt2Pattern = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
 
-// preTokenizer cuts a piece of text into smaller pieces (and may rewrite them).
+// preTokenizer is one stage of pre-tokenization: it cuts a piece of text into smaller
+// pieces, and may rewrite them. Encode runs the stages depth first, so a piece goes on to
+// the next stage (and at the last to the model) as soon as it is cut, and the token limit
+// stops the work where it is reached.
 type preTokenizer interface {
-	split(pieces []string) []string
+	// name is the stage as errors name it.
+	name() string
+	// size returns the bytes the stage writes for piece p (0 for one that only cuts): the
+	// encoder counts them against its budget before split writes them.
+	size(p string, i int) int
+	// split passes p's pieces, in order, to emit, stopping at emit's first error; i counts
+	// the pieces the stage was given before p in this stretch of text.
+	split(p string, i int, emit func(string) error) error
 }
 
 // byteLevel is the ByteLevel pre-tokenizer: optionally GPT-2's regex split, then each
-// piece's bytes mapped to GPT-2's printable characters.
+// piece's bytes mapped to GPT-2's printable characters (each byte to at most 2).
 type byteLevel struct {
 	re         *splitter
 	prefix     bool
 	byteToChar *[256]rune
 }
 
-func (b byteLevel) split(pieces []string) []string {
-	var out []string
-	for _, p := range pieces {
-		if b.prefix && !strings.HasPrefix(p, " ") {
-			p = " " + p
-		}
-		parts := []string{p}
-		if b.re != nil {
-			parts = parts[:0]
-			for _, s := range b.re.spans(p) {
-				parts = append(parts, p[s.lo:s.hi])
-			}
-		}
-		for _, q := range parts {
-			var sb strings.Builder
-			for i := 0; i < len(q); i++ {
-				sb.WriteRune(b.byteToChar[q[i]])
-			}
-			out = append(out, sb.String())
-		}
+func (byteLevel) name() string { return "ByteLevel pre-tokenizer" }
+
+func (b byteLevel) size(p string, _ int) int {
+	n := 0
+	if b.prefix && !strings.HasPrefix(p, " ") {
+		n = len(p) + 1 + utf8.RuneLen(b.byteToChar[' '])
 	}
-	return out
+	for i := 0; i < len(p); i++ {
+		n += utf8.RuneLen(b.byteToChar[p[i]])
+	}
+	return n
 }
 
-// split is the Split pre-tokenizer with a regex, in one of its behaviours.
+func (b byteLevel) split(p string, _ int, emit func(string) error) error {
+	if b.prefix && !strings.HasPrefix(p, " ") {
+		p = " " + p
+	}
+	if b.re == nil {
+		return emit(b.mapBytes(p))
+	}
+	return b.re.each(p, func(s span) error { return emit(b.mapBytes(p[s.lo:s.hi])) })
+}
+
+func (b byteLevel) mapBytes(q string) string {
+	var sb strings.Builder
+	sb.Grow(2 * len(q))
+	for i := 0; i < len(q); i++ {
+		sb.WriteRune(b.byteToChar[q[i]])
+	}
+	return sb.String()
+}
+
+// split is the Split pre-tokenizer with a regex, in one of its behaviours. Its pieces are
+// slices of the piece it is given: it writes nothing, and each behaviour is one pass.
 type split struct {
 	re       *splitter
 	behavior string
 	invert   bool
 }
 
-func (s split) split(pieces []string) []string {
-	var out []string
-	for _, p := range pieces {
-		sp := s.re.spans(p)
+func (split) name() string         { return "Split pre-tokenizer" }
+func (split) size(string, int) int { return 0 }
+
+func (s split) split(p string, _ int, emit func(string) error) error {
+	start := 0 // where the piece being gathered begins
+	first := true
+	last := false
+	err := s.re.each(p, func(x span) error {
 		if s.invert {
-			for i := range sp {
-				sp[i].match = !sp[i].match
-			}
+			x.match = !x.match
 		}
+		defer func() { first, last = false, x.match }()
 		switch s.behavior {
 		case "Isolated":
-			for _, x := range sp {
-				out = append(out, p[x.lo:x.hi])
-			}
+			return emit(p[x.lo:x.hi])
 		case "Removed":
-			for _, x := range sp {
-				if !x.match {
-					out = append(out, p[x.lo:x.hi])
-				}
+			if !x.match {
+				return emit(p[x.lo:x.hi])
 			}
 		case "MergedWithPrevious":
-			var cur string
-			for _, x := range sp {
-				cur += p[x.lo:x.hi]
-				if x.match {
-					out, cur = append(out, cur), ""
-				}
-			}
-			if cur != "" {
-				out = append(out, cur)
+			if x.match {
+				q := p[start:x.hi]
+				start = x.hi
+				return emit(q)
 			}
 		case "MergedWithNext":
-			var cur string
-			for _, x := range sp {
-				if x.match && cur != "" {
-					out, cur = append(out, cur), ""
-				}
-				cur += p[x.lo:x.hi]
-			}
-			if cur != "" {
-				out = append(out, cur)
+			if x.match && x.lo > start {
+				q := p[start:x.lo]
+				start = x.lo
+				return emit(q)
 			}
 		case "Contiguous":
-			var cur string
-			last := false
-			for i, x := range sp {
-				if i > 0 && x.match != last {
-					out, cur = append(out, cur), ""
-				}
-				cur += p[x.lo:x.hi]
-				last = x.match
-			}
-			if cur != "" {
-				out = append(out, cur)
+			if !first && x.match != last {
+				q := p[start:x.lo]
+				start = x.lo
+				return emit(q)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	return out
+	switch s.behavior {
+	case "MergedWithPrevious", "MergedWithNext", "Contiguous":
+		if start < len(p) {
+			return emit(p[start:])
+		}
+	}
+	return nil
 }
 
 // metaspace is the Metaspace pre-tokenizer without splitting: spaces become the
-// replacement character, which is prepended to the first piece (scheme "first") or every
-// piece ("always").
+// replacement, which is prepended to the first piece (scheme "first") or every piece
+// ("always").
 type metaspace struct {
 	replacement string
 	scheme      string
 }
 
-func (m metaspace) split(pieces []string) []string {
-	out := make([]string, len(pieces))
-	for i, p := range pieces {
-		p = strings.ReplaceAll(p, " ", m.replacement)
-		if (m.scheme == "always" || (m.scheme == "first" && i == 0)) && !strings.HasPrefix(p, m.replacement) {
-			p = m.replacement + p
-		}
-		out[i] = p
+func (metaspace) name() string { return "Metaspace pre-tokenizer" }
+
+func (m metaspace) size(p string, i int) int {
+	n := strings.Count(p, " ")
+	grow := n * (len(m.replacement) - 1)
+	if m.scheme == "always" || (m.scheme == "first" && i == 0) {
+		grow += len(m.replacement) // at most: prepended unless the piece starts with it
 	}
-	return out
+	if n == 0 && grow == 0 {
+		return 0
+	}
+	return len(p) + grow
 }
 
-// sequence applies pre-tokenizers in turn.
-type sequence []preTokenizer
-
-func (q sequence) split(pieces []string) []string {
-	for _, p := range q {
-		pieces = p.split(pieces)
+func (m metaspace) split(p string, i int, emit func(string) error) error {
+	p = strings.ReplaceAll(p, " ", m.replacement)
+	if (m.scheme == "always" || (m.scheme == "first" && i == 0)) && !strings.HasPrefix(p, m.replacement) {
+		p = m.replacement + p
 	}
-	return pieces
+	return emit(p)
 }
 
-// parsePre reads the pre_tokenizer; it notes whether the tokenizer is byte-level.
-func (t *Tokenizer) parsePre(raw json.RawMessage) (preTokenizer, error) {
+// parsePre reads the pre_tokenizer as its stages (a Sequence flattened, at most MaxStages);
+// it notes whether the tokenizer is byte-level.
+func (t *Tokenizer) parsePre(raw json.RawMessage) ([]preTokenizer, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return sequence(nil), nil
+		return nil, nil
 	}
 	var ty typed
 	if err := json.Unmarshal(raw, &ty); err != nil {
@@ -170,7 +183,7 @@ func (t *Tokenizer) parsePre(raw json.RawMessage) (preTokenizer, error) {
 			b.re = re
 		}
 		t.byteLevel = true
-		return b, nil
+		return []preTokenizer{b}, nil
 	case "Split":
 		v := struct {
 			Pattern struct {
@@ -201,7 +214,7 @@ func (t *Tokenizer) parsePre(raw json.RawMessage) (preTokenizer, error) {
 		if err != nil {
 			return nil, err
 		}
-		return split{re: re, behavior: v.Behavior, invert: v.Invert}, nil
+		return []preTokenizer{split{re: re, behavior: v.Behavior, invert: v.Invert}}, nil
 	case "Metaspace":
 		v := struct {
 			Replacement   string `json:"replacement"`
@@ -218,13 +231,16 @@ func (t *Tokenizer) parsePre(raw json.RawMessage) (preTokenizer, error) {
 		if v.Replacement == "" {
 			v.Replacement = "▁"
 		}
+		if err := checkContent("Metaspace pre-tokenizer", "replacement", v.Replacement); err != nil {
+			return nil, err
+		}
 		if v.PrependScheme == "" {
 			v.PrependScheme = "always"
 			if v.AddPrefix != nil && !*v.AddPrefix {
 				v.PrependScheme = "never"
 			}
 		}
-		return metaspace{replacement: v.Replacement, scheme: v.PrependScheme}, nil
+		return []preTokenizer{metaspace{replacement: v.Replacement, scheme: v.PrependScheme}}, nil
 	case "Sequence":
 		var v struct {
 			Pre []json.RawMessage `json:"pretokenizers"`
@@ -232,16 +248,15 @@ func (t *Tokenizer) parsePre(raw json.RawMessage) (preTokenizer, error) {
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return nil, fmt.Errorf("bpe: Sequence pre-tokenizer: %w", err)
 		}
-		if len(v.Pre) > 64 {
-			return nil, fmt.Errorf("bpe: Sequence of %d pre-tokenizers, over the limit of 64", len(v.Pre))
-		}
-		var q sequence
+		var q []preTokenizer
 		for _, r := range v.Pre {
 			p, err := t.parsePre(r)
 			if err != nil {
 				return nil, err
 			}
-			q = append(q, p)
+			if q = append(q, p...); len(q) > MaxStages {
+				return nil, fmt.Errorf("bpe: pre_tokenizer: more than %d pre-tokenizers (Sequences counted through)", MaxStages)
+			}
 		}
 		return q, nil
 	}
@@ -339,6 +354,9 @@ func (t *Tokenizer) parsePost(raw json.RawMessage) (template, error) {
 					tp.after = append(tp.after, sp.IDs...)
 				} else {
 					tp.before = append(tp.before, sp.IDs...)
+				}
+				if len(tp.before)+len(tp.after) > MaxTemplateIDs {
+					return template{}, fmt.Errorf("bpe: TemplateProcessing: single adds more than %d ids", MaxTemplateIDs)
 				}
 			default:
 				return template{}, fmt.Errorf("bpe: TemplateProcessing: an item of single is neither SpecialToken nor Sequence")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -20,6 +21,10 @@ type splitter struct {
 	// ws is the index of the capture group standing for `\s+(?!\S)`, or 0 when the
 	// pattern has none.
 	ws int
+	// window is the first window each searches in (0: firstWindow); tests set it small.
+	window int
+	// pattern is the pattern as the file gives it, for errors.
+	pattern string
 }
 
 // Translate rewrites an Oniguruma pattern of a tokenizer.json for Go's RE2 and returns it
@@ -131,7 +136,7 @@ func newSplitter(pattern string) (*splitter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bpe: pattern %q (as %q for RE2): %w", pattern, t, err)
 	}
-	return &splitter{re: re, ws: ws}, nil
+	return &splitter{re: re, ws: ws, pattern: pattern}, nil
 }
 
 // span is a byte range [lo, hi) of a string and whether a match produced it.
@@ -140,21 +145,79 @@ type span struct {
 	match  bool
 }
 
-// spans cuts s into the pattern's matches and the text between them, in order, as a
-// backtracking engine scanning left to right would find them.
-func (sp *splitter) spans(s string) []span {
+// firstWindow is the text a pattern first sees from the current position, and
+// windowMargin how far before the window's end a match must end to be taken (see each).
+const (
+	firstWindow  = 64
+	windowMargin = 16
+)
+
+// Bounds on the matching of one piece (see each): the bytes handed to the regex engine
+// total at most splitWorkPerByte × the piece's length + splitWorkSlack.
+const (
+	splitWorkPerByte = 128
+	splitWorkSlack   = 64 << 10
+)
+
+// spans cuts s into the pattern's matches and the text between them (see each).
+func (sp *splitter) spans(s string) ([]span, error) {
 	var out []span
+	err := sp.each(s, func(x span) error { out = append(out, x); return nil })
+	return out, err
+}
+
+// each passes f, in order, the pattern's matches in s and the text between them (non-empty
+// spans covering s), as a backtracking engine scanning left to right would find them, and
+// stops at f's first error.
+//
+// Each match is sought in a window of the text from the current position: 64 bytes, doubled
+// while the match found ends within 16 bytes of the window's end (it might go on, if only by
+// a contraction's 'll) or none is found, up to the whole rest; a window never ends inside a
+// character or inside a run of white space. So a match costs time in its own length, not in
+// the rest of the text: without the window a pattern such as `.*b|a` rescans the rest at
+// every match, quadratic in the text (40 000 bytes took 81 s).
+//
+// The price: a preferred alternative that must look further than the window to match at all
+// (`.*b` with the b further on) is not seen, and the next one (`a`) matches instead. GPT-2's,
+// Llama-3's and Qwen2's patterns never need that: a prefix of one of their matches, short of
+// a bounded tail, is itself a match, so a cut match ends near the window's end and is sought
+// again, and `\s*[\r\n]+` sees its whole run of white space (TestWindowedSplitIsExact checks
+// them against matching in the whole text). GPT-4o's pattern does: its `[\p{Lu}…]*[\p{Ll}…]+`
+// cuts an upper-case run longer than a window before lower case differently. A pattern that
+// makes the windows grow anyway (` *b| ` on a run of spaces) is stopped with an error once
+// the bytes handed to the engine pass splitWorkPerByte × the piece + splitWorkSlack.
+func (sp *splitter) each(s string, f func(span) error) error {
+	window := sp.window
+	if window <= 0 {
+		window = firstWindow
+	}
+	work, budget := 0, splitWorkPerByte*len(s)+splitWorkSlack
 	pos := 0
 	for pos < len(s) {
-		m := sp.re.FindStringSubmatchIndex(s[pos:])
+		var m []int
+		for w := window; ; w *= 2 {
+			end := sp.windowEnd(s, min(len(s), pos+w))
+			if work += end - pos; work > budget {
+				return fmt.Errorf("bpe: pattern %q needs more than %d bytes of matching for a piece of %d bytes (the limit is %d× + %d)",
+					sp.pattern, budget, len(s), splitWorkPerByte, splitWorkSlack)
+			}
+			m = sp.re.FindStringSubmatchIndex(s[pos:end])
+			if end == len(s) || (m != nil && pos+m[1]+windowMargin <= end) {
+				break
+			}
+		}
 		if m == nil || m[1] == m[0] {
 			if m != nil && m[0] == m[1] && pos+m[0] < len(s) {
 				// An empty match: step over one character as a regex scan does.
 				_, size := utf8.DecodeRuneInString(s[pos+m[0]:])
 				if m[0] > 0 {
-					out = append(out, span{pos, pos + m[0], false})
+					if err := f(span{pos, pos + m[0], false}); err != nil {
+						return err
+					}
 				}
-				out = append(out, span{pos + m[0], pos + m[0] + size, false})
+				if err := f(span{pos + m[0], pos + m[0] + size, false}); err != nil {
+					return err
+				}
 				pos += m[0] + size
 				continue
 			}
@@ -170,13 +233,40 @@ func (sp *splitter) spans(s string) []span {
 			}
 		}
 		if lo > pos {
-			out = append(out, span{pos, lo, false})
+			if err := f(span{pos, lo, false}); err != nil {
+				return err
+			}
 		}
-		out = append(out, span{lo, hi, true})
+		if err := f(span{lo, hi, true}); err != nil {
+			return err
+		}
 		pos = hi
 	}
 	if pos < len(s) {
-		out = append(out, span{pos, len(s), false})
+		return f(span{pos, len(s), false})
 	}
-	return out
+	return nil
+}
+
+// windowEnd moves a window's end off the middle of a character (a valid one: stray
+// continuation bytes are characters of their own to the engine) and then past a run of
+// white space it would cut.
+func (sp *splitter) windowEnd(s string, end int) int {
+	for i := 1; i < utf8.UTFMax && end < len(s) && !utf8.RuneStart(s[end]); i++ {
+		end++
+	}
+	if end == len(s) {
+		return end
+	}
+	if r, _ := utf8.DecodeLastRuneInString(s[:end]); !unicode.IsSpace(r) {
+		return end
+	}
+	for end < len(s) {
+		r, size := utf8.DecodeRuneInString(s[end:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		end += size
+	}
+	return end
 }

@@ -43,7 +43,11 @@ func Synthesize(texts []string, vocab int, style Style) ([]byte, error) {
 	bc := byteChars()
 	counts := map[string]int{}
 	for _, t := range texts {
-		for _, s := range sp.spans(t) {
+		spans, err := sp.spans(t)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range spans {
 			var b strings.Builder
 			for i := s.lo; i < s.hi; i++ {
 				b.WriteRune(bc[t[i]])

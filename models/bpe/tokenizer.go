@@ -2,10 +2,9 @@ package bpe
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -20,32 +19,20 @@ type Tokenizer struct {
 	byteLevel    bool
 	byteChar     [256]rune
 	charByte     map[rune]byte
-	added        []added // longest content first
+	added        addedIndex
 	normalizers  []normalizer
-	pre          preTokenizer
+	pre          []preTokenizer // run in turn
 	single       template
+	longest      int // bytes of the longest vocabulary entry: the most of a piece one token spells
 }
 
 // merge is the rank of a pair and the id of the token it makes.
 type merge struct{ rank, id int }
 
-// added is an added token: matched in the raw text before anything else, never split.
-type added struct {
-	id                         int
-	content                    string
-	singleWord, lstrip, rstrip bool
-	special                    bool
-}
-
 // template is what the post-processor puts around a single sequence's ids.
 type template struct{ before, after []int }
 
 func pairKey(a, b int) uint64 { return uint64(a)<<32 | uint64(uint32(b)) }
-
-// sortAdded orders added tokens longest first, so the first match at a position is the longest.
-func (t *Tokenizer) sortAdded() {
-	slices.SortStableFunc(t.added, func(a, b added) int { return len(b.content) - len(a.content) })
-}
 
 // VocabSize returns one more than the largest token id (vocabulary and added tokens).
 func (t *Tokenizer) VocabSize() int { return len(t.tokens) }
@@ -56,10 +43,8 @@ func (t *Tokenizer) ID(s string) (int, bool) {
 	if id, ok := t.vocab[s]; ok {
 		return id, true
 	}
-	for _, a := range t.added {
-		if a.content == s {
-			return a.id, true
-		}
+	if a, ok := t.added.find(s); ok {
+		return a.id, true
 	}
 	return 0, false
 }
@@ -73,126 +58,149 @@ func (t *Tokenizer) Token(id int) string {
 }
 
 // Special reports whether id is an added token marked special.
-func (t *Tokenizer) Special(id int) bool {
-	for _, a := range t.added {
-		if a.id == id {
-			return a.special
-		}
-	}
-	return false
-}
+func (t *Tokenizer) Special(id int) bool { return t.added.special[id] }
+
+// ErrTooManyTokens is the error (wrapped) of EncodeMax for a text over its token limit.
+var ErrTooManyTokens = errors.New("too many tokens")
 
 // Encode returns the token ids of text: added tokens first, then each stretch between them
 // normalized, pre-tokenized and merged; with addSpecial, the post-processor's tokens around
 // them (Llama-3's <|begin_of_text|> before). A character the vocabulary cannot spell (no
-// byte fallback, no unknown token) is an error.
+// byte fallback, no unknown token) is an error, and so is a text the tokenizer's stages
+// would grow past MaxGrowth times its length.
 func (t *Tokenizer) Encode(text string, addSpecial bool) ([]int, error) {
-	var ids []int
+	return t.EncodeMax(text, addSpecial, 0)
+}
+
+// EncodeMax is Encode stopping as soon as the ids number more than max (0: no limit), with
+// an error wrapping ErrTooManyTokens: a model's callers give its context length, so a long
+// prompt costs no more than the tokens the model could take.
+func (t *Tokenizer) EncodeMax(text string, addSpecial bool, max int) ([]int, error) {
+	e := encoder{t: t, max: max, limit: MaxGrowth*len(text) + GrowthSlack, seen: make([]int, len(t.pre))}
 	if addSpecial {
-		ids = append(ids, t.single.before...)
+		if err := e.add(t.single.before...); err != nil {
+			return nil, err
+		}
 	}
-	for _, seg := range t.splitAdded(text) {
+	segs, err := t.splitAdded(text)
+	if err != nil {
+		return nil, err
+	}
+	for _, seg := range segs {
 		if seg.id >= 0 {
-			ids = append(ids, seg.id)
+			if err := e.add(seg.id); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		s := seg.text
 		for _, n := range t.normalizers {
-			s = n(s)
+			size := n.size(s)
+			if size == sameText {
+				continue
+			}
+			if size == sizeAfter {
+				// Room for the most it can write, counting only what it wrote.
+				if err := e.room(n.name, n.ratio*len(s)); err != nil {
+					return nil, err
+				}
+				s = n.apply(s)
+				e.wrote += len(s)
+				continue
+			}
+			if err := e.grow(n.name, size); err != nil {
+				return nil, err
+			}
+			s = n.apply(s)
 		}
 		if s == "" {
 			continue
 		}
-		for _, p := range t.pre.split([]string{s}) {
-			if p == "" {
-				continue
-			}
-			var err error
-			if ids, err = t.word(ids, p); err != nil {
-				return nil, err
-			}
+		clear(e.seen)
+		if err := e.pre(0, s); err != nil {
+			return nil, err
 		}
 	}
 	if addSpecial {
-		ids = append(ids, t.single.after...)
+		if err := e.add(t.single.after...); err != nil {
+			return nil, err
+		}
 	}
-	return ids, nil
+	return e.ids, nil
 }
 
-// segment is a stretch of text, or an added token (id ≥ 0).
-type segment struct {
-	text string
-	id   int
+// encoder is the state of one EncodeMax.
+type encoder struct {
+	t     *Tokenizer
+	ids   []int
+	max   int   // token limit (0: none)
+	limit int   // bytes the stages may write in all
+	wrote int   // bytes they have written
+	seen  []int // pieces each pre-tokenizer stage has been given in this stretch
 }
 
-// splitAdded cuts text at its added tokens, leftmost-longest, honouring single_word,
-// lstrip and rstrip.
-func (t *Tokenizer) splitAdded(text string) []segment {
-	if len(t.added) == 0 {
-		return []segment{{text: text, id: -1}}
+// grow counts n bytes stage is about to write against the budget.
+func (e *encoder) grow(stage string, n int) error {
+	if err := e.room(stage, n); err != nil {
+		return err
 	}
-	var out []segment
-	start := 0
-	for i := 0; i < len(text); {
-		a, ok := t.addedAt(text, i)
-		if !ok {
-			_, size := utf8.DecodeRuneInString(text[i:])
-			i += size
-			continue
-		}
-		lo, hi := i, i+len(a.content)
-		if a.lstrip {
-			for lo > start {
-				r, size := utf8.DecodeLastRuneInString(text[start:lo])
-				if !unicode.IsSpace(r) {
-					break
-				}
-				lo -= size
-			}
-		}
-		if a.rstrip {
-			for hi < len(text) {
-				r, size := utf8.DecodeRuneInString(text[hi:])
-				if !unicode.IsSpace(r) {
-					break
-				}
-				hi += size
-			}
-		}
-		if lo > start {
-			out = append(out, segment{text: text[start:lo], id: -1})
-		}
-		out = append(out, segment{id: a.id})
-		start, i = hi, hi
-	}
-	if start < len(text) {
-		out = append(out, segment{text: text[start:], id: -1})
-	}
-	return out
+	e.wrote += n
+	return nil
 }
 
-// addedAt returns the longest added token matching text at byte i.
-func (t *Tokenizer) addedAt(text string, i int) (added, bool) {
-	for _, a := range t.added {
-		if !strings.HasPrefix(text[i:], a.content) {
-			continue
-		}
-		if a.singleWord {
-			if r, _ := utf8.DecodeLastRuneInString(text[:i]); i > 0 && wordChar(r) {
-				continue
-			}
-			if j := i + len(a.content); j < len(text) {
-				if r, _ := utf8.DecodeRuneInString(text[j:]); wordChar(r) {
-					continue
-				}
-			}
-		}
-		return a, true
+// room checks that stage may write n more bytes.
+func (e *encoder) room(stage string, n int) error {
+	if e.wrote+n > e.limit {
+		return fmt.Errorf("bpe: %s: the text would grow past %d bytes, over the limit of %d× its length + %d",
+			stage, e.limit, MaxGrowth, GrowthSlack)
 	}
-	return added{}, false
+	return nil
 }
 
-func wordChar(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+// add appends ids, checking the token limit.
+func (e *encoder) add(ids ...int) error {
+	e.ids = append(e.ids, ids...)
+	return e.check()
+}
+
+func (e *encoder) check() error {
+	if e.max > 0 && len(e.ids) > e.max {
+		return e.tooMany()
+	}
+	return nil
+}
+
+func (e *encoder) tooMany() error {
+	return fmt.Errorf("bpe: the text makes more than %d tokens: %w", e.max, ErrTooManyTokens)
+}
+
+// pre runs piece p through pre-tokenizer stages k… and the model.
+func (e *encoder) pre(k int, p string) error {
+	if k == len(e.t.pre) {
+		if p == "" {
+			return nil
+		}
+		if e.max > 0 && len(p) > (e.max-len(e.ids))*e.t.longest {
+			// More tokens than the limit allows, whatever the merges: refused before the
+			// merge work, whose memory is some 70 bytes per byte of the piece.
+			return e.tooMany()
+		}
+		var err error
+		if e.ids, err = e.t.word(e.ids, p); err != nil {
+			return err
+		}
+		return e.check()
+	}
+	st := e.t.pre[k]
+	i := e.seen[k]
+	e.seen[k]++
+	if n := st.size(p, i); n > 0 {
+		if err := e.grow(st.name(), n); err != nil {
+			return err
+		}
+	}
+	return st.split(p, i, func(q string) error { return e.pre(k+1, q) })
+}
 
 // word appends the ids of one pre-token p to ids.
 func (t *Tokenizer) word(ids []int, p string) ([]int, error) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // Bounds on the JSON files of a folder.
@@ -189,9 +190,16 @@ func (f *Folder) Close() error {
 }
 
 // ReadBounded reads the regular file at path, which must be at most max bytes. A missing
-// file's error wraps os.ErrNotExist.
+// file's error wraps os.ErrNotExist. A FIFO or device is refused before it is opened, and
+// opened without blocking (O_NONBLOCK) should one replace the file in between; a file that
+// grows while read is refused past max bytes.
 func ReadBounded(path string, max int64) ([]byte, error) {
-	fh, err := os.Open(path)
+	if st, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("hf: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("hf: %s is not a regular file", path)
+	}
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("hf: open %s: %w", path, err)
 	}
