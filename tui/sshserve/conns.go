@@ -23,10 +23,11 @@ import (
 // that has been there for Config.tenure (evictableAfter): from its own source when that
 // source holds its share, else from the source holding the most; the least advanced first
 // (one that has sent nothing, then one that has sent bytes but not reached authentication:
-// a version line, a dribble), the oldest of those first. A real client reaches
-// authentication within milliseconds of its first byte, so it is the last to go, and a
-// young connection (a client behind a slow proxy, silent for a second or two) keeps its
-// place for the tenure. With none old enough it waits in its source's queue, in order, for
+// a version line, a dribble), the oldest of those first. One that has reached
+// authentication goes only when none less advanced is left, young ones included. A real
+// client reaches authentication within milliseconds of its first byte, so it is the last
+// to go, and a young connection (a client behind a slow proxy, silent for a second or two)
+// keeps its place for the tenure. With none old enough it waits in its source's queue, in order, for
 // one to become so; at most MaxStartups wait, and one more turns the oldest waiter of the
 // source with the most waiting out. So connections that never log in cannot keep a viewer
 // with a valid key out (not even from its own address: behind ssh -L every viewer comes
@@ -248,27 +249,33 @@ func (s *Server) startupsFull(src string) (bool, string) {
 }
 
 // victim is the connection in the pool from scope ("": any source) that gives way to a
-// newer one (nil when none has been there for the tenure), and when the next one of scope
-// will have been (zero when there is none); s.mu is held.
+// newer one: of those there for the tenure, the least advanced (then see before). One that
+// has reached authentication gives way only when scope holds none less advanced: while it
+// does, that one is waited for. With none to give way now, victim returns when one may
+// (zero when scope has none); s.mu is held.
 func (s *Server) victim(scope string) (*trackedConn, time.Time) {
 	now := time.Now()
-	var v *trackedConn
-	var next time.Time
+	var v, young *trackedConn // the first to give way of those past the tenure, of the others
 	for c := range s.pre {
 		if scope != "" && c.src != scope {
 			continue
 		}
-		if at := c.admitted.Add(s.cfg.tenure); at.After(now) {
-			if next.IsZero() || at.Before(next) {
-				next = at
+		switch {
+		case now.Before(c.admitted.Add(s.cfg.tenure)):
+			if young == nil || s.before(c, young, scope == "") {
+				young = c
 			}
-			continue
-		}
-		if v == nil || s.before(c, v, scope == "") {
+		case v == nil || s.before(c, v, scope == ""):
 			v = c
 		}
 	}
-	return v, next
+	switch {
+	case young == nil:
+		return v, time.Time{}
+	case v == nil || v.level.Load() == reachedAuth && young.level.Load() < reachedAuth:
+		return nil, young.admitted.Add(s.cfg.tenure)
+	}
+	return v, time.Time{}
 }
 
 // before reports whether c gives way before v: the less advanced first, then (across
