@@ -219,12 +219,14 @@ func floodLogins(t *testing.T, parts []floodPart) {
 		}
 		total += p.n
 	}
+	before := heapInUse()
 	t0 := time.Now()
 	fl := startFlood(t, addr, parts)
 	for deadline := time.Now().Add(5 * time.Second); fl.opened.Load() < int64(total) && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(1500 * time.Millisecond) // old enough to be taken for stalled
+	grew := int64(heapInUse()) - int64(before)
 	proxy := silentProxy(t, addr, 2*time.Second)
 
 	type result struct {
@@ -268,8 +270,8 @@ func floodLogins(t *testing.T, parts []floodPart) {
 	opened, open := fl.opened.Load(), fl.open.Load()
 	fl.Stop()
 	lines := strings.Count(logBuf.String(), "\n")
-	t.Logf("%d of %d logins in within %v beside %d flood connections (%d open at the end, %d opened in %v); %d log lines",
-		got, logins, loginLimit, total, open, opened, elapsed.Round(100*time.Millisecond), lines)
+	t.Logf("%d of %d logins in within %v beside %d flood connections (%d open at the end, %d opened in %v; the heap grew %.1f MB with them); %d log lines",
+		got, logins, loginLimit, total, open, opened, elapsed.Round(100*time.Millisecond), float64(grew)/(1<<20), lines)
 	fmt.Fprintf(os.Stderr, "FLOOD-TABLE %s: %d/%d logins, %d log lines in %v\n", t.Name(), got, logins, lines, elapsed.Round(100*time.Millisecond))
 	if got < want {
 		t.Errorf("%d of %d ssh logins got in within %v beside the flood; want at least %d", got, logins, loginLimit, want)

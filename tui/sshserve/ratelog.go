@@ -12,10 +12,11 @@ import (
 const logEvery = 5 * time.Second
 
 // rateLog prints the lines that strangers can provoke (refused keys, connections closed
-// before they log in, refused channels) at most once per logEvery for each kind, so that a
-// flood of connections cannot flood the log too.
+// before they log in, refused channels) at most once per interval (logEvery) for each
+// kind, so that a flood of connections cannot flood the log too.
 type rateLog struct {
-	log *log.Logger
+	log   *log.Logger
+	every time.Duration
 
 	mu     sync.Mutex
 	kinds  map[string]*rateKind
@@ -31,12 +32,12 @@ type rateKind struct {
 	timer   *time.Timer
 }
 
-func newRateLog(l *log.Logger) *rateLog {
-	return &rateLog{log: l, kinds: map[string]*rateKind{}}
+func newRateLog(l *log.Logger, every time.Duration) *rateLog {
+	return &rateLog{log: l, every: every, kinds: map[string]*rateKind{}}
 }
 
 // printf logs a line of kind now, or counts it when one of that kind was logged less than
-// logEvery ago.
+// the interval ago.
 func (r *rateLog) printf(kind, format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
 	now := time.Now()
@@ -48,7 +49,7 @@ func (r *rateLog) printf(kind, format string, a ...any) {
 		r.kinds[kind] = k
 	}
 	if r.closed || now.After(k.until) {
-		k.until = now.Add(logEvery)
+		k.until = now.Add(r.every)
 		r.log.Print(msg)
 		return
 	}
@@ -68,9 +69,9 @@ func (r *rateLog) flush(kind string) {
 	if k.dropped == 0 {
 		return
 	}
-	r.log.Printf("%s (%d more like it in the last %v)", k.last, k.dropped, logEvery)
+	r.log.Printf("%s (%d more like it in the last %v)", k.last, k.dropped, r.every)
 	k.dropped = 0
-	k.until = time.Now().Add(logEvery)
+	k.until = time.Now().Add(r.every)
 }
 
 // close logs what is counted at once, and every later line as it comes.

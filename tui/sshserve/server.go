@@ -157,7 +157,7 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = log.New(io.Discard, "", 0)
 	}
-	s.rlog = newRateLog(s.log)
+	s.rlog = newRateLog(s.log, logEvery)
 	keys, err := newKeyring(cfg.AuthorizedKeys, func(msg string) { s.log.Printf("serve: %s", msg) })
 	if err != nil {
 		return nil, fmt.Errorf("sshserve: %w", err)
