@@ -194,8 +194,8 @@ func (s *Server) enqueue(tc *trackedConn) {
 		s.dequeue(k)
 		k.state = gone
 		close(k.kicked)
-		s.rlog.printf("kick", "serve: closed a connection from %s that waited %v: %d more came (%d connections logging in, %d waiting)",
-			k.RemoteAddr(), time.Since(k.accepted).Round(time.Millisecond), s.cfg.MaxStartups, s.preauth, s.waiting)
+		s.rlog.printf("kick", "serve: closed a connection from %s that waited %v to make room for one more waiting (%d connections logging in, %d others waiting)",
+			k.RemoteAddr(), time.Since(k.accepted).Round(time.Millisecond), s.preauth, s.waiting)
 	}
 	s.waitQ[tc.src] = append(s.waitQ[tc.src], tc)
 	s.waiting++
