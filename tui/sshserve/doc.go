@@ -26,16 +26,23 @@
 // Safe defaults: no password or keyboard-interactive authentication, no commands or
 // subsystems (a command gets a message and exit status 1), no port or X11 forwarding (an
 // agent request is acknowledged by the SSH library, but no agent channel is ever opened), a
-// terminal required; connections idle for Config.IdleTimeout are closed, and sessions are
-// bounded per key (Config.MaxSessionsPerKey) and in all (Config.MaxSessions). Connections
-// not yet authenticated are bounded apart (Config.MaxStartups, MaxStartupsPerSource) and
-// closed after Config.LoginGraceTime, so they cannot take the authenticated ones' places;
-// one over those bounds takes the place of one that has sent nothing for a second, or waits
-// for a place (conns.go), so silent connections cannot keep a viewer out either.
+// terminal required; connections idle for Config.IdleTimeout are closed, and session
+// channels and sessions are bounded per key (Config.MaxSessionsPerKey) and in all
+// (Config.MaxSessions), each channel's requests in number and size, and a connection with
+// too many channel opens rejected is closed (channels.go), so no admitted key can grow the
+// server. Connections not yet authenticated are bounded apart (Config.MaxStartups,
+// MaxStartupsPerSource, all of loopback one source) and closed after
+// Config.LoginGraceTime, so they cannot take the authenticated ones' places; one over
+// those bounds is never refused: it takes the place of the least advanced that has been
+// logging in for a few seconds, or waits its turn (conns.go), so connections that never
+// log in cannot keep a viewer out either. What strangers can make it log comes at most
+// once per kind every few seconds (ratelog.go).
 // HostKey loads the server's key or generates one (ed25519, mode 0600).
 //
 // Files: server.go (Config, Server, the session gate), conns.go (the connection gates
-// before and after authentication), keys.go (authorized keys),
+// before and after authentication), channels.go (session channels and their requests),
+// slots.go (what each key holds), ratelog.go (the rate-limited log), keys.go (authorized
+// keys),
 // hostkey.go (host key, authorized-keys file and default paths), window.go (the size bound), session.go (one viewer: its feed, renderer and
 // program), picker.go (the run picker in front of the dashboard), source.go (IndexSource).
 package sshserve

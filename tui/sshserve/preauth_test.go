@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"os"
 	"strings"
@@ -132,72 +133,176 @@ func dialFrom(t *testing.T, addr, from string, host gossh.PublicKey, auth ...gos
 	return c, nil
 }
 
-// TestServePreauthFlood: connections that never log in cannot lock viewers out, not even
-// from their own address. From one host, MaxStartupsPerSource idle connections are admitted
-// at once; one more waits, and takes the place of the oldest once that has sent nothing for
-// stalledAfter (the oldest is closed). With idle connections from that host held open and
-// reopened as the server closes them, a viewer from the same address logs in and sees the
-// dashboard; the idle ones are closed after LoginGraceTime while the viewer's connection
-// stays. From three hosts, MaxStartups idle connections are admitted and the rest wait.
-func TestServePreauthFlood(t *testing.T) {
-	const grace = 2 * time.Second
-	src := newFakeSource("bijection")
-	addr, host, k := startServer(t, src, func(c *Config) { c.LoginGraceTime = grace })
-
-	var first []net.Conn
-	for range DefaultMaxStartupsPerSrc {
-		c, ok := idleConn(t, addr, "127.0.0.2", time.Second)
-		if !ok {
-			t.Fatalf("idle connection %d of %d from one host was not admitted", len(first)+1, DefaultMaxStartupsPerSrc)
+// TestSourceOf: all of loopback is one source, an IPv4 address is one, an IPv6 /64 is one.
+func TestSourceOf(t *testing.T) {
+	for _, c := range []struct{ addr, want string }{
+		{"127.0.0.1:22", "loopback"},
+		{"127.0.0.4:5555", "loopback"},
+		{"[::1]:22", "loopback"},
+		{"192.0.2.7:22", "192.0.2.7"},
+		{"[2001:db8:1:2:3:4:5:6]:22", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:ffff::1]:22", "2001:db8:1:2::/64"},
+	} {
+		a, err := net.ResolveTCPAddr("tcp", c.addr)
+		if err != nil {
+			t.Fatal(err)
 		}
-		first = append(first, c)
+		if got := sourceOf(a); got != c.want {
+			t.Errorf("sourceOf(%s) = %q, want %q", c.addr, got, c.want)
+		}
 	}
+}
+
+// TestServePreauthEviction (issue 50, HIGH 3): over loopback's share of the pool (all of
+// 127.0.0.0/8 counts as one source), a new connection takes the place of the least
+// advanced of those past the tenure, oldest first (the silent ones before one that sent a
+// version line), or waits while all are younger. The log line says how many connections
+// are logging in (before, it gave the configured limit).
+func TestServePreauthEviction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s of tenures")
+	}
+	const tenure = 800 * time.Millisecond
+	var logBuf lockedBuffer
+	addr, _, _ := startServer(t, newFakeSource("bijection"), func(c *Config) {
+		c.MaxStartups, c.MaxStartupsPerSource, c.tenure = 6, 3, tenure
+		c.Logger = log.New(&logBuf, "", 0)
+	})
+	a, okA := idleConn(t, addr, "127.0.0.2", time.Second)
+	if _, err := io.WriteString(a, "SSH-2.0-test\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	b, okB := idleConn(t, addr, "127.0.0.3", time.Second)
+	c, okC := idleConn(t, addr, "127.0.0.4", time.Second)
+	if !okA || !okB || !okC {
+		t.Fatalf("three connections from three loopback addresses admitted: %v %v %v, want all", okA, okB, okC)
+	}
+	time.Sleep(tenure) // all three past the tenure
+
 	t0 := time.Now()
-	extra, ok := idleConn(t, addr, "127.0.0.2", stalledAfter/2)
-	if ok {
-		t.Fatalf("an idle connection over MaxStartupsPerSource = %d was admitted at once", DefaultMaxStartupsPerSrc)
+	d, ok := idleConn(t, addr, "127.0.0.5", tenure/4)
+	if !ok {
+		t.Fatal("a fourth connection was not admitted in place of one past the tenure")
 	}
-	if err := readVersion(extra, waitLimit); err != nil {
-		t.Fatalf("the waiting connection was not admitted when the oldest stalled: %v", err)
+	if waited := time.Since(t0); waited > tenure/4 {
+		t.Errorf("the fourth connection waited %v with connections past the tenure", waited)
 	}
-	if waited := time.Since(t0); waited < stalledAfter/2 || !closedWithin(first[0], time.Second) {
-		t.Errorf("the waiting connection was admitted after %v; want about %v, with the oldest closed", waited, stalledAfter)
+	if !closedWithin(b, time.Second) {
+		t.Error("the oldest silent connection kept its place")
 	}
 
-	h := holdIdle(t, addr, "127.0.0.2", DefaultMaxStartupsPerSrc)
-	time.Sleep(stalledAfter + stalledAfter/2)
-	c, err := dialFrom(t, addr, "127.0.0.2", host, gossh.PublicKeys(k.viewer))
-	if err != nil {
-		t.Fatalf("a viewer was locked out by idle connections from its own address: %v", err)
+	if _, ok := idleConn(t, addr, "127.0.0.6", tenure/4); !ok {
+		t.Error("a fifth connection waited although a silent one was past the tenure")
 	}
-	s := openScreen(t, c, "xterm", 100, 30)
-	s.waitFor("LIVE training · bijection")
-	time.Sleep(grace + 200*time.Millisecond) // the viewer's connection outlives the grace time
-	s.press("4")
-	s.waitFor("● on  ○ off")
-	h.Stop()
+	if !closedWithin(c, time.Second) {
+		t.Error("the second silent connection kept its place")
+	}
+	if closedWithin(a, 100*time.Millisecond) {
+		t.Error("the connection that sent a version line was closed before the silent ones")
+	}
+	// Now the young d and e are silent; a, past the tenure, has sent bytes: a goes (a
+	// connection that has only sent bytes is not protected beyond the tenure).
+	t0 = time.Now()
+	if _, ok := idleConn(t, addr, "127.0.0.7", tenure/4); !ok {
+		t.Error("a sixth connection waited although one was past the tenure")
+	}
+	if !closedWithin(a, time.Second) {
+		t.Error("the connection past the tenure that sent only a version line kept its place")
+	}
+	if _, ok := idleConn(t, addr, "127.0.0.8", tenure/4); ok {
+		t.Fatal("a seventh connection was admitted at once: 127.0.0.0/8 is not counted as one source")
+	}
+	if !closedWithin(d, time.Second) {
+		t.Error("the oldest silent connection did not give way once past the tenure")
+	}
+	if want := "3 connections logging in, 3 of them from loopback"; !strings.Contains(logBuf.String(), want) {
+		t.Errorf("the log does not say %q; it says:\n%s", want, logBuf.String())
+	}
+}
 
-	var admitted []net.Conn
-	waiting := 0
-	for _, from := range []string{"127.0.0.3", "127.0.0.4", "127.0.0.5"} {
-		for range DefaultMaxStartupsPerSrc {
-			if c, ok := idleConn(t, addr, from, 200*time.Millisecond); ok {
-				admitted = append(admitted, c)
-			} else {
-				waiting++
+// TestServePreauthQueue: with no connection in the pool past the tenure, MaxStartups more
+// wait; one more turns the oldest waiter out, never the newcomer. A viewer from the
+// flood's own address, behind connections held open and reopened as the server closes
+// them (more than the pool holds), waits its turn and logs in.
+func TestServePreauthQueue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 3 s of tenures")
+	}
+	t.Run("the oldest waiter gives way", func(t *testing.T) {
+		addr, _, _ := startServer(t, newFakeSource("bijection"), func(c *Config) {
+			c.MaxStartups, c.MaxStartupsPerSource, c.tenure = 2, 2, time.Minute
+		})
+		for range 2 {
+			if _, ok := idleConn(t, addr, "127.0.0.2", time.Second); !ok {
+				t.Fatal("a connection was not admitted to an empty pool")
 			}
 		}
-	}
-	if want := DefaultMaxStartups; len(admitted) != want || waiting != 3*DefaultMaxStartupsPerSrc-want {
-		t.Errorf("%d idle connections from three hosts admitted at once and %d waiting, want %d and %d",
-			len(admitted), waiting, want, 3*DefaultMaxStartupsPerSrc-want)
-	}
-	for i, c := range admitted {
-		if !closedWithin(c, grace+5*time.Second) {
-			t.Fatalf("idle connection %d still open %v after it was admitted", i, grace+5*time.Second)
+		var waiters []net.Conn
+		for range 3 {
+			w, ok := idleConn(t, addr, "127.0.0.2", 100*time.Millisecond)
+			if ok {
+				t.Fatal("a connection over the pool was admitted while all in it were young")
+			}
+			waiters = append(waiters, w)
 		}
+		if !closedWithin(waiters[0], time.Second) {
+			t.Error("the oldest waiter was not closed when MaxStartups more waited")
+		}
+		for i, w := range waiters[1:] {
+			if closedWithin(w, 100*time.Millisecond) {
+				t.Errorf("waiter %d was closed; only the oldest should give way", i+2)
+			}
+		}
+	})
+	t.Run("a viewer waits its turn", func(t *testing.T) {
+		addr, host, k := startServer(t, newFakeSource("bijection"), func(c *Config) {
+			c.MaxStartups, c.MaxStartupsPerSource, c.tenure = 6, 3, 300*time.Millisecond
+		})
+		h := holdIdle(t, addr, "127.0.0.1", 7)
+		time.Sleep(time.Second)
+		t0 := time.Now()
+		if _, err := dialFrom(t, addr, "127.0.0.1", host, gossh.PublicKeys(k.viewer)); err != nil {
+			t.Fatalf("a viewer was kept out by 7 connections held open from its address: %v", err)
+		}
+		a, r := h.counts()
+		t.Logf("logged in after %v; held connections: %d admitted, %d closed while waiting", time.Since(t0).Round(time.Millisecond), a, r)
+	})
+}
+
+// TestServePreauthAuthKeepsPlace: a connection that has reached authentication keeps its
+// place in a full pool while silent ones come and go, and logs in when its client goes on.
+func TestServePreauthAuthKeepsPlace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s of tenures")
 	}
-	if _, err := dial(t, addr, host, gossh.PublicKeys(k.operator)); err != nil {
-		t.Fatalf("a viewer could not log in beside the idle connections: %v", err)
+	const tenure = 300 * time.Millisecond
+	addr, host, k := startServer(t, newFakeSource("bijection"), func(c *Config) {
+		c.MaxStartups, c.MaxStartupsPerSource, c.tenure = 2, 2, tenure
+	})
+	asked, goOn := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	auth := gossh.PublicKeysCallback(func() ([]gossh.Signer, error) {
+		once.Do(func() { close(asked) })
+		<-goOn
+		return []gossh.Signer{k.viewer}, nil
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := dialFrom(t, addr, "127.0.0.1", host, auth)
+		done <- err
+	}()
+	select {
+	case <-asked:
+	case <-time.After(waitLimit):
+		t.Fatal("the client never reached authentication")
+	}
+	h := holdIdle(t, addr, "127.0.0.2", 3)
+	time.Sleep(4 * tenure)
+	close(goOn)
+	if err := <-done; err != nil {
+		t.Fatalf("the connection at authentication lost its place to silent ones: %v", err)
+	}
+	if a, _ := h.counts(); a < 3 {
+		t.Errorf("only %d silent connections were admitted beside it; want them to come and go", a)
 	}
 }

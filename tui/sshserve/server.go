@@ -23,8 +23,8 @@ import (
 const (
 	DefaultIdleTimeout       = 30 * time.Minute
 	DefaultLoginGraceTime    = 20 * time.Second
-	DefaultMaxStartups       = 10
-	DefaultMaxStartupsPerSrc = 4
+	DefaultMaxStartups       = 256
+	DefaultMaxStartupsPerSrc = 128
 	DefaultMaxSessionsPerKey = 4
 	DefaultMaxSessions       = 32
 )
@@ -76,19 +76,24 @@ type Config struct {
 	// was accepted (DefaultLoginGraceTime if 0), like OpenSSH's LoginGraceTime.
 	LoginGraceTime time.Duration
 	// MaxStartups bounds the connections not yet authenticated (DefaultMaxStartups if 0),
-	// like OpenSSH's MaxStartups. One more takes the place of one that has sent nothing
-	// for a second, or waits for a place (conns.go); they hold no authenticated slot, so
-	// connections that never log in cannot keep viewers out.
+	// like OpenSSH's MaxStartups. One more takes the place of the least advanced that has
+	// been logging in for a few seconds, or waits for a place (conns.go); they hold no
+	// authenticated slot, so connections that never log in cannot keep viewers out.
 	MaxStartups int
-	// MaxStartupsPerSource bounds those from one IP address (DefaultMaxStartupsPerSrc if
-	// 0), like OpenSSH's PerSourceMaxStartups, so one host cannot take them all.
+	// MaxStartupsPerSource bounds those from one source (an IPv4 address, an IPv6 /64, or
+	// all of loopback; DefaultMaxStartupsPerSrc if 0), like OpenSSH's
+	// PerSourceMaxStartups, so one host cannot take them all.
 	MaxStartupsPerSource int
 	// MaxSessionsPerKey and MaxSessions bound the concurrent sessions of one key and of
 	// all keys (DefaultMaxSessionsPerKey, DefaultMaxSessions if 0); MaxSessions also bounds
 	// the authenticated connections.
 	MaxSessionsPerKey, MaxSessions int
-	// Logger receives connections, refusals and operator actions (nil: discarded).
+	// Logger receives connections, refusals and operator actions (nil: discarded); lines
+	// that strangers can provoke come at most once per logEvery of each kind.
 	Logger *log.Logger
+
+	// tenure is how long a connection keeps its place in the pool (evictableAfter if 0).
+	tenure time.Duration
 }
 
 // Server is the SSH server showing the dashboard.
@@ -98,17 +103,20 @@ type Server struct {
 	keys *keyring
 	srv  *ssh.Server
 
+	rlog *rateLog
+
 	mu          sync.Mutex
-	preauth     int                       // connections accepted and not yet authenticated
-	preauthFrom map[string]int            // of those, by remote IP address
+	preauth     int                       // connections in the pool (not yet authenticated)
+	preauthFrom map[string]int            // of those, by source (sourceOf)
 	pre         map[*trackedConn]struct{} // those connections
-	waiting     int                       // connections waiting for a place among them
-	freed       chan struct{}             // closed (and replaced) when one of them leaves
+	waitQ       map[string][]*trackedConn // connections waiting for a place, by source, oldest first
+	waiting     int                       // how many
+	freed       chan struct{}             // closed (and replaced) when a place or a queue changes
 	done        chan struct{}             // closed when the server closes
 	doneOnce    sync.Once
-	authed      int // authenticated connections
-	sessions    int
-	perKey      map[string]int
+	authed      int   // authenticated connections
+	sessions    slots // dashboards and the like (gate)
+	channels    slots // session channels (sessionChannel)
 }
 
 // New builds a server from cfg; Serve starts it.
@@ -139,11 +147,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxStartupsPerSource <= 0 {
 		cfg.MaxStartupsPerSource = DefaultMaxStartupsPerSrc
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, perKey: map[string]int{}, preauthFrom: map[string]int{},
-		pre: map[*trackedConn]struct{}{}, freed: make(chan struct{}), done: make(chan struct{})}
+	if cfg.tenure <= 0 {
+		cfg.tenure = evictableAfter
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, preauthFrom: map[string]int{}, pre: map[*trackedConn]struct{}{},
+		waitQ: map[string][]*trackedConn{}, freed: make(chan struct{}), done: make(chan struct{}),
+		sessions: newSlots("sessions", cfg.MaxSessionsPerKey, cfg.MaxSessions),
+		channels: newSlots("session channels", cfg.MaxSessionsPerKey, cfg.MaxSessions)}
 	if s.log == nil {
 		s.log = log.New(io.Discard, "", 0)
 	}
+	s.rlog = newRateLog(s.log, logEvery)
 	keys, err := newKeyring(cfg.AuthorizedKeys, func(msg string) { s.log.Printf("serve: %s", msg) })
 	if err != nil {
 		return nil, fmt.Errorf("sshserve: %w", err)
@@ -159,10 +173,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sshserve: %w", err)
 	}
-	// Public keys only; sessions only (no port forwarding channels or requests); no
-	// subsystems (sftp and the like).
+	// Public keys only; sessions only (no port forwarding channels or requests), bounded
+	// (channels.go); no subsystems (sftp and the like).
 	srv.PasswordHandler, srv.KeyboardInteractiveHandler = nil, nil
-	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": ssh.DefaultSessionHandler}
+	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel, "default": s.otherChannel}
 	srv.RequestHandlers = map[string]ssh.RequestHandler{}
 	srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{}
 	srv.LocalPortForwardingCallback, srv.ReversePortForwardingCallback = nil, nil
@@ -193,7 +207,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops accepting connections and waits for the open ones to end until ctx is
 // done, then closes them.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.doneOnce.Do(func() { close(s.done) }) // connections waiting for a place give up
+	s.doneOnce.Do(func() { close(s.done); s.rlog.close() }) // connections waiting for a place give up
 	err := s.srv.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return s.Close()
@@ -206,7 +220,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // Close closes the listeners and every connection at once.
 func (s *Server) Close() error {
-	s.doneOnce.Do(func() { close(s.done) })
+	s.doneOnce.Do(func() { close(s.done); s.rlog.close() })
 	if err := s.srv.Close(); err != nil && !errors.Is(err, ssh.ErrServerClosed) {
 		return fmt.Errorf("sshserve: close: %w", err)
 	}
@@ -218,33 +232,8 @@ func (s *Server) admit(ctx ssh.Context, pk ssh.PublicKey) bool {
 	if _, ok := s.keys.lookup(pk); ok {
 		return true
 	}
-	s.log.Printf("serve: refused key %s (%s) from %s", gossh.FingerprintSHA256(pk), pk.Type(), ctx.RemoteAddr())
+	s.rlog.printf("key", "serve: refused key %s (%s) from %s", gossh.FingerprintSHA256(pk), pk.Type(), ctx.RemoteAddr())
 	return false
-}
-
-// acquire takes a session slot for a key, or says why there is none.
-func (s *Server) acquire(fp string) (release func(), err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.perKey[fp] >= s.cfg.MaxSessionsPerKey:
-		return nil, fmt.Errorf("this key already has %d sessions open (the most allowed)", s.perKey[fp])
-	case s.sessions >= s.cfg.MaxSessions:
-		return nil, fmt.Errorf("the server has %d sessions open (the most allowed)", s.sessions)
-	}
-	s.perKey[fp]++
-	s.sessions++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			s.sessions--
-			if s.perKey[fp]--; s.perKey[fp] <= 0 {
-				delete(s.perKey, fp)
-			}
-		})
-	}, nil
 }
 
 // refuse tells the client why its session ends and ends it with exit status 1.
@@ -270,7 +259,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			return
 		}
 		if cmd := sess.RawCommand(); cmd != "" {
-			s.log.Printf("serve: refused command %q from %s", cmd, key.Fingerprint)
+			s.rlog.printf("command", "serve: refused command %q from %s", clip(cmd, 200), key.Fingerprint)
 			refuse(sess, "no commands here; connect without one (ssh -p PORT HOST) to watch the dashboard")
 			return
 		}
@@ -278,9 +267,9 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			refuse(sess, "the dashboard needs a terminal; connect with ssh -t")
 			return
 		}
-		release, err := s.acquire(key.Fingerprint)
+		release, err := s.acquire(&s.sessions, key.Fingerprint)
 		if err != nil {
-			s.log.Printf("serve: refused a session of %s: %v", key.Fingerprint, err)
+			s.rlog.printf("session", "serve: refused a session of %s: %v", key.Fingerprint, err)
 			refuse(sess, "%v", err)
 			return
 		}
