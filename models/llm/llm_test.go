@@ -194,10 +194,10 @@ func TestForwardChunkingAndTaps(t *testing.T) {
 				Residual:   func(l int, c *Chunk, x []float32) { calls[fmt.Sprint("res", l)]++ },
 				KV:         func(l int, c *Chunk, k, v []float32) { kvCalls++ },
 				EditValues: func(l int, c *Chunk, v []float32) {},
-				Attention: func(l int, c *Chunk, i, h int, p []float32, tt int) {
-					for r := range tt {
+				Attention: func(l int, c *Chunk, i, h, r0 int, p []float32, tt int) {
+					for r := r0; r < r0+len(p)/tt; r++ {
 						var s float64
-						for j, x := range p[r*tt : (r+1)*tt] {
+						for j, x := range p[(r-r0)*tt : (r-r0+1)*tt] {
 							if j > r && x != 0 {
 								t.Errorf("layer %d head %d: weight %g after the diagonal", l, h, x)
 							}

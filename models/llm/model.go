@@ -33,6 +33,8 @@ type Model struct {
 	small   []gemm.Backend // one single-threaded backend per worker, for attention's products
 	scratch []float32      // one weight matrix converted to float32
 	backend string
+	// available is Options.Available.
+	available func() (int64, string)
 }
 
 // Options choose how a model computes.
@@ -41,6 +43,10 @@ type Options struct {
 	Workers int
 	// Backend is the float32 GEMM (nil: the project's own, gemm.Go).
 	Backend gemm.Backend
+	// Available returns the memory a forward pass may allocate and the limit it comes from
+	// (lab.AvailableMemoryFrom); Forward refuses a pass whose estimate (ForwardMemory) is
+	// larger, with a *MemoryError. Nil, or 0 bytes (unknown): nothing is refused.
+	Available func() (int64, string)
 }
 
 // Load opens the Hugging Face model folder dir: config.json (a supported family, see
@@ -83,7 +89,7 @@ func load(f *hf.Folder, opt Options) (*Model, error) {
 	if b == nil {
 		b = gemm.Go()
 	}
-	m := &Model{Config: c, Tokenizer: tok, Dir: f.Dir, folder: f, invFreq: c.invFreq(), pool: par.Pool{Workers: workers}}
+	m := &Model{Config: c, Tokenizer: tok, Dir: f.Dir, folder: f, invFreq: c.invFreq(), pool: par.Pool{Workers: workers}, available: opt.Available}
 	if err := m.bind(f); err != nil {
 		return nil, err
 	}
