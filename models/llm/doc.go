@@ -5,7 +5,9 @@
 // rotary with llama3 or linear scaling, SwiGLU, tied or untied head), Mistral (Llama with a
 // sliding window) and Phi-2 (one LayerNorm feeding attention and MLP in parallel, biases,
 // partial rotary, tanh GELU, lm_head bias). ParseConfig reads config.json into a Config,
-// bounding every size; Load maps the weights, checking each tensor's shape against it.
+// bounding every size (decoded strictly: a key twice, a negative optional size or a value of
+// the wrong type is refused, naming the key); Load maps the weights, checking each tensor's
+// shape against it, and a pass stops with an error naming a weight file truncated under it.
 //
 // Forward runs a batch of token sequences: the position-wise products of all their tokens
 // as one GEMM on the project's float32 back-end (gemm.Go split over the cores by default),

@@ -190,7 +190,8 @@ func (m *Model) chunk(ctx context.Context, req Request, seqs []int, res *Result,
 			for r := lo; r < hi; r++ {
 				t := ch.Tokens[r]
 				if _, err := m.embed.Rows(t, t+1, st.x[r*c.Hidden:(r+1)*c.Hidden]); err != nil {
-					panic(err) // ids were checked against the vocabulary
+					m.fail(err) // ids were checked: the file changed under the run
+					return
 				}
 			}
 		})
@@ -204,6 +205,9 @@ func (m *Model) chunk(ctx context.Context, req Request, seqs []int, res *Result,
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if err := m.check(); err != nil {
+			return err
+		}
 		if req.Taps != nil && req.Taps.Residual != nil {
 			req.Taps.Residual(l, ch, st.x)
 		}
@@ -213,7 +217,13 @@ func (m *Model) chunk(ctx context.Context, req Request, seqs []int, res *Result,
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := m.check(); err != nil {
+		return err
+	}
 	m.output(req, st, res)
+	if err := m.check(); err != nil {
+		return err
+	}
 	step()
 	return nil
 }
@@ -361,7 +371,7 @@ func (m *Model) unembed(H []float32, rows int) []float32 {
 			w = buf[:(v1-v0)*c.Hidden]
 			m.pool.Rows(v1-v0, 64, func(lo, hi int) {
 				if _, err := m.head.Rows(v0+lo, v0+hi, w[lo*c.Hidden:hi*c.Hidden]); err != nil {
-					panic(err)
+					m.fail(err)
 				}
 			})
 		}

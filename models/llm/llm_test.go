@@ -123,6 +123,12 @@ func TestParseConfigErrors(t *testing.T) {
 		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":99999,"num_attention_heads":4,"intermediate_size":8,"vocab_size":10,"rms_norm_eps":1e-5}`, "num_hidden_layers 99999"},
 		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":8,"vocab_size":10}`, "norm epsilon 0"},
 		{`[1,2]`, "config.json"},
+		// Negative optional sizes, a string where an object goes, a key twice.
+		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":-2,"intermediate_size":8,"vocab_size":10,"rms_norm_eps":1e-5}`, `key "num_key_value_heads" is -2`},
+		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"head_dim":-16,"intermediate_size":8,"vocab_size":10,"rms_norm_eps":1e-5}`, `key "head_dim" is -16`},
+		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":8,"vocab_size":10,"rms_norm_eps":1e-5,"max_position_embeddings":-5}`, `key "max_position_embeddings" is -5`},
+		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":8,"vocab_size":10,"rms_norm_eps":1e-5,"rope_scaling":"llama3"}`, `key "rope_scaling": a JSON string, want an object`},
+		{`{"model_type":"llama","hidden_size":64,"hidden_size":128}`, `key "hidden_size" appears twice`},
 	} {
 		_, err := ParseConfig([]byte(c.json))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

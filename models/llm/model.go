@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"windtunnel/backends/gemm"
 	"windtunnel/backends/par"
@@ -35,6 +36,34 @@ type Model struct {
 	backend string
 	// available is Options.Available.
 	available func() (int64, string)
+	// failed is the first error of a pass's workers (a weight file changed under it).
+	failMu sync.Mutex
+	failed error
+}
+
+// fail records err as the pass's error, if it is the first.
+func (m *Model) fail(err error) {
+	m.failMu.Lock()
+	if m.failed == nil {
+		m.failed = err
+	}
+	m.failMu.Unlock()
+}
+
+// check returns (and clears) the error a worker recorded, else an error when a weight file
+// no longer has the size it was mapped at: reading it would stop the process (SIGBUS).
+func (m *Model) check() error {
+	m.failMu.Lock()
+	err := m.failed
+	m.failed = nil
+	m.failMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("llm: %w", err)
+	}
+	if err := m.folder.Check(); err != nil {
+		return fmt.Errorf("llm: %w", err)
+	}
+	return nil
 }
 
 // Options choose how a model computes.
@@ -155,7 +184,7 @@ func (m *Model) matrix(t *hf.Tensor) []float32 {
 	cols := t.Cols()
 	m.pool.Rows(t.RowCount(), max(1, 16384/max(1, cols)), func(lo, hi int) {
 		if _, err := t.Rows(lo, hi, dst[lo*cols:hi*cols]); err != nil {
-			panic(err) // shapes and dtypes were checked in bind
+			m.fail(err) // shapes and dtypes were checked in bind: the file changed under the run
 		}
 	})
 	return dst
