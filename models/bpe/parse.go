@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"windtunnel/untrusted"
 )
 
 // Bounds on what a tokenizer.json may hold.
@@ -88,7 +90,7 @@ func Parse(b []byte) (*Tokenizer, error) {
 		return nil, fmt.Errorf("bpe: tokenizer.json of %d bytes, over the limit of %d", len(b), MaxFile)
 	}
 	var f fileJSON
-	if err := json.Unmarshal(b, &f); err != nil {
+	if err := untrusted.Unmarshal(b, &f); err != nil { // a key twice, at any depth, refused
 		return nil, fmt.Errorf("bpe: tokenizer.json: %w", err)
 	}
 	t := &Tokenizer{byteChar: byteChars()}

@@ -333,6 +333,10 @@ func TestLoadErrors(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(d, "config.json"))
 			os.WriteFile(filepath.Join(d, "config.json"), bytes.Replace(b, []byte(`"vocab_size": 300`), []byte(`"vocab_size": 200`), 1), 0o644)
 		}), "tokenizer.json has ids up to 299"},
+		{"tokenizer key twice", edit("neox", func(d string) {
+			b, _ := os.ReadFile(filepath.Join(d, "tokenizer.json"))
+			os.WriteFile(filepath.Join(d, "tokenizer.json"), bytes.Replace(b, []byte(`{`), []byte(`{"x":1,"x":2,`), 1), 0o644)
+		}), `key "x" appears twice`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := Load(c.setup(t), Options{})
