@@ -32,7 +32,7 @@ func FileKind(m fs.FileMode) string {
 
 // notRegular is the error for path, of mode m.
 func notRegular(path string, m fs.FileMode) error {
-	return fmt.Errorf("%s is %s: %w", path, FileKind(m), ErrNotRegular)
+	return fmt.Errorf("%s is %s, %w", path, FileKind(m), ErrNotRegular)
 }
 
 // Open opens the regular file at path for reading, and its size: anything else is refused

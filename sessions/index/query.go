@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"windtunnel/lab/runconfig"
+	"windtunnel/untrusted"
 )
 
 // RowFields are the fields of a run that a query names (ls --where and --sort), besides the
@@ -121,7 +121,7 @@ func (r Run) Field(key string) (any, bool) {
 		return nil, false
 	}
 	var c runconfig.Config
-	if json.Unmarshal(r.Config, &c) != nil {
+	if untrusted.Unmarshal(r.Config, &c) != nil {
 		return nil, false
 	}
 	return runconfig.Lookup(c, key)

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"windtunnel/sessions"
+	"windtunnel/untrusted"
 )
 
 // Version is the record's format version.
@@ -219,6 +220,9 @@ func Read(path string) (*Result, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("llmrun: %s: %w", path, err)
+	}
+	if err := untrusted.CheckJSON(b); err != nil { // a key twice, at any depth
 		return nil, fmt.Errorf("llmrun: %s: %w", path, err)
 	}
 	if err := r.check(); err != nil {
