@@ -40,7 +40,8 @@ type Taps struct {
 	// Attention sees head h's attention probabilities for the chunk's i-th sequence, rows
 	// r0 … r0+len(p)/t−1 of its t×t map: p's row j the weights of query r0+j over keys
 	// 0..r0+j (zeros after). The whole map comes in one call when t ≤ 1024; a longer
-	// sequence's comes in blocks of rows, in order (the pass keeps O(t) of it per worker).
+	// sequence's comes in blocks of rows, the last block first (the pass keeps O(t) of it
+	// per worker).
 	// It is called concurrently for distinct (i, h) and must not keep p.
 	Attention func(l int, c *Chunk, i, h, r0 int, p []float32, t int)
 }

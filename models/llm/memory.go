@@ -14,7 +14,8 @@ type Memory struct {
 	// Activations is the largest chunk's: the residual stream, norms, projections, attention
 	// output and MLP (and keys and values when a tap asks for them), and the rotary tables.
 	Activations int64
-	// Attention is every worker's scores for one block of query rows (O(Longest) each).
+	// Attention is every worker's scores for one block of query rows and the GEMM's packed
+	// keys and values (O(Longest) each).
 	Attention int64
 	// Output is the result's logits and hidden vectors and the output head's converted block.
 	Output int64
@@ -75,7 +76,9 @@ func (m *Model) memory(req Request, chunks [][]int) Memory {
 		}
 		rot := 2 * longest * int64(len(m.invFreq))
 		e.Activations = max(e.Activations, 4*(n*perToken+rot))
-		e.Attention = max(e.Attention, 4*int64(m.pool.Workers)*int64(attnRows(int(longest)))*longest)
+		// Each worker's scores for a block of rows, and its GEMM's packed keys or values
+		// (16 columns wide, the micro-kernel's).
+		e.Attention = max(e.Attention, 4*int64(m.pool.Workers)*(int64(attnRows(int(longest)))+2*16)*longest)
 		e.Tokens += int(n)
 		e.Longest = max(e.Longest, int(longest))
 	}
