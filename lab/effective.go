@@ -8,6 +8,7 @@ import (
 
 	"windtunnel/models"
 	"windtunnel/tunnels"
+	"windtunnel/untrusted"
 )
 
 // Effective is a configuration as the run uses it, for display (info, run's summary): the
@@ -158,7 +159,7 @@ func EffectiveOf(c runconfig.Config) (Effective, error) {
 // JSON, or stored as it is when it is not a valid configuration of this version.
 func EffectiveJSON(stored json.RawMessage) json.RawMessage {
 	var cfg runconfig.Config
-	if json.Unmarshal(stored, &cfg) != nil || cfg.Validate() != nil {
+	if untrusted.Unmarshal(stored, &cfg) != nil || cfg.Validate() != nil {
 		return stored
 	}
 	e, err := EffectiveOf(cfg)

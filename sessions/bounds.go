@@ -2,10 +2,10 @@ package sessions
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"windtunnel/diagnostics"
+	"windtunnel/untrusted"
 )
 
 // A session file is untrusted input (sessions are shared between colleagues): everything
@@ -210,7 +210,7 @@ func (s *Snapshot) check() error {
 // check bounds what the snapshot claims beyond that.
 func decodeSnapshot(b []byte) (*Snapshot, error) {
 	s := new(Snapshot)
-	if err := json.Unmarshal(b, s); err != nil {
+	if err := untrusted.Unmarshal(b, s); err != nil {
 		return nil, fmt.Errorf("%w: snapshot: %v", ErrNotSession, err)
 	}
 	if err := s.check(); err != nil {
@@ -222,7 +222,7 @@ func decodeSnapshot(b []byte) (*Snapshot, error) {
 // decodeEval decodes and bounds a records.eval blob.
 func decodeEval(b []byte) (evalBlob, error) {
 	var e evalBlob
-	if err := json.Unmarshal(b, &e); err != nil {
+	if err := untrusted.Unmarshal(b, &e); err != nil {
 		return e, fmt.Errorf("%w: eval: %v", ErrNotSession, err)
 	}
 	if err := checkEval(&e); err != nil {

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"windtunnel/untrusted"
 )
 
 // UpdateMeta changes the run's description stored in the session while it is being
@@ -22,7 +24,7 @@ func (w *Writer) UpdateMeta(update func(*Meta)) error {
 			return err
 		}
 		var m Meta
-		if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		if err := untrusted.Unmarshal([]byte(raw), &m); err != nil {
 			return err
 		}
 		update(&m)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"windtunnel/untrusted"
 )
 
 // ErrNotRegular is the error (wrapped) for a session, lock or log path that is a FIFO, a
@@ -73,18 +75,4 @@ func OpenLog(path string) (*os.File, error) {
 
 // FileKind names the type of a file that is not a regular one ("a folder", "a FIFO", …), as
 // messages about a path that should have been a file say it.
-func FileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "type " + m.Type().String()
-}
+func FileKind(m fs.FileMode) string { return untrusted.FileKind(m) }

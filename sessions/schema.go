@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
+
+	"windtunnel/untrusted"
 )
 
 // SchemaVersion is the session file layout this build writes and the newest it reads. A
@@ -158,7 +159,7 @@ func readMeta(db *sql.DB) (Meta, error) {
 	if v > SchemaVersion {
 		return m, fmt.Errorf("%w: schema %d, this build reads up to %d (upgrade windtunnel)", ErrNewerSchema, v, SchemaVersion)
 	}
-	if err := json.Unmarshal([]byte(kv["meta"]), &m); err != nil {
+	if err := untrusted.Unmarshal([]byte(kv["meta"]), &m); err != nil {
 		return m, fmt.Errorf("%w: meta: %v", ErrNotSession, err)
 	}
 	m.Sanitize()

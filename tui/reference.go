@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"windtunnel/lab/runconfig"
@@ -9,6 +8,7 @@ import (
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/tui/look"
+	"windtunnel/untrusted"
 )
 
 // readConfig decodes the configuration of m (runconfig.Config, as the session stores it), of
@@ -17,7 +17,7 @@ import (
 func readConfig(m sessions.Meta) runconfig.Config {
 	var c runconfig.Config
 	if len(m.Config) > 0 {
-		if err := json.Unmarshal(m.Config, &c); err != nil {
+		if err := untrusted.Unmarshal(m.Config, &c); err != nil {
 			return runconfig.Config{}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"windtunnel/lab"
 	"windtunnel/lab/llmsuite"
 	"windtunnel/models/llm"
 	"windtunnel/sessions"
@@ -125,7 +126,7 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	}
 	ctx, stop := signalContext(cmd.Context())
 	defer stop()
-	m, err := llm.Load(dir, llm.Options{Workers: f.workers})
+	m, err := llm.Load(dir, llm.Options{Workers: f.workers, Available: lab.AvailableMemoryFrom})
 	if err != nil {
 		return fmt.Errorf("llm: %w", err)
 	}
@@ -303,7 +304,7 @@ func newLLMLogitsCmd(stdout io.Writer) *cobra.Command {
 					seq = append(seq, v)
 				}
 			}
-			m, err := llm.Load(args[0], llm.Options{})
+			m, err := llm.Load(args[0], llm.Options{Available: lab.AvailableMemoryFrom})
 			if err != nil {
 				return fmt.Errorf("llm logits: %w", err)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/lab"
 	"windtunnel/lab/llmsuite"
 	"windtunnel/models/llm"
 	"windtunnel/tui/llmview"
@@ -32,7 +33,7 @@ func newLLMViewCmd(stdout, stderr io.Writer) *cobra.Command {
 			if !onTerminal(stdout) {
 				return usagef("llm view needs a terminal (use `windtunnel llm logits` in scripts)")
 			}
-			m, err := llm.Load(args[0], llm.Options{})
+			m, err := llm.Load(args[0], llm.Options{Available: lab.AvailableMemoryFrom})
 			if err != nil {
 				return fmt.Errorf("llm view: %w", err)
 			}

@@ -93,9 +93,12 @@ func (a *Analyzer) Analyze(ctx context.Context, prompt string) (llmrun.Analysis,
 		return llmrun.Analysis{}, fmt.Errorf("the prompt is %d tokens; the model takes 1..%d", len(ids), m.MaxTokens())
 	}
 	ent := make([]float64, c.Layers*c.Heads)
-	res, err := m.Forward(ctx, llm.Request{Seqs: [][]int{ids}, Taps: &llm.Taps{Attention: func(l int, _ *llm.Chunk, _, h int, p []float32, t int) {
+	res, err := m.Forward(ctx, llm.Request{Seqs: [][]int{ids}, Taps: &llm.Taps{Attention: func(l int, _ *llm.Chunk, _, h, r0 int, p []float32, t int) {
+		if r0+len(p)/t < t {
+			return // the last query's row comes in the last block
+		}
 		row := make([]float64, t)
-		for j, v := range p[(t-1)*t : t*t] {
+		for j, v := range p[len(p)-t:] {
 			row[j] = float64(v)
 		}
 		ent[l*c.Heads+h] = diagnostics.Entropy(row)

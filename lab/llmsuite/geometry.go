@@ -91,9 +91,12 @@ func (g *geometry) taps(offset int) *llm.Taps {
 				}
 			}
 		},
-		Attention: func(l int, ch *llm.Chunk, i, h int, p []float32, t int) {
+		Attention: func(l int, ch *llm.Chunk, i, h, r0 int, p []float32, t int) {
+			if r0+len(p)/t < t {
+				return // the last query's row comes in the last block
+			}
 			row := make([]float64, t)
-			for j, v := range p[(t-1)*t : t*t] {
+			for j, v := range p[len(p)-t:] {
 				row[j] = float64(v)
 			}
 			g.ent[l][(offset+ch.Seqs[i])*g.c.Heads+h] = diagnostics.Entropy(row)

@@ -16,6 +16,7 @@ import (
 
 	"windtunnel/models/arch"
 	"windtunnel/tunnels"
+	"windtunnel/untrusted"
 )
 
 // maxConfigFile bounds a configuration file (a configuration is a few hundred bytes); its
@@ -71,6 +72,9 @@ func ReadFile(path string) (*Source, error) {
 			return nil, fmt.Errorf("%s: not valid YAML: %v", name, err)
 		}
 	case ".json":
+		if err = untrusted.CheckJSON(b); err != nil {
+			return nil, fmt.Errorf("%s: not valid JSON: %v", name, err)
+		}
 		d := json.NewDecoder(bytes.NewReader(b))
 		d.UseNumber()
 		if err = d.Decode(&m); err != nil {

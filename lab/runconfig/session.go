@@ -6,6 +6,7 @@ import (
 
 	"windtunnel/models/arch"
 	"windtunnel/tunnels"
+	"windtunnel/untrusted"
 )
 
 // Decode reads a stored configuration (a session's Meta.Config, JSON) for probing, resuming
@@ -16,7 +17,7 @@ import (
 // changes (a resumed run's --steps, a probe's geometry size).
 func Decode(b json.RawMessage) (Config, error) {
 	var c Config
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err := untrusted.Unmarshal(b, &c); err != nil {
 		return Config{}, fmt.Errorf("runconfig: decode: %w", err)
 	}
 	if err := c.validateSizes(); err != nil {

@@ -3,9 +3,8 @@ package runconfig
 import (
 	"fmt"
 	"io"
-	"os"
 
-	"windtunnel/sessions"
+	"windtunnel/untrusted"
 )
 
 // MaxDepth bounds how deep a file someone else wrote may nest (TOMLDepth): a run's
@@ -16,19 +15,11 @@ const MaxDepth = 32
 // manifest): refused without blocking unless it is a regular file (a FIFO would wait for a
 // writer forever), and refused when it is larger than limit bytes. Errors name the path.
 func ReadUserFile(path string, limit int) ([]byte, error) {
-	if fi, err := os.Stat(path); err != nil {
-		return nil, err // an *fs.PathError: it names the path
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file", path, sessions.FileKind(fi.Mode()))
-	}
-	f, err := os.Open(path)
+	f, _, err := untrusted.Open(path) // an *fs.PathError, or "PATH is a FIFO, not a regular file"
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() { // replaced since the Stat
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
 	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)

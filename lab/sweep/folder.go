@@ -12,6 +12,7 @@ import (
 
 	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
+	"windtunnel/untrusted"
 )
 
 // Names of what a sweep keeps in its folder beside the sessions.
@@ -83,7 +84,7 @@ func Read(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := untrusted.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("sweep: %s: not a sweep's: %w", path, err)
 	}
 	if m.Format != format {

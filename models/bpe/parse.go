@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"windtunnel/models/hf"
+	"windtunnel/untrusted"
 )
 
 // Bounds on what a tokenizer.json may hold.
@@ -80,7 +80,7 @@ func Load(path string) (*Tokenizer, error) { return load(path, MaxFile) }
 
 // load is Load with a limit other than MaxFile (for tests).
 func load(path string, max int64) (*Tokenizer, error) {
-	b, err := hf.ReadBounded(path, max)
+	b, err := untrusted.ReadFile(path, max)
 	if err != nil {
 		return nil, fmt.Errorf("bpe: %w", err)
 	}
@@ -97,7 +97,7 @@ func Parse(b []byte) (*Tokenizer, error) {
 		return nil, fmt.Errorf("bpe: tokenizer.json of %d bytes, over the limit of %d", len(b), MaxFile)
 	}
 	var f fileJSON
-	if err := json.Unmarshal(b, &f); err != nil {
+	if err := untrusted.Unmarshal(b, &f); err != nil { // a key twice, at any depth, refused
 		return nil, fmt.Errorf("bpe: tokenizer.json: %w", err)
 	}
 	t := &Tokenizer{byteChar: byteChars()}

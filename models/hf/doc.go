@@ -8,8 +8,14 @@
 // header length (at most MaxHeader and inside the file), each tensor's rank, dimensions and
 // byte range (inside the data, agreeing with dtype × shape, overlapping no other tensor),
 // the shard names of an index (plain file names inside the folder), the sizes of
-// config.json and the index. Nothing is allocated from an unchecked size and nothing
-// panics on a hostile file; errors start "hf: " and name the file.
+// config.json and the index, each tensor of an index found in the shard it names, the
+// header's __metadata__ an object of strings and data_offsets exactly two numbers (a
+// zero-size tensor overlaps nothing). JSON is decoded strictly (windtunnel/untrusted: a key
+// twice in any object is refused, naming it), and every file is refused before it is
+// opened unless it is a regular file (a FIFO would block). Check sees a mapped file
+// truncated under a run, and Tensor.Rows turns a read past its new end into an error
+// naming the file rather than SIGBUS. Nothing is allocated from an unchecked size and
+// nothing panics on a hostile file; errors start "hf: " and name the file.
 //
 // Tensors are float32 (F32), IEEE half (F16) or bfloat16 (BF16); Tensor.Rows converts a
 // row range to float32 on the fly, and Tensor.View returns the mapped float32 data itself

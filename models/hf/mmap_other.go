@@ -4,22 +4,24 @@ package hf
 
 import (
 	"fmt"
+	"io"
 	"os"
+
+	"windtunnel/untrusted"
 )
 
-// mapFile reads the file at path into memory (this platform has no syscall.Mmap) and
-// returns its bytes and a no-op unmap.
-func mapFile(path string) ([]byte, func() error, error) {
-	st, err := os.Stat(path)
+// mapFile reads the regular file at path into memory (this platform has no syscall.Mmap;
+// anything else is refused before it is opened) and returns its bytes, no file (the copy
+// cannot change) and a no-op unmap.
+func mapFile(path string) ([]byte, *os.File, func() error, error) {
+	f, size, err := untrusted.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("hf: stat %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("hf: %w", err)
 	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("hf: %s is not a regular file", path)
-	}
-	b, err := os.ReadFile(path)
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, size))
 	if err != nil {
-		return nil, nil, fmt.Errorf("hf: read %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("hf: read %s: %w", path, err)
 	}
-	return b, func() error { return nil }, nil
+	return b, nil, func() error { return nil }, nil
 }

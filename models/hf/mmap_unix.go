@@ -6,33 +6,33 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"windtunnel/untrusted"
 )
 
-// mapFile maps the file at path read-only and returns its bytes and the function that
-// unmaps it. An empty file maps to an empty slice.
-func mapFile(path string) ([]byte, func() error, error) {
-	f, err := os.Open(path)
+// mapFile maps the regular file at path read-only (anything else is refused before it is
+// opened) and returns its bytes, the open file (kept to see the file change: Check) and
+// the function that unmaps and closes it. An empty file maps to an empty slice.
+func mapFile(path string) ([]byte, *os.File, func() error, error) {
+	f, size, err := untrusted.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("hf: open %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("hf: %w", err)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("hf: stat %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("hf: %s is not a regular file", path)
-	}
-	size := st.Size()
 	if size == 0 {
-		return []byte{}, func() error { return nil }, nil
+		return []byte{}, f, f.Close, nil
 	}
 	if size != int64(int(size)) {
-		return nil, nil, fmt.Errorf("hf: %s: %d bytes do not fit in this machine's address space", path, size)
+		f.Close()
+		return nil, nil, nil, fmt.Errorf("hf: %s: %d bytes do not fit in this machine's address space", path, size)
 	}
 	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, nil, fmt.Errorf("hf: map %s: %w", path, err)
+		f.Close()
+		return nil, nil, nil, fmt.Errorf("hf: map %s: %w", path, err)
 	}
-	return b, func() error { return syscall.Munmap(b) }, nil
+	return b, f, func() error {
+		err := syscall.Munmap(b)
+		f.Close()
+		return err
+	}, nil
 }

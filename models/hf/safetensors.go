@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"unsafe"
+
+	"windtunnel/untrusted"
 )
 
 // Bounds on what a safetensors header may declare.
@@ -75,8 +78,23 @@ func (t *Tensor) Rows(lo, hi int, dst []float32) ([]float32, error) {
 		return nil, fmt.Errorf("hf: %s: tensor %s: %d values do not fit in %d", t.File, t.Name, n, len(dst))
 	}
 	sz := t.DType.Size()
-	decode(dst[:n], t.data[lo*c*sz:hi*c*sz], t.DType)
+	if err := t.read(func() { decode(dst[:n], t.data[lo*c*sz:hi*c*sz], t.DType) }); err != nil {
+		return nil, err
+	}
 	return dst[:n], nil
+}
+
+// read runs f, which reads the tensor's mapped data, turning a fault (the file truncated
+// under the mapping: SIGBUS) into an error naming the file instead of the end of the process.
+func (t *Tensor) read(f func()) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("hf: %s: reading tensor %s failed (%v): the file changed under the run?", t.File, t.Name, r)
+		}
+	}()
+	f()
+	return nil
 }
 
 // View returns the tensor's float32 data in the mapped file itself, without a copy, when
@@ -98,9 +116,9 @@ var littleEndian = func() bool {
 
 // headerEntry is one tensor's entry in a safetensors header.
 type headerEntry struct {
-	DType       DType     `json:"dtype"`
-	Shape       []int64   `json:"shape"`
-	DataOffsets [2]uint64 `json:"data_offsets"`
+	DType       DType    `json:"dtype"`
+	Shape       []int64  `json:"shape"`
+	DataOffsets []uint64 `json:"data_offsets"` // exactly two: begin and end
 }
 
 // parseSafetensors reads the header of the safetensors file whose whole contents are buf
@@ -122,10 +140,16 @@ func parseSafetensors(name string, buf []byte) ([]*Tensor, error) {
 		return nil, fmt.Errorf("hf: %s: header is not a JSON object (not a safetensors file?)", name)
 	}
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(head, &raw); err != nil {
+	if err := untrusted.Unmarshal(head, &raw); err != nil { // a tensor named twice refused here
 		return nil, fmt.Errorf("hf: %s: header: %w", name, err)
 	}
-	delete(raw, "__metadata__")
+	if md, ok := raw["__metadata__"]; ok {
+		var m map[string]string
+		if err := json.Unmarshal(md, &m); err != nil || m == nil {
+			return nil, fmt.Errorf("hf: %s: header: __metadata__ is %.40s, want an object of strings", name, md)
+		}
+		delete(raw, "__metadata__")
+	}
 	if len(raw) > MaxTensors {
 		return nil, fmt.Errorf("hf: %s: %d tensors, over the limit of %d", name, len(raw), MaxTensors)
 	}
@@ -162,6 +186,9 @@ func parseSafetensors(name string, buf []byte) ([]*Tensor, error) {
 			count = c
 			shape[i] = int(d)
 		}
+		if len(e.DataOffsets) != 2 {
+			return nil, fmt.Errorf("hf: %s: tensor %q: %d data offsets, want 2 (begin and end)", name, tn, len(e.DataOffsets))
+		}
 		lo, hi := e.DataOffsets[0], e.DataOffsets[1]
 		if lo > hi || hi > uint64(len(data)) {
 			return nil, fmt.Errorf("hf: %s: tensor %q: data offsets [%d, %d) outside the %d bytes of data: truncated?", name, tn, lo, hi, len(data))
@@ -170,7 +197,9 @@ func parseSafetensors(name string, buf []byte) ([]*Tensor, error) {
 			return nil, fmt.Errorf("hf: %s: tensor %q: %d bytes of data, want %d (%s × %v)", name, tn, hi-lo, count*uint64(size), e.DType, e.Shape)
 		}
 		out = append(out, &Tensor{Name: tn, DType: e.DType, Shape: shape, File: name, data: data[lo:hi:hi]})
-		spans = append(spans, span{lo, hi, tn})
+		if hi > lo { // a zero-size tensor holds no bytes: it overlaps nothing, wherever it is
+			spans = append(spans, span{lo, hi, tn})
+		}
 	}
 	slices.SortFunc(spans, func(a, b span) int {
 		if a.lo != b.lo {

@@ -54,7 +54,7 @@ func WriteSafetensorsFunc(path string, specs []Named, dtype DType, fill func(nam
 			return fmt.Errorf("hf: write %s: tensor %s given twice", path, t.Name)
 		}
 		size := uint64(count(t.Shape) * dtype.Size())
-		head[t.Name] = headerEntry{DType: dtype, Shape: shape, DataOffsets: [2]uint64{off, off + size}}
+		head[t.Name] = headerEntry{DType: dtype, Shape: shape, DataOffsets: []uint64{off, off + size}}
 		off += size
 	}
 	hj, err := json.Marshal(head)

@@ -2,10 +2,14 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
+
+	"windtunnel/untrusted"
 )
 
 // Family is a supported architecture, as config.json's model_type names it.
@@ -99,7 +103,7 @@ type rawConfig struct {
 	HeadDim           *int     `json:"head_dim"`
 	IntermediateSize  int      `json:"intermediate_size"`
 	VocabSize         int      `json:"vocab_size"`
-	MaxPositions      int      `json:"max_position_embeddings"`
+	MaxPositions      *int     `json:"max_position_embeddings"`
 	HiddenAct         string   `json:"hidden_act"`
 	TieWordEmbeddings *bool    `json:"tie_word_embeddings"`
 	RopeTheta         *float64 `json:"rope_theta"`
@@ -129,8 +133,25 @@ type rawConfig struct {
 // activation not listed) or an inconsistent size is an error.
 func ParseConfig(raw []byte) (Config, error) {
 	var r rawConfig
-	if err := json.Unmarshal(raw, &r); err != nil {
+	if err := untrusted.Unmarshal(raw, &r); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return Config{}, fmt.Errorf("llm: config.json: key %q: a JSON %s, want %s", te.Field, te.Value, jsonKind(te.Type))
+		}
 		return Config{}, fmt.Errorf("llm: config.json: %w", err)
+	}
+	// Optional sizes that are present must be sizes (a negative one was once ignored, or
+	// replaced by a default).
+	for _, o := range []struct {
+		key string
+		v   *int
+	}{
+		{"num_key_value_heads", r.NumKeyValueHeads}, {"head_dim", r.HeadDim}, {"max_position_embeddings", r.MaxPositions},
+		{"sliding_window", r.SlidingWindow},
+	} {
+		if o.v != nil && *o.v < 0 {
+			return Config{}, fmt.Errorf("llm: config.json: key %q is %d, want a size ≥ 0 (0 or absent: the default)", o.key, *o.v)
+		}
 	}
 	fam := Family(r.ModelType)
 	if !slices.Contains(Families(), fam) {
@@ -143,7 +164,10 @@ func ParseConfig(raw []byte) (Config, error) {
 	}
 	c := Config{
 		Family: fam, Layers: r.NumHiddenLayers, Hidden: r.HiddenSize, Heads: r.NumAttentionHeads,
-		Intermediate: r.IntermediateSize, Vocab: r.VocabSize, MaxPositions: r.MaxPositions,
+		Intermediate: r.IntermediateSize, Vocab: r.VocabSize,
+	}
+	if r.MaxPositions != nil {
+		c.MaxPositions = *r.MaxPositions
 	}
 	c.KVHeads = c.Heads
 	if r.NumKeyValueHeads != nil && *r.NumKeyValueHeads > 0 {
@@ -243,6 +267,27 @@ func ParseConfig(raw []byte) (Config, error) {
 		c.MaxPositions = 2048
 	}
 	return c, c.check()
+}
+
+// jsonKind says what a Go type holds, as a JSON value, for a message.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "a whole number"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	}
+	return t.String()
 }
 
 // check bounds every size.

@@ -37,10 +37,13 @@ type Taps struct {
 	KV func(l int, c *Chunk, k, v []float32)
 	// EditValues may change layer l's values in place (same layout) before attention reads them.
 	EditValues func(l int, c *Chunk, v []float32)
-	// Attention sees head h's attention probabilities for the chunk's i-th sequence: t×t,
-	// row r the weights of query r over keys 0..r (zeros after). It is called concurrently
-	// for distinct (i, h) and must not keep p.
-	Attention func(l int, c *Chunk, i, h int, p []float32, t int)
+	// Attention sees head h's attention probabilities for the chunk's i-th sequence, rows
+	// r0 … r0+len(p)/t−1 of its t×t map: p's row j the weights of query r0+j over keys
+	// 0..r0+j (zeros after). The whole map comes in one call when t ≤ 1024; a longer
+	// sequence's comes in blocks of rows, the last block first (the pass keeps O(t) of it
+	// per worker).
+	// It is called concurrently for distinct (i, h) and must not keep p.
+	Attention func(l int, c *Chunk, i, h, r0 int, p []float32, t int)
 }
 
 // Request is a forward pass over a batch of token sequences.
@@ -103,6 +106,33 @@ func (m *Model) Forward(ctx context.Context, req Request) (Result, error) {
 			}
 		}
 	}
+	chunks := m.plan(req)
+	if m.available != nil {
+		if avail, source := m.available(); avail > 0 {
+			if need := m.memory(req, chunks); need.Total > avail {
+				return Result{}, &MemoryError{Need: need, Available: avail, Source: source}
+			}
+		}
+	}
+	res := Result{Logits: make([][]float32, len(req.Seqs)), Hidden: make([][]float32, len(req.Seqs))}
+	total, done := len(chunks)*(c.Layers-req.Start+1), 0
+	for _, seqs := range chunks {
+		if err := m.chunk(ctx, req, seqs, &res, func() {
+			done++
+			if req.Progress != nil {
+				req.Progress(done, total)
+			}
+		}); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// plan cuts req's sequences into the chunks of one pass each: at most req.ChunkTokens tokens
+// (0: sized so activations stay near 256 MiB), a longer sequence alone.
+func (m *Model) plan(req Request) [][]int {
+	c := m.Config
 	budget := req.ChunkTokens
 	if budget <= 0 {
 		perToken := 4 * (4*c.Hidden + (c.Heads+2*c.KVHeads)*c.HeadDim + c.Heads*c.HeadDim + 2*c.Intermediate)
@@ -118,20 +148,7 @@ func (m *Model) Forward(ctx context.Context, req Request) (Result, error) {
 		cur = append(cur, i)
 		n += len(s)
 	}
-	chunks = append(chunks, cur)
-	res := Result{Logits: make([][]float32, len(req.Seqs)), Hidden: make([][]float32, len(req.Seqs))}
-	total, done := len(chunks)*(c.Layers-req.Start+1), 0
-	for _, seqs := range chunks {
-		if err := m.chunk(ctx, req, seqs, &res, func() {
-			done++
-			if req.Progress != nil {
-				req.Progress(done, total)
-			}
-		}); err != nil {
-			return Result{}, err
-		}
-	}
-	return res, nil
+	return append(chunks, cur)
 }
 
 // state is the activations of one chunk.
@@ -174,7 +191,8 @@ func (m *Model) chunk(ctx context.Context, req Request, seqs []int, res *Result,
 			for r := lo; r < hi; r++ {
 				t := ch.Tokens[r]
 				if _, err := m.embed.Rows(t, t+1, st.x[r*c.Hidden:(r+1)*c.Hidden]); err != nil {
-					panic(err) // ids were checked against the vocabulary
+					m.fail(err) // ids were checked: the file changed under the run
+					return
 				}
 			}
 		})
@@ -182,10 +200,13 @@ func (m *Model) chunk(ctx context.Context, req Request, seqs []int, res *Result,
 	cos, sin := m.rotary(maxT)
 	scores := make([][]float32, m.pool.Workers)
 	for w := range scores {
-		scores[w] = make([]float32, maxT*maxT)
+		scores[w] = make([]float32, attnRows(maxT)*maxT)
 	}
 	for l := req.Start; l < c.Layers; l++ {
 		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := m.check(); err != nil {
 			return err
 		}
 		if req.Taps != nil && req.Taps.Residual != nil {
@@ -197,7 +218,13 @@ func (m *Model) chunk(ctx context.Context, req Request, seqs []int, res *Result,
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := m.check(); err != nil {
+		return err
+	}
 	m.output(req, st, res)
+	if err := m.check(); err != nil {
+		return err
+	}
 	step()
 	return nil
 }
@@ -345,7 +372,7 @@ func (m *Model) unembed(H []float32, rows int) []float32 {
 			w = buf[:(v1-v0)*c.Hidden]
 			m.pool.Rows(v1-v0, 64, func(lo, hi int) {
 				if _, err := m.head.Rows(v0+lo, v0+hi, w[lo*c.Hidden:hi*c.Hidden]); err != nil {
-					panic(err)
+					m.fail(err)
 				}
 			})
 		}

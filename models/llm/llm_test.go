@@ -123,6 +123,12 @@ func TestParseConfigErrors(t *testing.T) {
 		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":99999,"num_attention_heads":4,"intermediate_size":8,"vocab_size":10,"rms_norm_eps":1e-5}`, "num_hidden_layers 99999"},
 		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":8,"vocab_size":10}`, "norm epsilon 0"},
 		{`[1,2]`, "config.json"},
+		// Negative optional sizes, a string where an object goes, a key twice.
+		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":-2,"intermediate_size":8,"vocab_size":10,"rms_norm_eps":1e-5}`, `key "num_key_value_heads" is -2`},
+		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"head_dim":-16,"intermediate_size":8,"vocab_size":10,"rms_norm_eps":1e-5}`, `key "head_dim" is -16`},
+		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":8,"vocab_size":10,"rms_norm_eps":1e-5,"max_position_embeddings":-5}`, `key "max_position_embeddings" is -5`},
+		{`{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":8,"vocab_size":10,"rms_norm_eps":1e-5,"rope_scaling":"llama3"}`, `key "rope_scaling": a JSON string, want an object`},
+		{`{"model_type":"llama","hidden_size":64,"hidden_size":128}`, `key "hidden_size" appears twice`},
 	} {
 		_, err := ParseConfig([]byte(c.json))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -194,10 +200,10 @@ func TestForwardChunkingAndTaps(t *testing.T) {
 				Residual:   func(l int, c *Chunk, x []float32) { calls[fmt.Sprint("res", l)]++ },
 				KV:         func(l int, c *Chunk, k, v []float32) { kvCalls++ },
 				EditValues: func(l int, c *Chunk, v []float32) {},
-				Attention: func(l int, c *Chunk, i, h int, p []float32, tt int) {
-					for r := range tt {
+				Attention: func(l int, c *Chunk, i, h, r0 int, p []float32, tt int) {
+					for r := r0; r < r0+len(p)/tt; r++ {
 						var s float64
-						for j, x := range p[r*tt : (r+1)*tt] {
+						for j, x := range p[(r-r0)*tt : (r-r0+1)*tt] {
 							if j > r && x != 0 {
 								t.Errorf("layer %d head %d: weight %g after the diagonal", l, h, x)
 							}
@@ -327,6 +333,10 @@ func TestLoadErrors(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(d, "config.json"))
 			os.WriteFile(filepath.Join(d, "config.json"), bytes.Replace(b, []byte(`"vocab_size": 300`), []byte(`"vocab_size": 200`), 1), 0o644)
 		}), "tokenizer.json has ids up to 299"},
+		{"tokenizer key twice", edit("neox", func(d string) {
+			b, _ := os.ReadFile(filepath.Join(d, "tokenizer.json"))
+			os.WriteFile(filepath.Join(d, "tokenizer.json"), bytes.Replace(b, []byte(`{`), []byte(`{"x":1,"x":2,`), 1), 0o644)
+		}), `key "x" appears twice`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := Load(c.setup(t), Options{})

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"windtunnel/backends/gemm"
 	"windtunnel/backends/par"
@@ -33,6 +34,36 @@ type Model struct {
 	small   []gemm.Backend // one single-threaded backend per worker, for attention's products
 	scratch []float32      // one weight matrix converted to float32
 	backend string
+	// available is Options.Available.
+	available func() (int64, string)
+	// failed is the first error of a pass's workers (a weight file changed under it).
+	failMu sync.Mutex
+	failed error
+}
+
+// fail records err as the pass's error, if it is the first.
+func (m *Model) fail(err error) {
+	m.failMu.Lock()
+	if m.failed == nil {
+		m.failed = err
+	}
+	m.failMu.Unlock()
+}
+
+// check returns (and clears) the error a worker recorded, else an error when a weight file
+// no longer has the size it was mapped at: reading it would stop the process (SIGBUS).
+func (m *Model) check() error {
+	m.failMu.Lock()
+	err := m.failed
+	m.failed = nil
+	m.failMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("llm: %w", err)
+	}
+	if err := m.folder.Check(); err != nil {
+		return fmt.Errorf("llm: %w", err)
+	}
+	return nil
 }
 
 // Options choose how a model computes.
@@ -41,6 +72,10 @@ type Options struct {
 	Workers int
 	// Backend is the float32 GEMM (nil: the project's own, gemm.Go).
 	Backend gemm.Backend
+	// Available returns the memory a forward pass may allocate and the limit it comes from
+	// (lab.AvailableMemoryFrom); Forward refuses a pass whose estimate (ForwardMemory) is
+	// larger, with a *MemoryError. Nil, or 0 bytes (unknown): nothing is refused.
+	Available func() (int64, string)
 }
 
 // Load opens the Hugging Face model folder dir: config.json (a supported family, see
@@ -83,7 +118,7 @@ func load(f *hf.Folder, opt Options) (*Model, error) {
 	if b == nil {
 		b = gemm.Go()
 	}
-	m := &Model{Config: c, Tokenizer: tok, Dir: f.Dir, folder: f, invFreq: c.invFreq(), pool: par.Pool{Workers: workers}}
+	m := &Model{Config: c, Tokenizer: tok, Dir: f.Dir, folder: f, invFreq: c.invFreq(), pool: par.Pool{Workers: workers}, available: opt.Available}
 	if err := m.bind(f); err != nil {
 		return nil, err
 	}
@@ -149,7 +184,7 @@ func (m *Model) matrix(t *hf.Tensor) []float32 {
 	cols := t.Cols()
 	m.pool.Rows(t.RowCount(), max(1, 16384/max(1, cols)), func(lo, hi int) {
 		if _, err := t.Rows(lo, hi, dst[lo*cols:hi*cols]); err != nil {
-			panic(err) // shapes and dtypes were checked in bind
+			m.fail(err) // shapes and dtypes were checked in bind: the file changed under the run
 		}
 	})
 	return dst

@@ -12,6 +12,7 @@ import (
 
 	"windtunnel/models/arch"
 	"windtunnel/sessions"
+	"windtunnel/untrusted"
 )
 
 // IgnoredFields returns the top-level configuration fields that do not tell configurations
@@ -141,8 +142,8 @@ func GroupIndices(keys []string) [][]int {
 // canonicalConfig decodes a configuration object and canonicalises it: IgnoredFields
 // removed, Defaults and zero values left out, numbers in one spelling.
 func canonicalConfig(cfg json.RawMessage) (map[string]any, error) {
-	if !json.Valid(cfg) {
-		return nil, fmt.Errorf("derived: config: not valid JSON")
+	if err := untrusted.CheckJSON(cfg); err != nil {
+		return nil, fmt.Errorf("derived: config: not valid JSON: %w", err)
 	}
 	d := json.NewDecoder(bytes.NewReader(cfg))
 	d.UseNumber()

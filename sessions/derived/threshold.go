@@ -1,11 +1,11 @@
 package derived
 
 import (
-	"encoding/json"
 	"math"
 	"windtunnel/lab/runconfig"
 
 	"windtunnel/sessions"
+	"windtunnel/untrusted"
 )
 
 // PassBits is the pass line of bit error (a), in bits: Paper I's criterion for the
@@ -48,7 +48,7 @@ func ContextFree(task string, v, bayesLen int) float64 {
 // bayesLen.
 func ContextFreeOf(m sessions.Meta, bayesLen int) float64 {
 	var c runconfig.Config
-	if len(m.Config) > 0 && json.Unmarshal(m.Config, &c) != nil {
+	if len(m.Config) > 0 && untrusted.Unmarshal(m.Config, &c) != nil {
 		c.Tunnel.V = 0 // unreadable: V from the Bayes curve
 	}
 	return ContextFree(m.Task, c.Tunnel.V, bayesLen)

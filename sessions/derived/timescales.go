@@ -1,12 +1,13 @@
 package derived
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strings"
+
+	"windtunnel/untrusted"
 )
 
 // Paper II's two-timescale experiment (`windtunnel timescales`, computed by lab/timescales):
@@ -125,7 +126,7 @@ func DecodeTimescales(r io.Reader) (Timescales, error) {
 		return Timescales{}, fmt.Errorf("derived: timescales: file over %d MiB", maxTimescalesBytes>>20)
 	}
 	var t Timescales
-	if err := json.Unmarshal(b, &t); err != nil {
+	if err := untrusted.Unmarshal(b, &t); err != nil {
 		return Timescales{}, fmt.Errorf("derived: timescales: %w", err)
 	}
 	if err := t.check(); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/untrusted"
 )
 
 // Formats returns the output formats Render accepts.
@@ -86,7 +87,7 @@ func Load(path string) (Run, error) {
 	run := Run{Path: path, Meta: dr.Meta, Evals: dr.Evals, Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep,
 		FrameRatio: dr.FrameRatio, Dissociation: dr.Dissociation, key: dr.Key}
 	if len(run.Meta.Config) > 0 {
-		if err := json.Unmarshal(run.Meta.Config, &run.Config); err != nil {
+		if err := untrusted.Unmarshal(run.Meta.Config, &run.Config); err != nil {
 			return Run{}, fmt.Errorf("figures: load %s: config: %w", path, err)
 		}
 	}

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"windtunnel/lab/runconfig"
+	"windtunnel/untrusted"
 )
 
 // RowFields are the fields of a run that a query names (ls --where and --sort), besides the
@@ -159,7 +159,7 @@ func (r Run) Field(key string) (any, bool) {
 		return nil, false
 	}
 	var c runconfig.Config
-	if json.Unmarshal(r.Config, &c) != nil {
+	if untrusted.Unmarshal(r.Config, &c) != nil {
 		return nil, false
 	}
 	return runconfig.Lookup(c, key)

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"windtunnel/sessions"
+	"windtunnel/untrusted"
 )
 
 // Version is the record's format version (2 added the nulls, the untied accuracy, the
@@ -223,7 +223,7 @@ const (
 
 // Read reads the record at path, checking its version and bounds.
 func Read(path string) (*Result, error) {
-	f, err := os.Open(path)
+	f, _, err := untrusted.Open(path) // a FIFO refused, not waited on
 	if err != nil {
 		return nil, fmt.Errorf("llmrun: %w", err)
 	}
@@ -239,6 +239,9 @@ func Read(path string) (*Result, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("llmrun: %s: %w", path, err)
+	}
+	if err := untrusted.CheckJSON(b); err != nil { // a key twice, at any depth
 		return nil, fmt.Errorf("llmrun: %s: %w", path, err)
 	}
 	if err := r.check(); err != nil {

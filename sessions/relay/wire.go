@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"windtunnel/sessions"
+	"windtunnel/untrusted"
 )
 
 // Protocol is the version of the protocol this package speaks; Hello carries it.
@@ -139,7 +140,7 @@ func decode(r *bufio.Reader, max int) (Message, error) {
 		return Message{}, fmt.Errorf("truncated message: %w", err)
 	}
 	var f frame
-	if err := json.Unmarshal(body, &f); err != nil {
+	if err := untrusted.Unmarshal(body, &f); err != nil {
 		return Message{}, fmt.Errorf("malformed message: %w", err)
 	}
 	if f.Type == "" {

@@ -12,6 +12,7 @@ import (
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/tui/look"
+	"windtunnel/untrusted"
 )
 
 // overlayGroup is one series of the comparison chart: a single run, or the seeds of one
@@ -79,7 +80,7 @@ func bareKey(k string) bool {
 func runFields(m sessions.Meta) map[string]string {
 	f := map[string]string{}
 	var cfg map[string]any
-	if len(m.Config) > 0 {
+	if len(m.Config) > 0 && untrusted.CheckJSON(m.Config) == nil {
 		d := json.NewDecoder(bytes.NewReader(m.Config))
 		d.UseNumber()
 		if d.Decode(&cfg) != nil {

@@ -6,10 +6,11 @@ import (
 	"embed"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"windtunnel/untrusted"
 )
 
 //go:embed sets/*.txt
@@ -52,20 +53,13 @@ func Set(name string) ([]string, error) {
 
 // Read reads the prompt file at path.
 func Read(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, size, err := untrusted.Open(path) // a FIFO refused, not waited on
 	if err != nil {
 		return nil, fmt.Errorf("prompts: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("prompts: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("prompts: %s is not a regular file", path)
-	}
-	if st.Size() > MaxFile {
-		return nil, fmt.Errorf("prompts: %s: %d bytes, over the limit of %d", path, st.Size(), MaxFile)
+	if size > MaxFile {
+		return nil, fmt.Errorf("prompts: %s: %d bytes, over the limit of %d", path, size, MaxFile)
 	}
 	return Parse(io.LimitReader(f, MaxFile+1), path)
 }

@@ -3,7 +3,6 @@ package score
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"windtunnel/diagnostics"
 	"windtunnel/tunnels"
+	"windtunnel/untrusted"
 )
 
 // MaxLine bounds one input line (one sequence with its distributions).
@@ -127,7 +127,7 @@ func Stream(r io.Reader, task string, build func(task string) (tunnels.Tunnel, e
 			return fmt.Errorf("score: line %d: %s", lineNo, fmt.Sprintf(format, a...))
 		}
 		var ln line
-		if err := json.Unmarshal(quoteNonFinite(b), &ln); err != nil {
+		if err := untrusted.Unmarshal(quoteNonFinite(b), &ln); err != nil {
 			return Result{}, fail("malformed JSON: %v", err)
 		}
 		if ln.Task != "" && !slices.Contains(tunnels.Names(), ln.Task) {
