@@ -15,6 +15,11 @@ func sigmoidArr[T Float](dst, x []T) {
 	const magic = 12582912
 	d, s := as32(dst), as32(x)
 	s = s[:len(d)]
+	if haveAVX2 && len(d) >= 8 { // the same arithmetic eight lanes at a time, the tail below
+		n8 := len(d) &^ 7
+		sigmoidVec(&d[0], &s[0], n8)
+		d, s = d[n8:], s[n8:]
+	}
 	for j, v := range s {
 		// e = exp(−|v|) ∈ (0, 1]; σ(v) = 1/(1+e) for v ≥ 0, e/(1+e) below, selected without
 		// a branch (the sign of v is unpredictable).
@@ -52,6 +57,11 @@ func softplusSigmoidArr[T Float](sp, sg, x []T) {
 	const magic = 12582912
 	dp, dg, s := as32(sp), as32(sg), as32(x)
 	s, dg = s[:len(dp)], dg[:len(dp)]
+	if haveAVX2 && len(dp) >= 8 { // the same arithmetic eight lanes at a time, the tail below
+		n8 := len(dp) &^ 7
+		softplusSigmoidVec(&dp[0], &dg[0], &s[0], n8)
+		dp, dg, s = dp[n8:], dg[n8:], s[n8:]
+	}
 	for j, v := range s {
 		b := math.Float32bits(v)
 		neg := float32(b >> 31)

@@ -52,3 +52,7 @@ func scanReplayRow(h, hp, ev, b, du *float32, e, s int) { panic("models: scanRep
 func scanBackRow(dh, pa, dc, db, h, hp, ev, a, b, c, sc *float32, e, s int) {
 	panic("models: scanBackRow without AVX2")
 }
+func sigmoidVec(dst, x *float32, n int) { panic("models: sigmoidVec without AVX2") }
+func softplusSigmoidVec(sp, sg, x *float32, n int) {
+	panic("models: softplusSigmoidVec without AVX2")
+}

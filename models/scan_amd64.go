@@ -21,3 +21,14 @@ func scanReplayRow(h, hp, ev, b, du *float32, e, s int)
 //
 //go:noescape
 func scanBackRow(dh, pa, dc, db, h, hp, ev, a, b, c, sc *float32, e, s int)
+
+// sigmoidVec is sigmoidArr's float32 loop eight lanes at a time, for i < n − n mod 8.
+//
+//go:noescape
+func sigmoidVec(dst, x *float32, n int)
+
+// softplusSigmoidVec is softplusSigmoidArr's float32 loop eight lanes at a time, for
+// i < n − n mod 8.
+//
+//go:noescape
+func softplusSigmoidVec(sp, sg, x *float32, n int)

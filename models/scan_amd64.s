@@ -78,7 +78,87 @@ DATA scanc<>+272(SB)/4, $0x3f800000
 DATA scanc<>+276(SB)/4, $0x3f800000
 DATA scanc<>+280(SB)/4, $0x3f800000
 DATA scanc<>+284(SB)/4, $0x3f800000
-GLOBL scanc<>(SB), RODATA|NOPTR, $288
+DATA scanc<>+288(SB)/4, $0x80000000 // sign
+DATA scanc<>+292(SB)/4, $0x80000000
+DATA scanc<>+296(SB)/4, $0x80000000
+DATA scanc<>+300(SB)/4, $0x80000000
+DATA scanc<>+304(SB)/4, $0x80000000
+DATA scanc<>+308(SB)/4, $0x80000000
+DATA scanc<>+312(SB)/4, $0x80000000
+DATA scanc<>+316(SB)/4, $0x80000000
+DATA scanc<>+320(SB)/4, $0xc2ac0000 // lo86
+DATA scanc<>+324(SB)/4, $0xc2ac0000
+DATA scanc<>+328(SB)/4, $0xc2ac0000
+DATA scanc<>+332(SB)/4, $0xc2ac0000
+DATA scanc<>+336(SB)/4, $0xc2ac0000
+DATA scanc<>+340(SB)/4, $0xc2ac0000
+DATA scanc<>+344(SB)/4, $0xc2ac0000
+DATA scanc<>+348(SB)/4, $0xc2ac0000
+DATA scanc<>+352(SB)/4, $0x3fb8aa3b // log2e
+DATA scanc<>+356(SB)/4, $0x3fb8aa3b
+DATA scanc<>+360(SB)/4, $0x3fb8aa3b
+DATA scanc<>+364(SB)/4, $0x3fb8aa3b
+DATA scanc<>+368(SB)/4, $0x3fb8aa3b
+DATA scanc<>+372(SB)/4, $0x3fb8aa3b
+DATA scanc<>+376(SB)/4, $0x3fb8aa3b
+DATA scanc<>+380(SB)/4, $0x3fb8aa3b
+DATA scanc<>+384(SB)/4, $0x40000000 // two
+DATA scanc<>+388(SB)/4, $0x40000000
+DATA scanc<>+392(SB)/4, $0x40000000
+DATA scanc<>+396(SB)/4, $0x40000000
+DATA scanc<>+400(SB)/4, $0x40000000
+DATA scanc<>+404(SB)/4, $0x40000000
+DATA scanc<>+408(SB)/4, $0x40000000
+DATA scanc<>+412(SB)/4, $0x40000000
+DATA scanc<>+416(SB)/4, $0x3d9d89d9 // 1/13
+DATA scanc<>+420(SB)/4, $0x3d9d89d9
+DATA scanc<>+424(SB)/4, $0x3d9d89d9
+DATA scanc<>+428(SB)/4, $0x3d9d89d9
+DATA scanc<>+432(SB)/4, $0x3d9d89d9
+DATA scanc<>+436(SB)/4, $0x3d9d89d9
+DATA scanc<>+440(SB)/4, $0x3d9d89d9
+DATA scanc<>+444(SB)/4, $0x3d9d89d9
+DATA scanc<>+448(SB)/4, $0x3dba2e8c // 1/11
+DATA scanc<>+452(SB)/4, $0x3dba2e8c
+DATA scanc<>+456(SB)/4, $0x3dba2e8c
+DATA scanc<>+460(SB)/4, $0x3dba2e8c
+DATA scanc<>+464(SB)/4, $0x3dba2e8c
+DATA scanc<>+468(SB)/4, $0x3dba2e8c
+DATA scanc<>+472(SB)/4, $0x3dba2e8c
+DATA scanc<>+476(SB)/4, $0x3dba2e8c
+DATA scanc<>+480(SB)/4, $0x3de38e39 // 1/9
+DATA scanc<>+484(SB)/4, $0x3de38e39
+DATA scanc<>+488(SB)/4, $0x3de38e39
+DATA scanc<>+492(SB)/4, $0x3de38e39
+DATA scanc<>+496(SB)/4, $0x3de38e39
+DATA scanc<>+500(SB)/4, $0x3de38e39
+DATA scanc<>+504(SB)/4, $0x3de38e39
+DATA scanc<>+508(SB)/4, $0x3de38e39
+DATA scanc<>+512(SB)/4, $0x3e124925 // 1/7
+DATA scanc<>+516(SB)/4, $0x3e124925
+DATA scanc<>+520(SB)/4, $0x3e124925
+DATA scanc<>+524(SB)/4, $0x3e124925
+DATA scanc<>+528(SB)/4, $0x3e124925
+DATA scanc<>+532(SB)/4, $0x3e124925
+DATA scanc<>+536(SB)/4, $0x3e124925
+DATA scanc<>+540(SB)/4, $0x3e124925
+DATA scanc<>+544(SB)/4, $0x3e4ccccd // 1/5
+DATA scanc<>+548(SB)/4, $0x3e4ccccd
+DATA scanc<>+552(SB)/4, $0x3e4ccccd
+DATA scanc<>+556(SB)/4, $0x3e4ccccd
+DATA scanc<>+560(SB)/4, $0x3e4ccccd
+DATA scanc<>+564(SB)/4, $0x3e4ccccd
+DATA scanc<>+568(SB)/4, $0x3e4ccccd
+DATA scanc<>+572(SB)/4, $0x3e4ccccd
+DATA scanc<>+576(SB)/4, $0x3eaaaaab // 1/3
+DATA scanc<>+580(SB)/4, $0x3eaaaaab
+DATA scanc<>+584(SB)/4, $0x3eaaaaab
+DATA scanc<>+588(SB)/4, $0x3eaaaaab
+DATA scanc<>+592(SB)/4, $0x3eaaaaab
+DATA scanc<>+596(SB)/4, $0x3eaaaaab
+DATA scanc<>+600(SB)/4, $0x3eaaaaab
+DATA scanc<>+604(SB)/4, $0x3eaaaaab
+GLOBL scanc<>(SB), RODATA|NOPTR, $608
 
 // HSUM(Y, X, T): X's lane 0 = the sum of Y's eight lanes (X is Y's low half); T clobbered.
 #define HSUM(Y, X, T) \
@@ -276,5 +356,105 @@ bj:
 	JNZ    bchan
 
 bdone:
+	VZEROUPPER
+	RET
+
+// EXPNEG: Y4 = e^−|Y0| (the exponent clamped at −86) by scanStep32's polynomial; Y1–Y3
+// clobbered; Y8 = sign bit, Y9 = −86, Y10 = log2(e), Y11 = magic, Y12 = 1.
+#define EXPNEG \
+	VORPS       Y8, Y0, Y1; \
+	VMAXPS      Y9, Y1, Y1; \
+	VMULPS      Y10, Y1, Y1; \
+	VADDPS      Y11, Y1, Y2; \
+	VSUBPS      Y11, Y2, Y3; \
+	VSUBPS      Y3, Y1, Y1; \
+	VMOVUPS     scanc<>+64(SB), Y4; \
+	VFMADD213PS scanc<>+96(SB), Y1, Y4; \
+	VFMADD213PS scanc<>+128(SB), Y1, Y4; \
+	VFMADD213PS scanc<>+160(SB), Y1, Y4; \
+	VFMADD213PS scanc<>+192(SB), Y1, Y4; \
+	VFMADD213PS scanc<>+224(SB), Y1, Y4; \
+	VFMADD213PS Y12, Y1, Y4; \
+	VPSUBD      Y11, Y2, Y2; \
+	VPSLLD      $23, Y2, Y2; \
+	VPADDD      Y2, Y4, Y4
+
+#define SIGCONSTS \
+	VMOVUPS scanc<>+288(SB), Y8; \
+	VMOVUPS scanc<>+320(SB), Y9; \
+	VMOVUPS scanc<>+352(SB), Y10; \
+	VMOVUPS scanc<>+32(SB), Y11; \
+	VMOVUPS scanc<>+256(SB), Y12
+
+// func sigmoidVec(dst, x *float32, n int)
+//
+// dst[i] = σ(x[i]) for i < n − n mod 8, as sigmoidArr: e = e^−|x|, σ = (x < 0 ? e : 1)/(1+e).
+TEXT ·sigmoidVec(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JE   sdone
+	SIGCONSTS
+
+sloop:
+	VMOVUPS   (SI), Y0
+	EXPNEG
+	VADDPS    Y12, Y4, Y5
+	VBLENDVPS Y0, Y4, Y12, Y6
+	VDIVPS    Y5, Y6, Y6
+	VMOVUPS   Y6, (DI)
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       sloop
+
+sdone:
+	VZEROUPPER
+	RET
+
+// func softplusSigmoidVec(sp, sg, x *float32, n int)
+//
+// sp[i] = log(1+e^x[i]) and sg[i] = σ(x[i]) for i < n − n mod 8, as softplusSigmoidArr:
+// log(1+e) = 2·atanh(q), q = e/(2+e), by the odd series to q¹³, plus max(x, 0).
+TEXT ·softplusSigmoidVec(SB), NOSPLIT, $0-32
+	MOVQ sp+0(FP), DI
+	MOVQ sg+8(FP), DX
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	JE   pdone
+	SIGCONSTS
+	VXORPS Y13, Y13, Y13
+
+ploop:
+	VMOVUPS     (SI), Y0
+	EXPNEG
+	VADDPS      Y12, Y4, Y5
+	VBLENDVPS   Y0, Y4, Y12, Y6
+	VDIVPS      Y5, Y6, Y6
+	VMOVUPS     Y6, (DX)
+	VADDPS      scanc<>+384(SB), Y4, Y5
+	VDIVPS      Y5, Y4, Y5
+	VMULPS      Y5, Y5, Y1
+	VMOVUPS     scanc<>+416(SB), Y2
+	VFMADD213PS scanc<>+448(SB), Y1, Y2
+	VFMADD213PS scanc<>+480(SB), Y1, Y2
+	VFMADD213PS scanc<>+512(SB), Y1, Y2
+	VFMADD213PS scanc<>+544(SB), Y1, Y2
+	VFMADD213PS scanc<>+576(SB), Y1, Y2
+	VFMADD213PS Y12, Y1, Y2
+	VADDPS      Y5, Y5, Y5
+	VMULPS      Y5, Y2, Y2
+	VMAXPS      Y13, Y0, Y3
+	VADDPS      Y3, Y2, Y2
+	VMOVUPS     Y2, (DI)
+	ADDQ        $32, SI
+	ADDQ        $32, DI
+	ADDQ        $32, DX
+	DECQ        CX
+	JNZ         ploop
+
+pdone:
 	VZEROUPPER
 	RET

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -50,5 +51,34 @@ func TestScanRowsMatchPortable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestActivationsVecMatchPortable holds the AVX2 sigmoid and softplus (arrays of eight and
+// more) to the portable loops (arrays of fewer than eight) on ±100, zeros and infinities.
+func TestActivationsVecMatchPortable(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2 and FMA: the vector loops do not run")
+	}
+	var x []float32
+	for i := 0; i <= 4000; i++ {
+		x = append(x, float32(-100+200*float64(i)/4000))
+	}
+	x = append(x, 0, -1e-8, 1e-8, float32(math.Inf(1)), float32(math.Inf(-1)), -0.5, 0.5)
+	n := len(x)
+	vsg, vsp, vsg2 := make([]float32, n), make([]float32, n), make([]float32, n)
+	sigmoidArr(vsg, x)
+	softplusSigmoidArr(vsp, vsg2, x)
+	psg, psp, psg2 := make([]float32, n), make([]float32, n), make([]float32, n)
+	for lo := 0; lo < n; lo += 7 { // fewer than eight: the portable loops
+		hi := min(n, lo+7)
+		sigmoidArr(psg[lo:hi], x[lo:hi])
+		softplusSigmoidArr(psp[lo:hi], psg2[lo:hi], x[lo:hi])
+	}
+	for i, v := range x {
+		tol := 2e-7 * math.Max(1, math.Abs(float64(psp[i])))
+		if math.Abs(float64(vsg[i]-psg[i])) > 2e-7 || math.Abs(float64(vsg2[i]-psg2[i])) > 2e-7 || math.Abs(float64(vsp[i]-psp[i])) > tol {
+			t.Fatalf("x=%v: vector σ %v %v softplus %v; portable σ %v %v softplus %v", v, vsg[i], vsg2[i], vsp[i], psg[i], psg2[i], psp[i])
+		}
 	}
 }
