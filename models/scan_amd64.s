@@ -359,25 +359,43 @@ bdone:
 	VZEROUPPER
 	RET
 
-// EXPNEG: Y4 = e^−|Y0| (the exponent clamped at −86) by scanStep32's polynomial; Y1–Y3
-// clobbered; Y8 = sign bit, Y9 = −86, Y10 = log2(e), Y11 = magic, Y12 = 1.
+// EXPNEG: Y4 = e^−|Y0| (the exponent clamped at −86) by sigmoidArr's polynomial, each
+// product rounded before its sum as the portable loop's (no FMA: the two agree bit for bit);
+// Y1–Y3 clobbered; Y8 = sign bit, Y9 = −86, Y10 = log2(e), Y11 = magic, Y12 = 1.
 #define EXPNEG \
-	VORPS       Y8, Y0, Y1; \
-	VMAXPS      Y9, Y1, Y1; \
-	VMULPS      Y10, Y1, Y1; \
-	VADDPS      Y11, Y1, Y2; \
-	VSUBPS      Y11, Y2, Y3; \
-	VSUBPS      Y3, Y1, Y1; \
-	VMOVUPS     scanc<>+64(SB), Y4; \
-	VFMADD213PS scanc<>+96(SB), Y1, Y4; \
-	VFMADD213PS scanc<>+128(SB), Y1, Y4; \
-	VFMADD213PS scanc<>+160(SB), Y1, Y4; \
-	VFMADD213PS scanc<>+192(SB), Y1, Y4; \
-	VFMADD213PS scanc<>+224(SB), Y1, Y4; \
-	VFMADD213PS Y12, Y1, Y4; \
-	VPSUBD      Y11, Y2, Y2; \
-	VPSLLD      $23, Y2, Y2; \
-	VPADDD      Y2, Y4, Y4
+	VORPS   Y8, Y0, Y1; \
+	VMAXPS  Y9, Y1, Y1; \
+	VMULPS  Y10, Y1, Y1; \
+	VADDPS  Y11, Y1, Y2; \
+	VSUBPS  Y11, Y2, Y3; \
+	VSUBPS  Y3, Y1, Y1; \
+	VMOVUPS scanc<>+64(SB), Y4; \
+	VMULPS  Y1, Y4, Y4; \
+	VADDPS  scanc<>+96(SB), Y4, Y4; \
+	VMULPS  Y1, Y4, Y4; \
+	VADDPS  scanc<>+128(SB), Y4, Y4; \
+	VMULPS  Y1, Y4, Y4; \
+	VADDPS  scanc<>+160(SB), Y4, Y4; \
+	VMULPS  Y1, Y4, Y4; \
+	VADDPS  scanc<>+192(SB), Y4, Y4; \
+	VMULPS  Y1, Y4, Y4; \
+	VADDPS  scanc<>+224(SB), Y4, Y4; \
+	VMULPS  Y1, Y4, Y4; \
+	VADDPS  Y12, Y4, Y4; \
+	VPSUBD  Y11, Y2, Y2; \
+	VPSLLD  $23, Y2, Y2; \
+	VPADDD  Y2, Y4, Y4
+
+// SIGMOID: Y7 = (1 + neg·(e−1)) / (1+e) with e = Y4 and neg = Y0's sign bit as 0 or 1, as
+// sigmoidArr computes it; Y5, Y6 clobbered.
+#define SIGMOID \
+	VADDPS    Y12, Y4, Y5; \
+	VPSRLD    $31, Y0, Y6; \
+	VCVTDQ2PS Y6, Y6; \
+	VSUBPS    Y12, Y4, Y7; \
+	VMULPS    Y7, Y6, Y7; \
+	VADDPS    Y12, Y7, Y7; \
+	VDIVPS    Y5, Y7, Y7
 
 #define SIGCONSTS \
 	VMOVUPS scanc<>+288(SB), Y8; \
@@ -398,12 +416,10 @@ TEXT ·sigmoidVec(SB), NOSPLIT, $0-24
 	SIGCONSTS
 
 sloop:
-	VMOVUPS   (SI), Y0
+	VMOVUPS (SI), Y0
 	EXPNEG
-	VADDPS    Y12, Y4, Y5
-	VBLENDVPS Y0, Y4, Y12, Y6
-	VDIVPS    Y5, Y6, Y6
-	VMOVUPS   Y6, (DI)
+	SIGMOID
+	VMOVUPS Y7, (DI)
 	ADDQ      $32, SI
 	ADDQ      $32, DI
 	DECQ      CX
@@ -430,20 +446,24 @@ TEXT ·softplusSigmoidVec(SB), NOSPLIT, $0-32
 ploop:
 	VMOVUPS     (SI), Y0
 	EXPNEG
-	VADDPS      Y12, Y4, Y5
-	VBLENDVPS   Y0, Y4, Y12, Y6
-	VDIVPS      Y5, Y6, Y6
-	VMOVUPS     Y6, (DX)
+	SIGMOID
+	VMOVUPS     Y7, (DX)
 	VADDPS      scanc<>+384(SB), Y4, Y5
 	VDIVPS      Y5, Y4, Y5
 	VMULPS      Y5, Y5, Y1
 	VMOVUPS     scanc<>+416(SB), Y2
-	VFMADD213PS scanc<>+448(SB), Y1, Y2
-	VFMADD213PS scanc<>+480(SB), Y1, Y2
-	VFMADD213PS scanc<>+512(SB), Y1, Y2
-	VFMADD213PS scanc<>+544(SB), Y1, Y2
-	VFMADD213PS scanc<>+576(SB), Y1, Y2
-	VFMADD213PS Y12, Y1, Y2
+	VMULPS      Y1, Y2, Y2
+	VADDPS      scanc<>+448(SB), Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VADDPS      scanc<>+480(SB), Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VADDPS      scanc<>+512(SB), Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VADDPS      scanc<>+544(SB), Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VADDPS      scanc<>+576(SB), Y2, Y2
+	VMULPS      Y1, Y2, Y2
+	VADDPS      Y12, Y2, Y2
 	VADDPS      Y5, Y5, Y5
 	VMULPS      Y5, Y2, Y2
 	VMAXPS      Y13, Y0, Y3
