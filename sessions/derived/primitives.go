@@ -79,6 +79,40 @@ type PrimitiveCell struct {
 	// unknown).
 	ContextFree *float64    `json:"context_free,omitempty"`
 	PaperLevel  *PaperLevel `json:"paper_level,omitempty"`
+	// Simplex is the belief simplex of an hmm cell over its seeds' newest geometry snapshots
+	// (nil when none holds one).
+	Simplex *SimplexStat `json:"simplex,omitempty"`
+}
+
+// SimplexStat is the belief-simplex measurement (sessions.Simplex) of a cell's seeds: k-means
+// purity, R² of the linear map to the posterior and the mean corner distance, each a Stat
+// over the seeds whose newest snapshot holds one, at the snapshots' steps.
+type SimplexStat struct {
+	States     int   `json:"states"`
+	Purity     Stat  `json:"purity"`
+	R2         Stat  `json:"r2"`
+	CornerDist Stat  `json:"corner_dist"`
+	Steps      []int `json:"steps"`
+}
+
+// SimplexOf pools the simplex measurements of snapshots (nil entries skipped) taken at
+// steps; nil when none has one.
+func SimplexOf(snaps []*sessions.Snapshot, steps []int) *SimplexStat {
+	var p, r, d []float64
+	out := &SimplexStat{}
+	for i, sn := range snaps {
+		if sn == nil || sn.Simplex == nil {
+			continue
+		}
+		out.States = sn.Simplex.States
+		p, r, d = append(p, float64(sn.Simplex.Purity)), append(r, float64(sn.Simplex.R2)), append(d, float64(sn.Simplex.MeanCornerDist))
+		out.Steps = append(out.Steps, steps[i])
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	out.Purity, out.R2, out.CornerDist = StatOf(p), StatOf(r), StatOf(d)
+	return out
 }
 
 // MetricCurve is a primitive's metric (bit error (a), or accuracy for recall) at each
@@ -170,6 +204,7 @@ func FormatPrimitives(cells []PrimitiveCell) string {
 			c.Primitive.Name, c.Task, model, c.Params, SeedsLabel(c.Seeds), c.BitErrorA.String(4), c.BitErrorB.String(4),
 			c.KL.String(4), c.Accuracy.String(3), pass, c.Verdict, c.SeedsPassed, len(c.Seeds), cf, paper, paperMark(c.Task, c.Model))
 	}
+	b.WriteString(formatSimplex(cells))
 	fmt.Fprintf(&b, "\nVerdict (on the mean over seeds; then the seeds that pass alone): %s passes the line at the end and the seed mean first met it by %g of the steps; %s passes at the end but met it only later; %s fails at the end. Lines: %s on bijection and hmm, %s on recall.\n",
 		VerdictPass, SlowFraction, VerdictSlow, VerdictFail, Primitives()[0].Rule(), Primitives()[2].Rule())
 	return b.String()
@@ -197,6 +232,8 @@ func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, e
 	var out []PrimitiveCell
 	for _, c := range Table(runs, tasks, models) {
 		var curves [][]StepValue
+		var snaps []*sessions.Snapshot
+		var snapSteps []int
 		steps, cf := 0, math.NaN()
 		for _, path := range c.Sessions {
 			dr, err := ReadRun(path)
@@ -209,8 +246,33 @@ func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, e
 			}
 			steps, cf = max(steps, cfg.Steps), ContextFreeLevel(cfg)
 			curves = append(curves, MetricCurve(dr.Evals, c.Primitive))
+			snaps, snapSteps = append(snaps, dr.Snapshot), append(snapSteps, dr.SnapshotStep)
 		}
-		out = append(out, PrimitiveCellOf(c, curves, steps, cf))
+		pc := PrimitiveCellOf(c, curves, steps, cf)
+		pc.Simplex = SimplexOf(snaps, snapSteps)
+		out = append(out, pc)
 	}
 	return out, nil
+}
+
+// formatSimplex is the belief-simplex table of the cells that have one, under Paper I's
+// claim; "" when none has.
+func formatSimplex(cells []PrimitiveCell) string {
+	var b strings.Builder
+	for _, c := range cells {
+		if c.Simplex == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\nBelief simplex (final layer at the observation positions, each seed's newest snapshot). Paper I: Mamba's final layer forms one cluster per hidden state, at the simplex's corners.\n\n")
+			b.WriteString("| task | model | seeds | steps | k | k-means purity | R² to the posterior | corner distance |\n|---|---|---|---|---|---|---|---|\n")
+		}
+		steps := make([]string, len(c.Simplex.Steps))
+		for i, s := range c.Simplex.Steps {
+			steps[i] = fmt.Sprint(s)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s | %s |\n", c.Task, c.Model, len(c.Simplex.Steps), strings.Join(steps, ", "),
+			c.Simplex.States, c.Simplex.Purity.String(3), c.Simplex.R2.String(3), c.Simplex.CornerDist.String(3))
+	}
+	return b.String()
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"windtunnel/sessions"
 )
 
 // TestPrimitiveCellVerdict: ✗ when the seed mean fails at the end, slow when it first meets
@@ -59,5 +61,29 @@ func TestPrimitivesTableText(t *testing.T) {
 	}
 	if _, ok := PaperLevelOf("recall", "transformer"); ok {
 		t.Errorf("recall transformer has no printed level")
+	}
+}
+
+// TestSimplexOf pools the seeds' simplex measurements, skipping snapshots without one, and
+// the table shows them under the paper's claim.
+func TestSimplexOf(t *testing.T) {
+	sx := func(p, r float64) *sessions.Snapshot {
+		return &sessions.Snapshot{Simplex: &sessions.Simplex{States: 5, Purity: sessions.Num(p), R2: sessions.Num(r), MeanCornerDist: 0.5}}
+	}
+	if SimplexOf([]*sessions.Snapshot{nil, {}}, []int{1, 2}) != nil {
+		t.Errorf("no measurement, yet a SimplexStat")
+	}
+	s := SimplexOf([]*sessions.Snapshot{sx(0.9, 0.8), nil, sx(0.7, 0.6)}, []int{100, 200, 300})
+	if s == nil || s.States != 5 || math.Abs(s.Purity.Mean-0.8) > 1e-12 || len(s.Steps) != 2 || s.Steps[1] != 300 {
+		t.Fatalf("pooled %+v", s)
+	}
+	hmm, _ := PrimitiveOf("hmm")
+	c := PrimitiveCellOf(Cell{Task: "hmm", Model: "mamba", Primitive: hmm, Seeds: []uint64{1, 3}}, nil, 1500, math.NaN())
+	c.Simplex = s
+	out := FormatPrimitives([]PrimitiveCell{c})
+	for _, want := range []string{"Belief simplex", "one cluster per hidden state", "| hmm | mamba | 2 | 100, 300 | 5 | 0.800±0.141 | 0.700±0.141 | 0.500±0.000 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
 	}
 }
