@@ -5,159 +5,83 @@
 // of the states from kept decays, and the reverse step of scanStepBack. The state size s is a
 // multiple of 8 (the callers check); e channels of s lanes each, channel-major.
 
-// Constants, eight copies each.
-DATA scanc<>+0(SB)/4, $0xc2f80000 // lo
-DATA scanc<>+4(SB)/4, $0xc2f80000
-DATA scanc<>+8(SB)/4, $0xc2f80000
-DATA scanc<>+12(SB)/4, $0xc2f80000
-DATA scanc<>+16(SB)/4, $0xc2f80000
-DATA scanc<>+20(SB)/4, $0xc2f80000
-DATA scanc<>+24(SB)/4, $0xc2f80000
-DATA scanc<>+28(SB)/4, $0xc2f80000
-DATA scanc<>+32(SB)/4, $0x4b400000 // magic (1.5·2²³; its bits are also the exponent offset)
-DATA scanc<>+36(SB)/4, $0x4b400000
-DATA scanc<>+40(SB)/4, $0x4b400000
-DATA scanc<>+44(SB)/4, $0x4b400000
-DATA scanc<>+48(SB)/4, $0x4b400000
-DATA scanc<>+52(SB)/4, $0x4b400000
-DATA scanc<>+56(SB)/4, $0x4b400000
-DATA scanc<>+60(SB)/4, $0x4b400000
-DATA scanc<>+64(SB)/4, $0x39218489 // c6
-DATA scanc<>+68(SB)/4, $0x39218489
-DATA scanc<>+72(SB)/4, $0x39218489
-DATA scanc<>+76(SB)/4, $0x39218489
-DATA scanc<>+80(SB)/4, $0x39218489
-DATA scanc<>+84(SB)/4, $0x39218489
-DATA scanc<>+88(SB)/4, $0x39218489
-DATA scanc<>+92(SB)/4, $0x39218489
-DATA scanc<>+96(SB)/4, $0x3aaec3ff // c5
-DATA scanc<>+100(SB)/4, $0x3aaec3ff
-DATA scanc<>+104(SB)/4, $0x3aaec3ff
-DATA scanc<>+108(SB)/4, $0x3aaec3ff
-DATA scanc<>+112(SB)/4, $0x3aaec3ff
-DATA scanc<>+116(SB)/4, $0x3aaec3ff
-DATA scanc<>+120(SB)/4, $0x3aaec3ff
-DATA scanc<>+124(SB)/4, $0x3aaec3ff
-DATA scanc<>+128(SB)/4, $0x3c1d955b // c4
-DATA scanc<>+132(SB)/4, $0x3c1d955b
-DATA scanc<>+136(SB)/4, $0x3c1d955b
-DATA scanc<>+140(SB)/4, $0x3c1d955b
-DATA scanc<>+144(SB)/4, $0x3c1d955b
-DATA scanc<>+148(SB)/4, $0x3c1d955b
-DATA scanc<>+152(SB)/4, $0x3c1d955b
-DATA scanc<>+156(SB)/4, $0x3c1d955b
-DATA scanc<>+160(SB)/4, $0x3d635847 // c3
-DATA scanc<>+164(SB)/4, $0x3d635847
-DATA scanc<>+168(SB)/4, $0x3d635847
-DATA scanc<>+172(SB)/4, $0x3d635847
-DATA scanc<>+176(SB)/4, $0x3d635847
-DATA scanc<>+180(SB)/4, $0x3d635847
-DATA scanc<>+184(SB)/4, $0x3d635847
-DATA scanc<>+188(SB)/4, $0x3d635847
-DATA scanc<>+192(SB)/4, $0x3e75fdf0 // c2
-DATA scanc<>+196(SB)/4, $0x3e75fdf0
-DATA scanc<>+200(SB)/4, $0x3e75fdf0
-DATA scanc<>+204(SB)/4, $0x3e75fdf0
-DATA scanc<>+208(SB)/4, $0x3e75fdf0
-DATA scanc<>+212(SB)/4, $0x3e75fdf0
-DATA scanc<>+216(SB)/4, $0x3e75fdf0
-DATA scanc<>+220(SB)/4, $0x3e75fdf0
-DATA scanc<>+224(SB)/4, $0x3f317218 // c1
-DATA scanc<>+228(SB)/4, $0x3f317218
-DATA scanc<>+232(SB)/4, $0x3f317218
-DATA scanc<>+236(SB)/4, $0x3f317218
-DATA scanc<>+240(SB)/4, $0x3f317218
-DATA scanc<>+244(SB)/4, $0x3f317218
-DATA scanc<>+248(SB)/4, $0x3f317218
-DATA scanc<>+252(SB)/4, $0x3f317218
-DATA scanc<>+256(SB)/4, $0x3f800000 // one
-DATA scanc<>+260(SB)/4, $0x3f800000
-DATA scanc<>+264(SB)/4, $0x3f800000
-DATA scanc<>+268(SB)/4, $0x3f800000
-DATA scanc<>+272(SB)/4, $0x3f800000
-DATA scanc<>+276(SB)/4, $0x3f800000
-DATA scanc<>+280(SB)/4, $0x3f800000
-DATA scanc<>+284(SB)/4, $0x3f800000
-DATA scanc<>+288(SB)/4, $0x80000000 // sign
-DATA scanc<>+292(SB)/4, $0x80000000
-DATA scanc<>+296(SB)/4, $0x80000000
-DATA scanc<>+300(SB)/4, $0x80000000
-DATA scanc<>+304(SB)/4, $0x80000000
-DATA scanc<>+308(SB)/4, $0x80000000
-DATA scanc<>+312(SB)/4, $0x80000000
-DATA scanc<>+316(SB)/4, $0x80000000
-DATA scanc<>+320(SB)/4, $0xc2ac0000 // lo86
-DATA scanc<>+324(SB)/4, $0xc2ac0000
-DATA scanc<>+328(SB)/4, $0xc2ac0000
-DATA scanc<>+332(SB)/4, $0xc2ac0000
-DATA scanc<>+336(SB)/4, $0xc2ac0000
-DATA scanc<>+340(SB)/4, $0xc2ac0000
-DATA scanc<>+344(SB)/4, $0xc2ac0000
-DATA scanc<>+348(SB)/4, $0xc2ac0000
-DATA scanc<>+352(SB)/4, $0x3fb8aa3b // log2e
-DATA scanc<>+356(SB)/4, $0x3fb8aa3b
-DATA scanc<>+360(SB)/4, $0x3fb8aa3b
-DATA scanc<>+364(SB)/4, $0x3fb8aa3b
-DATA scanc<>+368(SB)/4, $0x3fb8aa3b
-DATA scanc<>+372(SB)/4, $0x3fb8aa3b
-DATA scanc<>+376(SB)/4, $0x3fb8aa3b
-DATA scanc<>+380(SB)/4, $0x3fb8aa3b
-DATA scanc<>+384(SB)/4, $0x40000000 // two
-DATA scanc<>+388(SB)/4, $0x40000000
-DATA scanc<>+392(SB)/4, $0x40000000
-DATA scanc<>+396(SB)/4, $0x40000000
-DATA scanc<>+400(SB)/4, $0x40000000
-DATA scanc<>+404(SB)/4, $0x40000000
-DATA scanc<>+408(SB)/4, $0x40000000
-DATA scanc<>+412(SB)/4, $0x40000000
-DATA scanc<>+416(SB)/4, $0x3d9d89d9 // 1/13
-DATA scanc<>+420(SB)/4, $0x3d9d89d9
-DATA scanc<>+424(SB)/4, $0x3d9d89d9
-DATA scanc<>+428(SB)/4, $0x3d9d89d9
-DATA scanc<>+432(SB)/4, $0x3d9d89d9
-DATA scanc<>+436(SB)/4, $0x3d9d89d9
-DATA scanc<>+440(SB)/4, $0x3d9d89d9
-DATA scanc<>+444(SB)/4, $0x3d9d89d9
-DATA scanc<>+448(SB)/4, $0x3dba2e8c // 1/11
-DATA scanc<>+452(SB)/4, $0x3dba2e8c
-DATA scanc<>+456(SB)/4, $0x3dba2e8c
-DATA scanc<>+460(SB)/4, $0x3dba2e8c
-DATA scanc<>+464(SB)/4, $0x3dba2e8c
-DATA scanc<>+468(SB)/4, $0x3dba2e8c
-DATA scanc<>+472(SB)/4, $0x3dba2e8c
-DATA scanc<>+476(SB)/4, $0x3dba2e8c
-DATA scanc<>+480(SB)/4, $0x3de38e39 // 1/9
-DATA scanc<>+484(SB)/4, $0x3de38e39
-DATA scanc<>+488(SB)/4, $0x3de38e39
-DATA scanc<>+492(SB)/4, $0x3de38e39
-DATA scanc<>+496(SB)/4, $0x3de38e39
-DATA scanc<>+500(SB)/4, $0x3de38e39
-DATA scanc<>+504(SB)/4, $0x3de38e39
-DATA scanc<>+508(SB)/4, $0x3de38e39
-DATA scanc<>+512(SB)/4, $0x3e124925 // 1/7
-DATA scanc<>+516(SB)/4, $0x3e124925
-DATA scanc<>+520(SB)/4, $0x3e124925
-DATA scanc<>+524(SB)/4, $0x3e124925
-DATA scanc<>+528(SB)/4, $0x3e124925
-DATA scanc<>+532(SB)/4, $0x3e124925
-DATA scanc<>+536(SB)/4, $0x3e124925
-DATA scanc<>+540(SB)/4, $0x3e124925
-DATA scanc<>+544(SB)/4, $0x3e4ccccd // 1/5
-DATA scanc<>+548(SB)/4, $0x3e4ccccd
-DATA scanc<>+552(SB)/4, $0x3e4ccccd
-DATA scanc<>+556(SB)/4, $0x3e4ccccd
-DATA scanc<>+560(SB)/4, $0x3e4ccccd
-DATA scanc<>+564(SB)/4, $0x3e4ccccd
-DATA scanc<>+568(SB)/4, $0x3e4ccccd
-DATA scanc<>+572(SB)/4, $0x3e4ccccd
-DATA scanc<>+576(SB)/4, $0x3eaaaaab // 1/3
-DATA scanc<>+580(SB)/4, $0x3eaaaaab
-DATA scanc<>+584(SB)/4, $0x3eaaaaab
-DATA scanc<>+588(SB)/4, $0x3eaaaaab
-DATA scanc<>+592(SB)/4, $0x3eaaaaab
-DATA scanc<>+596(SB)/4, $0x3eaaaaab
-DATA scanc<>+600(SB)/4, $0x3eaaaaab
-DATA scanc<>+604(SB)/4, $0x3eaaaaab
+// Constants, eight float32 copies each (two a DATA line).
+DATA scanc<>+0(SB)/8, $0xc2f80000c2f80000 // lo
+DATA scanc<>+8(SB)/8, $0xc2f80000c2f80000
+DATA scanc<>+16(SB)/8, $0xc2f80000c2f80000
+DATA scanc<>+24(SB)/8, $0xc2f80000c2f80000
+DATA scanc<>+32(SB)/8, $0x4b4000004b400000 // magic (1.5·2²³; its bits are also the exponent offset)
+DATA scanc<>+40(SB)/8, $0x4b4000004b400000
+DATA scanc<>+48(SB)/8, $0x4b4000004b400000
+DATA scanc<>+56(SB)/8, $0x4b4000004b400000
+DATA scanc<>+64(SB)/8, $0x3921848939218489 // c6
+DATA scanc<>+72(SB)/8, $0x3921848939218489
+DATA scanc<>+80(SB)/8, $0x3921848939218489
+DATA scanc<>+88(SB)/8, $0x3921848939218489
+DATA scanc<>+96(SB)/8, $0x3aaec3ff3aaec3ff // c5
+DATA scanc<>+104(SB)/8, $0x3aaec3ff3aaec3ff
+DATA scanc<>+112(SB)/8, $0x3aaec3ff3aaec3ff
+DATA scanc<>+120(SB)/8, $0x3aaec3ff3aaec3ff
+DATA scanc<>+128(SB)/8, $0x3c1d955b3c1d955b // c4
+DATA scanc<>+136(SB)/8, $0x3c1d955b3c1d955b
+DATA scanc<>+144(SB)/8, $0x3c1d955b3c1d955b
+DATA scanc<>+152(SB)/8, $0x3c1d955b3c1d955b
+DATA scanc<>+160(SB)/8, $0x3d6358473d635847 // c3
+DATA scanc<>+168(SB)/8, $0x3d6358473d635847
+DATA scanc<>+176(SB)/8, $0x3d6358473d635847
+DATA scanc<>+184(SB)/8, $0x3d6358473d635847
+DATA scanc<>+192(SB)/8, $0x3e75fdf03e75fdf0 // c2
+DATA scanc<>+200(SB)/8, $0x3e75fdf03e75fdf0
+DATA scanc<>+208(SB)/8, $0x3e75fdf03e75fdf0
+DATA scanc<>+216(SB)/8, $0x3e75fdf03e75fdf0
+DATA scanc<>+224(SB)/8, $0x3f3172183f317218 // c1
+DATA scanc<>+232(SB)/8, $0x3f3172183f317218
+DATA scanc<>+240(SB)/8, $0x3f3172183f317218
+DATA scanc<>+248(SB)/8, $0x3f3172183f317218
+DATA scanc<>+256(SB)/8, $0x3f8000003f800000 // one
+DATA scanc<>+264(SB)/8, $0x3f8000003f800000
+DATA scanc<>+272(SB)/8, $0x3f8000003f800000
+DATA scanc<>+280(SB)/8, $0x3f8000003f800000
+DATA scanc<>+288(SB)/8, $0x8000000080000000 // sign
+DATA scanc<>+296(SB)/8, $0x8000000080000000
+DATA scanc<>+304(SB)/8, $0x8000000080000000
+DATA scanc<>+312(SB)/8, $0x8000000080000000
+DATA scanc<>+320(SB)/8, $0xc2ac0000c2ac0000 // lo86
+DATA scanc<>+328(SB)/8, $0xc2ac0000c2ac0000
+DATA scanc<>+336(SB)/8, $0xc2ac0000c2ac0000
+DATA scanc<>+344(SB)/8, $0xc2ac0000c2ac0000
+DATA scanc<>+352(SB)/8, $0x3fb8aa3b3fb8aa3b // log2e
+DATA scanc<>+360(SB)/8, $0x3fb8aa3b3fb8aa3b
+DATA scanc<>+368(SB)/8, $0x3fb8aa3b3fb8aa3b
+DATA scanc<>+376(SB)/8, $0x3fb8aa3b3fb8aa3b
+DATA scanc<>+384(SB)/8, $0x4000000040000000 // two
+DATA scanc<>+392(SB)/8, $0x4000000040000000
+DATA scanc<>+400(SB)/8, $0x4000000040000000
+DATA scanc<>+408(SB)/8, $0x4000000040000000
+DATA scanc<>+416(SB)/8, $0x3d9d89d93d9d89d9 // 1/13
+DATA scanc<>+424(SB)/8, $0x3d9d89d93d9d89d9
+DATA scanc<>+432(SB)/8, $0x3d9d89d93d9d89d9
+DATA scanc<>+440(SB)/8, $0x3d9d89d93d9d89d9
+DATA scanc<>+448(SB)/8, $0x3dba2e8c3dba2e8c // 1/11
+DATA scanc<>+456(SB)/8, $0x3dba2e8c3dba2e8c
+DATA scanc<>+464(SB)/8, $0x3dba2e8c3dba2e8c
+DATA scanc<>+472(SB)/8, $0x3dba2e8c3dba2e8c
+DATA scanc<>+480(SB)/8, $0x3de38e393de38e39 // 1/9
+DATA scanc<>+488(SB)/8, $0x3de38e393de38e39
+DATA scanc<>+496(SB)/8, $0x3de38e393de38e39
+DATA scanc<>+504(SB)/8, $0x3de38e393de38e39
+DATA scanc<>+512(SB)/8, $0x3e1249253e124925 // 1/7
+DATA scanc<>+520(SB)/8, $0x3e1249253e124925
+DATA scanc<>+528(SB)/8, $0x3e1249253e124925
+DATA scanc<>+536(SB)/8, $0x3e1249253e124925
+DATA scanc<>+544(SB)/8, $0x3e4ccccd3e4ccccd // 1/5
+DATA scanc<>+552(SB)/8, $0x3e4ccccd3e4ccccd
+DATA scanc<>+560(SB)/8, $0x3e4ccccd3e4ccccd
+DATA scanc<>+568(SB)/8, $0x3e4ccccd3e4ccccd
+DATA scanc<>+576(SB)/8, $0x3eaaaaab3eaaaaab // 1/3
+DATA scanc<>+584(SB)/8, $0x3eaaaaab3eaaaaab
+DATA scanc<>+592(SB)/8, $0x3eaaaaab3eaaaaab
+DATA scanc<>+600(SB)/8, $0x3eaaaaab3eaaaaab
 GLOBL scanc<>(SB), RODATA|NOPTR, $608
 
 // HSUM(Y, X, T): X's lane 0 = the sum of Y's eight lanes (X is Y's low half); T clobbered.
