@@ -14,7 +14,10 @@
 // dissociation over training, and Effect, HeadTable and Worst for ablations. For the
 // language models of Paper III: Standardize, ColumnStats and StandardizeRow (the authors'
 // scaler before their PCA), PrincipalAxis and Project (the entropy axis) and TrendOf (a
-// per-layer series' fall, for dynamic focusing). Bad sizes
+// per-layer series' fall, for dynamic focusing). For Paper I's belief simplex (issue 52):
+// SimplexGeometry (KMeans with k = the HMM's states, Purity against the exact posterior's
+// argmax state, LinearR2 of the least-squares map to the posterior, each cluster centre's
+// image distance from its corner). Bad sizes
 // return errors prefixed "diagnostics: "; functions without an error result signal
 // inconsistent input with NaN or -1 as documented, and TokenMeans panics on it.
 package diagnostics

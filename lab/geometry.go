@@ -166,6 +166,11 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, s diagnostics.Scores, history 
 			}
 			sn.ManifoldOne = recordedManifold(m1, 1, b.P)
 		}
+		if t.tunnel.Name() == "hmm" {
+			if sn.Simplex, err = simplexOf(pr.Final, b, pr.Width, t.cfg.Seed); err != nil {
+				return err
+			}
+		}
 	}
 	effects, err := t.ablationTable(b, pr.Dist)
 	if err != nil {
@@ -338,6 +343,39 @@ func setAblation(sn *sessions.Snapshot, effects []diagnostics.Effect, layers, he
 func recordedManifold(m diagnostics.Manifold, seqs, n int) *sessions.Manifold {
 	return &sessions.Manifold{Share: m.Share, Pearson: sessions.Num(m.Pearson), Spearman: sessions.Num(m.Spearman),
 		Points: m.Points, Entropy: m.Entropy, Sequences: seqs, N: n}
+}
+
+// simplexOf measures the belief simplex of the final layer's states (N·P × width) against
+// the batch's exact posteriors over the hidden states (diagnostics.SimplexGeometry), with the
+// states' PC1 and PC2 for the figure: ValueManifold's subsample, each point's argmax state
+// carried through it in the entropy's place.
+func simplexOf(final []float64, b *tunnels.Batch, width int, seed uint64) (*sessions.Simplex, error) {
+	n := b.N * b.P
+	g, err := diagnostics.SimplexGeometry(final, n, width, b.Posterior, b.C, seed)
+	if err != nil {
+		return nil, fmt.Errorf("lab: belief simplex: %w", err)
+	}
+	state := make([]float64, n)
+	for i, a := range g.Argmax {
+		state[i] = float64(a)
+	}
+	m, err := diagnostics.ValueManifold(final, n, width, state, manifoldPoints)
+	if err != nil {
+		return nil, fmt.Errorf("lab: belief simplex: %w", err)
+	}
+	out := &sessions.Simplex{States: g.States, Purity: sessions.Num(g.Purity), R2: sessions.Num(g.R2),
+		MeanCornerDist: sessions.Num(g.MeanCornerDist), N: n}
+	for _, d := range g.CornerDist {
+		out.CornerDist = append(out.CornerDist, sessions.Num(d))
+	}
+	for i, p := range m.Points {
+		if len(p) < 2 {
+			break // one principal component: nothing to draw
+		}
+		out.Points = append(out.Points, [2]float64{p[0], p[1]})
+		out.Argmax = append(out.Argmax, int(m.Entropy[i]))
+	}
+	return out, nil
 }
 
 // settle finds where the frame-precision series settled within derived.SettleBand: the frame is

@@ -44,3 +44,15 @@ func rmsBackDx(dx, x, dy, gamma *float32, n int, inv, c float32) {
 }
 
 func addVec(dst, src *float32, n int) { panic("models: addVec without AVX2") }
+
+func scanFwdRow(h, hp, ev, ae, b, c, dl, u, acc *float32, e, s int) {
+	panic("models: scanFwdRow without AVX2")
+}
+func scanReplayRow(h, hp, ev, b, du *float32, e, s int) { panic("models: scanReplayRow without AVX2") }
+func scanBackRow(dh, pa, dc, db, h, hp, ev, a, b, c, sc *float32, e, s int) {
+	panic("models: scanBackRow without AVX2")
+}
+func sigmoidVec(dst, x *float32, n int) { panic("models: sigmoidVec without AVX2") }
+func softplusSigmoidVec(sp, sg, x *float32, n int) {
+	panic("models: softplusSigmoidVec without AVX2")
+}

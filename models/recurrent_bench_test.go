@@ -68,7 +68,8 @@ func BenchmarkRecurrentStep(b *testing.B) {
 
 // BenchmarkScanKernel times the float32 selective scan alone on one worker at the quick
 // Mamba's sizes (64 sequences of 37 tokens, E=160, N=16), in CPU nanoseconds per state
-// element (sequence × token × channel × state).
+// element (sequence × token × channel × state): the AVX2 row kernels ("rows") beside the
+// portable loops they replaced ("portable"), in one invocation.
 func BenchmarkScanKernel(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n, L, e, S := 64, 37, 160, 16
@@ -83,8 +84,6 @@ func BenchmarkScanKernel(b *testing.B) {
 	in := []*tensor.Dense{mk(m, e, 1), mk(m, e, 1.5), mk(e, S, 1), mk(m, S, 1), mk(m, S, 1), mk(1, e, 1), mk(m, e, 2)}
 	gin := []*tensor.Dense{mk(m, e, 1), mk(m, e, 1), mk(e, S, 1), mk(m, S, 1), mk(m, S, 1), mk(1, e, 1), mk(m, e, 1)}
 	out := mk(m, e, 1)
-	k := &scanKernel[float32]{p: par.Pool{Workers: 1}, t: L, save: true}
-	k.forward(in, out)
 	run := func(b *testing.B, f func()) {
 		c0 := cpuNs()
 		for i := 0; i < b.N; i++ {
@@ -92,6 +91,13 @@ func BenchmarkScanKernel(b *testing.B) {
 		}
 		b.ReportMetric(float64(cpuNs()-c0)/float64(b.N*m*e*S), "cpu-ns/elem")
 	}
-	b.Run("forward", func(b *testing.B) { run(b, func() { k.forward(in, out) }) })
-	b.Run("backward", func(b *testing.B) { run(b, func() { k.backward(in, out, out, 0, gin) }) })
+	for _, path := range []struct {
+		name   string
+		scalar bool
+	}{{"portable", true}, {"rows", false}} {
+		k := &scanKernel[float32]{p: par.Pool{Workers: 1}, t: L, save: true, scalar: path.scalar}
+		k.forward(in, out)
+		b.Run("forward/"+path.name, func(b *testing.B) { run(b, func() { k.forward(in, out) }) })
+		b.Run("backward/"+path.name, func(b *testing.B) { run(b, func() { k.backward(in, out, out, 0, gin) }) })
+	}
 }

@@ -40,6 +40,14 @@ type scanKernel[T Float] struct {
 	ws [][]T
 	// Per-sequence partial gradients of Alog (E×S) and D (E), summed in a fixed order.
 	part []T
+	// scalar keeps the portable loops where the AVX2 row kernels would run (benchmarks and
+	// tests compare the two).
+	scalar bool
+}
+
+// vec reports whether the AVX2 row kernels of scan_amd64.s run for state size s.
+func (k *scanKernel[T]) vec(s int) bool {
+	return is32[T]() && haveAVX2 && !k.scalar && s > 0 && s%8 == 0
 }
 
 func (k *scanKernel[T]) name() string { return "SelectiveScan" }
@@ -104,7 +112,11 @@ func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	if k.saved {
 		k.dec = grow(k.dec, m*e*S)
 	}
-	k.scratch(k.p.Workers, (e+1)*S)
+	k.scratch(k.p.Workers, 2*e*S+e)
+	if k.vec(S) {
+		k.p.Each(m/L, func(w, q int) { k.forwardRows(k.ws[w], q, e, S, in, out) })
+		return 0
+	}
 	k.p.Each(m/L, func(w, q int) {
 		hs, ev := k.ws[w][:e*S], k.ws[w][e*S:(e+1)*S]
 		zero(hs)
@@ -136,10 +148,14 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 	S := len(alog) / e
 	L, n := k.t, m/k.t
 	es := e * S
-	k.scratch(k.p.Workers, (2*L+2)*es)
+	k.scratch(k.p.Workers, (2*L+2)*es+5*e)
 	k.part = grow(k.part, n*(es+e))
 	a := k.a
 	k.p.Each(n, func(w, q int) {
+		if k.vec(S) {
+			k.backwardRows(k.ws[w], q, e, S, in, gout, gin)
+			return
+		}
 		ws := k.ws[w]
 		hist, dec, dh, h0 := ws[:L*es], ws[L*es:2*L*es], ws[2*L*es:(2*L+1)*es], ws[(2*L+1)*es:(2*L+2)*es]
 		if k.saved {

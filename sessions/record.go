@@ -164,6 +164,27 @@ type Snapshot struct {
 	// JLens is the authors' training-time frame statistic at this snapshot (attention
 	// models); nil without attention and in sessions written before it was recorded.
 	JLens *JLens `json:"jlens,omitempty"`
+	// Simplex is the belief-simplex geometry of the final layer's states at the observation
+	// positions (hmm runs); nil for other tunnels and in sessions written before it was
+	// recorded.
+	Simplex *Simplex `json:"simplex,omitempty"`
+}
+
+// Simplex is Paper I's belief-simplex measurement of an hmm snapshot (diagnostics.Simplex):
+// a k-means with k = the hidden states against the exact posterior's argmax state, the R²
+// of the least-squares map from the final layer's states to the posterior, each cluster
+// centre's image distance from its corner, and the states' first two principal components
+// (a subsample) with each point's argmax state, for the figure.
+type Simplex struct {
+	States         int   `json:"states"`
+	Purity         Num   `json:"purity"`
+	R2             Num   `json:"r2"`
+	CornerDist     []Num `json:"corner_dist"`
+	MeanCornerDist Num   `json:"mean_corner_dist"`
+	// N is the number of points measured; Points (PC1, PC2) and Argmax a subsample of them.
+	N      int          `json:"n"`
+	Points [][2]float64 `json:"points,omitempty"`
+	Argmax []int        `json:"argmax,omitempty"`
 }
 
 // JLensStatistic names the J-lens statistic of a JLens record: the authors' (README,

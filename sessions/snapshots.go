@@ -45,7 +45,7 @@ func (r *Reader) SnapshotsAt(step int) ([]*Snapshot, error) {
 // IsGeometry reports whether s is a geometry snapshot, not an evaluation's attention summary
 // (attention entropies alone).
 func (s *Snapshot) IsGeometry() bool {
-	return s != nil && (s.Frame != nil || s.Manifold != nil || s.JLens != nil || len(s.KeyOrthogonality) > 0 || len(s.Ablation) > 0)
+	return s != nil && (s.Frame != nil || s.Manifold != nil || s.Simplex != nil || s.JLens != nil || len(s.KeyOrthogonality) > 0 || len(s.Ablation) > 0)
 }
 
 // Geometry returns the newest geometry snapshot (IsGeometry) at or before step (step < 0:

@@ -79,6 +79,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newPlotCmd(stdout))
 	root.AddCommand(newReportCmd(stdout, stderr))
 	root.AddCommand(newSweepCmd(stdout, stderr))
+	root.AddCommand(newPrimitivesCmd(stdout, stderr))
 	root.AddCommand(newLLMCmd(stdout, stderr))
 	root.AddCommand(newTimescalesCmd(stdout))
 	root.Args = func(c *cobra.Command, args []string) error {

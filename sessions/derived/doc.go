@@ -9,7 +9,9 @@
 // which sessions are copies of one replicate (Replicates: one configuration and one seed,
 // counted once by the table and the report; CopiesDisagree) and the
 // architecture table built on them (Table: a cell per configuration of a task and model,
-// with its seeds' Stat and pass count), the context-free level (ContextFree, ContextFreeOf
+// with its seeds' Stat and pass count) and the primitives table on it (PrimitiveTable:
+// each cell judged ✓, ✗ or slow by PrimitiveCellOf on its seeds' curves, SlowFraction, the
+// context-free level and Paper I's printed level beside it), the context-free level (ContextFree, ContextFreeOf
 // a recorded run), the scale precision settles on and the settle band, the NaN-skipping
 // mean, and the authors' frame statistic as a series (the J-lens ratio against the current
 // and the final frame, its threshold, the frame's site, pass and settle steps). Every

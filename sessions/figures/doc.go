@@ -15,7 +15,9 @@
 //     posterior entropy, many sequences and one, |ρ| in the titles), ablation (Δ bits per
 //     head with the costliest marked, beside a layer × head heat map), frame (frame, log2 bit
 //     error and 1−|ρ| min–max scaled on one step axis, settle steps as dots) and qk (QK
-//     alignment heat maps per layer); several panels share one file;
+//     alignment heat maps per layer), simplex (an hmm run's final-layer states, PC1 vs PC2
+//     coloured by the exact posterior's argmax state, with k-means purity, R² of the linear
+//     map to the posterior and the corner distance in the title); several panels share one file;
 //   - table: the architecture table (models × tasks, mean bit error (a) or accuracy for
 //     recall, pass/fail) over all the runs, as derived.Table builds it: a model and task run in
 //     several configurations gets one band of its cell per configuration; cells are at most

@@ -277,7 +277,7 @@ func figuresOf(runs []Run) []figure {
 	var figs []figure
 	for _, g := range Groups(runs) {
 		for _, build := range []func(Group) (figure, bool){errorsFigure, entropyFigure, lengthsFigure,
-			keysFigure, manifoldFigure, ablationFigure, frameFigure, jlensFigure, qkFigure} {
+			keysFigure, manifoldFigure, simplexFigure, ablationFigure, frameFigure, jlensFigure, qkFigure} {
 			if f, ok := build(g); ok {
 				figs = append(figs, f)
 			}

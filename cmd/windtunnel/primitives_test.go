@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPrimitivesEndToEnd runs a tiny primitives table (the MLP on bijection and recall, one
+// seed, a few steps) in a fresh folder: the table, its JSON, the report and its figures are
+// written; a second invocation trains nothing and writes the same table.
+func TestPrimitivesEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two short runs")
+	}
+	t.Setenv(childEnv, "1") // the points are this test binary acting as windtunnel
+	dir := filepath.Join(t.TempDir(), "prim")
+	args := []string{"primitives", "--tasks", "bijection,recall", "--models", "mlp", "--seeds", "1", "--steps", "8", "--out", dir}
+	code, out, errs := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("primitives: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, s := range []string{"| belief accumulation | bijection | mlp |", "| random-access binding | recall | mlp |", "✗ 0/1", "1.107", "3.1 %"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("table lacks %q:\n%s", s, out)
+		}
+	}
+	for _, name := range []string{primitivesTable, primitivesJSON, "report.md"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s not written: %v", name, err)
+		}
+	}
+	if figs, _ := filepath.Glob(filepath.Join(dir, "fig", "*.png")); len(figs) == 0 {
+		t.Errorf("no figure in %s/fig", dir)
+	}
+	var js struct {
+		Cells []struct {
+			Task, Verdict string
+			Steps         int
+			PassStep      int `json:"pass_step"`
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, primitivesJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &js); err != nil {
+		t.Fatal(err)
+	}
+	if len(js.Cells) != 2 || js.Cells[0].Task != "bijection" || js.Cells[0].Verdict != "✗" || js.Cells[0].Steps != 8 || js.Cells[0].PassStep != -1 {
+		t.Errorf("cells: %+v", js.Cells)
+	}
+	code, out2, errs2 := runCLI(args...)
+	if code != 0 || !strings.Contains(errs2, "all 2 points done") || strings.Contains(errs2, "training") {
+		t.Fatalf("second primitives: exit %d, want nothing trained:\n%s", code, errs2)
+	}
+	if out2 != out {
+		t.Errorf("the second table differs:\n%s\nvs\n%s", out, out2)
+	}
+	if code, _, errs := runCLI("primitives", "--budget", "huge"); code != 2 || !strings.Contains(errs, "--budget") {
+		t.Errorf("--budget huge: exit %d, %q", code, errs)
+	}
+}

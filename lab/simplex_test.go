@@ -1,0 +1,42 @@
+package lab
+
+import (
+	"math"
+	"testing"
+)
+
+// TestSimplexSnapshots: an hmm run's geometry snapshots carry the belief-simplex measurement
+// (for the transformer and the recurrent baselines alike), a bijection run's do not.
+func TestSimplexSnapshots(t *testing.T) {
+	for _, model := range []string{"transformer", "mamba", "lstm"} {
+		t.Run(model, func(t *testing.T) {
+			c := tinyHMM(model)
+			c.EvalK = nil
+			snaps, _ := runSnapshots(t, c)
+			if len(snaps) == 0 {
+				t.Fatal("no geometry snapshot")
+			}
+			s := snaps[len(snaps)-1].Snapshot.Simplex
+			if s == nil {
+				t.Fatal("an hmm snapshot without the simplex measurement")
+			}
+			p, r2, d := float64(s.Purity), float64(s.R2), float64(s.MeanCornerDist)
+			if s.States != 3 || s.N != 8*4 || len(s.CornerDist) != 3 || !(p >= 1.0/3 && p <= 1) || !(r2 <= 1) || math.IsNaN(d) {
+				t.Errorf("simplex %+v", s)
+			}
+			if len(s.Points) == 0 || len(s.Points) != len(s.Argmax) {
+				t.Errorf("%d points, %d argmax states", len(s.Points), len(s.Argmax))
+			}
+			for _, a := range s.Argmax {
+				if a < 0 || a >= 3 {
+					t.Errorf("argmax state %d", a)
+				}
+			}
+		})
+	}
+	c := tiny("mlp")
+	c.Steps, c.ProbeEvery, c.GeometryN = 20, 10, 8
+	if snaps, _ := runSnapshots(t, c); len(snaps) == 0 || snaps[0].Snapshot.Simplex != nil {
+		t.Errorf("a bijection snapshot with a simplex measurement (%d snapshots)", len(snaps))
+	}
+}

@@ -1,0 +1,86 @@
+package models
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"windtunnel/backends/par"
+)
+
+// TestScanRowsMatchPortable holds the AVX2 row kernels of the float32 scan to the portable
+// loops they replace: the same outputs and input gradients, with the decays kept and
+// recomputed, at the quick Mamba's state size and a width that is not a power of two.
+func TestScanRowsMatchPortable(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2 and FMA: the row kernels do not run")
+	}
+	const tol = 2e-5 // FMA rounding against separate products; the exp is the same polynomial
+	for _, c := range []struct {
+		name        string
+		n, L, e, ns int
+		save        bool
+	}{
+		{"S16/saved", 4, 9, 24, 16, true},
+		{"S16/recompute", 4, 9, 24, 16, false},
+		{"S8/saved", 3, 7, 5, 8, true},
+		{"S32/recompute", 2, 5, 3, 32, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, uint64(c.ns)))
+			mat := func(r, cc int, a float64) *tensor.Dense { return randDense(rng, r, cc, a) }
+			in, _ := scanCase(mat, c.n, c.L, c.e, c.ns)
+			pl := par.Pool{Workers: 2}
+			vec := &scanKernel[float32]{p: pl, t: c.L, save: c.save}
+			if !vec.vec(c.ns) {
+				t.Fatalf("state size %d does not take the row kernels", c.ns)
+			}
+			want := runGraph(t, tensor.Float32, in, kernelGraph(&scanKernel[float32]{p: pl, t: c.L, save: c.save, scalar: true}, false, tensor.Float32))
+			got := runGraph(t, tensor.Float32, in, kernelGraph(vec, false, tensor.Float32))
+			if e := maxRelErr(got.out, want.out); e > tol {
+				t.Errorf("forward differs from the portable loops by %.3g (tolerance %g)", e, tol)
+			}
+			for j := range want.grads {
+				if maxAbs(want.grads[j]) == 0 {
+					t.Errorf("gradient of input %d is all zeros: the check would be vacuous", j)
+				}
+				if e := maxRelErr(got.grads[j], want.grads[j]); e > tol {
+					t.Errorf("gradient of input %d differs from the portable loops by %.3g (tolerance %g)", j, e, tol)
+				}
+			}
+		})
+	}
+}
+
+// TestActivationsVecMatchPortable holds the AVX2 sigmoid and softplus (arrays of eight and
+// more) to the portable loops (arrays of fewer than eight), bit for bit, on ±100, zeros and
+// infinities.
+func TestActivationsVecMatchPortable(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2 and FMA: the vector loops do not run")
+	}
+	var x []float32
+	for i := 0; i <= 4000; i++ {
+		x = append(x, float32(-100+200*float64(i)/4000))
+	}
+	x = append(x, 0, -1e-8, 1e-8, float32(math.Inf(1)), float32(math.Inf(-1)), -0.5, 0.5)
+	n := len(x)
+	vsg, vsp, vsg2 := make([]float32, n), make([]float32, n), make([]float32, n)
+	sigmoidArr(vsg, x)
+	softplusSigmoidArr(vsp, vsg2, x)
+	psg, psp, psg2 := make([]float32, n), make([]float32, n), make([]float32, n)
+	for lo := 0; lo < n; lo += 7 { // fewer than eight: the portable loops
+		hi := min(n, lo+7)
+		sigmoidArr(psg[lo:hi], x[lo:hi])
+		softplusSigmoidArr(psp[lo:hi], psg2[lo:hi], x[lo:hi])
+	}
+	for i, v := range x {
+		// Bit for bit: an evaluation split into chunks puts other elements in the tails, and
+		// chunked and whole evaluations must agree exactly (TestChunkedEvaluationIdentical).
+		if math.Float32bits(vsg[i]) != math.Float32bits(psg[i]) || math.Float32bits(vsg2[i]) != math.Float32bits(psg2[i]) || math.Float32bits(vsp[i]) != math.Float32bits(psp[i]) {
+			t.Fatalf("x=%v: vector σ %v %v softplus %v; portable σ %v %v softplus %v", v, vsg[i], vsg2[i], vsp[i], psg[i], psg2[i], psp[i])
+		}
+	}
+}

@@ -1,0 +1,278 @@
+package derived
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"windtunnel/lab/runconfig"
+	"windtunnel/sessions"
+)
+
+// SlowFraction is where "slow" begins: a cell that passes at the end of its runs, but whose
+// seed-mean curve first meets the pass line after this fraction of the runs' steps, is
+// "slow" (Paper I's word for Mamba on binding), not ✓.
+const SlowFraction = 0.5
+
+// The verdicts of a primitives cell.
+const (
+	VerdictPass = "✓"
+	VerdictFail = "✗"
+	VerdictSlow = "slow"
+)
+
+// PaperLevel is a level Paper I prints for a cell, in the measure of the cell's primitive.
+type PaperLevel struct {
+	// Value is the printed number: bits for bijection and HMM, accuracy (0..1) for recall.
+	Value float64 `json:"value"`
+	// Note says where it is printed when that matters (the HMM table's version, "slow").
+	Note string `json:"note,omitempty"`
+}
+
+// String is the level as the table shows it: "0.010 bits", "97.8 % (slow)".
+func (l PaperLevel) String(p Primitive) string {
+	s := fmt.Sprintf("%.3g bits", l.Value)
+	if p.AtLeast() {
+		s = fmt.Sprintf("%.1f %%", 100*l.Value)
+	}
+	if l.Note != "" {
+		s += " (" + l.Note + ")"
+	}
+	return s
+}
+
+// PaperLevelOf is Paper I's printed level for a model on a task (issue 52 quotes them):
+// bijection LSTM 0.009 and Mamba 0.010 bits; HMM transformer 0.049, Mamba 0.024, LSTM 0.411
+// bits (the v3 table; the v1 table's K = 20 transformer is 7.5e-5); recall Mamba 97.8 %
+// ("slow") and LSTM 0.5 % accuracy. False where the paper prints no number (its verdict,
+// PaperVerdict, stands alone there).
+func PaperLevelOf(task, model string) (PaperLevel, bool) {
+	l, ok := map[[2]string]PaperLevel{
+		{"bijection", "lstm"}:     {Value: 0.009},
+		{"bijection", "mamba"}:    {Value: 0.010},
+		{"hmm", "transformer"}:    {Value: 0.049, Note: "v3; v1 at K = 20: 7.5e-5"},
+		{"hmm", "mamba"}:          {Value: 0.024, Note: "v3"},
+		{"hmm", "lstm"}:           {Value: 0.411, Note: "v3"},
+		{"recall", "mamba"}:       {Value: 0.978, Note: "slow"},
+		{"recall", "lstm"}:        {Value: 0.005},
+		{"recall", "transformer"}: {}, // printed as a pass without a level
+	}[[2]string{task, model}]
+	if ok && l.Value == 0 {
+		return PaperLevel{}, false
+	}
+	return l, ok
+}
+
+// PrimitiveCell is a cell of the primitives table: the architecture table's cell with the
+// step its seeds' mean first met the pass line, its verdict (✓, ✗ or slow), the
+// context-free level and Paper I's.
+type PrimitiveCell struct {
+	Cell
+	// Steps is the runs' planned steps; SlowAfter = SlowFraction·Steps.
+	Steps     int `json:"steps"`
+	SlowAfter int `json:"slow_after"`
+	// PassStep is the first evaluated step at which the mean over seeds meets the pass line
+	// (-1: never).
+	PassStep int    `json:"pass_step"`
+	Verdict  string `json:"verdict"`
+	// ContextFree is the context-free predictor's level in the primitive's measure (nil where
+	// unknown).
+	ContextFree *float64    `json:"context_free,omitempty"`
+	PaperLevel  *PaperLevel `json:"paper_level,omitempty"`
+	// Simplex is the belief simplex of an hmm cell over its seeds' newest geometry snapshots
+	// (nil when none holds one).
+	Simplex *SimplexStat `json:"simplex,omitempty"`
+}
+
+// SimplexStat is the belief-simplex measurement (sessions.Simplex) of a cell's seeds: k-means
+// purity, R² of the linear map to the posterior and the mean corner distance, each a Stat
+// over the seeds whose newest snapshot holds one, at the snapshots' steps.
+type SimplexStat struct {
+	States     int   `json:"states"`
+	Purity     Stat  `json:"purity"`
+	R2         Stat  `json:"r2"`
+	CornerDist Stat  `json:"corner_dist"`
+	Steps      []int `json:"steps"`
+}
+
+// SimplexOf pools the simplex measurements of snapshots (nil entries skipped) taken at
+// steps; nil when none has one.
+func SimplexOf(snaps []*sessions.Snapshot, steps []int) *SimplexStat {
+	var p, r, d []float64
+	out := &SimplexStat{}
+	for i, sn := range snaps {
+		if sn == nil || sn.Simplex == nil {
+			continue
+		}
+		out.States = sn.Simplex.States
+		p, r, d = append(p, float64(sn.Simplex.Purity)), append(r, float64(sn.Simplex.R2)), append(d, float64(sn.Simplex.MeanCornerDist))
+		out.Steps = append(out.Steps, steps[i])
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	out.Purity, out.R2, out.CornerDist = StatOf(p), StatOf(r), StatOf(d)
+	return out
+}
+
+// MetricCurve is a primitive's metric (bit error (a), or accuracy for recall) at each
+// whole-model evaluation of evals, in step order.
+func MetricCurve(evals []sessions.Record, p Primitive) []StepValue {
+	var out []StepValue
+	for _, r := range evals {
+		if r.Eval == nil {
+			continue
+		}
+		v := r.Eval.BitErrorPosition
+		if p.AtLeast() {
+			v = r.Eval.Accuracy
+		}
+		out = append(out, StepValue{Step: r.Step, V: v})
+	}
+	return out
+}
+
+// PrimitiveCellOf judges a cell: curves are its seeds' metric curves (MetricCurve), steps
+// the runs' planned steps, contextFree the context-free level (NaN: unknown). ✗ when the
+// mean over seeds fails the pass line at the end (Cell.Pass); slow when it passes but the
+// seed-mean curve (SeedBand, at steps every seed covers) first meets the line after
+// SlowFraction·steps; else ✓.
+func PrimitiveCellOf(c Cell, curves [][]StepValue, steps int, contextFree float64) PrimitiveCell {
+	pc := PrimitiveCell{Cell: c, Steps: steps, SlowAfter: int(math.Round(SlowFraction * float64(steps))), PassStep: -1}
+	for _, b := range SeedBand(curves) {
+		if b.N == len(curves) && c.Primitive.Meets(b.Mean) {
+			pc.PassStep = b.Step
+			break
+		}
+	}
+	switch {
+	case !c.Pass:
+		pc.Verdict = VerdictFail
+	case pc.PassStep > pc.SlowAfter:
+		pc.Verdict = VerdictSlow
+	default:
+		pc.Verdict = VerdictPass
+	}
+	if !math.IsNaN(contextFree) {
+		pc.ContextFree = &contextFree
+	}
+	if l, ok := PaperLevelOf(c.Task, c.Model); ok {
+		pc.PaperLevel = &l
+	}
+	return pc
+}
+
+// paperMark is Paper I's verdict in the table's words: ✓, ✗, or slow for Mamba on recall.
+func paperMark(task, model string) string {
+	switch v := PaperVerdict(task, model); {
+	case task == "recall" && model == "mamba":
+		return VerdictSlow
+	case v == "pass":
+		return VerdictPass
+	case v == "fail":
+		return VerdictFail
+	}
+	return "—"
+}
+
+// FormatPrimitives renders the cells as a markdown table (one row a cell, in order) with
+// the verdict rule under it.
+func FormatPrimitives(cells []PrimitiveCell) string {
+	var b strings.Builder
+	b.WriteString("| primitive | task | model | params | seeds | bit error (a) | bit error (b) | KL bits | accuracy | first pass (step) | verdict | context-free | paper | paper verdict |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, c := range cells {
+		pass := "never"
+		if c.PassStep >= 0 {
+			pass = fmt.Sprintf("%d of %d", c.PassStep, c.Steps)
+		}
+		cf, paper := "—", "—"
+		if c.ContextFree != nil {
+			cf = fmt.Sprintf("%.3f", *c.ContextFree)
+			if c.Primitive.AtLeast() {
+				cf = fmt.Sprintf("%.1f %%", 100**c.ContextFree)
+			}
+		}
+		if c.PaperLevel != nil {
+			paper = c.PaperLevel.String(c.Primitive)
+		}
+		model := c.Model
+		if c.Config != "" {
+			model += " [" + c.Config + "]"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s %d/%d | %s | %s | %s |\n",
+			c.Primitive.Name, c.Task, model, c.Params, SeedsLabel(c.Seeds), c.BitErrorA.String(4), c.BitErrorB.String(4),
+			c.KL.String(4), c.Accuracy.String(3), pass, c.Verdict, c.SeedsPassed, len(c.Seeds), cf, paper, paperMark(c.Task, c.Model))
+	}
+	b.WriteString(formatSimplex(cells))
+	fmt.Fprintf(&b, "\nVerdict (on the mean over seeds; then the seeds that pass alone): %s passes the line at the end and the seed mean first met it by %g of the steps; %s passes at the end but met it only later; %s fails at the end. Lines: %s on bijection and hmm, %s on recall.\n",
+		VerdictPass, SlowFraction, VerdictSlow, VerdictFail, Primitives()[0].Rule(), Primitives()[2].Rule())
+	return b.String()
+}
+
+// ContextFreeLevel is the context-free predictor's level for a run of cfg in its
+// primitive's measure: bijection bit error (ContextFreeBits of V), recall accuracy 1/Kv (a
+// uniform guess over the values: the position alone says nothing of which is bound); NaN
+// for the HMM, whose level the configuration does not give.
+func ContextFreeLevel(cfg runconfig.Config) float64 {
+	t := cfg.Tunnel.WithDefaults()
+	switch cfg.Task {
+	case "bijection":
+		return ContextFreeBits(t.V)
+	case "recall":
+		return 1 / float64(t.Values)
+	}
+	return math.NaN()
+}
+
+// PrimitiveTable is the primitives table of finished runs: the architecture table's cells
+// (Table, in the order tasks × models), each judged by PrimitiveCellOf on its seeds'
+// evaluation curves, read back from their sessions.
+func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, error) {
+	var out []PrimitiveCell
+	for _, c := range Table(runs, tasks, models) {
+		var curves [][]StepValue
+		var snaps []*sessions.Snapshot
+		var snapSteps []int
+		steps, cf := 0, math.NaN()
+		for _, path := range c.Sessions {
+			dr, err := ReadRun(path)
+			if err != nil {
+				return nil, err
+			}
+			cfg, err := SessionConfig(dr.Meta)
+			if err != nil {
+				return nil, fmt.Errorf("derived: primitives: %s: %w", path, err)
+			}
+			steps, cf = max(steps, cfg.Steps), ContextFreeLevel(cfg)
+			curves = append(curves, MetricCurve(dr.Evals, c.Primitive))
+			snaps, snapSteps = append(snaps, dr.Snapshot), append(snapSteps, dr.SnapshotStep)
+		}
+		pc := PrimitiveCellOf(c, curves, steps, cf)
+		pc.Simplex = SimplexOf(snaps, snapSteps)
+		out = append(out, pc)
+	}
+	return out, nil
+}
+
+// formatSimplex is the belief-simplex table of the cells that have one, under Paper I's
+// claim; "" when none has.
+func formatSimplex(cells []PrimitiveCell) string {
+	var b strings.Builder
+	for _, c := range cells {
+		if c.Simplex == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\nBelief simplex (final layer at the observation positions, each seed's newest snapshot). Paper I: Mamba's final layer forms one cluster per hidden state, at the simplex's corners.\n\n")
+			b.WriteString("| task | model | seeds | steps | k | k-means purity | R² to the posterior | corner distance |\n|---|---|---|---|---|---|---|---|\n")
+		}
+		steps := make([]string, len(c.Simplex.Steps))
+		for i, s := range c.Simplex.Steps {
+			steps[i] = fmt.Sprint(s)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s | %s |\n", c.Task, c.Model, len(c.Simplex.Steps), strings.Join(steps, ", "),
+			c.Simplex.States, c.Simplex.Purity.String(3), c.Simplex.R2.String(3), c.Simplex.CornerDist.String(3))
+	}
+	return b.String()
+}

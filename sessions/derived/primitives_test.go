@@ -1,0 +1,89 @@
+package derived
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"windtunnel/sessions"
+)
+
+// TestPrimitiveCellVerdict: ✗ when the seed mean fails at the end, slow when it first meets
+// the line after SlowFraction of the steps, ✓ when by then; the first pass is where every
+// seed has a value and their mean meets the line.
+func TestPrimitiveCellVerdict(t *testing.T) {
+	recall, _ := PrimitiveOf("recall")
+	bij, _ := PrimitiveOf("bijection")
+	curve := func(vs ...float64) []StepValue {
+		out := make([]StepValue, len(vs))
+		for i, v := range vs {
+			out[i] = StepValue{Step: 100 * (i + 1), V: v}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name     string
+		p        Primitive
+		pass     bool
+		curves   [][]StepValue
+		wantStep int
+		want     string
+	}{
+		{"early", bij, true, [][]StepValue{curve(0.5, 0.1, 0.05, 0.04), curve(0.6, 0.12, 0.06, 0.05)}, 200, VerdictPass},
+		{"at the half", bij, true, [][]StepValue{curve(0.5, 0.3, 0.1, 0.04)}, 300, VerdictPass},
+		{"late", recall, true, [][]StepValue{curve(0.25, 0.25, 0.25, 0.95), curve(0.25, 0.25, 0.9, 0.97)}, 400, VerdictSlow},
+		{"one seed early is not the mean", recall, true, [][]StepValue{curve(0.95, 0.95, 0.95, 0.95), curve(0.25, 0.25, 0.25, 0.95)}, 400, VerdictSlow},
+		{"fails", bij, false, [][]StepValue{curve(2, 1.5, 1.2, 1.1)}, -1, VerdictFail},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := PrimitiveCellOf(Cell{Task: c.p.Task, Model: "mamba", Primitive: c.p, Pass: c.pass}, c.curves, 600, math.NaN())
+			if got.PassStep != c.wantStep || got.Verdict != c.want || got.SlowAfter != 300 {
+				t.Errorf("pass step %d verdict %q slow after %d; want %d %q 300", got.PassStep, got.Verdict, got.SlowAfter, c.wantStep, c.want)
+			}
+		})
+	}
+}
+
+// TestPrimitivesTableText: the paper's level, the context-free level and the paper's
+// verdict (slow for Mamba on recall) stand beside a cell.
+func TestPrimitivesTableText(t *testing.T) {
+	recall, _ := PrimitiveOf("recall")
+	bij, _ := PrimitiveOf("bijection")
+	cells := []PrimitiveCell{
+		PrimitiveCellOf(Cell{Task: "recall", Model: "mamba", Primitive: recall, Seeds: []uint64{1, 2, 3}}, nil, 1000, 1.0/32),
+		PrimitiveCellOf(Cell{Task: "bijection", Model: "lstm", Primitive: bij, Seeds: []uint64{1}}, nil, 1000, ContextFreeBits(20)),
+	}
+	s := FormatPrimitives(cells)
+	for _, want := range []string{"97.8 % (slow) | slow |", "| 3.1 % |", "| 1.107 | 0.009 bits | ✓ |", "1..3"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("table lacks %q:\n%s", want, s)
+		}
+	}
+	if _, ok := PaperLevelOf("recall", "transformer"); ok {
+		t.Errorf("recall transformer has no printed level")
+	}
+}
+
+// TestSimplexOf pools the seeds' simplex measurements, skipping snapshots without one, and
+// the table shows them under the paper's claim.
+func TestSimplexOf(t *testing.T) {
+	sx := func(p, r float64) *sessions.Snapshot {
+		return &sessions.Snapshot{Simplex: &sessions.Simplex{States: 5, Purity: sessions.Num(p), R2: sessions.Num(r), MeanCornerDist: 0.5}}
+	}
+	if SimplexOf([]*sessions.Snapshot{nil, {}}, []int{1, 2}) != nil {
+		t.Errorf("no measurement, yet a SimplexStat")
+	}
+	s := SimplexOf([]*sessions.Snapshot{sx(0.9, 0.8), nil, sx(0.7, 0.6)}, []int{100, 200, 300})
+	if s == nil || s.States != 5 || math.Abs(s.Purity.Mean-0.8) > 1e-12 || len(s.Steps) != 2 || s.Steps[1] != 300 {
+		t.Fatalf("pooled %+v", s)
+	}
+	hmm, _ := PrimitiveOf("hmm")
+	c := PrimitiveCellOf(Cell{Task: "hmm", Model: "mamba", Primitive: hmm, Seeds: []uint64{1, 3}}, nil, 1500, math.NaN())
+	c.Simplex = s
+	out := FormatPrimitives([]PrimitiveCell{c})
+	for _, want := range []string{"Belief simplex", "one cluster per hidden state", "| hmm | mamba | 2 | 100, 300 | 5 | 0.800±0.141 | 0.700±0.141 | 0.500±0.000 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
