@@ -190,8 +190,10 @@ func canvasPoint(lc *linechart.Model, f canvas.Float64Point) canvas.Point {
 
 // drawRefs draws the reference lines across the graph (before the series, which are drawn
 // over them), and returns the margin label of every canvas row and the row of every line
-// (−1: outside the range). A line that rounds to a row already taken moves up one row, so
-// each keeps its own label.
+// (−1: outside the range, or sharing the row of an earlier line). Each line lies on the row
+// that series values equal to it are drawn on; lines that round to one row share it, its
+// label naming them all ("Bayes/pass") and its tick the first's value, so no line is moved
+// onto a row whose values are not its own.
 func (c Chart) drawRefs(lc *linechart.Model, yr Span) ([]string, []int) {
 	labels := make([]string, lc.Height())
 	rows := make([]int, len(c.Refs))
@@ -203,16 +205,18 @@ func (c Chart) drawRefs(lc *linechart.Model, yr Span) ([]string, []int) {
 			continue
 		}
 		row := canvasPoint(lc, canvas.Float64Point{X: lc.ViewMinX(), Y: r.Y}).Y
-		for taken[row] && row > 0 {
-			row--
+		if row < 0 || row >= len(labels) {
+			continue
+		}
+		if taken[row] {
+			labels[row] += "/" + r.Label
+			continue
 		}
 		taken[row], rows[i] = true, row
 		for x := o.X + 1; x < o.X+1+lc.GraphWidth(); x++ {
 			lc.Canvas.SetCell(canvas.Point{X: x, Y: row}, canvas.NewCellWithStyle(RefGlyph, c.RefStyle))
 		}
-		if row >= 0 && row < len(labels) {
-			labels[row] = r.Label
-		}
+		labels[row] = r.Label
 	}
 	return labels, rows
 }
