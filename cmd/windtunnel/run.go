@@ -39,7 +39,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
 			if !f.headless && f.predictions == "" && !asJSON && onTerminal(stdout) {
-				return launch.WithDashboard(ctx, st, stderr, isTerminal(stderr))
+				return launch.WithDashboard(ctx, st, stdout, stderr, isTerminal(stderr))
 			}
 			var pw io.Writer
 			if f.predictions != "" {
