@@ -58,8 +58,8 @@ func (m *Manifest) Here(ctx context.Context, l Local, out, log io.Writer) error 
 	start := time.Now()
 	pr, err := l.Run(ctx, m, todo)
 	fmt.Fprintf(out, "sweep %s: %s, %.0f s; windtunnel compare --from %s\n", m.Dir(), pr.Tally(), time.Since(start).Seconds(), m.Dir())
-	if err == nil && pr.Failed > 0 {
-		err = fmt.Errorf("sweep: %d points did not finish (windtunnel sweep status %s; run the sweep again to retry them)", pr.Failed, m.Dir())
+	if n := pr.Failed + pr.Stopped; err == nil && n > 0 {
+		err = fmt.Errorf("sweep: %s did not finish (windtunnel sweep status %s; run the sweep again to retry them)", sessions.Plural(n, "point"), m.Dir())
 	}
 	return err
 }

@@ -81,7 +81,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 	}
 	out := &liner{w: l.Out, tty: l.Tty, every: every}
 	pr := Of(m.Status(nil))
-	pr.Left, pr.Failed, pr.Running = len(todo), 0, 0
+	pr.Left, pr.Failed, pr.Stopped, pr.Running = len(todo), 0, 0, 0
 	pr.Done = pr.Total - len(todo)
 	t0 := time.Now()
 	mt := newMeter(t0)
@@ -132,7 +132,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 				pr.Done++
 				out.event(fmt.Sprintf("%s done in %s", r.p.Name, r.took.Round(time.Second)))
 			} else {
-				pr.Failed++
+				pr.add(st.State) // stopped (cancelled: it resumes), failed, …: as sweep status says
 				why := string(st.State)
 				if st.Detail != "" {
 					why += ": " + st.Detail
@@ -150,7 +150,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 			for _, c := range running {
 				c.Process.Signal(syscall.SIGTERM)
 			}
-			out.event(fmt.Sprintf("stopping %d running points cleanly (they resume on the next run of the sweep)", len(running)))
+			out.event(fmt.Sprintf("stopping %s cleanly (they resume on the next run of the sweep)", sessions.Plural(len(running), "running point")))
 		}
 	}
 	out.end()
@@ -158,7 +158,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 		return pr, startErr
 	}
 	if ctx.Err() != nil {
-		return pr, fmt.Errorf("sweep: interrupted with %d points left (run the same sweep again to continue)", pr.Left+pr.Failed)
+		return pr, fmt.Errorf("sweep: interrupted with %s left (run the same sweep again to continue)", sessions.Plural(pr.Left+pr.Failed+pr.Stopped, "point"))
 	}
 	return pr, nil
 }
