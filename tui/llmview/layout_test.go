@@ -26,7 +26,7 @@ func (deep) Analyze(_ context.Context, p string) (llmrun.Analysis, error) {
 		focus[i] = 3 - float64(i)/10
 	}
 	return llmrun.Analysis{Prompt: p, Entropy: 2.5,
-		Top: []llmrun.Candidate{{Token: " dax", P: 0.6}, {Token: "東京都庁舎の展望室", P: 0.2}, {Token: "日本", P: 0.1}, {Token: "🙂🙂🙂🙂🙂🙂", P: 0.05}, {Token: " wug", P: 0.05}},
+		Top:   []llmrun.Candidate{{Token: " dax", P: 0.6}, {Token: "東京都庁舎の展望室", P: 0.2}, {Token: "日本", P: 0.1}, {Token: "🙂🙂🙂🙂🙂🙂", P: 0.05}, {Token: " wug", P: 0.05}},
 		SULA:  &llmrun.SULAView{Labels: [2]string{"dax", "wug"}, N: [2]int{1, 0}, Exact: [2]float64{0.9, 0.1}, Model: [2]float64{0.7, 0.3}},
 		Axis:  &llmrun.AxisView{Coord: 0.5, Min: -1, Max: 1, LowH: 0.1, HighH: 0.9},
 		Focus: focus, Uniform: 4}, nil
