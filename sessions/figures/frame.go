@@ -3,6 +3,7 @@ package figures
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 
@@ -75,7 +76,7 @@ func frameFigure(g Group) (figure, bool) {
 		{"attention frame: distance to the latest pattern", steps, frame},
 		{"1 − |ρ(PC1, entropy)|", steps, rho},
 	}
-	drawn := 0
+	drawn, lowest := 0, 0.0
 	for i, sr := range series {
 		pts := make(plotter.XYs, 0, len(sr.xs))
 		ys := sr.ys
@@ -89,6 +90,9 @@ func frameFigure(g Group) (figure, bool) {
 		}
 		if len(pts) == 0 {
 			continue
+		}
+		for _, pt := range pts {
+			lowest = math.Min(lowest, pt.Y) // a J-lens ratio below chance is below 0
 		}
 		name := sr.name
 		if i == 0 && len(marks) == 2 {
@@ -109,10 +113,15 @@ func frameFigure(g Group) (figure, bool) {
 	if drawn == 0 {
 		return figure{}, false
 	}
-	// Room above the curves for the legend; the ticks stop at 1, the top of the scale.
-	p.Y.Min, p.Y.Max = -0.03, 1.38
-	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.2, Label: "0.2"}, {Value: 0.4, Label: "0.4"},
-		{Value: 0.6, Label: "0.6"}, {Value: 0.8, Label: "0.8"}, {Value: 1, Label: "1"}}
+	// Room above the curves for the legend; the ticks stop at 1, the top of the scale, and
+	// reach down to a J-lens ratio below chance (scaled below 0), which is drawn, not clipped.
+	p.Y.Min, p.Y.Max = math.Min(-0.03, lowest-0.03), 1.38
+	var ticks plot.ConstantTicks
+	for k := int(math.Floor(p.Y.Min/0.2)) + 1; k <= 5; k++ {
+		v := float64(k) / 5
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 2, 64)})
+	}
+	p.Y.Tick.Marker = ticks
 	return figure{name: g.Name + "-frame", title: title, plot: p}, true
 }
 
