@@ -145,6 +145,20 @@ func (c Chart) Draw(w, h int) string {
 	return Fit(out, w, h)
 }
 
+// AlignX makes the charts cs, drawn over one another at width w (cs[i] hs[i] lines high),
+// share their x axis column for column: each gets the widest y labels' column and the
+// widest right margin of them all (a chart with reference lines' labels has one, the
+// others not).
+func AlignX(w int, cs []*Chart, hs []int) {
+	lw, margin := 0, 0
+	for i, c := range cs {
+		lw, margin = max(lw, c.LabelWidth(hs[i])), max(margin, RefMargin(w, c.Refs))
+	}
+	for _, c := range cs {
+		c.LabelW, c.Margin = max(c.LabelW, lw), max(c.Margin, margin)
+	}
+}
+
 // LabelWidth is the width of the y labels' column of the chart drawn h lines high.
 func (c Chart) LabelWidth(h int) int {
 	if c.YTitle != "" {
