@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 	"windtunnel/models/arch"
 
@@ -122,6 +123,30 @@ func checkSweepFlags(f sweepFlags, fs *pflag.FlagSet) error {
 	return nil
 }
 
+// checkGPUPoints refuses a --gres that asks Slurm for a GPU for every task when some points
+// train on the CPU (their --device is not cuda or cuda-gemm): each would hold a GPU it never
+// uses, without a word.
+func checkGPUPoints(gres string, points []sweep.Point) error {
+	if !strings.Contains(strings.ToLower(gres), "gpu") {
+		return nil
+	}
+	var cpu []string
+	for _, p := range points {
+		cfg, err := pointConfig(p.Args)
+		if err != nil {
+			return err
+		}
+		if cfg.Device != "cuda" && cfg.Device != "cuda-gemm" {
+			cpu = append(cpu, p.Name)
+		}
+	}
+	if len(cpu) == 0 {
+		return nil
+	}
+	return usagef("sweep: --gres %s asks Slurm for a GPU for every task, while %d of the %d points train on the CPU (the first: %s): add --set device=cuda, or drop --gres",
+		gres, len(cpu), len(points), sessions.SafeText(cpu[0]))
+}
+
 // slurmSettings are the flags' Slurm settings, the tasks running exe.
 func (f sweepFlags) slurmSettings(exe string) sweep.Slurm {
 	return sweep.Slurm{Exe: exe, Parallel: f.parallel, Partition: f.partition, Time: f.timeLimit, Gres: f.gres,
@@ -219,6 +244,11 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	}
 	if err != nil {
 		return err
+	}
+	if f.slurm {
+		if err := checkGPUPoints(f.gres, points); err != nil {
+			return err
+		}
 	}
 	if dir == "" {
 		dir = filepath.Join("runs", "sweep-"+time.Now().Format("20060102-150405"))

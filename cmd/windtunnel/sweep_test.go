@@ -73,6 +73,8 @@ func TestSweepBadInput(t *testing.T) {
 		{"bad sbatch option", []string{"--slurm", "--sbatch-option", "--array=0-9", "--set", "lr=1e-2,1e-3"}, "", "sets --array itself"},
 		{"line break in --partition", []string{"--slurm", "--dry-run", "--partition", "gpu\n#SBATCH --output=/tmp/x", "--set", "lr=1e-2,1e-3"}, "", "--partition \"gpu\\n#SBATCH"},
 		{"line break in --time", []string{"--slurm", "--dry-run", "--time", "1:00\n", "--set", "lr=1e-2,1e-3"}, "", "--time \"1:00\\n\": a line break"},
+		{"GPU for CPU points", []string{"--slurm", "--dry-run", "--gres", "gpu:1", "--set", "lr=1e-2,1e-3"}, "", "asks Slurm for a GPU for every task, while 2 of the 2 points train on the CPU"},
+		{"GPU for some CPU points", []string{"--slurm", "--dry-run", "--gres", "gpu:1", "--set", "device=cpu,cuda"}, "", "while 1 of the 2 points train on the CPU (the first: bijection-transformer-device=cpu-seed=1)"},
 		{"line break in --gres", []string{"--slurm", "--dry-run", "--gres", "gpu:1\r", "--set", "lr=1e-2,1e-3"}, "", "--gres"},
 		{"deep sweep file", []string{deepFile}, "", "deep: not a sweep file (at most 32)"},
 		{"dotted keys in a sweep file", []string{dottedFile}, "", "dotted keys nested 100"},
