@@ -266,9 +266,9 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if err := m.Save(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "windtunnel sweep: %d points (%s) in %s\n", len(m.Points), sessions.SafeLines(g.Describe()), sessions.SafeLines(dir))
+	fmt.Fprintf(stderr, "windtunnel sweep: %s (%s) in %s\n", sessions.Plural(len(m.Points), "point"), sessions.SafeLines(g.Describe()), sessions.SafeLines(dir))
 	if n := m.Added(); n > 0 {
-		fmt.Fprintf(stderr, "windtunnel sweep: %d new points extend the sweep of %d; the points done are kept\n", n, len(m.Points)-n)
+		fmt.Fprintf(stderr, "windtunnel sweep: the sweep of %d grows by %s; the points done are kept\n", len(m.Points)-n, sessions.Plural(n, "new point"))
 	}
 	if f.slurm {
 		return sweepSlurm(ctx, f, m, exe, sbatch, stdout, stderr)
