@@ -76,18 +76,21 @@ func frameFigure(g Group) (figure, bool) {
 		{"attention frame: distance to the latest pattern", steps, frame},
 		{"1 − |ρ(PC1, entropy)|", steps, rho},
 	}
-	drawn, lowest := 0, 0.0
+	curves := make([]plotter.XYs, len(series))
 	for i, sr := range series {
-		pts := make(plotter.XYs, 0, len(sr.xs))
 		ys := sr.ys
 		if i > 0 {
 			ys = minMax(ys)
 		}
 		for k, y := range ys {
 			if !math.IsNaN(y) {
-				pts = append(pts, plotter.XY{X: sr.xs[k], Y: y})
+				curves[i] = append(curves[i], plotter.XY{X: sr.xs[k], Y: y})
 			}
 		}
+	}
+	drawn, lowest := 0, 0.0
+	for i, sr := range series {
+		pts := curves[i]
 		if len(pts) == 0 {
 			continue
 		}
@@ -97,6 +100,14 @@ func frameFigure(g Group) (figure, bool) {
 		name := sr.name
 		if i == 0 && len(marks) == 2 {
 			name += fmt.Sprintf(" (● t_form %d, t_plateau %d)", marks[0], marks[1])
+		}
+		// A curve that a later one (drawn over it) covers all along is hidden: the legend
+		// says under which, rather than list a line no one can see.
+		for j := len(series) - 1; j > i; j-- {
+			if covers(curves[j], pts) {
+				name += " (hidden under " + series[j].name + ")"
+				break
+			}
 		}
 		if err := addBand(p, band{x: xsOf(pts), mean: ysOf(pts), seeds: 1}, i, name, false); err != nil {
 			return figure{}, false
@@ -234,4 +245,27 @@ func ysOf(pts plotter.XYs) []float64 {
 		out[i] = p.Y
 	}
 	return out
+}
+
+// coverTol is how near (in the frame figure's [0, 1] units, about a line's width at the
+// sizes figures are drawn) a curve must run to another to hide it.
+const coverTol = 0.012
+
+// covers reports whether the curve over (in step order) runs within coverTol of every point
+// of pts, and spans them: drawn over pts, it hides them.
+func covers(over, pts plotter.XYs) bool {
+	if len(over) < 2 || len(pts) == 0 {
+		return false
+	}
+	c := make([]derived.StepValue, len(over))
+	for k, pt := range over {
+		c[k] = derived.StepValue{Step: int(pt.X), V: pt.Y}
+	}
+	for _, pt := range pts {
+		y, ok := derived.CurveAt(c, pt.X)
+		if !ok || math.Abs(y-pt.Y) > coverTol {
+			return false
+		}
+	}
+	return true
 }
