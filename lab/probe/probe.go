@@ -205,6 +205,8 @@ func (p *Report) Text() string {
 		}
 		if c := diagnostics.Costly(g.Costliest); c != nil {
 			fmt.Fprintf(&b, "costliest: %s, %+.4f bits\n", unitName(*c), c.DeltaBits)
+		} else if g.Costliest != nil {
+			b.WriteString("costliest: none (every Δ ≤ 0: zeroing any unit helps or is free)\n")
 		}
 	}
 	if p.Frame != nil && p.Frame.Settle != nil {
