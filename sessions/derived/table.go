@@ -234,9 +234,8 @@ func FormatTable(cells []Cell) string {
 			b.WriteString(" configurations")
 		}
 	}
-	b.WriteString("\n(a) is the per-position bit error, the paper's headline; (b)* the per-sample one,\n" +
-		"what the authors' code reports; verdict: on the mean over seeds, then seeds passing;\n" +
-		"paper: Paper I's verdict, ✓ where the bench agrees\n")
+	note := "(a) is the per-position bit error, the paper's headline; (b)* the per-sample one, what the authors' code reports; verdict: on the mean over seeds, then seeds passing; paper: Paper I's verdict, ✓ where the bench agrees"
+	b.WriteString("\n" + strings.NewReplacer("; verdict:", ";\nverdict:", "; paper:", ";\npaper:").Replace(note) + "\n") // lines of ≤ 120 columns
 	return b.String()
 }
 
