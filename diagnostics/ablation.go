@@ -61,6 +61,17 @@ func HeadTable(effects []Effect, layers, heads int) [][]float64 {
 	return t
 }
 
+// Costly is e when zeroing its unit costs bits (DeltaBits > 0), else nil: the recorded
+// worst effect (Worst) is "the costliest" only then — when every Δ ≤ 0, zeroing any unit
+// helps or is free, and the least negative one is no cost. Every reader that names the
+// costliest unit asks this.
+func Costly(e *Effect) *Effect {
+	if e == nil || !(e.DeltaBits > 0) {
+		return nil
+	}
+	return e
+}
+
 // Worst returns the effect with the largest DeltaBits (the first on ties, NaN skipped) and whether there was one.
 func Worst(effects []Effect) (Effect, bool) {
 	var w Effect

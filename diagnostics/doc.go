@@ -11,7 +11,7 @@
 // cosine| of per-token mean keys against Gaussian vectors of the head's dimension),
 // QKAlignment (query–key cosine maps), ValueManifold (PCA of the final residual, PC1
 // against the posterior entropy), AttentionDrift and SettleStep for the frame–precision
-// dissociation over training, and Effect, HeadTable and Worst for ablations. For the
+// dissociation over training, and Effect, HeadTable, Worst and Costly (the worst is the costliest only when it costs bits) for ablations. For the
 // language models of Paper III: Standardize, ColumnStats and StandardizeRow (the authors'
 // scaler before their PCA), PrincipalAxis and Project (the entropy axis) and TrendOf (a
 // per-layer series' fall, for dynamic focusing). For Paper I's belief simplex (issue 52):

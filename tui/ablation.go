@@ -313,6 +313,9 @@ func (p *ablationPane) footer(eff *effects) []string {
 			fmt.Sprintf("costliest %s: Δ (a) %s, Δ KL %s", name, da, dkl),
 			fmt.Sprintf("▲ %s: Δ (a) %s, Δ KL %s", name, da, dkl)))
 	}
+	if eff != nil && eff.noneCosts {
+		out = append(out, look.FirstFit(p.w, "no head costs bits when zeroed (every Δ (a) ≤ 0)", "no head costs bits (every Δ ≤ 0)", "none costs bits"))
+	}
 	heads := make([]sessions.Head, 0, len(p.off))
 	for hd := range p.off {
 		heads = append(heads, hd)

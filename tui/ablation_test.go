@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"windtunnel/diagnostics"
 	"windtunnel/sessions"
 )
 
@@ -74,5 +76,45 @@ func TestAblationDeltaSameStep(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// allHelp is a feed whose snapshots' every ablation Δ is negative (zeroing any unit helps),
+// the recorded worst head the least negative, as the lab records it.
+type allHelp struct{ sessions.Feed }
+
+func (f allHelp) Snapshot(step int) (*sessions.Snapshot, int, error) {
+	s, at, err := f.Feed.Snapshot(step)
+	if s != nil {
+		c := *s
+		c.Ablation = append(c.Ablation[:0:0], s.Ablation...)
+		for i := range c.Ablation {
+			c.Ablation[i].DeltaBits = -0.01 - math.Abs(c.Ablation[i].DeltaBits)
+		}
+		c.HeadDelta = make([][]sessions.Num, len(s.HeadDelta))
+		for l, row := range s.HeadDelta {
+			for _, v := range row {
+				c.HeadDelta[l] = append(c.HeadDelta[l], sessions.Num(-0.01-math.Abs(float64(v))))
+			}
+		}
+		w, _ := diagnostics.Worst(c.Ablation)
+		c.Costliest, c.CostliestHead = &w, &w
+		s = &c
+	}
+	return s, at, err
+}
+
+// TestAblationNoneCostly: when every Δ < 0 the pane names no "costliest" head (it called
+// the least negative one that) and says that none costs bits.
+func TestAblationNoneCostly(t *testing.T) {
+	f := allHelp{openFixture(t)}
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		v := plain(focusOn(t, sized(New(f, Options{}), sz[0], sz[1]), "Ablation"))
+		if strings.Contains(v, "costliest") || strings.Contains(v, "▲") {
+			t.Errorf("%dx%d: a costliest head where every Δ < 0:\n%s", sz[0], sz[1], v)
+		}
+		if !strings.Contains(v, "no head costs bits") && !strings.Contains(v, "none costs bits") {
+			t.Errorf("%dx%d: no word that no head costs bits:\n%s", sz[0], sz[1], v)
+		}
 	}
 }

@@ -18,7 +18,8 @@ type effects struct {
 	delta     [][]sessions.Num           // Δ bits (a) per [layer][head], NaN where not measured (nil: not recorded)
 	measured  bool                       // delta holds at least one head
 	headUnits bool                       // the table has head effects (to tell an old session from a model without heads)
-	costliest *diagnostics.Effect        // the costliest head (nil: none, or not recorded)
+	costliest *diagnostics.Effect        // the costliest head (nil: none, not recorded, or none costs bits: diagnostics.Costly)
+	noneCosts bool                       // a worst head was recorded and its Δ ≤ 0: zeroing any head helps or is free
 	units     []string                   // the non-head units present, in order attn, mlp, layer, others
 	byLayer   map[int]map[string]float64 // layer → unit → Δbits
 	layers    []int
@@ -32,7 +33,8 @@ func (p *ablationPane) readEffects() *effects {
 		return nil
 	}
 	g := sh.geo
-	e := &effects{at: sh.geoAt, probeN: g.ProbeN, delta: g.HeadDelta, costliest: g.CostliestHead, byLayer: map[int]map[string]float64{}}
+	e := &effects{at: sh.geoAt, probeN: g.ProbeN, delta: g.HeadDelta, costliest: diagnostics.Costly(g.CostliestHead), byLayer: map[int]map[string]float64{}}
+	e.noneCosts = g.CostliestHead != nil && e.costliest == nil
 	for _, row := range g.HeadDelta {
 		for _, v := range row {
 			e.measured = e.measured || !math.IsNaN(float64(v))

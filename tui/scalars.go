@@ -239,6 +239,7 @@ func (p *optimPane) draw() string {
 		lw := (w - 1) / 2
 		lines = append(lines, look.HCat(lrC.Draw(lw, ch), look.Fit("", 1, ch), gnC.Draw(w-lw-1, ch)))
 	case ch >= 10:
+		look.AlignX(w, []*look.Chart{&lrC, &gnC}, []int{ch / 2, ch - ch/2}) // their x axes end in one column
 		lines = append(lines, lrC.Draw(w, ch/2), gnC.Draw(w, ch-ch/2))
 	case ch >= 5:
 		lines = append(lines, gnC.Draw(w, ch))

@@ -120,3 +120,38 @@ func TestOptimiserPage(t *testing.T) {
 	}
 	var _ sessions.Feed = openFixture(t)
 }
+
+// TestOptimChartsAligned: the LR and grad-norm charts stacked at 80×24 end their x axes in
+// one column (the grad-norm chart's clip label took a right margin the LR chart lacked, so
+// its axis ended earlier) and start them in one column.
+func TestOptimChartsAligned(t *testing.T) {
+	meta := sessions.Meta{Task: "bijection", Model: "transformer", Layers: 1, Heads: 1, Steps: 300, Config: []byte(`{"clip": 1}`)}
+	l := sessions.NewLive(meta, nil, nil)
+	for s := 1; s <= 300; s++ {
+		l.Record(sessions.Record{Step: s, Loss: 3, LR: 1e-3 * math.Min(1, float64(s)/50), GradNorm: 0.4 + 2/float64(s), StepsPerS: 10, State: sessions.Training})
+	}
+	m, _ := press(t, sized(New(l, Options{}), 80, 24), "9")
+	v := checkedView(t, m, 80, 24)
+	mustContain(t, v, "clip")
+	var starts, ends []int
+	for _, l := range strings.Split(v, "\n") {
+		rs := []rune(l)
+		for i, c := range rs {
+			if c != '└' {
+				continue
+			}
+			j := i
+			for j+1 < len(rs) && rs[j+1] == '─' {
+				j++
+			}
+			starts, ends = append(starts, i), append(ends, j)
+			break
+		}
+	}
+	if len(ends) != 2 {
+		t.Fatalf("want two stacked charts, found %d x axes:\n%s", len(ends), v)
+	}
+	if starts[0] != starts[1] || ends[0] != ends[1] {
+		t.Errorf("the x axes span columns %d–%d and %d–%d, want one span:\n%s", starts[0], ends[0], starts[1], ends[1], v)
+	}
+}

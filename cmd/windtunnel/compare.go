@@ -125,8 +125,8 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	if err := m.Save(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "windtunnel compare: %d runs (%d tasks × %d models × %d seeds, preset %s), sessions in %s\n",
-		len(points), len(tasks), len(kinds), f.seeds, f.preset, sessions.SafeText(dir))
+	fmt.Fprintf(stderr, "windtunnel compare: %s (%s × %s × %s, preset %s), sessions in %s\n",
+		sessions.Plural(len(points), "run"), sessions.Plural(len(tasks), "task"), sessions.Plural(len(kinds), "model"), sessions.Plural(f.seeds, "seed"), f.preset, sessions.SafeText(dir))
 	start := time.Now()
 	workers := f.workers
 	if workers == 0 {

@@ -30,6 +30,9 @@ func TestCompareReuseAndFrom(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", s, out)
 		}
 	}
+	if !strings.Contains(errs, "4 runs (1 task × 2 models × 2 seeds") { // not "1 tasks"
+		t.Errorf("the plan's counts:\n%s", errs)
+	}
 	if !strings.Contains(errs, "4/4 done") || !strings.Contains(errs, "bijection-mlp-prefix-seed=2 done") {
 		t.Errorf("no progress of the points:\n%s", errs)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -110,6 +111,20 @@ func TestDashboardDetachHangup(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the log lacks %q:\n%s", want, launch.LogTail(path+".log", 12))
 		}
+	}
+	// As a run --detach's log: clean lines (no terminal codes) and the summary's JSON line.
+	if strings.ContainsAny(string(b), "\r\x1b") {
+		t.Errorf("the log holds terminal codes (\\r or ESC):\n%q", launch.LogTail(path+".log", 6))
+	}
+	var sum launch.Summary
+	found := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &sum) == nil && sum.Session == path {
+			found = true
+		}
+	}
+	if !found || sum.State != string(sessions.Done) || sum.Steps != steps {
+		t.Errorf("the log's summary: %+v (found %v), want done after %d steps:\n%s", sum, found, steps, launch.LogTail(path+".log", 6))
 	}
 }
 

@@ -20,6 +20,18 @@ func TestPlotCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "table.svg")); err != nil {
 		t.Fatal(err)
 	}
+	// One line per figure, "PATH<tab>TITLE", also for a title of two lines (the frame
+	// figure's rule): a line that is not a file's broke the listing.
+	lines := strings.Split(strings.TrimRight(so.String(), "\n"), "\n")
+	for _, l := range lines {
+		path, title, ok := strings.Cut(l, "\t")
+		if _, err := os.Stat(path); !ok || err != nil || title == "" {
+			t.Errorf("listing line %q is not PATH<tab>TITLE of a file", l)
+		}
+	}
+	if !strings.Contains(so.String(), "-frame.svg") {
+		t.Errorf("no frame figure (its title has two lines) listed:\n%s", so.String())
+	}
 	so.Reset()
 	se.Reset()
 	if code := run([]string{"plot", "../../tui/testdata/fixture.wtlab", "--out", out, "--format", "gif"}, &so, &se); code != exitUsage {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -100,5 +101,70 @@ func TestFlagValueNames(t *testing.T) {
 				t.Errorf("%s --%s shows its value as %q", c.Name(), fl.Name, name)
 			}
 		})
+	}
+}
+
+// TestReadmeSynopsisDefaults: where README.md's command list shows a flag with one literal
+// value in brackets (`[--seeds 1]`, `[--preset quick]`), that value is the flag's default
+// (it showed `compare … [--seeds 3]` where the default is 1); placeholders (`[--out DIR]`),
+// lists and choices are not values.
+func TestReadmeSynopsisDefaults(t *testing.T) {
+	root := newRoot(io.Discard, io.Discard)
+	byName := map[string]*cobra.Command{}
+	for _, c := range root.Commands() {
+		byName[c.Name()] = c
+	}
+	opt := regexp.MustCompile(`\[--([a-z][a-z0-9-]*) ([^\]\s|,.]*[a-z0-9][^\]\s|,]*)\]`)
+	checked := 0
+	for _, l := range readmeCommandList(t) {
+		f := strings.Fields(l)
+		c, ok := byName[f[1]]
+		if !ok || len(f) < 2 {
+			continue
+		}
+		if len(f) > 2 {
+			for _, sub := range c.Commands() {
+				if sub.Name() == f[2] {
+					c = sub
+				}
+			}
+		}
+		for _, m := range opt.FindAllStringSubmatch(l, -1) {
+			fl := c.Flags().Lookup(m[1])
+			if fl == nil || strings.ToUpper(m[2]) == m[2] && strings.ContainsAny(m[2], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+				continue // a placeholder, or a flag TestReadmeCommandList reports
+			}
+			checked++
+			if d, err := time.ParseDuration(m[2]); err == nil && d.String() == fl.DefValue {
+				continue // 5m for 5m0s
+			}
+			if m[2] != fl.DefValue {
+				t.Errorf("README's `windtunnel %s` shows [--%s %s]; its default is %q", c.Name(), m[1], m[2], fl.DefValue)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no [--flag value] checked in README's command list")
+	}
+}
+
+// TestReadmeGoVersion: the Go the README asks for is the one go.mod needs.
+func TestReadmeGoVersion(t *testing.T) {
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("go.mod has no go line")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range regexp.MustCompile(`Go ≥ ([0-9][0-9.]*[0-9])`).FindAllSubmatch(readme, -1) {
+		if string(got[1]) != string(m[1]) {
+			t.Errorf("README asks for Go ≥ %s; go.mod needs %s", got[1], m[1])
+		}
 	}
 }

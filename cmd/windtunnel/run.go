@@ -41,7 +41,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 				fmt.Fprintf(stderr, "windtunnel: %s\n", st.Note)
 			}
 			if !f.headless && f.predictions == "" && !asJSON && onTerminal(stdout) {
-				return launch.WithDashboard(ctx, st, stderr, isTerminal(stderr))
+				return launch.WithDashboard(ctx, st, stdout, stderr, isTerminal(stderr))
 			}
 			if f.predictions != "" { // written at the end; a link or a folder refused now
 				err := sessions.CheckOutput(f.predictions)

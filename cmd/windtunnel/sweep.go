@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 	"windtunnel/models/arch"
 
@@ -122,6 +123,30 @@ func checkSweepFlags(f sweepFlags, fs *pflag.FlagSet) error {
 	return nil
 }
 
+// checkGPUPoints refuses a --gres that asks Slurm for a GPU for every task when some points
+// train on the CPU (their --device is not cuda or cuda-gemm): each would hold a GPU it never
+// uses, without a word.
+func checkGPUPoints(gres string, points []sweep.Point) error {
+	if !strings.Contains(strings.ToLower(gres), "gpu") {
+		return nil
+	}
+	var cpu []string
+	for _, p := range points {
+		cfg, err := pointConfig(p.Args)
+		if err != nil {
+			return err
+		}
+		if cfg.Device != "cuda" && cfg.Device != "cuda-gemm" {
+			cpu = append(cpu, p.Name)
+		}
+	}
+	if len(cpu) == 0 {
+		return nil
+	}
+	return usagef("sweep: --gres %s asks Slurm for a GPU for every task, while %d of the %d points train on the CPU (the first: %s): add --set device=cuda, or drop --gres",
+		gres, len(cpu), len(points), sessions.SafeText(cpu[0]))
+}
+
 // slurmSettings are the flags' Slurm settings, the tasks running exe.
 func (f sweepFlags) slurmSettings(exe string) sweep.Slurm {
 	return sweep.Slurm{Exe: exe, Parallel: f.parallel, Partition: f.partition, Time: f.timeLimit, Gres: f.gres,
@@ -220,6 +245,11 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if err != nil {
 		return err
 	}
+	if f.slurm {
+		if err := checkGPUPoints(f.gres, points); err != nil {
+			return err
+		}
+	}
 	if dir == "" {
 		dir = filepath.Join("runs", "sweep-"+time.Now().Format("20060102-150405"))
 	}
@@ -236,9 +266,9 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 	if err := m.Save(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "windtunnel sweep: %d points (%s) in %s\n", len(m.Points), sessions.SafeLines(g.Describe()), sessions.SafeLines(dir))
+	fmt.Fprintf(stderr, "windtunnel sweep: %s (%s) in %s\n", sessions.Plural(len(m.Points), "point"), sessions.SafeLines(g.Describe()), sessions.SafeLines(dir))
 	if n := m.Added(); n > 0 {
-		fmt.Fprintf(stderr, "windtunnel sweep: %d new points extend the sweep of %d; the points done are kept\n", n, len(m.Points)-n)
+		fmt.Fprintf(stderr, "windtunnel sweep: the sweep of %d grows by %s; the points done are kept\n", len(m.Points)-n, sessions.Plural(n, "new point"))
 	}
 	if f.slurm {
 		return sweepSlurm(ctx, f, m, exe, sbatch, stdout, stderr)

@@ -52,13 +52,17 @@ func TestSweepCancelLocal(t *testing.T) {
 		t.Errorf("engine pid %d, want the sweep's %d", pid, cmd.Process.Pid)
 	}
 	code, out, errs := runCLI("sweep", "cancel", dir)
-	if code != 0 || !strings.Contains(out, "stopping the local engine") || !strings.Contains(out, "1/3 done, 0 running, 0 failed, 2 left") {
+	if code != 0 || !strings.Contains(out, "stopping the local engine") || !strings.Contains(out, "1/3 done, 0 running, 0 failed, 1 stopped, 1 left") {
 		t.Errorf("sweep cancel: exit %d\n%s%s", code, out, errs)
 	}
 	select {
 	case <-done:
 	case <-time.After(time.Minute):
 		t.Fatalf("the sweep still runs a minute after sweep cancel:\n%s", log())
+	}
+	// The engine names the cancelled point as sweep status does: stopped, not failed.
+	if l := log(); !strings.Contains(l, "1/3 done, 0 running, 0 failed, 1 stopped, 1 left") || strings.Contains(l, "1 failed") {
+		t.Errorf("the engine's tally after cancel, want 1 stopped and none failed:\n%s", l)
 	}
 	st := m.Status(nil)
 	if st[0].State != sweep.Done || st[1].State != sweep.Stopped || st[2].State != sweep.Missing {

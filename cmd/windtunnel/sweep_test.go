@@ -73,6 +73,8 @@ func TestSweepBadInput(t *testing.T) {
 		{"bad sbatch option", []string{"--slurm", "--sbatch-option", "--array=0-9", "--set", "lr=1e-2,1e-3"}, "", "sets --array itself"},
 		{"line break in --partition", []string{"--slurm", "--dry-run", "--partition", "gpu\n#SBATCH --output=/tmp/x", "--set", "lr=1e-2,1e-3"}, "", "--partition \"gpu\\n#SBATCH"},
 		{"line break in --time", []string{"--slurm", "--dry-run", "--time", "1:00\n", "--set", "lr=1e-2,1e-3"}, "", "--time \"1:00\\n\": a line break"},
+		{"GPU for CPU points", []string{"--slurm", "--dry-run", "--gres", "gpu:1", "--set", "lr=1e-2,1e-3"}, "", "asks Slurm for a GPU for every task, while 2 of the 2 points train on the CPU"},
+		{"GPU for some CPU points", []string{"--slurm", "--dry-run", "--gres", "gpu:1", "--set", "device=cpu,cuda"}, "", "while 1 of the 2 points train on the CPU (the first: bijection-transformer-device=cpu-seed=1)"},
 		{"line break in --gres", []string{"--slurm", "--dry-run", "--gres", "gpu:1\r", "--set", "lr=1e-2,1e-3"}, "", "--gres"},
 		{"deep sweep file", []string{deepFile}, "", "deep: not a sweep file (at most 32)"},
 		{"dotted keys in a sweep file", []string{dottedFile}, "", "dotted keys nested 100"},
@@ -173,7 +175,7 @@ func TestSweepLocal(t *testing.T) {
 
 	os.Remove(filepath.Join(dir, names[1]+".wtlab"))
 	code, out, errs = runCLI("sweep", "--out", dir, "--jobs", "2")
-	if code != 0 || !strings.Contains(errs, "training 1 points") || !strings.Contains(errs, names[1]+" done") || strings.Contains(errs, names[0]+" done") {
+	if code != 0 || !strings.Contains(errs, "training 1 point here") || !strings.Contains(errs, names[1]+" done") || strings.Contains(errs, names[0]+" done") {
 		t.Errorf("again with a session removed: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, _ = runCLI("sweep", "--out", dir)
@@ -189,7 +191,7 @@ func TestSweepLocal(t *testing.T) {
 	// "holds another sweep").
 	args = append([]string{"sweep", "--local", "--out", dir, "--set", "steps=100", "--seeds", "4"}, tinySets()...)
 	code, out, errs = runCLI(args...)
-	if code != 0 || !strings.Contains(errs, "1 new points extend the sweep of 3") || !strings.Contains(errs, "training 1 points") ||
+	if code != 0 || !strings.Contains(errs, "the sweep of 3 grows by 1 new point") || !strings.Contains(errs, "training 1 point here") ||
 		!strings.Contains(errs, "bijection-transformer-seed=4 done") || !strings.Contains(out, "4/4 done") {
 		t.Errorf("a fourth seed: exit %d\n%s%s", code, out, errs)
 	}
@@ -285,10 +287,10 @@ func TestSweepRandom(t *testing.T) {
 	if !strings.Contains(string(script), "7) NAME='"+m.Points[7].Name+"'") || !strings.Contains(string(script), "'--lr=") {
 		t.Errorf("script:\n%s", script)
 	}
-	if code, _, errs := runCLI(append(args, file("4"))...); code != 0 || strings.Contains(errs, "new points") {
+	if code, _, errs := runCLI(append(args, file("4"))...); code != 0 || strings.Contains(errs, "grows by") {
 		t.Errorf("the same random sweep again: exit %d: %s", code, errs)
 	}
-	if code, _, errs := runCLI(append(args, file("5"))...); code != 0 || !strings.Contains(errs, "2 new points extend the sweep of 8") {
+	if code, _, errs := runCLI(append(args, file("5"))...); code != 0 || !strings.Contains(errs, "the sweep of 8 grows by 2 new points") {
 		t.Errorf("run_cap 5 over 4: exit %d: %s", code, errs)
 	}
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -14,6 +16,7 @@ import (
 	"windtunnel/models/arch"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/tui/look"
 )
 
 // timescalesFlags are the settings of `windtunnel timescales`.
@@ -29,7 +32,7 @@ type timescalesFlags struct {
 	asJSON   bool
 }
 
-func newTimescalesCmd(stdout io.Writer) *cobra.Command {
+func newTimescalesCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f timescalesFlags
 	c := &cobra.Command{
 		Use:   "timescales",
@@ -52,7 +55,12 @@ func newTimescalesCmd(stdout io.Writer) *cobra.Command {
 			}
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
+			tty := isTerminal(stderr)
+			cfg.Progress = timescalesProgress(stderr, tty, time.Now())
 			res, err := timescales.Run(ctx, cfg)
+			if tty {
+				fmt.Fprintln(stderr) // end the line rewritten in place
+			}
 			if err != nil {
 				return err
 			}
@@ -124,3 +132,31 @@ func (f *timescalesFlags) config(fs *pflag.FlagSet) (timescales.Config, error) {
 
 // timescalesFlagNames names the flag that sets each timescales.Config field.
 var timescalesFlagNames = map[string]string{"Seeds": "seed-list", "Steps": "steps", "LR": "lr", "ValueLR": "value-lr", "Length": "length"}
+
+// timescalesProgress prints the experiment's progress on w, as run prints a run's: on a
+// terminal one line rewritten in place (at most every 100 ms, and at each arm's end), else a
+// line at each arm's end: "timescales: 3/10 arms, 3,000/10,000 steps, 4.2 s, ETA 10s".
+func timescalesProgress(w io.Writer, tty bool, start time.Time) func(timescales.Progress) {
+	var last time.Time
+	arms := 0
+	return func(p timescales.Progress) {
+		ended := p.Arms > arms
+		arms = p.Arms
+		if !ended && (!tty || time.Since(last) < 100*time.Millisecond) {
+			return
+		}
+		last = time.Now()
+		el := time.Since(start)
+		eta := "ETA —"
+		if p.Steps > 0 {
+			eta = "ETA " + (time.Duration(float64(el) * float64(p.TotalSteps-p.Steps) / float64(p.Steps))).Round(time.Second).String()
+		}
+		line := fmt.Sprintf("timescales: %d/%d arms, %s/%s steps, %.1f s, %s", p.Arms, p.TotalArms,
+			look.Count(p.Steps), look.Count(p.TotalSteps), el.Seconds(), eta)
+		if tty {
+			fmt.Fprintf(w, "\r\033[K%s", line)
+		} else {
+			fmt.Fprintln(w, line)
+		}
+	}
+}

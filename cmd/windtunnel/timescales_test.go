@@ -66,3 +66,17 @@ func TestTimescalesFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestTimescalesProgress: timescales says how far it is on stderr while it trains, as run
+// does (it printed nothing until it ended): off a terminal a line at each arm's end, the
+// last with every arm and step.
+func TestTimescalesProgress(t *testing.T) {
+	code, _, errs := runCLI(tinyTimescales...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[len(lines)-1], "timescales: 4/4 arms, 320/320 steps") || !strings.Contains(lines[0], "1/4 arms") {
+		t.Errorf("progress on stderr, want a line per arm (4), the last all 320 steps:\n%s", errs)
+	}
+}

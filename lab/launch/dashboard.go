@@ -2,11 +2,13 @@ package launch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"time"
 
@@ -29,8 +31,9 @@ func openLog(session string) (*log.Logger, func(), error) {
 // run goes on in this process, headless and cut loose from the terminal (its output in
 // <session>.log), until it ends. Cancelling ctx (SIGINT, SIGTERM and, until it detached,
 // SIGHUP: a dropped SSH connection) stops it cleanly too, recorded as interrupted. stderr
-// is the terminal's (a terminal: tty) until the run detaches.
-func WithDashboard(ctx context.Context, st *Run, stderr io.Writer, tty bool) (err error) {
+// is the terminal's (a terminal: tty) until the run detaches; a run that detached ends its
+// log as a run --detach does, with the summary's JSON line on stdout (the log by then).
+func WithDashboard(ctx context.Context, st *Run, stdout, stderr io.Writer, tty bool) (err error) {
 	logger, closeLog, err := openLog(st.Writer.Path())
 	if err != nil {
 		st.Close()
@@ -51,6 +54,8 @@ func WithDashboard(ctx context.Context, st *Run, stderr io.Writer, tty bool) (er
 	trainCtx, stopTrain := context.WithCancel(ctx)
 	defer stopTrain()
 	done := make(chan Outcome, 1)
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	logger.Printf("run: %s %s, %d parameters, session %s", st.Config.Task, st.Meta.Model, st.Meta.Params, st.Writer.Path())
 	// The labels let a CPU profile (WINDTUNNEL_CPUPROFILE) split the process's time
 	// between the trainer and the dashboard: go tool pprof -tags.
@@ -69,6 +74,7 @@ func WithDashboard(ctx context.Context, st *Run, stderr io.Writer, tty bool) (er
 		ui, uiErr = tui.Run(ctx, live, opts)
 	})
 	var o Outcome
+	released := false
 	switch {
 	case ctx.Err() != nil: // a signal: the trainer has it too
 		o = <-done
@@ -88,7 +94,7 @@ func WithDashboard(ctx context.Context, st *Run, stderr io.Writer, tty bool) (er
 		if ui.Paused { // left paused in the quit dialog: say so, not that it trains
 			fate = "run " + ui.Fate()
 		}
-		o = continueDetached(ctx, bg, st.Config.Steps, st.Writer.Path(), fate, done, stderr, tty)
+		o, released = continueDetached(ctx, bg, st.Config.Steps, st.Writer.Path(), fate, done, stderr, tty)
 	default: // stop chosen (the event went), or the run had ended
 		if !ui.Stopped {
 			tr.Send(sessions.Event{Kind: sessions.EventStop})
@@ -112,5 +118,17 @@ func WithDashboard(ctx context.Context, st *Run, stderr io.Writer, tty bool) (er
 		err = o.Err
 	}
 	PrintExit(stderr, st.Config.Task, o.Res, st.Writer.Path())
+	if released && (o.Err == nil || o.Res.Steps > 0 || o.Res.Last.State == sessions.Failed) {
+		// As Headless prints it (its allocations count the dashboard's until it closed).
+		var ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms1)
+		s, serr := Summarize(st, o.Res, ms1.TotalAlloc-ms0.TotalAlloc, o.Err)
+		if serr == nil {
+			serr = json.NewEncoder(stdout).Encode(s)
+		}
+		if serr != nil && err == nil {
+			err = fmt.Errorf("run: summary: %w", serr)
+		}
+	}
 	return err
 }

@@ -49,7 +49,9 @@ func detachNote(pid int, session string, socket bool) string {
 // progress there and waits for the trainer to end, by itself or by a signal (SIGINT,
 // SIGTERM), which ends ctx: the trainer, run under ctx, records the run as interrupted.
 // fate says what the run does now ("run continues", or that it stays paused: tui.Stats.Fate).
-func continueDetached(ctx context.Context, bg *DetachedProgress, steps int, session, fate string, done <-chan Outcome, stderr io.Writer, tty bool) Outcome {
+// Once released, the progress goes to the log as a run --detach's does (a line at each
+// evaluation, no terminal codes); released says the terminal was let go of.
+func continueDetached(ctx context.Context, bg *DetachedProgress, steps int, session, fate string, done <-chan Outcome, stderr io.Writer, tty bool) (o Outcome, released bool) {
 	IgnoreHangup()
 	pid := os.Getpid()
 	logPath := sessions.LogPath(session)
@@ -60,11 +62,12 @@ func continueDetached(ctx context.Context, bg *DetachedProgress, steps int, sess
 		fmt.Fprintf(stderr, "windtunnel: %v; the run goes on here with SIGHUP ignored\n", err)
 	} else {
 		fmt.Fprintf(stderr, "windtunnel: %s detached from its terminal (pid %d); session %s\n", time.Now().Format(time.RFC3339), pid, session)
+		released, tty = true, false // stderr is the log now
 	}
 	bg.Start(ctx, steps, stderr, tty)
-	o := <-done
+	o = <-done
 	bg.Close()
-	return o
+	return o, released
 }
 
 // Outcome is how a trainer's Run ended.

@@ -78,8 +78,36 @@ func (a *Analyzer) Describe() string {
 	return fmt.Sprintf("%s: %s %d×%d, %d heads (%d key/value); SULA labels %q %q", filepath.Base(a.m.Dir), c.Family, c.Layers, c.Hidden, c.Heads, c.KVHeads, a.sp.labels[0], a.sp.labels[1])
 }
 
-// Example returns the i-th reference SULA prompt.
-func (a *Analyzer) Example(i int) string { return a.sp.ps[i%len(a.sp.ps)].Text }
+// Example returns the i-th reference SULA prompt, cycling over the numbers of examples k
+// (k = 0, 1, 2, … then the next prompt of each k), so that successive presses of tab in the
+// view show the posterior moving with the evidence rather than walking every prompt of
+// k = 0 first.
+func (a *Analyzer) Example(i int) string {
+	return a.sp.ps[byKRoundRobin(a.sp.ps)[i%len(a.sp.ps)]].Text
+}
+
+// byKRoundRobin is an order of ps taking one prompt of each k in turn (k ascending, each k's
+// prompts in their order), until all are taken.
+func byKRoundRobin(ps []sula.Prompt) []int {
+	byK := map[int][]int{}
+	var ks []int
+	for i, p := range ps {
+		if _, ok := byK[p.K]; !ok {
+			ks = append(ks, p.K)
+		}
+		byK[p.K] = append(byK[p.K], i)
+	}
+	slices.Sort(ks)
+	out := make([]int, 0, len(ps))
+	for round := 0; len(out) < len(ps); round++ {
+		for _, k := range ks {
+			if round < len(byK[k]) {
+				out = append(out, byK[k][round])
+			}
+		}
+	}
+	return out
+}
 
 // Analyze runs prompt through the model.
 func (a *Analyzer) Analyze(ctx context.Context, prompt string) (llmrun.Analysis, error) {

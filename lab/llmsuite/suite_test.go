@@ -2,8 +2,10 @@ package llmsuite
 
 import (
 	"context"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -228,5 +230,24 @@ func TestAnalyzer(t *testing.T) {
 	}
 	if a.Example(0) == "" || !strings.Contains(a.Describe(), "llama") {
 		t.Errorf("example %q describe %q", a.Example(0), a.Describe())
+	}
+	// tab cycles over k: the first presses show k = 0, 1, 2, …, not every k = 0 prompt first.
+	kOf := map[string]int{}
+	ks := map[int]bool{}
+	for _, p := range a.sp.ps {
+		kOf[p.Text], ks[p.K] = p.K, true
+	}
+	sorted := slices.Sorted(maps.Keys(ks))
+	for i, want := range sorted {
+		if k := kOf[a.Example(i)]; k != want {
+			t.Errorf("press %d shows a prompt with k = %d, want %d (the ks: %v)", i+1, k, want, sorted)
+		}
+	}
+	seen := map[string]bool{}
+	for i := range len(a.sp.ps) {
+		seen[a.Example(i)] = true
+	}
+	if len(seen) != len(kOf) {
+		t.Errorf("%d presses show %d of the %d prompts", len(a.sp.ps), len(seen), len(kOf))
 	}
 }

@@ -203,8 +203,10 @@ func (p *Report) Text() string {
 		for _, e := range g.Ablation {
 			fmt.Fprintf(&b, "  %-*s %+8.4f %+8.4f\n", w, unitName(e), e.DeltaBits, e.DeltaKL)
 		}
-		if c := g.Costliest; c != nil {
+		if c := diagnostics.Costly(g.Costliest); c != nil {
 			fmt.Fprintf(&b, "costliest: %s, %+.4f bits\n", unitName(*c), c.DeltaBits)
+		} else if g.Costliest != nil {
+			b.WriteString("costliest: none (every Δ ≤ 0: zeroing any unit helps or is free)\n")
 		}
 	}
 	if p.Frame != nil && p.Frame.Settle != nil {

@@ -18,10 +18,10 @@ func TestMessages(t *testing.T) {
 		e    diagnostics.Effect
 		want string
 	}{
-		{diagnostics.Effect{Unit: "head", Layer: 0, Head: 3}, "L0 H3"},
-		{diagnostics.Effect{Unit: "attn", Layer: 1, Head: -1}, "L1 attention"},
-		{diagnostics.Effect{Unit: "mlp", Layer: 1, Head: -1}, "L1 MLP"},
-		{diagnostics.Effect{Unit: "layer", Layer: 2, Head: -1}, "L2 layer"},
+		{diagnostics.Effect{Unit: "head", Layer: 0, Head: 3, DeltaBits: 0.1}, "L0 H3"},
+		{diagnostics.Effect{Unit: "attn", Layer: 1, Head: -1, DeltaBits: 0.1}, "L1 attention"},
+		{diagnostics.Effect{Unit: "mlp", Layer: 1, Head: -1, DeltaBits: 0.1}, "L1 MLP"},
+		{diagnostics.Effect{Unit: "layer", Layer: 2, Head: -1, DeltaBits: 0.1}, "L2 layer"},
 	} {
 		if got := unitName(c.e); got != c.want {
 			t.Errorf("unitName(%+v) = %q, want %q", c.e, got, c.want)
@@ -30,5 +30,11 @@ func TestMessages(t *testing.T) {
 		if txt := rep.Text(); !strings.Contains(txt, "costliest: "+c.want+", ") || strings.Contains(txt, "-1") {
 			t.Errorf("costliest of %+v:\n%s", c.e, txt)
 		}
+	}
+	// Every Δ < 0: no unit is "costliest" (the least negative was called that).
+	e := diagnostics.Effect{Unit: "layer", Layer: 0, Head: -1, DeltaBits: -0.02}
+	rep := Report{Geometry: &sessions.Snapshot{Ablation: []diagnostics.Effect{e, {Unit: "layer", Layer: 1, Head: -1, DeltaBits: -0.3}}, Costliest: &e}}
+	if txt := rep.Text(); !strings.Contains(txt, "costliest: none (every Δ ≤ 0") {
+		t.Errorf("every Δ < 0:\n%s", txt)
 	}
 }

@@ -212,8 +212,8 @@ func TestCancelOnlyHolders(t *testing.T) {
 			if !writer.exited() {
 				t.Errorf("the point's writer (pid %d) still runs after cancel:\n%s", writer.cmd.Process.Pid, out.String())
 			}
-			if !strings.Contains(out.String(), "0/4 done, 1 running, 0 failed, 3 left") {
-				t.Errorf("cancel's tally: want the point written elsewhere running, the others left:\n%s", out.String())
+			if !strings.Contains(out.String(), "0/4 done, 1 running, 0 failed, 2 stopped, 1 left") {
+				t.Errorf("cancel's tally: want the point written elsewhere running, the cancelled ones stopped, the rest left:\n%s", out.String())
 			}
 		})
 	}

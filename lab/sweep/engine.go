@@ -50,16 +50,16 @@ func (m *Manifest) Here(ctx context.Context, l Local, out, log io.Writer) error 
 		return fmt.Errorf("sweep: %d points of %s are being trained by another process (windtunnel sweep status %s)", busy, m.Dir(), m.Dir())
 	}
 	if len(todo) == 0 {
-		fmt.Fprintf(out, "all %d points done in %s: windtunnel compare --from %s\n", len(m.Points), m.Dir(), m.Dir())
+		fmt.Fprintf(out, "all %s done in %s: windtunnel compare --from %s\n", sessions.Plural(len(m.Points), "point"), m.Dir(), m.Dir())
 		return nil
 	}
-	fmt.Fprintf(log, "windtunnel sweep: training %d points here, %d at a time, --workers %d each (logs in %s)\n",
-		len(todo), l.Jobs, l.Workers, filepath.Join(m.Dir(), LogDir))
+	fmt.Fprintf(log, "windtunnel sweep: training %s here, %d at a time, --workers %d each (logs in %s)\n",
+		sessions.Plural(len(todo), "point"), l.Jobs, l.Workers, filepath.Join(m.Dir(), LogDir))
 	start := time.Now()
 	pr, err := l.Run(ctx, m, todo)
 	fmt.Fprintf(out, "sweep %s: %s, %.0f s; windtunnel compare --from %s\n", m.Dir(), pr.Tally(), time.Since(start).Seconds(), m.Dir())
-	if err == nil && pr.Failed > 0 {
-		err = fmt.Errorf("sweep: %d points did not finish (windtunnel sweep status %s; run the sweep again to retry them)", pr.Failed, m.Dir())
+	if n := pr.Failed + pr.Stopped; err == nil && n > 0 {
+		err = fmt.Errorf("sweep: %s did not finish (windtunnel sweep status %s; run the sweep again to retry them)", sessions.Plural(n, "point"), m.Dir())
 	}
 	return err
 }

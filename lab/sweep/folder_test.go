@@ -238,7 +238,7 @@ func TestStatus(t *testing.T) {
 	if !strings.Contains(sts[6].Detail, "want > 0") || !sts[4].Unreadable {
 		t.Errorf("details: %q, unreadable %v", sts[6].Detail, sts[4].Unreadable)
 	}
-	if p := Of(sts); p.Done != 1 || p.Running != 1 || p.Failed != 3 || p.Left != 3 {
+	if p := Of(sts); p.Done != 1 || p.Running != 1 || p.Failed != 3 || p.Stopped != 1 || p.Left != 2 { // the stopped point named as status names it
 		t.Errorf("progress %+v", p)
 	}
 	todo, _, notes, err := m.Pending(q, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))

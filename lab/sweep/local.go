@@ -83,7 +83,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 	}
 	out := &liner{w: l.Out, tty: l.Tty, every: every}
 	pr := Of(m.Status(nil))
-	pr.Left, pr.Failed, pr.Running = len(todo), 0, 0
+	pr.Left, pr.Failed, pr.Stopped, pr.Running = len(todo), 0, 0, 0
 	pr.Done = pr.Total - len(todo)
 	t0 := time.Now()
 	mt := newMeter(t0)
@@ -137,10 +137,14 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 			case stopping && (st.State == Stopped || st.State == Missing || r.sigterm):
 				// Stopped by the cancel (a run the SIGTERM reached as it started included):
 				// not a failure; the next run of the sweep resumes it.
-				pr.Left++
+				pr.add(Stopped)
 				out.event(fmt.Sprintf("%s stopped at step %d; resumes on the next run of the sweep", r.p.Name, st.Step))
 			default:
-				pr.Failed++
+				s := st.State
+				if s == Running || s == Missing { // the process ended, its run did not
+					s = Failed
+				}
+				pr.add(s) // as sweep status names it
 				why := string(st.State)
 				if st.Detail != "" {
 					why += ": " + st.Detail
@@ -158,7 +162,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 			for _, c := range running {
 				c.Process.Signal(syscall.SIGTERM)
 			}
-			out.event(fmt.Sprintf("stopping %d running points cleanly (they resume on the next run of the sweep)", len(running)))
+			out.event(fmt.Sprintf("stopping %s cleanly (they resume on the next run of the sweep)", sessions.Plural(len(running), "running point")))
 		}
 	}
 	out.end()
@@ -166,7 +170,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 		return pr, startErr
 	}
 	if ctx.Err() != nil {
-		return pr, fmt.Errorf("sweep: interrupted with %d points left (run the same sweep again to continue)", pr.Left+pr.Failed)
+		return pr, fmt.Errorf("sweep: interrupted with %s left (run the same sweep again to continue)", sessions.Plural(pr.Left+pr.Failed+pr.Stopped, "point"))
 	}
 	return pr, nil
 }

@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// Progress is the sweep's progress line: points done, running, failed and left, and the
-// time left.
+// Progress is the sweep's progress line: points done, running, failed, stopped (they
+// resume on the next run of the sweep) and left, and the time left.
 type Progress struct {
-	Done, Running, Failed, Left, Total int
+	Done, Running, Failed, Stopped, Left, Total int
 	// ETA is the time left, known once some steps were trained (HasETA).
 	ETA    time.Duration
 	HasETA bool
@@ -27,27 +27,40 @@ func (p Progress) String() string {
 	return p.Tally() + ", " + eta
 }
 
-// Tally is the line without the time left: "3/8 done, 2 running, 1 failed, 2 left".
+// Tally is the line without the time left: "3/8 done, 2 running, 1 failed, 2 left", with
+// "1 stopped" before the left ones when some are.
 func (p Progress) Tally() string {
-	return fmt.Sprintf("%d/%d done, %d running, %d failed, %d left", p.Done, p.Total, p.Running, p.Failed, p.Left)
+	stopped := ""
+	if p.Stopped > 0 {
+		stopped = fmt.Sprintf(", %d stopped", p.Stopped)
+	}
+	return fmt.Sprintf("%d/%d done, %d running, %d failed%s, %d left", p.Done, p.Total, p.Running, p.Failed, stopped, p.Left)
 }
 
-// Of tallies statuses as a progress line: queued, missing and stopped points are left.
+// Of tallies statuses as a progress line: queued and missing points are left.
 func Of(sts []PointStatus) Progress {
 	p := Progress{Total: len(sts)}
 	for _, s := range sts {
-		switch s.State {
-		case Done:
-			p.Done++
-		case Running:
-			p.Running++
-		case Failed:
-			p.Failed++
-		default:
-			p.Left++
-		}
+		p.add(s.State)
 	}
 	return p
+}
+
+// add counts a point in state s: the one place a state is given its place in the tally, so
+// the engine's line and sweep status name a point alike.
+func (p *Progress) add(s State) {
+	switch s {
+	case Done:
+		p.Done++
+	case Running:
+		p.Running++
+	case Failed:
+		p.Failed++
+	case Stopped:
+		p.Stopped++
+	default:
+		p.Left++
+	}
 }
 
 // meter estimates the time left. For the steps it counts the steps left (planned less

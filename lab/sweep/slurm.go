@@ -187,7 +187,7 @@ func (s Slurm) Script(m *Manifest) (string, error) {
 			return "", err
 		}
 	}
-	fmt.Fprintf(&b, "# windtunnel sweep: %d points (%s), sessions in %s.\n", len(m.Points), sessions.SafeText(m.Grid.Describe()), sessions.SafeText(dir))
+	fmt.Fprintf(&b, "# windtunnel sweep: %s (%s), sessions in %s.\n", sessions.Plural(len(m.Points), "point"), sessions.SafeText(m.Grid.Describe()), sessions.SafeText(dir))
 	b.WriteString("# Written by `windtunnel sweep --slurm`, which submits it with --array naming the points to train.\n")
 	sb("--job-name=%s", shq("wt-sweep-"+filepath.Base(dir)))
 	sb("--array=%s", ArraySpec(allIndices(len(m.Points)), s.Parallel))

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"windtunnel/sessions"
 	"windtunnel/sessions/index"
 )
 
@@ -20,7 +21,7 @@ func (m *Manifest) StatusText(sts []PointStatus) string {
 	for i, j := range m.Jobs {
 		jobs[i] = j.ID
 	}
-	fmt.Fprintf(&b, "sweep %s: %d points (%s)", m.Dir(), len(m.Points), m.Grid.Describe())
+	fmt.Fprintf(&b, "sweep %s: %s (%s)", m.Dir(), sessions.Plural(len(m.Points), "point"), m.Grid.Describe())
 	if len(jobs) > 0 {
 		fmt.Fprintf(&b, ", Slurm jobs %s", strings.Join(jobs, ", "))
 	}

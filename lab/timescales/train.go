@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"windtunnel/backends/gemm"
@@ -42,7 +43,19 @@ type Config struct {
 	// Backend returns a new matrix-multiply backend for one worker (gemm backends keep
 	// scratch and are not shared between goroutines).
 	Backend func() (gemm.Backend, error)
+	// Progress, when set, is told how far the run is: every progressEvery steps of an arm
+	// and at each arm's end. It is called one call at a time, from the training goroutines.
+	Progress func(Progress)
 }
+
+// Progress is how far a Run is: the steps trained of all the arms', and the arms ended.
+type Progress struct {
+	Steps, TotalSteps int
+	Arms, TotalArms   int
+}
+
+// progressEvery is how many steps of an arm pass between Progress calls.
+const progressEvery = 50
 
 // DefaultConfig is the authors' run: their seeds, 1,000 steps, 0.01 and 10× on W_V, 2,000
 // symbols, on the project's float32 GEMM.
@@ -89,8 +102,16 @@ func Rates(lr, valueMult float64) [4]float64 { return [4]float64{lr, lr, lr * va
 // given rates per matrix (Q, K, V, O), all four from one gradient. It returns the loss
 // before each update and the loss after the last; a loss that is not finite is an error.
 func Train[T models.Float](ctx context.Context, h *Head[T], p Params[T], rates [4]float64, steps int) (losses []float64, final float64, err error) {
+	return train(ctx, h, p, rates, steps, nil)
+}
+
+// train is Train, calling tick (when set) after every progressEvery steps.
+func train[T models.Float](ctx context.Context, h *Head[T], p Params[T], rates [4]float64, steps int, tick func(int)) (losses []float64, final float64, err error) {
 	losses = make([]float64, steps)
 	for s := range steps {
+		if s%progressEvery == 0 && s > 0 && tick != nil {
+			tick(progressEvery)
+		}
 		if s%50 == 0 && ctx.Err() != nil {
 			return nil, 0, ctx.Err()
 		}
@@ -138,6 +159,17 @@ func Run(ctx context.Context, c Config) (derived.Timescales, error) {
 		bes[i] = be
 	}
 	errs := make([]error, 2*len(c.Seeds))
+	var progMu sync.Mutex
+	prog := Progress{TotalSteps: 2 * len(c.Seeds) * c.Steps, TotalArms: 2 * len(c.Seeds)}
+	report := func(steps, arms int) {
+		if c.Progress == nil {
+			return
+		}
+		progMu.Lock()
+		defer progMu.Unlock()
+		prog.Steps, prog.Arms = prog.Steps+steps, prog.Arms+arms
+		c.Progress(prog)
+	}
 	par.Pool{Workers: workers}.Each(2*len(c.Seeds), func(w, job int) {
 		i, em := job/2, job%2 == 1
 		seed := c.Seeds[i]
@@ -155,12 +187,14 @@ func Run(ctx context.Context, c Config) (derived.Timescales, error) {
 		if em {
 			name, rates, arm = "EM-like", Rates(c.LR, c.ValueLR), &res.PerSeed[i].EM
 		}
-		losses, final, err := Train(ctx, h, InitParams[float32](seed), rates, c.Steps)
+		ticked := 0
+		losses, final, err := train(ctx, h, InitParams[float32](seed), rates, c.Steps, func(n int) { ticked += n; report(n, 0) })
 		if err != nil {
 			errs[job] = fmt.Errorf("%w (seed %d, %s arm)", err, seed, name)
 			return
 		}
 		arm.Losses, arm.Final = losses, final
+		report(c.Steps-ticked, 1)
 	})
 	for _, err := range errs {
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"windtunnel/diagnostics"
 )
@@ -172,15 +173,24 @@ func cellOf(runs []RunScore, task, model string) Cell {
 }
 
 // FormatTable renders cells as a text table followed by the architecture summary (primitives
-// passed per model), the layout of Paper I's table.
+// passed per model), the layout of Paper I's table. Its columns are as wide as their
+// contents (text/tabwriter) and each task's primitive and pass criterion is named once under
+// the table, so a table of every task and model fits about 120 columns (it was 219).
 func FormatTable(cells []Cell) string {
 	var b strings.Builder
 	_, common := TableSeeds(cells)
-	fmt.Fprintf(&b, "%-10s %-12s %9s %-15s %-15s %-15s %-13s %-10s %-14s %-11s %s\n", "task", "model", "params", "bit error (a)", "bit error (b)*", "KL bits", "accuracy", "wall s", "verdict", "paper", "primitive")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "task\tmodel\tparams\tbit error (a)\tbit error (b)*\tKL bits\taccuracy\twall s\tverdict\tpaper\t")
+	var taskOrder []string
+	prims := map[string]string{}
 	for _, c := range cells {
 		crit := fmt.Sprintf("≤ %.2f bits (a)", c.Primitive.Threshold)
 		if c.Primitive.Metric == "accuracy" {
 			crit = fmt.Sprintf("accuracy ≥ %.2f", c.Primitive.Threshold)
+		}
+		if _, ok := prims[c.Task]; !ok {
+			taskOrder = append(taskOrder, c.Task)
+			prims[c.Task] = fmt.Sprintf("%s (%s)", c.Primitive.Name, crit)
 		}
 		verdict := "FAIL"
 		if c.Pass {
@@ -204,12 +214,25 @@ func FormatTable(cells []Cell) string {
 		}
 		suffix := ""
 		if len(which) > 0 {
-			suffix = " [" + strings.Join(which, "; ") + "]"
+			suffix = "[" + strings.Join(which, "; ") + "]"
 		}
-		fmt.Fprintf(&b, "%-10s %-12s %9d %-15s %-15s %-15s %-13s %-10s %-14s %-11s %s (%s)%s\n", c.Task, c.Model, c.Params,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Task, c.Model, c.Params,
 			c.BitErrorA.String(4), c.BitErrorB.String(4), c.KL.String(4), c.Accuracy.String(3), c.WallS.String(0),
-			verdict, paper, c.Primitive.Name, crit, suffix)
+			verdict, paper, suffix)
 	}
+	tw.Flush()
+	table := b.String() // without the padding tabwriter leaves at the ends of lines
+	b.Reset()
+	for _, l := range strings.SplitAfter(table, "\n") {
+		if l != "" {
+			b.WriteString(strings.TrimRight(l, " \n") + "\n")
+		}
+	}
+	b.WriteString("\nprimitives:")
+	for _, t := range taskOrder {
+		fmt.Fprintf(&b, "\n  %s: %s", t, prims[t])
+	}
+	b.WriteString("\n")
 	// Each model is counted over the cells it has (a model measured on one task passes k of
 	// 1, not k of every task in the table); a task measured in several configurations counts
 	// each, and the count says so.
@@ -239,7 +262,8 @@ func FormatTable(cells []Cell) string {
 			fmt.Fprintf(&b, "\ncopy left out (%s %s): %s", c.Task, c.Model, cp)
 		}
 	}
-	b.WriteString("\n(a) is the per-position bit error, the paper's headline; (b)* the per-sample one, what the authors' code reports; verdict: on the mean over seeds, then seeds passing; paper: Paper I's verdict, ✓ where the bench agrees\n")
+	note := "(a) is the per-position bit error, the paper's headline; (b)* the per-sample one, what the authors' code reports; verdict: on the mean over seeds, then seeds passing; paper: Paper I's verdict, ✓ where the bench agrees"
+	b.WriteString("\n" + strings.NewReplacer("; verdict:", ";\nverdict:", "; paper:", ";\npaper:").Replace(note) + "\n") // lines of ≤ 120 columns
 	return b.String()
 }
 

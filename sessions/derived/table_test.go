@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"windtunnel/diagnostics"
 )
@@ -87,6 +88,32 @@ func TestPaperVerdict(t *testing.T) {
 	for _, tc := range tests {
 		if got := PaperVerdict(tc.task, tc.model); got != tc.want {
 			t.Errorf("PaperVerdict(%s, %s) = %q, want %q", tc.task, tc.model, got, tc.want)
+		}
+	}
+}
+
+// TestFormatTableWidth: the table of every task and model (3 seeds each, the slowest runs
+// taking hours) fits 120 columns (it was 219 wide: fixed columns and each row's primitive
+// and criterion), and still names each task's primitive and criterion once.
+func TestFormatTableWidth(t *testing.T) {
+	var runs []RunScore
+	for _, task := range []string{"bijection", "hmm", "recall"} {
+		for _, model := range []string{"transformer", "mamba", "lstm", "mlp", "mlp-prefix"} {
+			for seed := uint64(1); seed <= 3; seed++ {
+				runs = append(runs, RunScore{Task: task, Model: model, Seed: seed, Params: 1234567, WallS: 12345 + float64(seed),
+					Scores: diagnostics.Scores{BitErrorPosition: 0.1234 * float64(seed), BitErrorSample: 0.2, KLBits: 1.5, Accuracy: 0.5 + 0.1*float64(seed)}})
+			}
+		}
+	}
+	out := FormatTable(Table(runs, []string{"bijection", "hmm", "recall"}, []string{"transformer", "mamba", "lstm", "mlp", "mlp-prefix"}))
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 120 {
+			t.Errorf("a line of %d columns (want ≤ 120): %q", n, l)
+		}
+	}
+	for _, s := range []string{"belief accumulation (≤ 0.15 bits (a))", "accuracy ≥ 0.90", "bijection  transformer"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("table lacks %q:\n%s", s, out)
 		}
 	}
 }

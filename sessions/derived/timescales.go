@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"windtunnel/sessions"
 	"windtunnel/untrusted"
 )
 
@@ -169,8 +170,8 @@ func (t Timescales) check() error {
 // timescales` prints it.
 func (r Timescales) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Paper II, two timescales: %d seeds, %d symbols each, %d full-batch steps; baseline %g on every matrix, EM-like %g on W_V\n",
-		len(r.Seeds), r.Length, r.Steps, r.LR, r.LR*r.ValueLR)
+	fmt.Fprintf(&b, "Paper II, two timescales: %s, %d symbols each, %d full-batch steps; baseline %g on every matrix, EM-like %g on W_V\n",
+		sessions.Plural(len(r.Seeds), "seed"), r.Length, r.Steps, r.LR, r.LR*r.ValueLR)
 	fmt.Fprintf(&b, "target (mean final baseline loss) %.4f nats; H_min %.4f nats\n\n", r.Target, r.HMin)
 	fmt.Fprintf(&b, "%-6s  %14s  %14s  %15s  %15s\n", "seed", "baseline steps", "EM-like steps", "baseline final", "EM-like final")
 	for _, s := range r.PerSeed {

@@ -33,7 +33,7 @@ func ablationFigure(g Group) (figure, bool) {
 	if len(hd) > 0 {
 		for l, row := range hd {
 			for h, v := range row {
-				if c := s.CostliestHead; c != nil && c.Layer == l && c.Head == h {
+				if c := diagnostics.Costly(s.CostliestHead); c != nil && c.Layer == l && c.Head == h {
 					best = len(vals)
 				}
 				labels = append(labels, headLabel(l, h))
@@ -42,7 +42,7 @@ func ablationFigure(g Group) (figure, bool) {
 		}
 	} else {
 		for _, e := range s.Ablation {
-			if c := s.Costliest; c != nil && *c == e {
+			if c := diagnostics.Costly(s.Costliest); c != nil && *c == e {
 				best = len(vals)
 			}
 			labels = append(labels, unitLabel(e))
@@ -158,6 +158,9 @@ func ablationBars(labels []string, vals plotter.Values, best int, heads bool) (*
 			p.Add(lb)
 		}
 	}
+	if best < 0 && maxFinite(clean) <= 0 { // nothing to name: say why, not "costliest" for the least negative
+		p.Title.Text += "\nnone costs bits: zeroing any helps or is free (every Δ ≤ 0)"
+	}
 	p.NominalX(labels...)
 	rotateX(p, len(labels))
 	p.X.Min, p.X.Max = -0.5, float64(len(vals))-0.5 // the end bars whole, not cut in half
@@ -179,4 +182,13 @@ func signedBits(v float64) string {
 		return fmt.Sprintf("%+.2g", v)
 	}
 	return fmt.Sprintf("%+.3f", v)
+}
+
+// maxFinite is the largest of vals (−Inf when empty).
+func maxFinite(vals plotter.Values) float64 {
+	m := math.Inf(-1)
+	for _, v := range vals {
+		m = math.Max(m, v)
+	}
+	return m
 }

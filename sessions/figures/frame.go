@@ -3,6 +3,7 @@ package figures
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 
@@ -75,24 +76,38 @@ func frameFigure(g Group) (figure, bool) {
 		{"attention frame: distance to the latest pattern", steps, frame},
 		{"1 − |ρ(PC1, entropy)|", steps, rho},
 	}
-	drawn := 0
+	curves := make([]plotter.XYs, len(series))
 	for i, sr := range series {
-		pts := make(plotter.XYs, 0, len(sr.xs))
 		ys := sr.ys
 		if i > 0 {
 			ys = minMax(ys)
 		}
 		for k, y := range ys {
 			if !math.IsNaN(y) {
-				pts = append(pts, plotter.XY{X: sr.xs[k], Y: y})
+				curves[i] = append(curves[i], plotter.XY{X: sr.xs[k], Y: y})
 			}
 		}
+	}
+	drawn, lowest := 0, 0.0
+	for i, sr := range series {
+		pts := curves[i]
 		if len(pts) == 0 {
 			continue
+		}
+		for _, pt := range pts {
+			lowest = math.Min(lowest, pt.Y) // a J-lens ratio below chance is below 0
 		}
 		name := sr.name
 		if i == 0 && len(marks) == 2 {
 			name += fmt.Sprintf(" (● t_form %d, t_plateau %d)", marks[0], marks[1])
+		}
+		// A curve that a later one (drawn over it) covers all along is hidden: the legend
+		// says under which, rather than list a line no one can see.
+		for j := len(series) - 1; j > i; j-- {
+			if covers(curves[j], pts) {
+				name += " (hidden under " + series[j].name + ")"
+				break
+			}
 		}
 		if err := addBand(p, band{x: xsOf(pts), mean: ysOf(pts), seeds: 1}, i, name, false); err != nil {
 			return figure{}, false
@@ -109,10 +124,15 @@ func frameFigure(g Group) (figure, bool) {
 	if drawn == 0 {
 		return figure{}, false
 	}
-	// Room above the curves for the legend; the ticks stop at 1, the top of the scale.
-	p.Y.Min, p.Y.Max = -0.03, 1.38
-	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.2, Label: "0.2"}, {Value: 0.4, Label: "0.4"},
-		{Value: 0.6, Label: "0.6"}, {Value: 0.8, Label: "0.8"}, {Value: 1, Label: "1"}}
+	// Room above the curves for the legend; the ticks stop at 1, the top of the scale, and
+	// reach down to a J-lens ratio below chance (scaled below 0), which is drawn, not clipped.
+	p.Y.Min, p.Y.Max = math.Min(-0.03, lowest-0.03), 1.38
+	var ticks plot.ConstantTicks
+	for k := int(math.Floor(p.Y.Min/0.2)) + 1; k <= 5; k++ {
+		v := float64(k) / 5
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 2, 64)})
+	}
+	p.Y.Tick.Marker = ticks
 	return figure{name: g.Name + "-frame", title: title, plot: p}, true
 }
 
@@ -225,4 +245,27 @@ func ysOf(pts plotter.XYs) []float64 {
 		out[i] = p.Y
 	}
 	return out
+}
+
+// coverTol is how near (in the frame figure's [0, 1] units, about a line's width at the
+// sizes figures are drawn) a curve must run to another to hide it.
+const coverTol = 0.012
+
+// covers reports whether the curve over (in step order) runs within coverTol of every point
+// of pts, and spans them: drawn over pts, it hides them.
+func covers(over, pts plotter.XYs) bool {
+	if len(over) < 2 || len(pts) == 0 {
+		return false
+	}
+	c := make([]derived.StepValue, len(over))
+	for k, pt := range over {
+		c[k] = derived.StepValue{Step: int(pt.X), V: pt.Y}
+	}
+	for _, pt := range pts {
+		y, ok := derived.CurveAt(c, pt.X)
+		if !ok || math.Abs(y-pt.Y) > coverTol {
+			return false
+		}
+	}
+	return true
 }

@@ -51,7 +51,8 @@ type Options struct {
 
 // File is one figure written by Render.
 type File struct {
-	// Name is the file's base name, Path its path and Title the figure's title.
+	// Name is the file's base name, Path its path and Title the figure's title on one line
+	// (its lines joined by "; "), so a listing of one figure a line holds.
 	Name  string `json:"name"`
 	Path  string `json:"path"`
 	Title string `json:"title"`
@@ -267,7 +268,7 @@ func writeFigures(figs []figure, dir string, opt Options) ([]File, error) {
 		if err := save(f, path, opt); err != nil {
 			return files, err
 		}
-		files = append(files, File{Name: name, Path: path, Title: f.title})
+		files = append(files, File{Name: name, Path: path, Title: oneLine(f.title)})
 	}
 	return files, nil
 }
@@ -326,4 +327,15 @@ func logFloor(v float64) float64 {
 		return v
 	}
 	return math.Max(v, floorBits)
+}
+
+// oneLine is a title of several lines as one: its lines, trimmed, joined by "; ".
+func oneLine(title string) string {
+	var parts []string
+	for _, l := range strings.FieldsFunc(title, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
 }

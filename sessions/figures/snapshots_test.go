@@ -162,3 +162,33 @@ func TestNoAttentionSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestAblationNoneCostly: when every unit's Δ < 0 the ablation figure marks and names no
+// "costliest" unit (it named the least negative one) and its title says none costs bits.
+func TestAblationNoneCostly(t *testing.T) {
+	snap := &sessions.Snapshot{
+		Ablation: []diagnostics.Effect{{Unit: "layer", Layer: 0, Head: -1, DeltaBits: -0.3}, {Unit: "layer", Layer: 1, Head: -1, DeltaBits: -0.05}},
+	}
+	w, _ := diagnostics.Worst(snap.Ablation)
+	snap.Costliest = &w // as the lab records it: the largest Δ, here the least negative
+	src := t.TempDir()
+	writeSnap(t, src, 4, snap)
+	runs, err := LoadPaths([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Render(runs, dir, Options{Format: "svg"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "bijection-lstm-ablation.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("costliest")) {
+		t.Error("ablation: a costliest unit where every Δ < 0")
+	}
+	if !bytes.Contains(b, []byte("none costs bits")) {
+		t.Error("ablation: no word that no unit costs bits")
+	}
+}

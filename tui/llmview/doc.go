@@ -4,5 +4,7 @@
 // entropy axis (PC1 of reference prompts' hidden states) and the focusing by layer
 // (attention entropy at the last position). It is a bubbletea v1 model fed through the
 // Analyzer interface with plain data (sessions/llmrun's Analysis), so it imports neither
-// models nor lab; it draws with tui/look.
+// models nor lab; it draws with tui/look,
+// exactly the terminal's size (panes that do not fit are named, not scrolled), token strings
+// cut by display width.
 package llmview

@@ -145,6 +145,20 @@ func (c Chart) Draw(w, h int) string {
 	return Fit(out, w, h)
 }
 
+// AlignX makes the charts cs, drawn over one another at width w (cs[i] hs[i] lines high),
+// share their x axis column for column: each gets the widest y labels' column and the
+// widest right margin of them all (a chart with reference lines' labels has one, the
+// others not).
+func AlignX(w int, cs []*Chart, hs []int) {
+	lw, margin := 0, 0
+	for i, c := range cs {
+		lw, margin = max(lw, c.LabelWidth(hs[i])), max(margin, RefMargin(w, c.Refs))
+	}
+	for _, c := range cs {
+		c.LabelW, c.Margin = max(c.LabelW, lw), max(c.Margin, margin)
+	}
+}
+
 // LabelWidth is the width of the y labels' column of the chart drawn h lines high.
 func (c Chart) LabelWidth(h int) int {
 	if c.YTitle != "" {
@@ -190,8 +204,10 @@ func canvasPoint(lc *linechart.Model, f canvas.Float64Point) canvas.Point {
 
 // drawRefs draws the reference lines across the graph (before the series, which are drawn
 // over them), and returns the margin label of every canvas row and the row of every line
-// (−1: outside the range). A line that rounds to a row already taken moves up one row, so
-// each keeps its own label.
+// (−1: outside the range, or sharing the row of an earlier line). Each line lies on the row
+// that series values equal to it are drawn on; lines that round to one row share it, its
+// label naming them all ("Bayes/pass") and its tick the first's value, so no line is moved
+// onto a row whose values are not its own.
 func (c Chart) drawRefs(lc *linechart.Model, yr Span) ([]string, []int) {
 	labels := make([]string, lc.Height())
 	rows := make([]int, len(c.Refs))
@@ -203,16 +219,18 @@ func (c Chart) drawRefs(lc *linechart.Model, yr Span) ([]string, []int) {
 			continue
 		}
 		row := canvasPoint(lc, canvas.Float64Point{X: lc.ViewMinX(), Y: r.Y}).Y
-		for taken[row] && row > 0 {
-			row--
+		if row < 0 || row >= len(labels) {
+			continue
+		}
+		if taken[row] {
+			labels[row] += "/" + r.Label
+			continue
 		}
 		taken[row], rows[i] = true, row
 		for x := o.X + 1; x < o.X+1+lc.GraphWidth(); x++ {
 			lc.Canvas.SetCell(canvas.Point{X: x, Y: row}, canvas.NewCellWithStyle(RefGlyph, c.RefStyle))
 		}
-		if row >= 0 && row < len(labels) {
-			labels[row] = r.Label
-		}
+		labels[row] = r.Label
 	}
 	return labels, rows
 }

@@ -1,0 +1,76 @@
+package figures
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
+)
+
+// TestFrameBelowChance: a J-lens ratio below chance (0.89 at the first snapshot, scaled
+// below 0) lies inside the frame figure's y range, so its line starts at its first step
+// rather than late at the bottom edge (the range stopped at −0.03).
+func TestFrameBelowChance(t *testing.T) {
+	runs, err := LoadPaths([]string{fixture})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Groups(runs)[0]
+	_, r, ok := snapshotOf(g)
+	if !ok || r.FrameRatio == nil || r.Dissociation == nil || len(r.FrameRatio.Points) == 0 {
+		t.Fatal("the fixture has no J-lens frame ratio")
+	}
+	for _, below := range []float64{0.89, 0.5} {
+		r.FrameRatio.Points[0].MeanFinal = below
+		fig, ok := frameFigure(g)
+		if !ok {
+			t.Fatal("no frame figure")
+		}
+		want := (below - 1) / (r.Dissociation.Ceiling - 1)
+		if fig.plot.Y.Min > want {
+			t.Errorf("ratio %.2f (scaled %.3f): the y axis starts at %.3f, clipping it", below, want, fig.plot.Y.Min)
+		}
+	}
+}
+
+// TestFrameHiddenCurve: where 1 − |ρ(PC1, entropy)| runs exactly along the attention frame
+// (both min–max scaled), the frame's dotted line is drawn under it: the legend says so
+// instead of listing a line that cannot be seen; the curves that show are listed plainly.
+func TestFrameHiddenCurve(t *testing.T) {
+	runs, err := LoadPaths([]string{fixture})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Groups(runs)[0]
+	s, _, ok := snapshotOf(g)
+	if !ok || s.Frame == nil || len(s.Frame.Points) < 3 {
+		t.Fatal("the fixture has no frame history")
+	}
+	legend := func() string {
+		fig, ok := frameFigure(g)
+		if !ok {
+			t.Fatal("no frame figure")
+		}
+		path := filepath.Join(t.TempDir(), "frame.svg")
+		if err := save(fig, path, Options{Format: "svg", Width: 960, Height: 600}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if v := legend(); strings.Contains(v, "hidden under") {
+		t.Errorf("the fixture's curves all show, yet one is called hidden")
+	}
+	for i, pt := range s.Frame.Points {
+		s.Frame.Points[i].PC1Abs = sessions.Num(1 - derived.MeanNum(pt.ToLatest))
+	}
+	if v := legend(); !strings.Contains(v, "attention frame: distance to the latest pattern (hidden under 1 − |ρ(PC1, entropy)|)") {
+		t.Errorf("the attention frame, under 1 − |ρ| all along, is listed as if it showed")
+	}
+}
