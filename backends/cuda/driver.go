@@ -182,7 +182,7 @@ func dlopen(path string, mode int) (h uintptr, err error) {
 			h, err = 0, fmt.Errorf("%s: %v", path, r)
 		}
 	}()
-	return purego.Dlopen(path, mode)
+	return gemm.Dlopen(path, mode)
 }
 
 // bindSymbols resolves every named symbol into its pointer, or reports all

@@ -123,6 +123,16 @@ func openOpenBLASFrom(paths []string) (*openBLAS, error) {
 		ErrNotLoaded, EnvOpenBLAS, strings.Join(tried, "; "))
 }
 
+// Dlopen is purego.Dlopen on one OS thread: dlopen's failure is read by a second C call,
+// dlerror, whose message is the calling thread's, so a goroutine that moved between the two
+// read another thread's (often empty) message. Every library the project loads goes through
+// it (backends/libc, a leaf, locks its own one call the same way).
+func Dlopen(path string, mode int) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return purego.Dlopen(path, mode)
+}
+
 func loadOpenBLAS(path string) (b *openBLAS, err error) {
 	// purego panics rather than returning errors for some malformed
 	// libraries; turn that into an error for this candidate.
@@ -131,7 +141,7 @@ func loadOpenBLAS(path string) (b *openBLAS, err error) {
 			b, err = nil, fmt.Errorf("%v", r)
 		}
 	}()
-	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	h, err := Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
 		return nil, err
 	}

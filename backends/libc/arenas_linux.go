@@ -4,6 +4,7 @@ package libc
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/ebitengine/purego"
 )
@@ -16,7 +17,10 @@ var mArenaMax int32 = -8
 // made before the call stay. A C library that is not glibc (no mallopt, or one that refuses
 // the parameter) gives an error and nothing changes.
 func CapArenas(n int) error {
+	// One OS thread for dlopen and the dlerror behind its error (gemm.Dlopen's reason).
+	runtime.LockOSThread()
 	h, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	runtime.UnlockOSThread()
 	if err != nil {
 		return fmt.Errorf("libc: %w", err)
 	}

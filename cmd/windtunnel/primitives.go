@@ -69,7 +69,7 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.IntVar(&f.jobs, "jobs", 1, "runs trained at once (the cores are divided between them)")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels a run (0: the cores divided between the jobs)")
 	blasFlag(fs, &f.blas)
-	fs.BoolVar(&f.prepare, "prepare", false, "write the sweep folder and train nothing (then `windtunnel sweep --slurm --out DIR`, and this command again for the table)")
+	fs.BoolVar(&f.prepare, "prepare", false, "write the sweep folder and train nothing (then windtunnel sweep --slurm --out DIR, and this command again for the table)")
 	jsonFlag(fs, &f.asJSON, "the table as one JSON object")
 	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks")
 	fs.StringVar(&f.models, "models", strings.Join(arch.PaperKinds(), ","), "comma-separated models")
