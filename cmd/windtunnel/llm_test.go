@@ -72,7 +72,17 @@ func TestLLMEndToEnd(t *testing.T) {
 					t.Errorf("report lacks %q", want)
 				}
 			}
-			for _, name := range []string{"llm-manifold", "llm-sula", "llm-keys", "llm-focus", "llm-axis"} {
+			// The nulls: two random-weight copies measured, their folders gone, a null column.
+			if r.Nulls == nil || len(r.Nulls.Random) != 2 || r.Nulls.Constant == nil || r.Nulls.Ablation == nil {
+				t.Errorf("nulls %+v", r.Nulls)
+			}
+			if left, _ := filepath.Glob(filepath.Join(out, ".random-weights-*")); len(left) > 0 {
+				t.Errorf("random copies left behind: %v", left)
+			}
+			if !strings.Contains(string(rep), "| nulls |") || !strings.Contains(string(rep), "random weights, variance-preserving") {
+				t.Errorf("report has no nulls column")
+			}
+			for _, name := range []string{"llm-manifold", "llm-sula", "llm-nulls", "llm-keys", "llm-focus", "llm-axis"} {
 				f, err := os.Open(filepath.Join(out, name+".png"))
 				if err != nil {
 					t.Fatal(err)
@@ -83,7 +93,7 @@ func TestLLMEndToEnd(t *testing.T) {
 					t.Errorf("%s: %v", name, err)
 				}
 			}
-			if n := strings.Count(stdout, "not reproduced") + strings.Count(stdout, " reproduced ") + strings.Count(stdout, "not measured"); n < 10 {
+			if n := strings.Count(stdout, "not reproduced") + strings.Count(stdout, " reproduced ") + strings.Count(stdout, "not measured") + strings.Count(stdout, "consistent, not diagnostic"); n < 10 {
 				t.Errorf("stdout has %d verdicts:\n%s", n, stdout)
 			}
 			if !strings.Contains(stderr, "SULA prompts") || !strings.Contains(stderr, string(fam)) {
