@@ -78,7 +78,7 @@ func FrameDirections(m Model, t tunnels.Tunnel) ([]float64, int, error) {
 		}
 		for k := 0; k < c; k++ {
 			row, src := out[k*d:(k+1)*d], e[(off+k)*d:(off+k+1)*d]
-			r := rmsInv(src)
+			r := rmsInvT(src)
 			for j := range row {
 				row[j] = src[j] * r
 				if gain != nil {

@@ -2,19 +2,9 @@ package models
 
 import (
 	"fmt"
-	"math"
 
 	"gorgonia.org/tensor"
 )
-
-// rmsInv is 1/√(mean(x²) + 1e-5), the models' RMSNorm factor.
-func rmsInv(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += v * v
-	}
-	return 1 / math.Sqrt(s/float64(len(x))+1e-5)
-}
 
 // floats copies a float32 or float64 tensor's data into float64.
 func floats(t *tensor.Dense) []float64 {

@@ -58,13 +58,13 @@ func (sn *seqNet[T]) newWork(T0, cells int) *seqWork[T] {
 	return w
 }
 
-// rmsInvT is 1/√(mean(x²) + 1e-5), the models' RMSNorm factor, summed in float64.
+// rmsInvT is 1/√(mean(x²) + normEps), the models' RMSNorm factor, summed in float64.
 func rmsInvT[T Float](x []T) T {
 	var s float64
 	for _, v := range x {
 		s += float64(v) * float64(v)
 	}
-	return T(1 / math.Sqrt(s/float64(len(x))+1e-5))
+	return T(1 / math.Sqrt(s/float64(len(x))+normEps))
 }
 
 // forward runs the transformer over one sequence's tokens, keeping every block's values.
@@ -162,15 +162,10 @@ func (sn *seqNet[T]) forward(w *seqWork[T], toks []int) {
 }
 
 // gelu is the models' tanh approximation of GELU.
-func gelu[T Float](u T) T {
-	return 0.5 * u * (1 + tanhT(geluC*(u+0.044715*u*u*u)))
-}
+func gelu[T Float](u T) T { return geluOf(u, geluTanh(u)) }
 
 // geluGrad is d GELU / du of gelu.
-func geluGrad[T Float](u T) T {
-	th := tanhT(geluC * (u + 0.044715*u*u*u))
-	return 0.5*(1+th) + 0.5*u*(1-th*th)*geluC*(1+3*0.044715*u*u)
-}
+func geluGrad[T Float](u T) T { return geluGradOf(u, geluTanh(u)) }
 
 // logitsAt returns the class logits at position j of the last forward pass.
 func (sn *seqNet[T]) logitsAt(w *seqWork[T], j int) []float64 {

@@ -117,7 +117,7 @@ func buildLSTM[T Float](m *net[T], c arch.LSTMConfig, cg *compiled[T], t tunnels
 	}
 	for l := 0; l < c.Layers; l++ {
 		p := pn[2+6*l : 8+6*l]
-		a, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl}, false, x, p[0])
+		a, err := apply(m, &rmsKernel[T]{eps: normEps, p: pl}, false, x, p[0])
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +141,7 @@ func finalHead[T Float](m *net[T], cg *compiled[T], t tunnels.Tunnel, x *G.Node,
 	pn := cg.pnodes
 	be, pl := m.opt.Backend, m.pool()
 	gs := &gatherSpec{t: t.SeqLen(), pos: t.Positions()}
-	h, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl, gather: gs}, false, x, pn[base])
+	h, err := apply(m, &rmsKernel[T]{eps: normEps, p: pl, gather: gs}, false, x, pn[base])
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func buildMamba[T Float](m *net[T], c arch.MambaConfig, cg *compiled[T], t tunne
 	}
 	for l := 0; l < c.Layers; l++ {
 		p := pn[2+mambaBlockParams*l : 2+mambaBlockParams*(l+1)]
-		a, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl}, false, x, p[0])
+		a, err := apply(m, &rmsKernel[T]{eps: normEps, p: pl}, false, x, p[0])
 		if err != nil {
 			return nil, err
 		}

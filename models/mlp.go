@@ -118,7 +118,7 @@ func buildMLP[T Float](m *net[T], c arch.MLPConfig, cg *compiled[T], t tunnels.T
 	}
 	for l := 0; l < c.Blocks; l++ {
 		p := pn[2+6*l : 8+6*l]
-		u, err := apply(m, &layerNormKernel[T]{eps: 1e-5, p: pl}, false, x, p[0], p[1])
+		u, err := apply(m, &layerNormKernel[T]{eps: normEps, p: pl}, false, x, p[0], p[1])
 		if err != nil {
 			return nil, err
 		}

@@ -115,7 +115,7 @@ func buildPrefixMLP[T Float](m *net[T], c arch.PrefixMLPConfig, cg *compiled[T],
 	}
 	for l := 0; l < c.Blocks; l++ {
 		p := pn[2+6*l : 8+6*l]
-		u, err := apply(m, &layerNormKernel[T]{eps: 1e-5, p: pl}, false, h, p[0], p[1])
+		u, err := apply(m, &layerNormKernel[T]{eps: normEps, p: pl}, false, h, p[0], p[1])
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +128,7 @@ func buildPrefixMLP[T Float](m *net[T], c arch.PrefixMLPConfig, cg *compiled[T],
 		cg.addTap(tapResid, l, h)
 	}
 	base := 2 + 6*c.Blocks
-	u, err := apply(m, &layerNormKernel[T]{eps: 1e-5, p: pl}, false, h, pn[base], pn[base+1])
+	u, err := apply(m, &layerNormKernel[T]{eps: normEps, p: pl}, false, h, pn[base], pn[base+1])
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func buildTransformer[T Float](m *net[T], c arch.TransformerConfig, cg *compiled
 	cg.attn = cg.attn[:0]
 	for l := 0; l < c.Layers; l++ {
 		p := pn[2+10*l : 12+10*l]
-		a, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl}, false, x, p[0])
+		a, err := apply(m, &rmsKernel[T]{eps: normEps, p: pl}, false, x, p[0])
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +107,7 @@ func buildTransformer[T Float](m *net[T], c arch.TransformerConfig, cg *compiled
 		if x, err = lin(actNone, false, true, m.unitGate("attn", l), o, p[4], x); err != nil {
 			return nil, err
 		}
-		h, err := apply(m, &rmsKernel[T]{eps: 1e-5, p: pl}, false, x, p[5])
+		h, err := apply(m, &rmsKernel[T]{eps: normEps, p: pl}, false, x, p[5])
 		if err != nil {
 			return nil, err
 		}
