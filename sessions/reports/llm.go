@@ -71,7 +71,7 @@ func WriteLLM(r *llmrun.Result, recordPath, dir string, figs []Figure) (string, 
 	b.WriteString("# Paper III report: " + sessions.SafeText(filepath.Base(m.Dir)) + "\n\n")
 	b.WriteString("Paper III: \"Geometric Scaling of Bayesian Inference in LLMs\" (arXiv 2512.23752). Each claim the bench's\n" +
 		"measurements touch, the paper's number (and the authors' code's, where their repository records one), this\n" +
-		"model's and its nulls' — the same measurements on models that learnt nothing (a random-weight copy of this\n" +
+		"model's and its nulls' — the same measurements on models that learnt nothing (random-weight copies of this\n" +
 		"configuration, the constant-label and uniform predictors) and under the paper's controls (shuffled labels,\n" +
 		"evidence ablation; the lexical remap as a replicate). A verdict is *reproduced* only when the model meets the\n" +
 		"paper's criterion, no null does, and the model beats each null by the row's margin; *consistent, not\n" +
