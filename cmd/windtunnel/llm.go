@@ -104,9 +104,9 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	if f.axisLayer < 0 {
 		return usagef("llm: --axis-layer %d: want a layer ≥ 1 (0: the paper's protocol, the last five)", f.axisLayer)
 	}
-	nulls, err := parseNulls(f.nulls)
+	nulls, err := llmrun.ParseNulls(f.nulls)
 	if err != nil {
-		return err
+		return usagef("llm: --nulls: %v", err)
 	}
 	if f.nullCopies < 1 || f.nullCopies > 8 {
 		return usagef("llm: --null-copies %d out of range: want 1..8", f.nullCopies)
@@ -166,23 +166,7 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 		PerK: f.perK, AxisLayer: f.axisLayer, Progress: bar.Update, Command: commandLine(cmd, dir), Nulls: nulls}
 	r, runErr := llmsuite.Run(ctx, m, opt)
 	if runErr == nil && slices.Contains(nulls, llmrun.NullRandom) {
-		if r.Nulls == nil {
-			r.Nulls = &llmrun.Nulls{}
-		}
-		r.Nulls.Kinds = append([]string{llmrun.NullRandom}, r.Nulls.Kinds...)
-		for i := range f.nullCopies {
-			seed, std := f.seed+uint64(i), llm.HFInitStd
-			if i%2 == 1 {
-				std = 0 // variance-preserving
-			}
-			rnd, wall, rerr := llmsuite.RunRandom(ctx, m, opt, out, seed, std, f.workers)
-			if rerr != nil {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("random-weight null (seed %d): %v", seed, rerr))
-				break
-			}
-			r.Nulls.Random, r.Nulls.RandomSeeds = append(r.Nulls.Random, rnd), append(r.Nulls.RandomSeeds, seed)
-			r.Nulls.RandomInits, r.Nulls.RandomWallS = append(r.Nulls.RandomInits, std), r.Nulls.RandomWallS+wall
-		}
+		llmsuite.AddRandomNulls(ctx, m, opt, r, out, f.nullCopies, f.workers)
 	}
 	bar.Done()
 	if r == nil || len(r.Experiments) == 0 {
@@ -232,24 +216,6 @@ func writeLLMOutputs(r *llmrun.Result, out string, f llmFlags, stdout io.Writer)
 	}
 	_, err = fmt.Fprintf(stdout, "%d tokens in %.1f s; wrote %s, %s and %d figures\n", r.Tokens, r.WallS, sessions.SafeText(recPath), sessions.SafeText(rep), len(files))
 	return err
-}
-
-// parseNulls reads --nulls: kinds of llmrun.NullKinds, comma-separated, or "none".
-func parseNulls(s string) ([]string, error) {
-	if strings.TrimSpace(s) == "none" {
-		return nil, nil
-	}
-	var out []string
-	for _, k := range strings.Split(s, ",") {
-		k = strings.TrimSpace(k)
-		if !slices.Contains(llmrun.NullKinds, k) {
-			return nil, usagef("llm: --nulls: unknown null %q (want %s, or none)", k, strings.Join(llmrun.NullKinds, ", "))
-		}
-		if !slices.Contains(out, k) {
-			out = append(out, k)
-		}
-	}
-	return out, nil
 }
 
 // commandLine is the command as given: its name, the model folder and the flags set.

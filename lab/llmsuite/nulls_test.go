@@ -21,14 +21,9 @@ func runWithNulls(t *testing.T, m *llm.Model) *llmrun.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, std := range []float64{llm.HFInitStd, 0} {
-		seed := 11 + uint64(i)
-		rnd, wall, err := RunRandom(context.Background(), m, opt, t.TempDir(), seed, std, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Nulls.Random, r.Nulls.RandomSeeds = append(r.Nulls.Random, rnd), append(r.Nulls.RandomSeeds, seed)
-		r.Nulls.RandomInits, r.Nulls.RandomWallS = append(r.Nulls.RandomInits, std), r.Nulls.RandomWallS+wall
+	AddRandomNulls(context.Background(), m, opt, r, t.TempDir(), 2, 2)
+	if len(r.Nulls.Random) != 2 || r.Nulls.RandomInits[0] != llm.HFInitStd || r.Nulls.RandomInits[1] != 0 {
+		t.Fatalf("random nulls: %d copies, σ %v (warnings %v)", len(r.Nulls.Random), r.Nulls.RandomInits, r.Warnings)
 	}
 	if r.Nulls.Constant == nil || r.Nulls.Shuffled == nil || r.Nulls.Remap == nil || r.Nulls.Ablation == nil {
 		t.Fatalf("nulls missing: %+v (warnings %v)", r.Nulls, r.Warnings)

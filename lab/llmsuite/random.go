@@ -57,6 +57,30 @@ func RunRandom(ctx context.Context, m *llm.Model, opt Options, dir string, seed 
 	return r, time.Since(start).Seconds(), nil
 }
 
+// AddRandomNulls measures copies random-weight nulls of m into r.Nulls (made when nil): copy i
+// from seed opt.Seed+i, drawn as the architecture initialises (llm.HFInitStd) for even i and
+// variance-preserving for odd i, so that the null is two kinds of network that learnt nothing.
+// A copy that fails is a warning in r, and ends the copies.
+func AddRandomNulls(ctx context.Context, m *llm.Model, opt Options, r *llmrun.Result, dir string, copies, workers int) {
+	if r.Nulls == nil {
+		r.Nulls = &llmrun.Nulls{}
+	}
+	r.Nulls.Kinds = append([]string{llmrun.NullRandom}, r.Nulls.Kinds...)
+	for i := range copies {
+		seed, std := opt.Seed+uint64(i), llm.HFInitStd
+		if i%2 == 1 {
+			std = 0 // variance-preserving
+		}
+		rnd, wall, err := RunRandom(ctx, m, opt, dir, seed, std, workers)
+		if err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("random-weight null (seed %d): %v", seed, err))
+			return
+		}
+		r.Nulls.Random, r.Nulls.RandomSeeds = append(r.Nulls.Random, rnd), append(r.Nulls.RandomSeeds, seed)
+		r.Nulls.RandomInits, r.Nulls.RandomWallS = append(r.Nulls.RandomInits, std), r.Nulls.RandomWallS+wall
+	}
+}
+
 // readBounded reads the regular file path, refusing one larger than limit.
 func readBounded(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)

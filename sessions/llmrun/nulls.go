@@ -2,6 +2,8 @@ package llmrun
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"windtunnel/sessions"
 )
@@ -19,6 +21,24 @@ const (
 
 // NullKinds are every kind of null, in order.
 var NullKinds = []string{NullRandom, NullPredictors, NullControls}
+
+// ParseNulls reads a list of null kinds (of NullKinds, comma-separated, each once) or "none".
+func ParseNulls(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "none" {
+		return nil, nil
+	}
+	var out []string
+	for _, k := range strings.Split(s, ",") {
+		k = strings.TrimSpace(k)
+		if !slices.Contains(NullKinds, k) {
+			return nil, fmt.Errorf("unknown null %q (want %s, or none)", k, strings.Join(NullKinds, ", "))
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
 
 // Nulls are the same measurements on what learnt nothing, beside the model's: a verdict that
 // a null also earns is not evidence.
