@@ -101,6 +101,7 @@ func importTable(t *testing.T) map[string][]string {
 func TestArchitecture(t *testing.T) {
 	pkgs := listPackages(t)
 	t.Run("imports", func(t *testing.T) { importsMatch(t, pkgs) })
+	t.Run("parts", func(t *testing.T) { partsRanked(t, pkgs) })
 	t.Run("nevers", func(t *testing.T) { nevers(t, pkgs) })
 	t.Run("names", func(t *testing.T) { namesExist(t, pkgs) })
 	t.Run("bare names", func(t *testing.T) { bareNamesExist(t, pkgs) })
@@ -141,6 +142,38 @@ func importsMatch(t *testing.T, pkgs map[string]pkg) {
 	}
 }
 
+// partRank is each part's rank, lowest first, as architecture.md states it; the leaves
+// beside the parts (backends, untrusted) rank below them all.
+var partRank = map[string]int{
+	"backends": 0, "untrusted": 0,
+	"diagnostics": 1, "tunnels": 2, "models": 3, "sessions": 4, "tui": 5, "lab": 6, "cmd": 7,
+}
+
+// partOf is the rank of a package's part (its first path element).
+func partOf(t *testing.T, name string) int {
+	top, _, _ := strings.Cut(name, "/")
+	r, ok := partRank[top]
+	if !ok {
+		t.Errorf("architecture.md: %s is in no part", name)
+	}
+	return r
+}
+
+// partsRanked checks that no package imports one of a higher part.
+func partsRanked(t *testing.T, pkgs map[string]pkg) {
+	for name, p := range pkgs {
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			imp = strings.TrimPrefix(imp, module)
+			if partOf(t, imp) > partOf(t, name) {
+				t.Errorf("%s imports %s, a higher part", name, imp)
+			}
+		}
+	}
+}
+
 // nevers checks the rules architecture.md states as "must not": the dashboard and the
 // overlay never reach lab or models, and sessions/* and tui/sshserve never reach gorgonia or
 // purego (they run on a laptop replaying a file, and under serve for viewers who may not train).
@@ -150,7 +183,7 @@ func nevers(t *testing.T, pkgs map[string]pkg) {
 		switch {
 		case name == "tui" || name == "tui/overlay" || name == "tui/look":
 			banned = []string{module + "lab", module + "models"}
-			allowed = []string{module + "lab/runconfig", module + "models/arch"} // the two leaves it names
+			allowed = []string{module + "models/arch"} // the leaf it names
 		case strings.HasPrefix(name, "sessions") || name == "tui/sshserve":
 			banned = []string{"gorgonia.org/", "github.com/ebitengine/purego"}
 		default:

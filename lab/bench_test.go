@@ -5,7 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"time"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"fmt"
 	"testing"

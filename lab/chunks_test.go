@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/models"
 	"windtunnel/models/arch"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
 )
 

@@ -2,7 +2,7 @@ package lab
 
 import (
 	"fmt"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/backends/cuda"
 	"windtunnel/backends/gemm"

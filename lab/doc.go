@@ -26,7 +26,7 @@
 // (the authors' key orthogonality from the value tokens' embeddings, now and at
 // initialisation), lengths.go (hmm length generalisation), memlimit*.go (the memory
 // available to the process). The configuration itself, its presets, validation and the one
-// path from presets, files and flags to a configuration live in lab/runconfig (a leaf); the
+// path from presets, files and flags to a configuration live in sessions/runconfig (a leaf); the
 // architecture table and the verdicts in sessions/derived. Built on the trainer: lab/launch
 // (a run set up and carried: its session, control socket, headless or with its dashboard),
 // lab/probe (a checkpoint's geometry), lab/bench (the step timed against PyTorch, the

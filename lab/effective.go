@@ -3,8 +3,8 @@ package lab
 import (
 	"encoding/json"
 	"fmt"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 	"windtunnel/diagnostics"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
 )

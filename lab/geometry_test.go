@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/diagnostics"
 	"windtunnel/sessions"

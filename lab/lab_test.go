@@ -6,8 +6,8 @@ import (
 	"math"
 	"testing"
 	"time"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
 	"windtunnel/tunnels"

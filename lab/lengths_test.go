@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/diagnostics"
 	"windtunnel/models"

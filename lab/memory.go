@@ -6,8 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
 )

@@ -3,8 +3,8 @@ package lab
 import (
 	"testing"
 	"time"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/tunnels"
 )

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 )

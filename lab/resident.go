@@ -2,8 +2,8 @@ package lab
 
 import (
 	"fmt"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/backends/accel"
 	"windtunnel/backends/cuda"

@@ -5,8 +5,8 @@ import (
 	"math"
 	"os"
 	"testing"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/sessions"

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"windtunnel/backends/par"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models"
+	"windtunnel/sessions/runconfig"
 )
 
 // optimizer updates a model's parameters in place from their gradients: AdamW or SGD.

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/models"
+	"windtunnel/sessions/runconfig"
 )
 
 // TestSGDUpdate: three steps match w ← w·(1 − lr·decay) − lr·f·clip(g) written out in

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"gorgonia.org/tensor"
 

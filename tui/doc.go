@@ -15,7 +15,7 @@
 // code reports, the pass line and the reference levels. Nothing is cut within a word: lines
 // that do not fit end in " …" after a whole word, legends wrap and titles take a shorter
 // form. Of the project it imports only windtunnel/sessions, windtunnel/sessions/derived (the
-// pass line, the verdict, the context-free level), windtunnel/lab/runconfig (the stored
+// pass line, the verdict, the context-free level), windtunnel/sessions/runconfig (the stored
 // configuration, decoded: a leaf), windtunnel/diagnostics (types) and its own tui/look: it
 // reads records and sends operator events, never touching the trainer or models.
 //

@@ -3,7 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"

@@ -1,8 +1,8 @@
 package tui
 
 import (
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/tui/look"
 )

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 	"windtunnel/lab/bench"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/cobra"
 )

@@ -15,11 +15,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/lab/sweep"
 	"windtunnel/models/arch"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 )
 
 // configJSON is the configuration as a session stores it, for comparing two.

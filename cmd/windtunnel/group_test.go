@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/figures"

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
 	"windtunnel/sessions/index"
+	"windtunnel/sessions/runconfig"
 )
 
 // lsSession writes a finished session of task and model with a final evaluation of bit

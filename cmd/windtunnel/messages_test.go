@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 	"windtunnel/backends/devices"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/pflag"
 

@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
 	"windtunnel/sessions/reports"
+	"windtunnel/sessions/runconfig"
 )
 
 // The budgets of `windtunnel primitives` and the preset each trains with.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
 )

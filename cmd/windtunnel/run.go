@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 	"windtunnel/lab/launch"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

@@ -5,9 +5,9 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/pflag"
 

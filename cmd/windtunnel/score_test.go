@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 	"windtunnel/lab/launch"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels/score"
 
 	"windtunnel/lab"

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 	"windtunnel/lab/launch"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/pflag"
 

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

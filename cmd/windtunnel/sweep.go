@@ -15,9 +15,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/lab/sweep"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
 )
 

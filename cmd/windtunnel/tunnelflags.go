@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
 )
 

@@ -16,8 +16,8 @@ import (
 	"text/tabwriter"
 	"time"
 	"windtunnel/lab/launch"
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"

@@ -11,6 +11,6 @@
 //
 // The configurations are the command line's (runconfig.Build, as run makes them); bench
 // builds trainers from them (lab) and, for the dashboard, a session and live feed
-// (lab/launch) shown by the dashboard (tui). It imports lab, lab/launch, lab/runconfig,
+// (lab/launch) shown by the dashboard (tui). It imports lab, lab/launch, sessions/runconfig,
 // sessions, sessions/derived and tui.
 package bench

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 )
 
 // Plan is what `windtunnel bench` times: each of Presets (quick, paper) for Steps timed

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 )
 
 // TestPlanCheck: the plans bench times pass; each bad setting is refused naming its flag.

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"windtunnel/lab/launch"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/lab"
 	"windtunnel/sessions"

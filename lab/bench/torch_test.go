@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
 	"windtunnel/tunnels"

@@ -16,6 +16,6 @@
 // Headless and WithDashboard carry a run to its end without or with the dashboard (tui) on
 // the terminal; PrintExit prints its end.
 //
-// It imports lab, lab/runconfig, sessions, sessions/derived, sessions/relay, tui, tunnels
+// It imports lab, sessions/runconfig, sessions, sessions/derived, sessions/relay, tui, tunnels
 // and diagnostics; the command line (cmd/windtunnel) parses flags and prints.
 package launch

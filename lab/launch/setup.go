@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"windtunnel/lab"
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 )
 
 // Run is a run ready to start: its configuration, its trainer and the session it writes.

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions/index"
+	"windtunnel/sessions/runconfig"
 )
 
 // maxFileBytes bounds a sweep file.

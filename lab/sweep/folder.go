@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/untrusted"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
 )

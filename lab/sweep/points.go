@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 )
 
 // CheckPoints builds every point's configuration with build (run's flags: the one path,

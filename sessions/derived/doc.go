@@ -37,6 +37,6 @@
 // built from and the unfinished ones left out).
 //
 // It imports only windtunnel/sessions, windtunnel/diagnostics (numbers on plain slices) and
-// windtunnel/lab/runconfig (the configuration, a leaf) besides the standard library, so the
+// windtunnel/sessions/runconfig (the configuration, a leaf) besides the standard library, so the
 // dashboard (tui) may use it; it must not import lab, models, tui, figures or reports.
 package derived

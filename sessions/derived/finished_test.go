@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"testing"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 )
 
 // TestGather: finished runs kept in order with their tasks and models as first met, the

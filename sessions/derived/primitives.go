@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 )
 
 // SlowFraction is where "slow" begins: a cell that passes at the end of its runs, but whose

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"windtunnel/diagnostics"
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 )
 
 // SessionConfig decodes the configuration a session stores (Meta.Config) for probing,

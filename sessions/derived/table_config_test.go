@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"windtunnel/diagnostics"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 )
 
 // TestCompareTableConfigurations: runs of one task and model in two configurations (one

@@ -2,7 +2,7 @@ package derived
 
 import (
 	"math"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
 	"windtunnel/untrusted"

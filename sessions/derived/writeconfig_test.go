@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 )
 
 // TestWriteSessionConfig: the stored configuration written as TOML and as YAML, under the

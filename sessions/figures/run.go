@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"

@@ -3,7 +3,7 @@ package figures
 import (
 	"gonum.org/v1/plot"
 
-	"windtunnel/ticks"
+	"windtunnel/diagnostics/ticks"
 )
 
 // linearTicks labels a linear axis at round values (ticks.Linear: 1, 2 or 5 × 10^k apart,

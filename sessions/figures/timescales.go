@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 )
 
 // valueLRPair is Paper II's two arms among the groups (derived.ValueLRPairs): base with the

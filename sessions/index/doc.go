@@ -9,9 +9,9 @@
 //
 // query.go is ls's query language: conditions (ParseWhere: KEY=VALUE and !=, <, >, <=, >=)
 // on a row's fields, its metrics and its stored configuration's keys (decoded with
-// lab/runconfig, looked up by their JSON names; a numeric key takes only a finite number),
+// sessions/runconfig, looked up by their JSON names; a numeric key takes only a finite number),
 // Filter and Sort; DescribeWhere writes
 // conditions back as ls's flags.
 //
-// It imports sessions, sessions/relay and lab/runconfig (a leaf).
+// It imports sessions, sessions/relay and sessions/runconfig (a leaf).
 package index

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/untrusted"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 )
 
 // lsTestRows are four runs: three finished with evaluations, one without.

@@ -8,9 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
 )
 

@@ -30,7 +30,7 @@
 // multiplier (AdamW and SGD pairs apart), each verdict's reason naming where a disagreement
 // comes from (paper, bench, scale or measure). The commands that regenerate every number
 // (commands.go) are the flags of `windtunnel run` that build each session's configuration
-// (runconfig.Args), a compare for a folder's grid. The package depends on lab/runconfig (the
+// (runconfig.Args), a compare for a folder's grid. The package depends on sessions/runconfig (the
 // configuration, presets and run's flags), models/arch and tunnels (names), sessions and
 // sessions/derived (the architecture table, the grouping rule, the dissociation rule); a
 // figure renderer is plugged in by the caller.

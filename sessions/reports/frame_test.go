@@ -3,8 +3,8 @@ package reports
 import (
 	"strings"
 	"testing"
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions/derived"
 )

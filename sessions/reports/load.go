@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"windtunnel/lab/runconfig"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"windtunnel/lab/runconfig"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
 )

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
 	"windtunnel/untrusted"
 )

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"windtunnel/lab/runconfig"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 )
 
 // pairRun is a quick bijection transformer run with the optimiser, value LR multiplier and

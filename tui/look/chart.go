@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"windtunnel/ticks"
+	"windtunnel/diagnostics/ticks"
 )
 
 // Series is one line of a chart, drawn with its own glyph so lines stay apart without

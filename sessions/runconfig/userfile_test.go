@@ -223,7 +223,7 @@ func TestTOMLDepthBoundsParser(t *testing.T) {
 	t.Logf("%d of %d random texts were TOML, %d nested 3 deep", decoded, 3*n, nested)
 }
 
-// FuzzTOMLDepth: go test -fuzz FuzzTOMLDepth ./lab/runconfig looks for a text the parser
+// FuzzTOMLDepth: go test -fuzz FuzzTOMLDepth ./sessions/runconfig looks for a text the parser
 // nests deeper than TOMLDepth says.
 func FuzzTOMLDepth(f *testing.F) {
 	for _, s := range []string{"a = [[1]]\n", "a = \"\"\"x\"\"\"\"\nb = [[[]]]\nc = \"\n", "[a.b]\nc.d = {e.f = [1]}\n", "[[a]]\n[[a.b]]\n"} {
