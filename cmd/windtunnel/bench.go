@@ -38,9 +38,9 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				if err := dash.Check(); err != nil {
 					return usageError{err}
 				}
-				cfg, err := pointConfig([]string{"--preset", runconfig.PresetQuick, "--steps", "1000000", "--blas", plan.BLAS[0]})
+				cfg, err := bench.DashboardConfig(plan.BLAS[0])
 				if err != nil {
-					return err
+					return usageError{err}
 				}
 				dash.Terminal = onTerminal(stdout)
 				r, err := bench.Dashboard(cmd.Context(), cfg, dash, version, stderr)
@@ -59,7 +59,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rows, vs, err := plan.Run(cmd.Context(), pointConfig, ref, stderr)
+			rows, vs, err := plan.Run(cmd.Context(), ref, stderr)
 			if err != nil {
 				return err
 			}
@@ -75,9 +75,9 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				bench.PrintBLASRatios(stdout, vs)
 			}
 			if accuracy {
-				cfg, err := pointConfig([]string{"--preset", runconfig.PresetQuick, "--steps", "6000", "--eval-every", "250", "--blas", plan.BLAS[0]})
+				cfg, err := bench.AccuracyConfig(plan.BLAS[0])
 				if err != nil {
-					return err
+					return usageError{err}
 				}
 				return bench.Accuracy(cmd.Context(), cfg, ref, stdout, stderr)
 			}

@@ -8,8 +8,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -26,12 +24,9 @@ import (
 // compareFlags are the settings of `windtunnel compare`.
 type compareFlags struct {
 	tasks, models string
-	preset        string
+	run           runconfig.Flags // run's --preset, --steps, --blas and --workers
 	seeds         int
-	steps         int
 	out           string
-	blas          string
-	workers       int
 	asJSON        bool
 	from          string
 }
@@ -58,12 +53,9 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs := c.Flags()
 	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks")
 	fs.StringVar(&f.models, "models", strings.Join(arch.PaperKinds(), ","), "comma-separated models: "+strings.Join(arch.Kinds(), ", "))
-	fs.StringVar(&f.preset, "preset", runconfig.PresetQuick, "sizes and schedule: "+strings.Join(runconfig.PresetNames(), ", "))
+	runconfig.BindSome(fs, &f.run, "preset", "steps", "blas", "workers")
 	fs.IntVar(&f.seeds, "seeds", 1, "runs per pair, seeds 1..N")
-	fs.IntVar(&f.steps, "steps", 0, "training steps per run (default: the preset's)")
 	fs.StringVar(&f.out, "out", "", "folder for the sessions, a sweep folder (default ./runs/compare-<time>); give it again to continue")
-	blasFlag(fs, &f.blas)
-	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels (0: all cores)")
 	jsonFlag(fs, &f.asJSON, "the table as one JSON object")
 	fs.StringVar(&f.from, "from", "", "rebuild the table from the finished sessions in this folder (a compare's, a sweep's or any), without training")
 	return c
@@ -79,29 +71,27 @@ func parseList(flag, s string, allowed []string) ([]string, error) {
 	return out, nil
 }
 
-// compareGrid checks the flags and builds the grid of a comparison (sweep.CompareGrid) and
-// every point's configuration (sweepPoints) before anything is trained.
-func compareGrid(f compareFlags) (tasks, kinds []string, points []sweep.Point, g sweep.Grid, err error) {
-	if tasks, err = parseList("tasks", f.tasks, tunnels.Names()); err != nil {
+// compareGrid checks the lists, the seeds, the preset and the steps, and builds the grid
+// of a comparison (sweep.CompareGrid) and every point's configuration (sweepPoints) before
+// anything is trained.
+func compareGrid(taskList, modelList, preset string, steps, seeds int) (tasks, kinds []string, points []sweep.Point, g sweep.Grid, err error) {
+	if tasks, err = parseList("tasks", taskList, tunnels.Names()); err != nil {
 		return
 	}
-	if kinds, err = parseList("models", f.models, arch.Kinds()); err != nil {
+	if kinds, err = parseList("models", modelList, arch.Kinds()); err != nil {
 		return
 	}
-	switch {
-	case f.seeds < 1 || f.seeds > 100:
-		err = usagef("--seeds %d out of range: want 1..100", f.seeds)
-	case f.steps < 0:
-		err = usagef("--steps %d out of range: want ≥ 1 (or 0 for the preset's)", f.steps)
-	case !slices.Contains(runconfig.PresetNames(), f.preset):
-		err = usagef("--preset %q: want %s", f.preset, strings.Join(runconfig.PresetNames(), ", "))
-	case f.workers < 0:
-		err = usagef("--workers %d out of range: want ≥ 0 (0: all cores)", f.workers)
+	if err = sweep.CheckSeeds(seeds); err == nil {
+		err = runconfig.CheckPreset(preset)
+	}
+	if err == nil && steps < 0 {
+		err = fmt.Errorf("--steps %d out of range: want ≥ 1 (or 0 for the preset's)", steps)
 	}
 	if err != nil {
+		err = usageError{err}
 		return
 	}
-	g = sweep.CompareGrid(tasks, kinds, f.preset, f.steps, f.seeds)
+	g = sweep.CompareGrid(tasks, kinds, preset, steps, seeds)
 	points, err = sweepPoints(g)
 	return
 }
@@ -110,7 +100,11 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	if f.from != "" {
 		return compareFrom(f, stdout, stderr)
 	}
-	tasks, kinds, points, g, err := compareGrid(f)
+	o := f.run.Overrides
+	if o.Workers < 0 {
+		return usagef("--workers %d out of range: want ≥ 0 (0: all cores)", o.Workers)
+	}
+	tasks, kinds, points, g, err := compareGrid(f.tasks, f.models, f.run.Preset, o.Steps, f.seeds)
 	if err != nil {
 		return err
 	}
@@ -126,18 +120,14 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 		return err
 	}
 	fmt.Fprintf(stderr, "windtunnel compare: %s (%s × %s × %s, preset %s), sessions in %s\n",
-		sessions.Plural(len(points), "run"), sessions.Plural(len(tasks), "task"), sessions.Plural(len(kinds), "model"), sessions.Plural(f.seeds, "seed"), f.preset, sessions.SafeText(dir))
+		sessions.Plural(len(points), "run"), sessions.Plural(len(tasks), "task"), sessions.Plural(len(kinds), "model"), sessions.Plural(f.seeds, "seed"), f.run.Preset, sessions.SafeText(dir))
 	start := time.Now()
-	workers := f.workers
-	if workers == 0 {
-		workers = runtime.NumCPU()
-	}
-	trainErr := sweepLocal(ctx, m, exe, localOptions{jobs: 1, workers: workers, blas: f.blas}, stderr, stderr)
+	trainErr := sweepLocal(ctx, m, exe, localOptions{jobs: 1, workers: o.Workers, blas: o.BLAS}, stderr, stderr)
 	runs, unscored := m.Scores()
 	for _, u := range unscored {
 		fmt.Fprintf(stderr, "compare: %s\n", sessions.SafeLines(fmt.Sprint(u)))
 	}
-	err = printCompare(stdout, f.preset, f.seeds, time.Since(start).Seconds(), dir, derived.Table(runs, tasks, kinds), f.asJSON)
+	err = printCompare(stdout, f.run.Preset, f.seeds, time.Since(start).Seconds(), dir, derived.Table(runs, tasks, kinds), f.asJSON)
 	switch {
 	case ctx.Err() != nil || errors.Is(trainErr, context.Canceled):
 		return fmt.Errorf("compare: interrupted after %d of %d runs (run the same command again to continue)", len(runs), len(points))

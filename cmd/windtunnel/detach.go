@@ -21,7 +21,7 @@ import (
 func runDetached(ctx context.Context, f *runFlags, fs *pflag.FlagSet, stdout io.Writer) error {
 	var session string
 	if f.resume == "" {
-		cfg, err := f.config(fs) // bad flags fail here, before anything starts
+		cfg, err := f.config() // bad flags fail here, before anything starts
 		if err != nil {
 			return err
 		}

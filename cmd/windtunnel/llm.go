@@ -114,8 +114,8 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	if !figures.ValidFormat(f.format) {
 		return usagef("llm: --format %q: want one of %s", f.format, strings.Join(figures.Formats(), ", "))
 	}
-	if f.width < 100 || f.width > 10000 || f.height < 100 || f.height > 10000 {
-		return usagef("llm: --width %d --height %d: want 100..10000 pixels each", f.width, f.height)
+	if err := figures.CheckSize(f.width, f.height); err != nil {
+		return usagef("llm: %v", err)
 	}
 	var user []string
 	if f.prompts != "" {

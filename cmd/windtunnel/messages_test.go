@@ -26,7 +26,7 @@ func parseRun(t *testing.T, args ...string) (runconfig.Config, error) {
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	return f.config(fs)
+	return f.config()
 }
 
 // recordedSession writes a session of cfg with a few records and no checkpoint, as a run

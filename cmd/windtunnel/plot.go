@@ -62,8 +62,8 @@ func runPlot(paths []string, f plotFlags, stdout io.Writer) error {
 	if f.out == "" {
 		return usagef("--out is required: the folder for the figures")
 	}
-	if f.width < 64 || f.width > 8192 || f.height < 64 || f.height > 8192 {
-		return usagef("--width %d --height %d out of range: want 64..8192 pixels", f.width, f.height)
+	if err := figures.CheckSize(f.width, f.height); err != nil {
+		return usageError{err}
 	}
 	runs, err := figures.LoadPaths(paths)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -30,7 +29,7 @@ type primitivesFlags struct {
 	out     string
 	jobs    int
 	workers int
-	blas    string
+	run     runconfig.Flags // run's --blas
 	prepare bool
 	asJSON  bool
 	// Hidden, for tests and partial tables: the grid's tasks and models, and the steps.
@@ -68,7 +67,7 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.StringVar(&f.out, "out", "", "the sweep folder (default ./runs/primitives-<budget>-<time>); give it again to continue")
 	fs.IntVar(&f.jobs, "jobs", 1, "runs trained at once (the cores are divided between them)")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels a run (0: the cores divided between the jobs)")
-	blasFlag(fs, &f.blas)
+	runconfig.BindSome(fs, &f.run, "blas")
 	fs.BoolVar(&f.prepare, "prepare", false, "write the sweep folder and train nothing (then windtunnel sweep --slurm --out DIR, and this command again for the table)")
 	jsonFlag(fs, &f.asJSON, "the table as one JSON object")
 	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks")
@@ -88,8 +87,10 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	if f.jobs < 1 || f.jobs > 256 {
 		return usagef("--jobs %d out of range: want 1..256", f.jobs)
 	}
-	tasks, kinds, points, g, err := compareGrid(compareFlags{tasks: f.tasks, models: f.models, preset: preset,
-		seeds: f.seeds, steps: f.steps, workers: f.workers})
+	if f.workers < 0 {
+		return usagef("--workers %d out of range: want ≥ 0 (0: all cores)", f.workers)
+	}
+	tasks, kinds, points, g, err := compareGrid(f.tasks, f.models, preset, f.steps, f.seeds)
 	if err != nil {
 		return err
 	}
@@ -110,11 +111,7 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 		_, err := fmt.Fprintf(stdout, "prepared %s: train it with `windtunnel sweep --slurm --out %s` (or this command without --prepare)\n", dir, dir)
 		return err
 	}
-	workers := f.workers
-	if workers == 0 {
-		workers = max(1, runtime.NumCPU()/f.jobs)
-	}
-	trainErr := sweepLocal(ctx, m, exe, localOptions{jobs: f.jobs, workers: workers, blas: f.blas}, stderr, stderr)
+	trainErr := sweepLocal(ctx, m, exe, localOptions{jobs: f.jobs, workers: f.workers, blas: f.run.Overrides.BLAS}, stderr, stderr)
 	runs, unscored := m.Scores()
 	for _, u := range unscored {
 		fmt.Fprintf(stderr, "primitives: %s\n", u)

@@ -8,6 +8,7 @@ import (
 
 	"windtunnel/lab/probe"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 )
 
 func newProbeCmd(stdout io.Writer) *cobra.Command {
@@ -47,6 +48,6 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 	jsonFlag(c.Flags(), &asJSON, "one JSON object")
 	c.Flags().IntVar(&geometryN, "geometry-n", 0, "probe sequences for the geometry and ablation table (default: the run's, or 64)")
 	c.Flags().IntVar(&jlensN, "jlens-n", 0, "of those, the sequences the J-lens stacks (default: the run's, or 32; the authors use 256, with --geometry-n 256)")
-	blasFlag(c.Flags(), &blas)
+	runconfig.BindBLAS(c.Flags(), &blas)
 	return c
 }

@@ -146,8 +146,3 @@ func onTerminal(stdout io.Writer) bool {
 func jsonFlag(fs *pflag.FlagSet, p *bool, what string) {
 	fs.BoolVar(p, "json", false, "print "+what)
 }
-
-// blasFlag registers --blas, the matrix-product backend.
-func blasFlag(fs *pflag.FlagSet, p *string) {
-	fs.StringVar(p, "blas", "auto", "matrix-product backend: auto (go where its assembly kernel runs, else OpenBLAS if found, else go), go (the project's own float32 GEMM), openblas or gonum")
-}

@@ -5,15 +5,44 @@ import (
 	"fmt"
 	"io"
 	"time"
-	"windtunnel/lab/launch"
-	"windtunnel/sessions/runconfig"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"windtunnel/lab"
+	"windtunnel/lab/launch"
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 )
+
+// runFlags are the flags of `windtunnel run`: its configuration flags (runconfig.BindFlags:
+// the one table of them), and how this run is carried out.
+type runFlags struct {
+	c           runconfig.Flags
+	headless    bool
+	predictions string
+	out         string
+	resume      string
+}
+
+func (f *runFlags) register(fs *pflag.FlagSet) {
+	runconfig.BindFlags(fs, &f.c)
+	fs.BoolVar(&f.headless, "headless", false, "no TUI: a progress line on a terminal, log lines otherwise, and a summary on stdout at the end: a few lines on a terminal, a JSON line otherwise or with --json (implied when stdin or stdout is not a terminal)")
+	fs.StringVar(&f.predictions, "predictions", "", "write the probe set with the model's distributions to this JSON Lines file")
+	fs.StringVar(&f.out, "out", "", "session file to write, in an existing folder (default ./runs/<time>-<task>-<model>.wtlab, the folder created)")
+	fs.StringVar(&f.resume, "resume", "", "continue the session FILE from its last checkpoint (model, optimiser, schedule and data stream); from step 0 if it has none")
+}
+
+// config is the configuration the flags give (runconfig.Flags.Config, --like read by
+// derived.ReadLike); a refusal is a usage error.
+func (f *runFlags) config() (runconfig.Config, error) {
+	c, err := f.c.Config(derived.ReadLike)
+	if err != nil {
+		return runconfig.Config{}, usageError{err}
+	}
+	return c, nil
+}
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f runFlags
@@ -67,7 +96,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 // setup builds the trainer and opens the session (new, or the resumed one).
 func (f *runFlags) setup(fs *pflag.FlagSet) (*launch.Run, error) {
 	if f.resume == "" {
-		cfg, err := f.config(fs)
+		cfg, err := f.config()
 		if err != nil {
 			return nil, err
 		}
@@ -90,20 +119,9 @@ func (f *runFlags) setup(fs *pflag.FlagSet) (*launch.Run, error) {
 	if err := checkResumeFlags(fs); err != nil {
 		return nil, err
 	}
-	return resumeSetup(f.resume, func(cfg *runconfig.Config) {
-		if fs.Changed("steps") {
-			cfg.Steps = f.o.Steps
-		}
-		if fs.Changed("workers") {
-			cfg.Workers = f.o.Workers
-		}
-		if fs.Changed("blas") {
-			cfg.BLAS = f.o.BLAS
-		}
-		if fs.Changed("device") {
-			cfg.Device = f.o.Device
-		}
-	})
+	o := f.c.Overrides
+	o.Given = fs.Changed
+	return resumeSetup(f.resume, o)
 }
 
 // checkResumeFlags rejects the flags that cannot go with --resume (launch.CheckResumeFlags).
@@ -117,18 +135,17 @@ func checkResumeFlags(fs *pflag.FlagSet) error {
 }
 
 // resumeSetup reopens a session to continue it from its last checkpoint (launch.Resume),
-// with the configuration changes adjust makes (steps, workers, BLAS, device). A session
+// with the settings given in o that a resume may change (launch.ResumeSettings). A session
 // with no checkpoint yet (a run stopped before its first) restarts from step 0 with its
 // configuration: its records are discarded and the run recomputes them.
-func resumeSetup(path string, adjust func(*runconfig.Config)) (*launch.Run, error) {
+func resumeSetup(path string, o runconfig.Overrides) (*launch.Run, error) {
 	stored, ck, err := launch.Resumable(path)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--resume: %w", err)}
 	}
-	cfg := stored
-	adjust(&cfg)
+	cfg := o.Apply(stored, launch.ResumeSettings...)
 	if err := cfg.Validate(); err != nil {
-		return nil, flagError(err)
+		return nil, usageError{runconfig.FlagError(err)}
 	}
 	if ck != nil && ck.Step >= cfg.Steps {
 		return nil, usagef("--resume %s: the last checkpoint is at step %d and the run has %d steps: nothing to do (raise --steps)", path, ck.Step, cfg.Steps)

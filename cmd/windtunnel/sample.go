@@ -6,11 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
 )
 
 func newSampleCmd(stdout io.Writer) *cobra.Command {
-	var tf tunnelFlags
+	var tf runconfig.Flags
 	var n int
 	var seed uint64
 	var asJSON, probe bool
@@ -22,18 +23,15 @@ func newSampleCmd(stdout io.Writer) *cobra.Command {
 			"their entropies in bits: JSON Lines with --json, else a readable table.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := tf.checkExplicit(cmd.Flags()); err != nil {
-				return err
-			}
 			if n < 1 || n > 1_000_000 {
 				return usagef("--n %d out of range: want 1..1000000", n)
 			}
-			t, err := tf.build()
-			if err != nil {
-				return err
+			t, err := tf.Tunnel()
+			if err == nil {
+				err = tf.CheckApplies()
 			}
-			if err := checkApplies(cmd.Flags(), tf.task, ""); err != nil {
-				return err
+			if err != nil {
+				return usageError{err}
 			}
 			stream := tunnels.TrainStream(seed)
 			if probe {
@@ -47,8 +45,8 @@ func newSampleCmd(stdout io.Writer) *cobra.Command {
 			return tunnels.WriteTable(w, t, stream, n)
 		},
 	}
-	tf.register(c.Flags(), "bijection")
-	tf.registerPreset(c.Flags())
+	runconfig.BindTask(c.Flags(), &tf, "bijection")
+	runconfig.BindSizePreset(c.Flags(), &tf)
 	c.Flags().IntVar(&n, "n", 1, "number of sequences (1..1000000)")
 	c.Flags().Uint64Var(&seed, "seed", 1, "stream seed")
 	jsonFlag(c.Flags(), &asJSON, "JSON Lines, one object per sequence")

@@ -8,12 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
 	"windtunnel/tunnels/score"
 )
 
 func newScoreCmd(stdout io.Writer) *cobra.Command {
-	var tf tunnelFlags
+	var tf runconfig.Flags
 	var logits, asJSON bool
 	c := &cobra.Command{
 		Use:   "score",
@@ -26,25 +27,27 @@ func newScoreCmd(stdout io.Writer) *cobra.Command {
 			"\"task\" field names it.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := tf.checkExplicit(cmd.Flags()); err != nil {
-				return err
-			}
-			explicit := cmd.Flags().Changed("task")
-			if explicit {
-				if _, err := tf.build(); err != nil {
-					return err
-				}
-				if err := checkApplies(cmd.Flags(), tf.task, ""); err != nil {
-					return err
-				}
+			if err := tf.CheckSizes(); err != nil {
+				return usageError{err}
 			}
 			task := ""
-			if explicit {
-				task = tf.task
+			if tf.Given("task") {
+				task = tf.Task
+				_, err := tf.Tunnel()
+				if err == nil {
+					err = tf.CheckApplies()
+				}
+				if err != nil {
+					return usageError{err}
+				}
 			}
 			res, err := score.Stream(cmd.InOrStdin(), task, func(name string) (tunnels.Tunnel, error) {
-				tf.task = name
-				return tf.build()
+				tf.Task = name
+				t, err := tf.Tunnel()
+				if err != nil {
+					return nil, usageError{err}
+				}
+				return t, nil
 			}, logits)
 			if err != nil {
 				return err
@@ -63,8 +66,8 @@ func newScoreCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	tf.register(c.Flags(), "")
-	tf.registerPreset(c.Flags())
+	runconfig.BindTask(c.Flags(), &tf, "")
+	runconfig.BindSizePreset(c.Flags(), &tf)
 	c.Flags().BoolVar(&logits, "logits", false, "the model rows are logits (softmax is applied), not probabilities")
 	jsonFlag(c.Flags(), &asJSON, "the scores as one JSON object")
 	return c

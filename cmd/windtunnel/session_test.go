@@ -46,7 +46,7 @@ func tinyConfig(t *testing.T, steps int) runconfig.Config {
 	if err := fs.Parse(append(append([]string{}, tinyRun...), "--steps", itoa(steps))); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := f.config(fs)
+	cfg, err := f.config()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 	"windtunnel/models/arch"
 
@@ -17,7 +16,6 @@ import (
 
 	"windtunnel/lab/sweep"
 	"windtunnel/sessions"
-	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
 )
 
@@ -112,8 +110,6 @@ func checkSweepFlags(f sweepFlags, fs *pflag.FlagSet) error {
 	switch {
 	case f.jobs < 1 || f.jobs > 256:
 		return usagef("sweep: --jobs %d out of range: want 1..256", f.jobs)
-	case f.seeds < 0 || f.seeds > sweep.MaxPoints:
-		return usagef("sweep: --seeds %d out of range: want 1..%d", f.seeds, sweep.MaxPoints)
 	case f.poll < time.Second:
 		return usagef("sweep: --poll %s: want ≥ 1s", f.poll)
 	}
@@ -121,30 +117,6 @@ func checkSweepFlags(f sweepFlags, fs *pflag.FlagSet) error {
 		return usageError{err}
 	}
 	return nil
-}
-
-// checkGPUPoints refuses a --gres that asks Slurm for a GPU for every task when some points
-// train on the CPU (their --device is not cuda or cuda-gemm): each would hold a GPU it never
-// uses, without a word.
-func checkGPUPoints(gres string, points []sweep.Point) error {
-	if !strings.Contains(strings.ToLower(gres), "gpu") {
-		return nil
-	}
-	var cpu []string
-	for _, p := range points {
-		cfg, err := pointConfig(p.Args)
-		if err != nil {
-			return err
-		}
-		if cfg.Device != "cuda" && cfg.Device != "cuda-gemm" {
-			cpu = append(cpu, p.Name)
-		}
-	}
-	if len(cpu) == 0 {
-		return nil
-	}
-	return usagef("sweep: --gres %s asks Slurm for a GPU for every task, while %d of the %d points train on the CPU (the first: %s): add --set device=cuda, or drop --gres",
-		gres, len(cpu), len(points), sessions.SafeText(cpu[0]))
 }
 
 // slurmSettings are the flags' Slurm settings, the tasks running exe.
@@ -173,8 +145,8 @@ func sweepGrid(f sweepFlags, fs *pflag.FlagSet, args []string) (g sweep.Grid, ok
 	}
 	seeds := 0
 	if fs.Changed("seeds") {
-		if f.seeds < 1 {
-			return g, false, usagef("sweep: --seeds %d: empty grid (want ≥ 1)", f.seeds)
+		if err := sweep.CheckSeeds(f.seeds); err != nil {
+			return g, false, usagef("sweep: %v", err)
 		}
 		seeds = f.seeds
 	}
@@ -184,34 +156,11 @@ func sweepGrid(f sweepFlags, fs *pflag.FlagSet, args []string) (g sweep.Grid, ok
 	return g, ok, nil
 }
 
-// sweepPoints expands the grid and builds every point's configuration: an unknown flag, a
-// value run refuses, or two points that train the same run are usage errors.
+// sweepPoints expands the grid and builds every point's configuration
+// (sweep.Grid.CheckedPoints): a flag run does not have, a value run refuses, or two points
+// that train the same run are usage errors.
 func sweepPoints(g sweep.Grid) ([]sweep.Point, error) {
-	probe := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	new(runFlags).register(probe)
-	var names []string
-	probe.VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
-	for _, a := range g.Axes {
-		if probe.Lookup(a.Flag) == nil {
-			hint := "see windtunnel run --help"
-			if s := runconfig.Closest(a.Flag, names); s != "" {
-				hint = "did you mean --" + s + "?"
-			}
-			return nil, usagef("sweep: --set %s: `windtunnel run` has no flag --%s (%s)", a.Flag, a.Flag, hint)
-		}
-	}
-	points, err := g.Points()
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return checkPoints(points)
-}
-
-// checkPoints builds every point's configuration with run's flags (sweep.CheckPoints,
-// which sets its steps): a value run refuses or two points that train the same run are
-// usage errors.
-func checkPoints(points []sweep.Point) ([]sweep.Point, error) {
-	points, err := sweep.CheckPoints(points, pointConfig)
+	points, err := g.CheckedPoints()
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -240,14 +189,16 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 			return usagef("sweep: empty grid, and --out %s is not a sweep to continue: %v", dir, rerr)
 		}
 		g = old.Grid
-		points, err = checkPoints(old.Points)
+		if points, err = sweep.CheckPoints(old.Points); err != nil {
+			err = usageError{err}
+		}
 	}
 	if err != nil {
 		return err
 	}
 	if f.slurm {
-		if err := checkGPUPoints(f.gres, points); err != nil {
-			return err
+		if err := sweep.CheckGPU(f.gres, points); err != nil {
+			return usageError{err}
 		}
 	}
 	if dir == "" {

@@ -437,7 +437,7 @@ func cancelSlurm(t *testing.T) {
 // configuration (trained here, with the array tasks' one worker).
 func checkResumed(t *testing.T, m *sweep.Manifest, p sweep.Point, ck, steps int) {
 	t.Helper()
-	cfg, err := pointConfig(p.Args)
+	cfg, err := sweep.PointConfig(p)
 	if err != nil {
 		t.Fatal(err)
 	}

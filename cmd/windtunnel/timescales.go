@@ -16,6 +16,7 @@ import (
 	"windtunnel/models/arch"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 	"windtunnel/tui/look"
 )
 
@@ -81,7 +82,7 @@ func newTimescalesCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.Float64Var(&f.valueLR, "value-lr", timescales.ValueLR, "the EM-like arm's multiplier on W_V's learning rate")
 	fs.IntVar(&f.length, "length", timescales.Length, "symbols drawn per seed (length−1 predictions)")
 	fs.IntVar(&f.workers, "workers", 0, "arms trained at once, one goroutine each (default: all cores)")
-	blasFlag(fs, &f.blas)
+	runconfig.BindBLAS(fs, &f.blas)
 	jsonFlag(fs, &f.asJSON, "the result as one JSON object, with every loss curve (what report reads as DIR/"+derived.TimescalesFile+")")
 	return c
 }

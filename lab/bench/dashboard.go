@@ -171,7 +171,13 @@ func (s stampedFile) Read(p []byte) (int, error) { return s.f.Read(p) }
 func (s stampedFile) Close() error               { return nil }
 func (s stampedFile) Fd() uintptr                { return s.f.Fd() }
 
-// Dashboard trains cfg (the quick bijection preset, a million steps) once and switches the
+// DashboardConfig is what Dashboard trains: the quick bijection preset, a million steps,
+// with the backend blas.
+func DashboardConfig(blas string) (runconfig.Config, error) {
+	return config([]string{"--preset", runconfig.PresetQuick, "--steps", "1000000", "--blas", blas})
+}
+
+// Dashboard trains cfg (DashboardConfig) once and switches the
 // dashboard on and off in alternating windows (off, on, on, off, off, on, …), so that
 // drift in the machine's speed falls on both kinds of window alike. On a terminal
 // (o.Terminal) the dashboard draws there; otherwise into a virtual 160×48 terminal with

@@ -15,10 +15,18 @@ import (
 type Plan struct {
 	Presets, Devices, BLAS    []string
 	Steps, PaperSteps, Repeat int
+	// build makes a row's configuration from run's flags (nil: config); a test's is small.
+	build func(args []string) (runconfig.Config, error)
+}
+
+// config is the configuration run builds from its flags args (runconfig.FromArgs; bench
+// gives no --like).
+func config(args []string) (runconfig.Config, error) {
+	return runconfig.FromArgs(args, nil)
 }
 
 // Check refuses a plan bench does not time, naming the flag: fewer than 5 steps, Repeat
-// outside 1..100, a preset other than quick and paper.
+// outside 1..100, a preset other than quick and paper, a device or backend run refuses.
 func (p Plan) Check() error {
 	if p.Steps < 5 || p.PaperSteps < 5 {
 		return fmt.Errorf("--steps and --paper-steps must be at least 5")
@@ -29,6 +37,13 @@ func (p Plan) Check() error {
 	for _, s := range p.Presets {
 		if s != runconfig.PresetQuick && s != runconfig.PresetPaper {
 			return fmt.Errorf("--presets %q: want quick and/or paper", s)
+		}
+		for _, dev := range p.Devices {
+			for _, blas := range p.BLAS {
+				if _, err := config(StepArgs(s, dev, blas, p.Steps)); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
@@ -42,12 +57,16 @@ func StepArgs(preset, device, blas string, n int) []string {
 		"--probe", "1", "--probe-every", "0", "--checkpoint-every", "0", "--warmup", "200", "--blas", blas, "--device", device}
 }
 
-// Run times the plan with Step, each configuration built by config from run's flags
-// (StepArgs). Every repetition runs each backend in turn, so that the backends' runs
+// Run times the plan with Step, each configuration built from run's flags (StepArgs,
+// runconfig.FromArgs). Every repetition runs each backend in turn, so that the backends' runs
 // alternate and each repetition gives one ratio between them. It returns a row per preset,
 // device and backend (MedianRow of its repetitions) and each backend after the first
 // against the first (NewBLASRatio).
-func (p Plan) Run(ctx context.Context, config func(args []string) (runconfig.Config, error), ref Torch, stderr io.Writer) ([]Row, []BLASRatio, error) {
+func (p Plan) Run(ctx context.Context, ref Torch, stderr io.Writer) ([]Row, []BLASRatio, error) {
+	build := p.build
+	if build == nil {
+		build = config
+	}
 	var rows []Row
 	var vs []BLASRatio
 	for _, preset := range p.Presets {
@@ -59,7 +78,7 @@ func (p Plan) Run(ctx context.Context, config func(args []string) (runconfig.Con
 			reps := make([][]Row, len(p.BLAS))
 			for range p.Repeat {
 				for j, blas := range p.BLAS {
-					cfg, err := config(StepArgs(preset, dev, blas, n))
+					cfg, err := build(StepArgs(preset, dev, blas, n))
 					if err != nil {
 						return nil, nil, err
 					}

@@ -68,8 +68,8 @@ func TestPlanRun(t *testing.T) {
 		t.Skip("trains 4 short runs")
 	}
 	var built [][]string
-	small := map[string]bool{"workers": true, "width": true, "layers": true, "heads": true, "batch": true}
-	config := func(args []string) (runconfig.Config, error) {
+	fixed := map[string]bool{"workers": true, "width": true, "layers": true, "heads": true, "batch": true}
+	small := func(args []string) (runconfig.Config, error) {
 		built = append(built, args)
 		val := map[string]string{}
 		for i := 0; i+1 < len(args); i += 2 {
@@ -79,11 +79,11 @@ func TestPlanRun(t *testing.T) {
 		o := runconfig.DefaultOverrides()
 		o.Steps, o.EvalEvery, o.ProbeSize, o.ProbeEvery, o.CheckpointEvery, o.Warmup = num("steps"), num("eval-every"), num("probe"), num("probe-every"), num("checkpoint-every"), num("warmup")
 		o.BLAS, o.Device, o.Workers, o.Width, o.Layers, o.Heads, o.Batch = val["blas"], val["device"], 1, 16, 1, 1, 8 // small: seconds
-		o.Given = func(flag string) bool { _, ok := val[flag]; return ok || small[flag] }
+		o.Given = func(flag string) bool { _, ok := val[flag]; return ok || fixed[flag] }
 		return runconfig.Build(runconfig.Recipe{Preset: val["preset"], Task: "bijection", Model: "transformer", Flags: o})
 	}
-	p := Plan{Presets: []string{"quick"}, Devices: []string{"cpu"}, BLAS: []string{"go", "gonum"}, Steps: 5, PaperSteps: 5, Repeat: 2}
-	rows, vs, err := p.Run(context.Background(), config, Torch{Why: "not in this test"}, io.Discard)
+	p := Plan{Presets: []string{"quick"}, Devices: []string{"cpu"}, BLAS: []string{"go", "gonum"}, Steps: 5, PaperSteps: 5, Repeat: 2, build: small}
+	rows, vs, err := p.Run(context.Background(), Torch{Why: "not in this test"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

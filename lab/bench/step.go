@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/exec"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"windtunnel/lab/launch"
@@ -116,7 +113,7 @@ func Step(ctx context.Context, preset string, cfg runconfig.Config, steps int, r
 	row.TorchDevice = torchDev
 	for _, threads := range threadsList {
 		fmt.Fprintf(stderr, "bench: %s: PyTorch on %s, %d thread(s) ...\n", preset, torchDev, threads)
-		out, err := RunTorch(ctx, ref.Python, ref.Script, torchDev, tc.Width, tc.Layers, tc.Heads, cfg.Batch, steps+3, threads, 0)
+		out, err := RunTorch(ctx, ref.Python, ref.Script, TorchArgs(cfg, torchDev, steps+3, threads, false))
 		if err != nil {
 			row.TorchErr = err.Error()
 			return row, nil
@@ -183,9 +180,15 @@ func joinF(xs []float64) string {
 	return strings.Join(s, " / ")
 }
 
+// AccuracyConfig is what Accuracy trains: the quick bijection configuration, 6,000 steps,
+// evaluated every 250, with the backend blas.
+func AccuracyConfig(blas string) (runconfig.Config, error) {
+	return config([]string{"--preset", runconfig.PresetQuick, "--steps", "6000", "--eval-every", "250", "--blas", blas})
+}
+
 // Accuracy measures the wall time both implementations take to reach 0.05 bits (a) with
-// cfg (the quick bijection configuration, 6,000 steps, evaluated every 250), windtunnel's
-// and then the reference's, and prints both.
+// cfg (AccuracyConfig), windtunnel's and then the reference's (TorchArgs: the same
+// configuration), and prints both.
 func Accuracy(ctx context.Context, cfg runconfig.Config, ref Torch, stdout, stderr io.Writer) error {
 	const target = 0.05
 	tr, err := lab.New(cfg)
@@ -217,13 +220,9 @@ func Accuracy(ctx context.Context, cfg runconfig.Config, ref Torch, stdout, stde
 		return nil
 	}
 	fmt.Fprintf(stderr, "bench: time to %.2f bits: PyTorch (1 thread) ...\n", target)
-	tc := cfg.Transformer
 	tctx, tcancel := context.WithCancel(ctx)
 	defer tcancel()
-	cmd := exec.CommandContext(tctx, ref.Python, ref.Script, "--d", strconv.Itoa(tc.Width), "--layers", strconv.Itoa(tc.Layers),
-		"--heads", strconv.Itoa(tc.Heads), "--batch", strconv.Itoa(cfg.Batch), "--steps", strconv.Itoa(cfg.Steps),
-		"--threads", "1", "--eval-every", strconv.Itoa(cfg.EvalEvery), "--lr", "1e-3", "--warmup", "100", "--wd", "0.01")
-	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1", "PYTHONUNBUFFERED=1")
+	cmd := torchCommand(tctx, ref.Python, ref.Script, TorchArgs(cfg, "cpu", cfg.Steps, 1, true))
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)

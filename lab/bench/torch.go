@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"windtunnel/models/arch"
+	"windtunnel/sessions/runconfig"
 )
 
 // TorchScriptName is the file name of the project's PyTorch reference (scripts/ in the
@@ -188,15 +192,34 @@ func firstWithTorch(ctx context.Context, cands []string) (string, []string) {
 	return "", tried
 }
 
-// RunTorch runs the reference and returns its JSON output lines.
-func RunTorch(ctx context.Context, python, script, device string, d, layers, heads, batch, steps, threads, evalEvery int) ([][]byte, error) {
-	args := []string{script, "--device", device, "--d", strconv.Itoa(d), "--layers", strconv.Itoa(layers), "--heads", strconv.Itoa(heads),
-		"--batch", strconv.Itoa(batch), "--steps", strconv.Itoa(steps), "--threads", strconv.Itoa(threads)}
-	if evalEvery > 0 {
-		args = append(args, "--eval-every", strconv.Itoa(evalEvery), "--lr", "1e-3", "--warmup", "100", "--wd", "0.01")
+// TorchArgs are the reference's flags for the bijection transformer of cfg: the same
+// symbols, model, batch, AdamW step (learning rate, warm-up, decay, clip), initialisation
+// and seed, for steps steps on device at threads threads; with eval, an evaluation of cfg's
+// probe set every cfg.EvalEvery steps.
+func TorchArgs(cfg runconfig.Config, device string, steps, threads int, eval bool) []string {
+	tc, itoa := cfg.Transformer, strconv.Itoa
+	ftoa := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	args := []string{"--device", device, "--V", itoa(cfg.Tunnel.WithDefaults().V), "--d", itoa(tc.Width), "--layers", itoa(tc.Layers),
+		"--heads", itoa(tc.Heads), "--mlp", itoa(tc.MLP), "--batch", itoa(cfg.Batch), "--steps", itoa(steps), "--threads", itoa(threads),
+		"--lr", ftoa(cfg.LR), "--warmup", itoa(cfg.Warmup), "--wd", ftoa(cfg.WeightDecay), "--clip", ftoa(cfg.Clip),
+		"--init", cmp.Or(cfg.Init, arch.InitNormal), "--seed", strconv.FormatUint(cfg.Seed, 10)}
+	if eval {
+		args = append(args, "--eval-every", itoa(cfg.EvalEvery), "--probe", itoa(cfg.ProbeSize))
 	}
-	cmd := exec.CommandContext(ctx, python, args...)
+	return args
+}
+
+// torchCommand is the reference run by python with args (TorchArgs), one BLAS thread,
+// its output unbuffered.
+func torchCommand(ctx context.Context, python, script string, args []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, python, append([]string{script}, args...)...)
 	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1", "PYTHONUNBUFFERED=1")
+	return cmd
+}
+
+// RunTorch runs the reference with args (TorchArgs) and returns its JSON output lines.
+func RunTorch(ctx context.Context, python, script string, args []string) ([][]byte, error) {
+	cmd := torchCommand(ctx, python, script, args)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	out, err := cmd.Output()

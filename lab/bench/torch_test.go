@@ -100,7 +100,12 @@ func TestTorchReferenceOutput(t *testing.T) {
 	py, script := torchForTest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	lines, err := RunTorch(ctx, py, script, "cpu", 16, 1, 2, 4, 6, 1, 3)
+	cfg, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Transformer, cfg.Batch, cfg.EvalEvery, cfg.ProbeSize = arch.TransformerConfig{Layers: 1, Heads: 2, Width: 16}, 4, 3, 64
+	lines, err := RunTorch(ctx, py, script, TorchArgs(cfg, "cpu", 6, 1, true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,5 +218,24 @@ func TestTorchPython(t *testing.T) {
 	}
 	if py, tried := firstWithTorch(context.Background(), []string{without}); py != "" || len(tried) != 1 {
 		t.Errorf("took %q (%q), want none", py, tried)
+	}
+}
+
+// TestTorchArgs: the reference is given the configuration's own model, batch, AdamW step,
+// initialisation and seed, and its probe set only with an evaluation.
+func TestTorchArgs(t *testing.T) {
+	cfg, err := runconfig.Preset(runconfig.PresetPaper, "bijection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.EvalEvery = 250
+	got := strings.Join(TorchArgs(cfg, "cuda", 15, 1, false), " ")
+	want := "--device cuda --V 20 --d 192 --layers 6 --heads 6 --mlp 0 --batch 256 --steps 15 --threads 1 " +
+		"--lr 0.0003 --warmup 2000 --wd 0.1 --clip 1 --init torch --seed 1"
+	if got != want {
+		t.Errorf("TorchArgs(paper) = %q\nwant %q", got, want)
+	}
+	if got := strings.Join(TorchArgs(cfg, "cpu", 15, 1, true), " "); !strings.HasSuffix(got, " --eval-every 250 --probe "+strconv.Itoa(cfg.ProbeSize)) {
+		t.Errorf("with an evaluation: %q", got)
 	}
 }

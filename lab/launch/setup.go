@@ -77,9 +77,14 @@ func Meta(cfg runconfig.Config, tr *lab.Trainer, path, version string) (sessions
 	}, nil
 }
 
+// ResumeSettings are the settings a resumed run may change, as run's flags: its length and
+// how it computes (runconfig.Overrides.Apply sets them); the rest of the configuration
+// comes from the session.
+var ResumeSettings = []string{"steps", "workers", "blas", "device"}
+
 // ResumeFlags are run's flags that may accompany --resume, in the order the refusal lists
-// them; the rest of the configuration comes from the session.
-var ResumeFlags = []string{"steps", "workers", "blas", "device", "headless", "detach", "predictions", "json"}
+// them: ResumeSettings, then those of how the run prints.
+var ResumeFlags = append(slices.Clip(ResumeSettings), "headless", "detach", "predictions", "json")
 
 // CheckResumeFlags refuses the flags given (besides --resume itself) that cannot go with
 // --resume, naming them all and those that can.

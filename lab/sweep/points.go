@@ -3,18 +3,61 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
+	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 	"windtunnel/sessions/runconfig"
 )
 
-// CheckPoints builds every point's configuration with build (run's flags: the one path,
-// runconfig.Build) and sets the point's planned steps from it. A point build refuses, or
-// two points that train the same run (the same configuration but for the BLAS and the
-// worker count, which change only speed), are an error naming them.
-func CheckPoints(points []Point, build func(args []string) (runconfig.Config, error)) ([]Point, error) {
+// MaxSeeds bounds the seeds of a sweep's or a comparison's grid (--seeds 1..N): a grid of
+// more points than MaxPoints is refused anyway.
+const MaxSeeds = MaxPoints
+
+// CheckSeeds refuses a --seeds outside 1..MaxSeeds.
+func CheckSeeds(seeds int) error {
+	if seeds < 1 || seeds > MaxSeeds {
+		return fmt.Errorf("--seeds %d out of range: want 1..%d", seeds, MaxSeeds)
+	}
+	return nil
+}
+
+// PointConfig is the configuration run builds from a point's flags (runconfig.FromArgs,
+// --like read by derived.ReadLike): what the point trains.
+func PointConfig(p Point) (runconfig.Config, error) {
+	return runconfig.FromArgs(p.Args, derived.ReadLike)
+}
+
+// CheckedPoints expands the grid (Points) after refusing an axis that is not a
+// configuration flag of run (with the closest one), and builds every point's
+// configuration (CheckPoints).
+func (g *Grid) CheckedPoints() ([]Point, error) {
+	names := runconfig.FlagNames()
+	for _, a := range g.Axes {
+		if !slices.Contains(names, a.Flag) {
+			hint := "see windtunnel run --help"
+			if s := runconfig.Closest(a.Flag, names); s != "" {
+				hint = "did you mean --" + s + "?"
+			}
+			return nil, fmt.Errorf("sweep: --set %s: `windtunnel run` has no flag --%s (%s)", a.Flag, a.Flag, hint)
+		}
+	}
+	points, err := g.Points()
+	if err != nil {
+		return nil, err
+	}
+	return CheckPoints(points)
+}
+
+// CheckPoints builds every point's configuration (PointConfig: run's flags, the one path
+// runconfig.Build) and sets the point's planned steps from it. A point run refuses, or two
+// points that train the same run (the same configuration but for the BLAS and the worker
+// count, which change only speed), are an error naming them.
+func CheckPoints(points []Point) ([]Point, error) {
 	seen := map[string]string{}
 	for i, p := range points {
-		cfg, err := build(p.Args)
+		cfg, err := PointConfig(p)
 		if err != nil {
 			return nil, fmt.Errorf("sweep: point %s: %v", p.Name, err)
 		}
@@ -30,4 +73,28 @@ func CheckPoints(points []Point, build func(args []string) (runconfig.Config, er
 		seen[string(key)] = p.Name
 	}
 	return points, nil
+}
+
+// CheckGPU refuses a --gres that asks Slurm for a GPU for every task when some points train
+// on the CPU (their --device is not cuda or cuda-gemm): each would hold a GPU it never uses,
+// without a word.
+func CheckGPU(gres string, points []Point) error {
+	if !strings.Contains(strings.ToLower(gres), "gpu") {
+		return nil
+	}
+	var cpu []string
+	for _, p := range points {
+		cfg, err := PointConfig(p)
+		if err != nil {
+			return fmt.Errorf("sweep: point %s: %v", p.Name, err)
+		}
+		if cfg.Device != "cuda" && cfg.Device != "cuda-gemm" {
+			cpu = append(cpu, p.Name)
+		}
+	}
+	if len(cpu) == 0 {
+		return nil
+	}
+	return fmt.Errorf("sweep: --gres %s asks Slurm for a GPU for every task, while %d of the %d points train on the CPU (the first: %s): add --set device=cuda, or drop --gres",
+		gres, len(cpu), len(points), sessions.SafeText(cpu[0]))
 }

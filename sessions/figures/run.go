@@ -41,6 +41,21 @@ const (
 	dpi           = 96
 )
 
+// The figure sizes Render and RenderLLM draw, in pixels each way (plot's and llm's --width
+// and --height).
+const (
+	MinSize = 64
+	MaxSize = 8192
+)
+
+// CheckSize refuses a figure size outside MinSize..MaxSize, naming the flags.
+func CheckSize(width, height int) error {
+	if width < MinSize || width > MaxSize || height < MinSize || height > MaxSize {
+		return fmt.Errorf("--width %d --height %d out of range: want %d..%d pixels each", width, height, MinSize, MaxSize)
+	}
+	return nil
+}
+
 // Options says how Render writes the figures.
 type Options struct {
 	// Format is "png", "svg" or "pdf" ("" means png).

@@ -3,7 +3,6 @@ package runconfig
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -48,149 +47,6 @@ type Overrides struct {
 	Init            string         // init
 	// Given reports whether the flag of that name was given.
 	Given func(flag string) bool
-}
-
-// DefaultOverrides are the flags' defaults (run registers its flags with them): seed 1, the
-// clip and learning-rate multipliers 1, BLAS auto, device cpu, the prefix MLP's input
-// prefix, precision float32, zero for the rest (the preset's).
-func DefaultOverrides() Overrides {
-	return Overrides{Seed: 1, Clip: 1, ValueLR: 1, QKLR: 1, BLAS: "auto", Device: "cpu", MLPInput: "prefix", Precision: "float32"}
-}
-
-// setting is one flag of run that sets one configuration field.
-type setting struct {
-	flag  string // the flag's name
-	field string // the Config field it sets, as a *arch.FieldError names it
-	value string // the Overrides field holding the flag's value
-	own   bool   // a default of its own, used when the source does not give the field
-}
-
-// settings are run's flags that set a configuration field, the cadences last (Args fits
-// them to the steps the others give).
-var settings = []setting{
-	{"seed", "Seed", "Seed", true},
-	{"steps", "Steps", "Steps", false},
-	{"batch", "Batch", "Batch", false},
-	{"lr", "LR", "LR", false},
-	{"warmup", "Warmup", "Warmup", false},
-	{"weight-decay", "WeightDecay", "WeightDecay", false},
-	{"clip", "Clip", "Clip", false},
-	{"optimizer", "Optimizer", "Optimizer", false},
-	{"value-lr", "ValueLR", "ValueLR", false},
-	{"qk-lr", "QKLR", "QKLR", false},
-	{"probe", "ProbeSize", "ProbeSize", false},
-	{"geometry-n", "GeometryN", "GeometryN", false},
-	{"jlens-n", "JLensN", "JLensN", false},
-	{"init", "Init", "Init", false},
-	{"layers", "Transformer.Layers", "Layers", false},
-	{"heads", "Transformer.Heads", "Heads", false},
-	{"width", "Transformer.Width", "Width", false},
-	{"mlp-hidden", "Transformer.MLP", "MLPHidden", false},
-	{"eval-k", "EvalK", "EvalK", false},
-	{"target", "Target", "Target", true},
-	{"blas", "BLAS", "BLAS", true},
-	{"workers", "Workers", "Workers", true},
-	{"device", "Device", "Device", true},
-	{"mlp-input", "PrefixMLP.Input", "MLPInput", true},
-	{"precision", "Precision", "Precision", true},
-	{"eval-every", "EvalEvery", "EvalEvery", false},
-	{"probe-every", "ProbeEvery", "ProbeEvery", false},
-	{"checkpoint-every", "CheckpointEvery", "CheckpointEvery", false},
-}
-
-// tunnelFlags are run's flags of the tunnel's sizes: the flag, and the tunnels.Config field.
-var tunnelFlags = []struct{ flag, field string }{
-	{"v", "V"}, {"states", "States"}, {"symbols", "Symbols"}, {"k", "K"}, {"pairs", "Pairs"},
-	{"keys", "Keys"}, {"values", "Values"}, {"fillers", "Fillers"}, {"queries", "Queries"}, {"layout", "Layout"},
-}
-
-// FlagOf names run's flag that sets a configuration field (its Go path, as a
-// *arch.FieldError names it: "Transformer.Heads" is heads); false for a field no flag sets.
-func FlagOf(field string) (string, bool) {
-	if field == "Model" {
-		return "model", true
-	}
-	for _, s := range settings {
-		if s.field == field {
-			return s.flag, true
-		}
-	}
-	return "", false
-}
-
-// goPath finds the configuration fields a *arch.FieldError's reason names by their Go paths
-// ("want a divisor of Transformer.Width (64)").
-var goPath = regexp.MustCompile(`\b[A-Z][A-Za-z]*(?:\.[A-Z][A-Za-z]*)+\b`)
-
-// FlagReason is a *arch.FieldError's reason as a message about run's flags gives it: the
-// fields it names as the flags that set them ("want a divisor of --width (65)"); a field no
-// flag sets keeps its name.
-func FlagReason(reason string) string {
-	return goPath.ReplaceAllStringFunc(reason, func(p string) string {
-		if f, ok := FlagOf(p); ok {
-			return "--" + f
-		}
-		return p
-	})
-}
-
-// FileReason is a *arch.FieldError's reason as a message about a configuration file gives
-// it: the fields it names as the file's keys ("want a divisor of transformer.width (65)").
-func FileReason(reason string) string {
-	return goPath.ReplaceAllStringFunc(reason, FileKey)
-}
-
-// FlagTask is the task a task-specific flag of run or sample applies to ("" for the rest).
-func FlagTask(name string) string {
-	switch name {
-	case "v":
-		return "bijection"
-	case "states", "symbols", "k", "eval-k":
-		return "hmm"
-	case "pairs", "keys", "values", "fillers", "queries", "layout":
-		return "recall"
-	}
-	return ""
-}
-
-// FlagModel is the model a model-specific flag of run applies to ("" for the rest). The
-// transformer's --layers, --width and --mlp-hidden size the baselines too (they are matched
-// to its parameter count); its --heads do not (the count does not depend on them), nor do
-// the learning-rate multipliers of projections only attention has.
-func FlagModel(name string) string {
-	switch name {
-	case "heads", "qk-lr", "value-lr":
-		return arch.KindTransformer
-	case "mlp-input":
-		return arch.KindPrefixMLP
-	}
-	return ""
-}
-
-// CheckApplies refuses the first of the flags given (names, in order) that applies to
-// another task (FlagTask) or to another model (FlagModel; checked only when model is a
-// known kind: "" checks the task's flags alone): "--k applies to --task hmm only, not
-// bijection".
-func CheckApplies(given []string, task, model string) error {
-	for _, name := range given {
-		if t := FlagTask(name); t != "" && t != task {
-			return fmt.Errorf("--%s applies to --task %s only, not %s", name, t, task)
-		} else if m := FlagModel(name); arch.KnownKind(model) && m != "" && m != model {
-			return fmt.Errorf("--%s applies to --model %s only, not %s", name, m, model)
-		}
-	}
-	return nil
-}
-
-// MergeTunnel is base with the sizes of flags whose flags were given in place of its own.
-func MergeTunnel(base, flags tunnels.Config, given func(flag string) bool) tunnels.Config {
-	b, f := reflect.ValueOf(&base).Elem(), reflect.ValueOf(flags)
-	for _, t := range tunnelFlags {
-		if given != nil && given(t.flag) {
-			b.FieldByName(t.field).Set(f.FieldByName(t.field))
-		}
-	}
-	return base
 }
 
 // Recipe is what a run's configuration is built from, each layer over the one before: the
@@ -249,7 +105,7 @@ func Build(r Recipe) (Config, error) {
 	o := reflect.ValueOf(r.Flags)
 	for _, s := range settings {
 		if given(s.flag) || (s.own && !r.Source.Has(FileKey(s.field))) {
-			field(&c, s.field).Set(o.FieldByName(s.value))
+			field(&c, s.field).Set(o.FieldByName(s.overrides()))
 		}
 	}
 	fitted := c.FitCadence()
@@ -287,14 +143,14 @@ func Args(c Config, preset string, same func(built, c Config) bool) ([]string, e
 		o := DefaultOverrides()
 		o.Given = func(flag string) bool { return given[flag] }
 		ov, tc, to := reflect.ValueOf(&o).Elem(), reflect.ValueOf(c.Tunnel), reflect.ValueOf(&o.Tunnel).Elem()
-		for _, t := range tunnelFlags {
+		for _, t := range sizeFlags {
 			if given[t.flag] {
 				to.FieldByName(t.field).Set(tc.FieldByName(t.field))
 			}
 		}
 		for _, s := range settings {
 			if given[s.flag] {
-				ov.FieldByName(s.value).Set(field(&c, s.field))
+				ov.FieldByName(s.overrides()).Set(field(&c, s.field))
 			}
 		}
 		return Build(Recipe{Preset: preset, Task: c.Task, Model: c.Model, Flags: o})
@@ -313,7 +169,7 @@ func Args(c Config, preset string, same func(built, c Config) bool) ([]string, e
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range tunnelFlags {
+	for _, t := range sizeFlags {
 		differ(t.flag, b)
 	}
 	for _, s := range settings {
@@ -343,7 +199,7 @@ func Args(c Config, preset string, same func(built, c Config) bool) ([]string, e
 
 // flagValue is the value of run's flag that gives c's setting, as the flag takes it.
 func flagValue(c Config, flag string) string {
-	for _, t := range tunnelFlags {
+	for _, t := range sizeFlags {
 		if t.flag == flag {
 			return text(reflect.ValueOf(c.Tunnel).FieldByName(t.field))
 		}
