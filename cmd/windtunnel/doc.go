@@ -8,17 +8,23 @@
 // root.go holds what every command shares — the command tree, exit statuses (0 ok, 1
 // failure, 2 usage), the signal context (SIGINT, SIGTERM, SIGHUP stop a run cleanly,
 // recorded as interrupted; a process started with SIGHUP ignored, as under nohup, leaves it
-// ignored), terminal detection and the --json and --blas flags; every other file is one
-// command, named after it.
+// ignored), terminal detection and the --json flag. Each command is a file named after it
+// (run.go, sweep.go, llm.go, …), its subcommands in one beside it (sweep_status.go: sweep
+// status and cancel; llm_view.go: llm view); detach.go is run --detach
+// (launch.StartBackground), run_messages.go run's help and its one-line --device error, and
+// suggest.go turns cobra's and pflag's errors into one line naming the command once and the
+// closest flag or command (runconfig.Closest).
 //
-// run: run_flags.go registers run's flags into runconfig.Overrides and builds the
-// configuration by runconfig.Build, the one path from a preset, --config or --like and the
-// flags (sweep's and compare's points and bench take it too, through pointConfig); run.go
-// sets the run up (lab/launch: a new or resumed session) and hands it to launch.Headless or
-// launch.WithDashboard; detach.go is --detach (launch.StartBackground); run_messages.go holds
-// run's help and its one-line --device and --out errors. tunnelflags.go holds the task-size
-// flags sample, score and run share. suggest.go turns cobra's and pflag's errors into one
-// line naming the command once and the closest flag or command (runconfig.Closest).
+// run's configuration flags are not listed here: runconfig.BindFlags binds them from the
+// table in sessions/runconfig (name, type, default and help), and run.go adds only how the
+// run is carried out (--headless, --predictions, --out, --resume; --detach and --json).
+// compare binds run's --preset, --steps, --blas and --workers (runconfig.BindSome), sample
+// and score the task and its sizes (runconfig.BindTask, BindSizePreset), probe and
+// timescales --blas (runconfig.BindBLAS). The configuration is runconfig.Flags.Config, the
+// one path from a preset, --config or --like and the flags; lab/sweep and lab/bench build
+// their points' and rows' configurations with runconfig themselves. run.go sets the run up
+// (lab/launch: a new session, or a resumed one with the settings launch.ResumeSettings
+// names) and hands it to launch.Headless or launch.WithDashboard.
 //
 // compare is a grid of run's points on the sweep engine (lab/sweep): its folder is a sweep
 // folder; --from reads any folder of sessions. ls, attach and serve find runs through
@@ -33,9 +39,9 @@
 // sessions.SafeText, and every file written into a folder the user names goes through
 // sessions.WriteOutput (whole or not at all, never through a link).
 //
-// The CLI is the only place that knows flag names, with runconfig's table of run's flags:
-// configuration errors come as typed field errors (arch.FieldError) and flagError names the
-// flag (runconfig.FlagOf). Operator actions go from the dashboard to the trainer without
-// passing through this package: the live feed (sessions.Live) is given the trainer as its
-// sessions.Control.
+// A configuration error comes as a typed field error (arch.FieldError), which
+// runconfig.FlagError words with the flag that sets the field (runconfig.FlagOf); the
+// flags of the commands' own options are this package's. Operator actions go from the
+// dashboard to the trainer without passing through this package: the live feed
+// (sessions.Live) is given the trainer as its sessions.Control.
 package main

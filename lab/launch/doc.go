@@ -1,7 +1,7 @@
 // Package launch sets a run up and carries it (windtunnel run, whose points compare and
 // sweep run too): New builds the trainer of a configuration and creates its session (closing
 // the trainer again when the session cannot be created), Resumable and Resume continue a
-// session from its last checkpoint (CheckResumeFlags: the flags that may go with it), with the frame history its snapshots hold (lab.Trainer.RestoreFrames), recording its new planned length; Meta describes a run for its session.
+// session from its last checkpoint (CheckResumeFlags: the flags that may go with it; ResumeSettings: those of them that change the configuration), with the frame history its snapshots hold (lab.Trainer.RestoreFrames), recording its new planned length; Meta describes a run for its session.
 // StartControl gives a running trainer its live feed and control socket (sessions/relay),
 // through which attach, ls and serve reach it; Progress prints a run's progress line;
 // Summarize (its JSON line, or Summary.WriteText on a terminal) and WritePredictions are

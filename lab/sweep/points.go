@@ -17,7 +17,10 @@ const MaxSeeds = MaxPoints
 
 // CheckSeeds refuses a --seeds outside 1..MaxSeeds.
 func CheckSeeds(seeds int) error {
-	if seeds < 1 || seeds > MaxSeeds {
+	switch {
+	case seeds < 1:
+		return fmt.Errorf("--seeds %d: empty grid (want 1..%d)", seeds, MaxSeeds)
+	case seeds > MaxSeeds:
 		return fmt.Errorf("--seeds %d out of range: want 1..%d", seeds, MaxSeeds)
 	}
 	return nil

@@ -1,5 +1,6 @@
 // Package figures draws a run's figures from its session files with gonum.org/v1/plot, as
-// PNG, SVG or PDF, for `windtunnel plot` and the report. Load reads a session (or Loads a
+// PNG, SVG or PDF, for `windtunnel plot` and the report, at a size CheckSize accepts
+// (MinSize..MaxSize pixels each way, plot's and llm's --width and --height). Load reads a session (or Loads a
 // list of files and folders) into a Run; Render groups runs that are one configuration under
 // the rule of sessions/derived (its seeds; the worker count, BLAS, cadences and geometry
 // size aside, the device and precision not) and writes every figure the runs have data for:
