@@ -101,8 +101,8 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 		return compareFrom(f, stdout, stderr)
 	}
 	o := f.run.Overrides
-	if o.Workers < 0 {
-		return usagef("--workers %d out of range: want ≥ 0 (0: all cores)", o.Workers)
+	if err := sweep.CheckLocal(1, o.Workers); err != nil {
+		return usageError{err}
 	}
 	tasks, kinds, points, g, err := compareGrid(f.tasks, f.models, f.run.Preset, o.Steps, f.seeds)
 	if err != nil {

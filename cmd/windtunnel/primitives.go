@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/lab/sweep"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
 	"windtunnel/sessions/reports"
@@ -84,11 +85,8 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	if !ok {
 		return usagef("--budget %q: want quick or precision", f.budget)
 	}
-	if f.jobs < 1 || f.jobs > 256 {
-		return usagef("--jobs %d out of range: want 1..256", f.jobs)
-	}
-	if f.workers < 0 {
-		return usagef("--workers %d out of range: want ≥ 0 (0: all cores)", f.workers)
+	if err := sweep.CheckLocal(f.jobs, f.workers); err != nil {
+		return usageError{err}
 	}
 	tasks, kinds, points, g, err := compareGrid(f.tasks, f.models, preset, f.steps, f.seeds)
 	if err != nil {

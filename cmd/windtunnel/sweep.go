@@ -7,7 +7,6 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"time"
 	"windtunnel/models/arch"
 
@@ -107,10 +106,10 @@ func checkSweepFlags(f sweepFlags, fs *pflag.FlagSet) error {
 	} else if fs.Changed("jobs") {
 		return usagef("sweep: --jobs applies to --local only (with --slurm: --parallel)")
 	}
-	switch {
-	case f.jobs < 1 || f.jobs > 256:
-		return usagef("sweep: --jobs %d out of range: want 1..256", f.jobs)
-	case f.poll < time.Second:
+	if err := sweep.CheckLocal(f.jobs, 0); err != nil {
+		return usagef("sweep: %v", err)
+	}
+	if f.poll < time.Second {
 		return usagef("sweep: --poll %s: want ≥ 1s", f.poll)
 	}
 	if err := f.slurmSettings(f.exe).Check(); err != nil {
@@ -259,11 +258,7 @@ func sweepLocal(ctx context.Context, m *sweep.Manifest, exe string, o localOptio
 	outliveOutput() // the points go on being started when the output's reader has gone
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
-	workers := o.workers
-	if workers <= 0 {
-		workers = max(1, runtime.NumCPU()/o.jobs)
-	}
-	l := sweep.Local{Exe: exe, Jobs: o.jobs, Workers: workers, BLAS: o.blas, Out: stderr, Tty: isTerminal(stderr)}
+	l := sweep.Local{Exe: exe, Jobs: o.jobs, Workers: o.workers, BLAS: o.blas, Out: stderr, Tty: isTerminal(stderr)}
 	return m.Here(ctx, l, out, stderr)
 }
 

@@ -54,7 +54,7 @@ func (m *Manifest) Here(ctx context.Context, l Local, out, log io.Writer) error 
 		return nil
 	}
 	fmt.Fprintf(log, "windtunnel sweep: training %s here, %d at a time, --workers %d each (logs in %s)\n",
-		sessions.Plural(len(todo), "point"), l.Jobs, l.Workers, filepath.Join(m.Dir(), LogDir))
+		sessions.Plural(len(todo), "point"), l.Jobs, l.workers(), filepath.Join(m.Dir(), LogDir))
 	start := time.Now()
 	pr, err := l.Run(ctx, m, todo)
 	fmt.Fprintf(out, "sweep %s: %s, %.0f s; windtunnel compare --from %s\n", m.Dir(), pr.Tally(), time.Since(start).Seconds(), m.Dir())

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,12 +39,28 @@ func RunArgs(session string, p Point, workers int, blas string, resume bool) []s
 	return append(args, p.Args...)
 }
 
+// MaxJobs bounds the points a local engine trains at once (--jobs of sweep and primitives).
+const MaxJobs = 256
+
+// CheckLocal refuses what the local engine cannot take from sweep's, compare's and
+// primitives' flags: --jobs outside 1..MaxJobs, a negative --workers.
+func CheckLocal(jobs, workers int) error {
+	switch {
+	case jobs < 1 || jobs > MaxJobs:
+		return fmt.Errorf("--jobs %d out of range: want 1..%d", jobs, MaxJobs)
+	case workers < 0:
+		return fmt.Errorf("--workers %d out of range: want ≥ 0 (0: all cores, divided between the jobs)", workers)
+	}
+	return nil
+}
+
 // Local is the embedded engine: a sweep's points as child processes of this machine, Jobs
 // at a time, each with Workers kernel goroutines (the cores divided between the jobs).
 type Local struct {
 	// Exe is the windtunnel binary the children run.
 	Exe string
-	// Jobs is how many points train at once (≥ 1); Workers each run's --workers (≥ 1).
+	// Jobs is how many points train at once (≥ 1); Workers each run's --workers (0: the
+	// cores divided between the jobs, at least 1).
 	Jobs, Workers int
 	// BLAS is each run's --blas ("": run's default, or the point's own).
 	BLAS string
@@ -58,6 +75,14 @@ type Local struct {
 	Every time.Duration
 }
 
+// workers is each run's --workers: Workers, or the cores divided between the jobs.
+func (l *Local) workers() int {
+	if l.Workers > 0 {
+		return l.Workers
+	}
+	return max(1, runtime.NumCPU()/l.Jobs)
+}
+
 type localResult struct {
 	p    Point
 	err  error
@@ -70,9 +95,10 @@ type localResult struct {
 // stops the running points cleanly (SIGTERM: final evaluation and checkpoint) and starts no
 // more: the next run of the sweep resumes them.
 func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, error) {
-	if l.Jobs < 1 || l.Workers < 1 {
-		panic("sweep: Local needs Jobs ≥ 1 and Workers ≥ 1")
+	if l.Jobs < 1 || l.Workers < 0 {
+		panic("sweep: Local needs Jobs ≥ 1 and Workers ≥ 0")
 	}
+	l.Workers = l.workers()
 	env := l.Env
 	if env == nil {
 		env = os.Environ()
