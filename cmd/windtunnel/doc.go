@@ -18,9 +18,9 @@
 // run's configuration flags are not listed here: runconfig.BindFlags binds them from the
 // table in sessions/runconfig (name, type, default and help), and run.go adds only how the
 // run is carried out (--headless, --predictions, --out, --resume; --detach and --json).
-// compare binds run's --preset, --steps, --blas and --workers (runconfig.BindSome), sample
-// and score the task and its sizes (runconfig.BindTask, BindSizePreset), probe and
-// timescales --blas (runconfig.BindBLAS). The configuration is runconfig.Flags.Config, the
+// compare binds run's --preset, --steps, --blas and --workers and primitives its --blas
+// (runconfig.BindSome), sample and score the task and its sizes (runconfig.BindTask,
+// BindSizePreset), probe and timescales --blas (runconfig.BindBLAS). The configuration is runconfig.Flags.Config, the
 // one path from a preset, --config or --like and the flags; lab/sweep and lab/bench build
 // their points' and rows' configurations with runconfig themselves. run.go sets the run up
 // (lab/launch: a new session, or a resumed one with the settings launch.ResumeSettings
