@@ -6,6 +6,11 @@
 // (ignore_merges and byte_fallback honoured) and the TemplateProcessing post-processor
 // (Llama-3's <|begin_of_text|>).
 //
+// NFC and NFKC are golang.org/x/text's, mended where its composition is wrong (a rune past
+// the BMP composed as the BMP pair its low 16 bits alias, U+10041 U+0301 as 'Á'; a mark not
+// blocked by a starter that combines backward): a result that is not canonically equivalent
+// to the text is composed again from x/text's decomposition by UAX #15's algorithm (composed).
+//
 // The files' regexes are written for Oniguruma; Go's RE2 lacks the look-ahead `\s+(?!\S)`
 // both GPT-2's and Llama-3's patterns end with, and its \s, \d and \w are ASCII-only.
 // Translate rewrites a pattern for RE2 (the classes widened to Unicode's, the look-ahead
