@@ -1,6 +1,8 @@
 // Package bpe is the byte-level BPE tokenizer of a Hugging Face tokenizer.json, the kind
-// GPT-NeoX (Pythia), Llama-3, Phi-2 and Mistral ship: added (special) tokens matched first
-// and never split, the normalizers those files use (NFC/NFD/NFKC/NFKD, Prepend, Replace,
+// GPT-NeoX (Pythia), Llama-3, Phi-2 and Mistral ship: added tokens, never split, matched in
+// Hugging Face's two passes (those that are not normalized, the special ones, in the raw text
+// first; then the normalized ones, their contents normalized too, in each normalized stretch
+// between), the normalizers those files use (NFC/NFD/NFKC/NFKD, Prepend, Replace,
 // Sequence), the pre-tokenizers (ByteLevel with GPT-2's built-in regex, Split with a
 // file's regex, Metaspace, Sequence), the BPE model with its merges applied by rank
 // (ignore_merges and byte_fallback honoured) and the TemplateProcessing post-processor
