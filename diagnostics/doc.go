@@ -5,7 +5,7 @@
 // and residual stream. It takes plain slices, never gorgonia nodes, and imports no other
 // package of the project.
 //
-// The geometry diagnostics of README, Commands: Geometry work on the same kind of flat, row-major
+// The geometry diagnostics of docs/usage.md: Geometry work on the same kind of flat, row-major
 // float64 slices: AttentionFocus (attention-row entropy and mass on evidence-consistent
 // keys per layer and head), KeyOrthogonality beside RandomOrthogonality (mean |off-diagonal
 // cosine| of per-token mean keys against Gaussian vectors of the head's dimension),

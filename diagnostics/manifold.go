@@ -149,7 +149,7 @@ func centreColumns(x []float64, n, dim int) *mat.Dense {
 // authors' figures): x is the (seqs·p)×dim row-major matrix of seqs sequences of p scored
 // positions each, sequence-major, and entropy its seqs·p entropies; sequence seq's p rows
 // are taken and every point is kept. Within one sequence the PC1 share is larger than across
-// many (README, Commands: Geometry), |ρ(PC1, entropy)| comparable. Bad sizes or seq out of range return an
+// many (docs/usage.md: Geometry), |ρ(PC1, entropy)| comparable. Bad sizes or seq out of range return an
 // error, as do the failures of ValueManifold (p < 3 among them).
 func SequenceManifold(x []float64, seqs, p, dim int, entropy []float64, seq int) (Manifold, error) {
 	if seqs <= 0 || p <= 0 || dim <= 0 {

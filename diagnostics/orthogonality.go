@@ -219,7 +219,7 @@ func CentreRows(rows []float64, n, dim int) {
 	}
 }
 
-// EmbedKeyOrthogonality is the authors' key orthogonality (the authors' statistic 2; README, Commands: Geometry): per
+// EmbedKeyOrthogonality is the authors' key orthogonality (the authors' statistic 2; docs/usage.md: Geometry): per
 // head, the mean |off-diagonal cosine| between the keys of n token embeddings, each
 // normalised as the layer's pre-attention RMSNorm does and projected through W_K restricted
 // to the head's columns; no position embedding, no centring.

@@ -1,6 +1,7 @@
-// Package docs holds the project's prose documentation; its test holds docs/architecture.md
-// to the code: the import table against `go list`, the rules it states as "never", and every
-// Go name it mentions against the packages that should hold it.
+// Package docs holds the project's prose documentation; its tests hold docs/architecture.md
+// to the code (the import table against `go list`, the rules it states as "never", and every
+// Go name it mentions against the packages that should hold it) and every relative link of
+// README.md and docs/*.md to a file and heading that exist.
 package docs
 
 import (

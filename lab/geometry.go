@@ -71,7 +71,7 @@ func (t *Trainer) geometryBatch() *tunnels.Batch {
 	return t.geo.batch
 }
 
-// Geometry computes the diagnostics of README, Commands: Geometry on the geometry subset of the probe set
+// Geometry computes the diagnostics of docs/usage.md: Geometry on the geometry subset of the probe set
 // and adds them to sn: attention focus and evidence mass, key orthogonality both ways (the
 // bench's against random, the authors' now and at initialisation), the QK alignment map,
 // the value manifold over many sequences and over one, the ablation table with what is

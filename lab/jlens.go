@@ -14,7 +14,7 @@ import (
 
 // DefaultJLensN is the number of geometry sequences the J-lens stacks when the configuration
 // does not say (runconfig JLensN 0): the authors use 256; the bench's default is smaller, to
-// keep a quick run's snapshots cheap (README, Commands: The frame, measured the authors' way,
+// keep a quick run's snapshots cheap (docs/usage.md: The frame, measured the authors' way,
 // gives the cost of 256 and the difference it makes).
 const DefaultJLensN = 32
 

@@ -58,7 +58,7 @@ func train(t *testing.T, c runconfig.Config) Result {
 // optimum (bit error (a) ≤ 0.05) in under a minute, and the capacity-matched per-position
 // MLP (Paper I's baseline: no context) on the same budget, which must stay ≥ 5× worse. The
 // prefix MLP (mlp-prefix) is trained too and its result logged: elimination is linear in the
-// one-hot prefix, so it need not fail (see the README).
+// one-hot prefix, so it need not fail (see docs/paper1.md).
 func TestTinyTransformerBeatsMLP(t *testing.T) {
 	start := time.Now()
 	tf := train(t, tiny("transformer"))

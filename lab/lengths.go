@@ -10,7 +10,7 @@ import (
 	"windtunnel/tunnels"
 )
 
-// Length generalisation (README, Commands: --eval-k): an hmm run trains at one K and is also scored on
+// Length generalisation (docs/usage.md: --eval-k): an hmm run trains at one K and is also scored on
 // probe sets drawn at other K (the paper: train at 20, evaluate at 20, 30 and 50), so the
 // model's position table must cover the longest of them.
 

@@ -20,8 +20,8 @@ import (
 // known to start and train: the Go runtime reserves about 1.2 GiB of address space at start
 // (its page allocator's index and heap arena hints, never touched: a Go "hello world" needs
 // as much), the C threads purego starts add a stack each and, before main can cap them
-// (libc.CapArenas), a 64 MiB malloc arena each. Measured on linux/amd64 with Go 1.26 (README,
-// Memory): below it, the runtime may die before main with "out of memory" or "pthread_create
+// (libc.CapArenas), a 64 MiB malloc arena each. Measured on linux/amd64 with Go 1.26 (docs/reference.md,
+// Session files): below it, the runtime may die before main with "out of memory" or "pthread_create
 // failed", whatever the command.
 const MinAddressSpace = 2 << 30
 

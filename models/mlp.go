@@ -65,7 +65,7 @@ func MatchMLP(target, width int, t tunnels.Tunnel, maxLen int) arch.MLPConfig {
 	return best
 }
 
-// NewMLP builds the per-position MLP of README: Presets and baselines, Paper I's MLP baseline: token and
+// NewMLP builds the per-position MLP of docs/paper1.md: The MLP baseline, Paper I's MLP baseline: token and
 // learned position embeddings of width d, Blocks residual blocks
 // x ← x + W2·GELU(W1·LayerNorm(x) + b1) + b2 (LayerNorm with gain and bias, eps 1e-5,
 // hidden width Hidden), a final RMSNorm at the scored positions and an output head tied to

@@ -65,7 +65,7 @@ func MatchPrefixMLP(target int, t tunnels.Tunnel, maxLen int) arch.PrefixMLPConf
 	return best.c
 }
 
-// NewPrefixMLP builds the prefix MLP, the named ablation of README: Presets and baselines: each scored
+// NewPrefixMLP builds the prefix MLP, the named ablation of docs/paper1.md: The MLP baseline: each scored
 // position sees the one-hot encoding of its prefix, zero-padded to the model's maximum
 // length (with Input "token", only the scored token at its position). It sees the whole
 // context, so unlike Paper I's per-position MLP (NewMLP) it can solve bijection: a finding

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """windtunnel's PyTorch check of the J-lens frame statistic, computed with autograd.
 
-An independent implementation of what lab.JLensRecord records (README: "The frame, measured
+An independent implementation of what lab.JLensRecord records (docs/usage.md: "The frame, measured
 the authors' way"), for the tests that hold the Go statistic to it: given the bench
 transformer's weights (the Go parameter names and layouts: every weight matrix in x out, so a
 layer is x @ W) and token sequences, it takes, for each site (the embedding output, -1, or the

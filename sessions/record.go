@@ -38,7 +38,7 @@ type Record struct {
 	Snapshot *Snapshot `json:"snapshot,omitempty"`
 }
 
-// Eval holds the held-out probe-set metrics at one step (definitions: README, Commands: run and Geometry).
+// Eval holds the held-out probe-set metrics at one step (definitions: docs/usage.md: run and Geometry).
 type Eval struct {
 	// BitErrorPosition is bit error (a), per-position: |mean_seq H(q) − mean_seq H(p*)| averaged over positions.
 	BitErrorPosition float64 `json:"bit_error_position"`
@@ -62,7 +62,7 @@ type Eval struct {
 	TVDByPosition []Num `json:"tvd_by_position,omitempty"`
 	// Ablated lists the heads that were zeroed for this evaluation (empty: the whole model).
 	Ablated []Head `json:"ablated,omitempty"`
-	// Lengths is the length-generalisation curve of an hmm run (README, Commands: --eval-k): the whole
+	// Lengths is the length-generalisation curve of an hmm run (docs/usage.md: --eval-k): the whole
 	// model scored on a probe set drawn at each evaluated K, ascending, the training K
 	// included (its entry repeats the scores above); nil when the run evaluates one length
 	// and for an ablated evaluation (or the one taken when every head is switched back on).
@@ -76,7 +76,7 @@ type LengthScore struct {
 	// Train marks the training length: positions after it were never trained.
 	Train bool `json:"train,omitempty"`
 	// KLBits is the mean KL(p*‖q) in bits; BitErrorPosition and BitErrorSample are bit
-	// error (a) and (b); Accuracy the MAP accuracy (definitions: README, Commands: run and Geometry).
+	// error (a) and (b); Accuracy the MAP accuracy (definitions: docs/usage.md: run and Geometry).
 	KLBits           Num `json:"kl_bits"`
 	BitErrorPosition Num `json:"bit_error_position"`
 	BitErrorSample   Num `json:"bit_error_sample"`
@@ -108,7 +108,7 @@ func HeadNames(hs []Head) []string {
 	return out
 }
 
-// Snapshot is the network's geometry on the probe set at one step (README, Commands: Geometry); fields a
+// Snapshot is the network's geometry on the probe set at one step (docs/usage.md: Geometry); fields a
 // model has no meaning for are nil.
 type Snapshot struct {
 	// AttentionEntropy is the mean entropy (bits) of attention rows at scored positions, [layer][head].
@@ -121,7 +121,7 @@ type Snapshot struct {
 	// KeyOrthogonalityRandom is the same statistic for random Gaussian vectors of the same
 	// count and dimension (the baseline the paper compares against).
 	KeyOrthogonalityRandom float64 `json:"key_orthogonality_random,omitempty"`
-	// KeyOrthogonalityEmbed is the authors' key orthogonality (the authors' statistic 2; README, Commands: Geometry),
+	// KeyOrthogonalityEmbed is the authors' key orthogonality (the authors' statistic 2; docs/usage.md: Geometry),
 	// [layer][head]: the value tokens' embeddings (no position embedding), normalised by the
 	// layer's pre-attention RMSNorm with its learned scale, projected through the layer's W_K
 	// restricted to the head's columns, mean |off-diagonal cosine| (no centring). The value
@@ -187,8 +187,8 @@ type Simplex struct {
 	Argmax []int        `json:"argmax,omitempty"`
 }
 
-// JLensStatistic names the J-lens statistic of a JLens record: the authors' (README,
-// Commands: The frame, measured the authors' way). Records without it (written before
+// JLensStatistic names the J-lens statistic of a JLens record: the authors' (docs/usage.md:
+// The frame, measured the authors' way). Records without it (written before
 // 2026-11-28) differentiated the logits at the same position and pooled the positions; the
 // readers leave them out.
 const JLensStatistic = "later-logits"
@@ -261,7 +261,7 @@ func (n *Num) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Manifold is the value-manifold readout (README, Commands: Geometry).
+// Manifold is the value-manifold readout (docs/usage.md: Geometry).
 type Manifold struct {
 	// Share is the explained-variance fraction of PC1..PC3.
 	Share []float64 `json:"share"`

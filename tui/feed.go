@@ -12,8 +12,8 @@ import (
 // counter needs no more, charts change only at evaluations, and keys redraw at once) and
 // redraws when it changed. It does not wake per record. Every redraw costs the trainer far
 // more than its own CPU time, because the trainer's kernels split each step over all cores
-// and wait for the slowest part: measured with `windtunnel bench --dashboard` (README,
-// "What the dashboard costs"), polling 5 times a second cost the trainer 3–4% of its speed,
+// and wait for the slowest part: measured with `windtunnel bench --dashboard` (docs/speed.md,
+// \"What the dashboard costs\"), polling 5 times a second cost the trainer 3–4% of its speed,
 // twice a second 1.4%, once a second with a 5 fps renderer 0.4%; waking on each record had
 // cost 20%.
 const (

@@ -11,7 +11,7 @@ import (
 	"windtunnel/tui/look"
 )
 
-// keysPane shows key orthogonality, the two statistics of README, Commands: Geometry side by side, each
+// keysPane shows key orthogonality, the two statistics of docs/usage.md: Geometry side by side, each
 // labelled: per layer (the mean over heads) or per head, the bench's (the mean |off-diagonal
 // cosine| of the centred per-token mean keys of the evidence tokens) as a horizontal bar of
 // block glyphs beside a bar for random Gaussian vectors of the same count and dimension, and

@@ -20,7 +20,7 @@ var binGlyphs = []rune{'●', '○', '∘', '·'}
 
 // manifoldPane is the value manifold: a scatter of the probe positions' PC1 against PC2 (or
 // PC3) of the final-norm residual over many sequences, each point's glyph and colour by its
-// posterior-entropy bin, under a table of the two samplings of README, Commands: Geometry, each labelled:
+// posterior-entropy bin, under a table of the two samplings of docs/usage.md: Geometry, each labelled:
 // many sequences and one sequence's positions (the authors' figures), with |ρ(PC1, entropy)|
 // (Spearman) first, the headline (the PC1 share depends on the sampling, |ρ| does not), then
 // the PC1..PC3 shares and the signed correlations. Sessions recorded before the one-sequence

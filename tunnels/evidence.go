@@ -2,7 +2,7 @@ package tunnels
 
 // Evidencer is implemented by tunnels that can say which earlier tokens carry the evidence
 // the posterior at a scored position depends on; attention focus reports the attention mass
-// on them (README, Commands: Geometry).
+// on them (docs/usage.md: Geometry).
 type Evidencer interface {
 	// Evidence sets mark[i] (i ≤ pos) for every context position that carries evidence for
 	// the prediction at token position pos of the sequence tokens, and clears the rest of

@@ -47,7 +47,7 @@ func TestUnderAddressLimit(t *testing.T) {
 			t.Fatalf("run under ulimit -v %d: exit %d\n%s", atMin, code, tail(errs, 800))
 		}
 	}
-	// Below the minimum the Go runtime itself may die before main (as the README says):
+	// Below the minimum the Go runtime itself may die before main (as docs/reference.md says):
 	// such a start is tried again, up to five times.
 	want := fmt.Sprintf("windtunnel: ulimit -v is 1536 MiB; windtunnel needs at least %d MiB of address space", lab.MinAddressSpace>>20)
 	for i := 0; ; i++ {

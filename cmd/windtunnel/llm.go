@@ -56,7 +56,7 @@ func newLLMCmd(stdout, stderr io.Writer) *cobra.Command {
 			"the entropy-axis ablation. It writes results.json, the figures and report.md (each claim with the\n" +
 			"paper's number beside the model's, reproduced / not reproduced / not measured) into --out and\n" +
 			"prints the verdicts (--json: the record). " + llmCPUOnly + "\n" +
-			"Pythia-410M's shape takes minutes on a 2-core CPU (README, Paper III).",
+			"Pythia-410M's shape takes minutes on a 2-core CPU (docs/paper3.md).",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("%s takes one model folder, got %d arguments", commandName(c), len(args))

@@ -23,7 +23,7 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 		Use:   "probe FILE",
 		Short: "Load a session's checkpoint and print its geometry: focus, key orthogonality, value manifold, ablation table",
 		Long: "probe loads the checkpoint at or before --step (default: the last) of a session, rebuilds the model\n" +
-			"from the session's configuration and computes the diagnostics of README, Commands: Geometry on the run's probe set:\n" +
+			"from the session's configuration and computes the diagnostics of docs/usage.md: Geometry on the run's probe set:\n" +
 			"bit error, attention focus, key orthogonality against random, the value manifold and the ablation table.",
 		Args: oneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestBitErrorWording (issue 44 item 14): every place that says which bit error is which —
-// the README, the dashboard's legend, compare's footer, the report — says the same: (a), per
+// the README and the documents under docs/, the dashboard's legend, compare's footer, the report — says the same: (a), per
 // position, is the paper's headline; (b), per sample, is what the authors' code reports.
 // compare's footer called (b) "the authors' headline" where the dashboard called (a) "the
 // paper's headline".
@@ -25,7 +25,8 @@ func TestBitErrorWording(t *testing.T) {
 		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != root || d.Name() == "testdata") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || strings.HasSuffix(path, "_test.go") || !(strings.HasSuffix(path, ".go") || path == filepath.Join(root, "README.md")) {
+		if d.IsDir() || strings.HasSuffix(path, "_test.go") || !(strings.HasSuffix(path, ".go") || path == filepath.Join(root, "README.md") ||
+			filepath.Dir(path) == filepath.Join(root, "docs") && strings.HasSuffix(path, ".md")) {
 			return nil
 		}
 		b, err := os.ReadFile(path)
@@ -55,7 +56,7 @@ func TestBitErrorWording(t *testing.T) {
 		{"tui/help.go", "the paper's headline"},
 		{"tui/help.go", "what the authors' retrain code reports"},
 		{"sessions/reports/departures.go", "the paper's headline; the authors' code reports (b)"},
-		{"README.md", "(a) is the paper's headline, (b) what the authors' code reports"},
+		{"docs/paper1.md", "(a) is the paper's headline, (b) what the authors' code reports"},
 	} {
 		if !strings.Contains(texts[filepath.Join(root, c.path)], c.want) {
 			t.Errorf("%s does not say %q", c.path, c.want)
@@ -73,8 +74,8 @@ func next(s string, i int) int {
 }
 
 // TestReadmeSetup (issue 44 item 14): the README builds the binary before any command runs
-// it, and says where serve creates its host key — where sshserve.DefaultHostKey puts it,
-// whatever --authorized-keys names (it said "beside the keys file").
+// it, and docs/usage.md says where serve creates its host key — where sshserve.DefaultHostKey
+// puts it, whatever --authorized-keys names (it said "beside the keys file").
 func TestReadmeSetup(t *testing.T) {
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -92,8 +93,12 @@ func TestReadmeSetup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	usage, err := os.ReadFile("../../docs/usage.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	documented := strings.Replace(p, home, "~", 1)
-	if !strings.Contains(readme, "`"+documented+"`") || strings.Contains(readme, "beside the keys file") {
-		t.Errorf("the README does not say serve creates its host key in %s", documented)
+	if !strings.Contains(string(usage), "`"+documented+"`") || strings.Contains(string(usage), "beside the keys file") {
+		t.Errorf("docs/usage.md does not say serve creates its host key in %s", documented)
 	}
 }

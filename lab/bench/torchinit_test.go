@@ -13,7 +13,7 @@ import (
 )
 
 // TestTorchReferenceInit checks that the PyTorch reference's --init draws what arch.InitNormal
-// and arch.InitTorch say (the README's GELU measurement trains it with --init torch): for
+// and arch.InitTorch say (docs/paper1.md's GELU measurement trains it with --init torch): for
 // every parameter of a d=64, MLP 256 model, its standard deviation within 4 standard errors
 // of the distribution's, no magnitude past a uniform's bound, biases 0 and gains 1 where
 // they are constant.

@@ -49,7 +49,7 @@ var shapedFolders = []struct {
 // shapes Paper III measures with random weights and tokenizers of their vocabulary sizes trained
 // on Corpus: by default Pythia-410M's (float16, as EleutherAI ships it) and Llama-3.2-1B's
 // (bfloat16, two shards), about 3.3 GB; WINDTUNNEL_LLM_SHAPES names others, comma-separated
-// (phi-2: 5.6 GB, mistral-7b: 14.5 GB; "all" for the four). README, Paper III times
+// (phi-2: 5.6 GB, mistral-7b: 14.5 GB; "all" for the four). docs/paper3.md times
 // `windtunnel llm` on them.
 func TestWriteShapedFolders(t *testing.T) {
 	dir := os.Getenv("WINDTUNNEL_LLM_SHAPED")

@@ -383,7 +383,7 @@ func frameRatioText(fr *derived.FrameRatios, d *derived.Dissociation) string {
 		if !d.Holds {
 			outcome = "fails"
 		}
-		fmt.Fprintf(&b, "  dissociation rule (README: The dissociation rule): %s — %s\n", outcome, d.Why)
+		fmt.Fprintf(&b, "  dissociation rule (docs/usage.md: The dissociation rule): %s — %s\n", outcome, d.Why)
 	}
 	return b.String()
 }

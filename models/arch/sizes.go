@@ -2,7 +2,7 @@ package arch
 
 import "fmt"
 
-// TransformerConfig sizes the transformer of README: Presets and baselines.
+// TransformerConfig sizes the transformer of README: Presets.
 type TransformerConfig struct {
 	Layers int `json:"layers"` // pre-norm blocks, ≥ 1
 	Heads  int `json:"heads"`  // attention heads per block, dividing Width
@@ -73,7 +73,7 @@ func (c PrefixMLPConfig) Validate() error {
 	return nil
 }
 
-// LSTMConfig sizes the LSTM baseline of README: Presets and baselines.
+// LSTMConfig sizes the LSTM baseline of docs/paper1.md: LSTM and Mamba baselines.
 type LSTMConfig struct {
 	Layers int `json:"layers"` // residual LSTM layers, ≥ 1
 	Width  int `json:"width"`  // residual stream width d, also the LSTM hidden size
@@ -90,7 +90,7 @@ func (c LSTMConfig) Validate() error {
 	return nil
 }
 
-// MambaConfig sizes the Mamba (selective state-space) baseline of README: Presets and baselines.
+// MambaConfig sizes the Mamba (selective state-space) baseline of docs/paper1.md: LSTM and Mamba baselines.
 type MambaConfig struct {
 	Layers int `json:"layers"` // residual Mamba blocks, ≥ 1
 	Width  int `json:"width"`  // residual stream width d

@@ -9,12 +9,14 @@ import (
 	"unicode/utf8"
 )
 
-// added is an added token: matched in the raw text before anything else, never split.
+// added is an added token, never split: one that is not normalized is matched in the raw
+// text before anything else; a normalized one, whose content is then the normalizers' output,
+// in each normalized stretch between those (Hugging Face's two passes).
 type added struct {
 	id                         int
 	content                    string
 	singleWord, lstrip, rstrip bool
-	special                    bool
+	normalized, special        bool
 }
 
 // addedIndex finds added tokens in a text. It holds their indices ordered by content (ties
@@ -107,10 +109,10 @@ const (
 	addedWorkSlack   = 64 << 10
 )
 
-// splitAdded cuts text at its added tokens, leftmost-longest, honouring single_word,
-// lstrip and rstrip.
-func (t *Tokenizer) splitAdded(text string) ([]segment, error) {
-	if len(t.added.added) == 0 {
+// split cuts text at its added tokens, leftmost-longest, honouring single_word, lstrip and
+// rstrip.
+func (x *addedIndex) split(text string) ([]segment, error) {
+	if len(x.added) == 0 {
 		return []segment{{text: text, id: -1}}, nil
 	}
 	var out []segment
@@ -121,7 +123,7 @@ func (t *Tokenizer) splitAdded(text string) ([]segment, error) {
 		var a added
 		var ok bool
 		var n int
-		a, ok, buf, n = t.addedAt(text, i, buf)
+		a, ok, buf, n = x.at(text, i, buf)
 		if work += n; work > budget {
 			return nil, fmt.Errorf("bpe: added tokens: matching needs more than %d bytes of comparison for a text of %d bytes (the limit is %d× + %d)",
 				budget, len(text), addedWorkPerByte, addedWorkSlack)
@@ -162,20 +164,20 @@ func (t *Tokenizer) splitAdded(text string) ([]segment, error) {
 	return out, nil
 }
 
-// addedAt returns the longest added token matching text at byte i (the first in file
-// order of that length) whose single_word allows it there, and the bytes compared; buf is
-// scratch space, returned for reuse.
-func (t *Tokenizer) addedAt(text string, i int, buf []int32) (added, bool, []int32, int) {
-	buf, n := t.added.prefixes(text[i:], buf[:0])
+// at returns the longest added token matching text at byte i (the first in file order of
+// that length) whose single_word allows it there, and the bytes compared; buf is scratch
+// space, returned for reuse.
+func (x *addedIndex) at(text string, i int, buf []int32) (added, bool, []int32, int) {
+	buf, n := x.prefixes(text[i:], buf[:0])
 	for end := len(buf); end > 0; {
 		// buf is shortest first; take its longest tokens first, each length in file order.
 		start := end - 1
-		n := len(t.added.added[buf[start]].content)
-		for start > 0 && len(t.added.added[buf[start-1]].content) == n {
+		n := len(x.added[buf[start]].content)
+		for start > 0 && len(x.added[buf[start-1]].content) == n {
 			start--
 		}
 		for _, j := range buf[start:end] {
-			a := t.added.added[j]
+			a := x.added[j]
 			if a.singleWord {
 				if r, _ := utf8.DecodeLastRuneInString(text[:i]); i > 0 && wordChar(r) {
 					continue

@@ -1,10 +1,20 @@
 // Package bpe is the byte-level BPE tokenizer of a Hugging Face tokenizer.json, the kind
-// GPT-NeoX (Pythia), Llama-3, Phi-2 and Mistral ship: added (special) tokens matched first
-// and never split, the normalizers those files use (NFC/NFD/NFKC/NFKD, Prepend, Replace,
+// GPT-NeoX (Pythia), Llama-3, Phi-2 and Mistral ship: added tokens, never split, matched in
+// Hugging Face's two passes (those that are not normalized, the special ones, in the raw text
+// first; then the normalized ones, their contents normalized too, in each normalized stretch
+// between), the normalizers those files use (NFC/NFD/NFKC/NFKD, Prepend, Replace,
 // Sequence), the pre-tokenizers (ByteLevel with GPT-2's built-in regex, Split with a
 // file's regex, Metaspace, Sequence), the BPE model with its merges applied by rank
 // (ignore_merges and byte_fallback honoured) and the TemplateProcessing post-processor
 // (Llama-3's <|begin_of_text|>).
+//
+// NFC and NFKC are golang.org/x/text's, mended where its composition is wrong (a rune past
+// the BMP composed as the BMP pair its low 16 bits alias, U+10041 U+0301 as 'Á'; a mark not
+// blocked by a starter that combines backward): a result that is not canonically equivalent
+// to the text is composed again from x/text's decomposition by UAX #15's algorithm (composed).
+//
+// Unicode classes are Go's tables (Unicode 15.0.0): a letter assigned since is no \p{L} here,
+// where Hugging Face's newer tables make it one (TestUnicodeTablesPinned pins such code points).
 //
 // The files' regexes are written for Oniguruma; Go's RE2 lacks the look-ahead `\s+(?!\S)`
 // both GPT-2's and Llama-3's patterns end with, and its \s, \d and \w are ASCII-only.

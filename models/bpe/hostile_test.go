@@ -98,7 +98,7 @@ func TestExpandingStagesBounded(t *testing.T) {
 		{"long Replace", spec{normalizer: replaceNorm(" ", long)}, strings.Repeat(" ", 4000)},
 		{"long Metaspace", spec{pre: map[string]any{"type": "Metaspace", "replacement": long}}, strings.Repeat(" ", 4000)},
 		{"long Prepend per stretch", spec{normalizer: map[string]any{"type": "Prepend", "prepend": long},
-			added: []map[string]any{{"id": 256, "content": "|"}}}, strings.Repeat("a|", 4000)},
+			added: []map[string]any{{"id": 256, "content": "|", "normalized": false}}}, strings.Repeat("a|", 4000)},
 		{"long Replace then 64 ByteLevel", spec{normalizer: replaceNorm("a", long[:64]),
 			pre: map[string]any{"type": "Sequence", "pretokenizers": repeated(64, bl)}}, strings.Repeat("a", 100)},
 	} {
@@ -223,7 +223,7 @@ func TestAddedTokensMatchScan(t *testing.T) {
 		}
 		tk, _ := build(t, spec{added: added})
 		text := word(40)
-		got, err := tk.splitAdded(text)
+		got, err := tk.addedNorm.split(text) // not special: normalized, matched after the (absent) normalizers
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func TestAddedTokensMatchScan(t *testing.T) {
 	}
 }
 
-// scanAdded is splitAdded as it was: every added token tried at every position, longest
+// scanAdded is the added-token split as it was: every added token tried at every position, longest
 // first (file order within a length).
 func scanAdded(list []map[string]any, text string) []segment {
 	as := make([]added, len(list))

@@ -26,9 +26,10 @@ const (
 
 // unicodeForm is a Unicode normal form, which makes at most ratio bytes of one: 3 for NFC
 // and NFD (U+1D160, U+0390), 11 for NFKC and NFKD (U+FDFA: 3 bytes to 33), as
-// TestNormMaxRatio checks over every rune.
-func unicodeForm(name string, f norm.Form, ratio int) normalizer {
-	return normalizer{name: name + " normalizer", size: func(string) int { return sizeAfter }, apply: f.String, ratio: ratio}
+// TestNormMaxRatio checks over every rune. The composing forms go through composed, which
+// mends x/text's compositions of runes past the BMP.
+func unicodeForm(name string, apply func(string) string, ratio int) normalizer {
+	return normalizer{name: name + " normalizer", size: func(string) int { return sizeAfter }, apply: apply, ratio: ratio}
 }
 
 // parseNormalizer reads a normalizer (a Sequence flattened): at most MaxStages in all, the
@@ -43,13 +44,13 @@ func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
 	}
 	switch ty.Type {
 	case "NFC":
-		return []normalizer{unicodeForm("NFC", norm.NFC, 3)}, nil
+		return []normalizer{unicodeForm("NFC", composed{norm.NFC, norm.NFD}.String, 3)}, nil
 	case "NFD":
-		return []normalizer{unicodeForm("NFD", norm.NFD, 3)}, nil
+		return []normalizer{unicodeForm("NFD", norm.NFD.String, 3)}, nil
 	case "NFKC":
-		return []normalizer{unicodeForm("NFKC", norm.NFKC, 11)}, nil
+		return []normalizer{unicodeForm("NFKC", composed{norm.NFKC, norm.NFKD}.String, 11)}, nil
 	case "NFKD":
-		return []normalizer{unicodeForm("NFKD", norm.NFKD, 11)}, nil
+		return []normalizer{unicodeForm("NFKD", norm.NFKD.String, 11)}, nil
 	case "Prepend":
 		var p struct {
 			Prepend string `json:"prepend"`

@@ -53,7 +53,7 @@ type addedJSON struct {
 	SingleWord bool   `json:"single_word"`
 	LStrip     bool   `json:"lstrip"`
 	RStrip     bool   `json:"rstrip"`
-	Normalized bool   `json:"normalized"`
+	Normalized *bool  `json:"normalized"` // left out: !special, as Hugging Face's AddedToken::from
 	Special    bool   `json:"special"`
 }
 
@@ -110,6 +110,9 @@ func Parse(b []byte) (*Tokenizer, error) {
 	}
 	var err error
 	if t.normalizers, err = parseNormalizer(f.Normalizer); err != nil {
+		return nil, err
+	}
+	if err := t.indexAdded(); err != nil {
 		return nil, err
 	}
 	if t.pre, err = t.parsePre(f.PreTokenizer); err != nil {
@@ -235,8 +238,49 @@ func (t *Tokenizer) parseAdded(list []addedJSON) error {
 			return fmt.Errorf("bpe: id %d given to both %q and %q", a.ID, t.tokens[a.ID], a.Content)
 		}
 		t.tokens[a.ID] = a.Content
-		all = append(all, added{id: a.ID, content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip, rstrip: a.RStrip, special: a.Special})
+		normalized := !a.Special
+		if a.Normalized != nil {
+			normalized = *a.Normalized
+		}
+		all = append(all, added{id: a.ID, content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip, rstrip: a.RStrip,
+			normalized: normalized, special: a.Special})
 	}
 	t.added = newAddedIndex(all)
+	return nil
+}
+
+// maxAddedWrites bounds the bytes the normalizers may write while normalizing the contents
+// of the normalized added tokens, all of them together.
+const maxAddedWrites = 2 * MaxFile
+
+// indexAdded builds the indices of Encode's two passes over added tokens: those that are not
+// normalized, matched in the raw text, and the normalized ones with their contents run
+// through the normalizers as a text is (a content they empty is never matched); what the
+// normalizers write for them all is bounded as one text of their contents' length is, and by
+// maxAddedWrites.
+func (t *Tokenizer) indexAdded() error {
+	var raw, normed []added
+	total := 0
+	for _, a := range t.added.added {
+		if a.normalized {
+			total += len(a.content)
+		}
+	}
+	e := encoder{t: t, limit: min(MaxGrowth*total+GrowthSlack, maxAddedWrites)}
+	for _, a := range t.added.added {
+		if !a.normalized {
+			raw = append(raw, a)
+			continue
+		}
+		c, err := e.normalize(a.content)
+		if err != nil {
+			return fmt.Errorf("bpe: normalized added tokens: %w", err)
+		}
+		if c != "" {
+			a.content = c
+			normed = append(normed, a)
+		}
+	}
+	t.addedRaw, t.addedNorm = newAddedIndex(raw), newAddedIndex(normed)
 	return nil
 }

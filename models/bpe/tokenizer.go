@@ -19,7 +19,9 @@ type Tokenizer struct {
 	byteLevel    bool
 	byteChar     [256]rune
 	charByte     map[rune]byte
-	added        addedIndex
+	added        addedIndex // every added token, for ID and Special
+	addedRaw     addedIndex // the added tokens that are not normalized: matched in the raw text
+	addedNorm    addedIndex // the normalized ones, their contents normalized: matched after
 	normalizers  []normalizer
 	pre          []preTokenizer // run in turn
 	single       template
@@ -63,9 +65,11 @@ func (t *Tokenizer) Special(id int) bool { return t.added.special[id] }
 // ErrTooManyTokens is the error (wrapped) of EncodeMax for a text over its token limit.
 var ErrTooManyTokens = errors.New("too many tokens")
 
-// Encode returns the token ids of text: added tokens first, then each stretch between them
-// normalized, pre-tokenized and merged; with addSpecial, the post-processor's tokens around
-// them (Llama-3's <|begin_of_text|> before). A character the vocabulary cannot spell (no
+// Encode returns the token ids of text: the added tokens that are not normalized first, then
+// each stretch between them normalized, cut at the normalized added tokens, pre-tokenized and
+// merged (Hugging Face's order: a normalized token is matched in the normalized text, and
+// never across one that is not); with addSpecial, the post-processor's tokens around them
+// (Llama-3's <|begin_of_text|> before). A character the vocabulary cannot spell (no
 // byte fallback, no unknown token) is an error, and so is a text the tokenizer's stages
 // would grow past MaxGrowth times its length.
 func (t *Tokenizer) Encode(text string, addSpecial bool) ([]int, error) {
@@ -82,7 +86,7 @@ func (t *Tokenizer) EncodeMax(text string, addSpecial bool, max int) ([]int, err
 			return nil, err
 		}
 	}
-	segs, err := t.splitAdded(text)
+	segs, err := t.addedRaw.split(text)
 	if err != nil {
 		return nil, err
 	}
@@ -93,32 +97,28 @@ func (t *Tokenizer) EncodeMax(text string, addSpecial bool, max int) ([]int, err
 			}
 			continue
 		}
-		s := seg.text
-		for _, n := range t.normalizers {
-			size := n.size(s)
-			if size == sameText {
-				continue
-			}
-			if size == sizeAfter {
-				// Room for the most it can write, counting only what it wrote.
-				if err := e.room(n.name, n.ratio*len(s)); err != nil {
+		s, err := e.normalize(seg.text)
+		if err != nil {
+			return nil, err
+		}
+		inner, err := t.addedNorm.split(s)
+		if err != nil {
+			return nil, err
+		}
+		for _, in := range inner {
+			if in.id >= 0 {
+				if err := e.add(in.id); err != nil {
 					return nil, err
 				}
-				s = n.apply(s)
-				e.wrote += len(s)
 				continue
 			}
-			if err := e.grow(n.name, size); err != nil {
+			if in.text == "" {
+				continue
+			}
+			clear(e.seen)
+			if err := e.pre(0, in.text); err != nil {
 				return nil, err
 			}
-			s = n.apply(s)
-		}
-		if s == "" {
-			continue
-		}
-		clear(e.seen)
-		if err := e.pre(0, s); err != nil {
-			return nil, err
 		}
 	}
 	if addSpecial {
@@ -137,6 +137,30 @@ type encoder struct {
 	limit int   // bytes the stages may write in all
 	wrote int   // bytes they have written
 	seen  []int // pieces each pre-tokenizer stage has been given in this stretch
+}
+
+// normalize runs s through the tokenizer's normalizers, counting what they write.
+func (e *encoder) normalize(s string) (string, error) {
+	for _, n := range e.t.normalizers {
+		size := n.size(s)
+		if size == sameText {
+			continue
+		}
+		if size == sizeAfter {
+			// Room for the most it can write, counting only what it wrote.
+			if err := e.room(n.name, n.ratio*len(s)); err != nil {
+				return "", err
+			}
+			s = n.apply(s)
+			e.wrote += len(s)
+			continue
+		}
+		if err := e.grow(n.name, size); err != nil {
+			return "", err
+		}
+		s = n.apply(s)
+	}
+	return s, nil
 }
 
 // grow counts n bytes stage is about to write against the budget.

@@ -8,7 +8,7 @@ import (
 	"windtunnel/sessions"
 )
 
-// The pre-registered dissociation rule (README: The dissociation rule), written before the
+// The pre-registered dissociation rule (docs/usage.md: The dissociation rule), written before the
 // runs it judges and not changed after seeing them: the frame forms early and plateaus while
 // calibration keeps improving.
 const (

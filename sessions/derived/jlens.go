@@ -31,7 +31,7 @@ const FramePassRatio = 3
 // (d = 192, a frame of 20 values, rank-8 J-lens: 192/20), for the scaled threshold.
 const paperFrameMax = 192.0 / 20
 
-// FrameThreshold is the ratio θ a formed frame passes (the pre-registered rule, README:
+// FrameThreshold is the ratio θ a formed frame passes (the pre-registered rule, docs/usage.md:
 // The dissociation rule): 3 at the authors' size, whose largest ratio (1/null) is 9.6, and
 // elsewhere the same fraction of the way from chance (1) to the largest ratio the model can
 // reach, 1 + 2·(maxRatio − 1)/8.6 (scaled true where maxRatio is not the authors').

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// The outcomes of a claim of Paper I or Paper II measured on the bench (README: "The report's
+// The outcomes of a claim of Paper I or Paper II measured on the bench (docs/paper1.md: "The report's
 // verdicts"): the bench's measurement against the paper's criterion and against a null, a
 // measurement that should not show the effect.
 const (

@@ -16,7 +16,7 @@ import (
 	"windtunnel/sessions/derived"
 )
 
-// frameFigure is the frame-precision dissociation (README: The dissociation rule) of the
+// frameFigure is the frame-precision dissociation (docs/usage.md: The dissociation rule) of the
 // first seed with a snapshot: the authors' J-lens ratio (mean over positions and sites,
 // against the final frame) and precision as derived.PrecisionScale of bit error (b)
 // (frameSeries: the run's, as the report reads them), and from the newest snapshot's frame

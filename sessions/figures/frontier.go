@@ -18,7 +18,7 @@ const (
 	authorsRetrain    = 0.0008
 )
 
-// frontierFigure is the precision frontier (README: The paper's precision on a laptop):
+// frontierFigure is the precision frontier (docs/paper1.md: The precision frontier):
 // bit error (b) against wall time, log–log, one curve per configuration of the bijection
 // V=20 transformer (the mean over its seeds at each evaluated step, at the mean wall time
 // its seeds reached that step), with the authors' 0.0067 and 0.0008 bits as reference lines.

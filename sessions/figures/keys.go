@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// keysFigure is key orthogonality per layer × head against both baselines (README, Commands: Geometry),
+// keysFigure is key orthogonality per layer × head against both baselines (docs/usage.md: Geometry),
 // from the first seed's newest snapshot: on top the authors' statistic (the value tokens'
 // embeddings through the layer's norm and the head's W_K) trained beside its value at
 // initialisation, below the bench's (the centred per-token mean keys) beside random

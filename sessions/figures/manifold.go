@@ -14,7 +14,7 @@ import (
 	"windtunnel/sessions"
 )
 
-// manifoldFigure is the value manifold (README, Commands: Geometry) from the first seed's newest
+// manifoldFigure is the value manifold (docs/usage.md: Geometry) from the first seed's newest
 // snapshot: PC1 against PC2 of the final-norm residual at scored positions, each point
 // coloured by its posterior entropy on one colour map (the bar at the right), over many
 // probe sequences and, beside it when recorded, over one sequence's positions (the authors'

@@ -2,7 +2,7 @@ package reports
 
 import "windtunnel/sessions/derived"
 
-// The authors' numbers, as their code computes them (README, Commands: Geometry) and as the paper prints
+// The authors' numbers, as their code computes them (docs/usage.md: Geometry) and as the paper prints
 // them where the two differ.
 const (
 	// AuthorsBijectionBitsB is bit error (b) of the authors' production bijection transformer.

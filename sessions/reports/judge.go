@@ -21,7 +21,7 @@ type Null struct {
 	Replicate bool
 }
 
-// Judge sets row's verdict by the three-outcome rule (derived.OutcomeOf; README: Verdicts a
+// Judge sets row's verdict by the three-outcome rule (derived.OutcomeOf; docs/paper3.md: Verdicts a
 // null cannot earn): meets is whether the model meets the paper's criterion, why the
 // criterion as measured, margin names the margin by which the model must beat each null.
 func Judge(row Row, meets bool, why string, nulls []Null, margin string) Row {

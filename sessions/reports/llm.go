@@ -76,7 +76,7 @@ func WriteLLM(r *llmrun.Result, recordPath, dir string, figs []Figure) (string, 
 		"evidence ablation; the lexical remap as a replicate). A verdict is *reproduced* only when the model meets the\n" +
 		"paper's criterion, no null does, and the model beats each null by the row's margin; *consistent, not\n" +
 		"diagnostic* when it meets the criterion but a null does too (or no null was measured); *not reproduced*\n" +
-		"when it does not meet it (README: Verdicts a null cannot earn).\n\n")
+		"when it does not meet it (docs/paper3.md: Verdicts a null cannot earn).\n\n")
 	fmt.Fprintf(&b, "Model: `%s`, %s, %d layers, hidden %d, %d heads (%d key/value) of %d, vocabulary %d, %d parameters (%s), computed with %s on the CPU.\n\n",
 		sessions.SafeText(m.Dir), m.Family, m.Layers, m.Hidden, m.Heads, m.KVHeads, m.HeadDim, m.Vocab, m.Params, m.DType, m.Backend)
 	fmt.Fprintf(&b, "Record: `%s`; %d tokens in %.0f s; seed %d; command: `%s`.\n\n", sessions.SafeText(recordPath), r.Tokens, r.WallS, r.Seed, sessions.SafeText(r.Command))

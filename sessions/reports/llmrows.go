@@ -9,7 +9,7 @@ import (
 	"windtunnel/sessions/llmrun"
 )
 
-// The margins by which a model must beat each null (README: Verdicts a null cannot earn).
+// The margins by which a model must beat each null (docs/paper3.md: Verdicts a null cannot earn).
 const (
 	// bitsMargin is the margin in entropy error (bits) for the calibration rows.
 	bitsMargin = 0.05

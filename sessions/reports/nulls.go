@@ -7,7 +7,7 @@ import (
 	"windtunnel/sessions/derived"
 )
 
-// The verdicts of a row (derived.Outcome; README: "The report's verdicts").
+// The verdicts of a row (derived.Outcome; docs/paper1.md: "The report's verdicts").
 const (
 	Reproduced    = derived.Reproduced
 	Consistent    = derived.ConsistentNotDiagnostic

@@ -45,7 +45,7 @@ type Config struct {
 	CheckpointEvery int `json:"checkpoint_every"`
 	ProbeSize       int `json:"probe_size"`
 	// EvalK lists the observation counts K an hmm run is also scored at (length
-	// generalisation, README, Commands: --eval-k: the presets' 20, 30 and 50), each on its own fixed probe
+	// generalisation, docs/usage.md: --eval-k: the presets' 20, 30 and 50), each on its own fixed probe
 	// set; the training K is always scored. Empty: the training K only. The model's position
 	// table is sized for the longest. Only the hmm task has a K.
 	EvalK []int `json:"eval_k,omitempty"`
@@ -167,7 +167,7 @@ func Preset(name, task string) (Config, error) {
 // torchInitFor is the initialisation of the CPU presets' transformer for a task: PyTorch's
 // where it was measured to train at least as well as N(0, 0.02²) (README: Presets: quick
 // bijection 4,000 steps, bit error (b) 0.0226 ± 0.0013 against 0.0484 ± 0.0109 over 3
-// seeds; quick hmm 0.103 against 0.102), the bench's own for recall (README: Associative
+// seeds; quick hmm 0.103 against 0.102), the bench's own for recall (docs/paper1.md: Associative
 // recall: PyTorch's left the plateau sooner on 2 of 3 seeds but never on the third; N(0, 0.02²)
 // passes on all 3).
 func torchInitFor(task string) string {

@@ -169,7 +169,7 @@ func loopbackFlood(n int, kinds []floodKind, from ...string) []floodPart {
 // re-opened as the server closes them. Ten logins start 300 ms apart, one of them through a proxy that is silent
 // for 2 s; at least nine must get in within loginLimit each, and the server's log must stay
 // short. Before, such floods let 0 of 4 to 0 of 7 logins in, and the log took a line per
-// refusal. WINDTUNNEL_FLOOD_TABLE=1 runs one flood kind at a time as well (the README's
+// refusal. WINDTUNNEL_FLOOD_TABLE=1 runs one flood kind at a time as well (docs/usage.md's
 // table).
 func TestServeSSHLoginsUnderFlood(t *testing.T) {
 	if testing.Short() {

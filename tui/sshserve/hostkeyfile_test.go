@@ -8,7 +8,7 @@ import (
 )
 
 // TestHostKeyFileGenerated checks that a host key file that does not exist yet is
-// generated there (mode 0600, its folder created 0700), as the README says, and the same
+// generated there (mode 0600, its folder created 0700), as docs/usage.md says, and the same
 // key is loaded on the next start.
 func TestHostKeyFileGenerated(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "keys", "host_key")
