@@ -79,7 +79,7 @@ func (l Labels) Check() error {
 
 // oneLine reports whether s is valid, printable text on one line.
 func oneLine(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsAny(s, "\n\r") && SafeText(s) == s
+	return utf8.ValidString(s) && !strings.ContainsAny(s, "\n\r\t") && SafeText(s) == s
 }
 
 // Edit is a change of labels (the tag command's): Name and Note replace the run's when

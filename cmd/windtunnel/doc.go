@@ -15,14 +15,16 @@
 // configuration by runconfig.Build, the one path from a preset, --config or --like and the
 // flags (sweep's and compare's points and bench take it too, through pointConfig); run.go
 // sets the run up (lab/launch: a new or resumed session) and hands it to launch.Headless or
-// launch.WithDashboard; detach.go is --detach (launch.StartBackground); run_messages.go holds
+// launch.WithDashboard; labels.go holds its --name, --tag and --note (sessions.Labels, kept
+// apart from the configuration) and the tag command (sessions.Relabel); detach.go is --detach (launch.StartBackground); run_messages.go holds
 // run's help and its one-line --device and --out errors. tunnelflags.go holds the task-size
 // flags sample, score and run share. suggest.go turns cobra's and pflag's errors into one
 // line naming the command once and the closest flag or command (runconfig.Closest).
 //
 // compare is a grid of run's points on the sweep engine (lab/sweep): its folder is a sweep
 // folder; --from reads any folder of sessions. ls, attach and serve find runs through
-// sessions/index (serve's source is sshserve.IndexSource); info describes a session
+// sessions/index (serve's source is sshserve.IndexSource); replay DIR and attach DIR open
+// tui/runpicker on the folder; info describes a session
 // (index.ReadInfo) and writes its configuration (runconfig.Write); export is
 // sessions/export, score tunnels/score, probe lab/probe, bench lab/bench, device
 // backends/devices, plot and report sessions/figures and sessions/reports; llm.go is
