@@ -14,9 +14,9 @@ import (
 )
 
 // Open opens a run's feed for the dashboard: a live run through its control socket (its
-// operator's keys reach it), a recorded one replayed from its session, followed in case a
-// run still writes it. release closes the feed.
-func Open(ctx context.Context, r index.Run) (feed sessions.Feed, release func() error, err error) {
+// operator's keys reach it), a recorded one replayed from its session, read again every
+// follow in case a run still writes it. release closes the feed.
+func Open(ctx context.Context, r index.Run, follow time.Duration) (feed sessions.Feed, release func() error, err error) {
 	if r.Live != nil || (r.Socket != "" && r.Note == "") {
 		f, err := relay.OpenFeed(ctx, r.Socket)
 		if err != nil {
@@ -32,9 +32,12 @@ func Open(ctx context.Context, r index.Run) (feed sessions.Feed, release func() 
 		rd.Close()
 		return nil, nil, err
 	}
-	rd.Follow(500 * time.Millisecond)
+	rd.Follow(follow)
 	return rd, rd.Close, nil
 }
+
+// FollowEvery is how often a replayed session is read again for what a run still adds.
+const FollowEvery = 500 * time.Millisecond
 
 // Browser is the picker with the dashboard behind it: enter opens the run under the cursor
 // in an embedded dashboard (tui.Options.Embedded), and leaving that dashboard (q on a
@@ -65,12 +68,12 @@ type openedMsg struct {
 	err     error
 }
 
-// NewBrowser returns the picker of the runs list lists, opening them with open (Open when
-// nil) in dashboards drawn with opts.
+// NewBrowser returns the picker of the runs list lists, opening them with open (Open,
+// following every FollowEvery, when nil) in dashboards drawn with opts.
 func NewBrowser(ctx context.Context, list Lister, po Options, opts tui.Options,
 	open func(context.Context, index.Run) (sessions.Feed, func() error, error)) Browser {
 	if open == nil {
-		open = Open
+		open = func(ctx context.Context, r index.Run) (sessions.Feed, func() error, error) { return Open(ctx, r, FollowEvery) }
 	}
 	if ctx == nil {
 		ctx = context.Background()
