@@ -73,7 +73,9 @@ type openedMsg struct {
 func NewBrowser(ctx context.Context, list Lister, po Options, opts tui.Options,
 	open func(context.Context, index.Run) (sessions.Feed, func() error, error)) Browser {
 	if open == nil {
-		open = func(ctx context.Context, r index.Run) (sessions.Feed, func() error, error) { return Open(ctx, r, FollowEvery) }
+		open = func(ctx context.Context, r index.Run) (sessions.Feed, func() error, error) {
+			return Open(ctx, r, FollowEvery)
+		}
 	}
 	if ctx == nil {
 		ctx = context.Background()
