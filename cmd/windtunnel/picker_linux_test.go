@@ -62,6 +62,9 @@ func TestTagAndLs(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 1 || rows[0].Labels.Note != "first try" {
 		t.Fatalf("ls --json: exit %d\n%s", code, out)
 	}
+	if code, out, _ := runCLI("info", tagged); code != 0 || !strings.Contains(out, "labels    name baseline · tags lr,paper") || !strings.Contains(out, "note      first try") {
+		t.Errorf("info: exit %d\n%s", code, out)
+	}
 	// Removing a tag and renaming; the records and configuration are the fixture's.
 	if code, out, errs := runCLI("tag", tagged, "--remove", "paper", "--name", "lr-3e-3"); code != 0 || !strings.Contains(out, "name lr-3e-3 · tags lr ·") {
 		t.Fatalf("tag --remove: exit %d, %q %q", code, out, errs)

@@ -30,7 +30,7 @@ var columns = []column{
 	{title: "PID", cell: func(c index.Cells) string { return c.Pid }, max: 8, min: 8},
 	{title: "NAME", cell: func(c index.Cells) string { return c.Name }, max: 24, min: 8, labelled: true},
 	{title: "TAGS", cell: func(c index.Cells) string { return c.Tags }, max: 20, min: 8, labelled: true},
-	{title: "SESSION", cell: func(c index.Cells) string { return strings.TrimSuffix(c.Session, ".wtlab") }, min: sessionMin, cutMid: true},
+	{title: "SESSION", cell: func(c index.Cells) string { return strings.TrimSuffix(c.Session, ".wtlab") }, min: 14, cutMid: true},
 }
 
 // Narrowing the table: the session shrinks to sessionWide, the pid and then the tags are
