@@ -10,7 +10,10 @@
 // companions.go: the run's log (LogPath), SQLite's -wal and -shm, the writer's .lock (who
 // holds it, believed only while it is held and on this host: LockHolder, WriterPid), a
 // session set aside as unreadable, and a viewer's log in the cache directory
-// (OpenViewerLog). CheckFolder (folder.go) is the one check of a folder named to hold
+// (OpenViewerLog). Labels (labels.go) are what a person calls a run — a name, tags, a note —
+// kept in the meta table under their own key, apart from Meta and its configuration: the
+// Writer sets them at the start (SetLabels), Relabel changes them later, finished or live,
+// without touching a record, and Reader.Labels reads them bounded. CheckFolder (folder.go) is the one check of a folder named to hold
 // sessions (ls --dir, compare --from), and CheckNewFile of a path named for a new session
 // (run --out); WriteOutput and WriteOutputFunc (output.go) are the one way an output
 // (a report, a figure, a record, predictions, a sweep's files) is written into a folder the

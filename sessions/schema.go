@@ -133,7 +133,7 @@ func checkFile(path string) error {
 // readMeta checks the schema version and reads the run's description.
 func readMeta(db *sql.DB) (Meta, error) {
 	var m Meta
-	rows, err := db.Query(`SELECT key, value FROM meta`)
+	rows, err := db.Query(`SELECT key, value FROM meta WHERE key IN ('application', 'schema', 'meta')`)
 	if err != nil {
 		return m, fmt.Errorf("%w: %v", ErrNotSession, err)
 	}

@@ -17,14 +17,15 @@ import (
 
 func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 	return &cobra.Command{
-		Use:   "attach [RUN]",
+		Use:   "attach [RUN | DIR]",
 		Short: "Open the dashboard on a live run (history from its session, the rest from its control socket)",
 		Long: "attach opens the dashboard on a run that is still training in another process (run --detach,\n" +
 			"a headless or dashboard run elsewhere): the history from its session file, new records and operator\n" +
 			"events as they happen through the run's control socket; head toggles, pause and stop go to the run.\n" +
 			"q asks whether to detach (the run goes on) or stop the run. RUN is the session file, or a prefix or\n" +
 			"a unique part of a live run's session name (`windtunnel ls` lists them); without RUN, the one live\n" +
-			"run. The viewer's log goes to the user's cache directory (" + viewerLogHint + ").",
+			"run. A folder opens the run picker of its runs, as `replay DIR` does (enter on a live run attaches).\n" +
+			"The viewer's log goes to the user's cache directory (" + viewerLogHint + ").",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("%s takes at most one run, got %d arguments", commandName(c), len(args))
@@ -34,6 +35,12 @@ func newAttachCmd(stdout, stderr io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
+			if dir, ok, err := folderArg("attach", args); ok || err != nil {
+				if err != nil {
+					return err
+				}
+				return pickRuns(cmd.Context(), "attach", dir, stdout)
+			}
 			query := ""
 			if len(args) == 1 {
 				query = args[0]

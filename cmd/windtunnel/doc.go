@@ -24,11 +24,14 @@
 // one path from a preset, --config or --like and the flags; lab/sweep and lab/bench build
 // their points' and rows' configurations with runconfig themselves. run.go sets the run up
 // (lab/launch: a new session, or a resumed one with the settings launch.ResumeSettings
-// names) and hands it to launch.Headless or launch.WithDashboard.
+// names) and hands it to launch.Headless or launch.WithDashboard; labels.go holds its --name,
+// --tag and --note (sessions.Labels, kept apart from the configuration) and the tag command
+// (sessions.Relabel).
 //
 // compare is a grid of run's points on the sweep engine (lab/sweep): its folder is a sweep
 // folder; --from reads any folder of sessions. ls, attach and serve find runs through
-// sessions/index (serve's source is sshserve.IndexSource); info describes a session
+// sessions/index (serve's source is sshserve.IndexSource); replay DIR and attach DIR open
+// tui/runpicker on the folder; info describes a session
 // (index.ReadInfo) and writes its configuration (runconfig.Write); export is
 // sessions/export, score tunnels/score, probe lab/probe, bench lab/bench, device
 // backends/devices, plot and report sessions/figures and sessions/reports; llm.go is

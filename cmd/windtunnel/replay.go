@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log"
@@ -13,26 +14,36 @@ import (
 	"windtunnel/sessions"
 	"windtunnel/tui"
 	"windtunnel/tui/overlay"
+	"windtunnel/tui/runpicker"
 )
 
 func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 	return &cobra.Command{
-		Use:   "replay FILE [FILE...]",
+		Use:   "replay FILE [FILE...] | DIR",
 		Short: "Open the dashboard on a saved session (follows it if a run is still writing it); several sessions: compare them on one chart",
 		Long: "replay opens the dashboard on a saved session, or compares several on one chart (bit error\n" +
 			"(a), (b) or KL over steps, or the three a chart each; the pass line and the context-free level;\n" +
 			"runs labelled by what differs in their configurations and judged against the pass line, the\n" +
 			"seeds of one configuration as a mean ± sd band, heads switched off marked ⊘). It only reads:\n" +
 			"nothing is written beside the sessions\n" +
-			"(they may be in a read-only directory); its log goes to the user's cache directory\n" +
+			"(they may be in a read-only directory). A folder (runs/, a sweep's, a compare's) opens the run\n" +
+			"picker: ls's columns, / filters as ls --where does (task=hmm tag=lr bit_error<0.1, or words), s\n" +
+			"sorts, enter opens the run (a live one as attach does), and leaving it comes back to the list.\n" +
+			"Its log goes to the user's cache directory\n" +
 			"(" + viewerLogHint + ").",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("%s takes one or more session files", commandName(c))
+				return usagef("%s takes one or more session files, or a folder of them", commandName(c))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir, ok, err := folderArg("replay", args); ok || err != nil {
+				if err != nil {
+					return err
+				}
+				return pickRuns(cmd.Context(), "replay", dir, stdout)
+			}
 			var feeds []sessions.Feed
 			var names []string
 			task := ""
@@ -75,6 +86,38 @@ func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// folderArg reports whether args name one folder (a run picker's), and refuses a folder
+// among several arguments.
+func folderArg(command string, args []string) (string, bool, error) {
+	for _, a := range args {
+		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+			if len(args) > 1 {
+				return "", false, usagef("%s: %s is a folder: give one folder (the run picker) or session files", command, a)
+			}
+			return a, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// pickRuns opens the run picker of dir (tui/runpicker) on the terminal.
+func pickRuns(ctx context.Context, command, dir string, stdout io.Writer) error {
+	if err := sessions.CheckFolder(dir); err != nil {
+		return usagef("%s: %v", command, err)
+	}
+	if !onTerminal(stdout) {
+		return usagef("%s %s needs a terminal; `windtunnel ls --dir %s` lists its runs without one", command, dir, dir)
+	}
+	ctx, cancel := signalContext(ctx)
+	defer cancel()
+	logger, closeLog, err := openViewerLog(dir)
+	if err != nil {
+		logger, closeLog = log.New(io.Discard, "", 0), func() {}
+	}
+	defer closeLog()
+	return runpicker.Run(ctx, dir, "windtunnel "+command+" "+sessions.SafeText(dir), tui.Options{Logger: logger, AltScreen: true})
 }
 
 // viewerLogHint says where viewers log, for the help.

@@ -75,7 +75,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		newReplayCmd(stdout, stderr), newProbeCmd(stdout), newCompareCmd(stdout, stderr), newDeviceCmd(stdout))
 	root.AddCommand(newServeCmd(stdout, stderr))
 	root.AddCommand(newScoreCmd(stdout))
-	root.AddCommand(newAttachCmd(stdout, stderr), newLsCmd(stdout, stderr))
+	root.AddCommand(newAttachCmd(stdout, stderr), newLsCmd(stdout, stderr), newTagCmd(stdout))
 	root.AddCommand(newPlotCmd(stdout))
 	root.AddCommand(newReportCmd(stdout, stderr))
 	root.AddCommand(newSweepCmd(stdout, stderr))

@@ -46,6 +46,7 @@ func (f *runFlags) config() (runconfig.Config, error) {
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f runFlags
+	var lf labelFlags
 	var detach, asJSON bool
 	c := &cobra.Command{
 		Use:   "run",
@@ -53,6 +54,9 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long:  runLong,
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := lf.labels(); err != nil { // checked before anything starts
+				return err
+			}
 			if detach {
 				return runDetached(cmd.Context(), &f, cmd.Flags(), stdout)
 			}
@@ -68,6 +72,10 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			if st.Note != "" {
 				fmt.Fprintf(stderr, "windtunnel: %s\n", st.Note)
+			}
+			if err := lf.apply(st); err != nil {
+				st.Close()
+				return err
 			}
 			if !f.headless && f.predictions == "" && !asJSON && onTerminal(stdout) {
 				return launch.WithDashboard(ctx, st, stdout, stderr, isTerminal(stderr))
@@ -88,6 +96,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	f.register(c.Flags())
+	lf.register(c.Flags())
 	jsonFlag(c.Flags(), &asJSON, "the summary as a JSON line also when stdout is a terminal (implies --headless)")
 	c.Flags().BoolVar(&detach, "detach", false, "run in the background (headless, its output in <session>.log), print how to attach, and return at once")
 	return c

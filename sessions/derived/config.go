@@ -323,6 +323,23 @@ func Labels(cfgs []json.RawMessage) ([]string, error) {
 	return out, nil
 }
 
+// CommonName is the name people gave a group of runs (sessions.Labels.Name): the one every
+// run carries, "" when one has none or two differ. It is the group's label where one is
+// shown (the overlay's legend, the figures' titles and legends, the report's rows) in place
+// of what differs between the configurations; a label never changes which runs are seeds of
+// one configuration.
+func CommonName(names []string) string {
+	if len(names) == 0 || names[0] == "" {
+		return ""
+	}
+	for _, n := range names[1:] {
+		if n != names[0] {
+			return ""
+		}
+	}
+	return names[0]
+}
+
 // labelKey is a field's name in a label: a model block's field without the block's name
 // ("transformer.width" is "width": the groups labelled are of one model).
 func labelKey(k string) string {

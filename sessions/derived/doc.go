@@ -16,7 +16,9 @@
 // mean, and the authors' frame statistic as a series (the J-lens ratio against the current
 // and the final frame, its threshold, the frame's site, pass and settle steps). Every
 // reader that groups runs (compare --from, report, plot and the dashboard's overlay) uses
-// this one rule, so a verdict never pools runs that trained different things.
+// this one rule, so a verdict never pools runs that trained different things. A run's
+// labels (sessions.Labels, read by ReadRun) never enter it; CommonName is the name a
+// group's runs share, which those readers show as the group's label.
 //
 // Paper II's two-timescale result lives here too (Timescales: its schema, StepsToTarget, the
 // bounded DecodeTimescales the report reads it back with, and Text, what the command prints), and

@@ -14,6 +14,9 @@ type Run struct {
 	Path string
 	// Meta is the session's description (its Config the stored configuration, as JSON).
 	Meta sessions.Meta
+	// Labels are what a person called the run (run --name, --tag, --note; windtunnel tag):
+	// none when the session's cannot be read. They never enter Key.
+	Labels sessions.Labels
 	// Key is the configuration's key (Key): runs with equal keys are seeds of one
 	// configuration. "" when the configuration cannot be read (a group of its own).
 	Key string
@@ -53,7 +56,8 @@ func ReadRun(path string) (*Run, error) {
 	}
 	defer rd.Close()
 	run := &Run{Path: path, Meta: rd.Meta()}
-	run.Key, _ = Key(run.Meta) // unreadable: a group of its own
+	run.Key, _ = Key(run.Meta)  // unreadable: a group of its own
+	run.Labels, _ = rd.Labels() // unreadable labels: none
 	if run.Last, run.HasLast, err = rd.At(-1); err != nil {
 		return nil, fmt.Errorf("derived: read %s: %w", path, err)
 	}

@@ -69,6 +69,8 @@ type SessionRun struct {
 	Done bool
 	// State is the last record's state.
 	State sessions.State
+	// Labels are the run's (Run.Labels).
+	Labels sessions.Labels
 }
 
 // ReadSessionRun reads the configuration and the last whole-model evaluation of a session
@@ -91,7 +93,7 @@ func SessionRunOf(dr *Run) (SessionRun, error) {
 	if dr.Key == "" {
 		return SessionRun{}, fmt.Errorf("derived: read %s: no configuration key", dr.Path)
 	}
-	out := SessionRun{Config: cfg, Done: dr.Done(cfg.Steps)}
+	out := SessionRun{Config: cfg, Done: dr.Done(cfg.Steps), Labels: dr.Labels}
 	m := dr.Meta
 	out.Score = RunScore{Task: cfg.Task, Model: m.Model, Seed: cfg.Seed, Params: m.Params, Session: dr.Path, Key: dr.Key}
 	if dr.HasLast {

@@ -28,7 +28,8 @@
 //     (Paper II's two arms), KL vs step of both with the baseline's final KL as the target
 //     line, pairs of one task tagged by what tells them apart (derived.Labels).
 //
-// Titles name a group by task, model and what tells its configuration apart (heading).
+// Titles name a group by task, model and what tells its configuration apart (heading), or
+// the name its runs share (derived.CommonName).
 // Presentation is shared: ticks.go gives round tick labels (linearTicks; logTicks at 1-2-5
 // steps), layout.go places each legend where a trial drawing shows no data (else beside the
 // plot, or under it where a column would squeeze the data), reflines.go draws reference

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"windtunnel/sessions"
 )
 
 // TestGroupsTwoConfigurations: two 300-step seeds and one 600-step run (on another worker
@@ -57,5 +59,30 @@ func TestGroupsTwoConfigurations(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(filepath.Dir(files[0].Path), "table.svg")); bytes.Contains(b, []byte("3 seeds")) {
 		t.Error("table pools the two configurations")
+	}
+}
+
+// TestGroupsNamed: runs all given one name (windtunnel tag --name) are labelled by it in
+// the titles and legends, in place of what differs; the grouping is unchanged.
+func TestGroupsNamed(t *testing.T) {
+	src := t.TempDir()
+	writeHMMRun(t, filepath.Join(src, "a-long.wtlab"), 1, 600, 4)
+	writeHMMRun(t, filepath.Join(src, "b-short-1.wtlab"), 1, 300, 2)
+	writeHMMRun(t, filepath.Join(src, "c-short-2.wtlab"), 2, 300, 1)
+	for _, f := range []string{"b-short-1.wtlab", "c-short-2.wtlab"} {
+		if _, err := sessions.Relabel(filepath.Join(src, f), sessions.Edit{SetName: true, Name: "short schedule"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := LoadPaths([]string{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Groups(runs)
+	if len(g) != 2 || len(g[1].Runs) != 2 || g[0].Label != "steps 600" || g[1].Label != "short schedule" {
+		t.Fatalf("groups: %+v", g)
+	}
+	if h := heading(g[1]); h != "hmm transformer, short schedule" {
+		t.Errorf("heading %q", h)
 	}
 }

@@ -80,6 +80,8 @@ type Run struct {
 	// Meta is the session's description and Config the run's configuration.
 	Meta   sessions.Meta
 	Config runconfig.Config
+	// Labels are what a person called the run (derived.Run.Labels).
+	Labels sessions.Labels
 	// Evals are the whole-model evaluations (ablated ones left out), in step order.
 	Evals []sessions.Record
 	// Snapshot is the newest geometry snapshot (nil when none) and SnapshotStep its step.
@@ -100,7 +102,7 @@ func Load(path string) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("figures: load: %w", err)
 	}
-	run := Run{Path: path, Meta: dr.Meta, Evals: dr.Evals, Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep,
+	run := Run{Path: path, Meta: dr.Meta, Labels: dr.Labels, Evals: dr.Evals, Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep,
 		FrameRatio: dr.FrameRatio, Dissociation: dr.Dissociation, key: dr.Key}
 	if len(run.Meta.Config) > 0 {
 		if err := untrusted.Unmarshal(run.Meta.Config, &run.Config); err != nil {
@@ -178,7 +180,8 @@ func groupKey(r Run, i int) string {
 // Groups gathers runs by configuration under the rule of sessions/derived (seeds of one
 // configuration together; the seed, workers, BLAS, cadences and geometry size aside), in
 // order of first appearance; a group's name is task-model, numbered where several
-// configurations share it, and its Label says what differs between those.
+// configurations share it, and its Label says what differs between those, or is the name
+// its runs were given (derived.CommonName) when they all carry one.
 func Groups(runs []Run) []Group {
 	keys := make([]string, len(runs))
 	for i, r := range runs {
@@ -215,6 +218,15 @@ func Groups(runs []Run) []Group {
 			if err == nil {
 				out[i].Label = labels[j]
 			}
+		}
+	}
+	for i, g := range out {
+		names := make([]string, len(g.Runs))
+		for j, r := range g.Runs {
+			names[j] = r.Labels.Name
+		}
+		if n := derived.CommonName(names); n != "" {
+			out[i].Label = n
 		}
 	}
 	return out

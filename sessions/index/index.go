@@ -40,6 +40,9 @@ type Run struct {
 	// Config the configuration as stored.
 	Metrics *Metrics        `json:"last_eval"`
 	Config  json.RawMessage `json:"config,omitempty"`
+	// Labels are what a person calls the run (sessions.Labels: run --name, --tag, --note,
+	// windtunnel tag); none when the session's cannot be read.
+	Labels sessions.Labels `json:"labels"`
 	// Live is the live run itself (nil for a recorded session).
 	Live *relay.Run `json:"-"`
 }
@@ -92,7 +95,7 @@ func List(ctx context.Context, o Options) ([]Run, error) {
 		h := r.Hello
 		row := Run{State: "running", Task: h.Meta.Task, Model: h.Meta.Model, Step: h.Step, Steps: h.Meta.Steps,
 			Pid: h.Pid, Socket: r.Socket, Path: h.Meta.Path, BitError: finite(float64(h.BitError)), Config: h.Meta.Config, Live: r}
-		row.Metrics = ReadMetrics(h.Meta.Path)
+		row.Metrics, row.Labels = readLive(h.Meta.Path)
 		if h.State == sessions.Paused {
 			row.State = "paused"
 		}
@@ -262,6 +265,7 @@ func Read(path string) (Run, error) {
 		row.BitError = finite(rec.Eval.BitErrorPosition)
 		row.Metrics = metricsOf(rec.Eval)
 	}
+	row.Labels, _ = r.Labels() // labels that cannot be read are left out, the run listed
 	return row, nil
 }
 
@@ -274,19 +278,26 @@ func metricsOf(e *sessions.Eval) *Metrics {
 // ReadMetrics reads the metrics of the newest whole-model evaluation of the session at path
 // (a live run's too; nil when it has none or cannot be read).
 func ReadMetrics(path string) *Metrics {
+	m, _ := readLive(path)
+	return m
+}
+
+// readLive reads the metrics (ReadMetrics) and labels of the session at path.
+func readLive(path string) (*Metrics, sessions.Labels) {
 	r, err := sessions.Open(path)
 	if err != nil {
-		return nil
+		return nil, sessions.Labels{}
 	}
 	defer r.Close()
+	l, _ := r.Labels()
 	evals, err := r.Evals(-1, 0)
 	if err != nil {
-		return nil
+		return nil, l
 	}
 	if rec, ok := sessions.LastWhole(evals); ok {
-		return metricsOf(rec.Eval)
+		return metricsOf(rec.Eval), l
 	}
-	return nil
+	return nil, l
 }
 
 // validJSON is b when it is valid JSON (a session's stored configuration, written by

@@ -34,6 +34,8 @@ type Info struct {
 	// LastLoss and WallS are null when not finite (a diverged run's loss).
 	LastLoss sessions.Num `json:"last_loss"`
 	WallS    sessions.Num `json:"wall_s"`
+	// Labels are what a person called the run (none when they cannot be read).
+	Labels sessions.Labels `json:"labels"`
 	// Config is the configuration as stored (info shows it resolved for display,
 	// lab.Effective, where it resolves).
 	Config json.RawMessage `json:"config"`
@@ -52,6 +54,7 @@ func ReadInfo(path string) (Info, error) {
 	if st, err := os.Stat(path); err == nil {
 		in.Bytes = st.Size()
 	}
+	in.Labels, _ = r.Labels()
 	in.FirstStep, in.LastStep, _ = r.Span()
 	if in.Records, err = r.Count(); err != nil {
 		return in, err
@@ -87,6 +90,12 @@ func (in Info) Text() string {
 	fmt.Fprintf(w, "session   %s (%d bytes)\n", sessions.SafeText(in.Path), in.Bytes)
 	fmt.Fprintf(w, "run       %s %s, %d parameters, %s, windtunnel %s on %s, %s\n", in.Task, in.Model, in.Params, in.Device, in.Version, in.Host, in.Created.Format(time.RFC3339))
 	fmt.Fprintf(w, "steps     %d..%d of %d planned, %d records, %d operator events, state %s, %.1f s\n", in.FirstStep, in.LastStep, in.PlanSteps, in.Records, in.Events, in.State, in.WallS)
+	if l := in.Labels; !l.Empty() {
+		fmt.Fprintf(w, "labels    name %s · tags %s\n", LabelCell(l.Name), LabelCell(strings.Join(l.Tags, ",")))
+		if l.Note != "" {
+			fmt.Fprintf(w, "note      %s\n", strings.ReplaceAll(l.Note, "\n", "\n          "))
+		}
+	}
 	fmt.Fprintf(w, "checkpts  %v\n", in.Checkpoints)
 	fmt.Fprintf(w, "last      loss %.5f", in.LastLoss)
 	if e := in.Last; e != nil {

@@ -15,7 +15,7 @@ import (
 
 // RowFields are the fields of a run that a query names (ls --where and --sort), besides the
 // metrics and the configuration's keys.
-var RowFields = []string{"state", "task", "model", "step", "steps", "pid", "path", "note", "modified"}
+var RowFields = []string{"state", "task", "model", "step", "steps", "pid", "path", "note", "modified", "name", "tag"}
 
 // MetricFields name the metrics of Metrics; bit_error is bit error (a).
 var MetricFields = []string{"bit_error", "bit_error_position", "bit_error_sample", "kl_bits", "tvd", "accuracy"}
@@ -50,6 +50,9 @@ func ParseWhere(s string) (Condition, error) {
 	}
 	if err := CheckKey("--where", c.key); err != nil {
 		return Condition{}, err
+	}
+	if strings.EqualFold(c.key, "tag") && c.op != "=" && c.op != "!=" {
+		return Condition{}, fmt.Errorf("--where %q: tag takes = (the run carries the tag) or != (it does not)", s)
 	}
 	if !numericKey(c.key) {
 		return c, nil
@@ -144,6 +147,10 @@ func (r Run) Field(key string) (any, bool) {
 		return r.Note, true
 	case "modified":
 		return r.Modified.Format(time.RFC3339), !r.Modified.IsZero()
+	case "name":
+		return r.Labels.Name, true
+	case "tag":
+		return strings.Join(r.Labels.Tags, ","), true
 	case "bit_error", "bit_error_position":
 		return num(r.BitError)
 	case "bit_error_sample":
@@ -176,9 +183,13 @@ func FieldText(v any) string {
 
 // Match reports whether the run satisfies the condition. A numeric key compares as numbers
 // (ParseWhere refuses a value that is not a finite number), a path as a path (relative to
-// the working directory, as ls prints it, or absolute), everything else as text; a run
-// without the field, or whose number is not finite, matches only !=.
+// the working directory, as ls prints it, or absolute), tag as one of the run's tags (=: it
+// carries it, !=: it does not), everything else as text; a run without the field, or whose
+// number is not finite, matches only !=.
 func (c Condition) Match(r Run) bool {
+	if strings.EqualFold(c.key, "tag") { // one of the run's tags
+		return r.Labels.Has(c.value) == (c.op == "=")
+	}
 	v, ok := r.Field(c.key)
 	f, isNum := v.(float64)
 	if !ok || (isNum && (math.IsNaN(f) || math.IsInf(f, 0))) {

@@ -197,3 +197,37 @@ func TestDescribeWhere(t *testing.T) {
 		}
 	}
 }
+
+// TestLsWhereLabels: tag= keeps the runs carrying the tag, tag!= those that do not; name
+// compares as text; tag takes no ordering.
+func TestLsWhereLabels(t *testing.T) {
+	rows := lsTestRows(t)
+	rows[0].Labels.Name, rows[0].Labels.Tags = "base", []string{"lr", "ok"}
+	rows[2].Labels.Tags = []string{"lr"}
+	for _, c := range []struct {
+		where []string
+		want  string
+	}{
+		{[]string{"tag=lr"}, "a c"},
+		{[]string{"tag=ok"}, "a"},
+		{[]string{"tag!=ok"}, "b c d"},
+		{[]string{"tag=lr", "tag!=ok"}, "c"},
+		{[]string{"name=base"}, "a"},
+		{[]string{"name!=base"}, "b c d"},
+	} {
+		var conds []Condition
+		for _, w := range c.where {
+			cond, err := ParseWhere(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conds = append(conds, cond)
+		}
+		if got := rowPaths(Filter(rows, conds)); got != c.want {
+			t.Errorf("%v: %q, want %q", c.where, got, c.want)
+		}
+	}
+	if _, err := ParseWhere("tag<lr"); err == nil || !strings.Contains(err.Error(), "tag takes") {
+		t.Errorf("tag<lr: %v", err)
+	}
+}

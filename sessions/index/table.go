@@ -11,42 +11,38 @@ import (
 )
 
 // WriteTable writes the runs as aligned columns (ls): state, task, model, step, bit error
-// (a), pid, a column for sortKey when the table has none, and the session (relative to wd
-// when under it); text from a session or a socket is made safe to print.
+// (a), pid, the name and tags when a run has any, a column for sortKey when the table has
+// none, and the session (relative to wd when under it); text from a session or a socket is
+// made safe to print.
 func WriteTable(w io.Writer, rows []Run, sortKey, wd string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	extra := sortKey != "" && !shown(sortKey)
+	labelled := false
+	for _, r := range rows {
+		labelled = labelled || r.Labels.Name != "" || len(r.Labels.Tags) > 0
+	}
 	head := "STATE\tTASK\tMODEL\tSTEP\tBIT ERROR (a)\tPID\t"
+	if labelled {
+		head += "NAME\tTAGS\t"
+	}
 	if extra {
 		head += sessions.SafeText(strings.ToUpper(sortKey)) + "\t"
 	}
 	fmt.Fprintln(tw, head+"SESSION")
 	for _, r := range rows {
-		be, pid := "-", "-"
-		if r.BitError != nil {
-			be = fmt.Sprintf("%.4f", *r.BitError)
-		}
-		if r.Pid > 0 {
-			pid = fmt.Sprint(r.Pid)
-		}
-		state := r.State
-		if r.Note != "" {
-			state += " (" + r.Note + ")"
-		}
-		path := r.Path
-		if rel, err := filepath.Rel(wd, path); err == nil && wd != "" && !strings.HasPrefix(rel, "..") {
-			path = rel
-		}
+		c := r.Cells(wd)
 		col := ""
-		if extra {
-			col = "-"
-			if v, ok := r.Field(sortKey); ok {
-				col = sessions.SafeText(FieldText(v))
-			}
-			col += "\t"
+		if labelled {
+			col = c.Name + "\t" + c.Tags + "\t"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s%s\n", sessions.SafeText(state), sessions.SafeText(r.Task), sessions.SafeText(r.Model),
-			r.Step, r.Steps, be, pid, col, sessions.SafeText(path))
+		if extra {
+			v, ok := r.Field(sortKey)
+			if !ok {
+				v = ""
+			}
+			col += LabelCell(FieldText(v)) + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", c.State, c.Task, c.Model, c.Step, c.BitError, c.Pid, col, c.Session)
 	}
 	return tw.Flush()
 }
@@ -54,8 +50,53 @@ func WriteTable(w io.Writer, rows []Run, sortKey, wd string) error {
 // shown reports whether the table has a column for key.
 func shown(key string) bool {
 	switch strings.ToLower(key) {
-	case "state", "task", "model", "step", "bit_error", "bit_error_position", "pid", "path":
+	case "state", "task", "model", "step", "bit_error", "bit_error_position", "pid", "path", "name", "tag":
 		return true
 	}
 	return false
+}
+
+// LabelCell is a cell of text from a session: made safe to print, "-" when empty.
+func LabelCell(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return sessions.SafeText(s)
+}
+
+// Cells are a run's cells of ls's table (WriteTable) and the run pickers (tui/runpicker),
+// each made safe to print.
+type Cells struct {
+	// State is the state, its note in parentheses ("running (no answer)").
+	State, Task, Model string
+	// Step is "step/steps"; BitError bit error (a) to 4 decimals, "-" without one; Pid a
+	// live run's process, "-" for a recorded one.
+	Step, BitError, Pid string
+	// Name and Tags (comma-separated) are the run's labels, "-" when none.
+	Name, Tags string
+	// Session is the session's path, relative to the table's folder when under it.
+	Session string
+}
+
+// Cells returns the run's cells, its session relative to wd when under it.
+func (r Run) Cells(wd string) Cells {
+	c := Cells{Task: sessions.SafeText(r.Task), Model: sessions.SafeText(r.Model), Step: fmt.Sprintf("%d/%d", r.Step, r.Steps),
+		BitError: "-", Pid: "-", Name: LabelCell(r.Labels.Name), Tags: LabelCell(strings.Join(r.Labels.Tags, ","))}
+	if r.BitError != nil {
+		c.BitError = fmt.Sprintf("%.4f", *r.BitError)
+	}
+	if r.Pid > 0 {
+		c.Pid = fmt.Sprint(r.Pid)
+	}
+	c.State = r.State
+	if r.Note != "" {
+		c.State += " (" + r.Note + ")"
+	}
+	c.State = sessions.SafeText(c.State)
+	path := r.Path
+	if rel, err := filepath.Rel(wd, path); err == nil && wd != "" && !strings.HasPrefix(rel, "..") {
+		path = rel
+	}
+	c.Session = sessions.SafeText(path)
+	return c
 }

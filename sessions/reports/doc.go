@@ -9,7 +9,8 @@
 //
 // Runs are pooled only when they are one configuration under the rule of sessions/derived
 // (groups.go): a claim measured in several configurations has a row for each, named by what
-// differs (derived.Labels, derived.Differences), with its own n and pass count. Copies of one
+// differs (derived.Labels, derived.Differences) or by the name its runs share
+// (derived.CommonName), with its own n and pass count. Copies of one
 // replicate (one configuration and seed, derived.Replicates: a re-run, a copied folder) count
 // once (replicates.go), listed with where the copies are and whether they disagree. The
 // geometry claims (key orthogonality, the value manifold, the frame and its dissociation) are

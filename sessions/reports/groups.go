@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 )
 
@@ -13,8 +14,9 @@ import (
 // it from the other configurations of the same runs.
 type cfgGroup struct {
 	runs []Run
-	// label is the group's values of the fields that differ between the groups ("steps
-	// 3000"), "" when there is one group; differs lists derived.Differences against each
+	// label is the name its runs were given (derived.CommonName), else the group's values
+	// of the fields that differ between the groups ("steps 3000"), "" when there is one
+	// group; differs lists derived.Differences against each
 	// other group ("steps: 3000 vs 300").
 	label, differs string
 }
@@ -35,13 +37,18 @@ func configGroups(runs []Run) []cfgGroup {
 	idx := derived.GroupIndices(keys)
 	out := make([]cfgGroup, len(idx))
 	cfgs := make([]json.RawMessage, len(idx))
+	named := make([]string, len(idx))
 	for j, g := range idx {
+		var names []string
 		for _, i := range g {
 			out[j].runs = append(out[j].runs, runs[i])
+			names = append(names, runs[i].Labels.Name)
 		}
 		cfgs[j] = json.RawMessage(keys[g[0]]) // a key is the canonical configuration
+		named[j] = sessions.SafeText(derived.CommonName(names))
 	}
 	if len(idx) < 2 {
+		out[0].label = named[0]
 		return out
 	}
 	labels, err := derived.Labels(cfgs)
@@ -49,6 +56,9 @@ func configGroups(runs []Run) []cfgGroup {
 		out[j].label = fmt.Sprintf("configuration %d", j+1)
 		if err == nil {
 			out[j].label = labels[j]
+		}
+		if named[j] != "" {
+			out[j].label = named[j]
 		}
 		var parts []string
 		for k := range out {

@@ -1,6 +1,7 @@
 // Package overlay is the comparison view of several sessions (replay A B C): bit error (a),
 // (b) or KL over steps on one chart, or the three a chart each (m), with the pass line (on
-// (a)) and the context-free level (on (a) and (b)); each run labelled by what differs in its
+// (a)) and the context-free level (on (a) and (b)); each run labelled by the name a person
+// gave it (sessions.Labels, read from a feed that has them), else by what differs in its
 // configuration, the seeds of one configuration (sessions/derived's rule, as compare --from,
 // report and plot group runs) drawn as their mean in a ± sd band, their own curves inside it
 // on s, the k-th seed of a group with the k-th of seedGlyphs. The three charts (m) share their

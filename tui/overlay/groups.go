@@ -243,13 +243,14 @@ func overlayName(i int, m sessions.Meta, names []string) string {
 	return fmt.Sprintf("session %d", i+1)
 }
 
-// describeRuns labels each run by what differs between the runs (runLabel over
-// differingKeys; every run by its fallback name when nothing differs) and groups them into
-// the chart's series: runs of one configuration (configClasses), with distinct seeds, form
-// one band series labelled "transformer (3 seeds)"; every other run is a series of
-// its own under its label. Series are in the order of their first run; labels that would
-// show twice get the run's name added.
-func describeRuns(metas []sessions.Meta, names []string) ([]string, []overlayGroup) {
+// describeRuns labels each run by the name a person gave it (given[i], when set), else by
+// what differs between the runs (runLabel over differingKeys; every run by its fallback
+// name when nothing differs) and groups them into the chart's series: runs of one
+// configuration (configClasses), with distinct seeds, form one band series labelled
+// "transformer (3 seeds)", or "NAME (3 seeds)" when they all carry one name
+// (derived.CommonName); every other run is a series of its own under its label. Series are
+// in the order of their first run; labels that would show twice get the run's name added.
+func describeRuns(metas []sessions.Meta, names, given []string) ([]string, []overlayGroup) {
 	fields := make([]map[string]string, len(metas))
 	fallback := make([]string, len(metas))
 	for i, m := range metas {
@@ -257,10 +258,19 @@ func describeRuns(metas []sessions.Meta, names []string) ([]string, []overlayGro
 	}
 	keys := differingKeys(fields)
 	labels := make([]string, len(metas))
+	gave := func(i int) string {
+		if i < len(given) {
+			return given[i]
+		}
+		return ""
+	}
 	for i, m := range metas {
 		labels[i] = fallback[i]
 		if len(keys) > 0 {
 			labels[i] = runLabel(m, fields[i], keys)
+		}
+		if g := gave(i); g != "" {
+			labels[i] = g
 		}
 	}
 	disambiguate(labels, fallback)
@@ -286,7 +296,15 @@ func describeRuns(metas []sessions.Meta, names []string) ([]string, []overlayGro
 			continue
 		}
 		first := members[0]
-		label := fmt.Sprintf("%s (%d seeds)", runLabel(metas[first], fields[first], noSeed), len(members))
+		name := runLabel(metas[first], fields[first], noSeed)
+		ns := make([]string, len(members))
+		for j, i := range members {
+			ns[j] = gave(i)
+		}
+		if n := derived.CommonName(ns); n != "" {
+			name = n
+		}
+		label := fmt.Sprintf("%s (%d seeds)", name, len(members))
 		groups = append(groups, overlayGroup{label: label, members: members, seeds: seeds})
 	}
 	gl, gn := make([]string, len(groups)), make([]string, len(groups))
@@ -326,7 +344,7 @@ func configClasses(metas []sessions.Meta, fields []map[string]string) [][]int {
 // of sessions/derived, as compare --from, report and plot group them) form a band; a single
 // run, or repeats of one seed, a series each.
 func Groups(metas []sessions.Meta) [][]int {
-	_, groups := describeRuns(metas, nil)
+	_, groups := describeRuns(metas, nil, nil)
 	out := make([][]int, len(groups))
 	for j, g := range groups {
 		out[j] = append([]int(nil), g.members...)

@@ -84,7 +84,7 @@ func TestOverlayLabels(t *testing.T) {
 			[]string{"transformer lr 1e-3 · a", "transformer lr 1e-3 · b", "transformer lr 3e-3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			labels, _ := describeRuns(c.metas, c.names)
+			labels, _ := describeRuns(c.metas, c.names, nil)
 			if !reflect.DeepEqual(labels, c.want) {
 				t.Errorf("labels %q, want %q", labels, c.want)
 			}
@@ -124,7 +124,7 @@ func TestOverlayGroups(t *testing.T) {
 		{"one run", []sessions.Meta{tf("a", nil)}, []group{{"a", []int{0}}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, groups := describeRuns(c.metas, nil)
+			_, groups := describeRuns(c.metas, nil, nil)
 			var got []group
 			for _, g := range groups {
 				got = append(got, group{g.label, g.members})
@@ -198,5 +198,25 @@ func TestOverlayGroupsDerivedRule(t *testing.T) {
 				t.Errorf("Groups = %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestOverlayGivenNames: a run's given name (run --name, windtunnel tag) is its label; a
+// seed band whose runs all carry one name is labelled by it, and naming runs never groups
+// or splits them.
+func TestOverlayGivenNames(t *testing.T) {
+	tf := func(file string, cfg map[string]string) sessions.Meta { return labMeta("transformer", file, cfg) }
+	seed := func(n int) map[string]string { return map[string]string{"seed": fmt.Sprint(n)} }
+	metas := []sessions.Meta{tf("a", seed(1)), tf("b", seed(2)), tf("c", map[string]string{"seed": "1", "lr": "0.003"})}
+	labels, groups := describeRuns(metas, nil, []string{"base", "base", "hot"})
+	if want := []string{"base · a", "base · b", "hot"}; !reflect.DeepEqual(labels, want) { // one name twice: told apart by file
+		t.Errorf("labels %q, want %q", labels, want)
+	}
+	if len(groups) != 2 || groups[0].label != "base (2 seeds)" || groups[1].label != "hot" {
+		t.Errorf("groups %+v", groups)
+	}
+	_, groups = describeRuns(metas, nil, []string{"base", "other", ""})
+	if len(groups) != 2 || groups[0].label != "transformer lr 1e-3 (2 seeds)" || !reflect.DeepEqual(groups[0].members, []int{0, 1}) {
+		t.Errorf("differently named seeds: %+v", groups)
 	}
 }

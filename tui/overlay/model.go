@@ -56,9 +56,15 @@ type Model struct {
 	logger        *log.Logger
 }
 
+// labelled is a feed that knows the labels of its run (a session's Reader).
+type labelled interface {
+	Labels() (sessions.Labels, error)
+}
+
 // New returns the comparison view of feeds at 80×24 until the terminal reports its
-// size. Runs are labelled by what differs between them; names (a missing one: the
-// session's file name) label them only when nothing does.
+// size. A run is labelled by the name a person gave it (sessions.Labels, from a feed that
+// has them), else by what differs between the runs; names (a missing one: the session's
+// file name) label them only when nothing does.
 func New(feeds []sessions.Feed, names []string, opts tui.Options) Model {
 	o := Model{
 		feeds: feeds, logger: opts.Log(), st: look.NewStyles(opts.Renderer), help: look.NewHelp(opts.Renderer),
@@ -71,11 +77,17 @@ func New(feeds []sessions.Feed, names []string, opts tui.Options) Model {
 	if opts.Width > 0 && opts.Height > 0 {
 		o.width, o.height = opts.Width, opts.Height
 	}
+	given := make([]string, len(feeds))
 	for i, f := range feeds {
 		o.metas = append(o.metas, f.Meta())
 		o.names = append(o.names, overlayName(i, o.metas[i], names))
+		if l, ok := f.(labelled); ok {
+			if ls, err := l.Labels(); err == nil {
+				given[i] = ls.Name
+			}
+		}
 	}
-	o.labels, o.groups = describeRuns(o.metas, o.names)
+	o.labels, o.groups = describeRuns(o.metas, o.names, given)
 	for i := range feeds {
 		o.read(i)
 	}

@@ -9,7 +9,10 @@
 // sessions of sessions/index, a live run reached through its control socket), so the
 // dashboard side knows nothing of how a live run is reached: with
 // one live run a viewer goes straight to its dashboard, with several a picker lists them,
-// with none it lists the recent runs to replay read-only. A dashboard picked from the list
+// with none it lists the recent runs to replay read-only; the runs of a sweep's or a
+// compare's folder are listed together under the folder's name (Run.Group, from
+// runpicker.Group), each with its name and tags (Run.Label). A run is opened as the run
+// picker of tui/runpicker opens one (runpicker.Open). A dashboard picked from the list
 // is embedded in the picker (tui.Options.Embedded): leaving it comes back to the list.
 //
 // Admission: public keys only, those listed in an OpenSSH authorized_keys file (re-read

@@ -3,6 +3,7 @@ package sshserve
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -129,7 +130,7 @@ func (p picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			p.err = "listing the runs: " + msg.err.Error()
 			return p, nil
 		}
-		p.runs = liveFirst(msg.runs)
+		p.runs = ordered(msg.runs)
 		p.cursor = min(p.cursor, max(len(p.runs)-1, 0))
 		if live := countLive(p.runs); first && live == 1 {
 			p.opening, p.auto = p.runs[0].Name, true
@@ -212,15 +213,56 @@ func (p picker) fromDash(dm dashMsg) (tea.Model, tea.Cmd) {
 	return p, p.tag(cmd)
 }
 
-// liveFirst orders the live runs before the finished ones, keeping the Source's order.
-func liveFirst(runs []Run) []Run {
+// ordered orders the live runs before the finished ones, and those of a group (a sweep's
+// or a compare's folder) together, after the runs of none, the groups in the order their
+// first run comes; otherwise the Source's order is kept.
+func ordered(runs []Run) []Run {
 	out := make([]Run, 0, len(runs))
 	for _, live := range []bool{true, false} {
+		var groups []string
 		for _, r := range runs {
-			if r.Live == live {
+			if r.Live != live {
+				continue
+			}
+			if r.Group == "" {
 				out = append(out, r)
+			} else if !slices.Contains(groups, r.Group) {
+				groups = append(groups, r.Group)
 			}
 		}
+		for _, g := range groups {
+			for _, r := range runs {
+				if r.Live == live && r.Group == g {
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// listLine is a line of the list: a run (run ≥ 0, its index) or a group's heading.
+type listLine struct {
+	run  int
+	text string
+}
+
+// listLines are the list's lines: each run's, a group's heading before its first run.
+func (p picker) listLines() []listLine {
+	var out []listLine
+	prev := ""
+	for i, r := range p.runs {
+		if r.Group != "" && (r.Group != prev || i == 0 || p.runs[i-1].Live != r.Live) {
+			n := 0
+			for _, o := range p.runs {
+				if o.Group == r.Group && o.Live == r.Live {
+					n++
+				}
+			}
+			out = append(out, listLine{run: -1, text: p.st.title.Render(r.Group+"/") + p.st.dim.Render(" · "+sessions.Plural(n, "run"))})
+		}
+		prev = r.Group
+		out = append(out, listLine{run: i, text: p.row(r, i == p.cursor)})
 	}
 	return out
 }
@@ -269,10 +311,17 @@ func (p picker) View() string {
 	}
 	foot = append(foot, p.st.dim.Render("↑/↓ move · enter open · r refresh · q quit"))
 	rows := max(h-len(head)-len(foot)-1, 1)
-	top := max(p.cursor-rows+1, 0)
+	list := p.listLines()
+	at := 0
+	for i, l := range list {
+		if l.run == p.cursor {
+			at = i
+		}
+	}
+	top := max(at-rows+1, 0)
 	lines := head
-	for i := top; i < len(p.runs) && i < top+rows; i++ {
-		lines = append(lines, p.row(p.runs[i], i == p.cursor))
+	for i := top; i < len(list) && i < top+rows; i++ {
+		lines = append(lines, list[i].text)
 	}
 	for len(lines) < h-len(foot) {
 		lines = append(lines, "")
@@ -295,12 +344,18 @@ func (p picker) row(r Run, selected bool) string {
 		step = fmt.Sprintf("step %d/%d", r.Step, r.Steps)
 	}
 	name := r.Name
+	if r.Label != "" {
+		name += " " + r.Label
+	}
 	if selected {
 		name = p.st.cursor.Render(name)
 	}
 	mark := "  "
 	if selected {
 		mark = "▸ "
+	}
+	if r.Group != "" {
+		mark = "  " + mark
 	}
 	return fmt.Sprintf("%s%s  %s  %s", mark, state, name, p.st.dim.Render(fmt.Sprintf("%s · %s · %s", r.Task, r.Model, step)))
 }

@@ -47,6 +47,11 @@ type Run struct {
 	// Pid is a live run's process on this machine, whose CPU and memory the dashboard's
 	// System pane samples (0: unknown; the pane shows the recorded values only).
 	Pid int
+	// Group is the folder of runs the run belongs to (a sweep's or a compare's, relative to
+	// the runs folder; "" for none): the picker lists a group's runs together under its name.
+	Group string
+	// Label is what a person called the run (its name and tags; "" for none).
+	Label string
 }
 
 // Source is where the runs a viewer may watch come from.

@@ -11,6 +11,7 @@ import (
 	"windtunnel/sessions"
 	"windtunnel/sessions/index"
 	"windtunnel/sessions/relay"
+	"windtunnel/tui/runpicker"
 )
 
 // Recent is how many recorded sessions IndexSource offers for replay.
@@ -33,9 +34,14 @@ func (s IndexSource) Runs(ctx context.Context) ([]Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
+	root, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
 	out := make([]Run, len(rows))
 	for i, r := range rows {
-		out[i] = Run{Path: r.Path, Task: r.Task, Model: r.Model, Step: r.Step, Steps: r.Steps, Pid: r.Pid}
+		out[i] = Run{Path: r.Path, Task: r.Task, Model: r.Model, Step: r.Step, Steps: r.Steps, Pid: r.Pid,
+			Group: runpicker.Group(root, r.Path), Label: label(r.Labels)}
 		if r.Live != nil {
 			out[i].Name, out[i].Live, out[i].Socket = sessions.SafeText(r.Live.Name()), true, r.Socket
 		} else {
@@ -45,20 +51,33 @@ func (s IndexSource) Runs(ctx context.Context) ([]Run, error) {
 	return out, nil
 }
 
+// label is a run's name and tags as the picker shows them ("" for none).
+func label(l sessions.Labels) string {
+	parts := []string{}
+	if l.Name != "" {
+		parts = append(parts, l.Name)
+	}
+	if len(l.Tags) > 0 {
+		parts = append(parts, "#"+strings.Join(l.Tags, " #"))
+	}
+	return sessions.SafeText(strings.Join(parts, " "))
+}
+
 // Open reaches a live run through its control socket (operator events go to its trainer)
-// and replays a finished one, following the file in case a run still writes it.
+// and replays a finished one, following the file in case a run still writes it
+// (runpicker.Open).
 func (s IndexSource) Open(ctx context.Context, run Run, _ string, _ bool) (sessions.Feed, func() error, error) {
-	if run.Live {
-		f, err := relay.OpenFeed(ctx, run.Socket)
-		if err != nil {
-			return nil, nil, fmt.Errorf("serve: %s: %w", run.Name, err)
-		}
-		return f, f.Close, nil
-	}
-	r, err := sessions.Open(run.Path)
+	f, release, err := runpicker.Open(ctx, index.Run{Path: run.Path, Socket: run.Socket, Live: liveMark(run)}, time.Second)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("serve: %s: %w", run.Name, err)
 	}
-	r.Follow(time.Second)
-	return r, r.Close, nil
+	return f, release, nil
+}
+
+// liveMark marks a live run for runpicker.Open, which reaches it through its socket.
+func liveMark(run Run) *relay.Run {
+	if !run.Live {
+		return nil
+	}
+	return &relay.Run{Socket: run.Socket}
 }
