@@ -101,7 +101,7 @@ type Model struct {
 func New(feed sessions.Feed, opts Options) Model {
 	meta := feed.Meta()
 	sh := &shared{feed: feed, meta: meta, cfg: readConfig(meta), keys: DefaultKeys(), st: look.NewStyles(opts.Renderer),
-		replay: !feed.Live(), follow: true, smooth: 1, scalarTo: -1}
+		replay: !feed.Live(), follow: true, scalarTo: -1}
 	m := Model{
 		sh:     sh,
 		logger: opts.Log(),
@@ -166,8 +166,8 @@ func (m Model) Step() (int, bool) { return m.sh.step, m.sh.follow }
 // Focused returns the title of the focused pane.
 func (m Model) Focused() string { return m.sh.focus }
 
-// Update handles keys, resizes, feed notifications and the outcome of sent events. The
-// model it is called on is left as it was.
+// Update handles keys, the mouse (its wheel zooms), resizes, feed notifications and the
+// outcome of sent events. The model it is called on is left as it was.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m = m.clone()
 	switch msg := msg.(type) {
@@ -187,6 +187,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return nm, cmd
 		}
 		return next, cmd
+	case tea.MouseMsg:
+		zoom := m.sh.zoom
+		if m.mouse(msg) {
+			if m.sh.zoom != zoom {
+				m.refresh()
+			}
+			m.render()
+		}
 	case feedMsg:
 		return m.feed(msg)
 	case sysMsg:

@@ -23,9 +23,10 @@ type scrubber struct {
 // newScrubber returns the scrubber driving sh.
 func newScrubber(sh *shared) *scrubber { return &scrubber{sh: sh} }
 
-// smallStep and bigStep are the scrub increments: 1/100 and 1/20 of the recorded span.
-func (s *scrubber) smallStep() int { return max(1, (s.sh.last-s.sh.first)/100) }
-func (s *scrubber) bigStep() int   { return max(1, (s.sh.last-s.sh.first)/20) }
+// smallStep and bigStep are the scrub increments: 1/100 and 1/20 of the span the charts
+// show (the recorded one, or the zoom).
+func (s *scrubber) smallStep() int { lo, hi := s.sh.viewSpan(); return max(1, (hi-lo)/100) }
+func (s *scrubber) bigStep() int   { lo, hi := s.sh.viewSpan(); return max(1, (hi-lo)/20) }
 
 // moveTo leaves follow mode and sets the current step, kept inside the recorded span.
 func (s *scrubber) moveTo(step int) {
@@ -88,7 +89,7 @@ func (s *scrubber) Update(msg tea.KeyMsg) bool {
 // Help lists the scrubber's keys.
 func (s *scrubber) Help() []key.Binding {
 	k := s.sh.keys
-	return []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last, k.Goto}
+	return []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last, k.Goto, k.ZoomMark, k.ZoomReset}
 }
 
 // modeScrubbing is the scrubber's mode while the view does not follow, its longest.
@@ -120,7 +121,11 @@ func (s *scrubber) View(w int) string {
 	// to the digits of the span's end (or the planned steps) and the mode to the longest.
 	dw := len(strconv.Itoa(max(sh.last, sh.meta.Steps)))
 	left := fmt.Sprintf("step %*d ", dw, sh.step)
-	right := look.PadLine(fmt.Sprintf(" %d–%d · %s", sh.first, sh.last, mode), scrubRightW(sh.first, dw))
+	zoom := "" // the zoom, where one is set: the bar still spans the whole run
+	if z := sh.zoomText(); z != "" {
+		zoom = " · " + z
+	}
+	right := look.PadLine(fmt.Sprintf(" %d–%d%s · %s", sh.first, sh.last, zoom, mode), scrubRightW(sh.first, dw)+ansi.StringWidth(zoom))
 	bw := w - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
 	if bw < 5 {
 		return look.PadLine(strings.TrimRight(left+right, " "), w)
