@@ -43,12 +43,12 @@ type shared struct {
 	// sys is what the System pane sampled of the run's process, and its history.
 	sys sysState
 
-	rec     sessions.Record // newest record at or before step
-	hasRec  bool
-	evals   []sessions.Record // evaluations of the whole model up to step, oldest first
+	rec    sessions.Record // newest record at or before step
+	hasRec bool
+	evals  []sessions.Record // evaluations of the whole model up to step, oldest first
 	// evalsAll are the evaluations of the whole model over the whole run (the curves).
 	evalsAll []sessions.Record
-	ablated *sessions.Record  // newest evaluation with ablated heads up to step
+	ablated  *sessions.Record // newest evaluation with ablated heads up to step
 
 	snap   *sessions.Snapshot // newest snapshot at or before step (nil: none yet)
 	snapAt int

@@ -215,7 +215,9 @@ func meanSpeed(recs []sessions.Record, r sessions.Record, ps []derived.Pause) (f
 }
 
 // seconds writes a time in seconds rounded to the second: "1m12s".
-func seconds(s float64) string { return time.Duration(s * float64(time.Second)).Round(time.Second).String() }
+func seconds(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
 
 // cores is the number of CPU cores of this machine (a live run's process runs on it).
 func (s *shared) cores() int { return runtime.NumCPU() }
