@@ -240,7 +240,7 @@ func tabWindow(titles []string, focus, w int, st look.Styles) string {
 // scrubView is the scrubber line, cached on what it shows.
 func (m *Model) scrubView(w int) string {
 	sh, sc := m.sh, m.scrub
-	k := scrubKey{w, sh.step, sh.first, sh.last, sh.any, sh.follow, sh.replay, sh.ended, sc.input, sc.buf}
+	k := scrubKey{w, sh.step, sh.first, sh.last, sh.any, sh.follow, sh.replay, sh.ended, sc.input, sc.buf, sh.zoomText()}
 	return m.views.scrub.get(sh, k, func() string { return sc.View(w) })
 }
 
@@ -279,7 +279,7 @@ type (
 	scrubKey struct {
 		w, step, first, last              int
 		any, follow, replay, ended, input bool
-		buf                               string
+		buf, zoom                         string
 	}
 )
 

@@ -68,7 +68,7 @@ func TestSystemPane(t *testing.T) {
 	wall := time.Duration((last.WallS - pause) * float64(time.Second)).Round(time.Second)
 	mustContain(t, checkedView(t, m, 80, 24), "replay: as the session recorded it (CPU and memory are not recorded)",
 		fmt.Sprintf("%s steps/s at step %d · %s mean", look.Num(last.StepsPerS, 1), last.Step, look.Num(mean, 1)),
-		fmt.Sprintf("wall      %s at step %d · 3s paused, left out", wall, last.Step), "steps/s")
+		fmt.Sprintf("wall      %s at step %d, 3s paused left out", wall, last.Step), "steps/s")
 
 	l, _ := liveFixture(t, liveCut(t))
 	m, _ = press(t, sized(New(l, Options{}), 80, 24), "0")

@@ -49,8 +49,14 @@ func (h *sysHistory) points() []sysPoint {
 func (p *systemPane) sysCharts() []look.Chart {
 	sh := p.sh
 	var out []look.Chart
-	if len(sh.scalars) > 1 {
-		xs, sps := scalarSeries(sh.scalars, func(r sessions.Record) float64 { return r.StepsPerS })
+	var running []sessions.Record // a paused record's speed is no speed
+	for _, r := range sh.scalars {
+		if r.State != sessions.Paused {
+			running = append(running, r)
+		}
+	}
+	if len(running) > 1 {
+		xs, sps := scalarSeries(running, func(r sessions.Record) float64 { return r.StepsPerS })
 		out = append(out, scalarChart(sh, xs, sps, "steps/s", chartView{}, false, nil))
 	}
 	pts := sh.sys.hist.points()

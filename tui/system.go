@@ -185,7 +185,7 @@ func (p *systemPane) recorded(row func(k, v string) string) []string {
 	}
 	wall := seconds(derived.ActiveWall(r.WallS, sh.pauses)) + " at step " + fmt.Sprint(r.Step)
 	if paused := derived.PausedS(r.WallS, sh.pauses); paused > 0 {
-		wall += " · " + seconds(paused) + " paused, left out"
+		wall += ", " + seconds(paused) + " paused left out"
 	}
 	out := []string{row("speed", speed), row("wall", wall)}
 	dev := deviceLine(sh.meta)
