@@ -121,7 +121,8 @@ func TestCursorLine(t *testing.T) {
 
 // TestZoom: z at step 200 and at step 400 zooms every chart over steps to 200–400 (their x
 // labels inside it, the scrubber naming it), Z shows the whole run again, and the mouse
-// wheel halves the range about the cursor (up) and doubles it back (down).
+// wheel halves the range about the cursor (up) and doubles it back (down); the full help
+// at 80×24 names the keys and the wheel.
 func TestZoom(t *testing.T) {
 	r := openFixture(t)
 	m := typeStep(t, sized(New(r, Options{}), 120, 40), 200)
@@ -162,6 +163,7 @@ func TestZoom(t *testing.T) {
 	if m.sh.zoom.on {
 		t.Errorf("wheel down twice: still zoomed to %+v", m.sh.zoom)
 	}
+	mustContain(t, strings.Join(helpScreens(t, sized(New(r, Options{}), 80, 24), 80, 24), "\n"), "wheel: zoom", "zoom: mark range end")
 }
 
 // TestPerChartSettings: on the optimiser page, y and + on the focused Loss pane set its

@@ -324,7 +324,8 @@ func (m *Model) helpGroups() []look.HelpGroup {
 	if e := m.sh.lastEval(); e != nil {
 		n = len(e.Eval.BayesEntropy)
 	}
-	return append(groups, Legend(m.sh.meta, n))
+	mouse := look.HelpGroup{Title: "Mouse", Text: []string{"wheel: zoom the charts over steps in and out about the cursor"}}
+	return append(groups, Legend(m.sh.meta, n), mouse)
 }
 
 // tabBar lists the panes with the focused one marked [like this].
