@@ -34,7 +34,7 @@ func frontierFigure(runs []Run) (figure, bool) {
 	if len(gs) < 2 {
 		return figure{}, false
 	}
-	p := newPlot("", "wall time (s, log)", "bit error (b), bits (log)")
+	p := newPlot("", "wall time without pauses (s, log)", "bit error (b), bits (log)")
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
 	var curves []plotter.XYs
 	lo, hi := math.Inf(1), math.Inf(-1)
