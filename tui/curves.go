@@ -175,19 +175,64 @@ func (s *shared) zoomText() string {
 	return fmt.Sprintf("zoom %d–%d", lo, hi)
 }
 
-// mouse handles the mouse where the terminal reports it: the wheel zooms the charts over
-// steps in (up) and out (down) about the current step.
+// mouseDrag is a press of the left button on the scrubber bar: the step and column it
+// started at, while the button is down.
+type mouseDrag struct {
+	on      bool
+	from, x int
+}
+
+// mouse handles the mouse where the terminal reports it (tea.WithMouseCellMotion): the wheel zooms the charts over
+// steps in (up) and out (down) about the current step; on the scrubber bar a click moves
+// to the step under it, and a drag scrubs and, let go two columns or more away, zooms to
+// the steps dragged over. It reports whether the message changed anything.
 func (m *Model) mouse(msg tea.MouseMsg) bool {
-	if msg.Action != tea.MouseActionPress || m.showHelp || m.quit.open || !m.sh.any {
+	sh := m.sh
+	if m.showHelp || m.quit.open || !sh.any || m.mode() == modeSmall {
+		m.drag = mouseDrag{}
 		return false
 	}
-	switch msg.Button {
-	case tea.MouseButtonWheelUp:
-		m.status = m.sh.zoomAround(m.sh.step, 0.5)
-	case tea.MouseButtonWheelDown:
-		m.status = m.sh.zoomAround(m.sh.step, 2)
+	if msg.Action == tea.MouseActionPress {
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			m.status = sh.zoomAround(sh.step, 0.5)
+			return true
+		case tea.MouseButtonWheelDown:
+			m.status = sh.zoomAround(sh.step, 2)
+			return true
+		}
+	}
+	step, onBar := m.scrub.stepAt(msg.X, m.width)
+	switch {
+	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft:
+		if !onBar || msg.Y != m.height-footerH-1 {
+			return false
+		}
+		m.drag = mouseDrag{on: true, from: step, x: msg.X}
+		m.scrub.moveTo(step)
+	case msg.Action == tea.MouseActionMotion && m.drag.on:
+		if !onBar {
+			return false
+		}
+		m.scrub.moveTo(step)
+	case msg.Action == tea.MouseActionRelease && m.drag.on:
+		d := m.drag
+		m.drag = mouseDrag{}
+		if !onBar || abs(msg.X-d.x) < 2 {
+			return true
+		}
+		lo, hi := min(d.from, step), max(d.from, step)
+		if hi-lo < minZoomSpan {
+			return true
+		}
+		sh.setZoom(lo, hi)
+		m.scrub.moveTo(step)
+		m.status = fmt.Sprintf("zoom: steps %d–%d (Z: whole run)", lo, hi)
 	default:
 		return false
 	}
 	return true
 }
+
+// abs is |v|.
+func abs(v int) int { return max(v, -v) }

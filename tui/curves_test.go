@@ -220,3 +220,68 @@ func TestSysHistoryRing(t *testing.T) {
 		t.Errorf("ring: %d points from %g to %g, want %d from 7 to %d", len(pts), pts[0].cpu, pts[len(pts)-1].cpu, sysHistoryN, sysHistoryN+6)
 	}
 }
+
+// TestZoomFollows: zoomed with the wheel while following a live run, the range keeps its
+// width and slides with the newest step as records arrive.
+func TestZoomFollows(t *testing.T) {
+	r := openFixture(t)
+	cut := liveCut(t)
+	l, _ := liveFixture(t, cut)
+	m := sized(New(l, Options{}), 80, 24)
+	nm, _ := m.Update(tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
+	m = nm.(Model)
+	lo, hi := m.sh.viewSpan()
+	if !m.sh.zoom.on || hi != cut {
+		t.Fatalf("wheel up while following: steps %d–%d, want a range ending at %d", lo, hi, cut)
+	}
+	recs, err := r.Records(cut+1, cut+50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		l.Record(rec)
+	}
+	time.Sleep(minFrame)
+	nm, _ = m.Update(feedMsg{changed: true})
+	m = nm.(Model)
+	if lo2, hi2 := m.sh.viewSpan(); hi2 != cut+50 || hi2-lo2 != hi-lo {
+		t.Errorf("after 50 more steps: %d–%d, want %d–%d", lo2, hi2, lo+50, hi+50)
+	}
+	mustContain(t, checkedView(t, m, 80, 24), fmt.Sprintf("zoom %d–%d", lo+50, hi+50))
+}
+
+// TestMouseScrubBar: on the scrubber bar a click moves to the step under it (the bar's
+// quarter: about step 150 of 1–600) and a drag from a quarter to three quarters zooms to
+// about 150–450 (within a bar column's worth of steps).
+func TestMouseScrubBar(t *testing.T) {
+	m := sized(New(openFixture(t), Options{}), 80, 24)
+	row := []rune(strings.Split(checkedView(t, m, 80, 24), "\n")[22])
+	open, end := -1, -1
+	for i, r := range row {
+		switch r {
+		case '[':
+			open = i
+		case ']':
+			end = i
+		}
+	}
+	if open < 0 || end <= open+5 {
+		t.Fatalf("no bar on the scrubber line %q", string(row))
+	}
+	bw := end - open - 1
+	colOf := func(frac float64) int { return open + 1 + int(frac*float64(bw-1)+0.5) }
+	perCol := 599 / float64(bw-1)
+	mouse := func(m Model, a tea.MouseAction, x int) Model {
+		nm, _ := m.Update(tea.MouseMsg{X: x, Y: 22, Action: a, Button: tea.MouseButtonLeft})
+		return nm.(Model)
+	}
+	near := func(got, want int) bool { return float64(got) >= float64(want)-perCol && float64(got) <= float64(want)+perCol }
+	c := mouse(mouse(m, tea.MouseActionPress, colOf(0.25)), tea.MouseActionRelease, colOf(0.25))
+	if s, follow := c.Step(); follow || !near(s, 150) || c.sh.zoom.on {
+		t.Errorf("click at a quarter: step %d (follow %v, zoom %v), want about 150 and no zoom", s, follow, c.sh.zoom.on)
+	}
+	d := mouse(mouse(mouse(m, tea.MouseActionPress, colOf(0.25)), tea.MouseActionMotion, colOf(0.5)), tea.MouseActionRelease, colOf(0.75))
+	if lo, hi := d.sh.viewSpan(); !d.sh.zoom.on || !near(lo, 150) || !near(hi, 450) {
+		t.Errorf("drag from a quarter to three quarters: zoom %v to %d–%d, want about 150–450", d.sh.zoom.on, lo, hi)
+	}
+}

@@ -5,7 +5,8 @@
 // replayed: the panes query the feed up to the current step, so scrubbing moves every pane
 // at once, and the charts over steps (bit error, loss, learning rate, grad norm, steps/s)
 // draw the whole run with a cursor line at that step and the values at it in their legends;
-// z (at both ends), Z and the mouse wheel zoom them to a step range (curves.go). Smoothing
+// z (at both ends), Z, the mouse wheel and a drag on the scrubber bar zoom them to a step
+// range (curves.go). Smoothing
 // (+/−) and the log-Y scale (y) are each chart's own, set on the focused pane. From 80×24 each pane is a tab under the run summary (the tabs around the focused
 // one where not all fit); from 120×36 three pages (training, geometry and optimiser: the
 // loss, learning-rate and gradient-norm charts and the system pane; ] and [ switch) show
@@ -57,7 +58,8 @@
 //     that ? turns where it does not fit), or the too-small notice.
 //   - pane.go: the pane interface and paneBase, the state every pane embeds.
 //   - curves.go: the step range the charts over steps show (the whole run or the zoom:
-//     z, Z, the mouse wheel), their cursor line and the values at it.
+//     z, Z, the mouse wheel, a drag on the scrubber bar), their cursor line and the values
+//     at it.
 //   - scalars.go: the scalars every record carries over the whole run (refreshScalars reads
 //     them, thinned, denser when zoomed, with the run's pauses, only while a pane showing
 //     them is on screen), each chart's own settings (chartView: smoothing and log-Y), the

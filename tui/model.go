@@ -85,8 +85,9 @@ type Model struct {
 	// leftPaused: left with detach while the run was paused, at step leftAt.
 	leftPaused bool
 	leftAt     int
-	embedded   bool // leaving sends LeftMsg instead of quitting (Options.Embedded)
-	runPID     int  // the live run's process, sampled for the System pane (Options.RunPID)
+	embedded   bool      // leaving sends LeftMsg instead of quitting (Options.Embedded)
+	drag       mouseDrag // a drag on the scrubber bar under way
+	runPID     int       // the live run's process, sampled for the System pane (Options.RunPID)
 
 	closed      bool // Changed was closed
 	dirty       bool // the feed changed since the last refresh
@@ -188,9 +189,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return next, cmd
 	case tea.MouseMsg:
-		zoom := m.sh.zoom
+		step, follow, zoom := m.sh.step, m.sh.follow, m.sh.zoom
 		if m.mouse(msg) {
-			if m.sh.zoom != zoom {
+			if m.sh.step != step || m.sh.follow != follow || m.sh.zoom != zoom {
 				m.refresh()
 			}
 			m.render()

@@ -324,7 +324,8 @@ func (m *Model) helpGroups() []look.HelpGroup {
 	if e := m.sh.lastEval(); e != nil {
 		n = len(e.Eval.BayesEntropy)
 	}
-	mouse := look.HelpGroup{Title: "Mouse", Text: []string{"wheel: zoom the charts over steps in and out about the cursor"}}
+	mouse := look.HelpGroup{Title: "Mouse", Text: []string{"wheel: zoom the charts over steps in and out about the cursor",
+		"on the scrubber bar, click: go to that step; drag: zoom to the steps dragged over"}}
 	return append(groups, Legend(m.sh.meta, n), mouse)
 }
 
