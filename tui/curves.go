@@ -182,9 +182,9 @@ type mouseDrag struct {
 	from, x int
 }
 
-// mouse handles the mouse where the terminal reports it (tea.WithMouseCellMotion): the wheel zooms the charts over
-// steps in (up) and out (down) about the current step; on the scrubber bar a click moves
-// to the step under it, and a drag scrubs and, let go two columns or more away, zooms to
+// mouse handles the mouse where the terminal reports it (tea.WithMouseCellMotion): the
+// wheel zooms the charts over steps in (up) and out (down) about the current step; on the
+// scrubber bar a click moves to the step under it, and a drag scrubs and, let go two columns or more away, zooms to
 // the steps dragged over. It reports whether the message changed anything.
 func (m *Model) mouse(msg tea.MouseMsg) bool {
 	sh := m.sh

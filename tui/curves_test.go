@@ -275,7 +275,9 @@ func TestMouseScrubBar(t *testing.T) {
 		nm, _ := m.Update(tea.MouseMsg{X: x, Y: 22, Action: a, Button: tea.MouseButtonLeft})
 		return nm.(Model)
 	}
-	near := func(got, want int) bool { return float64(got) >= float64(want)-perCol && float64(got) <= float64(want)+perCol }
+	near := func(got, want int) bool {
+		return float64(got) >= float64(want)-perCol && float64(got) <= float64(want)+perCol
+	}
 	c := mouse(mouse(m, tea.MouseActionPress, colOf(0.25)), tea.MouseActionRelease, colOf(0.25))
 	if s, follow := c.Step(); follow || !near(s, 150) || c.sh.zoom.on {
 		t.Errorf("click at a quarter: step %d (follow %v, zoom %v), want about 150 and no zoom", s, follow, c.sh.zoom.on)
