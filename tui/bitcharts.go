@@ -50,12 +50,16 @@ func (p *bitErrorPane) stepsTop(w int) []string {
 	}
 	head := look.FirstFit(w, fmt.Sprintf("bit error over steps · %s Y (%s)", scale, key),
 		fmt.Sprintf("bit error · %s (%s)", scale, key), "bit error")
-	legend := look.FlowParts([]string{
+	parts := []string{
 		st.SeriesA.Render("•") + " (a) " + look.Num(last.BitErrorPosition, 3),
 		st.SeriesB.Render("∘") + " (b) " + look.Num(last.BitErrorSample, 3),
 		st.SeriesA.Render(string(bothAB)) + " both",
 		st.SeriesKL.Render("×") + " KL " + look.Num(last.KLBits, 3),
-	}, "  ", w)
+	}
+	if sh.cursorOn() { // the values are the newest evaluation's at or before the cursor
+		parts = append(parts, st.Focus.Render(sh.atCursor(sh.lastEval().Step)))
+	}
+	legend := look.FlowParts(parts, "  ", w)
 	refs := bitRefs(sh, p.log)
 	if look.RefMargin(w, refs) == 0 {
 		var names []string
@@ -75,15 +79,23 @@ func (p *bitErrorPane) stepsChart(w, h int, top []string, n int) string {
 	return withTop(top, n, w, h, p.drawSteps)
 }
 
-// drawSteps draws the steps chart alone in w×h cells.
+// drawSteps draws the steps chart alone in w×h cells: the evaluations of the steps shown
+// (the whole run or the zoom), with the cursor while scrubbing.
 func (p *bitErrorPane) drawSteps(w, h int) string {
 	st, sh := p.sh.st, p.sh
 	refs := bitRefs(sh, p.log)
-	idx := sessions.Thin(len(sh.evals), max(w-6, 2))
+	lo, hi := sh.viewSpan()
+	var shown []sessions.Record
+	for _, r := range sh.evalsAll {
+		if r.Step >= lo && r.Step <= hi {
+			shown = append(shown, r)
+		}
+	}
+	idx := sessions.Thin(len(shown), max(w-6, 2))
 	xs := make([]float64, len(idx))
 	a, b, kl := make([]float64, len(idx)), make([]float64, len(idx)), make([]float64, len(idx))
 	for j, i := range idx {
-		r := sh.evals[i]
+		r := shown[i]
 		xs[j] = float64(r.Step)
 		a[j], b[j], kl[j] = r.Eval.BitErrorPosition, r.Eval.BitErrorSample, r.Eval.KLBits
 	}
@@ -100,9 +112,9 @@ func (p *bitErrorPane) drawSteps(w, h int) string {
 		}
 		yr, ytitle = look.LogRange(a, b, kl, levels), "bits (log)"
 	}
-	xr := look.Span{Lo: float64(sh.first), Hi: float64(max(sh.lastEval().Step, sh.first+1))}
+	xr := sh.stepAxis(sh.evalsAll[len(sh.evalsAll)-1].Step) // the whole run: to its newest evaluation
 	return look.Chart{XR: xr, YR: yr, XInt: true, YLog: p.log, XTitle: "step", YTitle: ytitle,
-		Refs: refs, RefStyle: st.Dim,
+		Refs: refs, RefStyle: st.Dim, Cursor: sh.stepCursor(),
 		Series: []look.Series{
 			{Glyph: '×', Style: st.SeriesKL, X: xs, Y: kl},
 			{Glyph: '∘', Style: st.SeriesB, X: xs, Y: b},

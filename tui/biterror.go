@@ -13,8 +13,9 @@ import (
 	"windtunnel/tui/look"
 )
 
-// bitErrorPane plots bit error (a), (b) and KL over steps, and the model's per-position
-// entropy against the Bayes curve at the current step.
+// bitErrorPane plots bit error (a), (b) and KL over the steps shown (the whole run or the
+// zoom, with the cursor while scrubbing; its legend gives the values at the cursor), and the
+// model's per-position entropy against the Bayes curve at the current step.
 type bitErrorPane struct {
 	paneBase
 	log bool
@@ -28,22 +29,22 @@ func newBitErrorPane(sh *shared) *bitErrorPane {
 // clone copies the pane onto sh.
 func (p *bitErrorPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
-// Update toggles the log-Y scale of the steps chart (whether focused or not: the key is the pane's alone).
-func (p *bitErrorPane) Update(msg tea.KeyMsg, _ bool) (bool, tea.Cmd) {
-	if key.Matches(msg, p.sh.keys.LogY) {
+// Update toggles the log-Y scale of the steps chart while focused (each chart has its own).
+func (p *bitErrorPane) Update(msg tea.KeyMsg, focused bool) (bool, tea.Cmd) {
+	if focused && key.Matches(msg, p.sh.keys.LogY) {
 		p.log = !p.log
 		return true, nil
 	}
 	return false, nil
 }
 
-// bitErrorKey is what the charts depend on: the size, the scale and the evaluations (the
-// x axis ends at the newest evaluation, so new records without one change nothing).
+// bitErrorKey is what the charts depend on: the size, the scale, the evaluations and the
+// steps shown with the cursor.
 type bitErrorKey struct {
 	w, h  int
 	log   bool
 	evals evalKey
-	first int
+	curve cursorKey
 	wait  int // the first evaluation's step, while there is none yet
 }
 
@@ -53,7 +54,7 @@ func (p *bitErrorPane) View() string {
 	if len(p.sh.evals) == 0 {
 		wait = firstEvalStep(p.sh)
 	}
-	return p.cache.get(p.sh, bitErrorKey{p.w, p.h, p.log, p.sh.evalKey, p.sh.first, wait}, p.draw)
+	return p.cache.get(p.sh, bitErrorKey{p.w, p.h, p.log, p.sh.evalKey, p.sh.curveKey(), wait}, p.draw)
 }
 
 // Help lists the pane's keys.

@@ -44,30 +44,35 @@ func (m *Model) refresh() {
 	m.feedErr = msg
 }
 
-// refreshEvals sets sh.evals and sh.ablated for the current step, keeping the previous
-// slices (and sh.evalKey) when they are the same.
+// refreshEvals sets sh.evalsAll (the whole run's evaluations of the whole model, for the
+// curves), sh.evals (those up to the current step) and sh.ablated for the current step,
+// keeping the previous slices (and sh.evalKey) when they are the same.
 func (m *Model) refreshEvals() error {
 	sh := m.sh
 	if !sh.any {
-		sh.evals, sh.ablated, sh.evalKey = nil, nil, evalKey{}
+		sh.evals, sh.evalsAll, sh.ablated, sh.evalKey = nil, nil, nil, evalKey{}
 		return nil
 	}
-	evals, err := m.evalCache.upTo(sh.feed, sh.step, sh.last, !sh.replay)
+	all, err := m.evalCache.upTo(sh.feed, sh.last, sh.last, !sh.replay)
 	if err != nil {
-		sh.evals, sh.ablated, sh.evalKey = nil, nil, evalKey{gen: -1}
+		sh.evals, sh.evalsAll, sh.ablated, sh.evalKey = nil, nil, nil, evalKey{gen: -1}
 		return err
 	}
-	k := evalKey{m.evalCache.gen, len(evals)}
+	n := sort.Search(len(all), func(i int) bool { return all[i].Step > sh.step })
+	k := evalKey{m.evalCache.gen, n, len(all)}
 	if k == sh.evalKey {
 		return nil
 	}
-	sh.evalKey, sh.evals, sh.ablated = k, nil, nil
-	for i := range evals {
+	sh.evalKey, sh.evals, sh.evalsAll, sh.ablated = k, nil, nil, nil
+	for i := range all {
 		switch {
-		case evals[i].Whole():
-			sh.evals = append(sh.evals, evals[i])
-		case evals[i].Eval != nil:
-			sh.ablated = &evals[i]
+		case all[i].Whole():
+			sh.evalsAll = append(sh.evalsAll, all[i])
+			if i < n {
+				sh.evals = append(sh.evals, all[i])
+			}
+		case all[i].Eval != nil && i < n:
+			sh.ablated = &all[i]
 		}
 	}
 	return nil

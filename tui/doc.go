@@ -3,7 +3,11 @@
 // orthogonality, value manifold, frame-precision, loss, learning rate and gradient norm,
 // system) plus a step scrubber, all fed by a sessions.Feed whether the run is live or
 // replayed: the panes query the feed up to the current step, so scrubbing moves every pane
-// at once. From 80×24 each pane is a tab under the run summary (the tabs around the focused
+// at once, and the charts over steps (bit error, loss, learning rate, grad norm, steps/s)
+// draw the whole run with a cursor line at that step and the values at it in their legends;
+// z (at both ends), Z, the mouse wheel and a drag on the scrubber bar zoom them to a step
+// range (curves.go). Smoothing
+// (+/−) and the log-Y scale (y) are each chart's own, set on the focused pane. From 80×24 each pane is a tab under the run summary (the tabs around the focused
 // one where not all fit); from 120×36 three pages (training, geometry and optimiser: the
 // loss, learning-rate and gradient-norm charts and the system pane; ] and [ switch) show
 // three panes each under the run summary, and from 160×48 four, the run pane too, still
@@ -53,13 +57,19 @@
 //     scrubber line, footer and full help (under the run summary at every size, in pages
 //     that ? turns where it does not fit), or the too-small notice.
 //   - pane.go: the pane interface and paneBase, the state every pane embeds.
-//   - scalars.go: the scalars every record carries (refreshScalars reads them, thinned, only
-//     while a pane showing them is on screen), the Loss pane and the LR & grad norm pane
-//     (raw values dotted, their moving average as the line: + and − step the smoothing,
-//     look.EMA, TensorBoard's rule); system.go the System pane: a live run's process (its
-//     CPU, memory and threads, sampled every sysInterval as messages, from /proc:
-//     procstat_linux.go; Options.RunPID names it) beside what the session recorded (speed,
-//     wall time, device, GPU share), saying which is which.
+//   - curves.go: the step range the charts over steps show (the whole run or the zoom:
+//     z, Z, the mouse wheel, a drag on the scrubber bar), their cursor line and the values
+//     at it.
+//   - scalars.go: the scalars every record carries over the whole run (refreshScalars reads
+//     them, thinned, denser when zoomed, with the run's pauses, only while a pane showing
+//     them is on screen), each chart's own settings (chartView: smoothing and log-Y), the
+//     Loss pane and the LR & grad norm pane (raw values dotted, their moving average as the
+//     line: + and − step the smoothing, look.EMA, TensorBoard's rule); system.go the System
+//     pane: a live run's process (its CPU, memory and threads, sampled every sysInterval as
+//     messages, from /proc: procstat_linux.go; Options.RunPID names it) beside what the
+//     session recorded (speed, wall time without pauses: derived.ActiveWall, device, GPU
+//     share), saying which is which; syshistory.go its history charts (steps/s over steps,
+//     and a ring of the process's samples: CPU and memory).
 //   - run.go, biterror.go (+ bitcharts.go, its two charts, and reference.go, their
 //     reference levels and what it reads of the configuration), attention.go, ablation.go
 //     (+ effects.go, its ablation table), keyortho.go, manifold.go, frame.go: the panes;
@@ -72,7 +82,7 @@
 //     styles, text and box primitives, the line charts (axis titles, reference lines,
 //     combined glyphs) and the full help's layout.
 //   - program.go: Options (Renderer: the lipgloss renderer of the dashboard's terminal, one
-//     per SSH viewer) and RunProgram, the one program runner behind Run and the comparison
+//     per SSH viewer; the mouse is on, for the wheel) and RunProgram, the one program runner behind Run and the comparison
 //     view's (tui/overlay), whose options ProgramOptions gives a host running New's model in
 //     its own program.
 //

@@ -29,6 +29,11 @@ type KeyMap struct {
 	Enter    key.Binding
 	Erase    key.Binding
 
+	// ZoomMark marks an end of the step range the charts over steps zoom to (twice: both
+	// ends); ZoomReset shows the whole run again.
+	ZoomMark  key.Binding
+	ZoomReset key.Binding
+
 	// LogY toggles the log-Y scale of the dashboard's charts that have one; LogScale is the
 	// comparison view's log-scale key (overlay.go).
 	LogY     key.Binding
@@ -46,8 +51,8 @@ type KeyMap struct {
 	Toggle  key.Binding
 	Restore key.Binding
 
-	// SmoothMore and SmoothLess step the moving average of the loss and gradient-norm
-	// charts through look.Smoothings.
+	// SmoothMore and SmoothLess step the moving average of the focused pane's chart (the
+	// loss, the gradient norm) through look.Smoothings.
 	SmoothMore key.Binding
 	SmoothLess key.Binding
 
@@ -88,6 +93,9 @@ func DefaultKeys() KeyMap {
 		Goto:     b([]string{"g"}, "g", "go to step"),
 		Enter:    b([]string{"enter"}, "enter", "confirm step"),
 		Erase:    b([]string{"backspace"}, "bksp", "erase digit"),
+
+		ZoomMark:  b([]string{"z"}, "z", "zoom: mark range end"),
+		ZoomReset: b([]string{"Z"}, "Z", "zoom out: whole run"),
 
 		LogY:     b([]string{"y", "l"}, "y/l", "log Y"),
 		LogScale: b([]string{"l"}, "l", "log scale"),
@@ -146,7 +154,7 @@ func enabled(bs []key.Binding) []key.Binding {
 func (k KeyMap) global() []key.Binding {
 	quit := k.Quit // the full help says more than the footer: on a live run q asks first
 	quit.SetHelp("q/^c", "quit/detach")
-	return []key.Binding{k.Help, quit, k.Next, k.Prev, k.PageNext, k.PagePrev, k.Jump, k.Pause, k.Back, k.SmoothMore, k.SmoothLess}
+	return []key.Binding{k.Help, quit, k.Next, k.Prev, k.PageNext, k.PagePrev, k.Jump, k.Pause, k.Back}
 }
 
 // quitDialog lists the keys of the quit dialog, for its footer and the full help.

@@ -85,8 +85,9 @@ type Model struct {
 	// leftPaused: left with detach while the run was paused, at step leftAt.
 	leftPaused bool
 	leftAt     int
-	embedded   bool // leaving sends LeftMsg instead of quitting (Options.Embedded)
-	runPID     int  // the live run's process, sampled for the System pane (Options.RunPID)
+	embedded   bool      // leaving sends LeftMsg instead of quitting (Options.Embedded)
+	drag       mouseDrag // a drag on the scrubber bar under way
+	runPID     int       // the live run's process, sampled for the System pane (Options.RunPID)
 
 	closed      bool // Changed was closed
 	dirty       bool // the feed changed since the last refresh
@@ -101,7 +102,7 @@ type Model struct {
 func New(feed sessions.Feed, opts Options) Model {
 	meta := feed.Meta()
 	sh := &shared{feed: feed, meta: meta, cfg: readConfig(meta), keys: DefaultKeys(), st: look.NewStyles(opts.Renderer),
-		replay: !feed.Live(), follow: true, smooth: 1, scalarTo: -1}
+		replay: !feed.Live(), follow: true, scalarTo: -1}
 	m := Model{
 		sh:     sh,
 		logger: opts.Log(),
@@ -166,8 +167,8 @@ func (m Model) Step() (int, bool) { return m.sh.step, m.sh.follow }
 // Focused returns the title of the focused pane.
 func (m Model) Focused() string { return m.sh.focus }
 
-// Update handles keys, resizes, feed notifications and the outcome of sent events. The
-// model it is called on is left as it was.
+// Update handles keys, the mouse (its wheel zooms), resizes, feed notifications and the
+// outcome of sent events. The model it is called on is left as it was.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m = m.clone()
 	switch msg := msg.(type) {
@@ -187,6 +188,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return nm, cmd
 		}
 		return next, cmd
+	case tea.MouseMsg:
+		step, follow, zoom := m.sh.step, m.sh.follow, m.sh.zoom
+		if m.mouse(msg) {
+			if m.sh.step != step || m.sh.follow != follow || m.sh.zoom != zoom {
+				m.refresh()
+			}
+			m.render()
+		}
 	case feedMsg:
 		return m.feed(msg)
 	case sysMsg:

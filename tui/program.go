@@ -75,10 +75,11 @@ func Run(ctx context.Context, feed sessions.Feed, opts Options) (Stats, error) {
 }
 
 // ProgramOptions returns the bubbletea options Run uses for opts: the dashboard's renderer
-// rate, the input and output, the alternate screen. A host that runs New's model inside its
+// rate, the mouse (its wheel zooms the charts over steps; shift and drag still selects text
+// in most terminals), the input and output, the alternate screen. A host that runs New's model inside its
 // own program (an SSH server's run picker) starts it with these.
 func ProgramOptions(opts Options) []tea.ProgramOption {
-	popts := []tea.ProgramOption{tea.WithFPS(rendererFPS)}
+	popts := []tea.ProgramOption{tea.WithFPS(rendererFPS), tea.WithMouseCellMotion()}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}

@@ -240,7 +240,7 @@ func tabWindow(titles []string, focus, w int, st look.Styles) string {
 // scrubView is the scrubber line, cached on what it shows.
 func (m *Model) scrubView(w int) string {
 	sh, sc := m.sh, m.scrub
-	k := scrubKey{w, sh.step, sh.first, sh.last, sh.any, sh.follow, sh.replay, sh.ended, sc.input, sc.buf}
+	k := scrubKey{w, sh.step, sh.first, sh.last, sh.any, sh.follow, sh.replay, sh.ended, sc.input, sc.buf, sh.zoomText()}
 	return m.views.scrub.get(sh, k, func() string { return sc.View(w) })
 }
 
@@ -279,7 +279,7 @@ type (
 	scrubKey struct {
 		w, step, first, last              int
 		any, follow, replay, ended, input bool
-		buf                               string
+		buf, zoom                         string
 	}
 )
 
@@ -324,7 +324,9 @@ func (m *Model) helpGroups() []look.HelpGroup {
 	if e := m.sh.lastEval(); e != nil {
 		n = len(e.Eval.BayesEntropy)
 	}
-	return append(groups, Legend(m.sh.meta, n))
+	mouse := look.HelpGroup{Title: "Mouse", Text: []string{"wheel: zoom the charts over steps in and out about the cursor",
+		"on the scrubber bar, click: go to that step; drag: zoom to the steps dragged over"}}
+	return append(groups, Legend(m.sh.meta, n), mouse)
 }
 
 // tabBar lists the panes with the focused one marked [like this].

@@ -8,7 +8,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"windtunnel/sessions"
-	"windtunnel/tui/look"
 )
 
 // key dispatches one key through the key table.
@@ -26,7 +25,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.quitKey(msg)
 	}
 	sh, k := m.sh, m.sh.keys
-	step, follow := sh.step, sh.follow
+	step, follow, zoom := sh.step, sh.follow, sh.zoom
 	m.status = ""
 	var cmd tea.Cmd
 	switch {
@@ -67,10 +66,10 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.setFocus(jumpIndex(msg))
 	case key.Matches(msg, k.Pause):
 		cmd = m.pause()
-	case key.Matches(msg, k.SmoothMore):
-		sh.smooth = look.SmoothStep(sh.smooth, 1)
-	case key.Matches(msg, k.SmoothLess):
-		sh.smooth = look.SmoothStep(sh.smooth, -1)
+	case key.Matches(msg, k.ZoomMark) && sh.any:
+		m.status = sh.zoomKey()
+	case key.Matches(msg, k.ZoomReset):
+		m.status = sh.zoomReset()
 	default:
 		handled := false
 		for i := range m.panes {
@@ -80,11 +79,17 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 				break
 			}
 		}
-		if !handled {
+		switch {
+		case handled:
+		case key.Matches(msg, k.SmoothMore, k.SmoothLess):
+			m.status = "+/−: the smoothing of the focused chart's curve (Loss, LR & grad norm)"
+		case key.Matches(msg, k.LogY):
+			m.status = "y/l: the log-Y scale of the focused chart (Bit error, Loss, LR & grad norm)"
+		default:
 			m.scrub.Update(msg)
 		}
 	}
-	if sh.step != step || sh.follow != follow {
+	if sh.step != step || sh.follow != follow || sh.zoom != zoom {
 		m.refresh()
 	}
 	m.render()

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"windtunnel/sessions"
 	"windtunnel/tui/look"
@@ -52,7 +53,8 @@ func TestScalarPanes(t *testing.T) {
 
 // TestSystemPane: on a replay the System pane says its numbers are the session's and that
 // CPU and memory were not recorded, and gives the speed the record holds and the mean
-// speed over the records (computed here from their steps and wall times); on a live run
+// speed over the records (computed here from their steps and wall times, the fixture's
+// 3 s pause left out) and the wall time without that pause; on a live run
 // whose process it is told (Options.RunPID, here this test's own) it samples that
 // process: its resident memory agrees with /proc/self/statm within 25%, and sampling goes
 // on while the run does; a live run whose process it is not told says so.
@@ -60,10 +62,13 @@ func TestSystemPane(t *testing.T) {
 	r := openFixture(t)
 	last, _, _ := r.At(-1)
 	recs, _ := r.Scalars(-1, scalarPoints)
-	mean := float64(recs[len(recs)-1].Step-recs[0].Step) / (recs[len(recs)-1].WallS - recs[0].WallS)
+	const pause = 3.0 // seconds, at fxPause
+	mean := float64(recs[len(recs)-1].Step-recs[0].Step) / (recs[len(recs)-1].WallS - recs[0].WallS - pause)
 	m, _ := press(t, sized(New(r, Options{}), 80, 24), "0")
+	wall := time.Duration((last.WallS - pause) * float64(time.Second)).Round(time.Second)
 	mustContain(t, checkedView(t, m, 80, 24), "replay: as the session recorded it (CPU and memory are not recorded)",
-		fmt.Sprintf("%s steps/s at step %d · %s mean", look.Num(last.StepsPerS, 1), last.Step, look.Num(mean, 1)))
+		fmt.Sprintf("%s steps/s at step %d · %s mean", look.Num(last.StepsPerS, 1), last.Step, look.Num(mean, 1)),
+		fmt.Sprintf("wall      %s at step %d, 3s paused left out", wall, last.Step), "steps/s")
 
 	l, _ := liveFixture(t, liveCut(t))
 	m, _ = press(t, sized(New(l, Options{}), 80, 24), "0")

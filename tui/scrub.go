@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -23,9 +24,10 @@ type scrubber struct {
 // newScrubber returns the scrubber driving sh.
 func newScrubber(sh *shared) *scrubber { return &scrubber{sh: sh} }
 
-// smallStep and bigStep are the scrub increments: 1/100 and 1/20 of the recorded span.
-func (s *scrubber) smallStep() int { return max(1, (s.sh.last-s.sh.first)/100) }
-func (s *scrubber) bigStep() int   { return max(1, (s.sh.last-s.sh.first)/20) }
+// smallStep and bigStep are the scrub increments: 1/100 and 1/20 of the span the charts
+// show (the recorded one, or the zoom).
+func (s *scrubber) smallStep() int { lo, hi := s.sh.viewSpan(); return max(1, (hi-lo)/100) }
+func (s *scrubber) bigStep() int   { lo, hi := s.sh.viewSpan(); return max(1, (hi-lo)/20) }
 
 // moveTo leaves follow mode and sets the current step, kept inside the recorded span.
 func (s *scrubber) moveTo(step int) {
@@ -88,7 +90,7 @@ func (s *scrubber) Update(msg tea.KeyMsg) bool {
 // Help lists the scrubber's keys.
 func (s *scrubber) Help() []key.Binding {
 	k := s.sh.keys
-	return []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last, k.Goto}
+	return []key.Binding{k.StepBack, k.StepFwd, k.BigBack, k.BigFwd, k.First, k.Last, k.Goto, k.ZoomMark, k.ZoomReset}
 }
 
 // modeScrubbing is the scrubber's mode while the view does not follow, its longest.
@@ -100,6 +102,42 @@ func scrubRightW(first, dw int) int {
 	return ansi.StringWidth(fmt.Sprintf(" %d–", first)) + dw + ansi.StringWidth(" · "+modeScrubbing)
 }
 
+// layout is the scrubber line's text left and right of the bar, w cells wide, and the
+// bar's width between them (under 5: no bar). The bar keeps its width whatever the mode
+// and the current step: the step is padded to the digits of the span's end (or the
+// planned steps) and the mode to the longest.
+func (s *scrubber) layout(w int) (left, right string, bw int) {
+	sh := s.sh
+	mode := modeScrubbing
+	if sh.follow {
+		mode = "following"
+		if sh.replay || sh.ended {
+			mode = "at the end"
+		}
+	}
+	dw := len(strconv.Itoa(max(sh.last, sh.meta.Steps)))
+	left = fmt.Sprintf("step %*d ", dw, sh.step)
+	zoom := "" // the zoom, where one is set: the bar still spans the whole run
+	if z := sh.zoomText(); z != "" {
+		zoom = " · " + z
+	}
+	right = look.PadLine(fmt.Sprintf(" %d–%d%s · %s", sh.first, sh.last, zoom, mode), scrubRightW(sh.first, dw)+ansi.StringWidth(zoom))
+	return left, right, w - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
+}
+
+// stepAt is the step the bar shows at column x of the scrubber line w cells wide (the
+// mouse on it), kept inside the span; false off the bar.
+func (s *scrubber) stepAt(x, w int) (int, bool) {
+	sh := s.sh
+	left, _, bw := s.layout(w)
+	x0 := ansi.StringWidth(left) + 1 // after "["
+	if s.input || !sh.any || bw < 5 || x < x0-1 || x > x0+bw {
+		return 0, false
+	}
+	col := min(max(x-x0, 0), bw-1)
+	return sh.first + int(math.Round(float64(col)*float64(sh.last-sh.first)/float64(bw-1))), true
+}
+
 // View renders the scrubber line, w cells wide.
 func (s *scrubber) View(w int) string {
 	sh := s.sh
@@ -109,19 +147,7 @@ func (s *scrubber) View(w int) string {
 	if !sh.any {
 		return look.PadLine("step – (no records yet)", w)
 	}
-	mode := modeScrubbing
-	if sh.follow {
-		mode = "following"
-		if sh.replay || sh.ended {
-			mode = "at the end"
-		}
-	}
-	// The bar keeps its width whatever the mode and the current step: the step is padded
-	// to the digits of the span's end (or the planned steps) and the mode to the longest.
-	dw := len(strconv.Itoa(max(sh.last, sh.meta.Steps)))
-	left := fmt.Sprintf("step %*d ", dw, sh.step)
-	right := look.PadLine(fmt.Sprintf(" %d–%d · %s", sh.first, sh.last, mode), scrubRightW(sh.first, dw))
-	bw := w - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
+	left, right, bw := s.layout(w)
 	if bw < 5 {
 		return look.PadLine(strings.TrimRight(left+right, " "), w)
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 	"windtunnel/sessions/runconfig"
 
 	"windtunnel/tui/look"
@@ -28,20 +29,26 @@ type shared struct {
 	last   int
 	any    bool // the feed has at least one record
 
-	// scalars are the records' scalars up to step (refreshScalars), thinned; scalarTo the
-	// step they were read up to and scalarGen their version.
+	// scalars are the records' scalars of the whole run (refreshScalars), not cut at step,
+	// thinned (more densely when zoomed); scalarTo the step they were read up to, scalarN
+	// how many were asked for and scalarGen their version. pauses are the run's paused
+	// intervals, read with them (derived.Pauses).
 	scalars   []sessions.Record
 	scalarTo  int
+	scalarN   int
 	scalarGen int
-	// smooth is the moving average's weight, an index into look.Smoothings (+ and −).
-	smooth int
-	// sys is what the System pane sampled of the run's process.
+	pauses    []derived.Pause
+	// zoom is the step range the charts over steps show (z, Z, the mouse wheel: curves.go).
+	zoom stepZoom
+	// sys is what the System pane sampled of the run's process, and its history.
 	sys sysState
 
-	rec     sessions.Record // newest record at or before step
-	hasRec  bool
-	evals   []sessions.Record // evaluations of the whole model up to step, oldest first
-	ablated *sessions.Record  // newest evaluation with ablated heads up to step
+	rec    sessions.Record // newest record at or before step
+	hasRec bool
+	evals  []sessions.Record // evaluations of the whole model up to step, oldest first
+	// evalsAll are the evaluations of the whole model over the whole run (the curves).
+	evalsAll []sessions.Record
+	ablated  *sessions.Record // newest evaluation with ablated heads up to step
 
 	snap   *sessions.Snapshot // newest snapshot at or before step (nil: none yet)
 	snapAt int
@@ -78,8 +85,8 @@ func hasGeometry(s *sessions.Snapshot) bool {
 }
 
 // evalKey identifies the evaluations the root handed to the panes: the generation of the
-// evaluation cache and how many of its records are up to the current step.
-type evalKey struct{ gen, n int }
+// evaluation cache and how many of its records are up to the current step, and in all.
+type evalKey struct{ gen, n, all int }
 
 // viewCache keeps a pane's rendered view until the inputs it was drawn from change.
 type viewCache struct {

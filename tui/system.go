@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 	"windtunnel/tui/look"
 )
 
@@ -27,9 +28,11 @@ type procSample struct {
 }
 
 // sysState is the process samples so far: the newest two (the CPU share is their
-// difference), the reason the last one failed, and a version for the pane's cache.
+// difference), the history the pane charts, the reason the last one failed, and a version
+// for the pane's cache.
 type sysState struct {
 	prev, last procSample
+	hist       sysHistory
 	err        string
 	gen        int
 }
@@ -68,6 +71,9 @@ func (m *Model) system(msg sysMsg) tea.Cmd {
 		sys.err = msg.err.Error()
 	} else {
 		sys.prev, sys.last, sys.err = sys.last, msg.s, ""
+		if c, ok := sys.cpuShare(); ok {
+			sys.hist.add(sysPoint{at: sys.last.at, cpu: c, rssMB: float64(sys.last.rss) / (1 << 20)})
+		}
 	}
 	sys.gen++
 	m.render()
@@ -79,7 +85,8 @@ func (m *Model) system(msg sysMsg) tea.Cmd {
 
 // systemPane shows what the run costs the machine: for a live run whose process the
 // dashboard knows, that process's CPU (cores busy), resident memory and threads, sampled
-// every sysInterval; for every run, the speed, wall time, device and GPU share the session
+// every sysInterval, and their history as charts (syshistory.go); for every run, the speed
+// (and its history over steps), wall time without pauses, device and GPU share the session
 // recorded; it says which is which.
 type systemPane struct {
 	paneBase
@@ -95,7 +102,10 @@ func newSystemPane(sh *shared, pid int) *systemPane {
 func (p *systemPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // systemKey is what the pane's view depends on.
-type systemKey struct{ w, h, step, sys, scalars int }
+type systemKey struct {
+	w, h, step, sys, scalars int
+	curve                    cursorKey
+}
 
 // View renders the pane, redrawn only when an input changed.
 func (p *systemPane) View() string {
@@ -103,10 +113,10 @@ func (p *systemPane) View() string {
 	if p.sh.hasRec {
 		step = p.sh.rec.Step
 	}
-	return p.cache.get(p.sh, systemKey{p.w, p.h, step, p.sh.sys.gen, p.sh.scalarGen}, p.draw)
+	return p.cache.get(p.sh, systemKey{p.w, p.h, step, p.sh.sys.gen, p.sh.scalarGen, p.sh.curveKey()}, p.draw)
 }
 
-// draw renders the process's lines, then the recorded ones, then a steps/s sparkline.
+// draw renders the process's lines, then the recorded ones, then the history charts.
 func (p *systemPane) draw() string {
 	sh, w, h := p.sh, p.w, p.h
 	row := func(k, v string) string { return fmt.Sprintf("%-*s%s", rowKeyW, k, v) }
@@ -136,6 +146,9 @@ func (p *systemPane) draw() string {
 	var out []string
 	for _, l := range lines {
 		out = append(out, wrapRow(l, w)...)
+	}
+	if charts := p.drawSysCharts(w, h-len(out)); charts != "" {
+		out = append(out, charts)
 	}
 	return look.Fit(strings.Join(out, "\n"), w, h)
 }
@@ -167,10 +180,14 @@ func (p *systemPane) recorded(row func(k, v string) string) []string {
 	}
 	r := sh.rec
 	speed := fmt.Sprintf("%s steps/s at step %d", look.Num(r.StepsPerS, 1), r.Step)
-	if mean, ok := meanSpeed(sh.scalars); ok {
+	if mean, ok := meanSpeed(sh.scalars, r, sh.pauses); ok {
 		speed += " · " + look.Num(mean, 1) + " mean"
 	}
-	out := []string{row("speed", speed), row("wall", (time.Duration(r.WallS*float64(time.Second))).Round(time.Second).String()+" at step "+fmt.Sprint(r.Step))}
+	wall := seconds(derived.ActiveWall(r.WallS, sh.pauses)) + " at step " + fmt.Sprint(r.Step)
+	if paused := derived.PausedS(r.WallS, sh.pauses); paused > 0 {
+		wall += ", " + seconds(paused) + " paused left out"
+	}
+	out := []string{row("speed", speed), row("wall", wall)}
 	dev := deviceLine(sh.meta)
 	if r.GPUShare > 0 {
 		dev += fmt.Sprintf(" · GPU %.0f%% of step time", 100*r.GPUShare)
@@ -182,17 +199,24 @@ func (p *systemPane) recorded(row func(k, v string) string) []string {
 	return out
 }
 
-// meanSpeed is the steps per second over the records: steps done over the wall time they
-// took; false with fewer than two records or no time between them.
-func meanSpeed(recs []sessions.Record) (float64, bool) {
-	if len(recs) < 2 {
+// meanSpeed is the steps per second from the first record to r: steps done over the wall
+// time they took without the pauses ps; false without a record before r or no time
+// between them.
+func meanSpeed(recs []sessions.Record, r sessions.Record, ps []derived.Pause) (float64, bool) {
+	if len(recs) == 0 || recs[0].Step >= r.Step {
 		return 0, false
 	}
-	a, b := recs[0], recs[len(recs)-1]
-	if b.WallS <= a.WallS {
+	a := recs[0]
+	dt := derived.ActiveWall(r.WallS, ps) - derived.ActiveWall(a.WallS, ps)
+	if dt <= 0 {
 		return 0, false
 	}
-	return float64(b.Step-a.Step) / (b.WallS - a.WallS), true
+	return float64(r.Step-a.Step) / dt, true
+}
+
+// seconds writes a time in seconds rounded to the second: "1m12s".
+func seconds(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }
 
 // cores is the number of CPU cores of this machine (a live run's process runs on it).

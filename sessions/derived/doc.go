@@ -13,7 +13,9 @@
 // each cell judged ✓, ✗ or slow by PrimitiveCellOf on its seeds' curves, SlowFraction, the
 // context-free level and Paper I's printed level beside it), the context-free level (ContextFree, ContextFreeOf
 // a recorded run), the scale precision settles on and the settle band, the NaN-skipping
-// mean, and the authors' frame statistic as a series (the J-lens ratio against the current
+// mean, a run's wall time without its pauses (Pauses from its operator events, ActiveWall,
+// PausedS, ActiveRecords: the frontier figure, the table, the overlay's wall-clock axis and
+// the dashboard's System pane use it), and the authors' frame statistic as a series (the J-lens ratio against the current
 // and the final frame, its threshold, the frame's site, pass and settle steps). Every
 // reader that groups runs (compare --from, report, plot and the dashboard's overlay) uses
 // this one rule, so a verdict never pools runs that trained different things. A run's

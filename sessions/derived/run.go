@@ -37,6 +37,9 @@ type Run struct {
 	// Dissociation the pre-registered rule applied to it with bit error (b) (nil without it).
 	FrameRatio   *FrameRatios
 	Dissociation *Dissociation
+	// Pauses are the intervals the run was paused (Pauses of its events): ActiveWall takes
+	// them out of a record's wall time.
+	Pauses []Pause
 }
 
 // Done reports whether the run reached planned steps and ended cleanly.
@@ -48,7 +51,7 @@ func (r *Run) Done(planned int) bool {
 func (r *Run) LastEval() (sessions.Record, bool) { return sessions.LastWhole(r.Evals) }
 
 // ReadRun reads a session: its meta and configuration key, newest record, whole-model
-// evaluations, newest snapshot and frame-ratio series.
+// evaluations, paused intervals, newest snapshot and frame-ratio series.
 func ReadRun(path string) (*Run, error) {
 	rd, err := sessions.Open(path)
 	if err != nil {
@@ -66,6 +69,11 @@ func ReadRun(path string) (*Run, error) {
 		return nil, fmt.Errorf("derived: read %s: %w", path, err)
 	}
 	run.Evals = sessions.WholeEvals(evs)
+	events, err := rd.Events(-1)
+	if err != nil {
+		return nil, fmt.Errorf("derived: read %s: events: %w", path, err)
+	}
+	run.Pauses = Pauses(events, run.Last.Step)
 	if run.Snapshot, run.SnapshotStep, err = rd.Geometry(-1); err != nil {
 		return nil, fmt.Errorf("derived: read %s: snapshot: %w", path, err)
 	}

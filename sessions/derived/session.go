@@ -98,7 +98,7 @@ func SessionRunOf(dr *Run) (SessionRun, error) {
 	out.Score = RunScore{Task: cfg.Task, Model: m.Model, Seed: cfg.Seed, Params: m.Params, Session: dr.Path, Key: dr.Key}
 	if dr.HasLast {
 		out.State = dr.Last.State
-		out.Score.Steps, out.Score.WallS = dr.Last.Step, dr.Last.WallS
+		out.Score.Steps, out.Score.WallS = dr.Last.Step, ActiveWall(dr.Last.WallS, dr.Pauses)
 	}
 	if r, ok := dr.LastEval(); ok {
 		e := r.Eval

@@ -35,11 +35,12 @@ func (s Stat) String(prec int) string {
 
 // RunScore is the outcome of one compared run.
 type RunScore struct {
-	Task    string             `json:"task"`
-	Model   string             `json:"model"`
-	Seed    uint64             `json:"seed"`
-	Params  int                `json:"params"`
-	Steps   int                `json:"steps"`
+	Task   string `json:"task"`
+	Model  string `json:"model"`
+	Seed   uint64 `json:"seed"`
+	Params int    `json:"params"`
+	Steps  int    `json:"steps"`
+	// WallS is the run's wall time without its pauses (ActiveWall).
 	WallS   float64            `json:"wall_s"`
 	Scores  diagnostics.Scores `json:"-"`
 	Session string             `json:"session"`

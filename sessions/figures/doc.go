@@ -23,7 +23,8 @@
 //     recall, pass/fail) over all the runs, as derived.Table builds it: a model and task run in
 //     several configurations gets one band of its cell per configuration; cells are at most
 //     maxCellW × maxCellH a band, their text shrunk to fit;
-//   - frontier: bit error (b) vs wall time of the bijection V=20 transformer's configurations;
+//   - frontier: bit error (b) vs wall time (its pauses left out: derived.ActiveWall) of the
+//     bijection V=20 transformer's configurations;
 //   - timescales: for each pair of transformer configurations that differ only in value_lr
 //     (Paper II's two arms), KL vs step of both with the baseline's final KL as the target
 //     line, pairs of one task tagged by what tells them apart (derived.Labels).

@@ -19,7 +19,7 @@ const (
 )
 
 // frontierFigure is the precision frontier (docs/paper1.md: The precision frontier):
-// bit error (b) against wall time, log–log, one curve per configuration of the bijection
+// bit error (b) against wall time without pauses (derived.ActiveWall), log–log, one curve per configuration of the bijection
 // V=20 transformer (the mean over its seeds at each evaluated step, at the mean wall time
 // its seeds reached that step), with the authors' 0.0067 and 0.0008 bits as reference lines.
 // It is drawn when the runs hold two or more such configurations.
@@ -34,7 +34,7 @@ func frontierFigure(runs []Run) (figure, bool) {
 	if len(gs) < 2 {
 		return figure{}, false
 	}
-	p := newPlot("", "wall time (s, log)", "bit error (b), bits (log)")
+	p := newPlot("", "wall time without pauses (s, log)", "bit error (b), bits (log)")
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
 	var curves []plotter.XYs
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -43,8 +43,8 @@ func frontierFigure(runs []Run) (figure, bool) {
 		for _, r := range g.Runs {
 			var w, bt []derived.StepValue
 			for _, e := range r.Evals {
-				if e.WallS > 0 && e.Eval != nil {
-					w = append(w, derived.StepValue{Step: e.Step, V: e.WallS})
+				if wall := derived.ActiveWall(e.WallS, r.Pauses); wall > 0 && e.Eval != nil {
+					w = append(w, derived.StepValue{Step: e.Step, V: wall})
 					bt = append(bt, derived.StepValue{Step: e.Step, V: e.Eval.BitErrorSample})
 				}
 			}

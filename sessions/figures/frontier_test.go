@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // TestFrontierFigure: two configurations of the bijection V=20 transformer give the frontier,
@@ -38,6 +39,20 @@ func TestFrontierFigure(t *testing.T) {
 	}
 	if _, ok := frontierFigure(runs[:2]); ok {
 		t.Error("a frontier of one configuration")
+	}
+	// A run paused for 1000 s after step 500 (its records' wall times after it 1000 s
+	// later): the axis leaves the pause out and ends where the unpaused runs do.
+	paused := runs[0]
+	paused.Evals = append([]sessions.Record(nil), runs[0].Evals...)
+	for i := range paused.Evals {
+		if paused.Evals[i].Step > 500 {
+			paused.Evals[i].WallS += 1000
+		}
+	}
+	paused.Pauses = []derived.Pause{{From: 15, To: 1015}}
+	f, ok = frontierFigure([]Run{paused, runs[1], runs[2]})
+	if !ok || f.plot.X.Max > 34*1.2+1e-9 {
+		t.Errorf("paused run: axis ends at %g s, want ≤ %g (the 1000 s pause left out)", f.plot.X.Max, 34*1.2)
 	}
 	other := runs[2]
 	other.Config.Task = "hmm"

@@ -91,6 +91,9 @@ type Run struct {
 	// Dissociation the pre-registered rule applied to it with bit error (b) (nil without it).
 	FrameRatio   *derived.FrameRatios
 	Dissociation *derived.Dissociation
+	// Pauses are the intervals the run was paused, which the wall-time axes leave out
+	// (derived.ActiveWall).
+	Pauses []derived.Pause
 	// key identifies the configuration (derived.Key); "" when it cannot be read, and the run
 	// is then a group of its own.
 	key string
@@ -103,7 +106,7 @@ func Load(path string) (Run, error) {
 		return Run{}, fmt.Errorf("figures: load: %w", err)
 	}
 	run := Run{Path: path, Meta: dr.Meta, Labels: dr.Labels, Evals: dr.Evals, Snapshot: dr.Snapshot, SnapshotStep: dr.SnapshotStep,
-		FrameRatio: dr.FrameRatio, Dissociation: dr.Dissociation, key: dr.Key}
+		FrameRatio: dr.FrameRatio, Dissociation: dr.Dissociation, Pauses: dr.Pauses, key: dr.Key}
 	if len(run.Meta.Config) > 0 {
 		if err := untrusted.Unmarshal(run.Meta.Config, &run.Config); err != nil {
 			return Run{}, fmt.Errorf("figures: load %s: config: %w", path, err)

@@ -24,6 +24,10 @@ type Mark struct {
 	Style lipgloss.Style
 }
 
+// CursorGlyph draws the cursor line of the dashboard's charts and the comparison view's: a
+// dotted rule no series or reference line uses.
+const CursorGlyph = '┊'
+
 // Cursor is a vertical line at X over the graph's empty, band and reference cells (a
 // scrubbed step); the series are drawn over it.
 type Cursor struct {

@@ -19,7 +19,7 @@ const (
 	bandLight   = '░'
 	bandDark    = '▒'
 	bandOverlap = '▓'
-	cursorGlyph = '┊'
+	cursorGlyph = look.CursorGlyph
 	xAxisTitle  = "step"
 )
 

@@ -20,7 +20,8 @@
 // context-free level, the seed bands and the grouping from sessions/derived.
 //
 // m also shows the training loss (every record's, read with Feed.Scalars); x puts the runs
-// on their wall-clock time instead of steps (a band at its seeds' mean time per step;
+// on their wall-clock time instead of steps, their pauses left out (derived.ActiveRecords;
+// a band at its seeds' mean time per step;
 // sessions without wall times keep the steps, and the title says so); + and − smooth the
 // lines by TensorBoard's moving average (look.EMA), the legend's values staying raw.
 //

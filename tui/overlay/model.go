@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 	"windtunnel/tui"
 	"windtunnel/tui/look"
 )
@@ -31,7 +32,8 @@ type Model struct {
 	labels []string       // per feed: what tells it apart
 	groups []overlayGroup // the chart's series, in order
 	curves [][]sessions.Record
-	// scalars are every run's records thinned to scalarPoints: its loss and wall time.
+	// scalars are every run's records thinned to scalarPoints: its loss and wall time, the
+	// run's pauses left out of it (derived.ActiveRecords), for the wall-clock axis.
 	scalars [][]sessions.Record
 	heads   [][]headOff       // per feed: the heads an operator switched off
 	last    []sessions.Record // per feed: the newest record (its state says whether the run ended)
@@ -259,7 +261,7 @@ func (o *Model) read(i int) {
 	o.errs[i] = ""
 	o.curves[i] = sessions.WholeEvals(recs)
 	o.scalars = append([][]sessions.Record(nil), o.scalars...)
-	o.scalars[i] = sc
+	o.scalars[i] = derived.ActiveRecords(sc, derived.Pauses(evs, last.Step))
 	o.heads[i], o.last[i] = headsOff(evs), last
 }
 

@@ -94,3 +94,39 @@ func TestOverlayLossWallSmooth(t *testing.T) {
 		t.Errorf("smoothing left the zigzag: %d rows raw, %d smoothed", raw, sm)
 	}
 }
+
+// TestOverlayWallWithoutPauses: on the wall-clock axis a run paused for 30 minutes at step
+// 300 (its later records' wall times 1800 s later, the pause and resume recorded) ends
+// where an equally fast run that never paused does, within two columns: the pause is left
+// out (derived.ActiveRecords).
+func TestOverlayWallWithoutPauses(t *testing.T) {
+	paused := sessions.NewLive(seedMeta(seedRun{model: "transformer", seed: 1, lr: "0.003", every: 25}), nil, nil)
+	for s := 1; s <= 600; s++ {
+		wall := float64(s) * 2
+		if s > 300 {
+			wall += 1800
+		}
+		r := sessions.Record{Step: s, WallS: wall, Loss: lossAt(s) + 0.5, State: sessions.Training}
+		if s%25 == 0 {
+			a := 0.05 + 2*math.Exp(-float64(s)/150)
+			r.Eval = &sessions.Eval{BitErrorPosition: a, BitErrorSample: 1.2 * a, KLBits: 0.6 * a}
+		}
+		if s == 600 {
+			r.State = sessions.Done
+		}
+		paused.Record(r)
+		if s == 300 {
+			paused.Event(sessions.Event{Step: 300, WallS: 600, Kind: sessions.EventPause})
+			paused.Event(sessions.Event{Step: 300, WallS: 2400, Kind: sessions.EventResume})
+		}
+	}
+	paused.End()
+	feeds := []sessions.Feed{lossFeed("0.001", 2, 0), paused}
+	o := pressOverlay(t, sizedOverlay(New(feeds, nil, tui.Options{}), 120, 40), "m", "m", "m", "x")
+	v := overlayView(t, o, 120, 40)
+	mustContain(t, v, "training loss over wall time (x)", "wall min")
+	rows := chartRows(t, v)
+	if a, b := rightmost(rows, '•'), rightmost(rows, '∘'); a < 100 || b < a-2 || b > a+2 {
+		t.Errorf("on wall time the paused run ends at column %d, the unpaused one at %d: want one column within 2:\n%s", b, a, v)
+	}
+}
