@@ -18,7 +18,7 @@ import (
 // The tags of the scalars a TensorBoard export writes (TensorBoard groups a tag's cards by
 // the part before its first slash): per record the training step's scalars, per evaluation
 // of the whole model its scores in bits, per geometry snapshot each head's attention
-// entropy (and all heads' as one histogram).
+// entropy (and all heads' as one histogram), and the user's own metrics at their steps.
 const (
 	TagLoss      = "loss"
 	TagLR        = "lr"
@@ -34,6 +34,8 @@ const (
 	// TagAttentionEntropy is the histogram of every head's attention entropy (bits) at a
 	// snapshot; each head's is a scalar under it (attention_entropy/L0H1).
 	TagAttentionEntropy = "attention_entropy"
+	// TagUser prefixes the user's own metrics (sessions.UserMetric: user/probe/r2).
+	TagUser = "user/"
 )
 
 // histogramBuckets is the number of equal-width buckets an attention-entropy histogram
@@ -43,7 +45,8 @@ const histogramBuckets = 20
 // TensorBoard writes the session as a TensorBoard event file: the file version, then an
 // event per record (TensorBoard's scalars, listed at the Tag constants) at the record's
 // step and wall time (the session's start plus the record's seconds), reading the session
-// in chunks of steps as Records does.
+// in chunks of steps as Records does; the user's metrics (under TagUser) join the events at
+// their steps.
 func TensorBoard(r *sessions.Reader, w io.Writer) error {
 	start := 0.0
 	if c := r.Meta().Created; !c.IsZero() {
@@ -52,14 +55,41 @@ func TensorBoard(r *sessions.Reader, w io.Writer) error {
 	if err := writeRecord(w, event(start, 0, fileVersion, nil)); err != nil {
 		return err
 	}
-	return eachChunk(r, func(recs []sessions.Record) error {
+	ums, err := r.UserMetrics()
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(ums, func(a, b sessions.UserMetric) int { return a.Step - b.Step })
+	// The user's metrics go into the first record's event at their step, or an event of
+	// their own at the wall time of the record before (after the last record: at its).
+	wall, i := start, 0
+	users := func(upTo int) []tbValue { // the next metrics, up to step upTo
+		var vs []tbValue
+		for ; i < len(ums) && ums[i].Step <= upTo; i++ {
+			vs = append(vs, tbValue{tag: TagUser + ums[i].Name, scalar: ums[i].Value})
+		}
+		return vs
+	}
+	err = eachChunk(r, func(recs []sessions.Record) error {
 		for _, rec := range recs {
-			if err := writeRecord(w, event(start+rec.WallS, int64(rec.Step), "", recordValues(rec))); err != nil {
+			for i < len(ums) && ums[i].Step < rec.Step {
+				step := ums[i].Step
+				if err := writeRecord(w, event(wall, int64(step), "", users(step))); err != nil {
+					return err
+				}
+			}
+			wall = start + rec.WallS
+			if err := writeRecord(w, event(wall, int64(rec.Step), "", append(recordValues(rec), users(rec.Step)...))); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	for err == nil && i < len(ums) {
+		step := ums[i].Step
+		err = writeRecord(w, event(wall, int64(step), "", users(step)))
+	}
+	return err
 }
 
 // recordValues are the Summary values of one record.

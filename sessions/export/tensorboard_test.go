@@ -2,21 +2,17 @@ package export
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
-	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"google.golang.org/protobuf/encoding/protowire"
 
 	"windtunnel/sessions"
 )
@@ -42,159 +38,6 @@ func tbSession(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// tbEvent is an Event as the test's own decoder reads it.
-type tbEvent struct {
-	wall    float64
-	step    int64
-	version string
-	scalars map[string]float32
-	histos  map[string]tbHisto
-}
-
-// readRecords splits a TFRecord file into its records, checking both masked CRC-32Cs of
-// each as the format specifies (written here again, not calling the exporter's).
-func readRecords(t *testing.T, b []byte) [][]byte {
-	t.Helper()
-	mask := func(p []byte) uint32 {
-		return bits.RotateLeft32(crc32.Checksum(p, crc32.MakeTable(crc32.Castagnoli)), -15) + 0xa282ead8
-	}
-	var out [][]byte
-	for len(b) > 0 {
-		if len(b) < 12 {
-			t.Fatalf("record header cut: %d bytes", len(b))
-		}
-		n := binary.LittleEndian.Uint64(b)
-		if got, want := binary.LittleEndian.Uint32(b[8:]), mask(b[:8]); got != want {
-			t.Fatalf("length CRC %#x, want %#x", got, want)
-		}
-		if uint64(len(b)-16) < n {
-			t.Fatalf("record of %d bytes cut at %d", n, len(b)-16)
-		}
-		data := b[12 : 12+n]
-		if got, want := binary.LittleEndian.Uint32(b[12+n:]), mask(data); got != want {
-			t.Fatalf("data CRC %#x, want %#x", got, want)
-		}
-		out = append(out, data)
-		b = b[16+n:]
-	}
-	return out
-}
-
-// fields walks a message's fields, calling f with each field's number, type and value bytes
-// (a varint or fixed value as its number, in v; a length-delimited one in p).
-func fields(b []byte, f func(n protowire.Number, typ protowire.Type, v uint64, p []byte) error) error {
-	for len(b) > 0 {
-		n, typ, k := protowire.ConsumeTag(b)
-		if k < 0 {
-			return protowire.ParseError(k)
-		}
-		b = b[k:]
-		var v uint64
-		var p []byte
-		switch typ {
-		case protowire.VarintType:
-			v, k = protowire.ConsumeVarint(b)
-		case protowire.Fixed32Type:
-			var x uint32
-			x, k = protowire.ConsumeFixed32(b)
-			v = uint64(x)
-		case protowire.Fixed64Type:
-			v, k = protowire.ConsumeFixed64(b)
-		case protowire.BytesType:
-			p, k = protowire.ConsumeBytes(b)
-		default:
-			return fmt.Errorf("field %d: unexpected wire type %d", n, typ)
-		}
-		if k < 0 {
-			return protowire.ParseError(k)
-		}
-		b = b[k:]
-		if err := f(n, typ, v, p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// doubles decodes a packed repeated double.
-func doubles(p []byte) ([]float64, error) {
-	var xs []float64
-	for len(p) > 0 {
-		v, k := protowire.ConsumeFixed64(p)
-		if k < 0 {
-			return nil, protowire.ParseError(k)
-		}
-		xs, p = append(xs, math.Float64frombits(v)), p[k:]
-	}
-	return xs, nil
-}
-
-// decodeEvent decodes an Event by TensorFlow's field numbers.
-func decodeEvent(b []byte) (tbEvent, error) {
-	e := tbEvent{scalars: map[string]float32{}, histos: map[string]tbHisto{}}
-	err := fields(b, func(n protowire.Number, _ protowire.Type, v uint64, p []byte) error {
-		switch n {
-		case 1:
-			e.wall = math.Float64frombits(v)
-		case 2:
-			e.step = int64(v)
-		case 3:
-			e.version = string(p)
-		case 5:
-			return fields(p, func(_ protowire.Number, _ protowire.Type, _ uint64, val []byte) error {
-				var tag string
-				var scalar *float32
-				var h *tbHisto
-				err := fields(val, func(n protowire.Number, _ protowire.Type, v uint64, p []byte) error {
-					switch n {
-					case 1:
-						tag = string(p)
-					case 2:
-						x := math.Float32frombits(uint32(v))
-						scalar = &x
-					case 5:
-						h = &tbHisto{}
-						return fields(p, func(n protowire.Number, _ protowire.Type, v uint64, p []byte) (err error) {
-							x := math.Float64frombits(v)
-							switch n {
-							case 1:
-								h.min = x
-							case 2:
-								h.max = x
-							case 3:
-								h.num = x
-							case 4:
-								h.sum = x
-							case 5:
-								h.sumSquares = x
-							case 6:
-								h.limits, err = doubles(p)
-							case 7:
-								h.counts, err = doubles(p)
-							}
-							return err
-						})
-					}
-					return nil
-				})
-				switch {
-				case err != nil:
-					return err
-				case h != nil:
-					e.histos[tag] = *h
-				case scalar != nil:
-					e.scalars[tag] = *scalar
-				default:
-					return fmt.Errorf("value %q holds neither a scalar nor a histogram", tag)
-				}
-				return nil
-			})
-		}
-		return nil
-	})
-	return e, err
 }
 
 // TestMaskedCRC: the masked CRC-32C of the standard check input "123456789" (CRC-32C
@@ -424,5 +267,45 @@ func TestTensorBoardReader(t *testing.T) {
 	}
 	if h := run.Histograms[TagAttentionEntropy]; len(h) != 1 || fmt.Sprint(h[0][:5]) != "[20 1 3 3 6]" {
 		t.Errorf("attention entropy histogram %v", h)
+	}
+}
+
+// TestTensorBoardUserMetrics: the user's metrics are tagged user/NAME, in the record's event
+// at their step, else in an event of their own in step order at the wall time of the record
+// before (before the first: the start).
+func TestTensorBoardUserMetrics(t *testing.T) {
+	path := tbSession(t, t.TempDir(), "run")
+	if err := sessions.AddUserMetrics(path, []sessions.UserMetric{{Step: 99, Name: "late", Value: 4}, {Step: 10, Name: "probe/r2", Value: 0.5},
+		{Step: 0, Name: "probe/r2", Value: 0.25}, {Step: 15, Name: "mid", Value: 2}, {Step: 15, Name: "probe/r2", Value: 0.75}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := sessions.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	if err := TensorBoard(r, &b); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	start := float64(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC).Unix())
+	for _, rec := range readRecords(t, b.Bytes())[1:] {
+		e, err := decodeEvent(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var users []string
+		for tag, v := range e.scalars {
+			if strings.HasPrefix(tag, TagUser) {
+				users = append(users, fmt.Sprintf("%s=%v", tag, v))
+			}
+		}
+		slices.Sort(users)
+		got = append(got, fmt.Sprintf("%d@%v%v", e.step, e.wall-start, users))
+	}
+	want := "[0@0[user/probe/r2=0.25] 1@0.5[] 10@1.5[user/probe/r2=0.5] 15@1.5[user/mid=2 user/probe/r2=0.75] 20@3[] 99@3[user/late=4]]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("events %v,\nwant %s", got, want)
 	}
 }
