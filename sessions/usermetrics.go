@@ -265,3 +265,29 @@ func ParseUserMetrics(r io.Reader) ([]UserMetric, error) {
 	}
 	return out, nil
 }
+
+// UserMetrics reads the user's own metrics (AddUserMetrics) from the session the run
+// writes, as Reader.UserMetrics does; none when it writes none or its writer has closed.
+func (l *Live) UserMetrics() ([]UserMetric, error) {
+	w := l.writer
+	if w == nil {
+		return nil, nil
+	}
+	w.mu.Lock()
+	closed := w.closed
+	w.mu.Unlock()
+	if closed {
+		return nil, nil
+	}
+	ms, err := readUserMetrics(w.db)
+	if err != nil {
+		w.mu.Lock()
+		closed = w.closed
+		w.mu.Unlock()
+		if closed { // closed meanwhile
+			return nil, nil
+		}
+		return nil, fmt.Errorf("sessions: user metrics of %s: %w", w.path, err)
+	}
+	return ms, nil
+}

@@ -56,7 +56,9 @@
 //   - scalars.go: the scalars every record carries (refreshScalars reads them, thinned, only
 //     while a pane showing them is on screen), the Loss pane and the LR & grad norm pane
 //     (raw values dotted, their moving average as the line: + and − step the smoothing,
-//     look.EMA, TensorBoard's rule); system.go the System pane: a live run's process (its
+//     look.EMA, TensorBoard's rule), where the run has the user's own metrics u charting
+//     each in the Loss chart's place (usermetrics.go: a replayed session's, or a run's in
+//     this process); system.go the System pane: a live run's process (its
 //     CPU, memory and threads, sampled every sysInterval as messages, from /proc:
 //     procstat_linux.go; Options.RunPID names it) beside what the session recorded (speed,
 //     wall time, device, GPU share), saying which is which.

@@ -133,6 +133,8 @@ func refLevels(refs []look.RefLine) []float64 {
 type lossPane struct {
 	paneBase
 	log bool
+	// user is the user's own metrics, charted in the loss chart's place on u.
+	user userCharts
 }
 
 // newLossPane returns the pane reading sh.
@@ -149,26 +151,35 @@ func (p *lossPane) Update(msg tea.KeyMsg, focused bool) (bool, tea.Cmd) {
 		p.log = !p.log
 		return true, nil
 	}
-	return false, nil
+	return focused && p.user.update(msg), nil
 }
 
+// Refresh re-reads the user's own metrics when the scalars were.
+func (p *lossPane) Refresh() error { return p.user.refresh(p.sh) }
+
 // Help lists the pane's keys (+ and −, the smoothing, are global).
-func (p *lossPane) Help() []key.Binding { return []key.Binding{p.sh.keys.LogY} }
+func (p *lossPane) Help() []key.Binding {
+	return append([]key.Binding{p.sh.keys.LogY}, p.user.help()...)
+}
 
 // scalarKey is what a scalar pane's view depends on.
 type scalarKey struct {
 	w, h, gen, smooth int
 	log               bool
+	user              [3]int
 }
 
 // View renders the chart, redrawn only when an input changed.
 func (p *lossPane) View() string {
-	return p.cache.get(p.sh, scalarKey{p.w, p.h, p.sh.scalarGen, p.sh.smooth, p.log}, p.draw)
+	return p.cache.get(p.sh, scalarKey{p.w, p.h, p.sh.scalarGen, p.sh.smooth, p.log, p.user.viewKey(p.sh)}, p.draw)
 }
 
 // draw renders the title, the values at the current step and the chart.
 func (p *lossPane) draw() string {
 	sh, w, h := p.sh, p.w, p.h
+	if p.user.shown > 0 {
+		return p.user.draw(sh, w, h, p.log)
+	}
 	if len(sh.scalars) == 0 {
 		return look.Fit(sh.st.Dim.Render("no records yet"), w, h)
 	}
@@ -177,7 +188,7 @@ func (p *lossPane) draw() string {
 		scale = "log Y (y/l)"
 	}
 	smooth := look.SmoothLabel(sh.smooth) + " (+/−)"
-	title := look.FitParts(strings.Join([]string{"training loss over steps", smooth, scale}, " · "), " · ", w)
+	title := look.FitParts(strings.Join(append([]string{"training loss over steps", smooth, scale}, p.user.hint()...), " · "), " · ", w)
 	xs, ys := scalarSeries(sh.scalars, func(r sessions.Record) float64 { return r.Loss })
 	last := sh.scalars[len(sh.scalars)-1]
 	legend := fmt.Sprintf("• loss %s @%d", look.Num(last.Loss, 4), last.Step)
@@ -207,7 +218,7 @@ func (p *optimPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // View renders the charts, redrawn only when an input changed.
 func (p *optimPane) View() string {
-	return p.cache.get(p.sh, scalarKey{p.w, p.h, p.sh.scalarGen, p.sh.smooth, false}, p.draw)
+	return p.cache.get(p.sh, scalarKey{w: p.w, h: p.h, gen: p.sh.scalarGen, smooth: p.sh.smooth}, p.draw)
 }
 
 // draw renders the values at the current step and the two charts.

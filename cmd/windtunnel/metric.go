@@ -21,7 +21,7 @@ func newMetricCmd(stdout io.Writer) *cobra.Command {
 		Use:   "metric FILE [--name NAME --step N --value X | --stdin]",
 		Short: "Record a metric of your own (a value at a step) in a run's session, or list those recorded",
 		Long: "metric records scalars you compute yourself (from `windtunnel probe`, say) in a run's session, where\n" +
-			"the dashboard charts them (the User pane), plot draws them and export writes them (TensorBoard tags user/NAME).\n" +
+			"the dashboard charts them (the Loss pane, key u), plot draws them and export writes them (TensorBoard tags user/NAME).\n" +
 			"--name --step --value records one value; --stdin reads JSON Lines, {\"step\": N, \"name\": \"…\", \"value\": X}\n" +
 			"a line. A name is ASCII letters, digits and _ . - / (at most 64 bytes; at most 32 names a session); a\n" +
 			"value given again at the same step replaces the old one. A live run's session takes them while it trains\n" +
