@@ -147,7 +147,7 @@ func (m *Manifest) SettingsText(sts []PointStatus) string {
 		if i > 0 {
 			name = sts[i-1].Name
 		}
-		fmt.Fprintln(&b, l+name)
+		fmt.Fprintln(&b, l+"  "+name)
 	}
 	if best, ok := Best(sts, goal); ok {
 		fmt.Fprintf(&b, "best %s (%s) of the points done: %s, %s\n", goal.Name, goal.Goal, sts[best].Name, sts[best].metricText(goal.Name))
