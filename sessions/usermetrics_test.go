@@ -188,3 +188,33 @@ func TestParseUserMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveUserMetrics: a live feed reads the metrics added to the session its writer
+// writes; none without a writer or once it has closed.
+func TestLiveUserMetrics(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.wtlab")
+	meta := Meta{Task: "bijection", Model: "transformer", Steps: 2}
+	w, err := Create(path, meta, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := NewLive(meta, nil, w)
+	if ms, err := l.UserMetrics(); len(ms) != 0 || err != nil {
+		t.Fatalf("before any: %v %v", ms, err)
+	}
+	if err := AddUserMetrics(path, []UserMetric{{Step: 1, Name: "mine", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := l.UserMetrics(); fmt.Sprint(ms) != "[{1 mine 2}]" || err != nil {
+		t.Errorf("live: %v %v", ms, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := l.UserMetrics(); len(ms) != 0 || err != nil {
+		t.Errorf("after close: %v %v", ms, err)
+	}
+	if ms, err := NewLive(meta, nil, nil).UserMetrics(); len(ms) != 0 || err != nil {
+		t.Errorf("no writer: %v %v", ms, err)
+	}
+}
