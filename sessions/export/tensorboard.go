@@ -62,7 +62,7 @@ func TensorBoard(r *sessions.Reader, w io.Writer) error {
 	slices.SortStableFunc(ums, func(a, b sessions.UserMetric) int { return a.Step - b.Step })
 	// The user's metrics go into the first record's event at their step, or an event of
 	// their own at the wall time of the record before (after the last record: at its).
-	wall, i := start, 0
+	wall, i, prev := start, 0, -1
 	users := func(upTo int) []tbValue { // the next metrics, up to step upTo
 		var vs []tbValue
 		for ; i < len(ums) && ums[i].Step <= upTo; i++ {
@@ -79,7 +79,12 @@ func TensorBoard(r *sessions.Reader, w io.Writer) error {
 				}
 			}
 			wall = start + rec.WallS
-			if err := writeRecord(w, event(wall, int64(rec.Step), "", append(recordValues(rec), users(rec.Step)...))); err != nil {
+			vs := append(recordValues(rec, rec.Step == prev), users(rec.Step)...)
+			prev = rec.Step
+			if len(vs) == 0 {
+				continue
+			}
+			if err := writeRecord(w, event(wall, int64(rec.Step), "", vs)); err != nil {
 				return err
 			}
 		}
@@ -92,11 +97,16 @@ func TensorBoard(r *sessions.Reader, w io.Writer) error {
 	return err
 }
 
-// recordValues are the Summary values of one record.
-func recordValues(rec sessions.Record) []tbValue {
-	vs := []tbValue{{tag: TagLoss, scalar: rec.Loss}, {tag: TagLR, scalar: rec.LR}, {tag: TagGradNorm, scalar: rec.GradNorm}}
-	if rec.StepsPerS > 0 {
-		vs = append(vs, tbValue{tag: TagStepsPerS, scalar: rec.StepsPerS})
+// recordValues are the Summary values of one record; again marks a record at the step of
+// the one before (a pause, an ablated evaluation, the final record), whose training scalars
+// that one gave already (TensorBoard would draw them twice).
+func recordValues(rec sessions.Record, again bool) []tbValue {
+	var vs []tbValue
+	if !again {
+		vs = append(vs, tbValue{tag: TagLoss, scalar: rec.Loss}, tbValue{tag: TagLR, scalar: rec.LR}, tbValue{tag: TagGradNorm, scalar: rec.GradNorm})
+		if rec.StepsPerS > 0 {
+			vs = append(vs, tbValue{tag: TagStepsPerS, scalar: rec.StepsPerS})
+		}
 	}
 	if rec.Whole() {
 		e := rec.Eval

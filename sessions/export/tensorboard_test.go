@@ -309,3 +309,45 @@ func TestTensorBoardUserMetrics(t *testing.T) {
 		t.Errorf("events %v,\nwant %s", got, want)
 	}
 }
+
+// TestTensorBoardSameStep: records at the step of the one before (a pause, the final
+// record) add no second point to the training scalars; an evaluation among them still
+// writes its scores.
+func TestTensorBoardSameStep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.wtlab")
+	w, err := sessions.Create(path, sessions.Meta{Task: "bijection", Model: "transformer", Steps: 5}, sessions.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Record(sessions.Record{Step: 5, Loss: 2, State: sessions.Training})
+	w.Record(sessions.Record{Step: 5, Loss: 2, State: sessions.Paused})
+	w.Record(sessions.Record{Step: 5, Loss: 2, State: sessions.Done, Eval: &sessions.Eval{KLBits: 0.5}})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := sessions.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	if err := TensorBoard(r, &b); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, rec := range readRecords(t, b.Bytes())[1:] {
+		e, err := decodeEvent(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tags []string
+		for tag := range e.scalars {
+			tags = append(tags, tag)
+		}
+		slices.Sort(tags)
+		got = append(got, strings.Join(tags, ","))
+	}
+	if want := "[grad_norm,loss,lr accuracy,bits/a,bits/b,kl,tvd]"; fmt.Sprint(got) != want {
+		t.Errorf("events' tags %v, want %s", got, want)
+	}
+}
