@@ -20,7 +20,9 @@
 // user names: whole or not at all, never through a link (MakeOutputDir: a folder the
 // program keeps there, never a link). Feed is what the dashboard reads, live (Live, fed by the
 // trainer, which passes operator events to a Control) or replayed (Reader), through one
-// interface. Everything decoded from a file is untrusted: numbers are bounded before they
+// interface. A user's own metrics (UserMetric: windtunnel metric) live in a table of their
+// own that AddUserMetrics writes beside a live writer or under a finished session's lock,
+// and Reader.UserMetrics reads back, bounded (usermetrics.go). Everything decoded from a file is untrusted: numbers are bounded before they
 // size anything (bounds.go), and strings are made safe to print (SafeText, and SafeLines line by line; safetext.go)
 // where they are decoded, so every reader (and relay, which applies the same to what a
 // control socket sends) gets them clean. The package imports only diagnostics of the

@@ -64,7 +64,9 @@
 //     them, thinned, denser when zoomed, with the run's pauses, only while a pane showing
 //     them is on screen), each chart's own settings (chartView: smoothing and log-Y), the
 //     Loss pane and the LR & grad norm pane (raw values dotted, their moving average as the
-//     line: + and − step the smoothing, look.EMA, TensorBoard's rule); system.go the System
+//     line: + and − step the smoothing, look.EMA, TensorBoard's rule), where the run has the user's own metrics u charting
+//     each in the Loss chart's place (usermetrics.go: a replayed session's, or a run's in
+//     this process); system.go the System
 //     pane: a live run's process (its CPU, memory and threads, sampled every sysInterval as
 //     messages, from /proc: procstat_linux.go; Options.RunPID names it) beside what the
 //     session recorded (speed, wall time without pauses: derived.ActiveWall, device, GPU

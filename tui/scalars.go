@@ -216,6 +216,8 @@ func refLevels(refs []look.RefLine) []float64 {
 type lossPane struct {
 	paneBase
 	view chartView
+	// user is the user's own metrics, charted in the loss chart's place on u.
+	user userCharts
 }
 
 // newLossPane returns the pane reading sh.
@@ -228,13 +230,22 @@ func (p *lossPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
 // Update toggles the log-Y scale and steps the smoothing while focused.
 func (p *lossPane) Update(msg tea.KeyMsg, focused bool) (bool, tea.Cmd) {
-	return focused && p.view.key(p.sh.keys, msg, true), nil
+	if !focused {
+		return false, nil
+	}
+	if p.view.key(p.sh.keys, msg, true) {
+		return true, nil
+	}
+	return p.user.update(msg), nil
 }
+
+// Refresh re-reads the user's own metrics when the scalars were.
+func (p *lossPane) Refresh() error { return p.user.refresh(p.sh) }
 
 // Help lists the pane's keys.
 func (p *lossPane) Help() []key.Binding {
 	k := p.sh.keys
-	return []key.Binding{k.LogY, k.SmoothMore, k.SmoothLess}
+	return append([]key.Binding{k.LogY, k.SmoothMore, k.SmoothLess}, p.user.help()...)
 }
 
 // scalarKey is what a scalar pane's view depends on.
@@ -242,22 +253,26 @@ type scalarKey struct {
 	w, h, gen int
 	view      chartView
 	curve     cursorKey
+	user      [3]int
 }
 
 // View renders the chart, redrawn only when an input changed.
 func (p *lossPane) View() string {
-	return p.cache.get(p.sh, scalarKey{p.w, p.h, p.sh.scalarGen, p.view, p.sh.curveKey()}, p.draw)
+	return p.cache.get(p.sh, scalarKey{w: p.w, h: p.h, gen: p.sh.scalarGen, view: p.view, curve: p.sh.curveKey(), user: p.user.viewKey(p.sh)}, p.draw)
 }
 
 // draw renders the title, the values at the current step and the chart.
 func (p *lossPane) draw() string {
 	sh, w, h := p.sh, p.w, p.h
+	if p.user.shown > 0 {
+		return p.user.draw(sh, w, h, p.view)
+	}
 	rec, ok := sh.scalarAt()
 	if len(sh.scalars) == 0 || !ok {
 		return look.Fit(sh.st.Dim.Render("no records yet"), w, h)
 	}
 	smooth := look.SmoothLabel(p.view.smooth) + " (+/−)"
-	title := look.FitParts(strings.Join([]string{"training loss over steps", smooth, p.view.scale()}, " · "), " · ", w)
+	title := look.FitParts(strings.Join(append([]string{"training loss over steps", smooth, p.view.scale()}, p.user.hint()...), " · "), " · ", w)
 	xs, ys := scalarSeries(sh.scalars, func(r sessions.Record) float64 { return r.Loss })
 	legend := fmt.Sprintf("• loss %s %s", look.Num(rec.Loss, 4), sh.atCursor(rec.Step))
 	if p.view.smooth > 0 {
@@ -300,7 +315,7 @@ func (p *optimPane) Help() []key.Binding {
 
 // View renders the charts, redrawn only when an input changed.
 func (p *optimPane) View() string {
-	return p.cache.get(p.sh, scalarKey{p.w, p.h, p.sh.scalarGen, p.grad, p.sh.curveKey()}, p.draw)
+	return p.cache.get(p.sh, scalarKey{w: p.w, h: p.h, gen: p.sh.scalarGen, view: p.grad, curve: p.sh.curveKey()}, p.draw)
 }
 
 // draw renders the values at the current step and the two charts.

@@ -25,18 +25,25 @@ func oneSweepFolder(c *cobra.Command, args []string) error {
 // newSweepStatusCmd is `windtunnel sweep status DIR`.
 func newSweepStatusCmd(stdout, stderr io.Writer) *cobra.Command {
 	var asJSON bool
+	var view settingsView
 	c := &cobra.Command{
 		Use:   "status DIR",
 		Short: "Show each point of a sweep: its state (queued, running, done, stopped, failed or missing), step and newest bit errors",
 		Long: "status reads a sweep's folder: each point's session (its step and state) and, for a Slurm sweep,\n" +
 			"squeue's view of its job arrays. Points that are missing, stopped or failed are what running\n" +
-			"the sweep again trains or submits.",
+			"the sweep again trains or submits. --settings shows the swept flags against the results instead,\n" +
+			"a row per point sorted by --sort (the sweep's metric, best first, by default); --plot FILE draws\n" +
+			"them as parallel coordinates (PNG, SVG or PDF by the file's extension).",
 		Args: oneSweepFolder,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if view.wanted() {
+				return sweepSettings(cmd.Context(), args[0], view, asJSON, stdout, stderr)
+			}
 			return sweepStatus(cmd.Context(), args[0], asJSON, stdout, stderr)
 		},
 	}
 	jsonFlag(c.Flags(), &asJSON, "one JSON object: the points with their states")
+	view.flags(c.Flags())
 	return c
 }
 

@@ -33,6 +33,11 @@
 // (sessions.LockHolder): a killed run's lock file or another host's names a pid that is not
 // signalled, and a point Slurm holds is cancelled through Slurm only.
 //
+// The settings against the results (settings.go): Grid.Swept are the flags the grid
+// varies, Point.Setting a point's value of one, Manifest.SortPoints sorts the points by a
+// flag or a metric, SettingsText is sweep status --settings's table and Coordinates the rows
+// of its parallel-coordinates figure (figures.Parallel).
+//
 // Files: grid.go (axes, --set, points and their names), random.go (distributions and the
 // draws), assemble.go (the grid a command line gives: a sweep file, --set, task and model
 // lists, seeds), file.go and randomfile.go (sweep files, TOML and YAML; a random search's

@@ -8,10 +8,17 @@ import (
 )
 
 // Check refuses a format and a kind of row export does not write, naming export's flag:
-// format csv or jsonl; what scalars, per-position, snapshots (JSON Lines only) or events.
+// format csv, jsonl or tensorboard; what scalars, per-position, snapshots (JSON Lines only)
+// or events, and for tensorboard (event files of the scalars and histograms) scalars only.
 func Check(format, what string) error {
+	if format == "tensorboard" {
+		if what != "scalars" {
+			return fmt.Errorf("--what %q: --format tensorboard writes the scalars and histograms; leave --what out", what)
+		}
+		return nil
+	}
 	if format != "csv" && format != "jsonl" {
-		return fmt.Errorf("--format %q: want csv or jsonl", format)
+		return fmt.Errorf("--format %q: want csv, jsonl or tensorboard", format)
 	}
 	switch what {
 	case "scalars", "per-position", "events":

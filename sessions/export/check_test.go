@@ -14,7 +14,9 @@ func TestCheck(t *testing.T) {
 		{"jsonl", "per-position", ""},
 		{"csv", "events", ""},
 		{"jsonl", "snapshots", ""},
-		{"tsv", "scalars", `--format "tsv": want csv or jsonl`},
+		{"tensorboard", "scalars", ""},
+		{"tensorboard", "events", `--what "events": --format tensorboard writes the scalars and histograms; leave --what out`},
+		{"tsv", "scalars", `--format "tsv": want csv, jsonl or tensorboard`},
 		{"csv", "snapshots", "--what snapshots: nested tables; use --format jsonl"},
 		{"jsonl", "curves", `--what "curves": want scalars, per-position, snapshots or events`},
 	} {

@@ -19,7 +19,6 @@ import (
 // geometry snapshot, as recorded; JSON Lines only). It reads the session in chunks of
 // steps, so a long session never sits in memory.
 func Records(r *sessions.Reader, w io.Writer, format, what string) error {
-	lo, hi, ok := r.Span()
 	cw := csv.NewWriter(w)
 	enc := json.NewEncoder(w)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -33,19 +32,7 @@ func Records(r *sessions.Reader, w io.Writer, format, what string) error {
 	// Heads switched off, by name (L0H1: never read as a number), space-separated in CSV,
 	// a list in JSON Lines.
 	ablated := func(e *sessions.Eval) string { return strings.Join(sessions.HeadNames(e.Ablated), " ") }
-	const chunk = 5000
-	for from, more := lo, ok && lo <= hi; more; {
-		// Overflow-safe whatever the file holds: to never passes hi, and from = to+1 only
-		// while to < hi.
-		to := hi
-		if uint64(hi)-uint64(from) >= chunk {
-			to = from + chunk - 1
-		}
-		recs, err := r.Records(from, to)
-		if err != nil {
-			return err
-		}
-		more, from = to < hi, to+1
+	err := eachChunk(r, func(recs []sessions.Record) error {
 		for _, rec := range recs {
 			switch {
 			case what == "snapshots":
@@ -100,9 +87,37 @@ func Records(r *sessions.Reader, w io.Writer, format, what string) error {
 		if err := cw.Error(); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// eachChunk calls f with the session's records (snapshots included) in chunks of at most
+// 5000 steps, in order, so that a long session never sits in memory.
+func eachChunk(r *sessions.Reader, f func([]sessions.Record) error) error {
+	const chunk = 5000
+	lo, hi, ok := r.Span()
+	for from, more := lo, ok && lo <= hi; more; {
+		// Overflow-safe whatever the file holds: to never passes hi, and from = to+1 only
+		// while to < hi.
+		to := hi
+		if uint64(hi)-uint64(from) >= chunk {
+			to = from + chunk - 1
+		}
+		recs, err := r.Records(from, to)
+		if err != nil {
+			return err
+		}
+		more, from = to < hi, to+1
+		if err := f(recs); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // csvText is a text cell of a CSV export: made safe to print (sessions.SafeText; the reader

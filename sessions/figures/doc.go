@@ -19,6 +19,8 @@
 //     alignment heat maps per layer), simplex (an hmm run's final-layer states, PC1 vs PC2
 //     coloured by the exact posterior's argmax state, with k-means purity, R² of the linear
 //     map to the posterior and the corner distance in the title); several panels share one file;
+//   - user: the user's own metrics (windtunnel metric) vs step, a panel per metric on its own
+//     axis, mean ± sd over seeds, six panels a file (userMetricsFigures);
 //   - table: the architecture table (models × tasks, mean bit error (a) or accuracy for
 //     recall, pass/fail) over all the runs, as derived.Table builds it: a model and task run in
 //     several configurations gets one band of its cell per configuration; cells are at most

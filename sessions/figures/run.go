@@ -94,6 +94,8 @@ type Run struct {
 	// Pauses are the intervals the run was paused, which the wall-time axes leave out
 	// (derived.ActiveWall).
 	Pauses []derived.Pause
+	// UserMetrics are the user's own metrics (windtunnel metric), in order of name and step.
+	UserMetrics []sessions.UserMetric
 	// key identifies the configuration (derived.Key); "" when it cannot be read, and the run
 	// is then a group of its own.
 	key string
@@ -111,6 +113,9 @@ func Load(path string) (Run, error) {
 		if err := untrusted.Unmarshal(run.Meta.Config, &run.Config); err != nil {
 			return Run{}, fmt.Errorf("figures: load %s: config: %w", path, err)
 		}
+	}
+	if run.UserMetrics, err = loadUserMetrics(path); err != nil {
+		return Run{}, fmt.Errorf("figures: load: %w", err)
 	}
 	if run.Config.Task == "" {
 		run.Config.Task = run.Meta.Task
@@ -257,7 +262,8 @@ type figure struct {
 // Render writes every figure the runs have data for into dir (created if needed) and
 // returns them in order: per configuration its errors, entropy and lengths figures and,
 // from the first seed's newest snapshot, its keys, manifold, ablation, frame and qk figures
-// (each only where the snapshot holds its data), then the architecture table over all runs,
+// (each only where the snapshot holds its data) and the user's own metrics (where any were
+// recorded), then the architecture table over all runs,
 // the precision frontier and, for each pair of configurations that differ only in the value
 // LR multiplier, Paper II's two arms (timescalesFigures).
 func Render(runs []Run, dir string, opt Options) ([]File, error) {
@@ -313,6 +319,7 @@ func figuresOf(runs []Run) []figure {
 				figs = append(figs, f)
 			}
 		}
+		figs = append(figs, userMetricsFigures(g)...)
 	}
 	if f, ok := tableFigure(runs); ok {
 		figs = append(figs, f)
