@@ -14,14 +14,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/lab/sweep"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
 	"windtunnel/sessions/reports"
-	"windtunnel/sessions/runconfig"
 )
-
-// The budgets of `windtunnel primitives` and the preset each trains with.
-var primitiveBudgets = map[string]string{"quick": runconfig.PresetQuick, "precision": runconfig.PresetLaptop}
 
 // primitivesFlags are the settings of `windtunnel primitives`.
 type primitivesFlags struct {
@@ -50,10 +47,11 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "primitives",
 		Short: "Measure Paper I's realisability table: four architectures × three primitives, with verdicts",
 		Long: "primitives trains the transformer, Mamba, the LSTM and the per-position MLP (capacity-matched) on\n" +
-			"bijection, hmm and recall, --seeds runs a cell, at --budget quick (the quick preset) or precision\n" +
-			"(the laptop preset: ten times quick's steps), on the sweep engine into --out (a sweep folder:\n" +
+			"bijection, hmm and recall, --seeds runs a cell, at --budget quick (the quick preset's models,\n" +
+			"bijection 1,500 steps, hmm 900, recall 10,000: ≈ 73 min for 3 seeds on 2 idle cores) or precision (the\n" +
+			"laptop preset: ten times the quick preset's steps), on the sweep engine into --out (a sweep folder:\n" +
 			"running the same command again trains only what is missing, a finished run never twice; --jobs\n" +
-			"runs at once; --prepare writes the folder without training, for `windtunnel sweep --slurm --out\n" +
+			"runs at once, one core each by default; --prepare writes the folder without training, for `windtunnel sweep --slurm --out\n" +
 			"DIR`). It then writes DIR/primitives.md and .json (each cell's bit error (a) and (b), KL and\n" +
 			"accuracy as mean ± sd, the step its seed mean first passed, a ✓ / ✗ / slow verdict, the\n" +
 			"context-free level and Paper I's number) and DIR/report.md with its figures in DIR/fig.",
@@ -63,10 +61,10 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	fs := c.Flags()
-	fs.StringVar(&f.budget, "budget", "quick", "quick (the quick preset) or precision (the laptop preset)")
+	fs.StringVar(&f.budget, "budget", "quick", "quick (the quick preset's models, bijection and hmm shorter: ≈ 73 min for 3 seeds on 2 idle cores) or precision (the laptop preset)")
 	fs.IntVar(&f.seeds, "seeds", 3, "runs a cell, seeds 1..N")
 	fs.StringVar(&f.out, "out", "", "the sweep folder (default ./runs/primitives-<budget>-<time>); give it again to continue")
-	fs.IntVar(&f.jobs, "jobs", 1, "runs trained at once (the cores are divided between them)")
+	fs.IntVar(&f.jobs, "jobs", 0, "runs trained at once, the cores divided between them (0: one a core)")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels a run (0: the cores divided between the jobs)")
 	blasFlag(fs, &f.blas)
 	fs.BoolVar(&f.prepare, "prepare", false, "write the sweep folder and train nothing (then windtunnel sweep --slurm --out DIR, and this command again for the table)")
@@ -81,17 +79,23 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Writer) error {
-	preset, ok := primitiveBudgets[f.budget]
-	if !ok {
-		return usagef("--budget %q: want quick or precision", f.budget)
+	b, err := sweep.BudgetNamed(f.budget)
+	if err != nil {
+		return usageError{err}
+	}
+	if f.jobs == 0 {
+		f.jobs = runtime.NumCPU()
 	}
 	if f.jobs < 1 || f.jobs > 256 {
-		return usagef("--jobs %d out of range: want 1..256", f.jobs)
+		return usagef("--jobs %d out of range: want 1..256 (0: one a core)", f.jobs)
 	}
-	tasks, kinds, points, g, err := compareGrid(compareFlags{tasks: f.tasks, models: f.models, preset: preset,
-		seeds: f.seeds, steps: f.steps, workers: f.workers})
+	tasks, kinds, points, g, err := primitivesGrid(f, b)
 	if err != nil {
 		return err
+	}
+	plan := b.Describe()
+	if f.steps > 0 {
+		plan = fmt.Sprintf("preset %s; %d steps a run", b.Preset, f.steps)
 	}
 	dir := f.out
 	if dir == "" {
@@ -104,17 +108,17 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	if err := m.Save(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "windtunnel primitives: %d runs (%d tasks × %d models × %d seeds, budget %s: preset %s) in %s\n",
-		len(points), len(tasks), len(kinds), f.seeds, f.budget, preset, dir)
+	fmt.Fprintf(stderr, "windtunnel primitives: %d runs (%d tasks × %d models × %d seeds, budget %s: %s) in %s\n",
+		len(points), len(tasks), len(kinds), f.seeds, f.budget, plan, dir)
 	if f.prepare {
 		_, err := fmt.Fprintf(stdout, "prepared %s: train it with `windtunnel sweep --slurm --out %s` (or this command without --prepare)\n", dir, dir)
 		return err
 	}
 	workers := f.workers
 	if workers == 0 {
-		workers = max(1, runtime.NumCPU()/f.jobs)
+		workers = max(1, runtime.NumCPU()/min(f.jobs, len(points)))
 	}
-	trainErr := sweepLocal(ctx, m, exe, localOptions{jobs: f.jobs, workers: workers, blas: f.blas}, stderr, stderr)
+	trainErr := sweepLocal(ctx, m, exe, localOptions{jobs: min(f.jobs, len(points)), workers: workers, blas: f.blas}, stderr, stderr)
 	runs, unscored := m.Scores()
 	for _, u := range unscored {
 		fmt.Fprintf(stderr, "primitives: %s\n", u)
@@ -131,25 +135,47 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	return writePrimitives(f, preset, dir, cells, stdout, stderr)
+	return writePrimitives(f, b.Preset, plan, dir, cells, stdout, stderr)
+}
+
+// primitivesGrid is the budget's grid: each task's points (sweep.Budget.Grids, run's
+// flags checked) joined into one sweep, and the grid its manifest records.
+func primitivesGrid(f primitivesFlags, b sweep.Budget) (tasks, kinds []string, points []sweep.Point, g sweep.Grid, err error) {
+	if tasks, kinds, _, _, err = compareGrid(compareFlags{tasks: f.tasks, models: f.models, preset: b.Preset,
+		seeds: f.seeds, steps: f.steps, workers: f.workers}); err != nil {
+		return
+	}
+	var parts [][]sweep.Point
+	for _, tg := range b.Grids(tasks, kinds, f.steps, f.seeds) {
+		ps, perr := sweepPoints(tg)
+		if perr != nil {
+			return nil, nil, nil, g, perr
+		}
+		parts = append(parts, ps)
+	}
+	if points, err = sweep.JoinPoints(parts...); err != nil {
+		return nil, nil, nil, g, usageError{err}
+	}
+	return tasks, kinds, points, b.Summary(tasks, kinds, f.seeds), nil
 }
 
 // writePrimitives writes the table (markdown and JSON) and the report with its figures
-// into dir, and prints the table (or its JSON) to stdout.
-func writePrimitives(f primitivesFlags, preset, dir string, cells []derived.PrimitiveCell, stdout, stderr io.Writer) error {
+// into dir, and prints the table (or its JSON) to stdout; plan is the budget in words.
+func writePrimitives(f primitivesFlags, preset, plan, dir string, cells []derived.PrimitiveCell, stdout, stderr io.Writer) error {
 	js, err := json.MarshalIndent(struct {
 		Budget string                  `json:"budget"`
 		Preset string                  `json:"preset"`
+		Plan   string                  `json:"plan"`
 		Seeds  int                     `json:"seeds"`
 		Cells  []derived.PrimitiveCell `json:"cells"`
-	}{f.budget, preset, f.seeds, cells}, "", " ")
+	}{f.budget, preset, plan, f.seeds, cells}, "", " ")
 	if err != nil {
 		return fmt.Errorf("primitives: %w", err)
 	}
 	table := derived.FormatPrimitives(cells)
-	md := fmt.Sprintf("# Paper I's primitives, budget %s (preset %s, %d seeds a cell)\n\n%s\n"+
+	md := fmt.Sprintf("# Paper I's primitives, budget %s (%d seeds a cell)\n\n%s.\n\n%s\n"+
 		"Made by `windtunnel primitives --budget %s --seeds %d --out %s`; the claims and figures: [report.md](report.md).\n",
-		f.budget, preset, f.seeds, table, f.budget, f.seeds, dir)
+		f.budget, f.seeds, plan, table, f.budget, f.seeds, dir)
 	for name, b := range map[string][]byte{primitivesTable: []byte(md), primitivesJSON: append(js, '\n')} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return fmt.Errorf("primitives: %w", err)

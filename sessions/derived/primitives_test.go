@@ -81,9 +81,48 @@ func TestSimplexOf(t *testing.T) {
 	c := PrimitiveCellOf(Cell{Task: "hmm", Model: "mamba", Primitive: hmm, Seeds: []uint64{1, 3}}, nil, 1500, math.NaN())
 	c.Simplex = s
 	out := FormatPrimitives([]PrimitiveCell{c})
-	for _, want := range []string{"Belief simplex", "one cluster per hidden state", "| hmm | mamba | 2 | 100, 300 | 5 | 0.800±0.141 | 0.700±0.141 | 0.500±0.000 |"} {
+	for _, want := range []string{"Belief simplex", "one cluster per hidden state", "| hmm | mamba | 2 | 100, 300 | 5 | 0.800±0.141 | 0.700±0.141 | 0.500±0.000 | — | not met | not reproduced |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestSimplexOutcome: the claim's three outcomes against the untrained null, on fixtures at
+// both sides of the lines (purity 0.8, corner distance ½·√(1 − 1/k) = 0.447 at k = 5).
+func TestSimplexOutcome(t *testing.T) {
+	if d := SimplexCornerLine(5); math.Abs(d-0.5*math.Sqrt(0.8)) > 1e-12 {
+		t.Errorf("corner line at k = 5: %v", d)
+	}
+	snap := func(p, d, p0, d0 float64) *sessions.Snapshot {
+		sn := &sessions.Snapshot{Simplex: &sessions.Simplex{States: 5, Purity: sessions.Num(p), R2: 0.9, MeanCornerDist: sessions.Num(d)}}
+		if p0 >= 0 {
+			sn.SimplexInit = &sessions.Simplex{States: 5, Purity: sessions.Num(p0), R2: 0.3, MeanCornerDist: sessions.Num(d0)}
+		}
+		return sn
+	}
+	tests := []struct {
+		name      string
+		snaps     []*sessions.Snapshot
+		meets     bool
+		nullMeets bool
+		want      string
+	}{
+		{"trained at the corners, untrained not", []*sessions.Snapshot{snap(0.95, 0.2, 0.5, 0.7), snap(0.85, 0.3, 0.4, 0.8)}, true, false, Reproduced},
+		{"both at the corners", []*sessions.Snapshot{snap(0.95, 0.2, 0.9, 0.3)}, true, true, ConsistentNotDiagnostic},
+		{"no null recorded", []*sessions.Snapshot{snap(0.95, 0.2, -1, 0)}, true, false, ConsistentNotDiagnostic},
+		{"pure but off the corners", []*sessions.Snapshot{snap(0.95, 0.5, 0.5, 0.7)}, false, false, NotReproduced},
+		{"at the corners, impure (mean of seeds 0.79)", []*sessions.Snapshot{snap(0.78, 0.2, 0.5, 0.7), snap(0.80, 0.2, 0.5, 0.7)}, false, false, NotReproduced},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := SimplexOf(tc.snaps, make([]int, len(tc.snaps)))
+			if s.Meets != tc.meets || (s.Init != nil && s.Init.Meets != tc.nullMeets) {
+				t.Errorf("meets %v (null %+v), want %v (null %v)", s.Meets, s.Init, tc.meets, tc.nullMeets)
+			}
+			if got := SimplexOutcome(s); got != tc.want {
+				t.Errorf("outcome %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
