@@ -25,8 +25,7 @@ type Budget struct {
 
 // The primitives budgets (README: Primitives). quick is the quick preset's models with
 // bijection 1,500 steps (the preset's 3,000 halved) and hmm 900 (of 1,500), recall at the
-// preset's 10,000 (at 6,000 two of the transformer's three seeds were still on the plateau
-// at 3,750), each evaluated ~12–40 times and given two geometry snapshots (the
+// preset's 10,000 (at 6,000 two of the transformer's three seeds never left the plateau), each evaluated ~12–40 times and given two geometry snapshots (the
 // transformer's, with its J-lens and ablation table, costs ~100 of its bijection steps):
 // ≈ 73 minutes for three seeds on two idle cores by the per-cell step costs measured for
 // issue 52, Mamba's step half of it. precision is the laptop preset as it is: quick's
