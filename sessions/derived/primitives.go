@@ -82,6 +82,8 @@ type PrimitiveCell struct {
 	// Simplex is the belief simplex of an hmm cell over its seeds' newest geometry snapshots
 	// (nil when none holds one).
 	Simplex *SimplexStat `json:"simplex,omitempty"`
+	// Lengths is an hmm cell's length generalisation (LengthsOf; nil without one).
+	Lengths []LengthStat `json:"lengths,omitempty"`
 }
 
 // SimplexStat is the belief-simplex measurement (sessions.Simplex) of a cell's seeds: k-means
@@ -203,6 +205,7 @@ func FormatPrimitives(cells []PrimitiveCell) string {
 			c.Primitive.Name, c.Task, model, c.Params, SeedsLabel(c.Seeds), c.BitErrorA.String(4), c.BitErrorB.String(4),
 			c.KL.String(4), c.Accuracy.String(3), pass, c.Verdict, c.SeedsPassed, len(c.Seeds), cf, paper, paperMark(c.Task, c.Model))
 	}
+	b.WriteString(formatLengths(cells))
 	b.WriteString(formatSimplex(cells))
 	fmt.Fprintf(&b, "\nVerdict (on the mean over seeds; then the seeds that pass alone): %s passes the line at the end and the seed mean first met it by %g of the steps; %s passes at the end but met it only later; %s fails at the end. Lines: %s on bijection and hmm, %s on recall.\n",
 		VerdictPass, SlowFraction, VerdictSlow, VerdictFail, Primitives()[0].Rule(), Primitives()[2].Rule())
@@ -233,6 +236,7 @@ func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, e
 		var curves [][]StepValue
 		var snaps []*sessions.Snapshot
 		var snapSteps []int
+		var lengths [][]sessions.LengthScore
 		steps, cf := 0, math.NaN()
 		for _, path := range c.Sessions {
 			dr, err := ReadRun(path)
@@ -246,9 +250,13 @@ func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, e
 			steps, cf = max(steps, cfg.Steps), ContextFreeLevel(cfg)
 			curves = append(curves, MetricCurve(dr.Evals, c.Primitive))
 			snaps, snapSteps = append(snaps, dr.Snapshot), append(snapSteps, dr.SnapshotStep)
+			if last, ok := dr.LastEval(); ok && len(last.Eval.Lengths) > 0 {
+				lengths = append(lengths, last.Eval.Lengths)
+			}
 		}
 		pc := PrimitiveCellOf(c, curves, steps, cf)
 		pc.Simplex = SimplexOf(snaps, snapSteps)
+		pc.Lengths = LengthsOf(lengths)
 		out = append(out, pc)
 	}
 	return out, nil

@@ -126,3 +126,41 @@ func TestSimplexOutcome(t *testing.T) {
 		})
 	}
 }
+
+// TestLengthsTable pools the seeds' length curves by K and shows them as a table with the
+// training K marked; a cell without curves has no row.
+func TestLengthsTable(t *testing.T) {
+	curve := func(a20, a30, a50 float64) []sessions.LengthScore {
+		return []sessions.LengthScore{{K: 20, Train: true, BitErrorPosition: sessions.Num(a20), KLBits: sessions.Num(a20 / 2)},
+			{K: 50, BitErrorPosition: sessions.Num(a50), KLBits: sessions.Num(a50 / 2)}, {K: 30, BitErrorPosition: sessions.Num(a30), KLBits: sessions.Num(a30 / 2)}}
+	}
+	ls := LengthsOf([][]sessions.LengthScore{curve(0.04, 0.05, 0.08), curve(0.06, 0.07, 0.12)})
+	tests := []struct {
+		k     int
+		train bool
+		mean  float64
+	}{{20, true, 0.05}, {30, false, 0.06}, {50, false, 0.10}}
+	if len(ls) != len(tests) {
+		t.Fatalf("%d lengths, want %d: %+v", len(ls), len(tests), ls)
+	}
+	for i, tc := range tests {
+		if ls[i].K != tc.k || ls[i].Train != tc.train || math.Abs(ls[i].BitErrorA.Mean-tc.mean) > 1e-12 || math.Abs(ls[i].KL.Mean-tc.mean/2) > 1e-12 {
+			t.Errorf("K %d: %+v, want train %v mean %g", tc.k, ls[i], tc.train, tc.mean)
+		}
+	}
+	if LengthsOf(nil) != nil {
+		t.Error("lengths without curves")
+	}
+	hmm, _ := PrimitiveOf("hmm")
+	c := PrimitiveCellOf(Cell{Task: "hmm", Model: "lstm", Primitive: hmm, Seeds: []uint64{1, 2}}, nil, 900, math.NaN())
+	c.Lengths = ls
+	out := FormatPrimitives([]PrimitiveCell{c, {Cell: Cell{Task: "bijection", Model: "mlp"}}})
+	for _, want := range []string{"| task | model | seeds | K = 20 (trained) | K = 30 | K = 50 |", "| hmm | lstm | 1..2 | 0.0500±0.0141 / 0.0250±0.0071 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "| bijection | mlp | none |") {
+		t.Errorf("a row for a cell without lengths:\n%s", out)
+	}
+}
