@@ -30,7 +30,8 @@ type primitivesFlags struct {
 	blas    string
 	prepare bool
 	asJSON  bool
-	// Hidden, for tests and partial tables: the grid's tasks and models, and the steps.
+	// A part of the grid (the slow-binding study: recall, Mamba and the LSTM, longer), and
+	// the steps a run replacing the budget's.
 	tasks, models string
 	steps         int
 }
@@ -69,12 +70,9 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 	blasFlag(fs, &f.blas)
 	fs.BoolVar(&f.prepare, "prepare", false, "write the sweep folder and train nothing (then windtunnel sweep --slurm --out DIR, and this command again for the table)")
 	jsonFlag(fs, &f.asJSON, "the table as one JSON object")
-	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks")
-	fs.StringVar(&f.models, "models", strings.Join(arch.PaperKinds(), ","), "comma-separated models")
-	fs.IntVar(&f.steps, "steps", 0, "training steps a run (default: the budget's)")
-	for _, n := range []string{"tasks", "models", "steps"} {
-		_ = fs.MarkHidden(n) // the table is the paper's grid; these make a smaller one for tests
-	}
+	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks: a part of the table")
+	fs.StringVar(&f.models, "models", strings.Join(arch.PaperKinds(), ","), "comma-separated models: a part of the table")
+	fs.IntVar(&f.steps, "steps", 0, "training steps of every run, the preset's cadences fitted to them (default: the budget's schedule)")
 	return c
 }
 

@@ -36,7 +36,8 @@
 // Files: grid.go (axes, --set, points and their names), random.go (distributions and the
 // draws), assemble.go (the grid a command line gives: a sweep file, --set, task and model
 // lists, seeds), file.go and randomfile.go (sweep files, TOML and YAML; a random search's
-// keys), compare.go (ParseList, a --tasks or --models list; CompareGrid; Scores), cancel.go (sweep cancel), points.go (every point's configuration built, CheckPoints: two points that
+// keys), compare.go (ParseList, a --tasks or --models list; CompareGrid; Scores), budget.go (the
+// primitives budgets: a schedule per task, one grid per task joined by JoinPoints), cancel.go (sweep cancel), points.go (every point's configuration built, CheckPoints: two points that
 // train the same run refused), folder.go (the manifest and the folder's checks: a point's flags are ones a grid may set), status.go
 // (point states, a session read through sessions/index; status_text.go, what sweep status
 // prints: StatusText, and ReadStatus, the Report with squeue's view), progress.go (the progress line and ETA), local.go
