@@ -44,6 +44,10 @@ type geometryState struct {
 	embedDone   bool
 	embedTokens []int
 	embedInit   [][]float64
+	// The belief simplex of the untrained model (hmm), computed at the first snapshot
+	// (simplexInitDone) and reused.
+	simplexInitDone bool
+	simplexInit     *sessions.Simplex
 }
 
 // geometryDue reports whether the evaluation at step also takes a geometry snapshot.
@@ -168,6 +172,9 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, s diagnostics.Scores, history 
 		}
 		if t.tunnel.Name() == "hmm" {
 			if sn.Simplex, err = simplexOf(pr.Final, b, pr.Width, t.cfg.Seed); err != nil {
+				return err
+			}
+			if sn.SimplexInit, err = t.simplexInit(b); err != nil {
 				return err
 			}
 		}

@@ -32,11 +32,19 @@ func TestSimplexSnapshots(t *testing.T) {
 					t.Errorf("argmax state %d", a)
 				}
 			}
+			// The null: the same model untrained, the same in every snapshot, no points.
+			n0, n1 := snaps[0].Snapshot.SimplexInit, snaps[len(snaps)-1].Snapshot.SimplexInit
+			if n0 == nil || n1 == nil || (n0.Purity != n1.Purity || n0.R2 != n1.R2 || n0.MeanCornerDist != n1.MeanCornerDist) {
+				t.Fatalf("simplex at initialisation: first %+v, last %+v", n0, n1)
+			}
+			if n0.States != 3 || n0.N != s.N || len(n0.Points) != 0 || !(float64(n0.Purity) >= 1.0/3) {
+				t.Errorf("simplex at initialisation %+v", n0)
+			}
 		})
 	}
 	c := tiny("mlp")
 	c.Steps, c.ProbeEvery, c.GeometryN = 20, 10, 8
-	if snaps, _ := runSnapshots(t, c); len(snaps) == 0 || snaps[0].Snapshot.Simplex != nil {
+	if snaps, _ := runSnapshots(t, c); len(snaps) == 0 || snaps[0].Snapshot.Simplex != nil || snaps[0].Snapshot.SimplexInit != nil {
 		t.Errorf("a bijection snapshot with a simplex measurement (%d snapshots)", len(snaps))
 	}
 }

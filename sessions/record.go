@@ -168,6 +168,10 @@ type Snapshot struct {
 	// positions (hmm runs); nil for other tunnels and in sessions written before it was
 	// recorded.
 	Simplex *Simplex `json:"simplex,omitempty"`
+	// SimplexInit is the same measurement of the same model untrained (rebuilt from the
+	// seed), without the figure's points: the null of Paper I's simplex claim; nil where
+	// Simplex is, and in sessions written before it was recorded.
+	SimplexInit *Simplex `json:"simplex_init,omitempty"`
 }
 
 // Simplex is Paper I's belief-simplex measurement of an hmm snapshot (diagnostics.Simplex):

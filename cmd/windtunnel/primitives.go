@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -20,9 +21,6 @@ import (
 	"windtunnel/sessions/runconfig"
 )
 
-// The budgets of `windtunnel primitives` and the preset each trains with.
-var primitiveBudgets = map[string]string{"quick": runconfig.PresetQuick, "precision": runconfig.PresetLaptop}
-
 // primitivesFlags are the settings of `windtunnel primitives`.
 type primitivesFlags struct {
 	budget  string
@@ -33,7 +31,8 @@ type primitivesFlags struct {
 	run     runconfig.Flags // run's --blas
 	prepare bool
 	asJSON  bool
-	// Hidden, for tests and partial tables: the grid's tasks and models, and the steps.
+	// A part of the grid (the slow-binding study: recall, Mamba and the LSTM, longer), and
+	// the steps a run replacing the budget's.
 	tasks, models string
 	steps         int
 }
@@ -50,10 +49,11 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "primitives",
 		Short: "Measure Paper I's realisability table: four architectures × three primitives, with verdicts",
 		Long: "primitives trains the transformer, Mamba, the LSTM and the per-position MLP (capacity-matched) on\n" +
-			"bijection, hmm and recall, --seeds runs a cell, at --budget quick (the quick preset) or precision\n" +
-			"(the laptop preset: ten times quick's steps), on the sweep engine into --out (a sweep folder:\n" +
+			"bijection, hmm and recall, --seeds runs a cell, at --budget quick (the quick preset's models,\n" +
+			"bijection 1,500 steps, hmm 900, recall 10,000: ≈ 73 min for 3 seeds on 2 idle cores) or precision (the\n" +
+			"laptop preset: ten times the quick preset's steps), on the sweep engine into --out (a sweep folder:\n" +
 			"running the same command again trains only what is missing, a finished run never twice; --jobs\n" +
-			"runs at once; --prepare writes the folder without training, for `windtunnel sweep --slurm --out\n" +
+			"runs at once, one core each by default; --prepare writes the folder without training, for `windtunnel sweep --slurm --out\n" +
 			"DIR`). It then writes DIR/primitives.md and .json (each cell's bit error (a) and (b), KL and\n" +
 			"accuracy as mean ± sd, the step its seed mean first passed, a ✓ / ✗ / slow verdict, the\n" +
 			"context-free level and Paper I's number) and DIR/report.md with its figures in DIR/fig.",
@@ -63,34 +63,38 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	fs := c.Flags()
-	fs.StringVar(&f.budget, "budget", "quick", "quick (the quick preset) or precision (the laptop preset)")
+	fs.StringVar(&f.budget, "budget", "quick", "quick (the quick preset's models, bijection and hmm shorter: ≈ 73 min for 3 seeds on 2 idle cores) or precision (the laptop preset)")
 	fs.IntVar(&f.seeds, "seeds", 3, "runs a cell, seeds 1..N")
 	fs.StringVar(&f.out, "out", "", "the sweep folder (default ./runs/primitives-<budget>-<time>); give it again to continue")
-	fs.IntVar(&f.jobs, "jobs", 1, "runs trained at once (the cores are divided between them)")
+	fs.IntVar(&f.jobs, "jobs", 0, "runs trained at once, the cores divided between them (0: one a core)")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels a run (0: the cores divided between the jobs)")
 	runconfig.BindSome(fs, &f.run, "blas")
 	fs.BoolVar(&f.prepare, "prepare", false, "write the sweep folder and train nothing (then windtunnel sweep --slurm --out DIR, and this command again for the table)")
 	jsonFlag(fs, &f.asJSON, "the table as one JSON object")
-	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks")
-	fs.StringVar(&f.models, "models", strings.Join(arch.PaperKinds(), ","), "comma-separated models")
-	fs.IntVar(&f.steps, "steps", 0, "training steps a run (default: the budget's)")
-	for _, n := range []string{"tasks", "models", "steps"} {
-		_ = fs.MarkHidden(n) // the table is the paper's grid; these make a smaller one for tests
-	}
+	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks: a part of the table")
+	fs.StringVar(&f.models, "models", strings.Join(arch.PaperKinds(), ","), "comma-separated models: a part of the table")
+	fs.IntVar(&f.steps, "steps", 0, "training steps of every run, the preset's cadences fitted to them (default: the budget's schedule)")
 	return c
 }
 
 func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Writer) error {
-	preset, ok := primitiveBudgets[f.budget]
-	if !ok {
-		return usagef("--budget %q: want quick or precision", f.budget)
+	b, err := sweep.BudgetNamed(f.budget)
+	if err != nil {
+		return usageError{err}
+	}
+	if f.jobs == 0 {
+		f.jobs = runtime.NumCPU()
 	}
 	if err := sweep.CheckLocal(f.jobs, f.workers); err != nil {
 		return usageError{err}
 	}
-	tasks, kinds, points, g, err := compareGrid(f.tasks, f.models, preset, f.steps, f.seeds)
+	tasks, kinds, points, g, err := primitivesGrid(f, b)
 	if err != nil {
 		return err
+	}
+	plan := b.Describe()
+	if f.steps > 0 {
+		plan = fmt.Sprintf("preset %s; %d steps a run", b.Preset, f.steps)
 	}
 	dir := f.out
 	if dir == "" {
@@ -103,13 +107,13 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	if err := m.Save(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "windtunnel primitives: %d runs (%d tasks × %d models × %d seeds, budget %s: preset %s) in %s\n",
-		len(points), len(tasks), len(kinds), f.seeds, f.budget, preset, dir)
+	fmt.Fprintf(stderr, "windtunnel primitives: %d runs (%d tasks × %d models × %d seeds, budget %s: %s) in %s\n",
+		len(points), len(tasks), len(kinds), f.seeds, f.budget, plan, dir)
 	if f.prepare {
 		_, err := fmt.Fprintf(stdout, "prepared %s: train it with `windtunnel sweep --slurm --out %s` (or this command without --prepare)\n", dir, dir)
 		return err
 	}
-	trainErr := sweepLocal(ctx, m, exe, localOptions{jobs: f.jobs, workers: f.workers, blas: f.run.Overrides.BLAS}, stderr, stderr)
+	trainErr := sweepLocal(ctx, m, exe, localOptions{jobs: min(f.jobs, len(points)), workers: f.workers, blas: f.run.Overrides.BLAS}, stderr, stderr)
 	runs, unscored := m.Scores()
 	for _, u := range unscored {
 		fmt.Fprintf(stderr, "primitives: %s\n", u)
@@ -126,25 +130,46 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	return writePrimitives(f, preset, dir, cells, stdout, stderr)
+	return writePrimitives(f, b.Preset, plan, dir, cells, stdout, stderr)
+}
+
+// primitivesGrid is the budget's grid: each task's points (sweep.Budget.Grids, run's
+// flags checked) joined into one sweep, and the grid its manifest records.
+func primitivesGrid(f primitivesFlags, b sweep.Budget) (tasks, kinds []string, points []sweep.Point, g sweep.Grid, err error) {
+	if tasks, kinds, _, _, err = compareGrid(f.tasks, f.models, b.Preset, f.steps, f.seeds); err != nil {
+		return
+	}
+	var parts [][]sweep.Point
+	for _, tg := range b.Grids(tasks, kinds, f.steps, f.seeds) {
+		ps, perr := sweepPoints(tg)
+		if perr != nil {
+			return nil, nil, nil, g, perr
+		}
+		parts = append(parts, ps)
+	}
+	if points, err = sweep.JoinPoints(parts...); err != nil {
+		return nil, nil, nil, g, usageError{err}
+	}
+	return tasks, kinds, points, b.Summary(tasks, kinds, f.seeds), nil
 }
 
 // writePrimitives writes the table (markdown and JSON) and the report with its figures
-// into dir, and prints the table (or its JSON) to stdout.
-func writePrimitives(f primitivesFlags, preset, dir string, cells []derived.PrimitiveCell, stdout, stderr io.Writer) error {
+// into dir, and prints the table (or its JSON) to stdout; plan is the budget in words.
+func writePrimitives(f primitivesFlags, preset, plan, dir string, cells []derived.PrimitiveCell, stdout, stderr io.Writer) error {
 	js, err := json.MarshalIndent(struct {
 		Budget string                  `json:"budget"`
 		Preset string                  `json:"preset"`
+		Plan   string                  `json:"plan"`
 		Seeds  int                     `json:"seeds"`
 		Cells  []derived.PrimitiveCell `json:"cells"`
-	}{f.budget, preset, f.seeds, cells}, "", " ")
+	}{f.budget, preset, plan, f.seeds, cells}, "", " ")
 	if err != nil {
 		return fmt.Errorf("primitives: %w", err)
 	}
 	table := derived.FormatPrimitives(cells)
-	md := fmt.Sprintf("# Paper I's primitives, budget %s (preset %s, %d seeds a cell)\n\n%s\n"+
+	md := fmt.Sprintf("# Paper I's primitives, budget %s (%d seeds a cell)\n\n%s.\n\n%s\n"+
 		"Made by `windtunnel primitives --budget %s --seeds %d --out %s`; the claims and figures: [report.md](report.md).\n",
-		f.budget, preset, f.seeds, table, f.budget, f.seeds, dir)
+		f.budget, f.seeds, plan, table, f.budget, f.seeds, dir)
 	for name, b := range map[string][]byte{primitivesTable: []byte(md), primitivesJSON: append(js, '\n')} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return fmt.Errorf("primitives: %w", err)

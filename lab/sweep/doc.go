@@ -41,7 +41,8 @@
 // Files: grid.go (axes, --set, points and their names), random.go (distributions and the
 // draws), assemble.go (the grid a command line gives: a sweep file, --set, task and model
 // lists, seeds), file.go and randomfile.go (sweep files, TOML and YAML; a random search's
-// keys), compare.go (ParseList, a --tasks or --models list; CompareGrid; Scores), cancel.go (sweep cancel), points.go (every point's configuration built by run's flags,
+// keys), compare.go (ParseList, a --tasks or --models list; CompareGrid; Scores), budget.go (the
+// primitives budgets: a schedule per task, one grid per task joined by JoinPoints), cancel.go (sweep cancel), points.go (every point's configuration built by run's flags,
 // PointConfig through runconfig.FromArgs; Grid.CheckedPoints: an axis run has no flag for
 // refused; CheckPoints: two points that train the same run refused; CheckGPU: a --gres GPU
 // for points on the CPU refused; CheckSeeds, the one bound of --seeds), folder.go (the manifest and the folder's checks: a point's flags are ones a grid may set), status.go

@@ -82,36 +82,37 @@ type PrimitiveCell struct {
 	// Simplex is the belief simplex of an hmm cell over its seeds' newest geometry snapshots
 	// (nil when none holds one).
 	Simplex *SimplexStat `json:"simplex,omitempty"`
+	// Lengths is an hmm cell's length generalisation (LengthsOf; nil without one).
+	Lengths []LengthStat `json:"lengths,omitempty"`
 }
 
 // SimplexStat is the belief-simplex measurement (sessions.Simplex) of a cell's seeds: k-means
 // purity, R² of the linear map to the posterior and the mean corner distance, each a Stat
-// over the seeds whose newest snapshot holds one, at the snapshots' steps.
+// over the seeds whose newest snapshot holds one, at the snapshots' steps; the same of the
+// untrained model (the seeds' SimplexInit: the claim's null, nil where none is recorded);
+// and whether each meets Paper I's claim (SimplexMeets on the means).
 type SimplexStat struct {
 	States     int   `json:"states"`
 	Purity     Stat  `json:"purity"`
 	R2         Stat  `json:"r2"`
 	CornerDist Stat  `json:"corner_dist"`
 	Steps      []int `json:"steps"`
+	Meets      bool  `json:"meets"`
+	// Init is the untrained model's measurement (its Init and InitMeets unset).
+	Init *SimplexStat `json:"init,omitempty"`
 }
 
 // SimplexOf pools the simplex measurements of snapshots (nil entries skipped) taken at
-// steps; nil when none has one.
+// steps, with their untrained null; nil when none has one.
 func SimplexOf(snaps []*sessions.Snapshot, steps []int) *SimplexStat {
-	var p, r, d []float64
-	out := &SimplexStat{}
-	for i, sn := range snaps {
-		if sn == nil || sn.Simplex == nil {
-			continue
-		}
-		out.States = sn.Simplex.States
-		p, r, d = append(p, float64(sn.Simplex.Purity)), append(r, float64(sn.Simplex.R2)), append(d, float64(sn.Simplex.MeanCornerDist))
-		out.Steps = append(out.Steps, steps[i])
-	}
-	if len(p) == 0 {
+	k, p, r, d, used, ok := simplexValues(snaps, steps, func(s *sessions.Snapshot) *sessions.Simplex { return s.Simplex })
+	if !ok {
 		return nil
 	}
-	out.Purity, out.R2, out.CornerDist = StatOf(p), StatOf(r), StatOf(d)
+	out := &SimplexStat{States: k, Purity: p, R2: r, CornerDist: d, Steps: used, Meets: SimplexMeets(p.Mean, d.Mean, k)}
+	if k, p, r, d, used, ok := simplexValues(snaps, steps, func(s *sessions.Snapshot) *sessions.Simplex { return s.SimplexInit }); ok {
+		out.Init = &SimplexStat{States: k, Purity: p, R2: r, CornerDist: d, Steps: used, Meets: SimplexMeets(p.Mean, d.Mean, k)}
+	}
 	return out
 }
 
@@ -204,6 +205,7 @@ func FormatPrimitives(cells []PrimitiveCell) string {
 			c.Primitive.Name, c.Task, model, c.Params, SeedsLabel(c.Seeds), c.BitErrorA.String(4), c.BitErrorB.String(4),
 			c.KL.String(4), c.Accuracy.String(3), pass, c.Verdict, c.SeedsPassed, len(c.Seeds), cf, paper, paperMark(c.Task, c.Model))
 	}
+	b.WriteString(formatLengths(cells))
 	b.WriteString(formatSimplex(cells))
 	fmt.Fprintf(&b, "\nVerdict (on the mean over seeds; then the seeds that pass alone): %s passes the line at the end and the seed mean first met it by %g of the steps; %s passes at the end but met it only later; %s fails at the end. Lines: %s on bijection and hmm, %s on recall.\n",
 		VerdictPass, SlowFraction, VerdictSlow, VerdictFail, Primitives()[0].Rule(), Primitives()[2].Rule())
@@ -234,6 +236,7 @@ func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, e
 		var curves [][]StepValue
 		var snaps []*sessions.Snapshot
 		var snapSteps []int
+		var lengths [][]sessions.LengthScore
 		steps, cf := 0, math.NaN()
 		for _, path := range c.Sessions {
 			dr, err := ReadRun(path)
@@ -247,16 +250,21 @@ func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, e
 			steps, cf = max(steps, cfg.Steps), ContextFreeLevel(cfg)
 			curves = append(curves, MetricCurve(dr.Evals, c.Primitive))
 			snaps, snapSteps = append(snaps, dr.Snapshot), append(snapSteps, dr.SnapshotStep)
+			if last, ok := dr.LastEval(); ok && len(last.Eval.Lengths) > 0 {
+				lengths = append(lengths, last.Eval.Lengths)
+			}
 		}
 		pc := PrimitiveCellOf(c, curves, steps, cf)
 		pc.Simplex = SimplexOf(snaps, snapSteps)
+		pc.Lengths = LengthsOf(lengths)
 		out = append(out, pc)
 	}
 	return out, nil
 }
 
 // formatSimplex is the belief-simplex table of the cells that have one, under Paper I's
-// claim; "" when none has.
+// claim, each with its untrained null and the three-outcome verdict (SimplexOutcome); ""
+// when none has.
 func formatSimplex(cells []PrimitiveCell) string {
 	var b strings.Builder
 	for _, c := range cells {
@@ -264,15 +272,36 @@ func formatSimplex(cells []PrimitiveCell) string {
 			continue
 		}
 		if b.Len() == 0 {
-			b.WriteString("\nBelief simplex (final layer at the observation positions, each seed's newest snapshot). Paper I: Mamba's final layer forms one cluster per hidden state, at the simplex's corners.\n\n")
-			b.WriteString("| task | model | seeds | steps | k | k-means purity | R² to the posterior | corner distance |\n|---|---|---|---|---|---|---|---|\n")
+			fmt.Fprintf(&b, "\nBelief simplex (final layer at the observation positions, each seed's newest snapshot; untrained: the same model rebuilt from its seed). Paper I: Mamba's final layer forms one cluster per hidden state, at the simplex's corners; met when %s.\n\n", SimplexRule(c.Simplex.States))
+			b.WriteString("| task | model | seeds | steps | k | k-means purity | R² to the posterior | corner distance | untrained: purity / R² / corner distance | claim | outcome |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 		}
-		steps := make([]string, len(c.Simplex.Steps))
-		for i, s := range c.Simplex.Steps {
+		sm := c.Simplex
+		steps := make([]string, len(sm.Steps))
+		for i, s := range sm.Steps {
 			steps[i] = fmt.Sprint(s)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s | %s |\n", c.Task, c.Model, len(c.Simplex.Steps), strings.Join(steps, ", "),
-			c.Simplex.States, c.Simplex.Purity.String(3), c.Simplex.R2.String(3), c.Simplex.CornerDist.String(3))
+		null := "—"
+		if sm.Init != nil {
+			null = fmt.Sprintf("%.3f / %.3f / %.3f", sm.Init.Purity.Mean, sm.Init.R2.Mean, sm.Init.CornerDist.Mean)
+		}
+		claim := "not met"
+		if sm.Meets {
+			claim = "met"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s | %s |\n", c.Task, c.Model, len(sm.Steps), strings.Join(steps, ", "),
+			sm.States, sm.Purity.String(3), sm.R2.String(3), sm.CornerDist.String(3), null, claim, SimplexOutcome(sm))
 	}
 	return b.String()
+}
+
+// SimplexOutcome is the three-outcome verdict (OutcomeOf) of Paper I's simplex claim on a
+// cell's measurement: the trained model's means against the criterion (SimplexMeets), the
+// untrained same-shape model as the null (unknown when not recorded).
+func SimplexOutcome(s *SimplexStat) string {
+	null := Null{What: "untrained model (not recorded)"}
+	if s.Init != nil {
+		null = Null{Known: true, Meets: s.Init.Meets, What: "untrained model"}
+	}
+	o, _ := OutcomeOf(s.Meets, []Null{null})
+	return o
 }

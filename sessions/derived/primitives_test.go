@@ -81,9 +81,86 @@ func TestSimplexOf(t *testing.T) {
 	c := PrimitiveCellOf(Cell{Task: "hmm", Model: "mamba", Primitive: hmm, Seeds: []uint64{1, 3}}, nil, 1500, math.NaN())
 	c.Simplex = s
 	out := FormatPrimitives([]PrimitiveCell{c})
-	for _, want := range []string{"Belief simplex", "one cluster per hidden state", "| hmm | mamba | 2 | 100, 300 | 5 | 0.800±0.141 | 0.700±0.141 | 0.500±0.000 |"} {
+	for _, want := range []string{"Belief simplex", "one cluster per hidden state", "| hmm | mamba | 2 | 100, 300 | 5 | 0.800±0.141 | 0.700±0.141 | 0.500±0.000 | — | not met | not reproduced |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestSimplexOutcome: the claim's three outcomes against the untrained null, on fixtures at
+// both sides of the lines (purity 0.8, corner distance ½·√(1 − 1/k) = 0.447 at k = 5).
+func TestSimplexOutcome(t *testing.T) {
+	if d := SimplexCornerLine(5); math.Abs(d-0.5*math.Sqrt(0.8)) > 1e-12 {
+		t.Errorf("corner line at k = 5: %v", d)
+	}
+	snap := func(p, d, p0, d0 float64) *sessions.Snapshot {
+		sn := &sessions.Snapshot{Simplex: &sessions.Simplex{States: 5, Purity: sessions.Num(p), R2: 0.9, MeanCornerDist: sessions.Num(d)}}
+		if p0 >= 0 {
+			sn.SimplexInit = &sessions.Simplex{States: 5, Purity: sessions.Num(p0), R2: 0.3, MeanCornerDist: sessions.Num(d0)}
+		}
+		return sn
+	}
+	tests := []struct {
+		name      string
+		snaps     []*sessions.Snapshot
+		meets     bool
+		nullMeets bool
+		want      string
+	}{
+		{"trained at the corners, untrained not", []*sessions.Snapshot{snap(0.95, 0.2, 0.5, 0.7), snap(0.85, 0.3, 0.4, 0.8)}, true, false, Reproduced},
+		{"both at the corners", []*sessions.Snapshot{snap(0.95, 0.2, 0.9, 0.3)}, true, true, ConsistentNotDiagnostic},
+		{"no null recorded", []*sessions.Snapshot{snap(0.95, 0.2, -1, 0)}, true, false, ConsistentNotDiagnostic},
+		{"pure but off the corners", []*sessions.Snapshot{snap(0.95, 0.5, 0.5, 0.7)}, false, false, NotReproduced},
+		{"at the corners, impure (mean of seeds 0.79)", []*sessions.Snapshot{snap(0.78, 0.2, 0.5, 0.7), snap(0.80, 0.2, 0.5, 0.7)}, false, false, NotReproduced},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := SimplexOf(tc.snaps, make([]int, len(tc.snaps)))
+			if s.Meets != tc.meets || (s.Init != nil && s.Init.Meets != tc.nullMeets) {
+				t.Errorf("meets %v (null %+v), want %v (null %v)", s.Meets, s.Init, tc.meets, tc.nullMeets)
+			}
+			if got := SimplexOutcome(s); got != tc.want {
+				t.Errorf("outcome %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLengthsTable pools the seeds' length curves by K and shows them as a table with the
+// training K marked; a cell without curves has no row.
+func TestLengthsTable(t *testing.T) {
+	curve := func(a20, a30, a50 float64) []sessions.LengthScore {
+		return []sessions.LengthScore{{K: 20, Train: true, BitErrorPosition: sessions.Num(a20), KLBits: sessions.Num(a20 / 2)},
+			{K: 50, BitErrorPosition: sessions.Num(a50), KLBits: sessions.Num(a50 / 2)}, {K: 30, BitErrorPosition: sessions.Num(a30), KLBits: sessions.Num(a30 / 2)}}
+	}
+	ls := LengthsOf([][]sessions.LengthScore{curve(0.04, 0.05, 0.08), curve(0.06, 0.07, 0.12)})
+	tests := []struct {
+		k     int
+		train bool
+		mean  float64
+	}{{20, true, 0.05}, {30, false, 0.06}, {50, false, 0.10}}
+	if len(ls) != len(tests) {
+		t.Fatalf("%d lengths, want %d: %+v", len(ls), len(tests), ls)
+	}
+	for i, tc := range tests {
+		if ls[i].K != tc.k || ls[i].Train != tc.train || math.Abs(ls[i].BitErrorA.Mean-tc.mean) > 1e-12 || math.Abs(ls[i].KL.Mean-tc.mean/2) > 1e-12 {
+			t.Errorf("K %d: %+v, want train %v mean %g", tc.k, ls[i], tc.train, tc.mean)
+		}
+	}
+	if LengthsOf(nil) != nil {
+		t.Error("lengths without curves")
+	}
+	hmm, _ := PrimitiveOf("hmm")
+	c := PrimitiveCellOf(Cell{Task: "hmm", Model: "lstm", Primitive: hmm, Seeds: []uint64{1, 2}}, nil, 900, math.NaN())
+	c.Lengths = ls
+	out := FormatPrimitives([]PrimitiveCell{c, {Cell: Cell{Task: "bijection", Model: "mlp"}}})
+	for _, want := range []string{"| task | model | seeds | K = 20 (trained) | K = 30 | K = 50 |", "| hmm | lstm | 1..2 | 0.0500±0.0141 / 0.0250±0.0071 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "| bijection | mlp | none |") {
+		t.Errorf("a row for a cell without lengths:\n%s", out)
 	}
 }

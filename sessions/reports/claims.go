@@ -100,6 +100,7 @@ func Build(runs []Run, skipped []string, ts ...TimescalesResult) Report {
 	rep.Rows = append(rep.Rows, mlpLevelRows(runs)...)
 	rep.Rows = append(rep.Rows, lengthRows(runs)...)
 	rep.Rows = append(rep.Rows, geometryRows(runs)...)
+	rep.Rows = append(rep.Rows, simplexRows(runs)...)
 	rep.Rows = append(rep.Rows, frameRows(runs)...)
 	rep.Rows = append(rep.Rows, timescalesRows(runs, ts)...)
 	noteDisagreements(rep.Rows, runs)

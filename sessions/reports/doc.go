@@ -13,10 +13,11 @@
 // (derived.CommonName), with its own n and pass count. Copies of one
 // replicate (one configuration and seed, derived.Replicates: a re-run, a copied folder) count
 // once (replicates.go), listed with where the copies are and whether they disagree. The
-// geometry claims (key orthogonality, the value manifold, the frame and its dissociation) are
-// judged only on runs that learnt their task (nulls.go: derived.VerdictOfScores), and each
-// row's null is the same run before it learnt (its first evaluation or earliest snapshot; the
-// authors' key orthogonality against the model at initialisation) or, for Paper II's
+// geometry claims (key orthogonality, the value manifold, the frame and its dissociation, the
+// belief simplex: simplex.go) are judged only on runs that learnt their task (nulls.go:
+// derived.VerdictOfScores), and each row's null is the same run before it learnt (its first
+// evaluation or earliest snapshot; the authors' key orthogonality and the belief simplex
+// against the model at initialisation) or, for Paper II's
 // speed-up, the spread of the baseline's seeds (derived.Beyond). Figures are linked relative
 // to the report's own folder (figureLink), in report.md and in llm's alike.
 //
