@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -116,7 +115,7 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	}
 	dir := f.out
 	if dir == "" {
-		dir = filepath.Join("runs", "compare-"+time.Now().Format("20060102-150405"))
+		dir = sweep.DefaultDir("compare", time.Now())
 	}
 	m, exe, err := prepareSweep(dir, g, points, "", false)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/lab/sweep"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
 	"windtunnel/sessions/reports"
@@ -95,7 +96,7 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	}
 	dir := f.out
 	if dir == "" {
-		dir = filepath.Join("runs", "primitives-"+f.budget+"-"+time.Now().Format("20060102-150405"))
+		dir = sweep.DefaultDir("primitives-"+f.budget, time.Now())
 	}
 	m, exe, err := prepareSweep(dir, g, points, "", false)
 	if err != nil {
