@@ -105,7 +105,7 @@ func findIn(dir string, o FindOptions) ([]Found, error) {
 			return nil
 		}
 		fi, err := os.Stat(path) // a link's target
-		if err != nil { // a dangling link: listed, for its reader to say why it cannot be read
+		if err != nil {          // a dangling link: listed, for its reader to say why it cannot be read
 			if fi, err = d.Info(); err != nil {
 				if o.Skip == nil {
 					return err
