@@ -104,8 +104,9 @@ func findIn(dir string, o FindOptions) ([]Found, error) {
 		if !strings.HasSuffix(d.Name(), Suffix) {
 			return nil
 		}
-		fi, err := os.Stat(path) // a link's target
-		if err != nil {          // a dangling link: listed, for its reader to say why it cannot be read
+		// A link's target; a dangling link is listed, for its reader to say why it cannot be read.
+		fi, err := os.Stat(path)
+		if err != nil {
 			if fi, err = d.Info(); err != nil {
 				if o.Skip == nil {
 					return err
