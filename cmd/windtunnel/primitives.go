@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -38,12 +35,6 @@ type primitivesFlags struct {
 	tasks, models string
 	steps         int
 }
-
-// The files `windtunnel primitives` writes into its folder beside the sessions.
-const (
-	primitivesTable = "primitives.md"
-	primitivesJSON  = "primitives.json"
-)
 
 func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f primitivesFlags
@@ -135,26 +126,12 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	return writePrimitives(f, preset, dir, cells, stdout, stderr)
 }
 
-// writePrimitives writes the table (markdown and JSON) and the report with its figures
-// into dir, and prints the table (or its JSON) to stdout.
+// writePrimitives writes the table (reports.WritePrimitives) and the report with its
+// figures into dir, and prints the table (or its JSON) to stdout.
 func writePrimitives(f primitivesFlags, preset, dir string, cells []derived.PrimitiveCell, stdout, stderr io.Writer) error {
-	js, err := json.MarshalIndent(struct {
-		Budget string                  `json:"budget"`
-		Preset string                  `json:"preset"`
-		Seeds  int                     `json:"seeds"`
-		Cells  []derived.PrimitiveCell `json:"cells"`
-	}{f.budget, preset, f.seeds, cells}, "", " ")
+	js, written, err := reports.WritePrimitives(dir, reports.Primitives{Budget: f.budget, Preset: preset, Seeds: f.seeds, Cells: cells})
 	if err != nil {
-		return fmt.Errorf("primitives: %w", err)
-	}
-	table := derived.FormatPrimitives(cells)
-	md := fmt.Sprintf("# Paper I's primitives, budget %s (preset %s, %d seeds a cell)\n\n%s\n"+
-		"Made by `windtunnel primitives --budget %s --seeds %d --out %s`; the claims and figures: [report.md](report.md).\n",
-		f.budget, preset, f.seeds, table, f.budget, f.seeds, dir)
-	for name, b := range map[string][]byte{primitivesTable: []byte(md), primitivesJSON: append(js, '\n')} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return fmt.Errorf("primitives: %w", err)
-		}
+		return err
 	}
 	rep, path, err := reports.Write([]string{dir}, dir, reports.Options{Figures: reportFigures})
 	if err != nil {
@@ -163,11 +140,11 @@ func writePrimitives(f primitivesFlags, preset, dir string, cells []derived.Prim
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(stderr, "primitives: report skipped: %s\n", s)
 	}
-	fmt.Fprintf(stderr, "primitives: %s, %s, %s\n", filepath.Join(dir, primitivesTable), filepath.Join(dir, primitivesJSON), path)
+	fmt.Fprintf(stderr, "primitives: %s, %s\n", strings.Join(written, ", "), path)
 	if f.asJSON {
-		_, err = stdout.Write(append(js, '\n'))
+		_, err = stdout.Write(js)
 		return err
 	}
-	_, err = io.WriteString(stdout, table)
+	_, err = io.WriteString(stdout, derived.FormatPrimitives(cells))
 	return err
 }

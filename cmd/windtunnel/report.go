@@ -58,7 +58,7 @@ func reportFigures(dir string, files []string) ([]reports.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	fig := filepath.Join(dir, "fig") // ours: a link planted there is refused
+	fig := filepath.Join(dir, reports.FigureDir) // ours: a link planted there is refused
 	if err := sessions.MakeOutputDir(fig, 0o755); err != nil {
 		return nil, err
 	}
