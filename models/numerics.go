@@ -2,9 +2,16 @@ package models
 
 import "math"
 
-// The models' numeric constants, named once (the deliberate twins: models/llm's kernels,
-// which take their ε from each checkpoint's config.json and the exact or tanh GELU its
-// hidden_act names; the AVX2 GELU in vmath_amd64.s; the PyTorch reference's).
+// The models' numeric formulas and constants, each written once here: the norm ε, GELU's
+// constants, value and gradient, RMSNorm's factor, and the float32 exp of the sigmoid and
+// the selective scan (pow2f; Cephes' exp, expf, is num.go's, with tanhf). Their deliberate
+// twins, which cannot call these: the assembly kernels (vmath_amd64.s: GELU, tanh and exp;
+// scan_amd64.s: pow2f); backends/accel's CUDA kernels
+// (kernels.cu) and their Go twin (host_kernels.go: GELU, RMSNorm, with the ε passed in
+// from here), a leaf below models; models/llm's kernels, which take their ε from each
+// checkpoint's config.json and the exact or tanh GELU its hidden_act names; the PyTorch
+// references (scripts/). The J-lens pass (jlens_pass.go) is a second forward and reverse
+// pass of the transformer that uses these, not the training kernels (jlens.go says why).
 const (
 	// normEps is every norm's ε (RMSNorm and LayerNorm): x/√(mean(x²) + ε).
 	normEps = 1e-5
@@ -12,6 +19,10 @@ const (
 	geluC = 0.7978845608028654 // sqrt(2/π)
 	geluA = 0.044715
 )
+
+// rmsInv is RMSNorm's factor 1/√(ss/d + eps) of a row of d values whose squares sum to ss
+// (rmsKernel's, and the J-lens pass's rmsInvT).
+func rmsInv[T Float](ss T, d int, eps T) T { return 1 / sqrtT(ss/T(d)+eps) }
 
 // geluTanh is tanh(geluC·(u + geluA·u³)), the part of GELU its gradient reuses.
 func geluTanh[T Float](u T) T { return tanhT(T(geluC) * (u + T(geluA)*u*u*u)) }
