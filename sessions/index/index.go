@@ -72,8 +72,8 @@ type Options struct {
 // List returns the live runs of this user (Live, in o.Sockets), then the
 // recorded sessions under o.Dir that no live run writes, newest first. A session that
 // cannot be read is told to o.Skip and left out. o.Dir may be a link to a folder (links
-// inside it are followed to files, not to folders) or not exist yet (no sessions); anything else that is not a
-// folder is an error (sessions.CheckFolder).
+// inside it are followed to files, not to folders: sessions.Find) or not exist yet (no
+// sessions); anything else that is not a folder is an error (sessions.CheckFolder).
 func List(ctx context.Context, o Options) ([]Run, error) {
 	if ctx == nil {
 		ctx = context.Background()
