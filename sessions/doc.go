@@ -20,11 +20,11 @@
 // order, links followed to files but never to folders; its sub-folders only when asked
 // (FindOptions.Recursive: the index asks, as RunsDir holds the sweeps' folders; the readers
 // that pool a folder's runs into one table or figure set take the folder's own files, as a
-// sub-folder is another experiment, named to be pooled too); each file once. It opens no
+// sub-folder is another experiment, pooled only when named too); each file once. It opens no
 // session, so an unfinished run is listed like a finished one; whether it is finished is
 // derived's one rule (derived.Run.Done), and the pooling readers leave it out with a note
 // saying so (derived.SessionRun.Unfinished; plot draws a file named on its own whatever
-// its state), while ls and serve show it with its state. Default output names start from
+// its state), while ls and serve show it with its state (TestFolderReadersAgree holds the four to this). Default output names start from
 // RunsDir and Stamp; WriteOutput and WriteOutputFunc (output.go) are the one way an output
 // (a report, a figure, a record, predictions, a sweep's files) is written into a folder the
 // user names: whole or not at all, never through a link (MakeOutputDir: a folder the
