@@ -9,6 +9,7 @@ import (
 	"windtunnel/models/arch"
 	"windtunnel/sessions/runconfig"
 
+	"windtunnel/backends/bytesize"
 	"windtunnel/models"
 	"windtunnel/tunnels"
 )
@@ -32,16 +33,7 @@ type Memory struct {
 
 func (m Memory) String() string {
 	return fmt.Sprintf("about %s (%d parameters: %s for weights, gradients and AdamW moments; %s activations; %s probe sets)",
-		gib(m.Total), m.Params, gib(m.Weights), gib(m.Activations), gib(m.Probe))
-}
-
-// gib is a size for a message: GiB to one decimal, MiB below 1 GiB (a tiny run's "0.0 GiB"
-// against "0.0 GiB available" said nothing).
-func gib(b int64) string {
-	if b < 1<<30 {
-		return fmt.Sprintf("%d MiB", (b+1<<19)>>20)
-	}
-	return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+		bytesize.String(m.Total), m.Params, bytesize.String(m.Weights), bytesize.String(m.Activations), bytesize.String(m.Probe))
 }
 
 // MemoryError is New's error when the run's estimate exceeds the memory available.
@@ -54,7 +46,7 @@ type MemoryError struct {
 
 func (e *MemoryError) Error() string {
 	return fmt.Sprintf("lab: the run needs %s but %s is available (%s): make the model, batch or probe set smaller",
-		e.Need, gib(e.Available), e.Source)
+		e.Need, bytesize.String(e.Available), e.Source)
 }
 
 // activationFloats is the per-token, per-layer count of values a model keeps for its

@@ -9,6 +9,7 @@ import (
 	"windtunnel/sessions/derived"
 	"windtunnel/sessions/runconfig"
 
+	"windtunnel/backends/bytesize"
 	"windtunnel/sessions"
 )
 
@@ -50,7 +51,7 @@ func TestMemoryEstimate(t *testing.T) {
 			if got := errors.As(err, &me); got != c.refused {
 				t.Fatalf("refused = %v (%v), want %v", got, err, c.refused)
 			}
-			if me != nil && (!strings.Contains(err.Error(), gib(c.available)+" is available") || me.Need.Total <= c.available) {
+			if me != nil && (!strings.Contains(err.Error(), bytesize.String(c.available)+" is available") || me.Need.Total <= c.available) {
 				t.Errorf("message %q", err)
 			}
 		})

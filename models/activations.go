@@ -12,7 +12,6 @@ func sigmoidArr[T Float](dst, x []T) {
 		}
 		return
 	}
-	const magic = 12582912
 	d, s := as32(dst), as32(x)
 	s = s[:len(d)]
 	if haveAVX2 && len(d) >= 8 { // the same arithmetic eight lanes at a time, the tail below
@@ -22,29 +21,18 @@ func sigmoidArr[T Float](dst, x []T) {
 	}
 	for j, v := range s {
 		// e = exp(−|v|) ∈ (0, 1]; σ(v) = 1/(1+e) for v ≥ 0, e/(1+e) below, selected without
-		// a branch (the sign of v is unpredictable).
+		// a branch (the sign of v is unpredictable). Each product is rounded before its sum
+		// (pow2f), as the vector loop of scan_amd64.s computes it: the two agree bit for bit.
 		b := math.Float32bits(v)
 		neg := float32(b >> 31)
-		a := math.Float32frombits(b | 0x80000000)
-		if a < -86 {
-			a = -86
-		}
-		y := float32(a * 1.44269504088896341)
-		t := y + magic
-		r := y - (t - magic)
-		// Each product is rounded before its sum (float32(…): no fused multiply-add), as the
-		// vector loop of scan_amd64.s computes it: the two agree bit for bit.
-		p := float32(1.5403530393e-04)
-		p = float32(p*r) + 1.3333558146e-03
-		p = float32(p*r) + 9.6181291076e-03
-		p = float32(p*r) + 5.5504108665e-02
-		p = float32(p*r) + 2.4022650696e-01
-		p = float32(p*r) + 6.9314718056e-01
-		p = float32(p*r) + 1
-		e := math.Float32frombits(math.Float32bits(p) + (math.Float32bits(t)-0x4b400000)<<23)
-		d[j] = (1 + float32(neg*(e-1))) / (1 + e)
+		e := pow2f(negAbsLog2(b))
+		d[j] = sigmoidOf(neg, e)
 	}
 }
+
+// sigmoidOf is σ(v) from e = e^−|v| and neg = 1 for a negative v, 0 otherwise:
+// (1 + neg·(e−1)) / (1+e), without a branch (scan_amd64.s's SIGMOID is its twin).
+func sigmoidOf(neg, e float32) float32 { return (1 + float32(neg*(e-1))) / (1 + e) }
 
 // softplusSigmoidArr sets sp[j] = log(1+e^x[j]) and sg[j] = 1/(1+e^−x[j]), its derivative.
 func softplusSigmoidArr[T Float](sp, sg, x []T) {
@@ -56,7 +44,6 @@ func softplusSigmoidArr[T Float](sp, sg, x []T) {
 		}
 		return
 	}
-	const magic = 12582912
 	dp, dg, s := as32(sp), as32(sg), as32(x)
 	s, dg = s[:len(dp)], dg[:len(dp)]
 	if haveAVX2 && len(dp) >= 8 { // the same arithmetic eight lanes at a time, the tail below
@@ -67,21 +54,7 @@ func softplusSigmoidArr[T Float](sp, sg, x []T) {
 	for j, v := range s {
 		b := math.Float32bits(v)
 		neg := float32(b >> 31)
-		a := math.Float32frombits(b | 0x80000000) // −|v|
-		if a < -86 {
-			a = -86
-		}
-		y := float32(a * 1.44269504088896341)
-		t := y + magic
-		r := y - (t - magic)
-		p := float32(1.5403530393e-04)
-		p = float32(p*r) + 1.3333558146e-03
-		p = float32(p*r) + 9.6181291076e-03
-		p = float32(p*r) + 5.5504108665e-02
-		p = float32(p*r) + 2.4022650696e-01
-		p = float32(p*r) + 6.9314718056e-01
-		p = float32(p*r) + 1
-		e := math.Float32frombits(math.Float32bits(p) + (math.Float32bits(t)-0x4b400000)<<23)
+		e := pow2f(negAbsLog2(b))
 		// log(1+e) = 2·atanh(q), q = e/(2+e) ∈ (0, 1/3]: the odd series to q¹³ (error < 1e-8).
 		q := e / (2 + e)
 		w := q * q
@@ -95,7 +68,7 @@ func softplusSigmoidArr[T Float](sp, sg, x []T) {
 		l = float32(l * (2 * q))
 		// softplus(v) = max(v, 0) + log(1+e), σ(v) as in sigmoidArr, both without branches.
 		dp[j] = l + math.Float32frombits(b&((b>>31)-1))
-		dg[j] = (1 + float32(neg*(e-1))) / (1 + e)
+		dg[j] = sigmoidOf(neg, e)
 	}
 }
 

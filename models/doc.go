@@ -34,6 +34,11 @@
 // (resident_kernels.go), gorgonia's gradient sums run as device adds, parameters, gradients and
 // AdamW moments sit in one flat buffer each; an op with no device version is an error when the
 // Resident is built.
+// Each numeric formula (the norm ε, GELU, RMSNorm's factor, the float32 exp of the sigmoid
+// and the scan) is written once, in numerics.go, which names its deliberate twins (the
+// assembly, backends/accel, models/llm, the PyTorch references); the J-lens pass
+// (jlens_pass.go) uses those formulas in a forward and reverse pass of its own (JLens says
+// why it is not built on the training kernels).
 // Models know nothing of the UI; they import models/arch, the tunnels package, the compute back-ends
 // under backends/ and par, and no other package of the project.
 package models

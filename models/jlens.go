@@ -43,6 +43,15 @@ type JLensGrams struct {
 // the class logits at p′ (Classes adjoints at once) through the whole sequence, in the
 // model's precision (the Grams are summed in float64, sequence by sequence in order, so the
 // result does not depend on the worker count).
+//
+// Its pass (jlens_pass.go) is a deliberate twin of the transformer's training kernels, not
+// built on them: it shares their formulas (numerics.go: the norm ε, RMSNorm's factor, GELU
+// and its gradient) and their matrix products (the model's GEMM backend), but carries C
+// adjoints a position through one sequence at a time, keeps every block's values for them,
+// and sums the norms' squares and the attention scores and softmax in float64 (math.Exp),
+// where the kernels sum in the model's precision with AVX2 and a float32 exp over whole
+// batches: built on the kernels it would give other numbers than the autograd twin
+// (scripts/torch_jlens.py, lab's TestJLensTorch) is held to.
 func JLens(m Model, t tunnels.Tunnel, b *tunnels.Batch, seqs int, sites []int) (*JLensGrams, error) {
 	switch n := m.(type) {
 	case *net[float32]:

@@ -58,13 +58,13 @@ func (sn *seqNet[T]) newWork(T0, cells int) *seqWork[T] {
 	return w
 }
 
-// rmsInvT is 1/√(mean(x²) + normEps), the models' RMSNorm factor, summed in float64.
+// rmsInvT is rmsInv of x with normEps, its squares summed in float64.
 func rmsInvT[T Float](x []T) T {
 	var s float64
 	for _, v := range x {
 		s += float64(v) * float64(v)
 	}
-	return T(1 / math.Sqrt(s/float64(len(x))+normEps))
+	return T(rmsInv(s, len(x), normEps))
 }
 
 // forward runs the transformer over one sequence's tokens, keeping every block's values.

@@ -112,7 +112,7 @@ func (k *rmsKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 			s := k.src(r)
 			xr, yr := x[s*d:(s+1)*d], y[r*d:(r+1)*d]
 			if vec {
-				inv := 1 / sqrtT(T(sumSq(&as32(xr)[0], d))/T(d)+k.eps)
+				inv := rmsInv(T(sumSq(&as32(xr)[0], d)), d, k.eps)
 				k.r[r] = inv
 				scaleMul(&as32(yr)[0], &as32(xr)[0], &as32(g)[0], d, float32(inv))
 				continue
@@ -121,7 +121,7 @@ func (k *rmsKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 			for _, v := range xr {
 				ss += v * v
 			}
-			inv := 1 / sqrtT(ss/T(d)+k.eps)
+			inv := rmsInv(ss, d, k.eps)
 			k.r[r] = inv
 			for j, v := range xr {
 				yr[j] = v * inv * g[j]

@@ -88,7 +88,6 @@ func expf(x float32) float32 {
 	if x < -87 {
 		return 0
 	}
-	const log2e = 1.44269504088896341
 	fx := x*log2e + 0.5
 	ni := int32(fx) // floor without math.Floor's software rounding (x is within ±88 here)
 	if float32(ni) > fx {

@@ -1,8 +1,17 @@
 package models
 
-// The models' numeric constants, named once (the deliberate twins: models/llm's kernels,
-// which take their ε from each checkpoint's config.json and the exact or tanh GELU its
-// hidden_act names; the AVX2 GELU in vmath_amd64.s; the PyTorch reference's).
+import "math"
+
+// The models' numeric formulas and constants, each written once here: the norm ε, GELU's
+// constants, value and gradient, RMSNorm's factor, and the float32 exp of the sigmoid and
+// the selective scan (pow2f; Cephes' exp, expf, is num.go's, with tanhf). Their deliberate
+// twins, which cannot call these: the assembly kernels (vmath_amd64.s: GELU, tanh and exp;
+// scan_amd64.s: pow2f); backends/accel's CUDA kernels
+// (kernels.cu) and their Go twin (host_kernels.go: GELU, RMSNorm, with the ε passed in
+// from here), a leaf below models; models/llm's kernels, which take their ε from each
+// checkpoint's config.json and the exact or tanh GELU its hidden_act names; the PyTorch
+// references (scripts/). The J-lens pass (jlens_pass.go) is a second forward and reverse
+// pass of the transformer that uses these, not the training kernels (jlens.go says why).
 const (
 	// normEps is every norm's ε (RMSNorm and LayerNorm): x/√(mean(x²) + ε).
 	normEps = 1e-5
@@ -10,6 +19,10 @@ const (
 	geluC = 0.7978845608028654 // sqrt(2/π)
 	geluA = 0.044715
 )
+
+// rmsInv is RMSNorm's factor 1/√(ss/d + eps) of a row of d values whose squares sum to ss
+// (rmsKernel's, and the J-lens pass's rmsInvT).
+func rmsInv[T Float](ss T, d int, eps T) T { return 1 / sqrtT(ss/T(d)+eps) }
 
 // geluTanh is tanh(geluC·(u + geluA·u³)), the part of GELU its gradient reuses.
 func geluTanh[T Float](u T) T { return tanhT(T(geluC) * (u + T(geluA)*u*u*u)) }
@@ -20,4 +33,45 @@ func geluOf[T Float](u, t T) T { return 0.5 * u * (1 + t) }
 // geluGradOf is d GELU / du from t = geluTanh(u).
 func geluGradOf[T Float](u, t T) T {
 	return 0.5*(1+t) + 0.5*u*(1-t*t)*T(geluC)*(1+T(3*geluA)*u*u)
+}
+
+// log2e is log2(e): e^x = 2^(x·log2e).
+const log2e = 1.44269504088896341
+
+// pow2Magic is 1.5·2²³: adding it to a float32 of magnitude below 2²² rounds it to an
+// integer n, and the sum's bits less pow2MagicBits (pow2Magic's) are n.
+const (
+	pow2Magic     = 12582912
+	pow2MagicBits = 0x4b400000
+)
+
+// pow2C1…pow2C6 are the degree-6 polynomial of 2^r on r ∈ [−½, ½] (relative error ≤ 1.2e-7).
+const (
+	pow2C6 = 1.5403530393e-04
+	pow2C5 = 1.3333558146e-03
+	pow2C4 = 9.6181291076e-03
+	pow2C3 = 5.5504108665e-02
+	pow2C2 = 2.4022650696e-01
+	pow2C1 = 6.9314718056e-01
+)
+
+// pow2f is 2^y for a float32 y in [−126, 0]: y is split into the nearest integer n (by
+// pow2Magic) and r ∈ [−½, ½], 2^r is the polynomial (each product rounded before its sum)
+// and n goes into the exponent. It is the exp of sigmoidArr, softplusSigmoidArr (with
+// negAbsLog2) and scanStep32 (whose products, once left unrounded, a GOAMD64=v3 or arm64
+// build would fuse; amd64's default build rounds them as here). Its deliberate twins, in assembly: scan_amd64.s's EXPNEG
+// (the same roundings: bit for bit) and scanFwdRow (with fused multiply-adds). Cephes' exp
+// (expf, and vmath_amd64.s's EXP, its twin) is another: a wider range, for the kernels.
+func pow2f(y float32) float32 {
+	t := y + pow2Magic
+	r := y - (t - pow2Magic)
+	// One expression, for the inliner: each product rounded (float32), then its sum.
+	p := float32((float32((float32((float32((float32((float32(pow2C6*r)+pow2C5)*r)+pow2C4)*r)+pow2C3)*r)+pow2C2)*r)+pow2C1)*r) + 1
+	return math.Float32frombits(math.Float32bits(p) + (math.Float32bits(t)-pow2MagicBits)<<23)
+}
+
+// negAbsLog2 is −|v|·log2(e), clamped at −86·log2(e), for the float32 v whose bits are b:
+// e^−|v| = pow2f(negAbsLog2(b)) ∈ (0, 1].
+func negAbsLog2(b uint32) float32 {
+	return float32(max(math.Float32frombits(b|0x80000000), -86) * log2e)
 }

@@ -1,7 +1,7 @@
 #include "textflag.h"
 
 // Mamba's selective scan, one token row at a time, with AVX2 and FMA: the forward step with
-// scanStep32's exp (the same degree-6 polynomial of 2^r, eight lanes at a time), the replay
+// scanStep32's exp (pow2f's degree-6 polynomial of 2^r, numerics.go, eight lanes at a time), the replay
 // of the states from kept decays, and the reverse step of scanStepBack. The state size s is a
 // multiple of 8 (the callers check); e channels of s lanes each, channel-major.
 
@@ -283,7 +283,7 @@ bdone:
 	VZEROUPPER
 	RET
 
-// EXPNEG: Y4 = e^−|Y0| (the exponent clamped at −86) by sigmoidArr's polynomial, each
+// EXPNEG: Y4 = e^−|Y0| (the exponent clamped at −86) by pow2f's polynomial (numerics.go), each
 // product rounded before its sum as the portable loop's (no FMA: the two agree bit for bit);
 // Y1–Y3 clobbered; Y8 = sign bit, Y9 = −86, Y10 = log2(e), Y11 = magic, Y12 = 1.
 #define EXPNEG \

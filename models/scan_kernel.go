@@ -265,27 +265,16 @@ func scanStep[T Float](h, hp, ev, a, b []T, dl, du T, c []T) T {
 }
 
 // scanStep32 is scanStep in float32 with exp inlined and without its branches, for
-// a = A·log2(e): y = Δ·a is split into the nearest integer n (by the 1.5·2²³ trick) and
-// r ∈ [−½, ½], 2^r is a degree-6 Taylor polynomial (relative error ≤ 1.2e-7 plus the
-// rounding of y, about |y|·6e-8) and 2^n goes into the exponent. Exponents below −124 are
-// clamped (2^−124 ≈ 4e-38); the scan's are never positive (Δ > 0, A < 0). The constants
-// are local variables so that the loop keeps them in registers.
+// a = A·log2(e): 2^(Δ·a) is pow2f's (relative error ≤ 1.2e-7 plus the rounding of Δ·a,
+// about |Δ·a|·6e-8). Exponents below −124 are clamped (2^−124 ≈ 4e-38); the scan's are never
+// positive (Δ > 0, A < 0).
 func scanStep32(h, hp, ev, a, b []float32, dl, du float32, c []float32) float32 {
-	magic, lo := float32(12582912), float32(-124) // 1.5·2²³: adding it rounds to an integer
-	c6, c5, c4, c3 := float32(1.5403530393e-04), float32(1.3333558146e-03), float32(9.6181291076e-03), float32(5.5504108665e-02)
-	c2, c1 := float32(2.4022650696e-01), float32(6.9314718056e-01)
+	const lo = -124
 	n := len(h)
 	hp, ev, a, b = hp[:n], ev[:n], a[:n], b[:n]
 	if c == nil {
 		for j := range h {
-			y := dl * a[j]
-			if y < lo {
-				y = lo
-			}
-			t := y + magic
-			r := y - (t - magic)
-			p := ((((((c6*r+c5)*r+c4)*r+c3)*r+c2)*r+c1)*r + 1)
-			x := math.Float32frombits(math.Float32bits(p) + (math.Float32bits(t)-0x4b400000)<<23)
+			x := pow2f(max(dl*a[j], lo))
 			ev[j] = x
 			h[j] = x*hp[j] + du*b[j]
 		}
@@ -294,14 +283,7 @@ func scanStep32(h, hp, ev, a, b []float32, dl, du float32, c []float32) float32 
 	c = c[:n]
 	var acc float32
 	for j := range h {
-		y := dl * a[j]
-		if y < lo {
-			y = lo
-		}
-		t := y + magic
-		r := y - (t - magic)
-		p := ((((((c6*r+c5)*r+c4)*r+c3)*r+c2)*r+c1)*r + 1)
-		x := math.Float32frombits(math.Float32bits(p) + (math.Float32bits(t)-0x4b400000)<<23)
+		x := pow2f(max(dl*a[j], lo))
 		ev[j] = x
 		hv := x*hp[j] + du*b[j]
 		h[j] = hv

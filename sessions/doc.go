@@ -15,7 +15,20 @@
 // Writer sets them at the start (SetLabels), Relabel changes them later, finished or live,
 // without touching a record, and Reader.Labels reads them bounded. CheckFolder (folder.go) is the one check of a folder named to hold
 // sessions (ls --dir, compare --from), and CheckNewFile of a path named for a new session
-// (run --out); WriteOutput and WriteOutputFunc (output.go) are the one way an output
+// (run --out). A session file's name ends in Suffix, and Find (list.go) is the one lister
+// of the sessions of paths named (files, or folders), which the four readers of a folder
+// call: derived.ReadSessionDir (compare --from), figures.LoadPaths (plot),
+// reports.Load (report) and index.List (ls, serve). It decides once: a file named is
+// listed whatever its name; in a folder, the files whose names end in Suffix, in path
+// order, links followed to files but never to folders; its sub-folders only when asked
+// (FindOptions.Recursive: the index asks, as RunsDir holds the sweeps' folders; the readers
+// that pool a folder's runs into one table or figure set take the folder's own files, as a
+// sub-folder is another experiment, pooled only when named too); each file once. It opens no
+// session, so an unfinished run is listed like a finished one; whether it is finished is
+// derived's one rule (derived.Run.Done), and the pooling readers leave it out with a note
+// saying so (derived.SessionRun.Unfinished; plot draws a file named on its own whatever
+// its state), while ls and serve show it with its state (TestFolderReadersAgree holds the four to this). Default output names start from
+// RunsDir and Stamp; WriteOutput and WriteOutputFunc (output.go) are the one way an output
 // (a report, a figure, a record, predictions, a sweep's files) is written into a folder the
 // user names: whole or not at all, never through a link (MakeOutputDir: a folder the
 // program keeps there, never a link). Feed is what the dashboard reads, live (Live, fed by the

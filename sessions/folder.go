@@ -72,12 +72,12 @@ func CheckNewFile(path string) error {
 
 // freeName is a session file name inside the folder dir that is not taken.
 func freeName(dir string) string {
-	p := filepath.Join(dir, "run.wtlab")
+	p := filepath.Join(dir, "run"+Suffix)
 	for i := 2; i < 1000; i++ {
 		if _, err := os.Stat(p); err != nil {
 			break
 		}
-		p = filepath.Join(dir, fmt.Sprintf("run-%d.wtlab", i))
+		p = filepath.Join(dir, fmt.Sprintf("run-%d%s", i, Suffix))
 	}
 	return p
 }

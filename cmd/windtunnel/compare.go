@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -110,7 +109,7 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	}
 	dir := f.out
 	if dir == "" {
-		dir = filepath.Join("runs", "compare-"+time.Now().Format("20060102-150405"))
+		dir = sweep.DefaultDir("compare", time.Now())
 	}
 	m, exe, err := prepareSweep(dir, g, points, "", false)
 	if err != nil {

@@ -141,7 +141,7 @@ func TestGroupOverlayMatchesPlot(t *testing.T) {
 	dir, _ := groupFolder(t)
 	// A fourth run differing only in the cadences and BLAS joins the 300-step group.
 	writeGroupRun(t, dir, 300, 3, 8, 0.2)
-	runs, err := figures.LoadPaths([]string{dir})
+	runs, _, err := figures.LoadPaths([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}

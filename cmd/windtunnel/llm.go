@@ -154,7 +154,7 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	}
 	out := f.out
 	if out == "" {
-		out = filepath.Join("llm-runs", time.Now().Format("20060102-150405")+"-"+filepath.Base(filepath.Clean(dir)))
+		out = llmrun.DefaultDir(dir, time.Now())
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("llm: --out: %w", err)

@@ -82,7 +82,7 @@ func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	fs := c.Flags()
 	jsonFlag(fs, &asJSON, "the runs as a JSON array")
-	fs.StringVar(&dir, "dir", "runs", "folder of recent sessions (searched recursively)")
+	fs.StringVar(&dir, "dir", sessions.RunsDir, "folder of recent sessions (searched recursively)")
 	fs.Float64Var(&days, "days", 7, "list sessions modified in the last N days")
 	fs.StringArrayVar(&where, "where", nil, "keep the runs whose `KEY=VALUE` (or !=, <, >, <=, >=); repeat for more conditions")
 	fs.StringVar(&sortKey, "sort", "", "order by `KEY`: a row field, a metric (bit_error, kl_bits, …) or a configuration key")

@@ -20,12 +20,13 @@ type plotFlags struct {
 	asJSON        bool
 }
 
-func newPlotCmd(stdout io.Writer) *cobra.Command {
+func newPlotCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f plotFlags
 	c := &cobra.Command{
 		Use:   "plot FILE_OR_DIR... --out DIR",
 		Short: "Draw a run's figures from its session files (PNG, SVG or PDF)",
-		Long: "plot reads sessions (files, or folders of *.wtlab files) and writes their figures into --out:\n" +
+		Long: "plot reads sessions (files, or folders of *" + sessions.Suffix + " files; a folder's unfinished runs\n" +
+			"are skipped with a note) and writes their figures into --out:\n" +
 			"per configuration (its seeds drawn as mean ± sd) bit error (a), (b) and KL vs step on a log axis\n" +
 			"with the pass threshold and, for a bijection, the context-free level; model vs Bayes entropy per\n" +
 			"position at the last evaluation; an hmm run's KL per position at each evaluated K; from the\n" +
@@ -42,7 +43,7 @@ func newPlotCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			return runPlot(args, f, stdout)
+			return runPlot(args, f, stdout, stderr)
 		},
 	}
 	fs := c.Flags()
@@ -55,7 +56,7 @@ func newPlotCmd(stdout io.Writer) *cobra.Command {
 }
 
 // runPlot checks the flags, reads the sessions and writes the figures.
-func runPlot(paths []string, f plotFlags, stdout io.Writer) error {
+func runPlot(paths []string, f plotFlags, stdout, stderr io.Writer) error {
 	if !figures.ValidFormat(f.format) {
 		return usagef("--format %q: want one of %s", f.format, strings.Join(figures.Formats(), ", "))
 	}
@@ -65,9 +66,12 @@ func runPlot(paths []string, f plotFlags, stdout io.Writer) error {
 	if err := figures.CheckSize(f.width, f.height); err != nil {
 		return usageError{err}
 	}
-	runs, err := figures.LoadPaths(paths)
+	runs, skipped, err := figures.LoadPaths(paths)
 	if err != nil {
 		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "plot: skipped %s\n", sessions.SafeLines(s))
 	}
 	files, err := figures.Render(runs, f.out, figures.Options{Format: f.format, Width: f.width, Height: f.height})
 	if err != nil {

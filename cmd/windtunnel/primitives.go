@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -36,12 +33,6 @@ type primitivesFlags struct {
 	tasks, models string
 	steps         int
 }
-
-// The files `windtunnel primitives` writes into its folder beside the sessions.
-const (
-	primitivesTable = "primitives.md"
-	primitivesJSON  = "primitives.json"
-)
 
 func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f primitivesFlags
@@ -98,7 +89,7 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	}
 	dir := f.out
 	if dir == "" {
-		dir = filepath.Join("runs", "primitives-"+f.budget+"-"+time.Now().Format("20060102-150405"))
+		dir = sweep.DefaultDir("primitives-"+f.budget, time.Now())
 	}
 	m, exe, err := prepareSweep(dir, g, points, "", false)
 	if err != nil {
@@ -153,27 +144,12 @@ func primitivesGrid(f primitivesFlags, b sweep.Budget) (tasks, kinds []string, p
 	return tasks, kinds, points, b.Summary(tasks, kinds, f.seeds), nil
 }
 
-// writePrimitives writes the table (markdown and JSON) and the report with its figures
-// into dir, and prints the table (or its JSON) to stdout; plan is the budget in words.
+// writePrimitives writes the table (reports.WritePrimitives) and the report with its
+// figures into dir, and prints the table (or its JSON) to stdout; plan is the budget in words.
 func writePrimitives(f primitivesFlags, preset, plan, dir string, cells []derived.PrimitiveCell, stdout, stderr io.Writer) error {
-	js, err := json.MarshalIndent(struct {
-		Budget string                  `json:"budget"`
-		Preset string                  `json:"preset"`
-		Plan   string                  `json:"plan"`
-		Seeds  int                     `json:"seeds"`
-		Cells  []derived.PrimitiveCell `json:"cells"`
-	}{f.budget, preset, plan, f.seeds, cells}, "", " ")
+	js, written, err := reports.WritePrimitives(dir, reports.Primitives{Budget: f.budget, Preset: preset, Plan: plan, Seeds: f.seeds, Cells: cells})
 	if err != nil {
-		return fmt.Errorf("primitives: %w", err)
-	}
-	table := derived.FormatPrimitives(cells)
-	md := fmt.Sprintf("# Paper I's primitives, budget %s (%d seeds a cell)\n\n%s.\n\n%s\n"+
-		"Made by `windtunnel primitives --budget %s --seeds %d --out %s`; the claims and figures: [report.md](report.md).\n",
-		f.budget, f.seeds, plan, table, f.budget, f.seeds, dir)
-	for name, b := range map[string][]byte{primitivesTable: []byte(md), primitivesJSON: append(js, '\n')} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return fmt.Errorf("primitives: %w", err)
-		}
+		return err
 	}
 	rep, path, err := reports.Write([]string{dir}, dir, reports.Options{Figures: reportFigures})
 	if err != nil {
@@ -182,11 +158,11 @@ func writePrimitives(f primitivesFlags, preset, plan, dir string, cells []derive
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(stderr, "primitives: report skipped: %s\n", s)
 	}
-	fmt.Fprintf(stderr, "primitives: %s, %s, %s\n", filepath.Join(dir, primitivesTable), filepath.Join(dir, primitivesJSON), path)
+	fmt.Fprintf(stderr, "primitives: %s, %s\n", strings.Join(written, ", "), path)
 	if f.asJSON {
-		_, err = stdout.Write(append(js, '\n'))
+		_, err = stdout.Write(js)
 		return err
 	}
-	_, err = io.WriteString(stdout, table)
+	_, err = io.WriteString(stdout, derived.FormatPrimitives(cells))
 	return err
 }

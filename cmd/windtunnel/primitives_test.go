@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"windtunnel/sessions/reports"
 )
 
 // TestPrimitivesEndToEnd runs a tiny primitives table (the MLP on bijection and recall, one
@@ -27,7 +29,7 @@ func TestPrimitivesEndToEnd(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", s, out)
 		}
 	}
-	for _, name := range []string{primitivesTable, primitivesJSON, "report.md"} {
+	for _, name := range []string{reports.PrimitivesTable, reports.PrimitivesJSON, reports.FileName} {
 		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s not written: %v", name, err)
 		}
@@ -42,7 +44,7 @@ func TestPrimitivesEndToEnd(t *testing.T) {
 			PassStep      int `json:"pass_step"`
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(dir, primitivesJSON))
+	b, err := os.ReadFile(filepath.Join(dir, reports.PrimitivesJSON))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "report RUNS_OR_DIRS... --out DIR",
 		Short: "Write Paper I's claims against the measured sessions as DIR/report.md",
-		Long: "report reads finished sessions (files, or folders of *.wtlab) and writes DIR/report.md: one table\n" +
+		Long: "report reads finished sessions (files, or folders of *" + sessions.Suffix + ") and writes DIR/report.md: one table\n" +
 			"of Paper I's claims (architecture table, the MLP's 1.107 bits, HMM length generalisation, key\n" +
 			"orthogonality, value manifold |ρ|, frame-precision settle steps), each with the paper's number,\n" +
 			"the authors' code's, the bench's mean ± sd over seeds with its session files, the configuration\n" +
@@ -54,11 +54,11 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 // reportFigures renders the plot command's figures of the sessions the report read (files:
 // those it skipped are not drawn either) into dir/fig for the report to embed.
 func reportFigures(dir string, files []string) ([]reports.Figure, error) {
-	runs, err := figures.LoadPaths(files)
+	runs, _, err := figures.LoadPaths(files) // files named: none skipped
 	if err != nil {
 		return nil, err
 	}
-	fig := filepath.Join(dir, "fig") // ours: a link planted there is refused
+	fig := filepath.Join(dir, reports.FigureDir) // ours: a link planted there is refused
 	if err := sessions.MakeOutputDir(fig, 0o755); err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newServeCmd(stdout, stderr))
 	root.AddCommand(newScoreCmd(stdout))
 	root.AddCommand(newAttachCmd(stdout, stderr), newLsCmd(stdout, stderr), newTagCmd(stdout))
-	root.AddCommand(newPlotCmd(stdout))
+	root.AddCommand(newPlotCmd(stdout, stderr))
 	root.AddCommand(newReportCmd(stdout, stderr))
 	root.AddCommand(newSweepCmd(stdout, stderr))
 	root.AddCommand(newPrimitivesCmd(stdout, stderr))

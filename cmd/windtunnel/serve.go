@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/sessions"
 	"windtunnel/sessions/relay"
 	"windtunnel/tui/sshserve"
 )
@@ -101,7 +102,7 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	flags.StringVar(&keysPath, "authorized-keys", "", "OpenSSH authorized_keys file of the admitted keys; the option "+sshserve.OperatorOption+
 		" marks operators (default $XDG_CONFIG_HOME/windtunnel/authorized_keys)")
 	flags.StringVar(&hostKeyPath, "host-key", "", "the server's private key file, generated there on first start (default $XDG_CONFIG_HOME/windtunnel/ssh_host_ed25519_key)")
-	flags.StringVar(&runsDir, "runs", "runs", "folder of session files offered for replay when no run is live")
+	flags.StringVar(&runsDir, "runs", sessions.RunsDir, "folder of session files offered for replay when no run is live")
 	return cmd
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"time"
 	"windtunnel/models/arch"
 
@@ -201,7 +200,7 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 		}
 	}
 	if dir == "" {
-		dir = filepath.Join("runs", "sweep-"+time.Now().Format("20060102-150405"))
+		dir = sweep.DefaultDir("sweep", time.Now())
 	}
 	m, exe, err := prepareSweep(dir, g, points, f.exe, f.slurm)
 	if err != nil {

@@ -193,7 +193,7 @@ func Dashboard(ctx context.Context, cfg runconfig.Config, o DashOptions, version
 		return DashResult{}, fmt.Errorf("bench: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "dashboard.wtlab")
+	path := filepath.Join(dir, "dashboard"+sessions.Suffix)
 	meta, err := launch.Meta(cfg, tr, path, version)
 	if err != nil {
 		return DashResult{}, err

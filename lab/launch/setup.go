@@ -52,9 +52,10 @@ func New(cfg runconfig.Config, path, version string) (*Run, error) {
 	return &Run{Config: cfg, Trainer: tr, Writer: w, Meta: meta}, nil
 }
 
-// DefaultPath is where a run's session goes without --out: ./runs/<time>-<task>-<model>.wtlab.
+// DefaultPath is where a run's session goes without --out: ./runs/<time>-<task>-<model>.wtlab
+// (sessions.RunsDir, sessions.Stamp, sessions.Suffix).
 func DefaultPath(cfg runconfig.Config, now time.Time) string {
-	return filepath.Join("runs", fmt.Sprintf("%s-%s-%s.wtlab", now.Format("20060102-150405"), cfg.Task, cfg.Model))
+	return filepath.Join(sessions.RunsDir, fmt.Sprintf("%s-%s-%s%s", sessions.Stamp(now), cfg.Task, cfg.Model, sessions.Suffix))
 }
 
 // Meta describes a run for its session: the model the trainer built, the device, BLAS and

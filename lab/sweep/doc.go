@@ -5,7 +5,8 @@
 // A Grid is a list of axes (a run flag and its values; from --set FLAG=V1,V2 or a sweep
 // file in W&B's or Hydra's form, ReadFile); Points expands it, the first axis slowest, each
 // point named by its values (bijection-transformer-lr=1e-3-seed=2), which is also its
-// session's name. The folder holds a Manifest (sweep.json: the grid, the points and the
+// session's name (Point.Session). A folder not named is ./runs/<kind>-<time> (DefaultDir:
+// sweep, compare and primitives alike). The folder holds a Manifest (sweep.json: the grid, the points and the
 // Slurm jobs submitted), the sessions, logs/ and, for Slurm, the sbatch script. Prepare
 // refuses a folder that holds another sweep, so a folder is one grid; a grid holding every
 // point of the folder's and more (more seeds) extends it, the new points numbered after.

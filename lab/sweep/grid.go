@@ -3,9 +3,13 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
+
+	"windtunnel/sessions"
 )
 
 // MaxPoints bounds a grid: Slurm's default MaxArraySize allows array indices 0..1000.
@@ -33,12 +37,18 @@ type Point struct {
 	Steps int `json:"steps"`
 }
 
-// Session is the point's session file name (Name + ".wtlab").
-func (p Point) Session() string { return p.Name + ".wtlab" }
+// Session is the point's session file name (Name + sessions.Suffix).
+func (p Point) Session() string { return p.Name + sessions.Suffix }
+
+// DefaultDir is the folder of a sweep of this kind ("sweep", "compare",
+// "primitives-<budget>") started at now when none is named: ./runs/<kind>-<time>.
+func DefaultDir(kind string, now time.Time) string {
+	return filepath.Join(sessions.RunsDir, kind+"-"+sessions.Stamp(now))
+}
 
 // engineFlags are the run flags a sweep sets itself for every point; a grid may not set them.
 var engineFlags = map[string]string{
-	"out":         "each point's session is DIR/<point>.wtlab",
+	"out":         "each point's session is DIR/<point>" + sessions.Suffix,
 	"resume":      "a point resumes from its own session",
 	"headless":    "every point runs headless",
 	"detach":      "the engine starts the points",

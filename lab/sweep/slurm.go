@@ -225,7 +225,7 @@ func (s Slurm) Script(m *Manifest) (string, error) {
 		fmt.Fprintf(&b, "%d) NAME=%s; set -- %s ;;\n", p.Index, shq(p.Name), strings.Join(q, " "))
 	}
 	fmt.Fprintf(&b, "*) echo \"%s: no grid point $SLURM_ARRAY_TASK_ID (0-%d)\" >&2; exit 2 ;;\nesac\n", ScriptName, len(m.Points)-1)
-	b.WriteString(`S="$DIR/$NAME.wtlab"
+	b.WriteString(`S="$DIR/$NAME` + sessions.Suffix + `"
 W="${SLURM_CPUS_PER_TASK:-1}"
 echo "windtunnel sweep: task $SLURM_ARRAY_TASK_ID ($NAME) on $(hostname), job ${SLURM_JOB_ID:-?}, restart ${SLURM_RESTART_COUNT:-0}"
 if [ -e "$S" ]; then

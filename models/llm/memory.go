@@ -3,6 +3,7 @@ package llm
 import (
 	"fmt"
 
+	"windtunnel/backends/bytesize"
 	"windtunnel/models/hf"
 )
 
@@ -27,15 +28,7 @@ type Memory struct {
 
 func (e Memory) String() string {
 	return fmt.Sprintf("about %s for %d tokens (longest sequence %d): %s activations, %s attention scores, %s logits, %s weight scratch",
-		sizeString(e.Total), e.Tokens, e.Longest, sizeString(e.Activations), sizeString(e.Attention), sizeString(e.Output), sizeString(e.Scratch))
-}
-
-// sizeString is a size for a message: GiB to one decimal, MiB below 1 GiB (as lab's estimates say it).
-func sizeString(b int64) string {
-	if b < 1<<30 {
-		return fmt.Sprintf("%d MiB", (b+1<<19)>>20)
-	}
-	return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+		bytesize.String(e.Total), e.Tokens, e.Longest, bytesize.String(e.Activations), bytesize.String(e.Attention), bytesize.String(e.Output), bytesize.String(e.Scratch))
 }
 
 // MemoryError is Forward's error when a pass's estimate exceeds the memory available.
@@ -48,7 +41,7 @@ type MemoryError struct {
 
 func (e *MemoryError) Error() string {
 	return fmt.Sprintf("llm: the forward pass needs %s but %s is available (%s): use shorter or fewer sequences",
-		e.Need, sizeString(e.Available), e.Source)
+		e.Need, bytesize.String(e.Available), e.Source)
 }
 
 // ForwardMemory estimates what Forward allocates for req (which it does not check).

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"windtunnel/diagnostics"
@@ -109,24 +107,21 @@ func SessionRunOf(dr *Run) (SessionRun, error) {
 	return out, fmt.Errorf("derived: read %s: no evaluation recorded", dr.Path)
 }
 
-// ReadSessionDir reads every session (*.wtlab) of a folder, in name order; sessions that
-// cannot be read are returned as errors beside the runs that can.
+// ReadSessionDir reads every session of a folder (sessions.Find: its own files, not its
+// sub-folders'), in name order; sessions that cannot be read are returned as errors beside
+// the runs that can, and unfinished runs with the others (Gather sets them apart).
 func ReadSessionDir(dir string) ([]SessionRun, []error, error) {
 	if err := sessions.CheckFolder(dir); err != nil {
 		return nil, nil, err // names dir and what it is
 	}
-	paths, err := filepath.Glob(filepath.Join(dir, "*.wtlab"))
+	found, err := sessions.Find([]string{dir}, sessions.FindOptions{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, nil, err // names dir
 	}
-	if len(paths) == 0 {
-		return nil, nil, fmt.Errorf("%s: no sessions (*.wtlab) in it", dir)
-	}
-	sort.Strings(paths)
 	var runs []SessionRun
 	var errs []error
-	for _, p := range paths {
-		sr, err := ReadSessionRun(p)
+	for _, f := range found {
+		sr, err := ReadSessionRun(f.Path)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -95,7 +95,7 @@ func names(files []File) string {
 }
 
 func TestRenderFixturePNG(t *testing.T) {
-	runs, err := LoadPaths([]string{fixture})
+	runs, _, err := LoadPaths([]string{fixture})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestRenderSeedsLengthsSVG(t *testing.T) {
 	src := t.TempDir()
 	writeHMM(t, src, 1)
 	writeHMM(t, src, 2)
-	runs, err := LoadPaths([]string{src})
+	runs, _, err := LoadPaths([]string{src})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func xmlEscape(s string) string {
 }
 
 func TestRenderPDFAndBadFormat(t *testing.T) {
-	runs, err := LoadPaths([]string{fixture})
+	runs, _, err := LoadPaths([]string{fixture})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestRenderPDFAndBadFormat(t *testing.T) {
 	if _, err := Render(runs, t.TempDir(), Options{Format: "gif"}); err == nil {
 		t.Fatal("gif accepted")
 	}
-	if _, err := LoadPaths([]string{"nope.wtlab"}); err == nil || !strings.Contains(err.Error(), "nope.wtlab") {
+	if _, _, err := LoadPaths([]string{"nope.wtlab"}); err == nil || !strings.Contains(err.Error(), "nope.wtlab") {
 		t.Fatalf("missing file: %v", err)
 	}
 }

@@ -114,7 +114,7 @@ func everyKindRuns(t *testing.T) []Run {
 	}
 	snap.Costliest = &snap.Ablation[0]
 	paths = append(paths, writeSnap(t, src, 4, snap), writeSnap(t, src, 5, snap))
-	runs, err := LoadPaths(paths)
+	runs, _, err := LoadPaths(paths)
 	if err != nil {
 		t.Fatal(err)
 	}

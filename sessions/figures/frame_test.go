@@ -14,7 +14,7 @@ import (
 // below 0) lies inside the frame figure's y range, so its line starts at its first step
 // rather than late at the bottom edge (the range stopped at −0.03).
 func TestFrameBelowChance(t *testing.T) {
-	runs, err := LoadPaths([]string{fixture})
+	runs, _, err := LoadPaths([]string{fixture})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestFrameBelowChance(t *testing.T) {
 // (both min–max scaled), the frame's dotted line is drawn under it: the legend says so
 // instead of listing a line that cannot be seen; the curves that show are listed plainly.
 func TestFrameHiddenCurve(t *testing.T) {
-	runs, err := LoadPaths([]string{fixture})
+	runs, _, err := LoadPaths([]string{fixture})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestGroupsTwoConfigurations(t *testing.T) {
 	writeHMMRun(t, filepath.Join(src, "a-long.wtlab"), 1, 600, 4)
 	writeHMMRun(t, filepath.Join(src, "b-short-1.wtlab"), 1, 300, 2)
 	writeHMMRun(t, filepath.Join(src, "c-short-2.wtlab"), 2, 300, 1)
-	runs, err := LoadPaths([]string{src})
+	runs, _, err := LoadPaths([]string{src})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestGroupsNamed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runs, err := LoadPaths([]string{src})
+	runs, _, err := LoadPaths([]string{src})
 	if err != nil {
 		t.Fatal(err)
 	}

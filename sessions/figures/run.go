@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"windtunnel/sessions/runconfig"
 
@@ -126,42 +125,30 @@ func Load(path string) (Run, error) {
 	return run, nil
 }
 
-// LoadPaths reads every session named: a file is read as is, a folder for its *.wtlab
-// files in name order. The first error stops it; the error names the path.
-func LoadPaths(paths []string) ([]Run, error) {
-	var runs []Run
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("figures: %w", err)
-		}
-		files := []string{p}
-		if st.IsDir() {
-			files, err = filepath.Glob(filepath.Join(p, "*.wtlab"))
-			if err != nil {
-				return nil, fmt.Errorf("figures: read %s: %w", p, err)
-			}
-			if len(files) == 0 {
-				return nil, fmt.Errorf("figures: read %s: no sessions (*.wtlab) in it", p)
-			}
-			sort.Strings(files)
-		}
-		for _, f := range files {
-			if st.IsDir() {
-				// In a folder, only finished runs count (as in compare --from); a file named
-				// on its own is drawn whatever its state.
-				if sr, err := derived.ReadSessionRun(f); err == nil && !sr.Done {
-					continue
-				}
-			}
-			r, err := Load(f)
-			if err != nil {
-				return nil, err
-			}
-			runs = append(runs, r)
-		}
+// LoadPaths reads every session named: a file is read as is, a folder for its sessions
+// (sessions.Find: its own files, in name order). A folder's unfinished runs are left out
+// (as compare --from and report leave them out), each with a note in skipped naming it and
+// why (derived.SessionRun.Unfinished); a file named on its own is drawn whatever its state.
+// Any other error stops it; the error names the path.
+func LoadPaths(paths []string) (runs []Run, skipped []string, err error) {
+	found, err := sessions.Find(paths, sessions.FindOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("figures: %w", err)
 	}
-	return runs, nil
+	for _, f := range found {
+		if !f.Named {
+			if sr, err := derived.ReadSessionRun(f.Path); err == nil && !sr.Done {
+				skipped = append(skipped, f.Path+": "+sr.Unfinished())
+				continue
+			}
+		}
+		r, err := Load(f.Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, skipped, nil
 }
 
 // Group is the runs of one configuration (its seeds) and the name its figures carry.

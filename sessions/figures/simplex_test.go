@@ -18,7 +18,7 @@ func TestSimplexFigure(t *testing.T) {
 	src := t.TempDir()
 	writeSnap(t, src, 1, snap)
 	writeSnap(t, filepath.Join(src, "none"), 2, &sessions.Snapshot{ProbeN: 4})
-	runs, err := LoadPaths([]string{src})
+	runs, _, err := LoadPaths([]string{src})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 var geometry = []string{"keys", "manifold", "ablation", "frame", "qk"}
 
 func TestSnapshotFiguresPNG(t *testing.T) {
-	runs, err := LoadPaths([]string{fixture})
+	runs, _, err := LoadPaths([]string{fixture})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestSnapshotFiguresPNG(t *testing.T) {
 }
 
 func TestSnapshotFiguresSVG(t *testing.T) {
-	runs, err := LoadPaths([]string{fixture})
+	runs, _, err := LoadPaths([]string{fixture})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func geometryFiles(files []File) []string {
 
 func TestNoSnapshotNoGeometry(t *testing.T) {
 	src := t.TempDir()
-	runs, err := LoadPaths([]string{writeHMM(t, src, 1)})
+	runs, _, err := LoadPaths([]string{writeHMM(t, src, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestNoAttentionSeeds(t *testing.T) {
 	src := t.TempDir()
 	writeSnap(t, src, 4, snap)
 	writeSnap(t, src, 5, snap)
-	runs, err := LoadPaths([]string{src})
+	runs, _, err := LoadPaths([]string{src})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestAblationNoneCostly(t *testing.T) {
 	snap.Costliest = &w // as the lab records it: the largest Δ, here the least negative
 	src := t.TempDir()
 	writeSnap(t, src, 4, snap)
-	runs, err := LoadPaths([]string{src})
+	runs, _, err := LoadPaths([]string{src})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -59,7 +60,7 @@ type Metrics struct {
 
 // Options say which recorded sessions List reads besides the live runs.
 type Options struct {
-	// Dir is the folder searched, recursively, for sessions (*.wtlab).
+	// Dir is the folder searched, with its sub-folders, for sessions (sessions.Find).
 	Dir string
 	// Age keeps the sessions modified within it (0: any age); Recent keeps the newest
 	// Recent of them (0: all).
@@ -74,8 +75,8 @@ type Options struct {
 // List returns the live runs of this user (Live, in o.Sockets), then the
 // recorded sessions under o.Dir that no live run writes, newest first. A session that
 // cannot be read is told to o.Skip and left out. o.Dir may be a link to a folder (links
-// inside it are not followed) or not exist yet (no sessions); anything else that is not a
-// folder is an error (sessions.CheckFolder).
+// inside it are followed to files, not to folders: sessions.Find) or not exist yet (no
+// sessions); anything else that is not a folder is an error (sessions.CheckFolder).
 func List(ctx context.Context, o Options) ([]Run, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -105,56 +106,37 @@ func List(ctx context.Context, o Options) ([]Run, error) {
 		}
 		rows = append(rows, row)
 	}
-	type file struct {
-		path string
-		fi   os.FileInfo
-	}
-	var files []file
-	cutoff := time.Now().Add(-o.Age)
 	if err := sessions.CheckFolder(o.Dir); errors.Is(err, fs.ErrNotExist) {
 		return rows, nil // no sessions yet
 	} else if err != nil {
 		return nil, err
 	}
-	root := o.Dir
-	if fi, err := os.Lstat(o.Dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		root += string(filepath.Separator) // a link to a folder, given as the folder: followed
-	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			skip(err)
-			return nil
-		}
-		if d.IsDir() || filepath.Ext(path) != ".wtlab" {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil || (o.Age > 0 && fi.ModTime().Before(cutoff)) {
-			return nil
-		}
-		for _, lf := range liveFiles {
-			if os.SameFile(fi, lf) {
-				return nil
-			}
-		}
-		files = append(files, file{path, fi})
-		return nil
-	})
+	found, err := sessions.Find([]string{o.Dir}, sessions.FindOptions{Recursive: true, MayBeEmpty: true, Skip: skip})
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	sort.SliceStable(files, func(i, j int) bool { return files[i].fi.ModTime().After(files[j].fi.ModTime()) })
+	cutoff := time.Now().Add(-o.Age)
+	var files []sessions.Found
+	for _, f := range found {
+		if o.Age > 0 && f.Info.ModTime().Before(cutoff) {
+			continue
+		}
+		if !slices.ContainsFunc(liveFiles, func(lf os.FileInfo) bool { return os.SameFile(f.Info, lf) }) {
+			files = append(files, f)
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].Info.ModTime().After(files[j].Info.ModTime()) })
 	n := 0
 	for _, f := range files {
 		if o.Recent > 0 && n >= o.Recent {
 			break
 		}
-		row, err := Read(f.path)
+		row, err := Read(f.Path)
 		if err != nil {
 			skip(err)
 			continue
 		}
-		row.Modified = f.fi.ModTime().UTC()
+		row.Modified = f.Info.ModTime().UTC()
 		rows = append(rows, row)
 		n++
 	}

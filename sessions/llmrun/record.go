@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
+	"time"
 
 	"windtunnel/sessions"
 	"windtunnel/untrusted"
@@ -17,6 +19,12 @@ const Version = 2
 
 // FileName is the record's name in a run's output folder.
 const FileName = "results.json"
+
+// DefaultDir is a run's output folder when none is named: ./llm-runs/<time>-<model
+// folder's name> (sessions.Stamp of now).
+func DefaultDir(modelDir string, now time.Time) string {
+	return filepath.Join("llm-runs", sessions.Stamp(now)+"-"+filepath.Base(filepath.Clean(modelDir)))
+}
 
 // Experiments are the measurements, in the order they are reported.
 var Experiments = []string{"manifold", "sula", "keys", "focus", "axis"}

@@ -21,9 +21,10 @@
 // speed-up, the spread of the baseline's seeds (derived.Beyond). Figures are linked relative
 // to the report's own folder (figureLink), in report.md and in llm's alike.
 //
-// Load reads sessions (files or folders of *.wtlab), Build turns them into a Report, and
-// Write renders it as DIR/report.md, with figures embedded when Options.Figures supplies
-// them. Besides Paper I's table and geometry claims it states the authors' frame statistic
+// Load reads sessions (files or folders of sessions, sessions.Find), Build turns them into a
+// Report, and Write renders it as DIR/report.md (FileName), with figures embedded when
+// Options.Figures supplies them (drawn into DIR/fig, FigureDir); WritePrimitives writes
+// `windtunnel primitives`' table beside it (PrimitivesTable, PrimitivesJSON). Besides Paper I's table and geometry claims it states the authors' frame statistic
 // (frame.go: the J-lens ratio against the final frame, and the frame-precision
 // dissociation) and Paper II's two timescales (timescales.go): on the authors' own
 // experiment, from a `windtunnel timescales --json` result beside the sessions

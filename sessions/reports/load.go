@@ -2,10 +2,10 @@ package reports
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"windtunnel/sessions/runconfig"
 
 	"windtunnel/sessions"
@@ -46,37 +46,33 @@ type Run struct {
 	Curve, KLCurve []derived.StepValue
 }
 
-// Load reads the sessions named by paths (files, or folders whose *.wtlab are read in name
-// order; files named *.json are results of the authors' experiment, LoadTimescales's). A path
-// that does not exist, or a folder with neither a session nor derived.TimescalesFile, is an
-// error naming it; a session that cannot be read or has not finished is skipped with a note
-// naming it and saying why (as compare --from skips it), and the report is written from the
-// others.
+// Load reads the sessions named by paths (files, or folders whose sessions are read in name
+// order, sessions.Find: a folder's own files; files named *.json are results of the authors'
+// experiment, LoadTimescales's). A path that does not exist, or a folder with neither a
+// session nor derived.TimescalesFile, is an error naming it; a session that cannot be read
+// or has not finished (named or found in a folder) is skipped with a note naming it and
+// saying why (derived.SessionRun.Unfinished, as compare --from skips it), and the report is
+// written from the others.
 func Load(paths []string) (runs []Run, skipped []string, err error) {
 	var files []string
 	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, nil, fmt.Errorf("report: %w", err)
-		}
-		if !st.IsDir() {
-			if !isTimescalesPath(p) {
-				files = append(files, p)
+		if isTimescalesPath(p) {
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				continue
 			}
-			continue
 		}
-		found, err := filepath.Glob(filepath.Join(p, "*.wtlab"))
-		if err != nil {
-			return nil, nil, fmt.Errorf("report: %s: %w", p, err)
-		}
-		if len(found) == 0 {
+		found, err := sessions.Find([]string{p}, sessions.FindOptions{})
+		if errors.Is(err, sessions.ErrNoSessions) {
 			if _, err := os.Stat(filepath.Join(p, derived.TimescalesFile)); err == nil {
 				continue // the authors' experiment alone
 			}
-			return nil, nil, fmt.Errorf("report: %s: no sessions (*.wtlab) in it", p)
 		}
-		sort.Strings(found)
-		files = append(files, found...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("report: %w", err)
+		}
+		for _, f := range found {
+			files = append(files, f.Path)
+		}
 	}
 	seen := map[string]bool{}
 	for _, f := range files {
@@ -90,7 +86,7 @@ func Load(paths []string) (runs []Run, skipped []string, err error) {
 			continue
 		}
 		if !r.Done {
-			skipped = append(skipped, fmt.Sprintf("%s: not finished (%s at step %d of %d)", f, r.State, r.Score.Steps, r.Config.Steps))
+			skipped = append(skipped, f+": "+r.Unfinished())
 			continue
 		}
 		runs = append(runs, r)

@@ -59,6 +59,10 @@ type Options struct {
 // FileName is the report's file name inside its folder.
 const FileName = "report.md"
 
+// FigureDir is the folder inside the report's folder that its figures are drawn into
+// (Options.Figures).
+const FigureDir = "fig"
+
 // Write loads the sessions of paths, builds the report and writes DIR/report.md; it returns
 // the report and the file written.
 func Write(paths []string, dir string, opt Options) (Report, string, error) {
