@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"windtunnel/lab/sweep"
 	"windtunnel/sessions"
 	"windtunnel/tui"
 	"windtunnel/tui/overlay"
@@ -117,7 +120,13 @@ func pickRuns(ctx context.Context, command, dir string, stdout io.Writer) error 
 		logger, closeLog = log.New(io.Discard, "", 0), func() {}
 	}
 	defer closeLog()
-	return runpicker.Run(ctx, dir, "windtunnel "+command+" "+sessions.SafeText(dir), tui.Options{Logger: logger, AltScreen: true})
+	po := runpicker.Options{Title: "windtunnel " + command + " " + sessions.SafeText(dir), Dir: dir}
+	if m, err := sweep.Read(dir); err == nil { // a sweep's or a compare's folder: its settings beside the metrics
+		po.Settings = m.Settings()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		logger.Printf("%s %s: the settings are not shown: %v", command, dir, err)
+	}
+	return runpicker.Run(ctx, po, tui.Options{Logger: logger, AltScreen: true})
 }
 
 // viewerLogHint says where viewers log, for the help.

@@ -36,8 +36,10 @@
 //
 // The settings against the results (settings.go): Grid.Swept are the flags the grid
 // varies, Point.Setting a point's value of one, Manifest.SortPoints sorts the points by a
-// flag or a metric, SettingsText is sweep status --settings's table and Coordinates the rows
-// of its parallel-coordinates figure (figures.Parallel).
+// flag or a metric (a flag's values in index.CompareSetting's order), SettingsText is sweep
+// status --settings's table, Coordinates the rows of its parallel-coordinates figure
+// (figures.Parallel) and Manifest.Settings the same settings as plain data
+// (index.Settings) for the run picker of the sweep's folder.
 //
 // Files: grid.go (axes, --set, points and their names), random.go (distributions and the
 // draws), assemble.go (the grid a command line gives: a sweep file, --set, task and model

@@ -3,6 +3,7 @@ package sweep
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,13 +61,6 @@ func (m *Manifest) SortPoints(sts []PointStatus, key string, reverse bool) error
 	if g := m.Grid.Goal(); g.Name == key && g.Goal == "maximize" {
 		desc = !desc
 	}
-	// missing orders a point without a value after one with (whatever the direction).
-	missing := func(oka, okb bool) (int, bool) {
-		if oka && okb {
-			return 0, false
-		}
-		return cmp.Compare(btoi(!oka), btoi(!okb)), true
-	}
 	slices.SortStableFunc(sts, func(a, b PointStatus) int {
 		var c int
 		switch {
@@ -79,20 +73,16 @@ func (m *Manifest) SortPoints(sts []PointStatus, key string, reverse bool) error
 		case slices.Contains(index.MetricFields, key):
 			va, oka := a.metric(key)
 			vb, okb := b.metric(key)
-			if m, ok := missing(oka, okb); ok {
+			if m, ok := index.MissingLast(oka, okb); ok {
 				return m
 			}
 			c = cmp.Compare(va, vb)
 		default:
 			sa, sb := a.Setting(key), b.Setting(key)
-			if m, ok := missing(sa != "", sb != ""); ok {
+			if m, ok := index.MissingLast(sa != "", sb != ""); ok {
 				return m
 			}
-			fa, ea := strconv.ParseFloat(sa, 64)
-			fb, eb := strconv.ParseFloat(sb, 64)
-			if c = cmp.Compare(sa, sb); ea == nil && eb == nil {
-				c = cmp.Compare(fa, fb)
-			}
+			c = index.CompareSetting(sa, sb)
 		}
 		if desc {
 			return -c
@@ -102,12 +92,25 @@ func (m *Manifest) SortPoints(sts []PointStatus, key string, reverse bool) error
 	return nil
 }
 
-// btoi is 1 for true.
-func btoi(b bool) int {
-	if b {
-		return 1
+// Settings are the sweep's swept flags and each point's values of them, by the absolute
+// path of the point's session (index.Settings): what the run picker shows of a sweep's
+// folder beside the metrics.
+func (m *Manifest) Settings() index.Settings {
+	s := index.Settings{Flags: m.Grid.Swept(), Values: map[string]map[string]string{}}
+	for _, p := range m.Points {
+		abs, err := filepath.Abs(m.SessionPath(p))
+		if err != nil {
+			continue
+		}
+		vs := map[string]string{}
+		for _, f := range s.Flags {
+			if v := p.Setting(f); v != "" {
+				vs[f] = v
+			}
+		}
+		s.Values[abs] = vs
 	}
-	return 0
+	return s
 }
 
 // SettingsText is the sweep's settings against its results, as sweep status --settings

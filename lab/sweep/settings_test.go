@@ -89,3 +89,20 @@ func TestSettingsText(t *testing.T) {
 		t.Errorf("coordinates %v %v %v", axes, rows, goal)
 	}
 }
+
+// TestManifestSettings: the run picker's settings are the swept flags and each point's
+// values, by the absolute path of its session.
+func TestManifestSettings(t *testing.T) {
+	m, _ := settingsFixture()
+	m.dir = t.TempDir()
+	s := m.Settings()
+	if fmt.Sprint(s.Flags) != "[lr model]" || len(s.Values) != len(m.Points) {
+		t.Fatalf("settings %v, %d sessions", s.Flags, len(s.Values))
+	}
+	for _, p := range m.Points {
+		r := index.Run{Path: m.SessionPath(p)}
+		if s.Of(r, "lr") != p.Setting("lr") || s.Of(r, "model") != p.Setting("model") || s.Of(r, "task") != "" {
+			t.Errorf("%s: lr %q model %q task %q", p.Name, s.Of(r, "lr"), s.Of(r, "model"), s.Of(r, "task"))
+		}
+	}
+}

@@ -13,5 +13,9 @@
 // Filter and Sort; DescribeWhere writes
 // conditions back as ls's flags.
 //
+// settings.go is a sweep's settings as plain data (Settings: the swept flags and each
+// session's values) and the one order of a flag's values (CompareSetting, MissingLast),
+// which sweep status --settings and the run picker both sort by.
+//
 // It imports sessions, sessions/relay and sessions/runconfig (a leaf).
 package index

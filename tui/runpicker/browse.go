@@ -190,12 +190,13 @@ func (b Browser) Close() {
 	}
 }
 
-// Run shows the picker of the runs of dir (List) on the terminal opts name until the user
-// quits it (q, ctrl+c) or ctx is done; each run chosen opens in the dashboard, and leaving
-// it comes back to the list.
-func Run(ctx context.Context, dir, title string, opts tui.Options) error {
+// Run shows the picker of the runs of po.Dir (List), titled po.Title, with po.Settings (a
+// sweep's), on the terminal opts name until the user quits it (q, ctrl+c) or ctx is done;
+// each run chosen opens in the dashboard, and leaving it comes back to the list.
+func Run(ctx context.Context, po Options, opts tui.Options) error {
+	dir := po.Dir
 	list := func(ctx context.Context) ([]index.Run, error) { return List(ctx, dir, "") }
-	b := NewBrowser(ctx, list, Options{Title: title, Dir: dir}, opts, nil)
+	b := NewBrowser(ctx, list, po, opts, nil)
 	final, err := tui.RunProgram(ctx, b, opts)
 	if fb, ok := final.(Browser); ok {
 		fb.Close()

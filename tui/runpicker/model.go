@@ -66,7 +66,9 @@ type Model struct {
 
 	all     []index.Run
 	shown   []index.Run
-	cells   []index.Cells
+	cells   []row
+	set     index.Settings // a sweep's swept flags and each session's values (none: another folder)
+	sorts   []string       // the orders s cycles through (SortKeys, and a sweep's)
 	listed  bool
 	err     string
 	query   Query
@@ -94,6 +96,10 @@ type Options struct {
 	Renderer *lipgloss.Renderer
 	// Width and Height are the screen's size until the terminal reports one.
 	Width, Height int
+	// Settings are the swept flags of a sweep's (or a compare's) folder and each session's
+	// values of them (lab/sweep's Manifest.Settings): each is a column beside bit error
+	// (a), (b) and accuracy, and an order s cycles through. None for another folder.
+	Settings index.Settings
 }
 
 // New returns the picker of the runs list lists.
@@ -114,7 +120,8 @@ func New(ctx context.Context, list Lister, o Options) Model {
 		Selected: ns().Reverse(true),
 	})
 	m := Model{ctx: ctx, list: list, title: o.Title, st: look.NewStyles(o.Renderer), help: look.NewHelp(o.Renderer),
-		keys: newKeys(), input: in, tbl: tbl, wd: o.Dir, w: max(o.Width, 1), h: max(o.Height, 1)}
+		keys: newKeys(), input: in, tbl: tbl, wd: o.Dir, w: max(o.Width, 1), h: max(o.Height, 1),
+		set: o.Settings, sorts: sortKeys(o.Settings)}
 	if m.ctx == nil {
 		m.ctx = context.Background()
 	}
@@ -181,7 +188,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.input.CursorEnd()
 			return m, m.input.Focus()
 		case key.Matches(msg, m.keys.Sort):
-			m.sortAt = (m.sortAt + 1) % len(SortKeys)
+			m.sortAt = (m.sortAt + 1) % len(m.sorts)
 			m.apply()
 			return m, nil
 		case key.Matches(msg, m.keys.Reverse):
@@ -251,11 +258,11 @@ func (m *Model) apply() {
 			m.shown = append(m.shown, r)
 		}
 	}
-	index.Sort(m.shown, SortKeys[m.sortAt], m.reverse)
-	m.cells = make([]index.Cells, len(m.shown))
+	sortRuns(m.shown, m.sorts[m.sortAt], m.set, m.reverse)
+	m.cells = make([]row, len(m.shown))
 	at := 0
 	for i, r := range m.shown {
-		m.cells[i] = r.Cells(m.wd)
+		m.cells[i] = newRow(r, m.wd, m.set)
 		if r.Path == keep {
 			at = i
 		}
@@ -271,7 +278,7 @@ func (m *Model) relayout() {
 	for _, r := range m.shown {
 		labelled = labelled || r.Labels.Name != "" || len(r.Labels.Tags) > 0
 	}
-	m.cols, m.widths = layout(m.cells, labelled, m.w)
+	m.cols, m.widths = layout(m.cells, labelled, m.set.Flags, m.w)
 	m.tbl.SetRows(nil)
 	m.tbl.SetColumns(tableColumns(m.cols, m.widths))
 	m.tbl.SetWidth(m.w)
@@ -299,7 +306,7 @@ func (m Model) View() string {
 			live++
 		}
 	}
-	order := sortName(SortKeys[m.sortAt])
+	order := sortName(m.sorts[m.sortAt])
 	if m.reverse {
 		order += " (reversed)"
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"windtunnel/sessions"
@@ -58,6 +59,41 @@ func (q Query) Keep(r index.Run) bool {
 // SortKeys are the orders s cycles through: the index's (live runs, then the newest
 // sessions), then by one of ls's sort keys.
 var SortKeys = []string{"", "state", "task", "model", "step", "bit_error", "name", "path"}
+
+// sortKeys are the orders s cycles through in a folder with settings: SortKeys, then each
+// swept flag (one not already among them), bit error (b) and accuracy.
+func sortKeys(set index.Settings) []string {
+	if len(set.Flags) == 0 {
+		return SortKeys
+	}
+	keys := slices.Clone(SortKeys)
+	for _, f := range append(slices.Clone(set.Flags), "bit_error_sample", "accuracy") {
+		if !slices.Contains(keys, f) {
+			keys = append(keys, f)
+		}
+	}
+	return keys
+}
+
+// sortRuns orders the runs by key: a swept flag of set by its values (index.CompareSetting:
+// numbers as numbers, runs without one last either way), any other key as ls does
+// (index.Sort); reverse reverses it.
+func sortRuns(runs []index.Run, key string, set index.Settings, reverse bool) {
+	if slices.Contains(SortKeys, key) || !slices.Contains(set.Flags, key) {
+		index.Sort(runs, key, reverse)
+		return
+	}
+	slices.SortStableFunc(runs, func(a, b index.Run) int {
+		va, vb := set.Of(a, key), set.Of(b, key)
+		if c, ok := index.MissingLast(va != "", vb != ""); ok {
+			return c
+		}
+		if reverse {
+			return -index.CompareSetting(va, vb)
+		}
+		return index.CompareSetting(va, vb)
+	})
+}
 
 // sortName is how the header names a sort key.
 func sortName(key string) string {
