@@ -35,7 +35,9 @@
 // trainer, which passes operator events to a Control) or replayed (Reader), through one
 // interface. A user's own metrics (UserMetric: windtunnel metric) live in a table of their
 // own that AddUserMetrics writes beside a live writer or under a finished session's lock,
-// and Reader.UserMetrics reads back, bounded (usermetrics.go). Everything decoded from a file is untrusted: numbers are bounded before they
+// and Reader.UserMetrics reads back, bounded (usermetrics.go). Both edits of a session
+// after its run go through one lock dance (edit.go): a finished session under its lock, a
+// live one on this host beside its writer, another host's refused. Everything decoded from a file is untrusted: numbers are bounded before they
 // size anything (bounds.go), and strings are made safe to print (SafeText, and SafeLines line by line; safetext.go)
 // where they are decoded, so every reader (and relay, which applies the same to what a
 // control socket sends) gets them clean. The package imports only diagnostics of the

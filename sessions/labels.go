@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -176,43 +175,12 @@ func (r *Reader) Labels() (Labels, error) {
 }
 
 // Relabel changes the labels of the session at path (windtunnel tag) and returns them,
-// touching nothing else. A finished session is edited under its lock (Hold), so that no
-// run resumes it meanwhile; a live one, whose writer on this host holds the lock, is edited
-// beside it in one SQLite transaction (the writer only ever rewrites its own meta key and
-// appends records, so the two never write the same row). A session whose writer runs on
-// another host is refused: SQLite's log cannot be shared across hosts.
+// touching nothing else, in one transaction (editSession: a finished session under its
+// lock, a live one on this host beside its writer, one whose writer runs on another host
+// refused).
 func Relabel(path string, e Edit) (Labels, error) {
-	if err := checkFile(path); err != nil {
-		return Labels{}, openError("open", path, err)
-	}
-	release, err := Hold(path)
-	var le *LockError
-	switch {
-	case errors.As(err, &le):
-		if h := LockHolder(path); !h.Local {
-			return Labels{}, fmt.Errorf("sessions: relabel %s: its writer is not a process of this host (%s): relabel it there, or once it ends", path, h.Elsewhere())
-		}
-	case err != nil:
-		return Labels{}, fmt.Errorf("sessions: relabel %s: %w", path, err)
-	default:
-		defer release()
-	}
-	// Read-write, neither creating the file nor changing its journal mode: a live writer's
-	// is WAL and stays so; a closed session's stays one file.
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("mode", "rw")
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
-	if err != nil {
-		return Labels{}, fmt.Errorf("sessions: relabel %s: %w", path, err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := readMeta(db); err != nil {
-		return Labels{}, fmt.Errorf("sessions: relabel %s: %w", path, err)
-	}
 	var out Labels
-	err = inTx(db, func(tx *sql.Tx) error {
+	err := editSession(path, "relabel", "relabel it there", func(tx *sql.Tx) error {
 		old, err := readLabels(tx)
 		if err != nil {
 			old = Labels{} // unreadable labels are replaced, not kept
@@ -224,7 +192,7 @@ func Relabel(path string, e Edit) (Labels, error) {
 		return writeLabels(tx, out)
 	})
 	if err != nil {
-		return Labels{}, fmt.Errorf("sessions: relabel %s: %w", path, err)
+		return Labels{}, err
 	}
 	return out, nil
 }

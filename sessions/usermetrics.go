@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -73,11 +72,10 @@ func (m UserMetric) check() error {
 }
 
 // AddUserMetrics records ms in the session at path, in one transaction (all or none): a
-// value at a metric and step already there replaces it. A finished session is written
-// under its lock (Hold), so that no run resumes it meanwhile; a live one, whose writer on
-// this host holds the lock, is written beside it (the writer never touches the
-// user_metrics table, and SQLite serialises the two). A session whose writer runs on
-// another host is refused: SQLite's log cannot be shared across hosts. More than
+// value at a metric and step already there replaces it. As Relabel, a finished session is
+// written under its lock, a live one on this host beside its writer (which never touches
+// the user_metrics table), and one whose writer runs on another host is refused
+// (editSession). More than
 // MaxUserMetricNames metrics or MaxUserMetrics values in the session are refused.
 func AddUserMetrics(path string, ms []UserMetric) error {
 	for _, m := range ms {
@@ -85,36 +83,7 @@ func AddUserMetrics(path string, ms []UserMetric) error {
 			return fmt.Errorf("sessions: add metrics to %s: %w", path, err)
 		}
 	}
-	if err := checkFile(path); err != nil {
-		return openError("open", path, err)
-	}
-	release, err := Hold(path)
-	var le *LockError
-	switch {
-	case errors.As(err, &le):
-		if h := LockHolder(path); !h.Local {
-			return fmt.Errorf("sessions: add metrics to %s: its writer is not a process of this host (%s): add them there, or once it ends", path, h.Elsewhere())
-		}
-	case err != nil:
-		return fmt.Errorf("sessions: add metrics to %s: %w", path, err)
-	default:
-		defer release()
-	}
-	// Read-write, neither creating the file nor changing its journal mode: a live writer's
-	// is WAL and stays so; a closed session's stays one file.
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("mode", "rw")
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
-	if err != nil {
-		return fmt.Errorf("sessions: add metrics to %s: %w", path, err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := readMeta(db); err != nil {
-		return fmt.Errorf("sessions: add metrics to %s: %w", path, err)
-	}
-	err = inTx(db, func(tx *sql.Tx) error {
+	return editSession(path, "add metrics to", "add them there", func(tx *sql.Tx) error {
 		if _, err := tx.Exec(userMetricsTable); err != nil {
 			return err
 		}
@@ -136,10 +105,6 @@ func AddUserMetrics(path string, ms []UserMetric) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("sessions: add metrics to %s: %w", path, err)
-	}
-	return nil
 }
 
 // finiteOrNull is x, or NULL when it is not finite.
