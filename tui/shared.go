@@ -40,8 +40,10 @@ type shared struct {
 	pauses    []derived.Pause
 	// zoom is the step range the charts over steps show (z, Z, the mouse wheel: curves.go).
 	zoom stepZoom
-	// sys is what the System pane sampled of the run's process, and its history.
-	sys sysState
+	// sys is what the System pane sampled of the run's process, and its history; ncpu the
+	// machine's CPU cores it is measured against (0: runtime.NumCPU; a test fixes it).
+	sys  sysState
+	ncpu int
 
 	rec    sessions.Record // newest record at or before step
 	hasRec bool

@@ -220,7 +220,12 @@ func seconds(s float64) string {
 }
 
 // cores is the number of CPU cores of this machine (a live run's process runs on it).
-func (s *shared) cores() int { return runtime.NumCPU() }
+func (s *shared) cores() int {
+	if s.ncpu > 0 {
+		return s.ncpu
+	}
+	return runtime.NumCPU()
+}
 
 // bytesText writes a size in MB or GB.
 func bytesText(n int64) string {
