@@ -3,6 +3,8 @@ package figures
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"windtunnel/sessions"
@@ -53,6 +55,20 @@ func TestFrontierFigure(t *testing.T) {
 	f, ok = frontierFigure([]Run{paused, runs[1], runs[2]})
 	if !ok || f.plot.X.Max > 34*1.2+1e-9 {
 		t.Errorf("paused run: axis ends at %g s, want ≤ %g (the 1000 s pause left out)", f.plot.X.Max, 34*1.2)
+	}
+	// Drawn at both sizes (to $WT_FIG_DIR too, to look at).
+	dir := t.TempDir()
+	if d := os.Getenv("WT_FIG_DIR"); d != "" {
+		dir = d
+	}
+	for _, sz := range [][2]int{{480, 300}, {960, 600}} {
+		path := filepath.Join(dir, fmt.Sprintf("frontier-paused-%dx%d.png", sz[0], sz[1]))
+		if err := save(f, path, Options{Format: "png", Width: sz[0], Height: sz[1]}); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+			t.Fatalf("%s: %v", path, err)
+		}
 	}
 	other := runs[2]
 	other.Config.Task = "hmm"
