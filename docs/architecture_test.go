@@ -1,7 +1,8 @@
 // Package docs holds the project's prose documentation; its tests hold docs/architecture.md
 // to the code (the import table against `go list`, the rules it states as "never", and every
-// Go name it mentions against the packages that should hold it) and every relative link of
-// README.md and docs/*.md to a file and heading that exist.
+// Go name it mentions against the packages that should hold it), every relative link of
+// README.md and docs/*.md to a file and heading that exist, and the screens docs/usage.md
+// shows to the tests' goldens they were taken from (screens_test.go).
 package docs
 
 import (
