@@ -52,7 +52,11 @@ type column struct {
 	max, min int
 	cutMid   bool // a session: shown without .wtlab, cut in the middle (its folder and its name's end say the most)
 	labelled bool // shown only when a run carries labels (as ls)
+	value    bool // a swept flag's: it shrinks no narrower than its widest value (up to valueMin), its title cut first
 }
+
+// valueMin bounds the narrowest a swept flag's column keeps its widest value whole.
+const valueMin = 10
 
 // columns are ls's columns (index.WriteTable), in its order.
 var columns = []column{
@@ -80,7 +84,7 @@ func sweepColumns(flags []string) []column {
 		for _, f := range flags {
 			title := sessions.SafeText(f)
 			out = append(out, column{title: title, cell: func(c row) string { return cmp.Or(c.set[f], "-") },
-				max: 14, min: min(max(ansi.StringWidth(title), 4), 8)})
+				max: 14, min: 4, value: true})
 		}
 		out = append(out,
 			column{title: "ERR (a)", cell: func(c row) string { return c.BitError }, max: 7, min: 7},
@@ -137,7 +141,14 @@ func layout(cells []row, labelled bool, flags []string, w int) ([]column, []int)
 		if c.max > 0 {
 			n = min(n, c.max)
 		}
-		widths[i] = max(n, c.min)
+		if c.value {
+			v := 0
+			for _, cl := range cells {
+				v = max(v, ansi.StringWidth(c.cell(cl)))
+			}
+			cols[i].min = max(c.min, min(v, valueMin))
+		}
+		widths[i] = max(n, cols[i].min)
 	}
 	total := func() int {
 		t := markW + pad

@@ -123,3 +123,24 @@ func TestSweepPickerSort(t *testing.T) {
 		t.Errorf("by accuracy: %s", got)
 	}
 }
+
+// TestSweepPickerManyFlags: seven swept flags at 80×24 keep each value whole (the titles
+// are cut, the metrics beside bit error (a) left out), and every size stays its size.
+func TestSweepPickerManyFlags(t *testing.T) {
+	rs, set := sweepRuns()
+	set.Flags = []string{"lr", "seed", "transformer-layers", "width", "batch", "warmup-steps", "eval-every"}
+	for p := range set.Values {
+		for _, f := range set.Flags[2:] {
+			set.Values[p][f] = "123456"
+		}
+	}
+	list := func(context.Context) ([]index.Run, error) { return rs, nil }
+	for _, sz := range [][2]int{{80, 24}, {120, 40}, {40, 10}} {
+		m := New(context.Background(), list, Options{Title: "t", Dir: sweepDir, Width: sz[0], Height: sz[1], Settings: set})
+		m, _ = m.Update(RunsMsg{Runs: rs})
+		v := view(t, m, sz[0], sz[1])
+		if sz[0] == 80 && (!strings.Contains(v, "0.003 2    123456 123456") || strings.Contains(v, "0.0…")) {
+			t.Errorf("80×24: a value cut:\n%s", v)
+		}
+	}
+}
