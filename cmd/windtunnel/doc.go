@@ -31,7 +31,8 @@
 // compare is a grid of run's points on the sweep engine (lab/sweep): its folder is a sweep
 // folder; --from reads any folder of sessions. ls, attach and serve find runs through
 // sessions/index (serve's source is sshserve.IndexSource); replay DIR and attach DIR open
-// tui/runpicker on the folder; info describes a session
+// tui/runpicker on the folder (a sweep's or a compare's with its settings, Manifest.Settings);
+// info describes a session
 // (index.ReadInfo) and writes its configuration (runconfig.Write); export is
 // sessions/export, score tunnels/score, probe lab/probe, bench lab/bench, device
 // backends/devices, plot and report sessions/figures and sessions/reports; llm.go is

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"windtunnel/lab/sweep"
 	"windtunnel/sessions"
 )
 
@@ -134,6 +135,42 @@ func TestReplayFolder(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	ch.press(t, "q")
+	select {
+	case <-ch.done:
+		if ch.err != nil {
+			t.Errorf("exit: %v", ch.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("q in the picker did not quit")
+	}
+}
+
+// TestReplaySweepFolder: `replay DIR` on a sweep's folder (its sweep.json read by
+// sweep.Read) shows each swept flag as a column with each point's value, beside bit error
+// (a), (b) and accuracy.
+func TestReplaySweepFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	g := sweep.Grid{Axes: []sweep.Axis{{Flag: "task", Values: []string{"bijection"}}, {Flag: "lr", Values: []string{"0.003", "0.0007"}}}}
+	pts, err := g.Points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sweep.Prepare(dir, g, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pts {
+		copyFixture(t, m.SessionPath(p))
+	}
+	ch := startDashboard(t, "", false, []string{"replay", dir}, "XDG_CACHE_HOME="+t.TempDir())
+	scr := ch.scr
+	scr.waitFor(t, "ERR (b)", 20*time.Second)
+	scr.waitFor(t, "0.0007", 5*time.Second)
+	scr.waitFor(t, "0.003 ", 5*time.Second)
 	ch.press(t, "q")
 	select {
 	case <-ch.done:
