@@ -26,6 +26,9 @@ func uniformBitError(v int) float64 {
 // below the bit error of a uniform guess (0.81 bits), in seconds (LSTM ~3 s, Mamba ~12 s on
 // 2 cores).
 func TestTinyRecurrentLearns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains an LSTM and a Mamba for 1,000 steps each")
+	}
 	base := uniformBitError(8)
 	for _, c := range []struct {
 		model string
