@@ -150,4 +150,3 @@ func TestResumeExtends(t *testing.T) {
 		t.Errorf("restarted session: %+v, %v", sr, err)
 	}
 }
-
