@@ -59,6 +59,9 @@ func TestTinyRecurrentLearns(t *testing.T) {
 // capacity-matched to the preset's transformer within 1%, and trains each for two small
 // steps through the whole lab path (evaluation, geometry snapshot, checkpoint).
 func TestRecurrentQuickTunnels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains six quick-preset recurrent models")
+	}
 	for _, task := range []string{"bijection", "hmm", "recall"} {
 		for _, model := range []string{"lstm", "mamba"} {
 			t.Run(task+"/"+model, func(t *testing.T) {
