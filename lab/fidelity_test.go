@@ -176,6 +176,9 @@ func abs(x float64) float64 {
 // recall values (the class tokens), both manifolds where there are 3 or more scored
 // positions.
 func TestGeometryFidelityTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the quick preset's transformer on two tunnels with snapshots")
+	}
 	for _, task := range []string{"hmm", "recall"} {
 		t.Run(task, func(t *testing.T) {
 			c, err := runconfig.Preset(runconfig.PresetQuick, task)

@@ -32,6 +32,9 @@ func runSnapshots(t *testing.T, c runconfig.Config) ([]sessions.Record, Result) 
 }
 
 func TestGeometrySnapshots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 600 steps with three geometry snapshots")
+	}
 	c := tiny("transformer")
 	c.Steps, c.ProbeEvery, c.GeometryN = 600, 200, 32
 	snaps, res := runSnapshots(t, c)

@@ -20,6 +20,9 @@ import (
 // Without one the test skips, unless WINDTUNNEL_REQUIRE_TORCH=1 (CI), where it fails.
 func torchPython(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts PyTorch (seconds to import torch)")
+	}
 	var tried []string
 	for _, py := range []string{os.Getenv("PYTHON"), "python3", "/usr/bin/python3"} {
 		if py == "" {
@@ -172,6 +175,9 @@ func TestJLensTorch(t *testing.T) {
 // within 1 ± 0.15 at each site (the mean over positions) — at the quick size with the bench's
 // initialisation and at the paper size with PyTorch's (bijection V = 20).
 func TestJLensRandomInit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the J-lens of two untrained models: 3 s of CPU at d=64, more at d=192")
+	}
 	bij, _ := tunnels.NewBijection(20)
 	for _, c := range []struct {
 		name string

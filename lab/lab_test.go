@@ -60,6 +60,9 @@ func train(t *testing.T, c runconfig.Config) Result {
 // prefix MLP (mlp-prefix) is trained too and its result logged: elimination is linear in the
 // one-hot prefix, so it need not fail (see docs/paper1.md).
 func TestTinyTransformerBeatsMLP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains three tiny models for 2,500 steps each")
+	}
 	start := time.Now()
 	tf := train(t, tiny("transformer"))
 	el := time.Since(start)
@@ -251,6 +254,9 @@ func contains(s, sub string) bool {
 // exp, OpenBLAS sgemm) follow the exact float64 computation: the same seed gives the same
 // loss curve over the first 100 steps within float32 tolerance.
 func TestFloat32MatchesFloat64(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 100 steps twice")
+	}
 	curve := func(prec string) []float64 {
 		c := tiny("transformer")
 		c.Steps, c.EvalEvery, c.Precision = 100, 100, prec

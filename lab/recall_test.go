@@ -18,7 +18,7 @@ import (
 // run is pure Go (gonum, fixed workers), so its trajectory is the same on every machine.
 func TestTinyRecallLearns(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains for ~20 s")
+		t.Skip("trains for about a minute (57 s of CPU measured)")
 	}
 	cfg := runconfig.Config{
 		Task: "recall", Tunnel: tunnels.Config{Pairs: 2, Keys: 8, Values: 8, Fillers: 1, Queries: 2, Layout: tunnels.RecallLayoutPairs},

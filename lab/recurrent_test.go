@@ -26,6 +26,9 @@ func uniformBitError(v int) float64 {
 // below the bit error of a uniform guess (0.81 bits), in seconds (LSTM ~3 s, Mamba ~12 s on
 // 2 cores).
 func TestTinyRecurrentLearns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains an LSTM and a Mamba for 1,000 steps each")
+	}
 	base := uniformBitError(8)
 	for _, c := range []struct {
 		model string
@@ -56,6 +59,9 @@ func TestTinyRecurrentLearns(t *testing.T) {
 // capacity-matched to the preset's transformer within 1%, and trains each for two small
 // steps through the whole lab path (evaluation, geometry snapshot, checkpoint).
 func TestRecurrentQuickTunnels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains six quick-preset recurrent models")
+	}
 	for _, task := range []string{"bijection", "hmm", "recall"} {
 		for _, model := range []string{"lstm", "mamba"} {
 			t.Run(task+"/"+model, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"windtunnel/models/arch"
 	"windtunnel/sessions/runconfig"
 
+	"windtunnel/backends/cuda"
 	"windtunnel/models"
 	"windtunnel/sessions"
 )
@@ -130,6 +131,13 @@ func TestResidentNeedsTransformer(t *testing.T) {
 // with only the products there (cuda-gemm), end within 1e-4 of the CPU path (same seed). Needs
 // a GPU: skipped without one unless WINDTUNNEL_REQUIRE_GPU=1 (scripts/gpu-check.sh sets it).
 func TestResidentCUDAMatchesCPU(t *testing.T) {
+	// Whether there is a GPU at all is asked first: building the paper model takes seconds.
+	if _, err := cuda.Probe(); err != nil {
+		if os.Getenv("WINDTUNNEL_REQUIRE_GPU") == "1" {
+			t.Fatalf("WINDTUNNEL_REQUIRE_GPU=1: %v", err)
+		}
+		t.Skipf("no GPU: %v", err)
+	}
 	c, err := runconfig.Preset(runconfig.PresetPaper, "bijection")
 	if err != nil {
 		t.Fatal(err)

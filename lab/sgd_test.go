@@ -93,6 +93,16 @@ func TestSGDTrains(t *testing.T) {
 	c := tiny("transformer")
 	c.Optimizer, c.LR, c.WeightDecay, c.Clip = runconfig.OptimizerSGD, 0.3, 0, 0
 	c.Steps, c.EvalEvery, c.Warmup, c.Workers = 300, 100, 20, 2
+	host := c
+	host.Device = "host"
+	_, err := New(host)
+	var de *DeviceError
+	if !errors.As(err, &de) || !contains(err.Error(), "sgd") {
+		t.Errorf("SGD on the resident step: %v, want a device error naming sgd", err)
+	}
+	if testing.Short() {
+		t.Skip("trains 300 steps twice")
+	}
 	a := lossCurve(t, c)
 	first, last := mean(a[:20]), mean(a[len(a)-20:])
 	t.Logf("SGD loss %.4f → %.4f", first, last)
@@ -101,12 +111,6 @@ func TestSGDTrains(t *testing.T) {
 	}
 	if b := lossCurve(t, c); b[len(b)-1] != a[len(a)-1] {
 		t.Errorf("same seed, final loss %v vs %v", a[len(a)-1], b[len(b)-1])
-	}
-	c.Device = "host"
-	_, err := New(c)
-	var de *DeviceError
-	if !errors.As(err, &de) || !contains(err.Error(), "sgd") {
-		t.Errorf("SGD on the resident step: %v, want a device error naming sgd", err)
 	}
 }
 

@@ -89,11 +89,15 @@ build() {
 	return $ok
 }
 
-# unpack restores the binaries build compressed (gpu/NAME.gz to gpu/NAME, executable).
+# unpack NAME... restores the binaries named that build compressed (gpu/NAME.gz to gpu/NAME,
+# executable), each only when it is missing or older than its .gz: a binary already unpacked
+# is reused as it is.
 unpack() {
-	local f
-	for f in gpu/*.gz; do
+	local n f
+	for n in "$@"; do
+		f=gpu/$n.gz
 		[ -e "$f" ] || continue
+		[ -x "${f%.gz}" ] && [ ! "$f" -nt "${f%.gz}" ] && continue
 		gzip -d -c "$f" >"${f%.gz}" && chmod +x "${f%.gz}" || echo "gpu-check: cannot unpack $f" >&2
 	done
 }
@@ -280,13 +284,20 @@ run)
 	# Build gpu/ only for what is missing and asked for: the test binaries when a stage needs
 	# them (every stage but device, train and the speed stages), windtunnel unless
 	# WINDTUNNEL_BIN names one. A run with everything at hand writes nothing into the tree.
-	need=0
-	if [ -z "${WINDTUNNEL_BIN:-}" ] && [ ! -e gpu/windtunnel.gz ] && [ ! -x gpu/windtunnel ]; then need=1; fi
+	need=0 bins=()
+	if [ -z "${WINDTUNNEL_BIN:-}" ]; then
+		bins+=(windtunnel)
+		[ -e gpu/windtunnel.gz ] || [ -x gpu/windtunnel ] || need=1
+	fi
 	for s in "${@:-kernels}"; do
-		case $s in kernels | parity) [ -e gpu/lab.test.gz ] || [ -x gpu/lab.test ] || need=1 ;; esac
+		case $s in kernels | parity)
+			bins+=(cuda.test accel.test lab.test)
+			[ -e gpu/lab.test.gz ] || [ -x gpu/lab.test ] || need=1
+			;;
+		esac
 	done
 	if ((need)) && command -v go >/dev/null 2>&1; then build >"$logs/build.txt" 2>&1; fi
-	unpack
+	unpack "${bins[@]}"
 	export WINDTUNNEL_REQUIRE_GPU=1 PYTHONUNBUFFERED=1
 	declare -A status
 	stages=("$@")

@@ -8,6 +8,7 @@ import (
 
 	"windtunnel/diagnostics"
 	"windtunnel/sessions"
+	"windtunnel/sessions/sessiontest"
 )
 
 // ablationSession writes a session whose whole model is evaluated every 25 steps, with
@@ -16,7 +17,7 @@ import (
 func ablationSession(t *testing.T) *sessions.Reader {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ablation.wtlab")
-	meta := fxMeta()
+	meta := sessiontest.DashMeta()
 	meta.Steps = 100
 	w, err := sessions.Create(path, meta, sessions.WriterOptions{})
 	if err != nil {
@@ -26,7 +27,7 @@ func ablationSession(t *testing.T) *sessions.Reader {
 	for s := 1; s <= 100; s++ {
 		r := sessions.Record{Step: s, WallS: float64(s) / 20, Loss: 1, StepsPerS: 20, State: sessions.Training}
 		if s%25 == 0 {
-			r.Eval = fxEval(s)
+			r.Eval = sessiontest.DashEval(s)
 		}
 		w.Record(r)
 		if s == 60 {
@@ -34,7 +35,7 @@ func ablationSession(t *testing.T) *sessions.Reader {
 		}
 		if s == 60 || (s > 60 && s%25 == 0) {
 			a := r
-			a.Eval = fxEval(s, hd)
+			a.Eval = sessiontest.DashEval(s, hd)
 			w.Record(a)
 		}
 	}
@@ -62,7 +63,7 @@ func TestAblationDeltaSameStep(t *testing.T) {
 		{"switch between evaluations", 70, []string{"ablated eval @60 without L1H2:", "Δ —", "no whole-model eval @60"},
 			[]string{"whole model @50"}},
 		{"beside an evaluation", 80, []string{"ablated eval @75 without L1H2:", "(whole model @75, the same step)",
-			"Δ " + fsigned(fxEval(75, sessions.Head{Layer: 1, Head: 2}).BitErrorPosition-fxEval(75).BitErrorPosition, 3)},
+			"Δ " + fsigned(sessiontest.DashEval(75, sessions.Head{Layer: 1, Head: 2}).BitErrorPosition-sessiontest.DashEval(75).BitErrorPosition, 3)},
 			[]string{"Δ —"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

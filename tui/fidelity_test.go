@@ -8,43 +8,11 @@ import (
 	"testing"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/sessiontest"
 	"windtunnel/tui/look"
 )
 
-// withFidelity adds to a geometry snapshot of the fixture what the lab now records beside
-// the bench's statistics: the authors' key orthogonality (now rising from about 0.14 at
-// initialisation towards 0.45, per layer and head) and the value manifold over one
-// sequence's 19 positions (PC1 about 60%, |ρ| near 1), and the sampling of the many-sequence
-// manifold.
-func withFidelity(sn *sessions.Snapshot, step int) {
-	if sn == nil || sn.KeyOrthogonality == nil {
-		return
-	}
-	prog := 1 - math.Exp(-float64(step)/200)
-	now := make([][]float64, len(sn.KeyOrthogonality))
-	init := make([][]float64, len(sn.KeyOrthogonality))
-	for l, row := range sn.KeyOrthogonality {
-		now[l], init[l] = make([]float64, len(row)), make([]float64, len(row))
-		for h := range row {
-			init[l][h] = fxRound(0.13+0.01*float64(h)+0.005*float64(l), 4)
-			now[l][h] = fxRound(init[l][h]+prog*(0.3+0.02*float64(h)-0.03*float64(l)), 4)
-		}
-	}
-	sn.KeyOrthogonalityEmbed, sn.KeyOrthogonalityEmbedInit, sn.KeyOrthogonalityEmbedTokens = now, init, fxVocab
-	if m := sn.Manifold; m != nil {
-		m.Sequences, m.N = fxProbeN, fxProbeN*(fxVocab-1)
-		n := fxVocab - 1
-		one := &sessions.Manifold{
-			Share:    []float64{fxRound(0.45+0.17*prog, 4), fxRound(0.2-0.05*prog, 4), 0.08},
-			Pearson:  sessions.Num(fxRound(-0.8-0.19*prog, 4)),
-			Spearman: sessions.Num(fxRound(-0.82-0.17*prog, 4)),
-			Points:   m.Points[:n], Entropy: m.Entropy[:n], Sequences: 1, N: n,
-		}
-		sn.ManifoldOne = one
-	}
-}
-
-// withoutFidelity clears what withFidelity adds: a session recorded before it was.
+// withoutFidelity clears what sessiontest.WithFidelity adds: a session recorded before it was.
 func withoutFidelity(sn *sessions.Snapshot, _ int) {
 	if sn == nil {
 		return
@@ -55,9 +23,9 @@ func withoutFidelity(sn *sessions.Snapshot, _ int) {
 	}
 }
 
-// fidelityFeed is a live feed of the whole fixture with withFidelity applied to every
+// fidelityFeed is a live feed of the whole fixture with sessiontest.WithFidelity applied to every
 // geometry snapshot.
-func fidelityFeed(t testing.TB) *sessions.Live { return editedFeed(t, withFidelity) }
+func fidelityFeed(t testing.TB) *sessions.Live { return editedFeed(t, sessiontest.WithFidelity) }
 
 // oldFeed is a live feed of the whole fixture as a session recorded before the fidelity
 // fields (whether the fixture has them or not).

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/sessiontest"
 )
 
 // TestHostileSessionView: the dashboard on a session whose meta and record message carry
@@ -15,7 +16,7 @@ import (
 func TestHostileSessionView(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hostile.wtlab")
 	osc52 := "\x1b]52;c;ZXZpbA==\x07"
-	m := fxMeta()
+	m := sessiontest.DashMeta()
 	m.Task, m.Host, m.Model, m.Device = osc52+"bijection", osc52+"evil", "\x1b[2J"+m.Model, "cpu\u009b31m"
 	m.Config = json.RawMessage(strings.Replace(string(m.Config), `"bijection"`, `"bijection\u009d52;c;ZXZpbA==\u009c"`, 1))
 	w, err := sessions.Create(path, m, sessions.WriterOptions{})
@@ -25,7 +26,7 @@ func TestHostileSessionView(t *testing.T) {
 	for s := 1; s <= 20; s++ {
 		w.Record(sessions.Record{Step: s, State: sessions.Training, Loss: 1, Message: osc52 + "\x1b[1A\x1b[2Kmsg\r\x08"})
 	}
-	w.Record(sessions.Record{Step: 20, State: sessions.Stopped, Loss: 1, Message: osc52 + "stopped\x1b[2J", Eval: fxEval(20)})
+	w.Record(sessions.Record{Step: 20, State: sessions.Stopped, Loss: 1, Message: osc52 + "stopped\x1b[2J", Eval: sessiontest.DashEval(20)})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/sessiontest"
 	"windtunnel/tui/look"
 )
 
@@ -386,18 +387,18 @@ func TestRenderCache(t *testing.T) {
 // run looks back only through the snapshots that arrived since.
 func TestGeometryLookup(t *testing.T) {
 	r := openFixture(t)
-	step := fxGeoEvery*3 + fxEvery // an evaluation snapshot without geometry
+	step := sessiontest.DashGeoEvery*3 + sessiontest.DashEvery // an evaluation snapshot without geometry
 	snap, at, _ := r.Snapshot(step)
 	if at != step || snap == nil || hasGeometry(snap) {
 		t.Fatalf("the fixture's snapshot at %d: @%d geometry %v", step, at, hasGeometry(snap))
 	}
 	m := typeStep(t, sized(New(r, Options{}), 160, 48), step)
-	mustContain(t, plain(m), fmt.Sprintf("bits · @%d", step), fmt.Sprintf("snapshot @%d", fxGeoEvery*3))
+	mustContain(t, plain(m), fmt.Sprintf("bits · @%d", step), fmt.Sprintf("snapshot @%d", sessiontest.DashGeoEvery*3))
 	m, _ = press(t, m, "]")
-	mustContain(t, plain(m), fmt.Sprintf("value manifold @%d", fxGeoEvery*3), fmt.Sprintf("layer means · @%d", fxGeoEvery*3),
-		fmt.Sprintf("frame vs precision @%d", fxGeoEvery*3), fmt.Sprintf("(@%d: ", fxGeoEvery*2))
+	mustContain(t, plain(m), fmt.Sprintf("value manifold @%d", sessiontest.DashGeoEvery*3), fmt.Sprintf("layer means · @%d", sessiontest.DashGeoEvery*3),
+		fmt.Sprintf("frame vs precision @%d", sessiontest.DashGeoEvery*3), fmt.Sprintf("(@%d: ", sessiontest.DashGeoEvery*2))
 	// Before the first geometry snapshot.
-	m = typeStep(t, m, fxGeoEvery-1)
+	m = typeStep(t, m, sessiontest.DashGeoEvery-1)
 	mustContain(t, plain(m), noGeometry)
 
 	cut := liveCut(t)
@@ -422,7 +423,7 @@ func TestGeometryLookup(t *testing.T) {
 		if n := c.snaps - snaps; n > 3 {
 			t.Errorf("a new snapshot at %d cost %d snapshot reads", rec.Step, n)
 		}
-		want := rec.Step / fxGeoEvery * fxGeoEvery
+		want := rec.Step / sessiontest.DashGeoEvery * sessiontest.DashGeoEvery
 		if m.sh.geoAt != want || m.sh.snapAt != rec.Step {
 			t.Errorf("at %d: geometry @%d snapshot @%d, want @%d and @%d", rec.Step, m.sh.geoAt, m.sh.snapAt, want, rec.Step)
 		}

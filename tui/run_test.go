@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/sessiontest"
 )
 
 // TestReplayShowsTheStep checks that a replay shows the run as it was at the step it is
@@ -23,11 +24,11 @@ func TestReplayShowsTheStep(t *testing.T) {
 		wantETA bool
 	}{
 		{"replay scrubbed", false, mid,
-			[2]string{fmt.Sprintf("■ REPLAY step %d of %d · bijection", mid, fxSteps), "training at this step · 18.1/s · bit error (a) 0.251 (b) 0.334 · not yet > 0.15"},
+			[2]string{fmt.Sprintf("■ REPLAY step %d of %d · bijection", mid, sessiontest.DashSteps), "training at this step · 18.1/s · bit error (a) 0.251 (b) 0.334 · not yet > 0.15"},
 			"training at this step · replay", fmt.Sprintf("steps/s at step %d", mid), false},
 		{"replay at the end", false, 0,
-			[2]string{fmt.Sprintf("■ REPLAY step %d of %d · bijection", fxSteps, fxSteps), "done at this step · 18.7/s · bit error (a) 0.063 (b) 0.099 · pass ≤ 0.15"},
-			"done at this step (600 steps) · replay", fmt.Sprintf("steps/s at step %d", fxSteps), false},
+			[2]string{fmt.Sprintf("■ REPLAY step %d of %d · bijection", sessiontest.DashSteps, sessiontest.DashSteps), "done at this step · 18.7/s · bit error (a) 0.063 (b) 0.099 · pass ≤ 0.15"},
+			"done at this step (600 steps) · replay", fmt.Sprintf("steps/s at step %d", sessiontest.DashSteps), false},
 		{"live following", true, 0, [2]string{"● LIVE training · bijection", "step 450/600 · "}, "training", "steps/s · ETA", true},
 		{"live scrubbed", true, mid, [2]string{"● LIVE training · bijection", "step 300/600 · "}, "training",
 			fmt.Sprintf("steps/s at step %d", mid), false},

@@ -242,6 +242,9 @@ func compileForCPU(t *testing.T, clang, name, source string, kernels map[string]
 // twin) on the CPU at every parity shape and grid, outputs NaN-filled, against the host's
 // Go versions within the GPU parity test's tolerance.
 func TestCUDASourceOnCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles kernels.cu with clang and runs every kernel on the CPU: 11 s of CPU")
+	}
 	clang := findClang(t)
 	dev, err := openCPUCUDA(compileForCPU(t, clang, "kernels.cu", Source, Catalogue()), Catalogue())
 	if err != nil {

@@ -517,8 +517,13 @@ func TestOpenBLASConcurrent(t *testing.T) {
 }
 
 // TestGemmRandomShapes compares OpenBLAS and the splitting wrapper with
-// gonum on many random shapes, transposes, leading dimensions and scalars.
+// gonum on many random shapes, transposes, leading dimensions and scalars: 150 of them,
+// the first 30 with -short (13 s of CPU for all on 2 cores).
 func TestGemmRandomShapes(t *testing.T) {
+	shapes := 150
+	if testing.Short() {
+		shapes = 30
+	}
 	ob, err := Open("openblas")
 	if err != nil {
 		t.Logf("OpenBLAS absent (%v): checking only the splitting wrapper over gonum", err)
@@ -533,7 +538,7 @@ func TestGemmRandomShapes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	ts := []blas.Transpose{blas.NoTrans, blas.Trans, blas.ConjTrans}
 	ref := gonum.Implementation{}
-	for i := 0; i < 150; i++ {
+	for i := 0; i < shapes; i++ {
 		tc := gemmCase{
 			tA: ts[rng.IntN(3)], tB: ts[rng.IntN(3)],
 			m: 1 + rng.IntN(300), n: 1 + rng.IntN(300), k: rng.IntN(300),

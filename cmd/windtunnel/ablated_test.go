@@ -25,6 +25,9 @@ import (
 // one unmarked line (the whole model) and the ablated evaluation its own line naming the
 // heads off; the CSV and both JSON Lines exports name the head L0H1.
 func TestAblatedLogLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 600 steps in a child process")
+	}
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	path := filepath.Join(t.TempDir(), "ablated.wtlab")
 	const steps = 600

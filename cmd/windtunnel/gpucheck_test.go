@@ -5,12 +5,14 @@ package main
 import (
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"windtunnel/sessions"
 )
@@ -26,16 +28,21 @@ var gpuBackName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 // TestGPUCheckTrainStage runs scripts/gpu-check.sh's train stage as a lent GPU machine would,
 // with this test binary as windtunnel and a tiny model on --device host in place of the paper
-// preset on cuda: the run is stopped by the time limit (SIGTERM), and what is left in $OUT
-// stays within what the device tool brings back, with the session in it readable (its
-// evaluations, the final checkpoint's parameters, no optimiser state) and the summary's table.
+// preset on cuda: the run is stopped by the time limit (SIGTERM), nothing is written into
+// the tree, and what is left in $OUT stays within what the device tool brings back, with the
+// session in it readable (its evaluations, the final checkpoint's parameters, no optimiser
+// state) and the summary's table.
 func TestGPUCheckTrainStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains for 4 s")
+	}
 	for _, tool := range []string{"bash", "timeout", "gzip", "split", "awk", "tar", "python3"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("gpu-check.sh needs %s: %v", tool, err)
 		}
 	}
 	out, tmp := t.TempDir(), t.TempDir()
+	start := time.Now().Add(-time.Second) // file times may be coarser than the clock
 	cmd := exec.Command("bash", "../../scripts/gpu-check.sh", "run", "train")
 	cmd.Env = append(os.Environ(), childEnv+"=1", "WINDTUNNEL_BIN="+os.Args[0], "OUT="+out, "TMPDIR="+tmp,
 		"GPU_CHECK_TRAIN_S=4",
@@ -43,6 +50,11 @@ func TestGPUCheckTrainStage(t *testing.T) {
 	log, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("gpu-check.sh run train: %v\n%s", err, log)
+	}
+	// The script reuses the binary it is given and writes nothing into the tree (no gpu/
+	// built or unpacked): every file and folder of the repository is older than the run.
+	if changed := changedSince(t, "../..", start); len(changed) > 0 {
+		t.Errorf("gpu-check.sh run train wrote into the tree: %q", changed)
 	}
 	entries, err := os.ReadDir(out)
 	if err != nil {
@@ -118,4 +130,31 @@ func TestGPUCheckTrainStage(t *testing.T) {
 		t.Errorf("checkpoint at step %d (last record %d), %d parameters, optimiser state kept: %v; want the final parameters without it",
 			c.Step, last.Step, len(c.Params), c.M != nil)
 	}
+}
+
+// changedSince lists what under root (its .git folder aside) was modified at or after
+// since: a file written or a folder whose entries changed.
+func changedSince(t *testing.T, root string, since time.Time) []string {
+	t.Helper()
+	var changed []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if !info.ModTime().Before(since) {
+			changed = append(changed, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return changed
 }

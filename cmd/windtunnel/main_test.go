@@ -113,7 +113,9 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestRunHeadless runs a few steps end to end and checks the summary and the predictions file.
+// TestRunHeadless is run --headless's command-line smoke test: a few steps end to end, the
+// summary line on stdout and the predictions file written. What they hold is lab/launch's
+// TestHeadless.
 func TestRunHeadless(t *testing.T) {
 	dir := t.TempDir()
 	pred := filepath.Join(dir, "pred.jsonl")
@@ -122,41 +124,18 @@ func TestRunHeadless(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var s map[string]any
-	if err := json.Unmarshal([]byte(out), &s); err != nil {
+	var s struct {
+		Steps int `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Steps != 5 {
 		t.Fatalf("summary %q: %v", out, err)
-	}
-	for _, k := range []string{"task", "model", "params", "steps", "wall_s", "eval", "per_position"} {
-		if _, ok := s[k]; !ok {
-			t.Errorf("summary lacks %q", k)
-		}
-	}
-	ev, _ := s["eval"].(map[string]any)
-	for _, k := range []string{"bit_error_position", "bit_error_sample", "kl_bits", "tvd", "accuracy"} {
-		if _, ok := ev[k]; !ok {
-			t.Errorf("summary's eval lacks %q", k)
-		}
-	}
-	if s["steps"].(float64) != 5 {
-		t.Errorf("steps %v", s["steps"])
 	}
 	data, err := os.ReadFile(pred)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 16 {
-		t.Fatalf("%d prediction lines, want 16", len(lines))
-	}
-	var p struct {
-		Posterior [][]float64 `json:"posterior"`
-		Model     [][]float64 `json:"model"`
-	}
-	if err := json.Unmarshal([]byte(lines[0]), &p); err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Model) != len(p.Posterior) || len(p.Model[0]) != 5 {
-		t.Errorf("model distributions %v do not match posterior shape", p.Model)
+	if lines := strings.Count(string(data), "\n"); lines != 16 {
+		t.Errorf("%d prediction lines, want 16", lines)
 	}
 }
 

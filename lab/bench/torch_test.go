@@ -25,6 +25,9 @@ import (
 // python3-torch and sets it).
 func torchForTest(t *testing.T) (python, script string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts PyTorch (seconds to import torch)")
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)

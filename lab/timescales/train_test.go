@@ -24,6 +24,9 @@ func small(workers int) Config {
 // summary follows the curves (target, steps, speed-up), and one or two workers give the
 // same result bit for bit.
 func TestRunSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains both arms of two seeds for 200 steps")
+	}
 	r, err := Run(context.Background(), small(1))
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,9 @@ import (
 // WINDTUNNEL_REQUIRE_TORCH=1 (CI sets it), which makes its absence a failure.
 func torchPython(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts PyTorch (seconds to import torch)")
+	}
 	var tried []string
 	cands := []string{os.Getenv("PYTHON")}
 	if p, err := exec.LookPath("python3"); err == nil {
