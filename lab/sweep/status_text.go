@@ -54,23 +54,24 @@ func (m *Manifest) StatusText(sts []PointStatus) string {
 	return b.String()
 }
 
+// run is the point as an index row of its newest evaluation's metrics.
+func (s PointStatus) run() index.Run {
+	if s.Metrics == nil {
+		return index.Run{}
+	}
+	return index.Run{Metrics: s.Metrics, BitError: s.Metrics.BitErrorPosition}
+}
+
 // metric is the value of a metric (index.MetricFields) of the point's newest evaluation.
 func (s PointStatus) metric(name string) (float64, bool) {
-	if s.Metrics == nil {
-		return 0, false
-	}
-	v, ok := index.Run{Metrics: s.Metrics, BitError: s.Metrics.BitErrorPosition}.Field(name)
+	v, ok := s.run().Field(name)
 	f, isNum := v.(float64)
 	return f, ok && isNum
 }
 
-// metricText is the metric as status prints it: four decimals, "-" without one.
-func (s PointStatus) metricText(name string) string {
-	if v, ok := s.metric(name); ok {
-		return fmt.Sprintf("%.4f", v)
-	}
-	return "-"
-}
+// metricText is the metric as status prints it (index.Run.MetricCell): four decimals, "-"
+// without one.
+func (s PointStatus) metricText(name string) string { return s.run().MetricCell(name) }
 
 // Best is the index in sts of the done point with the best value of metric m (the lowest, or
 // the highest when m.Goal is maximize); false when no done point has it.

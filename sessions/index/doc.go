@@ -4,7 +4,7 @@
 // each a Run row (state, step, newest whole-model scores, configuration, labels); Read describes one
 // session, ReadSession reads its meta and last record and State names it (done, failed,
 // stopped, interrupted), WriteTable prints rows as ls does and ReadInfo describes a session
-// (info), and Cells is a row's cells as ls and the run pickers show them; Pick finds the live run a query names (attach), RunList lists live runs. ls,
+// (info), and Cells is a row's cells as ls and the run pickers show them (MetricCell a metric's, as sweep status writes it too); Pick finds the live run a query names (attach), RunList lists live runs. ls,
 // attach and serve list runs with it, and sweep status reads its points' sessions with it.
 //
 // query.go is ls's query language: conditions (ParseWhere: KEY=VALUE and !=, <, >, <=, >=)

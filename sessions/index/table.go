@@ -78,13 +78,21 @@ type Cells struct {
 	Session string
 }
 
+// MetricCell is the run's metric key (MetricFields) as ls, sweep status and the run
+// pickers write it: four decimals, "-" without one.
+func (r Run) MetricCell(key string) string {
+	if v, ok := r.Field(key); ok {
+		if f, ok := v.(float64); ok {
+			return fmt.Sprintf("%.4f", f)
+		}
+	}
+	return "-"
+}
+
 // Cells returns the run's cells, its session relative to wd when under it.
 func (r Run) Cells(wd string) Cells {
 	c := Cells{Task: sessions.SafeText(r.Task), Model: sessions.SafeText(r.Model), Step: fmt.Sprintf("%d/%d", r.Step, r.Steps),
-		BitError: "-", Pid: "-", Name: LabelCell(r.Labels.Name), Tags: LabelCell(strings.Join(r.Labels.Tags, ","))}
-	if r.BitError != nil {
-		c.BitError = fmt.Sprintf("%.4f", *r.BitError)
-	}
+		BitError: r.MetricCell("bit_error"), Pid: "-", Name: LabelCell(r.Labels.Name), Tags: LabelCell(strings.Join(r.Labels.Tags, ","))}
 	if r.Pid > 0 {
 		c.Pid = fmt.Sprint(r.Pid)
 	}

@@ -2,7 +2,6 @@ package runpicker
 
 import (
 	"cmp"
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/table"
@@ -22,7 +21,7 @@ type row struct {
 
 // newRow is the run's row, its session relative to wd, its settings from set.
 func newRow(r index.Run, wd string, set index.Settings) row {
-	rw := row{Cells: r.Cells(wd), errB: metricCell(r, "bit_error_sample"), accur: metricCell(r, "accuracy")}
+	rw := row{Cells: r.Cells(wd), errB: r.MetricCell("bit_error_sample"), accur: r.MetricCell("accuracy")}
 	if len(set.Flags) > 0 {
 		rw.set = map[string]string{}
 		for _, f := range set.Flags {
@@ -30,17 +29,6 @@ func newRow(r index.Run, wd string, set index.Settings) row {
 		}
 	}
 	return rw
-}
-
-// metricCell is the run's metric key (index.MetricFields) to 4 decimals as ls writes bit
-// error (a), "-" without one.
-func metricCell(r index.Run, key string) string {
-	if v, ok := r.Field(key); ok {
-		if f, ok := v.(float64); ok {
-			return fmt.Sprintf("%.4f", f)
-		}
-	}
-	return "-"
 }
 
 // column is one of ls's columns as the picker shows it: its title, its cell of a run, the
