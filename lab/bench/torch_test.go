@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"windtunnel/models/arch"
@@ -19,6 +20,14 @@ import (
 	"windtunnel/models"
 	"windtunnel/tunnels"
 )
+
+// torchProbe is the package's tests' one search for a Python that imports torch: each
+// search imports torch (2 s of CPU measured), so the tests share its answer.
+var torchProbe struct {
+	once  sync.Once
+	py    string
+	tried []string
+}
 
 // torchForTest returns the repository's reference script and a Python that imports torch;
 // it skips without such a Python unless WINDTUNNEL_REQUIRE_TORCH=1 (CI installs
@@ -36,7 +45,10 @@ func torchForTest(t *testing.T) (python, script string) {
 	if script == "" {
 		t.Fatalf("scripts/%s not found from %s", TorchScriptName, cwd)
 	}
-	py, tried := firstWithTorch(context.Background(), pythonCandidates("", os.Getenv("PYTHON"), exec.LookPath))
+	torchProbe.once.Do(func() {
+		torchProbe.py, torchProbe.tried = firstWithTorch(context.Background(), pythonCandidates("", os.Getenv("PYTHON"), exec.LookPath))
+	})
+	py, tried := torchProbe.py, torchProbe.tried
 	if py == "" {
 		if os.Getenv("WINDTUNNEL_REQUIRE_TORCH") == "1" {
 			t.Fatalf("no Python imports torch and WINDTUNNEL_REQUIRE_TORCH=1: %s", strings.Join(tried, "; "))
