@@ -1,8 +1,6 @@
 package lab
 
 import (
-	"context"
-	"fmt"
 	"testing"
 	"time"
 	"windtunnel/models/arch"
@@ -37,27 +35,8 @@ func TestTinyRecallLearns(t *testing.T) {
 		Steps:       1500, Batch: 32, LR: 1e-3, Warmup: 40, WeightDecay: 0.01, Clip: 1,
 		ValueLR: 1, QKLR: 1, EvalEvery: 100, ProbeSize: 256, Seed: 3, BLAS: "gonum", Workers: 2,
 	}
-	tr, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var curve []string
-	tr.Attach(&collector{onRecord: func(r sessions.Record) {
-		if r.Eval == nil || len(r.Eval.Ablated) > 0 || r.State != sessions.Training {
-			return
-		}
-		curve = append(curve, fmt.Sprintf("%d:%.3f", r.Step, r.Eval.Accuracy))
-		if r.Eval.Accuracy >= target {
-			if err := tr.Send(sessions.Event{Kind: sessions.EventStop}); err != nil {
-				t.Errorf("stop at step %d: %v", r.Step, err)
-			}
-		}
-	}})
 	start := time.Now()
-	res, err := tr.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, curve := trainUntil(t, cfg, func(e *sessions.Eval) bool { return e.Accuracy >= target }, func(e *sessions.Eval) float64 { return e.Accuracy })
 	s := res.Scores
 	t.Logf("recall N=2: %d steps in %v: accuracy %.3f, bit error (a) %.4f; accuracy by step %v", res.Steps, time.Since(start).Round(time.Millisecond), s.Accuracy, s.BitErrorPosition, curve)
 	if s.Accuracy < target {
