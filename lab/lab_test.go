@@ -93,7 +93,7 @@ func trainUntil(t *testing.T, c runconfig.Config, reached func(*sessions.Eval) b
 // one-hot prefix, so it need not fail (see docs/paper1.md).
 func TestTinyTransformerBeatsMLP(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains three tiny models for 2,500 steps each")
+		t.Skip("trains a tiny transformer to ≤ 0.05 bits (1,000 steps) and two MLPs for 2,500 steps")
 	}
 	start := time.Now()
 	bitErr := func(e *sessions.Eval) float64 { return e.BitErrorPosition }
