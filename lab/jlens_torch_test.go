@@ -57,28 +57,74 @@ func TestJLensTorch(t *testing.T) {
 	}
 	bij, _ := tunnels.NewBijection(8)
 	hmm, _ := tunnels.NewHMM(3, 3, 6)
+	// Every case's weights and sequences go to one run of the script (each run imports torch:
+	// 2 s of CPU measured); each case is then checked in its own subtest.
+	type jlensCase struct {
+		name     string
+		tn       tunnels.Tunnel
+		m64, m32 models.Model
+		b        *tunnels.Batch
+	}
+	cfg := arch.TransformerConfig{Layers: 2, Heads: 2, Width: 32}
+	sites := []int{models.SiteEmbed, 0}
+	var cases []jlensCase
+	var files []string
+	dir := t.TempDir()
 	for _, c := range []struct {
 		name string
 		tn   tunnels.Tunnel
 	}{{"bijection", bij}, {"hmm", hmm}} {
-		t.Run(c.name, func(t *testing.T) {
-			cfg := arch.TransformerConfig{Layers: 2, Heads: 2, Width: 32}
-			build := func(dt tensor.Dtype) models.Model {
-				m, err := models.NewTransformer(cfg, c.tn, models.Options{Dtype: dt, Seed: 11, Init: arch.InitTorch, Workers: 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := m.SetHeadMask(1, 0, false); err != nil {
-					t.Fatal(err)
-				}
-				return m
+		build := func(dt tensor.Dtype) models.Model {
+			m, err := models.NewTransformer(cfg, c.tn, models.Options{Dtype: dt, Seed: 11, Init: arch.InitTorch, Workers: 2})
+			if err != nil {
+				t.Fatal(err)
 			}
-			m64, m32 := build(tensor.Float64), build(tensor.Float32)
-			b := tunnels.NewBatch(c.tn, 6)
-			b.Fill(c.tn, tunnels.ProbeStream(3), 0)
-			sites := []int{models.SiteEmbed, 0}
+			if err := m.SetHeadMask(1, 0, false); err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		jc := jlensCase{name: c.name, tn: c.tn, m64: build(tensor.Float64), m32: build(tensor.Float32), b: tunnels.NewBatch(c.tn, 6)}
+		jc.b.Fill(c.tn, tunnels.ProbeStream(3), 0)
+		// The weights and sequences, in the Go layout, for the script.
+		in := map[string]any{"d": cfg.Width, "layers": cfg.Layers, "heads": cfg.Heads, "classes": c.tn.Classes(),
+			"sites": sites, "positions": c.tn.Positions(), "rank": 8,
+			"masks": [][]float64{{1, 1}, {0, 1}}, "gates": map[string][]float64{"attn": {1, 1}, "mlp": {1, 1}}}
+		if off, tied := c.tn.ClassTokens(); tied {
+			in["class_offset"] = off
+		} else {
+			in["class_offset"] = nil
+		}
+		params, shapes := map[string][]float64{}, map[string][]int{}
+		for _, p := range jc.m64.Params() {
+			params[p.Name] = p.Value.Data().([]float64)
+			shapes[p.Name] = p.Value.Shape().Clone()
+		}
+		in["params"], in["shapes"] = params, shapes
+		var toks [][]int
+		for s := 0; s < jc.b.N; s++ {
+			toks = append(toks, jc.b.Tokens[s*jc.b.T:(s+1)*jc.b.T])
+		}
+		in["tokens"] = toks
+		file := filepath.Join(dir, c.name+".json")
+		data, _ := json.Marshal(in)
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cases, files = append(cases, jc), append(files, file)
+	}
+	out, err := exec.Command(py, append([]string{script}, files...)...).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("%s: %d output lines for %d inputs:\n%s", script, len(lines), len(cases), out)
+	}
+	for ci, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
 			rec := func(m models.Model) ([]float64, []float64, float64, float64) {
-				g, err := models.JLens(m, c.tn, b, b.N, sites)
+				g, err := models.JLens(m, c.tn, c.b, c.b.N, sites)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -97,42 +143,13 @@ func TestJLensTorch(t *testing.T) {
 				}
 				return ov, gaps, float64(r.Null), sum / float64(len(ov))
 			}
-			// The weights and sequences, in the Go layout, for the script.
-			in := map[string]any{"d": cfg.Width, "layers": cfg.Layers, "heads": cfg.Heads, "classes": c.tn.Classes(),
-				"sites": sites, "positions": c.tn.Positions(), "rank": 8,
-				"masks": [][]float64{{1, 1}, {0, 1}}, "gates": map[string][]float64{"attn": {1, 1}, "mlp": {1, 1}}}
-			if off, tied := c.tn.ClassTokens(); tied {
-				in["class_offset"] = off
-			} else {
-				in["class_offset"] = nil
-			}
-			params, shapes := map[string][]float64{}, map[string][]int{}
-			for _, p := range m64.Params() {
-				params[p.Name] = p.Value.Data().([]float64)
-				shapes[p.Name] = p.Value.Shape().Clone()
-			}
-			in["params"], in["shapes"] = params, shapes
-			var toks [][]int
-			for s := 0; s < b.N; s++ {
-				toks = append(toks, b.Tokens[s*b.T:(s+1)*b.T])
-			}
-			in["tokens"] = toks
-			file := filepath.Join(t.TempDir(), "jlens.json")
-			data, _ := json.Marshal(in)
-			if err := os.WriteFile(file, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out, err := exec.Command(py, script, file).Output()
-			if err != nil {
-				t.Fatalf("%s: %v", script, err)
-			}
 			var ref struct {
 				Null    float64     `json:"null"`
 				Overlap [][]float64 `json:"overlap"`
 				Ratio   float64     `json:"ratio"`
 			}
-			if err := json.Unmarshal(out, &ref); err != nil {
-				t.Fatalf("%s: %v\n%s", script, err, out)
+			if err := json.Unmarshal([]byte(lines[ci]), &ref); err != nil {
+				t.Fatalf("%s: %v\n%s", script, err, lines[ci])
 			}
 			var want []float64
 			for _, row := range ref.Overlap {
@@ -141,7 +158,7 @@ func TestJLensTorch(t *testing.T) {
 			for _, prec := range []struct {
 				name string
 				m    models.Model
-			}{{"float64", m64}, {"float32", m32}} {
+			}{{"float64", c.m64}, {"float32", c.m32}} {
 				ov, gaps, null, ratio := rec(prec.m)
 				if len(ov) != len(want) {
 					t.Fatalf("%s: %d overlaps, torch %d", prec.name, len(ov), len(want))

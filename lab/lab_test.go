@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -54,21 +55,53 @@ func train(t *testing.T, c runconfig.Config) Result {
 	return res
 }
 
+// trainUntil trains c and stops it at the first evaluation at its cadence (not an ablated
+// one) where reached says the claim under test holds; the schedule stays c.Steps long. It
+// returns the result, whose Scores are the final evaluation of the stopped model, and the
+// curve of that evaluation's number (what, formatted) by step for the log.
+func trainUntil(t *testing.T, c runconfig.Config, reached func(*sessions.Eval) bool, what func(*sessions.Eval) float64) (Result, []string) {
+	t.Helper()
+	tr, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var curve []string
+	tr.Attach(&collector{onRecord: func(r sessions.Record) {
+		if r.Eval == nil || len(r.Eval.Ablated) > 0 || r.State != sessions.Training {
+			return
+		}
+		curve = append(curve, fmt.Sprintf("%d:%.3f", r.Step, what(r.Eval)))
+		if reached(r.Eval) {
+			if err := tr.Send(sessions.Event{Kind: sessions.EventStop}); err != nil {
+				t.Errorf("stop at step %d: %v", r.Step, err)
+			}
+		}
+	}})
+	res, err := tr.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, curve
+}
+
 // TestTinyTransformerBeatsMLP trains a tiny transformer on bijection V=8 to the Bayes
-// optimum (bit error (a) ≤ 0.05) in under a minute, and the capacity-matched per-position
-// MLP (Paper I's baseline: no context) on the same budget, which must stay ≥ 5× worse. The
+// optimum (bit error (a) ≤ 0.05) in under a minute — it stops at the first evaluation there
+// (step 1,000 of its 2,500-step schedule: (a) 0.061 at 800, 0.052 at 900, 0.040 at 1,000,
+// measured) — and the capacity-matched per-position MLP
+// (Paper I's baseline: no context) on the whole budget, which must stay ≥ 5× worse. The
 // prefix MLP (mlp-prefix) is trained too and its result logged: elimination is linear in the
 // one-hot prefix, so it need not fail (see docs/paper1.md).
 func TestTinyTransformerBeatsMLP(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains three tiny models for 2,500 steps each")
+		t.Skip("trains a tiny transformer to ≤ 0.05 bits (1,000 steps) and two MLPs for 2,500 steps")
 	}
 	start := time.Now()
-	tf := train(t, tiny("transformer"))
+	bitErr := func(e *sessions.Eval) float64 { return e.BitErrorPosition }
+	tf, curve := trainUntil(t, tiny("transformer"), func(e *sessions.Eval) bool { return e.BitErrorPosition <= 0.05 }, bitErr)
 	el := time.Since(start)
 	mlp := train(t, tiny("mlp"))
 	pre := train(t, tiny("mlp-prefix"))
-	t.Logf("transformer: bit error (a) %.4f (b) %.4f KL %.4f in %v", tf.Scores.BitErrorPosition, tf.Scores.BitErrorSample, tf.Scores.KLBits, el)
+	t.Logf("transformer: bit error (a) %.4f (b) %.4f KL %.4f in %d steps, %v; (a) by step %v", tf.Scores.BitErrorPosition, tf.Scores.BitErrorSample, tf.Scores.KLBits, tf.Steps, el, curve)
 	t.Logf("MLP:         bit error (a) %.4f (b) %.4f KL %.4f", mlp.Scores.BitErrorPosition, mlp.Scores.BitErrorSample, mlp.Scores.KLBits)
 	t.Logf("prefix MLP:  bit error (a) %.4f (b) %.4f KL %.4f", pre.Scores.BitErrorPosition, pre.Scores.BitErrorSample, pre.Scores.KLBits)
 	if tf.Scores.BitErrorPosition > 0.05 {

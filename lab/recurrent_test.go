@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 	"windtunnel/models/arch"
+	"windtunnel/sessions"
 	"windtunnel/sessions/runconfig"
 
 	"windtunnel/models"
@@ -22,12 +23,13 @@ func uniformBitError(v int) float64 {
 }
 
 // TestTinyRecurrentLearns trains the capacity-matched LSTM and Mamba on bijection V=8 (the
-// tiny transformer's task and target parameter count) for 1000 steps: each must end well
-// below the bit error of a uniform guess (0.81 bits), in seconds (LSTM ~3 s, Mamba ~12 s on
-// 2 cores).
+// tiny transformer's task and target parameter count) for up to 1000 steps: each must get
+// well below the bit error of a uniform guess (0.81 bits), to its bound; it stops at the
+// first evaluation (every 100 steps) there, and the final evaluation of the stopped model is
+// the one held to the bound.
 func TestTinyRecurrentLearns(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains an LSTM and a Mamba for 1,000 steps each")
+		t.Skip("trains an LSTM and a Mamba for up to 1,000 steps each")
 	}
 	base := uniformBitError(8)
 	for _, c := range []struct {
@@ -35,19 +37,22 @@ func TestTinyRecurrentLearns(t *testing.T) {
 		steps int
 		bound float64
 	}{
-		// Measured (seeds 1, 2, 3): LSTM 0.065, 0.061, 0.063; Mamba 0.076, 0.173, 0.171.
+		// Measured (seeds 1, 2, 3) at step 1000: LSTM 0.065, 0.061, 0.063; Mamba 0.076, 0.173,
+		// 0.171. Seed 1 stops at step 400 (LSTM 0.114, Mamba 0.157): 7 s of CPU, 19 s for
+		// the whole 1000 steps. (Runs of only 500 steps, whose schedule decays sooner, end at
+		// LSTM 0.290, 0.223, 0.225 and Mamba 0.343: the 1000-step schedule is kept.)
 		{"lstm", 1000, 0.2},
 		{"mamba", 1000, 0.35},
 	} {
 		t.Run(c.model, func(t *testing.T) {
 			cfg := tiny(c.model)
-			cfg.Steps, cfg.EvalEvery = c.steps, c.steps
+			cfg.Steps, cfg.EvalEvery = c.steps, 100
 			start := time.Now()
-			res := train(t, cfg)
+			res, curve := trainUntil(t, cfg, func(e *sessions.Eval) bool { return e.BitErrorPosition <= c.bound }, func(e *sessions.Eval) float64 { return e.BitErrorPosition })
 			el := time.Since(start)
 			s := res.Scores
-			t.Logf("%s: %d steps in %v (%.1f ms/step): bit error (a) %.4f (b) %.4f KL %.4f; uniform guess (a) %.4f",
-				c.model, res.Steps, el.Round(time.Millisecond), res.MedianStepMs(), s.BitErrorPosition, s.BitErrorSample, s.KLBits, base)
+			t.Logf("%s: %d steps in %v (%.1f ms/step): bit error (a) %.4f (b) %.4f KL %.4f; uniform guess (a) %.4f; (a) by step %v",
+				c.model, res.Steps, el.Round(time.Millisecond), res.MedianStepMs(), s.BitErrorPosition, s.BitErrorSample, s.KLBits, base, curve)
 			if s.BitErrorPosition > c.bound {
 				t.Errorf("%s bit error (a) %.4f > %.2f (uniform guess %.4f)", c.model, s.BitErrorPosition, c.bound, base)
 			}

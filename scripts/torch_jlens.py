@@ -13,11 +13,11 @@ head is not tied), orthonormalised by QR; the overlap ||Q^T U||_F^2 / min(rank Q
 (site, position); its null max(rank Q, rank U) / d; and the mean ratio over the positions and
 the sites. Everything runs in float64.
 
-Input (a JSON file, argument 1): {"d", "layers", "heads", "classes", "class_offset" (the first
+Input (JSON files, the arguments: one torch start-up checks several models): {"d", "layers", "heads", "classes", "class_offset" (the first
 class token, or null for an untied head), "params": {name: flat list}, "shapes": {name: [rows,
 cols]}, "masks": [[per-head multiplier] per layer], "gates": {"attn": [...], "mlp": [...]},
 "tokens": [[ids] per sequence], "positions": [scored positions], "sites": [...], "rank"}.
-Output (stdout, one JSON object): {"positions", "sites", "null", "overlap": [[per position] per
+Output (stdout, one JSON object a line, one line per input file, in order): {"positions", "sites", "null", "overlap": [[per position] per
 site], "gap": [[relative gap after eigenvalue rank] per site], "ratio"}.
 """
 import json
@@ -102,8 +102,14 @@ def frame(cfg, p):
 
 
 def main(argv):
-    with open(argv[0]) as f:
-        cfg = json.load(f)
+    for path in argv:
+        with open(path) as f:
+            print(json.dumps(check(json.load(f))))
+    return 0
+
+
+def check(cfg):
+    """The statistic of one input (the module docstring's output object)."""
     torch.set_default_dtype(torch.float64)
     p = {name: torch.tensor(vals, dtype=torch.float64).view(*cfg["shapes"][name]) for name, vals in cfg["params"].items()}
     for name in list(p):
@@ -128,8 +134,7 @@ def main(argv):
         overlap.append(ov)
         gap.append(gp)
     ratio = sum(o for row in overlap for o in row) / (len(sites) * len(positions)) / null
-    print(json.dumps({"positions": positions, "sites": sites, "null": null, "overlap": overlap, "gap": gap, "ratio": ratio}))
-    return 0
+    return {"positions": positions, "sites": sites, "null": null, "overlap": overlap, "gap": gap, "ratio": ratio}
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ TestTorchReferenceParamCount checks it for every preset.
 
 Output, on stdout, one JSON object a line:
   --count-params      {"params": N, ..., "init_stats": {name: [std, max |x|, size]}} and nothing
-                      else (no training).
+                      else (no training); with --each, one such line per listed model.
   --eval-every K      every K steps {"step", "wall_s", "loss", "bit_error_position",
                       "bit_error_sample"}, measured on a fixed held-out probe set of --probe
                       sequences: the entropy in bits of the model's distribution over the V
@@ -203,6 +203,9 @@ def parse_args(argv):
     ap.add_argument("--init", choices=("normal", "torch"), default="normal", help="parameter initialisation (windtunnel's --init)")
     ap.add_argument("--gelu", choices=("tanh", "erf"), default="tanh", help="GELU form: tanh (the Go model's) or erf (exact)")
     ap.add_argument("--count-params", action="store_true", help="print the parameter count as JSON and exit")
+    ap.add_argument("--each", default="", help="with --count-params: a JSON list of models, each an object of "
+                    "flags (V, d, layers, heads, mlp, init) over the command line's, one output line each "
+                    "(the tests check several models with one import of torch)")
     a = ap.parse_args(argv)
     if not 3 <= a.V <= 64:
         ap.error(f"--V {a.V}: want 3..64")
@@ -214,18 +217,30 @@ def parse_args(argv):
     return a
 
 
-def main(argv):
-    a = parse_args(argv)
+def count_params(a):
+    """The --count-params line of the model a names, drawn from seed --seed."""
     torch.manual_seed(a.seed)
     model = BenchTransformer(a.V, a.d, a.layers, a.heads, a.mlp, a.init, a.gelu)
     sizes = {"V": a.V, "d": a.d, "layers": a.layers, "heads": a.heads, "mlp": a.mlp, "init": a.init, "gelu": a.gelu}
+    # Each parameter's standard deviation, largest magnitude and size: the test that --init
+    # draws what arch.InitTorch and arch.InitNormal say reads them.
+    stats = {n: [p.std().item() if p.numel() > 1 else 0.0, p.abs().max().item(), p.numel()]
+             for n, p in model.named_parameters()}
+    return {"params": param_count(model), **sizes, "init_stats": stats}
+
+
+def main(argv):
+    a = parse_args(argv)
     if a.count_params:
-        # Each parameter's standard deviation, largest magnitude and size: the test that --init
-        # draws what arch.InitTorch and arch.InitNormal say reads them.
-        stats = {n: [p.std().item() if p.numel() > 1 else 0.0, p.abs().max().item(), p.numel()]
-                 for n, p in model.named_parameters()}
-        print(json.dumps({"params": param_count(model), **sizes, "init_stats": stats}))
+        for over in json.loads(a.each) if a.each else [{}]:
+            flags = list(argv)
+            for k, v in over.items():
+                flags += ["--" + k, str(v)]
+            print(json.dumps(count_params(parse_args(flags))))
         return 0
+    torch.manual_seed(a.seed)
+    model = BenchTransformer(a.V, a.d, a.layers, a.heads, a.mlp, a.init, a.gelu)
+    sizes = {"V": a.V, "d": a.d, "layers": a.layers, "heads": a.heads, "mlp": a.mlp, "init": a.init, "gelu": a.gelu}
 
     torch.set_num_threads(a.threads)
     device = torch.device(a.device)

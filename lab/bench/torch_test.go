@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"windtunnel/models/arch"
@@ -19,6 +21,14 @@ import (
 	"windtunnel/models"
 	"windtunnel/tunnels"
 )
+
+// torchProbe is the package's tests' one search for a Python that imports torch: each
+// search imports torch (2 s of CPU measured), so the tests share its answer.
+var torchProbe struct {
+	once  sync.Once
+	py    string
+	tried []string
+}
 
 // torchForTest returns the repository's reference script and a Python that imports torch;
 // it skips without such a Python unless WINDTUNNEL_REQUIRE_TORCH=1 (CI installs
@@ -36,7 +46,10 @@ func torchForTest(t *testing.T) (python, script string) {
 	if script == "" {
 		t.Fatalf("scripts/%s not found from %s", TorchScriptName, cwd)
 	}
-	py, tried := firstWithTorch(context.Background(), pythonCandidates("", os.Getenv("PYTHON"), exec.LookPath))
+	torchProbe.once.Do(func() {
+		torchProbe.py, torchProbe.tried = firstWithTorch(context.Background(), pythonCandidates("", os.Getenv("PYTHON"), exec.LookPath))
+	})
+	py, tried := torchProbe.py, torchProbe.tried
 	if py == "" {
 		if os.Getenv("WINDTUNNEL_REQUIRE_TORCH") == "1" {
 			t.Fatalf("no Python imports torch and WINDTUNNEL_REQUIRE_TORCH=1: %s", strings.Join(tried, "; "))
@@ -67,33 +80,51 @@ func TestTorchReferenceParamCount(t *testing.T) {
 	cases = append(cases,
 		size{"V=8", 8, arch.TransformerConfig{Layers: 2, Heads: 2, Width: 32}},
 		size{"mlp=48", 11, arch.TransformerConfig{Layers: 3, Heads: 4, Width: 24, MLP: 48}})
+	// One run of the script for every case (each run imports torch: 2 s of CPU measured).
+	var each []map[string]int
 	for _, c := range cases {
+		each = append(each, map[string]int{"V": c.v, "d": c.tc.Width, "layers": c.tc.Layers, "heads": c.tc.Heads, "mlp": c.tc.MLP})
+	}
+	lines := countParams(t, py, script, each)
+	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
 			tn, err := tunnels.New("bijection", tunnels.Config{V: c.v})
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := models.TransformerParams(c.tc, tn, 0)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			out, err := exec.CommandContext(ctx, py, script, "--count-params", "--V", strconv.Itoa(c.v),
-				"--d", strconv.Itoa(c.tc.Width), "--layers", strconv.Itoa(c.tc.Layers),
-				"--heads", strconv.Itoa(c.tc.Heads), "--mlp", strconv.Itoa(c.tc.MLP)).Output()
-			if err != nil {
-				t.Fatalf("%s --count-params: %v", script, err)
-			}
 			var got struct {
 				Params int `json:"params"`
 			}
-			if err := json.Unmarshal(out, &got); err != nil {
-				t.Fatalf("output %q: %v", out, err)
+			if err := json.Unmarshal(lines[i], &got); err != nil {
+				t.Fatalf("output %q: %v", lines[i], err)
 			}
 			if got.Params != want {
 				t.Errorf("%s %+v: PyTorch reference has %d parameters, Go transformer %d", c.name, c.tc, got.Params, want)
 			}
 		})
 	}
+}
+
+// countParams runs the reference script once with --count-params for each listed model
+// (--each: flags over the command line's) and returns its output lines, one a model.
+func countParams[T any](t *testing.T, py, script string, each []T) [][]byte {
+	t.Helper()
+	js, err := json.Marshal(each)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, py, script, "--count-params", "--each", string(js)).Output()
+	if err != nil {
+		t.Fatalf("%s --count-params --each %s: %v", script, js, err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	if len(lines) != len(each) {
+		t.Fatalf("%s --count-params: %d lines for %d models:\n%s", script, len(lines), len(each), out)
+	}
+	return lines
 }
 
 // TestTorchReferenceOutput trains the reference for a few steps through the bench's own

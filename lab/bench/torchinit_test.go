@@ -1,13 +1,10 @@
 package bench
 
 import (
-	"context"
 	"encoding/json"
 	"math"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"windtunnel/models/arch"
 )
@@ -49,15 +46,17 @@ func TestTorchReferenceInit(t *testing.T) {
 			return dist{uniform: true, scale: w}
 		},
 	}
-	for init, of := range want {
+	// Both initialisations from one run of the script (each run imports torch).
+	inits := []string{arch.InitNormal, arch.InitTorch}
+	var each []map[string]any
+	for _, init := range inits {
+		each = append(each, map[string]any{"init": init, "d": d, "layers": 2, "heads": 4, "mlp": mlp})
+	}
+	lines := countParams(t, py, script, each)
+	for i, init := range inits {
+		of := want[init]
 		t.Run(init, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			out, err := exec.CommandContext(ctx, py, script, "--count-params", "--init", init,
-				"--d", "64", "--layers", "2", "--heads", "4", "--mlp", "256").Output()
-			if err != nil {
-				t.Fatalf("%s --count-params --init %s: %v", script, init, err)
-			}
+			out := lines[i]
 			var got struct {
 				Stats map[string][3]float64 `json:"init_stats"`
 			}
