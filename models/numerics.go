@@ -35,6 +35,78 @@ func geluGradOf[T Float](u, t T) T {
 	return 0.5*(1+t) + 0.5*u*(1-t*t)*T(geluC)*(1+T(3*geluA)*u*u)
 }
 
+// The exact GELU (PyTorch's F.gelu default): u·Φ(u), Φ(u) = ½(1 + erf(u/√2)), the form the
+// authors' model uses (arch.GELUErf). Its gradient is Φ(u) + u·φ(u), φ(u) = e^(−u²/2)/√(2π).
+const (
+	invSqrt2   = 0.70710678118654752440 // 1/√2
+	invSqrt2Pi = 0.39894228040143267794 // 1/√(2π)
+)
+
+// erfA0…erfA6 are erf(x)/x as a polynomial in x² on |x| < 1, and erfB0…erfB9 erfc(x)·e^(x²)
+// as a polynomial in 1/x on [1, 4] (least-squares fits to math.Erf, made for this file; erf32
+// holds them to 2.5e-7 relative, TestErf32).
+const (
+	erfA0, erfA1, erfA2, erfA3 = 1.1283791660932752, -0.37612628720442154, 0.1128362185964443, -0.02685550035934094
+	erfA4, erfA5, erfA6        = 0.0051918141777309405, -0.0008043185047435315, 7.970350955731097e-05
+	erfB0, erfB1, erfB2, erfB3 = 0.00011188464728259015, 0.5619492929088077, 0.019000639459371013, -0.36853813912479133
+	erfB4, erfB5, erfB6, erfB7 = 0.20867367856613503, 0.2798948311525593, -0.5883287584414715, 0.47787838381862247
+	erfB8, erfB9               = -0.19705806695998596, 0.0339998572022141
+)
+
+// erf32 is erf(x) in float32 arithmetic, to 2.5e-7 relative (TestErf32): x·P(x²) below 1,
+// 1 − e^(−x²)·Q(1/x) on [1, 4) (expf), ±1 beyond (erfc(4) is below float32's half ulp of 1).
+func erf32(x float32) float32 {
+	a := x
+	if a < 0 {
+		a = -a
+	}
+	if a < 1 {
+		z := a * a
+		p := float32(erfA6)
+		p = p*z + erfA5
+		p = p*z + erfA4
+		p = p*z + erfA3
+		p = p*z + erfA2
+		p = p*z + erfA1
+		p = p*z + erfA0
+		return x * p
+	}
+	r := float32(1)
+	if a < 4 {
+		s := 1 / a
+		q := float32(erfB9)
+		q = q*s + erfB8
+		q = q*s + erfB7
+		q = q*s + erfB6
+		q = q*s + erfB5
+		q = q*s + erfB4
+		q = q*s + erfB3
+		q = q*s + erfB2
+		q = q*s + erfB1
+		q = q*s + erfB0
+		r = 1 - q*expf(-a*a)
+	}
+	if x < 0 {
+		return -r
+	}
+	return r
+}
+
+// geluPhi is Φ(u) = ½(1 + erf(u/√2)), the part of the exact GELU its gradient reuses
+// (float32: erf32; float64: math.Erf).
+func geluPhi[T Float](u T) T {
+	if is32[T]() {
+		return T(0.5 * (1 + erf32(float32(u)*invSqrt2)))
+	}
+	return T(0.5 * (1 + math.Erf(float64(u)*invSqrt2)))
+}
+
+// geluErfOf is the exact GELU(u) from p = geluPhi(u).
+func geluErfOf[T Float](u, p T) T { return u * p }
+
+// geluErfGradOf is d GELU / du of the exact form from p = geluPhi(u): Φ(u) + u·φ(u).
+func geluErfGradOf[T Float](u, p T) T { return p + u*T(invSqrt2Pi)*expT(-0.5*u*u) }
+
 // log2e is log2(e): e^x = 2^(x·log2e).
 const log2e = 1.44269504088896341
 
