@@ -165,8 +165,7 @@ func (sn *seqNet[T]) forward(w *seqWork[T], toks []int) {
 // actGELUErf: the exact form), as the model's kernels compute them.
 func gelu[T Float](act activation, u T) (T, T) {
 	if act == actGELUErf {
-		p := geluPhi(u)
-		return geluErfOf(u, p), geluErfGradOf(u, p)
+		return geluErf(u)
 	}
 	t := geluTanh(u)
 	return geluOf(u, t), geluGradOf(u, t)

@@ -183,7 +183,7 @@ type activation int
 const (
 	actNone    activation = iota
 	actGELU               // GELU's tanh form (geluTanh, geluOf)
-	actGELUErf            // the exact GELU (geluPhi, geluErfOf): Go code, no vector kernel
+	actGELUErf            // the exact GELU (geluErf): Go code, no vector kernel; keeps GELU′, not u
 )
 
 // linKernel is y = act(x·W + b) + res, where W is in×out (or out×in when transW, as for a
@@ -200,7 +200,7 @@ type linKernel[T Float] struct {
 	act    activation
 	gate   *float64
 	pre    []T  // pre-activation u
-	th     []T  // tanh(√(2/π)(u+0.044715u³)) or, exact, Φ(u): saved for the backward pass (scalar path only)
+	th     []T  // tanh(√(2/π)(u+0.044715u³)) or, exact, GELU′(u): saved for the backward pass (scalar path only)
 	vec    bool // the last forward pass ran the vector bias+GELU: th is not saved
 	// dpre is the backward pass's scratch for the pre-activation's gradient: the model's
 	// one (apply points it there; backward passes run one at a time), or the kernel's own.
@@ -302,17 +302,17 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		return 0
 	}
 	k.vec = k.act == actGELU && b != nil && is32[T]() && haveAVX2 && o > 0
-	if k.act != actNone {
+	if k.act == actGELU {
 		if cap(k.pre) < len(y) {
 			k.pre = make([]T, len(y))
 		}
 		k.pre = k.pre[:len(y)]
-		if !k.vec {
-			if cap(k.th) < len(y) {
-				k.th = make([]T, len(y))
-			}
-			k.th = k.th[:len(y)]
+	}
+	if k.act == actGELUErf || k.act == actGELU && !k.vec {
+		if cap(k.th) < len(y) {
+			k.th = make([]T, len(y))
 		}
+		k.th = k.th[:len(y)]
 	}
 	vec := k.vec
 	// A bias alone (gain 1, the unablated layer) is added by the vector kernel: y + 1·b is y + b.
@@ -349,12 +349,9 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 					yr[j] = geluOf(u, t)
 				}
 			case actGELUErf:
-				pr, tr := k.pre[r*o:(r+1)*o], k.th[r*o:(r+1)*o]
-				copy(pr, yr)
-				for j, u := range pr {
-					p := geluPhi(u)
-					tr[j] = p
-					yr[j] = geluErfOf(u, p)
+				tr := k.th[r*o : (r+1)*o]
+				for j, u := range yr {
+					yr[j], tr[j] = geluErf(u)
 				}
 			}
 		}
@@ -375,7 +372,7 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 			}
 			if k.act == actGELUErf {
 				for j := lo; j < hi; j++ {
-					dp[j] = g[j] * geluErfGradOf(k.pre[j], k.th[j])
+					dp[j] = g[j] * k.th[j]
 				}
 				return
 			}

@@ -53,13 +53,21 @@ const (
 	erfB8, erfB9               = -0.19705806695998596, 0.0339998572022141
 )
 
-// erf32 is erf(x) in float32 arithmetic, to 2.5e-7 relative (TestErf32): x·P(x²) below 1,
-// 1 − e^(−x²)·Q(1/x) on [1, 4) (expf), ±1 beyond (erfc(4) is below float32's half ulp of 1).
+// erf32 is erf(x) in float32 arithmetic, to 2.5e-7 relative (TestErf32).
 func erf32(x float32) float32 {
+	r, _ := erfExp32(x)
+	return r
+}
+
+// erfExp32 is erf(x) and e^(−x²) in float32 arithmetic: erf is x·P(x²) below 1,
+// 1 − e^(−x²)·Q(1/x) on [1, 4) and ±1 beyond (erfc(4) is below float32's half ulp of 1);
+// the exp (expf) is computed once for both.
+func erfExp32(x float32) (erf, e float32) {
 	a := x
 	if a < 0 {
 		a = -a
 	}
+	e = expf(-a * a)
 	if a < 1 {
 		z := a * a
 		p := float32(erfA6)
@@ -69,7 +77,7 @@ func erf32(x float32) float32 {
 		p = p*z + erfA2
 		p = p*z + erfA1
 		p = p*z + erfA0
-		return x * p
+		return x * p, e
 	}
 	r := float32(1)
 	if a < 4 {
@@ -84,28 +92,28 @@ func erf32(x float32) float32 {
 		q = q*s + erfB2
 		q = q*s + erfB1
 		q = q*s + erfB0
-		r = 1 - q*expf(-a*a)
+		r = 1 - q*e
 	}
 	if x < 0 {
-		return -r
+		return -r, e
 	}
-	return r
+	return r, e
 }
 
-// geluPhi is Φ(u) = ½(1 + erf(u/√2)), the part of the exact GELU its gradient reuses
-// (float32: erf32; float64: math.Erf).
-func geluPhi[T Float](u T) T {
-	if is32[T]() {
-		return T(0.5 * (1 + erf32(float32(u)*invSqrt2)))
+// geluErf is the exact GELU(u) = u·Φ(u) and its gradient Φ(u) + u·φ(u), sharing one exp
+// (float32: erfExp32; float64: math.Erf and math.Exp). The kernels keep the gradient from
+// the forward pass, so the backward pass is a product.
+func geluErf[T Float](u T) (y, dy T) {
+	if !is32[T]() {
+		f := float64(u)
+		p := 0.5 * (1 + math.Erf(f*invSqrt2))
+		return T(f * p), T(p + f*invSqrt2Pi*math.Exp(-0.5*f*f))
 	}
-	return T(0.5 * (1 + math.Erf(float64(u)*invSqrt2)))
+	f := float32(u)
+	r, e := erfExp32(f * invSqrt2)
+	p := 0.5 * (1 + r)
+	return T(f * p), T(p + f*invSqrt2Pi*e)
 }
-
-// geluErfOf is the exact GELU(u) from p = geluPhi(u).
-func geluErfOf[T Float](u, p T) T { return u * p }
-
-// geluErfGradOf is d GELU / du of the exact form from p = geluPhi(u): Φ(u) + u·φ(u).
-func geluErfGradOf[T Float](u, p T) T { return p + u*T(invSqrt2Pi)*expT(-0.5*u*u) }
 
 // log2e is log2(e): e^x = 2^(x·log2e).
 const log2e = 1.44269504088896341
