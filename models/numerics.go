@@ -3,7 +3,8 @@ package models
 import "math"
 
 // The models' numeric formulas and constants, each written once here: the norm ε, GELU's
-// constants, value and gradient, RMSNorm's factor, and the float32 exp of the sigmoid and
+// constants, value and gradient (the tanh form and the exact one, with its float32 erf),
+// RMSNorm's factor, and the float32 exp of the sigmoid and
 // the selective scan (pow2f; Cephes' exp, expf, is num.go's, with tanhf). Their deliberate
 // twins, which cannot call these: the assembly kernels (vmath_amd64.s: GELU, tanh and exp;
 // scan_amd64.s: pow2f); backends/accel's CUDA kernels
