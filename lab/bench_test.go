@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"testing"
 	"windtunnel/backends/gemm"
+	"windtunnel/models/arch"
 	"windtunnel/sessions"
 
 	"windtunnel/tunnels"
@@ -17,22 +18,32 @@ import (
 
 // BenchmarkTrainStep times one training step (fresh batch, forward, backward, AdamW) of the
 // preset configurations, with allocations per step, on the go backend and on OpenBLAS (the
-// transformers), one after the other.
+// transformers), one after the other; the go transformers in both GELU forms too (the
+// preset's, and the other one named: quick's tanh, paper's erf).
 func BenchmarkTrainStep(b *testing.B) {
-	for _, c := range []struct{ preset, task, model, blas string }{
-		{runconfig.PresetQuick, "bijection", "transformer", "go"},
-		{runconfig.PresetQuick, "bijection", "transformer", "openblas"},
-		{runconfig.PresetQuick, "bijection", "mlp", "go"},
-		{runconfig.PresetQuick, "hmm", "transformer", "go"},
-		{runconfig.PresetPaper, "bijection", "transformer", "go"},
-		{runconfig.PresetPaper, "bijection", "transformer", "openblas"},
+	for _, c := range []struct{ preset, task, model, blas, gelu string }{
+		{runconfig.PresetQuick, "bijection", "transformer", "go", ""},
+		{runconfig.PresetQuick, "bijection", "transformer", "go", arch.GELUErf},
+		{runconfig.PresetQuick, "bijection", "transformer", "openblas", ""},
+		{runconfig.PresetQuick, "bijection", "mlp", "go", ""},
+		{runconfig.PresetQuick, "hmm", "transformer", "go", ""},
+		{runconfig.PresetPaper, "bijection", "transformer", "go", ""},
+		{runconfig.PresetPaper, "bijection", "transformer", "go", arch.GELUTanh},
+		{runconfig.PresetPaper, "bijection", "transformer", "openblas", ""},
 	} {
-		b.Run(fmt.Sprintf("%s/%s/%s/%s", c.preset, c.task, c.model, c.blas), func(b *testing.B) {
+		name := fmt.Sprintf("%s/%s/%s/%s", c.preset, c.task, c.model, c.blas)
+		if c.gelu != "" {
+			name += "/" + c.gelu
+		}
+		b.Run(name, func(b *testing.B) {
 			cfg, err := runconfig.Preset(c.preset, c.task)
 			if err != nil {
 				b.Fatal(err)
 			}
 			cfg.Model, cfg.ProbeSize, cfg.BLAS = c.model, 1, c.blas
+			if c.gelu != "" {
+				cfg.GELU = c.gelu
+			}
 			tr, err := New(cfg)
 			if errors.Is(err, gemm.ErrNotLoaded) {
 				b.Skipf("OpenBLAS absent: %v", err)

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"windtunnel/models/arch"
@@ -49,6 +50,7 @@ type Effective struct {
 	GeometryN       int                     `json:"geometry_n,omitempty"`
 	JLensN          int                     `json:"jlens_n,omitempty"`
 	Init            string                  `json:"init"`
+	GELU            string                  `json:"gelu,omitempty"` // the models with a GELU (arch.HasGELU)
 	Seed            uint64                  `json:"seed"`
 	Target          string                  `json:"target"`
 	Device          string                  `json:"device"`
@@ -112,6 +114,9 @@ func EffectiveOf(c runconfig.Config) (Effective, error) {
 	}
 	if e.Init == "" {
 		e.Init = arch.InitNormal
+	}
+	if arch.HasGELU(c.Model) {
+		e.GELU = cmp.Or(c.GELU, arch.GELUTanh)
 	}
 	if e.Precision == "" {
 		e.Precision = "float32"

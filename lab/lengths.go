@@ -45,6 +45,7 @@ func buildModel(cfg runconfig.Config, tn tunnels.Tunnel, opts models.Options) (m
 	}
 	opts.MaxLen = long.SeqLen() + 1
 	opts.Init = cfg.Init
+	opts.GELU = cfg.GELU
 	m, err := models.New(spec, tn, opts)
 	return m, opts.MaxLen, err
 }

@@ -60,15 +60,17 @@ func TestTransformerGradients(t *testing.T) {
 		name string
 		tn   tunnels.Tunnel
 		mode tunnels.TargetMode
+		gelu string
 	}{
-		{"bijection/sampled", bij, tunnels.Sampled},
-		{"bijection/posterior", bij, tunnels.Posterior},
-		{"hmm/posterior", hmm, tunnels.Posterior},
-		{"recall/sampled", rec, tunnels.Sampled},
+		{"bijection/sampled", bij, tunnels.Sampled, ""},
+		{"bijection/posterior", bij, tunnels.Posterior, ""},
+		{"bijection/posterior/erf", bij, tunnels.Posterior, arch.GELUErf},
+		{"hmm/posterior", hmm, tunnels.Posterior, ""},
+		{"recall/sampled", rec, tunnels.Sampled, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := NewTransformer(arch.TransformerConfig{Layers: 2, Heads: 2, Width: 8, MLP: 12}, c.tn, Options{Dtype: tensor.Float64, Seed: 3})
+			m, err := NewTransformer(arch.TransformerConfig{Layers: 2, Heads: 2, Width: 8, MLP: 12}, c.tn, Options{Dtype: tensor.Float64, Seed: 3, GELU: c.gelu})
 			if err != nil {
 				t.Fatal(err)
 			}

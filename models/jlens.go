@@ -194,6 +194,7 @@ type seqNet[T Float] struct {
 	be          gemm.Backend
 	d, f, c, hd int
 	heads, tSeq int
+	act         activation // the model's GELU form (actGELU or actGELUErf)
 	tok, pos    []T
 	norm        []T
 	out         []T // C×d: the class rows of the tied embedding, or the head's columns
@@ -212,7 +213,7 @@ func newSeqNet[T Float](m *net[T], t tunnels.Tunnel) (*seqNet[T], error) {
 		}
 		return v, nil
 	}
-	sn := &seqNet[T]{be: gemm.Go(), heads: m.heads, c: t.Classes(), tSeq: t.SeqLen()}
+	sn := &seqNet[T]{be: gemm.Go(), heads: m.heads, c: t.Classes(), tSeq: t.SeqLen(), act: m.opt.geluAct()}
 	var err error
 	if sn.tok, err = get("tok"); err != nil {
 		return nil, err

@@ -140,7 +140,7 @@ func (sn *seqNet[T]) forward(w *seqWork[T], toks []int) {
 		mm(sn.be, false, false, T0, f, d, 1, bn, d, ly.w1, f, 1, u, f)
 		gl, gp := w.dh[:T0*f], w.gp[l] // scratch: GELU(u); and GELU′(u), kept
 		for i, uv := range u[:T0*f] {
-			gl[i], gp[i] = gelu(uv), geluGrad(uv)
+			gl[i], gp[i] = gelu(sn.act, uv)
 		}
 		next := w.xl
 		if l+1 < len(sn.layers) {
@@ -161,11 +161,15 @@ func (sn *seqNet[T]) forward(w *seqWork[T], toks []int) {
 	}
 }
 
-// gelu is the models' tanh approximation of GELU.
-func gelu[T Float](u T) T { return geluOf(u, geluTanh(u)) }
-
-// geluGrad is d GELU / du of gelu.
-func geluGrad[T Float](u T) T { return geluGradOf(u, geluTanh(u)) }
+// gelu is GELU(u) and d GELU / du in the form act names (actGELU: the tanh approximation;
+// actGELUErf: the exact form), as the model's kernels compute them.
+func gelu[T Float](act activation, u T) (T, T) {
+	if act == actGELUErf {
+		return geluErf(u)
+	}
+	t := geluTanh(u)
+	return geluOf(u, t), geluGradOf(u, t)
+}
 
 // logitsAt returns the class logits at position j of the last forward pass.
 func (sn *seqNet[T]) logitsAt(w *seqWork[T], j int) []float64 {

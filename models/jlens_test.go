@@ -23,9 +23,10 @@ func TestJLensGrams(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		tn   tunnels.Tunnel
-	}{{"bijection", bij}, {"hmm", hmm}, {"recall", rec}} {
+		gelu string
+	}{{"bijection", bij, ""}, {"bijection/erf", bij, arch.GELUErf}, {"hmm", hmm, ""}, {"recall", rec, ""}} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := NewTransformer(arch.TransformerConfig{Layers: 3, Heads: 2, Width: 8, MLP: 12}, c.tn, Options{Dtype: tensor.Float64, Seed: 3, Workers: 2})
+			m, err := NewTransformer(arch.TransformerConfig{Layers: 3, Heads: 2, Width: 8, MLP: 12}, c.tn, Options{Dtype: tensor.Float64, Seed: 3, Workers: 2, GELU: c.gelu})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -181,8 +181,9 @@ func (k *rmsKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 type activation int
 
 const (
-	actNone activation = iota
-	actGELU
+	actNone    activation = iota
+	actGELU               // GELU's tanh form (geluTanh, geluOf)
+	actGELUErf            // the exact GELU (geluErf): Go code, no vector kernel; keeps GELU′, not u
 )
 
 // linKernel is y = act(x·W + b) + res, where W is in×out (or out×in when transW, as for a
@@ -199,7 +200,7 @@ type linKernel[T Float] struct {
 	act    activation
 	gate   *float64
 	pre    []T  // pre-activation u
-	th     []T  // tanh(√(2/π)(u+0.044715u³)), saved for the backward pass (scalar path only)
+	th     []T  // tanh(√(2/π)(u+0.044715u³)) or, exact, GELU′(u): saved for the backward pass (scalar path only)
 	vec    bool // the last forward pass ran the vector bias+GELU: th is not saved
 	// dpre is the backward pass's scratch for the pre-activation's gradient: the model's
 	// one (apply points it there; backward passes run one at a time), or the kernel's own.
@@ -306,12 +307,12 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 			k.pre = make([]T, len(y))
 		}
 		k.pre = k.pre[:len(y)]
-		if !k.vec {
-			if cap(k.th) < len(y) {
-				k.th = make([]T, len(y))
-			}
-			k.th = k.th[:len(y)]
+	}
+	if k.act == actGELUErf || k.act == actGELU && !k.vec {
+		if cap(k.th) < len(y) {
+			k.th = make([]T, len(y))
 		}
+		k.th = k.th[:len(y)]
 	}
 	vec := k.vec
 	// A bias alone (gain 1, the unablated layer) is added by the vector kernel: y + 1·b is y + b.
@@ -338,13 +339,19 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 					yr[j] += g * b[j]
 				}
 			}
-			if k.act == actGELU {
+			switch k.act {
+			case actGELU:
 				pr, tr := k.pre[r*o:(r+1)*o], k.th[r*o:(r+1)*o]
 				copy(pr, yr)
 				for j, u := range pr {
 					t := geluTanh(u)
 					tr[j] = t
 					yr[j] = geluOf(u, t)
+				}
+			case actGELUErf:
+				tr := k.th[r*o : (r+1)*o]
+				for j, u := range yr {
+					yr[j], tr[j] = geluErf(u)
 				}
 			}
 		}
@@ -356,11 +363,17 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 	x, w, g := data[T](in[0]), data[T](in[1]), data[T](gout)
 	m, kin := rows2(in[0].Shape())
 	o := len(g) / max(m, 1)
-	if k.act == actGELU {
+	if k.act != actNone {
 		dp := k.gradScratch(len(g))
 		k.p.Rows(len(g), 1024, func(lo, hi int) {
 			if k.vec {
 				geluBackward(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], hi-lo)
+				return
+			}
+			if k.act == actGELUErf {
+				for j := lo; j < hi; j++ {
+					dp[j] = g[j] * k.th[j]
+				}
 				return
 			}
 			for j := lo; j < hi; j++ {

@@ -14,7 +14,7 @@ import (
 
 // BenchmarkLinearGELU times the float32 bias+GELU linear kernel's forward and backward pass
 // (the MLP's first layer) at the quick (64·37 rows, 64→256) and paper (256·37 rows,
-// 192→768) sizes on two workers.
+// 192→768) sizes on two workers, in each GELU form (tanh: the vector kernel; erf: Go code).
 func BenchmarkLinearGELU(b *testing.B) {
 	be, err := gemm.Open("auto")
 	if err != nil {
@@ -33,15 +33,20 @@ func BenchmarkLinearGELU(b *testing.B) {
 			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(sz.kin, sz.kout)),
 			tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1, sz.kout)),
 		}
-		k := &linKernel[float32]{be: be, p: par.Pool{Workers: 2}, bias: true, act: actGELU}
-		b.Run(fmt.Sprintf("%s/fwd+bwd", sz.name), func(b *testing.B) {
-			cpu0 := cpuTime()
-			for i := 0; i < b.N; i++ {
-				k.forward(in, out)
-				k.backward(in, out, gout, 0, gin)
-			}
-			reportCPU(b, cpu0)
-		})
+		for _, form := range []struct {
+			name string
+			act  activation
+		}{{"tanh", actGELU}, {"erf", actGELUErf}} {
+			k := &linKernel[float32]{be: be, p: par.Pool{Workers: 2}, bias: true, act: form.act}
+			b.Run(fmt.Sprintf("%s/%s/fwd+bwd", sz.name, form.name), func(b *testing.B) {
+				cpu0 := cpuTime()
+				for i := 0; i < b.N; i++ {
+					k.forward(in, out)
+					k.backward(in, out, gout, 0, gin)
+				}
+				reportCPU(b, cpu0)
+			})
+		}
 	}
 }
 

@@ -122,7 +122,7 @@ func buildMLP[T Float](m *net[T], c arch.MLPConfig, cg *compiled[T], t tunnels.T
 		if err != nil {
 			return nil, err
 		}
-		if u, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, act: actGELU}, false, u, p[2], p[3]); err != nil {
+		if u, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, act: m.opt.geluAct()}, false, u, p[2], p[3]); err != nil {
 			return nil, err
 		}
 		if x, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, res: true, gate: m.unitGate("layer", l)}, false, u, p[4], p[5], x); err != nil {

@@ -119,7 +119,7 @@ func buildPrefixMLP[T Float](m *net[T], c arch.PrefixMLPConfig, cg *compiled[T],
 		if err != nil {
 			return nil, err
 		}
-		if u, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, act: actGELU}, false, u, p[2], p[3]); err != nil {
+		if u, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, act: m.opt.geluAct()}, false, u, p[2], p[3]); err != nil {
 			return nil, err
 		}
 		if h, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, res: true, gate: m.unitGate("layer", l)}, false, u, p[4], p[5], h); err != nil {

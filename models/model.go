@@ -98,6 +98,17 @@ type Options struct {
 	MaxLen int
 	// Init is the parameter initialisation: arch.InitNormal ("" too) or arch.InitTorch.
 	Init string
+	// GELU is the form of the transformer's and the MLPs' GELU: arch.GELUTanh ("" too) or
+	// arch.GELUErf (the exact form).
+	GELU string
+}
+
+// geluAct is the activation kernel of o.GELU.
+func (o Options) geluAct() activation {
+	if o.GELU == arch.GELUErf {
+		return actGELUErf
+	}
+	return actGELU
 }
 
 func (o Options) withDefaults(t tunnels.Tunnel) Options {

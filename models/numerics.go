@@ -3,7 +3,8 @@ package models
 import "math"
 
 // The models' numeric formulas and constants, each written once here: the norm ε, GELU's
-// constants, value and gradient, RMSNorm's factor, and the float32 exp of the sigmoid and
+// constants, value and gradient (the tanh form and the exact one, with its float32 erf),
+// RMSNorm's factor, and the float32 exp of the sigmoid and
 // the selective scan (pow2f; Cephes' exp, expf, is num.go's, with tanhf). Their deliberate
 // twins, which cannot call these: the assembly kernels (vmath_amd64.s: GELU, tanh and exp;
 // scan_amd64.s: pow2f); backends/accel's CUDA kernels
@@ -33,6 +34,86 @@ func geluOf[T Float](u, t T) T { return 0.5 * u * (1 + t) }
 // geluGradOf is d GELU / du from t = geluTanh(u).
 func geluGradOf[T Float](u, t T) T {
 	return 0.5*(1+t) + 0.5*u*(1-t*t)*T(geluC)*(1+T(3*geluA)*u*u)
+}
+
+// The exact GELU (PyTorch's F.gelu default): u·Φ(u), Φ(u) = ½(1 + erf(u/√2)), the form the
+// authors' model uses (arch.GELUErf). Its gradient is Φ(u) + u·φ(u), φ(u) = e^(−u²/2)/√(2π).
+const (
+	invSqrt2   = 0.70710678118654752440 // 1/√2
+	invSqrt2Pi = 0.39894228040143267794 // 1/√(2π)
+)
+
+// erfA0…erfA6 are erf(x)/x as a polynomial in x² on |x| < 1, and erfB0…erfB9 erfc(x)·e^(x²)
+// as a polynomial in 1/x on [1, 4] (least-squares fits to math.Erf, made for this file; erf32
+// holds them to 2.5e-7 relative, TestErf32).
+const (
+	erfA0, erfA1, erfA2, erfA3 = 1.1283791660932752, -0.37612628720442154, 0.1128362185964443, -0.02685550035934094
+	erfA4, erfA5, erfA6        = 0.0051918141777309405, -0.0008043185047435315, 7.970350955731097e-05
+	erfB0, erfB1, erfB2, erfB3 = 0.00011188464728259015, 0.5619492929088077, 0.019000639459371013, -0.36853813912479133
+	erfB4, erfB5, erfB6, erfB7 = 0.20867367856613503, 0.2798948311525593, -0.5883287584414715, 0.47787838381862247
+	erfB8, erfB9               = -0.19705806695998596, 0.0339998572022141
+)
+
+// erf32 is erf(x) in float32 arithmetic, to 2.5e-7 relative (TestErf32).
+func erf32(x float32) float32 {
+	r, _ := erfExp32(x)
+	return r
+}
+
+// erfExp32 is erf(x) and e^(−x²) in float32 arithmetic: erf is x·P(x²) below 1,
+// 1 − e^(−x²)·Q(1/x) on [1, 4) and ±1 beyond (erfc(4) is below float32's half ulp of 1);
+// the exp (expf) is computed once for both.
+func erfExp32(x float32) (erf, e float32) {
+	a := x
+	if a < 0 {
+		a = -a
+	}
+	e = expf(-a * a)
+	if a < 1 {
+		z := a * a
+		p := float32(erfA6)
+		p = p*z + erfA5
+		p = p*z + erfA4
+		p = p*z + erfA3
+		p = p*z + erfA2
+		p = p*z + erfA1
+		p = p*z + erfA0
+		return x * p, e
+	}
+	r := float32(1)
+	if a < 4 {
+		s := 1 / a
+		q := float32(erfB9)
+		q = q*s + erfB8
+		q = q*s + erfB7
+		q = q*s + erfB6
+		q = q*s + erfB5
+		q = q*s + erfB4
+		q = q*s + erfB3
+		q = q*s + erfB2
+		q = q*s + erfB1
+		q = q*s + erfB0
+		r = 1 - q*e
+	}
+	if x < 0 {
+		return -r, e
+	}
+	return r, e
+}
+
+// geluErf is the exact GELU(u) = u·Φ(u) and its gradient Φ(u) + u·φ(u), sharing one exp
+// (float32: erfExp32; float64: math.Erf and math.Exp). The kernels keep the gradient from
+// the forward pass, so the backward pass is a product.
+func geluErf[T Float](u T) (y, dy T) {
+	if !is32[T]() {
+		f := float64(u)
+		p := 0.5 * (1 + math.Erf(f*invSqrt2))
+		return T(f * p), T(p + f*invSqrt2Pi*math.Exp(-0.5*f*f))
+	}
+	f := float32(u)
+	r, e := erfExp32(f * invSqrt2)
+	p := 0.5 * (1 + r)
+	return T(f * p), T(p + f*invSqrt2Pi*e)
 }
 
 // log2e is log2(e): e^x = 2^(x·log2e).

@@ -51,7 +51,7 @@ func (k *rmsKernel[T]) devBackward(x *devCall) error {
 	return accel.RMSBackward(x.d, x.gin[0], x.gin[1], x.gout, x.in[0], x.in[1], x.st.saved[0], x.st.saved[1], x.outShape[0], x.inShape[0][0], x.outShape[1])
 }
 
-// linKernel keeps the GELU's pre-activation and tanh, and a scratch gradient.
+// linKernel keeps the GELU's pre-activation and tanh (the exact form: Φ), and a scratch gradient.
 func (k *linKernel[T]) devSetup(x *devCall) error {
 	n := x.outShape.TotalSize()
 	for range 3 {
@@ -92,7 +92,7 @@ func (k *linKernel[T]) devForward(x *devCall) error {
 	if !k.bias && k.act == actNone {
 		return nil
 	}
-	return accel.BiasAct(x.d, x.out, x.st.saved[0], x.st.saved[1], b, g, m, o, k.act == actGELU)
+	return accel.BiasAct(x.d, x.out, x.st.saved[0], x.st.saved[1], b, g, m, o, k.devAct())
 }
 
 func (k *linKernel[T]) devBackward(x *devCall) error {
@@ -100,8 +100,8 @@ func (k *linKernel[T]) devBackward(x *devCall) error {
 	o := x.outShape[1]
 	n := m * o
 	g, dp := x.gout, x.st.saved[2]
-	if k.act == actGELU {
-		if err := accel.GELUBackward(x.d, dp, g, x.st.saved[0], x.st.saved[1], 1, n); err != nil {
+	if k.act != actNone {
+		if err := accel.GELUBackward(x.d, dp, g, x.st.saved[0], x.st.saved[1], 1, n, k.devAct()); err != nil {
 			return err
 		}
 		g = dp
@@ -242,4 +242,15 @@ func (k *ceKernel[T]) devForward(x *devCall) error {
 func (k *ceKernel[T]) devBackward(x *devCall) error {
 	rows, o := x.inShape[0][0], x.inShape[0][1]
 	return accel.CEBackward(x.d, x.gin[0], x.st.saved[1], x.r.tgt, k.softPtr(x), x.gs, rows, o, k.off, k.c)
+}
+
+// devAct is the accel kernels' code of the kernel's activation.
+func (k *linKernel[T]) devAct() accel.Act {
+	switch k.act {
+	case actGELU:
+		return accel.ActGELUTanh
+	case actGELUErf:
+		return accel.ActGELUErf
+	}
+	return accel.ActNone
 }

@@ -111,7 +111,7 @@ func buildTransformer[T Float](m *net[T], c arch.TransformerConfig, cg *compiled
 		if err != nil {
 			return nil, err
 		}
-		if h, err = lin(actGELU, true, false, nil, h, p[6], p[7]); err != nil {
+		if h, err = lin(m.opt.geluAct(), true, false, nil, h, p[6], p[7]); err != nil {
 			return nil, err
 		}
 		if x, err = lin(actNone, true, true, m.unitGate("mlp", l), h, p[8], p[9], x); err != nil {

@@ -211,7 +211,10 @@ func hostRMSBackward(a *hostArgs) func() {
 	}
 }
 
-const geluC = 0.7978845608028654
+const (
+	geluC      = 0.7978845608028654 // √(2/π), the tanh form's
+	invSqrt2Pi = 0.3989422804014327 // 1/√(2π), the exact form's φ
+)
 
 func hostBiasAct(a *hostArgs) func() {
 	yp, pp, tp, bp, gb, rows, o, act := a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.float(), a.int(), a.int(), a.int()
@@ -226,10 +229,15 @@ func hostBiasAct(a *hostArgs) func() {
 			if b != nil {
 				u += gb * b[i%o]
 			}
-			if act != 0 {
+			switch act {
+			case int(ActGELUTanh):
 				t := float32(math.Tanh(float64(geluC * (u + 0.044715*u*u*u))))
 				pre[i], th[i] = u, t
 				u = 0.5 * u * (1 + t)
+			case int(ActGELUErf):
+				p := float32(0.5 * (1 + math.Erf(float64(u)/math.Sqrt2)))
+				pre[i], th[i] = u, p
+				u *= p
 			}
 			y[i] = u
 		}
@@ -237,11 +245,15 @@ func hostBiasAct(a *hostArgs) func() {
 }
 
 func hostGELUBackward(a *hostArgs) func() {
-	dpp, gp, pp, tp, s, n := a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.float(), a.int()
+	dpp, gp, pp, tp, s, n, act := a.ptr(), a.ptr(), a.ptr(), a.ptr(), a.float(), a.int(), a.int()
 	dp, g, pre, th := a.fs(dpp, n, false), a.fs(gp, n, false), a.fs(pp, n, false), a.fs(tp, n, false)
 	return func() {
 		for i := range dp {
 			u, t := pre[i], th[i]
+			if act == int(ActGELUErf) {
+				dp[i] = s * g[i] * (t + u*float32(invSqrt2Pi*math.Exp(-0.5*float64(u)*float64(u))))
+				continue
+			}
 			dp[i] = s * g[i] * (0.5*(1+t) + 0.5*u*(1-t*t)*geluC*(1+3*0.044715*u*u))
 		}
 	}

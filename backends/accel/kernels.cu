@@ -27,6 +27,7 @@
 extern "C" __device__ float expf(float);
 extern "C" __device__ float logf(float);
 extern "C" __device__ float tanhf(float);
+extern "C" __device__ float erff(float);
 extern "C" __device__ float sqrtf(float);
 extern "C" __device__ float fmaxf(float, float);
 #endif
@@ -138,26 +139,37 @@ extern "C" __global__ void wt_rms_bwd(float* dx, float* dg, const float* gy, con
 }
 
 // After a product y = gb·x·W (+ residual): y += gb·b (b may be null), then with act = 1 GELU
-// (tanh form): pre = y, th = tanh(√(2/π)(u + 0.044715u³)), y = u(1+th)/2.
+// (tanh form): pre = y, th = tanh(√(2/π)(u + 0.044715u³)), y = u(1+th)/2; with act = 2 the
+// exact GELU: pre = y, th = Φ(u) = (1 + erf(u/√2))/2, y = u·th.
 extern "C" __global__ void wt_bias_act(float* y, float* pre, float* th, const float* b, float gb, int rows, int o, int act) {
   GRID_LOOP(i, rows * o) {
     float u = y[i];
     if (b) u += gb * b[i % o];
-    if (act) {
+    if (act == 1) {
       float t = tanhf(0.7978845608028654f * (u + 0.044715f * u * u * u));
       pre[i] = u;
       th[i] = t;
       u = 0.5f * u * (1.f + t);
+    } else if (act == 2) {
+      float p = 0.5f * (1.f + erff(u * 0.7071067811865476f));
+      pre[i] = u;
+      th[i] = p;
+      u = u * p;
     }
     y[i] = u;
   }
 }
 
-// GELU backward: dp = s·g·GELU'(pre) from the saved pre-activation and tanh.
-extern "C" __global__ void wt_gelu_bwd(float* dp, const float* g, const float* pre, const float* th, float s, int n) {
+// GELU backward: dp = s·g·GELU'(pre) from the saved pre-activation and th (act as
+// wt_bias_act's: 1 the tanh form, 2 the exact form, GELU' = Φ(u) + u·e^(−u²/2)/√(2π)).
+extern "C" __global__ void wt_gelu_bwd(float* dp, const float* g, const float* pre, const float* th, float s, int n, int act) {
   GRID_LOOP(i, n) {
     float u = pre[i], t = th[i];
-    dp[i] = s * g[i] * (0.5f * (1.f + t) + 0.5f * u * (1.f - t * t) * 0.7978845608028654f * (1.f + 3.f * 0.044715f * u * u));
+    if (act == 2) {
+      dp[i] = s * g[i] * (t + u * 0.3989422804014327f * expf(-0.5f * u * u));
+    } else {
+      dp[i] = s * g[i] * (0.5f * (1.f + t) + 0.5f * u * (1.f - t * t) * 0.7978845608028654f * (1.f + 3.f * 0.044715f * u * u));
+    }
   }
 }
 

@@ -23,7 +23,7 @@ func Catalogue() map[string][]Kind {
 		"wt_rms_fwd":   {p, p, p, p, ip, i, i, f},
 		"wt_rms_bwd":   {p, p, p, p, p, p, ip, i, i},
 		"wt_bias_act":  {p, p, p, p, f, i, i, i},
-		"wt_gelu_bwd":  {p, p, p, p, f, i},
+		"wt_gelu_bwd":  {p, p, p, p, f, i, i},
 		"wt_colsum":    {p, p, i, i},
 		"wt_attn_fwd":  {p, p, p, p, p, p, i, i, i, i, i, f},
 		"wt_attn_bwd":  {p, p, p, p, p, p, p, p, p, p, i, i, i, i, i, f},

@@ -45,19 +45,26 @@ func RMSBackward(dv Device, dx, dg, gy, x, g, rinv, src Ptr, rows, inRows, d int
 // before one atomic add a column.
 func rmsBackwardGrid(rows, d int) Grid { return PerRow(min(rows, 512), d) }
 
-// BiasAct adds gb·b (b may be null) to y (rows×o) and, with gelu, applies GELU keeping the
-// pre-activation and tanh in pre and th.
-func BiasAct(dv Device, y, pre, th, b Ptr, gb float32, rows, o int, gelu bool) error {
-	act := int32(0)
-	if gelu {
-		act = 1
-	}
-	return dv.Launch("wt_bias_act", Elementwise(rows*o), y, pre, th, b, gb, int32(rows), int32(o), act)
+// Act is the activation wt_bias_act applies after the bias (its act argument).
+type Act int32
+
+// The activations of BiasAct and GELUBackward.
+const (
+	ActNone     Act = 0 // the bias alone
+	ActGELUTanh Act = 1 // GELU's tanh form; th keeps tanh(√(2/π)(u + 0.044715u³))
+	ActGELUErf  Act = 2 // the exact GELU u·Φ(u); th keeps Φ(u)
+)
+
+// BiasAct adds gb·b (b may be null) to y (rows×o) and, with a GELU act, applies it keeping
+// the pre-activation in pre and what its gradient reuses in th.
+func BiasAct(dv Device, y, pre, th, b Ptr, gb float32, rows, o int, act Act) error {
+	return dv.Launch("wt_bias_act", Elementwise(rows*o), y, pre, th, b, gb, int32(rows), int32(o), int32(act))
 }
 
-// GELUBackward sets dp = s·g·GELU'(pre) over n elements.
-func GELUBackward(dv Device, dp, g, pre, th Ptr, s float32, n int) error {
-	return dv.Launch("wt_gelu_bwd", Elementwise(n), dp, g, pre, th, s, int32(n))
+// GELUBackward sets dp = s·g·GELU'(pre) over n elements, for the GELU act (th as BiasAct
+// saved it).
+func GELUBackward(dv Device, dp, g, pre, th Ptr, s float32, n int, act Act) error {
+	return dv.Launch("wt_gelu_bwd", Elementwise(n), dp, g, pre, th, s, int32(n), int32(act))
 }
 
 // ColSum sets db to the column sums of g (rows×o).

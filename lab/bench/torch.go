@@ -193,8 +193,8 @@ func firstWithTorch(ctx context.Context, cands []string) (string, []string) {
 }
 
 // TorchArgs are the reference's flags for the bijection transformer of cfg: the same
-// symbols, model, batch, AdamW step (learning rate, warm-up, decay, clip), initialisation
-// and seed, for steps steps on device at threads threads; with eval, an evaluation of cfg's
+// symbols, model, batch, AdamW step (learning rate, warm-up, decay, clip), initialisation,
+// GELU form and seed, for steps steps on device at threads threads; with eval, an evaluation of cfg's
 // probe set every cfg.EvalEvery steps.
 func TorchArgs(cfg runconfig.Config, device string, steps, threads int, eval bool) []string {
 	tc, itoa := cfg.Transformer, strconv.Itoa
@@ -202,7 +202,7 @@ func TorchArgs(cfg runconfig.Config, device string, steps, threads int, eval boo
 	args := []string{"--device", device, "--V", itoa(cfg.Tunnel.WithDefaults().V), "--d", itoa(tc.Width), "--layers", itoa(tc.Layers),
 		"--heads", itoa(tc.Heads), "--mlp", itoa(tc.MLP), "--batch", itoa(cfg.Batch), "--steps", itoa(steps), "--threads", itoa(threads),
 		"--lr", ftoa(cfg.LR), "--warmup", itoa(cfg.Warmup), "--wd", ftoa(cfg.WeightDecay), "--clip", ftoa(cfg.Clip),
-		"--init", cmp.Or(cfg.Init, arch.InitNormal), "--seed", strconv.FormatUint(cfg.Seed, 10)}
+		"--init", cmp.Or(cfg.Init, arch.InitNormal), "--gelu", cmp.Or(cfg.GELU, arch.GELUTanh), "--seed", strconv.FormatUint(cfg.Seed, 10)}
 	if eval {
 		args = append(args, "--eval-every", itoa(cfg.EvalEvery), "--probe", itoa(cfg.ProbeSize))
 	}

@@ -129,9 +129,18 @@ func countParams[T any](t *testing.T, py, script string, each []T) [][]byte {
 
 // TestTorchReferenceOutput trains the reference for a few steps through the bench's own
 // runner and checks the lines bench and bench --accuracy read: an evaluation every 3 steps
-// with bit errors in [0, log2 V], and a last line with the step-time statistics.
+// with bit errors in [0, log2 V], and a last line with the step-time statistics, for each
+// GELU form (--gelu), which the summary names back.
 func TestTorchReferenceOutput(t *testing.T) {
 	py, script := torchForTest(t)
+	for _, gelu := range []string{arch.GELUTanh, arch.GELUErf} {
+		t.Run(gelu, func(t *testing.T) { torchReferenceOutput(t, py, script, gelu) })
+	}
+}
+
+// torchReferenceOutput is TestTorchReferenceOutput for one GELU form, which the summary
+// line names back.
+func torchReferenceOutput(t *testing.T, py, script, gelu string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cfg, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
@@ -139,6 +148,7 @@ func TestTorchReferenceOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Transformer, cfg.Batch, cfg.EvalEvery, cfg.ProbeSize = arch.TransformerConfig{Layers: 1, Heads: 2, Width: 16}, 4, 3, 64
+	cfg.GELU = gelu
 	lines, err := RunTorch(ctx, py, script, TorchArgs(cfg, "cpu", 6, 1, true))
 	if err != nil {
 		t.Fatal(err)
@@ -170,14 +180,15 @@ func TestTorchReferenceOutput(t *testing.T) {
 		Max    float64 `json:"max_ms_per_step"`
 		Timed  int     `json:"timed_steps"`
 		Params int     `json:"params"`
+		GELU   string  `json:"gelu"`
 	}
 	if err := json.Unmarshal(lines[2], &s); err != nil {
 		t.Fatal(err)
 	}
 	tn, _ := tunnels.New("bijection", tunnels.Config{V: 20})
 	want := models.TransformerParams(arch.TransformerConfig{Layers: 1, Heads: 2, Width: 16}, tn, 0)
-	if !(s.Min > 0 && s.Min <= s.Median && s.Median <= s.Max) || s.Timed != 3 || s.Params != want {
-		t.Errorf("summary %s: want 0 < min ≤ median ≤ max, 3 timed steps (6 less 3 warm-up), %d params", lines[2], want)
+	if !(s.Min > 0 && s.Min <= s.Median && s.Median <= s.Max) || s.Timed != 3 || s.Params != want || s.GELU != gelu {
+		t.Errorf("summary %s: want 0 < min ≤ median ≤ max, 3 timed steps (6 less 3 warm-up), %d params, gelu %s", lines[2], want, gelu)
 	}
 }
 
@@ -265,11 +276,15 @@ func TestTorchArgs(t *testing.T) {
 	cfg.EvalEvery = 250
 	got := strings.Join(TorchArgs(cfg, "cuda", 15, 1, false), " ")
 	want := "--device cuda --V 20 --d 192 --layers 6 --heads 6 --mlp 0 --batch 256 --steps 15 --threads 1 " +
-		"--lr 0.0003 --warmup 2000 --wd 0.1 --clip 1 --init torch --seed 1"
+		"--lr 0.0003 --warmup 2000 --wd 0.1 --clip 1 --init torch --gelu erf --seed 1"
 	if got != want {
 		t.Errorf("TorchArgs(paper) = %q\nwant %q", got, want)
 	}
 	if got := strings.Join(TorchArgs(cfg, "cpu", 15, 1, true), " "); !strings.HasSuffix(got, " --eval-every 250 --probe "+strconv.Itoa(cfg.ProbeSize)) {
 		t.Errorf("with an evaluation: %q", got)
+	}
+	cfg.GELU = ""
+	if got := strings.Join(TorchArgs(cfg, "cpu", 15, 1, false), " "); !strings.Contains(got, " --gelu tanh ") {
+		t.Errorf("without a GELU form (the tanh one): %q", got)
 	}
 }

@@ -5,7 +5,9 @@
 // run's probe set, an hmm run's length-generalisation curve, focus, key orthogonality,
 // value manifold, ablation table and the J-lens overlap — beside the frame history and the
 // authors' frame statistic the run recorded (derived.ReadFrameRatios). Report.Text prints
-// it; means over heads and positions are derived's (NaN-skipping).
+// it; means over heads and positions are derived's (NaN-skipping). Noise (CheckNoise
+// refusing what it does not measure) scores a checkpoint on many independent probe sets of
+// one size: the evaluation noise a probe set of that size leaves in bit error.
 //
-// It imports lab, sessions, sessions/derived and diagnostics.
+// It imports lab, sessions, sessions/derived, sessions/runconfig and diagnostics.
 package probe

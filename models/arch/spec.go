@@ -90,6 +90,22 @@ const (
 	InitTorch = "torch"
 )
 
+// The forms of GELU a transformer or MLP can be built with.
+const (
+	// GELUTanh is the tanh approximation ½u(1 + tanh(√(2/π)(u + 0.044715u³))), the bench's
+	// default ("" stands for it).
+	GELUTanh = "tanh"
+	// GELUErf is the exact GELU u·Φ(u) = ½u(1 + erf(u/√2)), PyTorch's F.gelu default and the
+	// authors' models'.
+	GELUErf = "erf"
+)
+
+// HasGELU reports whether a model kind has a GELU whose form a configuration chooses: the
+// transformer and the two MLPs (the recurrent baselines have none).
+func HasGELU(kind string) bool {
+	return kind == KindTransformer || kind == KindMLP || kind == KindPrefixMLP
+}
+
 // TorchInit reports whether a model kind can be built with InitTorch: the transformer and
 // the per-position MLP, the authors' two PyTorch models (the others keep their own).
 func TorchInit(kind string) bool { return kind == KindTransformer || kind == KindMLP }

@@ -45,6 +45,7 @@ type Overrides struct {
 	MLPInput        string         // mlp-input
 	Precision       string         // precision
 	Init            string         // init
+	GELU            string         // gelu
 	// Given reports whether the flag of that name was given.
 	Given func(flag string) bool
 }
@@ -59,11 +60,15 @@ type Recipe struct {
 }
 
 // ForModel is c for another model kind: the preset's PyTorch initialisation is kept only
-// for the models that have it (arch.TorchInit); the others get their own ("").
+// for the models that have it (arch.TorchInit), and its GELU form for those with a GELU
+// (arch.HasGELU); the others get their own ("").
 func (c Config) ForModel(kind string) Config {
 	c.Model = kind
 	if !arch.TorchInit(kind) {
 		c.Init = ""
+	}
+	if !arch.HasGELU(kind) {
+		c.GELU = ""
 	}
 	return c
 }

@@ -74,6 +74,10 @@ type Config struct {
 	// N(0, 0.02²)) or "torch" (PyTorch's defaults, as the authors' models: embeddings N(0, 1),
 	// linear maps and biases U(±1/√fan_in)); torch for the transformer and mlp only.
 	Init string `json:"init,omitempty"`
+	// GELU is the MLP activation's form: arch.GELUTanh ("" stands for it: sessions written
+	// before the setting existed trained it) or arch.GELUErf, the exact form the authors'
+	// models use; the transformer and the MLPs only (arch.HasGELU).
+	GELU string `json:"gelu,omitempty"`
 }
 
 // The optimisers a run can use.
@@ -110,6 +114,7 @@ func Preset(name, task string) (Config, error) {
 		}
 		c.Steps, c.Batch, c.LR, c.Warmup, c.WeightDecay = 50000, 256, 3e-4, 2000, 0.1
 		c.Init = arch.InitTorch // as the authors' models (a baseline without it keeps its own)
+		c.GELU = arch.GELUErf   // their exact GELU too
 		c.EvalEvery, c.ProbeSize, c.CheckpointEvery = 500, 1024, 5000
 		c.ProbeEvery, c.GeometryN = 1000, 128
 	case PresetQuick, PresetLaptop:
@@ -308,6 +313,15 @@ func (c Config) Validate() error {
 		}
 	default:
 		return bad("Init", c.Init, arch.InitNormal+" or "+arch.InitTorch)
+	}
+	switch c.GELU {
+	case "", arch.GELUTanh:
+	case arch.GELUErf:
+		if !arch.HasGELU(c.Model) {
+			return bad("GELU", c.GELU, arch.GELUTanh+" for "+c.Model+" (it has no GELU)")
+		}
+	default:
+		return bad("GELU", c.GELU, arch.GELUTanh+" or "+arch.GELUErf)
 	}
 	switch c.Device {
 	case "", "cpu", "cuda", "cuda-gemm", "host":

@@ -56,6 +56,7 @@ var settings = []setting{
 	{flag: "geometry-n", field: "GeometryN", usage: "probe sequences the geometry and ablation table use (default: the preset's)"},
 	{flag: "jlens-n", field: "JLensN", usage: "of those, the sequences the authors' J-lens frame statistic stacks (default 32; they use 256)"},
 	{flag: "init", field: "Init", usage: "parameter initialisation: normal (every weight and embedding N(0, 0.02²)) or torch (PyTorch's defaults, as the authors' models: embeddings N(0, 1), linear maps U(±1/√fan_in); transformer and mlp) (default: the preset's)"},
+	{flag: "gelu", field: "GELU", usage: "the MLP's GELU: tanh (its tanh approximation) or erf (the exact form, PyTorch's default and the authors'); transformer, mlp and mlp-prefix (default: the preset's: erf for paper, else tanh)"},
 	{flag: "layers", field: "Transformer.Layers", value: "Layers", usage: "transformer layers, which the baselines are matched to as well (default: the preset's)"},
 	{flag: "heads", field: "Transformer.Heads", value: "Heads", model: arch.KindTransformer, usage: "attention heads per layer (--model transformer; default: the preset's)"},
 	{flag: "width", field: "Transformer.Width", value: "Width", usage: "transformer width d (default: the preset's)"},

@@ -63,7 +63,7 @@ func TestFlagsRoundTrip(t *testing.T) {
 	values := map[string]string{
 		"seed": "7", "steps": "600", "batch": "16", "lr": "0.002", "warmup": "50", "weight-decay": "0.05", "clip": "0.5",
 		"optimizer": "sgd", "value-lr": "2", "qk-lr": "0.5", "probe": "128", "geometry-n": "32", "jlens-n": "16",
-		"init": "normal", "layers": "3", "heads": "2", "width": "32", "mlp-hidden": "96", "eval-k": "20,40",
+		"init": "normal", "gelu": "erf", "layers": "3", "heads": "2", "width": "32", "mlp-hidden": "96", "eval-k": "20,40",
 		"target": "posterior", "blas": "go", "workers": "3", "device": "host", "mlp-input": "token", "precision": "float64",
 		"eval-every": "25", "probe-every": "50", "checkpoint-every": "100",
 		"v": "12", "states": "4", "symbols": "6", "k": "30", "pairs": "8", "keys": "40", "values": "48", "fillers": "4",
