@@ -50,23 +50,11 @@ func CheckNoise(sets, n int) error {
 // NoiseSeed+1, …: the spread of those scores is what one evaluation on a probe set of n
 // sequences resolves.
 func Noise(path string, step, n, sets int, blas string) (*NoiseReport, error) {
-	r, err := sessions.Open(path)
+	r, cfg, ck, err := openCheckpoint(path, step)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	cfg, err := derived.SessionConfig(r.Meta())
-	if err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
-	}
-	ck, ok, err := r.Checkpoint(step)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		cks, _ := r.Checkpoints()
-		return nil, noCheckpointError(path, step, cks, cfg.CheckpointEvery)
-	}
 	cfg.BLAS, cfg.ProbeSize, cfg.EvalK = blas, n, nil
 	rep := &NoiseReport{Path: path, Step: ck.Step, N: n, Sets: sets}
 	for k := range sets {
@@ -107,4 +95,29 @@ func (p *NoiseReport) Text() string {
 	fmt.Fprintf(&b, "bit error (b): mean %.5f, sd %.5f (sd/mean %.1f%%)\n", p.MeanB, p.SDB, 100*p.SDB/p.MeanB)
 	fmt.Fprintf(&b, "bit error (a): mean %.5f, sd %.5f\n", p.MeanA, p.SDA)
 	return b.String()
+}
+
+// openCheckpoint opens the session at path and reads its configuration and the checkpoint
+// at or before step (-1: the last), the one way Session and Noise load a trained model; the
+// caller closes the reader.
+func openCheckpoint(path string, step int) (*sessions.Reader, runconfig.Config, *sessions.Checkpoint, error) {
+	r, err := sessions.Open(path)
+	if err != nil {
+		return nil, runconfig.Config{}, nil, err
+	}
+	cfg, err := derived.SessionConfig(r.Meta())
+	if err != nil {
+		r.Close()
+		return nil, runconfig.Config{}, nil, fmt.Errorf("probe: %w", err)
+	}
+	ck, ok, err := r.Checkpoint(step)
+	if err == nil && !ok {
+		cks, _ := r.Checkpoints()
+		err = noCheckpointError(path, step, cks, cfg.CheckpointEvery)
+	}
+	if err != nil {
+		r.Close()
+		return nil, runconfig.Config{}, nil, err
+	}
+	return r, cfg, ck, nil
 }

@@ -67,23 +67,11 @@ func Check(step, geometryN, jlensN int) error {
 // whole-model evaluation, the lengths an hmm run is scored at, the geometry snapshot and
 // the frame history and statistic the run recorded.
 func Session(path string, step, geometryN, jlensN int, blas string) (*Report, error) {
-	r, err := sessions.Open(path)
+	r, cfg, ck, err := openCheckpoint(path, step)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	cfg, err := derived.SessionConfig(r.Meta())
-	if err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
-	}
-	ck, ok, err := r.Checkpoint(step)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		cks, _ := r.Checkpoints()
-		return nil, noCheckpointError(path, step, cks, cfg.CheckpointEvery)
-	}
 	if jlensN > 0 {
 		cfg.JLensN = jlensN
 	}
