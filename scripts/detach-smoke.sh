@@ -93,13 +93,15 @@ type_line() { tm send-keys -t "$pane" -l "$1" && tm send-keys -t "$pane" Enter; 
 shell() {
 	tm new-session -d -s "$1" -x 80 -y 24 "env PS1='smoke\$ ' HISTFILE=/dev/null bash --norc --noprofile"
 }
-# focus_ablation: tab until the Ablation pane has focus.
+# focus_ablation: tab until the Ablation pane has focus (up to three rounds of the panes: a
+# loaded machine can draw a press late, so one may pass the pane unseen and the next round
+# comes back to it).
 focus_ablation() {
 	local i
-	for ((i = 0; i < 8; i++)); do
+	for ((i = 0; i < 30; i++)); do
 		screen | grep -q '\[Ablation\]' && return 0
 		tm send-keys -t "$pane" Tab
-		sleep 0.3
+		sleep 0.4
 	done
 	fail "tab never focused the Ablation pane"
 }
