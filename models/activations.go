@@ -73,3 +73,21 @@ func softplusSigmoidArr[T Float](sp, sg, x []T) {
 }
 
 func sigmoid64(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// geluForward is geluFwd on the widest vector kernel this CPU runs (needs haveAVX2).
+func geluForward(y, b, pre *float32, n int, gain float32) {
+	if haveAVX512 {
+		geluFwd512(y, b, pre, n, gain)
+		return
+	}
+	geluFwd(y, b, pre, n, gain)
+}
+
+// geluBackward is geluBwd on the widest vector kernel this CPU runs (needs haveAVX2).
+func geluBackward(dp, gout, pre *float32, n int) {
+	if haveAVX512 {
+		geluBwd512(dp, gout, pre, n)
+		return
+	}
+	geluBwd(dp, gout, pre, n)
+}

@@ -415,24 +415,6 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 	}
 }
 
-// geluForward is geluFwd on the widest vector kernel this CPU runs (needs haveAVX2).
-func geluForward(y, b, pre *float32, n int, gain float32) {
-	if haveAVX512 {
-		geluFwd512(y, b, pre, n, gain)
-		return
-	}
-	geluFwd(y, b, pre, n, gain)
-}
-
-// geluBackward is geluBwd on the widest vector kernel this CPU runs (needs haveAVX2).
-func geluBackward(dp, gout, pre *float32, n int) {
-	if haveAVX512 {
-		geluBwd512(dp, gout, pre, n)
-		return
-	}
-	geluBwd(dp, gout, pre, n)
-}
-
 // softmaxInPlace replaces a row by its softmax (one exp per element) and returns the row's
 // maximum and log Σ exp(x − max), so log-softmax(x)_j = x_j − max − lse.
 func softmaxInPlace[T Float](x []T) (mx, lse T) {
