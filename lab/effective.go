@@ -7,9 +7,9 @@ import (
 	"windtunnel/models/arch"
 	"windtunnel/sessions/runconfig"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/models"
 	"windtunnel/tunnels"
-	"windtunnel/untrusted"
 )
 
 // Effective is a configuration as the run uses it, for display (info, run's summary): the

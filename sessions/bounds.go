@@ -4,8 +4,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"windtunnel/backends/untrusted"
 	"windtunnel/diagnostics"
-	"windtunnel/untrusted"
 )
 
 // A session file is untrusted input (sessions are shared between colleagues): everything

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // Labels are what a person calls a run: a name, tags and a note. They are not training

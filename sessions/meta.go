@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // UpdateMeta changes the run's description stored in the session while it is being

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // ErrNotRegular is the error (wrapped) for a session, lock or log path that is a FIFO, a

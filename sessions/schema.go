@@ -12,7 +12,7 @@ import (
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // SchemaVersion is the session file layout this build writes and the newest it reads. A

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // UserMetric is one value of a scalar the user computes (windtunnel metric: a script over

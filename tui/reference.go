@@ -5,10 +5,10 @@ import (
 	"math"
 	"windtunnel/sessions/runconfig"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/tui/look"
-	"windtunnel/untrusted"
 )
 
 // readConfig decodes the configuration of m (runconfig.Config, as the session stores it), of

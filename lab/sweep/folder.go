@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/sessions"
 	"windtunnel/sessions/runconfig"
-	"windtunnel/untrusted"
 )
 
 // Names of what a sweep keeps in its folder beside the sessions.

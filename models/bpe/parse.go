@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // Bounds on what a tokenizer.json may hold.

@@ -10,7 +10,7 @@
 // the shard names of an index (plain file names inside the folder), the sizes of
 // config.json and the index, each tensor of an index found in the shard it names, the
 // header's __metadata__ an object of strings and data_offsets exactly two numbers (a
-// zero-size tensor overlaps nothing). JSON is decoded strictly (windtunnel/untrusted: a key
+// zero-size tensor overlaps nothing). JSON is decoded strictly (windtunnel/backends/untrusted: a key
 // twice in any object is refused, naming it), and every file is refused before it is
 // opened unless it is a regular file (a FIFO would block). Check sees a mapped file
 // truncated under a run, and Tensor.Rows turns a read past its new end into an error

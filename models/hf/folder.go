@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // Bounds on the JSON files of a folder.

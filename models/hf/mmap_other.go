@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // mapFile reads the regular file at path into memory (this platform has no syscall.Mmap;

@@ -7,7 +7,7 @@ import (
 	"os"
 	"syscall"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // mapFile maps the regular file at path read-only (anything else is refused before it is

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // Bounds on what a safetensors header may declare.

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // Family is a supported architecture, as config.json's model_type names it.

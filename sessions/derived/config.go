@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/models/arch"
 	"windtunnel/sessions"
-	"windtunnel/untrusted"
 )
 
 // IgnoredFields returns the top-level configuration fields that do not tell configurations

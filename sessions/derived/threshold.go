@@ -4,8 +4,8 @@ import (
 	"math"
 	"windtunnel/sessions/runconfig"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/sessions"
-	"windtunnel/untrusted"
 )
 
 // PassBits is the pass line of bit error (a), in bits: Paper I's criterion for the

@@ -7,8 +7,8 @@ import (
 	"math"
 	"strings"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/sessions"
-	"windtunnel/untrusted"
 )
 
 // Paper II's two-timescale experiment (`windtunnel timescales`, computed by lab/timescales):

@@ -15,9 +15,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
-	"windtunnel/untrusted"
 )
 
 // Formats returns the output formats Render accepts.

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"windtunnel/backends/untrusted"
 	"windtunnel/sessions/runconfig"
-	"windtunnel/untrusted"
 )
 
 // RowFields are the fields of a run that a query names (ls --where and --sort), besides the

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/sessions"
-	"windtunnel/untrusted"
 )
 
 // Version is the record's format version (2 added the nulls, the untied accuracy, the

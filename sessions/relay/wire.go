@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/sessions"
-	"windtunnel/untrusted"
 )
 
 // Protocol is the version of the protocol this package speaks; Hello carries it.

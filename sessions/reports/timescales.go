@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
 	"windtunnel/sessions/runconfig"
 	"windtunnel/tunnels"
-	"windtunnel/untrusted"
 )
 
 // Paper II's two-timescale claim, stated twice: on the authors' own experiment (a result of

@@ -14,9 +14,9 @@ import (
 	"github.com/BurntSushi/toml"
 	"go.yaml.in/yaml/v3"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/models/arch"
 	"windtunnel/tunnels"
-	"windtunnel/untrusted"
 )
 
 // maxConfigFile bounds a configuration file (a configuration is a few hundred bytes); its

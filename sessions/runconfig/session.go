@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/models/arch"
 	"windtunnel/tunnels"
-	"windtunnel/untrusted"
 )
 
 // Decode reads a stored configuration (a session's Meta.Config, JSON) for probing, resuming

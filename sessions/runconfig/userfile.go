@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 // MaxDepth bounds how deep a file someone else wrote may nest (TOMLDepth): a run's

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/tui/look"
-	"windtunnel/untrusted"
 )
 
 // overlayGroup is one series of the comparison chart: a single run, or the seeds of one

@@ -7,5 +7,5 @@
 //
 // Format: one prompt per line, UTF-8; lines starting with '#' and blank lines are skipped;
 // a line's trailing carriage return is dropped, other whitespace kept (it changes the tokens).
-// The package imports only windtunnel/untrusted (Read refuses a FIFO before opening it).
+// The package imports only windtunnel/backends/untrusted (Read refuses a FIFO before opening it).
 package prompts

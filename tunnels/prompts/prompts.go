@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"windtunnel/untrusted"
+	"windtunnel/backends/untrusted"
 )
 
 //go:embed sets/*.txt

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"windtunnel/backends/untrusted"
 	"windtunnel/diagnostics"
 	"windtunnel/tunnels"
-	"windtunnel/untrusted"
 )
 
 // MaxLine bounds one input line (one sequence with its distributions).
