@@ -147,7 +147,7 @@ func importsMatch(t *testing.T, pkgs map[string]pkg) {
 // partRank is each part's rank, lowest first, as architecture.md states it; the leaves
 // beside the parts (backends, among them backends/untrusted) rank below them all.
 var partRank = map[string]int{
-	"backends": 0,
+	"backends":    0,
 	"diagnostics": 1, "tunnels": 2, "models": 3, "sessions": 4, "tui": 5, "lab": 6, "cmd": 7,
 }
 
