@@ -58,7 +58,7 @@ func TestSampleScoreFollowPreset(t *testing.T) {
 	}
 	for _, cmd := range []string{"sample", "score"} {
 		_, out, _ := runCLI(cmd, "--help")
-		if !strings.Contains(out, "--preset string") || !strings.Contains(out, "(default: the preset's: quick, laptop and mid 4, paper 64)") {
+		if !strings.Contains(out, "--preset string") || !strings.Contains(out, "(default: the preset's: quick, laptop, soft and mid 4, paper 64)") {
 			t.Errorf("%s --help:\n%s", cmd, out)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // PresetValues describes the presets' value of a tunnel size of task, get(tunnel with its
-// defaults) as text: "default 20", or "default: the preset's: quick, laptop and mid 4, paper
+// defaults) as text: "default 20", or "default: the preset's: quick, laptop, soft and mid 4, paper
 // 64" when they differ (the help of the size flags).
 func PresetValues(task string, get func(tunnels.Config) string) string {
 	var names [][]string
