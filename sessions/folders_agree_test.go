@@ -163,3 +163,45 @@ func TestFolderReadersAgree(t *testing.T) {
 	}
 	check("index.List", got, all)
 }
+
+// TestJustStartedRunLeftOut: a run that has only just started (records, no evaluation yet)
+// is not a finished seed: plot's and report's readers leave it out of a folder with a note,
+// as they leave out a stopped run (it was once drawn as a seed of its configuration).
+func TestJustStartedRunLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, filepath.Join(dir, "a"+sessions.Suffix), 1, true)
+	started := filepath.Join(dir, "started"+sessions.Suffix)
+	c, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Model, c.Steps, c.Seed = "transformer", 200, 2
+	cfg, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := sessions.Create(started, sessions.Meta{Task: "bijection", Model: "transformer", Steps: 200, Config: cfg}, sessions.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Record(sessions.Record{Step: 10, State: sessions.Training})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	runs, skipped, err := figures.LoadPaths([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := started + ": not finished (training at step 10 of 200)"
+	if len(runs) != 1 || len(skipped) != 1 || skipped[0] != want {
+		t.Errorf("figures.LoadPaths: %d runs, skipped %q; want 1 run, skipped [%q]", len(runs), skipped, want)
+	}
+	rruns, rskipped, err := reports.Load([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rruns) != 1 || len(rskipped) != 1 || rskipped[0] != want {
+		t.Errorf("reports.Load: %d runs, skipped %q; want 1 run, skipped [%q]", len(rruns), rskipped, want)
+	}
+}

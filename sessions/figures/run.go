@@ -137,7 +137,9 @@ func LoadPaths(paths []string) (runs []Run, skipped []string, err error) {
 	}
 	for _, f := range found {
 		if !f.Named {
-			if sr, err := derived.ReadSessionRun(f.Path); err == nil && !sr.Done {
+			// A run that has only just started has no evaluation yet (ReadSessionRun's
+			// error) but its configuration and state are read: it is unfinished too.
+			if sr, err := derived.ReadSessionRun(f.Path); !sr.Done && (err == nil || sr.Config.Steps > 0) {
 				skipped = append(skipped, f.Path+": "+sr.Unfinished())
 				continue
 			}

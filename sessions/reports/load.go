@@ -104,6 +104,10 @@ func loadRun(path string) (Run, error) {
 		return Run{}, err
 	}
 	sr, err := derived.SessionRunOf(dr)
+	if err != nil && sr.Config.Steps > 0 && !sr.Done {
+		// Only just started (no evaluation yet): Load skips it as unfinished.
+		return Run{SessionRun: sr, Path: path}, nil
+	}
 	if err != nil {
 		return Run{}, err
 	}
