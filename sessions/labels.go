@@ -42,6 +42,18 @@ const labelsKey = "labels"
 // Empty reports whether the run carries no label.
 func (l Labels) Empty() bool { return l.Name == "" && len(l.Tags) == 0 && l.Note == "" }
 
+// NewLabels are the labels a run is given (run's --name, --tag and --note): the tags
+// trimmed, empty ones and repeats dropped, then checked (Check).
+func NewLabels(name, note string, tags []string) (Labels, error) {
+	out := Labels{Name: name, Note: note}
+	for _, t := range tags {
+		if t = strings.TrimSpace(t); t != "" && !out.Has(t) {
+			out.Tags = append(out.Tags, t)
+		}
+	}
+	return out, out.Check()
+}
+
 // Has reports whether tag is one of the run's tags.
 func (l Labels) Has(tag string) bool { return slices.Contains(l.Tags, tag) }
 

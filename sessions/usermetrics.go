@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"windtunnel/backends/untrusted"
 )
@@ -255,4 +258,38 @@ func (l *Live) UserMetrics() ([]UserMetric, error) {
 		return nil, fmt.Errorf("sessions: user metrics of %s: %w", w.path, err)
 	}
 	return ms, nil
+}
+
+// WriteUserMetrics prints the user metrics of the session at path as `windtunnel metric`
+// lists them: a table of name, step and value, or (asJSON) JSON Lines, a value that is not
+// a number as null.
+func WriteUserMetrics(w io.Writer, path string, asJSON bool) error {
+	r, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	ms, err := r.UserMetrics()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		for _, m := range ms {
+			if err := enc.Encode(map[string]any{"step": m.Step, "name": m.Name, "value": Num(m.Value)}); err != nil {
+				return fmt.Errorf("metric: %w", err)
+			}
+		}
+		return nil
+	}
+	if len(ms) == 0 {
+		fmt.Fprintf(w, "%s: no metrics of your own recorded (windtunnel metric FILE --name NAME --step N --value X)\n", SafeText(path))
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSTEP\tVALUE")
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", m.Name, m.Step, strconv.FormatFloat(m.Value, 'g', 6, 64))
+	}
+	return tw.Flush()
 }

@@ -52,7 +52,6 @@ func TestDetachAttach(t *testing.T) {
 		t.Skip("starts a background run")
 	}
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	t.Setenv(childEnv, "1") // the detached child is this test binary acting as windtunnel
 	dir := t.TempDir()
 	path := filepath.Join(dir, "detached.wtlab")
 

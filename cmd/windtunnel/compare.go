@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -17,7 +15,6 @@ import (
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/sessions/runconfig"
-	"windtunnel/tunnels"
 )
 
 // compareFlags are the settings of `windtunnel compare`.
@@ -60,41 +57,6 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	return c
 }
 
-// parseList splits a comma list and checks each entry against the allowed values
-// (sweep.ParseList): a bad entry is a usage error.
-func parseList(flag, s string, allowed []string) ([]string, error) {
-	out, err := sweep.ParseList(flag, s, allowed)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return out, nil
-}
-
-// compareGrid checks the lists, the seeds, the preset and the steps, and builds the grid
-// of a comparison (sweep.CompareGrid) and every point's configuration (sweepPoints) before
-// anything is trained.
-func compareGrid(taskList, modelList, preset string, steps, seeds int) (tasks, kinds []string, points []sweep.Point, g sweep.Grid, err error) {
-	if tasks, err = parseList("tasks", taskList, tunnels.Names()); err != nil {
-		return
-	}
-	if kinds, err = parseList("models", modelList, arch.Kinds()); err != nil {
-		return
-	}
-	if err = sweep.CheckSeeds(seeds); err == nil {
-		err = runconfig.CheckPreset(preset)
-	}
-	if err == nil && steps < 0 {
-		err = fmt.Errorf("--steps %d out of range: want ≥ 1 (or 0 for the preset's)", steps)
-	}
-	if err != nil {
-		err = usageError{err}
-		return
-	}
-	g = sweep.CompareGrid(tasks, kinds, preset, steps, seeds)
-	points, err = sweepPoints(g)
-	return
-}
-
 func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) error {
 	if f.from != "" {
 		return compareFrom(f, stdout, stderr)
@@ -103,15 +65,16 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	if err := sweep.CheckLocal(1, o.Workers); err != nil {
 		return usageError{err}
 	}
-	tasks, kinds, points, g, err := compareGrid(f.tasks, f.models, f.run.Preset, o.Steps, f.seeds)
+	p, err := sweep.ComparePlan(f.tasks, f.models, f.run.Preset, o.Steps, f.seeds)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
+	tasks, kinds, points := p.Tasks, p.Models, p.Points
 	dir := f.out
 	if dir == "" {
 		dir = sweep.DefaultDir("compare", time.Now())
 	}
-	m, exe, err := prepareSweep(dir, g, points, "", false)
+	m, exe, err := prepareSweep(dir, p.Grid, points, "", false)
 	if err != nil {
 		return err
 	}
@@ -126,50 +89,24 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	for _, u := range unscored {
 		fmt.Fprintf(stderr, "compare: %s\n", sessions.SafeLines(fmt.Sprint(u)))
 	}
-	err = printCompare(stdout, f.run.Preset, f.seeds, time.Since(start).Seconds(), dir, derived.Table(runs, tasks, kinds), f.asJSON)
-	switch {
-	case ctx.Err() != nil || errors.Is(trainErr, context.Canceled):
-		return fmt.Errorf("compare: interrupted after %d of %d runs (run the same command again to continue)", len(runs), len(points))
-	case trainErr != nil:
-		return fmt.Errorf("compare: %w", trainErr)
+	err = derived.WriteTable(stdout, derived.TableHead{Preset: f.run.Preset, Seeds: f.seeds, WallS: time.Since(start).Seconds(), Dir: dir},
+		derived.Table(runs, tasks, kinds), f.asJSON)
+	if err := sweep.Ended("compare", ctx.Err() != nil, trainErr, len(runs), len(points), false); err != nil {
+		return err
 	}
-	return err
-}
-
-// printCompare prints the table (or one JSON object).
-func printCompare(w io.Writer, preset string, seeds int, wallS float64, dir string, cells []derived.Cell, asJSON bool) error {
-	if asJSON {
-		return json.NewEncoder(w).Encode(struct {
-			Preset string         `json:"preset"`
-			Seeds  int            `json:"seeds"`
-			WallS  float64        `json:"wall_s"`
-			Dir    string         `json:"sessions"`
-			Cells  []derived.Cell `json:"cells"`
-		}{preset, seeds, math.Round(wallS*10) / 10, dir, cells})
-	}
-	seedsLabel, _ := derived.TableSeeds(cells) // from the runs of the cells, not the flag
-	fmt.Fprintf(w, "preset %s, seeds %s, %.0f s, sessions in %s\n", preset, seedsLabel, wallS, sessions.SafeText(dir))
-	_, err := io.WriteString(w, derived.FormatTable(cells))
 	return err
 }
 
 // compareFrom rebuilds the table from the sessions of a folder without training.
 func compareFrom(f compareFlags, stdout, stderr io.Writer) error {
-	srs, errs, err := derived.ReadSessionDir(f.from)
-	if err != nil {
-		return usageError{fmt.Errorf("--from: %w", err)}
+	fs, err := sweep.ReadFromSessions(f.from)
+	for _, s := range fs.Skipped {
+		fmt.Fprintf(stderr, "compare: %s\n", s)
 	}
-	for _, e := range errs {
-		fmt.Fprintf(stderr, "compare: skipped: %s\n", sessions.SafeLines(fmt.Sprint(e)))
+	if errors.Is(err, sweep.ErrNoFinished) {
+		return err
+	} else if err != nil {
+		return usageError{err}
 	}
-	fin := derived.Gather(srs)
-	for _, sr := range fin.Unfinished {
-		fmt.Fprintf(stderr, "compare: skipped %s: %s\n", sessions.SafeText(sr.Score.Session), sessions.SafeText(sr.Unfinished()))
-	}
-	if len(fin.Runs) == 0 {
-		return fmt.Errorf("compare --from %s: no finished sessions", f.from)
-	}
-	tasks := derived.Ordered(fin.Tasks, tunnels.Names())
-	kinds := derived.Ordered(fin.Models, arch.Kinds())
-	return printCompare(stdout, "from sessions", fin.Seeds, fin.WallS, f.from, derived.Table(fin.Runs, tasks, kinds), f.asJSON)
+	return derived.WriteTable(stdout, derived.TableHead{Preset: "from sessions", Seeds: fs.Seeds, WallS: fs.WallS, Dir: f.from}, fs.Cells, f.asJSON)
 }

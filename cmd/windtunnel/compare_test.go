@@ -18,7 +18,7 @@ func TestCompareReuseAndFrom(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains four short runs")
 	}
-	t.Setenv(childEnv, "1") // the points are this test binary acting as windtunnel
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "cmp")
 	args := []string{"compare", "--tasks", "bijection", "--models", "mlp,mlp-prefix", "--seeds", "2", "--steps", "12", "--out", dir}
 	code, out, errs := runCLI(args...)

@@ -165,6 +165,7 @@ func TestDashboardQuit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains in child processes for a few seconds")
 	}
+	t.Parallel()
 	dashRun := slices.DeleteFunc(slices.Clone(endlessRun), func(s string) bool { return s == "--headless" })
 	for _, c := range []struct {
 		name      string
@@ -181,6 +182,7 @@ func TestDashboardQuit(t *testing.T) {
 		{name: "nohup hangup", ignoreHUP: true, hangup: true, goesOn: true, message: "interrupted"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each its own child process, terminal and folder
 			if c.hangup && !c.ignoreHUP && signal.Ignored(syscall.SIGHUP) {
 				t.Skip("the test process ignores SIGHUP (started under nohup), so would its child")
 			}

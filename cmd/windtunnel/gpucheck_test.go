@@ -36,6 +36,7 @@ func TestGPUCheckTrainStage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains for 4 s")
 	}
+	t.Parallel()
 	for _, tool := range []string{"bash", "timeout", "gzip", "split", "awk", "tar", "python3"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("gpu-check.sh needs %s: %v", tool, err)

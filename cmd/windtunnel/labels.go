@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -30,13 +29,8 @@ func (l *labelFlags) register(fs *pflag.FlagSet) {
 
 // labels are the flags as the session's labels, checked (a bad one is a usage error).
 func (l *labelFlags) labels() (sessions.Labels, error) {
-	out := sessions.Labels{Name: l.name, Note: l.note}
-	for _, t := range l.tags {
-		if t = strings.TrimSpace(t); t != "" && !out.Has(t) {
-			out.Tags = append(out.Tags, t)
-		}
-	}
-	if err := out.Check(); err != nil {
+	out, err := sessions.NewLabels(l.name, l.note, l.tags)
+	if err != nil {
 		return out, usagef("run: --name/--tag/--note: %v", err)
 	}
 	return out, nil
@@ -89,8 +83,7 @@ func newTagCmd(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(stdout, "%s: name %s · tags %s · note %s\n", sessions.SafeText(path), index.LabelCell(l.Name),
-				index.LabelCell(strings.Join(l.Tags, ",")), index.LabelCell(firstLine(l.Note)))
+			_, err = fmt.Fprintln(stdout, index.LabelsLine(path, l))
 			return err
 		},
 	}
@@ -99,12 +92,4 @@ func newTagCmd(stdout io.Writer) *cobra.Command {
 	fs.StringVar(&e.Note, "note", "", "set the run's `NOTE` (\"\" clears it)")
 	fs.StringSliceVar(&remove, "remove", nil, "drop the `TAG` (repeat it or separate with commas)")
 	return c
-}
-
-// firstLine is s up to its first line break, "…" marking the rest.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }

@@ -88,28 +88,10 @@ func newLLMCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // runLLM checks the flags, loads the model, runs the suite and writes its outputs.
 func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer) error {
-	exps := strings.Split(f.experiments, ",")
-	for i, e := range exps {
-		exps[i] = strings.TrimSpace(e)
-		if !slices.Contains(llmrun.Experiments, exps[i]) {
-			return usagef("llm: --experiments: unknown experiment %q (want %s)", exps[i], strings.Join(llmrun.Experiments, ", "))
-		}
-	}
-	if f.perK < 1 || f.perK > 1000 {
-		return usagef("llm: --per-k %d out of range: want 1..1000", f.perK)
-	}
-	if f.workers < 0 || f.workers > 1024 {
-		return usagef("llm: --workers %d out of range: want 0..1024", f.workers)
-	}
-	if f.axisLayer < 0 {
-		return usagef("llm: --axis-layer %d: want a layer ≥ 1 (0: the paper's protocol, the last five)", f.axisLayer)
-	}
-	nulls, err := llmrun.ParseNulls(f.nulls)
+	exps, nulls, err := llmsuite.Settings{Experiments: f.experiments, PerK: f.perK, Workers: f.workers, AxisLayer: f.axisLayer,
+		Nulls: f.nulls, NullCopies: f.nullCopies}.Check()
 	if err != nil {
-		return usagef("llm: --nulls: %v", err)
-	}
-	if f.nullCopies < 1 || f.nullCopies > 8 {
-		return usagef("llm: --null-copies %d out of range: want 1..8", f.nullCopies)
+		return usagef("llm: %v", err)
 	}
 	if !figures.ValidFormat(f.format) {
 		return usagef("llm: --format %q: want one of %s", f.format, strings.Join(figures.Formats(), ", "))
@@ -119,7 +101,6 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	}
 	var user []string
 	if f.prompts != "" {
-		var err error
 		if user, err = prompts.Read(f.prompts); err != nil {
 			return usagef("llm: --prompts %s: %v", f.prompts, err)
 		}
@@ -131,23 +112,13 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 		return fmt.Errorf("llm: %w", err)
 	}
 	defer m.Close()
-	if f.axisLayer >= m.Config.Layers {
-		return usagef("llm: --axis-layer %d: the model has layers 0..%d", f.axisLayer, m.Config.Layers-1)
-	}
 	// Experiments the model cannot support: refused when named, skipped (and said) otherwise.
-	var skipped []string
-	unsup := llmsuite.Unsupported(m.Config, f.axisLayer)
-	for _, e := range slices.Clone(exps) {
-		why, ok := unsup[e]
-		if !ok {
-			continue
-		}
-		if cmd.Flags().Changed("experiments") {
-			return usagef("llm: --experiments %s: %s", e, why)
-		}
-		exps = slices.DeleteFunc(exps, func(x string) bool { return x == e })
-		skipped = append(skipped, e+" not run: "+why)
-		fmt.Fprintf(stderr, "windtunnel: llm: %s not run: %s\n", e, why)
+	exps, skipped, err := llmsuite.Runnable(m.Config, f.axisLayer, exps, cmd.Flags().Changed("experiments"))
+	if err != nil {
+		return usagef("llm: %v", err)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "windtunnel: llm: %s\n", s)
 	}
 	if len(exps) == 0 { // every one skipped (Run would take an empty list for all of them)
 		return fmt.Errorf("llm: none of the experiments can run on this model: %s", strings.Join(skipped, "; "))
@@ -183,38 +154,20 @@ func runLLM(cmd *cobra.Command, dir string, f llmFlags, stdout, stderr io.Writer
 	return nil
 }
 
-// writeLLMOutputs writes the record, the figures and the report of r into out and prints
-// the verdicts (f.asJSON: the record) on stdout.
+// writeLLMOutputs writes the record, the figures and the report of r into out
+// (llmsuite.WriteOutputs) and prints the verdicts (f.asJSON: the record) on stdout.
 func writeLLMOutputs(r *llmrun.Result, out string, f llmFlags, stdout io.Writer) error {
-	recPath := filepath.Join(out, llmrun.FileName)
-	if err := llmrun.Write(recPath, r); err != nil {
-		return err
-	}
-	files, err := figures.RenderLLM(r, out, figures.Options{Format: f.format, Width: f.width, Height: f.height})
-	if err != nil {
-		return fmt.Errorf("llm: %w", err)
-	}
-	var figs []reports.Figure
-	for _, fl := range files {
-		figs = append(figs, reports.Figure{Path: fl.Path, Caption: fl.Title})
-	}
-	rep, err := reports.WriteLLM(r, recPath, out, figs)
+	w, err := llmsuite.WriteOutputs(r, out, figures.Options{Format: f.format, Width: f.width, Height: f.height})
 	if err != nil {
 		return err
 	}
 	if f.asJSON {
 		return json.NewEncoder(stdout).Encode(r)
 	}
-	for i, row := range reports.LLMRows(r) {
-		fmt.Fprintf(stdout, "%2d. %-26s %s\n    paper: %s; this model: %s\n", i+1, row.Verdict, sessions.SafeText(row.Claim), sessions.SafeText(row.Paper), sessions.SafeText(orDash(row.Measured)))
-		if row.Nulls != "" {
-			fmt.Fprintf(stdout, "    nulls: %s\n", sessions.SafeText(row.Nulls))
-		}
+	if err := reports.WriteLLMVerdicts(stdout, r); err != nil {
+		return err
 	}
-	if r.Nulls == nil {
-		fmt.Fprintln(stdout, "no nulls measured (--nulls none): every verdict is undiagnosed")
-	}
-	_, err = fmt.Fprintf(stdout, "%d tokens in %.1f s; wrote %s, %s and %d figures\n", r.Tokens, r.WallS, sessions.SafeText(recPath), sessions.SafeText(rep), len(files))
+	_, err = fmt.Fprintf(stdout, "%d tokens in %.1f s; wrote %s, %s and %d figures\n", r.Tokens, r.WallS, sessions.SafeText(w.Record), sessions.SafeText(w.Report), len(w.Figures))
 	return err
 }
 
@@ -223,13 +176,6 @@ func commandLine(cmd *cobra.Command, arg string) string {
 	parts := []string{"windtunnel", commandName(cmd), strconv.Quote(arg)}
 	cmd.Flags().Visit(func(fl *pflag.Flag) { parts = append(parts, "--"+fl.Name+"="+strconv.Quote(fl.Value.String())) })
 	return strings.Join(parts, " ")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
 }
 
 // newLLMLogitsCmd is `windtunnel llm logits`.
@@ -262,12 +208,9 @@ func newLLMLogitsCmd(stdout io.Writer) *cobra.Command {
 			}
 			var seq []int
 			if ids != "" {
-				for _, s := range strings.Split(ids, ",") {
-					v, err := strconv.Atoi(strings.TrimSpace(s))
-					if err != nil || v < 0 {
-						return usagef("llm logits: --ids %q: want non-negative whole numbers separated by commas", ids)
-					}
-					seq = append(seq, v)
+				var err error
+				if seq, err = llmsuite.ParseIDs(ids); err != nil {
+					return usagef("llm logits: %v", err)
 				}
 			}
 			m, err := llm.Load(args[0], llm.Options{Available: lab.AvailableMemoryFrom})

@@ -145,7 +145,7 @@ func TestBenchDashboard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains the quick preset for a few seconds")
 	}
-	code, out, errs := runCLI("bench", "--dashboard", "--windows", "2", "--window", "1500ms", "--settle", "200ms", "--key", "300ms", "--json")
+	code, out, errs := runCLI("bench", "--dashboard", "--windows", "2", "--window", "1000ms", "--settle", "200ms", "--key", "300ms", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -167,7 +167,7 @@ func TestBenchDashboard(t *testing.T) {
 	if len(r.PairRatios) != 1 || r.MeanRatio <= 0 || r.BytesPerS <= 0 {
 		t.Errorf("ratios %v mean %v, %v bytes/s", r.PairRatios, r.MeanRatio, r.BytesPerS)
 	}
-	// Keys every 300 ms in a 1.5 s window; the renderer writes at most 1/15 s after one.
+	// Keys every 300 ms in a 1 s window; the renderer writes at most 1/15 s after one.
 	if r.Keys < 2 || r.KeyToScreenMs[3] <= 0 || r.KeyToScreenMs[3] > 1000 {
 		t.Errorf("%d keys, key to screen %v ms", r.Keys, r.KeyToScreenMs)
 	}

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -43,7 +40,7 @@ func newMetricCmd(stdout io.Writer) *cobra.Command {
 					return usagef("--stdin: %v", err)
 				}
 			default:
-				return listUserMetrics(args[0], asJSON, stdout)
+				return sessions.WriteUserMetrics(stdout, args[0], asJSON)
 			}
 			if err := sessions.AddUserMetrics(args[0], ms); err != nil {
 				return err
@@ -61,37 +58,4 @@ func newMetricCmd(stdout io.Writer) *cobra.Command {
 	fs.BoolVar(&stdin, "stdin", false, "read values as JSON Lines on stdin: {\"step\": N, \"name\": \"NAME\", \"value\": X}")
 	jsonFlag(fs, &asJSON, "the values recorded as JSON Lines (listing)")
 	return c
-}
-
-// listUserMetrics prints the session's user metrics: a table of name, step and value, or
-// JSON Lines (a value that is not a number as null).
-func listUserMetrics(path string, asJSON bool, stdout io.Writer) error {
-	r, err := sessions.Open(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	ms, err := r.UserMetrics()
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		for _, m := range ms {
-			if err := enc.Encode(map[string]any{"step": m.Step, "name": m.Name, "value": sessions.Num(m.Value)}); err != nil {
-				return fmt.Errorf("metric: %w", err)
-			}
-		}
-		return nil
-	}
-	if len(ms) == 0 {
-		fmt.Fprintf(stdout, "%s: no metrics of your own recorded (windtunnel metric FILE --name NAME --step N --value X)\n", sessions.SafeText(path))
-		return nil
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTEP\tVALUE")
-	for _, m := range ms {
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", m.Name, m.Step, strconv.FormatFloat(m.Value, 'g', 6, 64))
-	}
-	return tw.Flush()
 }

@@ -48,11 +48,11 @@ func plannedSessions(t *testing.T, args ...string) map[string]runconfig.Config {
 		steps, _ := fs.GetInt("steps")
 		outDir, _ := fs.GetString("out")
 		blas, _ := fs.GetString("blas")
-		_, _, points, _, err := compareGrid(tasks, models, preset, steps, seeds)
+		plan, err := sweep.ComparePlan(tasks, models, preset, steps, seeds)
 		if err != nil {
 			t.Fatalf("%q: %v", args, err)
 		}
-		for _, p := range points {
+		for _, p := range plan.Points {
 			session := filepath.Join(outDir, p.Session())
 			ra := sweep.RunArgs(session, p, runtime.NumCPU(), blas, false)
 			cfg, err := parseRun(t, ra[1:]...)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"windtunnel/lab/sweep"
 	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/figures"
 	"windtunnel/sessions/reports"
 	"windtunnel/sessions/runconfig"
 )
@@ -79,10 +79,11 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	if err := sweep.CheckLocal(f.jobs, f.workers); err != nil {
 		return usageError{err}
 	}
-	tasks, kinds, points, g, err := primitivesGrid(f, b)
+	p, err := b.Plan(f.tasks, f.models, f.steps, f.seeds)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
+	tasks, kinds, points := p.Tasks, p.Models, p.Points
 	plan := b.Describe()
 	if f.steps > 0 {
 		plan = fmt.Sprintf("preset %s; %d steps a run", b.Preset, f.steps)
@@ -91,7 +92,7 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	if dir == "" {
 		dir = sweep.DefaultDir("primitives-"+f.budget, time.Now())
 	}
-	m, exe, err := prepareSweep(dir, g, points, "", false)
+	m, exe, err := prepareSweep(dir, p.Grid, points, "", false)
 	if err != nil {
 		return err
 	}
@@ -109,39 +110,14 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	for _, u := range unscored {
 		fmt.Fprintf(stderr, "primitives: %s\n", u)
 	}
-	switch {
-	case ctx.Err() != nil || errors.Is(trainErr, context.Canceled):
-		return fmt.Errorf("primitives: interrupted after %d of %d runs (run the same command again to continue)", len(runs), len(points))
-	case trainErr != nil:
-		return fmt.Errorf("primitives: %w", trainErr)
-	case len(runs) < len(points):
-		return fmt.Errorf("primitives: %d of %d runs finished (run the same command again to continue)", len(runs), len(points))
+	if err := sweep.Ended("primitives", ctx.Err() != nil, trainErr, len(runs), len(points), true); err != nil {
+		return err
 	}
 	cells, err := derived.PrimitiveTable(runs, tasks, kinds)
 	if err != nil {
 		return err
 	}
 	return writePrimitives(f, b.Preset, plan, dir, cells, stdout, stderr)
-}
-
-// primitivesGrid is the budget's grid: each task's points (sweep.Budget.Grids, run's
-// flags checked) joined into one sweep, and the grid its manifest records.
-func primitivesGrid(f primitivesFlags, b sweep.Budget) (tasks, kinds []string, points []sweep.Point, g sweep.Grid, err error) {
-	if tasks, kinds, _, _, err = compareGrid(f.tasks, f.models, b.Preset, f.steps, f.seeds); err != nil {
-		return
-	}
-	var parts [][]sweep.Point
-	for _, tg := range b.Grids(tasks, kinds, f.steps, f.seeds) {
-		ps, perr := sweepPoints(tg)
-		if perr != nil {
-			return nil, nil, nil, g, perr
-		}
-		parts = append(parts, ps)
-	}
-	if points, err = sweep.JoinPoints(parts...); err != nil {
-		return nil, nil, nil, g, usageError{err}
-	}
-	return tasks, kinds, points, b.Summary(tasks, kinds, f.seeds), nil
 }
 
 // writePrimitives writes the table (reports.WritePrimitives) and the report with its
@@ -151,7 +127,7 @@ func writePrimitives(f primitivesFlags, preset, plan, dir string, cells []derive
 	if err != nil {
 		return err
 	}
-	rep, path, err := reports.Write([]string{dir}, dir, reports.Options{Figures: reportFigures})
+	rep, path, err := reports.Write([]string{dir}, dir, reports.Options{Figures: figures.ForReport})
 	if err != nil {
 		return fmt.Errorf("primitives: %w", err)
 	}

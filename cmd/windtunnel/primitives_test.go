@@ -17,7 +17,7 @@ func TestPrimitivesEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains two short runs")
 	}
-	t.Setenv(childEnv, "1") // the points are this test binary acting as windtunnel
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "prim")
 	args := []string{"primitives", "--tasks", "bijection,recall", "--models", "mlp", "--seeds", "1", "--steps", "8", "--out", dir}
 	code, out, errs := runCLI(args...)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -36,7 +35,7 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 			if out == "" {
 				return usagef("%s: --out DIR is required", commandName(cmd))
 			}
-			rep, path, err := reports.Write(args, out, reports.Options{Figures: reportFigures})
+			rep, path, err := reports.Write(args, out, reports.Options{Figures: figures.ForReport})
 			if err != nil {
 				return err
 			}
@@ -49,26 +48,4 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	c.Flags().StringVar(&out, "out", "", "folder to write report.md (and figures) into")
 	return c
-}
-
-// reportFigures renders the plot command's figures of the sessions the report read (files:
-// those it skipped are not drawn either) into dir/fig for the report to embed.
-func reportFigures(dir string, files []string) ([]reports.Figure, error) {
-	runs, _, err := figures.LoadPaths(files) // files named: none skipped
-	if err != nil {
-		return nil, err
-	}
-	fig := filepath.Join(dir, reports.FigureDir) // ours: a link planted there is refused
-	if err := sessions.MakeOutputDir(fig, 0o755); err != nil {
-		return nil, err
-	}
-	drawn, err := figures.Render(runs, fig, figures.Options{Format: "png"})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]reports.Figure, len(drawn))
-	for i, f := range drawn {
-		out[i] = reports.Figure{Path: f.Path, Caption: f.Title}
-	}
-	return out, nil
 }

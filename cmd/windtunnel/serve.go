@@ -5,7 +5,6 @@ import (
 	"io"
 	"log"
 	"net"
-	"os"
 	"strconv"
 	"time"
 
@@ -76,16 +75,7 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
-			_, port, _ := net.SplitHostPort(ln.Addr().String())
-			fmt.Fprintf(stdout, "windtunnel serve: listening on %s\n", ln.Addr())
-			fmt.Fprintf(stdout, "host key   %s\n", srv.HostKeyFingerprint())
-			fmt.Fprintf(stdout, "keys       %s\n", keys)
-			if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsLoopback() {
-				fmt.Fprintf(stdout, "connect    ssh -p %s localhost (this machine only: from elsewhere, ssh -L %s:localhost:%s %s first, or serve --addr :%s)\n",
-					port, port, port, hostName(), port)
-			} else {
-				fmt.Fprintf(stdout, "connect    ssh -p %s %s\n", port, hostName())
-			}
+			srv.WriteBanner(stdout, ln.Addr(), keys)
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
 			go func() {
@@ -104,12 +94,4 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	flags.StringVar(&hostKeyPath, "host-key", "", "the server's private key file, generated there on first start (default $XDG_CONFIG_HOME/windtunnel/ssh_host_ed25519_key)")
 	flags.StringVar(&runsDir, "runs", sessions.RunsDir, "folder of session files offered for replay when no run is live")
 	return cmd
-}
-
-// hostName is this machine's name for the connect hint.
-func hostName() string {
-	if h, err := os.Hostname(); err == nil && h != "" {
-		return h
-	}
-	return "HOST"
 }

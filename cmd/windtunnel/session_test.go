@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"windtunnel/lab/launch"
@@ -28,14 +30,41 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		limitChild()
 		limitAddressSpace(os.Stderr) // as main does
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(run(testSized(os.Args[1:]), os.Stdout, os.Stderr))
 	}
+	// Every process this test binary starts as windtunnel (a sweep's or a compare's points,
+	// a detached run, a Slurm array task) acts as windtunnel: set once here, not with
+	// t.Setenv in each test, so that the tests that start them may run in parallel.
+	os.Setenv(childEnv, "1")
 	os.Exit(m.Run())
 }
 
-// tinyRun is a bijection configuration that trains at a few ms a step.
+// testSizedRun are the settings a child `run --preset P` (a point of compare or
+// primitives) gets unless its command line gives them: a test-sized probe set and geometry
+// sample in place of the preset's 512 probe sequences and 64 geometry sequences, which cost
+// the tests' few-step runs (evaluated every step, the cadences fitted to the steps) most of
+// their time. The tables, reports and folders those tests check do not depend on them.
+var testSizedRun = []string{"--probe", "64", "--geometry-n", "16"}
+
+// testSized is args with testSizedRun added to a `run` of a preset that does not give them.
+func testSized(args []string) []string {
+	if len(args) == 0 || args[0] != "run" || !slices.ContainsFunc(args, func(a string) bool { return a == "--preset" || strings.HasPrefix(a, "--preset=") }) {
+		return args
+	}
+	out := slices.Clone(args)
+	for i := 0; i+1 < len(testSizedRun); i += 2 {
+		flag := testSizedRun[i]
+		if !slices.ContainsFunc(args, func(a string) bool { return a == flag || strings.HasPrefix(a, flag+"=") }) {
+			out = append(out, flag, testSizedRun[i+1])
+		}
+	}
+	return out
+}
+
+// tinyRun is a bijection configuration that trains at a few ms a step, its geometry
+// snapshots on 16 sequences (the preset's 64 cost a short run most of its time).
 var tinyRun = []string{"--task", "bijection", "--v", "8", "--layers", "2", "--heads", "2", "--width", "32", "--batch", "32",
-	"--probe", "64", "--eval-every", "50", "--checkpoint-every", "50", "--lr", "3e-3", "--warmup", "40"}
+	"--probe", "64", "--eval-every", "50", "--checkpoint-every", "50", "--lr", "3e-3", "--warmup", "40", "--geometry-n", "16"}
 
 // tinyConfig is tinyRun as a lab configuration.
 func tinyConfig(t *testing.T, steps int) runconfig.Config {
@@ -117,9 +146,12 @@ func TestKill9ThenResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains three short runs")
 	}
+	t.Parallel()
 	const steps = 1500
 	path := filepath.Join(t.TempDir(), "killed.wtlab")
-	args := append(append([]string{"run", "--headless", "--steps", itoa(steps), "--out", path}, tinyRun...), "--checkpoint-every", "400")
+	// Eight geometry sequences, not the preset's 64: the snapshots cost most of the three
+	// runs' CPU and nothing here reads them.
+	args := append(append([]string{"run", "--headless", "--steps", itoa(steps), "--out", path}, tinyRun...), "--checkpoint-every", "400", "--geometry-n", "8")
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	if err := cmd.Start(); err != nil {
@@ -142,13 +174,20 @@ func TestKill9ThenResume(t *testing.T) {
 			break
 		}
 	}
-	time.Sleep(700 * time.Millisecond) // land between two commits
+	// Held at once (SIGSTOP), lest a fast machine train to the end before the kill, and
+	// killed there: between the commit that showed the checkpoint and the next.
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
 	if err := cmd.Process.Signal(os.Kill); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Wait()
 
-	refCk, ref := trainInProcess(t, tinyConfig(t, steps))
+	refCfg := tinyConfig(t, steps)
+	refCfg.GeometryN = 8
+	refCk, ref := trainInProcess(t, refCfg)
 	r, err := sessions.Open(path)
 	if err != nil {
 		t.Fatalf("killed session does not open: %v", err)

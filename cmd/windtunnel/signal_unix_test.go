@@ -141,8 +141,10 @@ func TestSIGHUP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains in child processes for a few seconds")
 	}
+	t.Parallel()
 	for _, ignored := range []bool{true, false} {
 		t.Run(map[bool]string{true: "nohup", false: "plain"}[ignored], func(t *testing.T) {
+			t.Parallel() // each its own child process and folder
 			if !ignored && signal.Ignored(syscall.SIGHUP) {
 				t.Skip("the test process ignores SIGHUP, so would its child")
 			}

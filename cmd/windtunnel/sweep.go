@@ -7,14 +7,12 @@ import (
 	"io"
 	"os/exec"
 	"time"
-	"windtunnel/models/arch"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"windtunnel/lab/sweep"
 	"windtunnel/sessions"
-	"windtunnel/tunnels"
 )
 
 // sweepFlags are the settings of `windtunnel sweep`.
@@ -123,77 +121,21 @@ func (f sweepFlags) slurmSettings(exe string) sweep.Slurm {
 		CPUsPerTask: f.cpus, Extra: f.sbatchOpts}
 }
 
-// sweepGrid builds the grid from the sweep file, --set, --tasks, --models and --seeds
-// (sweep.Assemble); ok is false when none was given.
-func sweepGrid(f sweepFlags, fs *pflag.FlagSet, args []string) (g sweep.Grid, ok bool, err error) {
-	file := ""
-	if len(args) == 1 {
-		file = args[0]
-	}
-	var tasks, models []string
-	if fs.Changed("tasks") {
-		if tasks, err = parseList("tasks", f.tasks, tunnels.Names()); err != nil {
-			return g, false, err
-		}
-	}
-	if fs.Changed("models") {
-		if models, err = parseList("models", f.models, arch.Kinds()); err != nil {
-			return g, false, err
-		}
-	}
-	seeds := 0
-	if fs.Changed("seeds") {
-		if err := sweep.CheckSeeds(f.seeds); err != nil {
-			return g, false, usagef("sweep: %v", err)
-		}
-		seeds = f.seeds
-	}
-	if g, ok, err = sweep.Assemble(file, f.sets, tasks, models, seeds); err != nil {
-		return g, false, usageError{err}
-	}
-	return g, ok, nil
-}
-
-// sweepPoints expands the grid and builds every point's configuration
-// (sweep.Grid.CheckedPoints): a flag run does not have, a value run refuses, or two points
-// that train the same run are usage errors.
-func sweepPoints(g sweep.Grid) ([]sweep.Point, error) {
-	points, err := g.CheckedPoints()
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return points, nil
-}
-
 func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	if err := checkSweepFlags(f, fs); err != nil {
 		return err
 	}
-	g, given, err := sweepGrid(f, fs, args)
+	file := ""
+	if len(args) == 1 {
+		file = args[0]
+	}
+	req := sweep.Request{File: file, Sets: f.sets, Tasks: f.tasks, Models: f.models, Seeds: f.seeds, Dir: f.out,
+		TasksGiven: fs.Changed("tasks"), ModelsGiven: fs.Changed("models"), SeedsGiven: fs.Changed("seeds")}
+	g, points, err := req.Plan()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	dir := f.out
-	var points []sweep.Point
-	if given {
-		points, err = sweepPoints(g)
-	} else {
-		// No grid: continue the sweep in --out, its points as recorded.
-		if dir == "" {
-			return usagef("sweep: empty grid: give --set FLAG=V1,V2, --tasks, --models, --seeds or a sweep file (or --out DIR of a sweep to continue it)")
-		}
-		old, rerr := sweep.Read(dir)
-		if rerr != nil {
-			return usagef("sweep: empty grid, and --out %s is not a sweep to continue: %v", dir, rerr)
-		}
-		g = old.Grid
-		if points, err = sweep.CheckPoints(old.Points); err != nil {
-			err = usageError{err}
-		}
-	}
-	if err != nil {
-		return err
-	}
 	if f.slurm {
 		if err := sweep.CheckGPU(f.gres, points); err != nil {
 			return usageError{err}

@@ -133,7 +133,17 @@ PartitionName=debug Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
 	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("SLURM_CONF", conf)
+	// os.Setenv, not t.Setenv: the Slurm test runs in parallel with others (none of which
+	// calls Slurm's commands), which t.Setenv forbids.
+	prevConf, hadConf := os.LookupEnv("SLURM_CONF")
+	os.Setenv("SLURM_CONF", conf)
+	t.Cleanup(func() {
+		if hadConf {
+			os.Setenv("SLURM_CONF", prevConf)
+		} else {
+			os.Unsetenv("SLURM_CONF")
+		}
+	})
 	c.start(t, exec.Command(lookSbin("slurmctld"), "-D", "-f", conf))
 	c.start(t, exec.Command(lookSbin("slurmd"), "-D", "-f", conf))
 	waitFor(t, time.Minute, "the node to be idle in sinfo", func() bool {
@@ -271,8 +281,8 @@ func TestSweepSlurm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains four short runs under Slurm")
 	}
+	t.Parallel()
 	startSlurm(t)
-	t.Setenv(childEnv, "1") // the array tasks run this test binary as windtunnel
 	dir := filepath.Join(t.TempDir(), "sw")
 	const steps = 1200
 	args := append([]string{"sweep", "--slurm", "--exe", os.Args[0], "--parallel", "2", "--cpus-per-task", "1", "--out", dir,

@@ -152,7 +152,7 @@ func TestSweepLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains three short runs")
 	}
-	t.Setenv(childEnv, "1") // the children are this test binary acting as windtunnel
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "sw")
 	args := append([]string{"sweep", "--local", "--jobs", "2", "--out", dir, "--set", "steps=100", "--seeds", "3"}, tinySets()...)
 	code, out, errs := runCLI(args...)
@@ -205,7 +205,6 @@ func TestSweepLocal(t *testing.T) {
 // --resume) added to a point's arguments is refused when it is read back — continuing it
 // and its status exit 2 — and no session is written outside the folder (one was).
 func TestSweepHostileManifest(t *testing.T) {
-	t.Setenv(childEnv, "1") // were a point started, it would be this test binary acting as windtunnel
 	base := t.TempDir()
 	dir := filepath.Join(base, "sw")
 	args := append([]string{"sweep", "--slurm", "--dry-run", "--exe", os.Args[0], "--out", dir, "--set", "steps=20", "--seeds", "2"}, tinySets()...)

@@ -16,7 +16,6 @@ import (
 // the link in place, and start nothing.
 func TestPlantedLinksRefused(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	t.Setenv(childEnv, "1") // should a detached child start after all, it is this binary
 	const victimText = "precious\n"
 	for _, c := range []struct {
 		name   string

@@ -20,5 +20,7 @@
 // model cannot support (checked before any pass); one that fails later leaves the others'
 // results in the record Run returns with its error. Analyzer serves the interactive view
 // (tui/llmview): one prompt's next-token distribution, its SULA posterior, its place on the
-// entropy axis and its focusing by layer.
+// entropy axis and its focusing by layer. Settings checks `windtunnel llm`'s flags before the
+// model is read and Runnable against it; WriteOutputs writes a record with its figures
+// (sessions/figures) and report (sessions/reports), and ParseIDs reads `llm logits --ids`.
 package llmsuite

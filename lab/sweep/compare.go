@@ -1,12 +1,16 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"windtunnel/models/arch"
+	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/tunnels"
 )
 
 // ParseList splits a comma list of a flag (--tasks, --models), dropping empty entries and
@@ -63,4 +67,44 @@ func (m *Manifest) Scores() (runs []derived.RunScore, unscored []string) {
 		}
 	}
 	return runs, unscored
+}
+
+// FromSessions is the comparison `compare --from DIR` rebuilds from a folder's finished
+// sessions without training (derived.ReadSessionDir, derived.Gather): the architecture
+// table over their tasks and models (derived.Table, in tunnels' and arch's order), their
+// seeds and wall time, and a line for each file skipped ("skipped: why", "skipped FILE:
+// why").
+type FromSessions struct {
+	Cells   []derived.Cell
+	Seeds   int
+	WallS   float64
+	Skipped []string
+}
+
+// ErrNoFinished is returned (wrapped) by ReadFromSessions for a folder with no finished
+// session; its other errors are the folder's (not one, not readable).
+var ErrNoFinished = errors.New("no finished sessions")
+
+// ReadFromSessions reads the comparison of the finished sessions in dir; a folder with none
+// is an error wrapping ErrNoFinished.
+func ReadFromSessions(dir string) (FromSessions, error) {
+	var f FromSessions
+	srs, errs, err := derived.ReadSessionDir(dir)
+	if err != nil {
+		return f, fmt.Errorf("--from: %w", err)
+	}
+	for _, e := range errs {
+		f.Skipped = append(f.Skipped, "skipped: "+sessions.SafeLines(fmt.Sprint(e)))
+	}
+	fin := derived.Gather(srs)
+	for _, sr := range fin.Unfinished {
+		f.Skipped = append(f.Skipped, "skipped "+sessions.SafeText(sr.Score.Session)+": "+sessions.SafeText(sr.Unfinished()))
+	}
+	if len(fin.Runs) == 0 {
+		return f, fmt.Errorf("compare --from %s: %w", dir, ErrNoFinished)
+	}
+	tasks := derived.Ordered(fin.Tasks, tunnels.Names())
+	kinds := derived.Ordered(fin.Models, arch.Kinds())
+	f.Cells, f.Seeds, f.WallS = derived.Table(fin.Runs, tasks, kinds), fin.Seeds, fin.WallS
+	return f, nil
 }

@@ -44,7 +44,9 @@
 // Files: grid.go (axes, --set, points and their names), random.go (distributions and the
 // draws), assemble.go (the grid a command line gives: a sweep file, --set, task and model
 // lists, seeds), file.go and randomfile.go (sweep files, TOML and YAML; a random search's
-// keys), compare.go (ParseList, a --tasks or --models list; CompareGrid; Scores), budget.go (the
+// keys), compare.go (ParseList, a --tasks or --models list; CompareGrid; Scores; ReadFromSessions, compare --from's
+// table), plan.go (Plan: what compare and primitives train, ComparePlan and Budget.Plan; Request.Plan,
+// sweep's grid or the sweep continued; Ended, how a command's training ended), budget.go (the
 // primitives budgets: a schedule per task, one grid per task joined by JoinPoints), cancel.go (sweep cancel), points.go (every point's configuration built by run's flags,
 // PointConfig through runconfig.FromArgs; Grid.CheckedPoints: an axis run has no flag for
 // refused; CheckPoints: two points that train the same run refused; CheckGPU: a --gres GPU

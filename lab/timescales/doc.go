@@ -17,7 +17,8 @@
 // sessions/derived's (Timescales, StepsToTarget): the target is the mean over seeds of the
 // baseline's final loss, each arm's steps the first step whose loss, recorded before the
 // update, is below it. Run tells Config.Progress how far it is (arms and steps done), which
-// the command prints as its progress line.
+// the command prints as its progress line (ProgressPrinter). Settings are the command's flags, checked
+// and made a Config.
 //
 // The authors' seeds drive PyTorch's generator, which Go does not reproduce: the sequences,
 // means and initial weights here are the bench's own draws (PCG) from the same

@@ -43,5 +43,8 @@
 // bars take a share of their slot, colour bars (panels.go) span the data areas beside them,
 // and a figure may have a short layout for a low page (keys: its panels side by side).
 //
+// ForReport is the figure renderer the report plugs in (reports.Options.Figures): plot's
+// figures as PNG into the report's fig folder.
+//
 // Nothing here keeps state between calls; each figure kind lives in its own file.
 package figures

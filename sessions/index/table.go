@@ -64,6 +64,16 @@ func LabelCell(s string) string {
 	return sessions.SafeText(s)
 }
 
+// LabelsLine is the line `windtunnel tag` prints of a run's labels: "PATH: name N · tags
+// A,B · note N" (LabelCell each, the note to its first line, " …" marking the rest).
+func LabelsLine(path string, l sessions.Labels) string {
+	note := l.Note
+	if i := strings.IndexByte(note, '\n'); i >= 0 {
+		note = note[:i] + " …"
+	}
+	return fmt.Sprintf("%s: name %s · tags %s · note %s", sessions.SafeText(path), LabelCell(l.Name), LabelCell(strings.Join(l.Tags, ",")), LabelCell(note))
+}
+
 // Cells are a run's cells of ls's table (WriteTable) and the run pickers (tui/runpicker),
 // each made safe to print.
 type Cells struct {

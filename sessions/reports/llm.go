@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -140,3 +141,20 @@ const llmMethods = `- Value manifold: the final norm's output at each prompt's l
   statistic, is shown but not judged: after the cut the values have nothing left on the axis, so it is zero by
   construction.
 `
+
+// WriteLLMVerdicts prints the claims of r (LLMRows) as `windtunnel llm` does: a numbered
+// verdict a claim with the paper's number and the model's, its nulls below, and a line when
+// no null was measured.
+func WriteLLMVerdicts(w io.Writer, r *llmrun.Result) error {
+	for i, row := range LLMRows(r) {
+		fmt.Fprintf(w, "%2d. %-26s %s\n    paper: %s; this model: %s\n", i+1, row.Verdict, sessions.SafeText(row.Claim), sessions.SafeText(row.Paper), sessions.SafeText(orNone(row.Measured)))
+		if row.Nulls != "" {
+			fmt.Fprintf(w, "    nulls: %s\n", sessions.SafeText(row.Nulls))
+		}
+	}
+	if r.Nulls == nil {
+		_, err := fmt.Fprintln(w, "no nulls measured (--nulls none): every verdict is undiagnosed")
+		return err
+	}
+	return nil
+}

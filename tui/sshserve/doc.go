@@ -47,5 +47,6 @@
 // slots.go (what each key holds), ratelog.go (the rate-limited log), keys.go (authorized
 // keys),
 // hostkey.go (host key, authorized-keys file and default paths), window.go (the size bound), session.go (one viewer: its feed, renderer and
-// program), picker.go (the run picker in front of the dashboard), source.go (IndexSource).
+// program), picker.go (the run picker in front of the dashboard), source.go (IndexSource),
+// banner.go (what serve prints once it listens: Server.WriteBanner).
 package sshserve
