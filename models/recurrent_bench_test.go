@@ -68,8 +68,8 @@ func BenchmarkRecurrentStep(b *testing.B) {
 
 // BenchmarkScanKernel times the float32 selective scan alone on one worker at the quick
 // Mamba's sizes (64 sequences of 37 tokens, E=160, N=16), in CPU nanoseconds per state
-// element (sequence × token × channel × state): the AVX2 row kernels ("rows") beside the
-// portable loops they replaced ("portable"), in one invocation.
+// element (sequence × token × channel × state): the AVX2 channel kernels ("chan") beside
+// the portable loops ("portable"), in one invocation.
 func BenchmarkScanKernel(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n, L, e, S := 64, 37, 160, 16
@@ -94,8 +94,8 @@ func BenchmarkScanKernel(b *testing.B) {
 	for _, path := range []struct {
 		name   string
 		scalar bool
-	}{{"portable", true}, {"rows", false}} {
-		k := &scanKernel[float32]{p: par.Pool{Workers: 1}, t: L, save: true, scalar: path.scalar}
+	}{{"portable", true}, {"chan", false}} {
+		k := &scanKernel[float32]{p: par.Pool{Workers: 1}, t: L, scalar: path.scalar}
 		k.forward(in, out)
 		b.Run("forward/"+path.name, func(b *testing.B) { run(b, func() { k.forward(in, out) }) })
 		b.Run("backward/"+path.name, func(b *testing.B) { run(b, func() { k.backward(in, out, out, 0, gin) }) })

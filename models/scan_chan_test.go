@@ -10,34 +10,35 @@ import (
 	"windtunnel/backends/par"
 )
 
-// TestScanRowsMatchPortable holds the AVX2 row kernels of the float32 scan to the portable
-// loops they replace: the same outputs and input gradients, with the decays kept and
-// recomputed, at the quick Mamba's state size and a width that is not a power of two.
-func TestScanRowsMatchPortable(t *testing.T) {
+// TestScanChanMatchPortable holds the AVX2 channel kernels of the float32 scan to the
+// portable loops they replace: the same outputs and input gradients, at the quick Mamba's
+// state size and others, widths and lengths that are not powers of two, two tokens, and
+// several workers.
+func TestScanChanMatchPortable(t *testing.T) {
 	if !haveAVX2 {
-		t.Skip("no AVX2 and FMA: the row kernels do not run")
+		t.Skip("no AVX2 and FMA: the channel kernels do not run")
 	}
 	const tol = 2e-5 // FMA rounding against separate products; the exp is the same polynomial
 	for _, c := range []struct {
-		name        string
-		n, L, e, ns int
-		save        bool
+		name                 string
+		n, L, e, ns, workers int
 	}{
-		{"S16/saved", 4, 9, 24, 16, true},
-		{"S16/recompute", 4, 9, 24, 16, false},
-		{"S8/saved", 3, 7, 5, 8, true},
-		{"S32/recompute", 2, 5, 3, 32, false},
+		{"S16", 4, 9, 24, 16, 2},
+		{"S16/two-token", 3, 2, 6, 16, 1},
+		{"S8", 3, 7, 5, 8, 1},
+		{"S32", 2, 5, 3, 32, 3},
+		{"S16/long", 2, 93, 10, 16, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(5, uint64(c.ns)))
+			rng := rand.New(rand.NewPCG(5, uint64(c.ns*100+c.L)))
 			mat := func(r, cc int, a float64) *tensor.Dense { return randDense(rng, r, cc, a) }
 			in, _ := scanCase(mat, c.n, c.L, c.e, c.ns)
-			pl := par.Pool{Workers: 2}
-			vec := &scanKernel[float32]{p: pl, t: c.L, save: c.save}
+			pl := par.Pool{Workers: c.workers}
+			vec := &scanKernel[float32]{p: pl, t: c.L}
 			if !vec.vec(c.ns) {
-				t.Fatalf("state size %d does not take the row kernels", c.ns)
+				t.Fatalf("state size %d does not take the channel kernels", c.ns)
 			}
-			want := runGraph(t, tensor.Float32, in, kernelGraph(&scanKernel[float32]{p: pl, t: c.L, save: c.save, scalar: true}, false, tensor.Float32))
+			want := runGraph(t, tensor.Float32, in, kernelGraph(&scanKernel[float32]{p: pl, t: c.L, scalar: true}, false, tensor.Float32))
 			got := runGraph(t, tensor.Float32, in, kernelGraph(vec, false, tensor.Float32))
 			if e := maxRelErr(got.out, want.out); e > tol {
 				t.Errorf("forward differs from the portable loops by %.3g (tolerance %g)", e, tol)
