@@ -48,8 +48,14 @@ func addVec(dst, src *float32, n int) { panic("models: addVec without AVX2") }
 func scanFwdChan(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st, s int) {
 	panic("models: scanFwdChan without AVX2")
 }
-func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, sc *float32, l, s int) {
+func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st, s int) {
 	panic("models: scanBackChan without AVX2")
+}
+func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st int) {
+	panic("models: scanFwd16 without AVX-512")
+}
+func scanBack16(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st int) {
+	panic("models: scanBack16 without AVX-512")
 }
 func sigmoidVec(dst, x *float32, n int) { panic("models: sigmoidVec without AVX2") }
 func softplusSigmoidVec(sp, sg, x *float32, n int) {

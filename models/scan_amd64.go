@@ -9,12 +9,24 @@ package models
 //go:noescape
 func scanFwdChan(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st, s int)
 
-// scanBackChan is scanChanBack's loop: scanStepBack at each of l tokens, the last first; sc
-// holds four floats a token (dyp, Δ, Δ·u on entry) and receives Σ gh·b and Σ gh·hp·ev·a in
-// slots 2 and 3.
+// scanBackChan is scanChanBack's loop: scanStepBack at each of l tokens, the last first,
+// with token t's dyp, Δ and Δ·u at offset t·st of dyp, dl and dlu, and its Σ gh·b and
+// Σ gh·hp·ev·a written there in sb and sa.
 //
 //go:noescape
-func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, sc *float32, l, s int)
+func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st, s int)
+
+// scanFwd16 is scanFwdChan for s = 16 with AVX-512, the state in a register: bit for bit but
+// for the order of the readout's sum.
+//
+//go:noescape
+func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st int)
+
+// scanBack16 is scanBackChan for s = 16 with AVX-512, dh and pa in registers: bit for bit but
+// for the order of the two sums.
+//
+//go:noescape
+func scanBack16(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st int)
 
 // sigmoidVec is sigmoidArr's float32 loop eight lanes at a time, for i < n − n mod 8.
 //

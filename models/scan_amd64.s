@@ -172,13 +172,13 @@ fdone:
 	VZEROUPPER
 	RET
 
-// func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, sc *float32, l, s int)
+// func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st, s int)
 //
 // scanStepBack for one channel at each of l tokens, the last first (dh and pa its s lanes;
-// h, ev, b, c, dc and db rows of s lanes a token; hp = the previous token's h, h0 at t = 0).
-// sc holds four floats a token: dyp, Δ, Δ·u on entry; Σ gh·b and Σ gh·hp·ev·a are written to
-// its slots 2 and 3.
-TEXT ·scanBackChan(SB), NOSPLIT, $16-104
+// h, ev, b, c, dc and db rows of s lanes a token; hp = the previous token's h, h0 at t = 0),
+// with token t's dyp, Δ and Δ·u at offset t·st of dyp, dl and dlu, its Σ gh·b and
+// Σ gh·hp·ev·a written there in sb and sa.
+TEXT ·scanBackChan(SB), NOSPLIT, $24-144
 	MOVQ dh+0(FP), DI
 	MOVQ pa+8(FP), SI
 	MOVQ dc+16(FP), R14
@@ -190,18 +190,21 @@ TEXT ·scanBackChan(SB), NOSPLIT, $16-104
 	MOVQ a+56(FP), R11
 	MOVQ b+64(FP), R12
 	MOVQ c+72(FP), R13
-	MOVQ sc+80(FP), AX
-	MOVQ l+88(FP), DX
+	MOVQ l+120(FP), DX
 	MOVQ DX, n-8(SP)
-	MOVQ s+96(FP), CX
+	MOVQ st+128(FP), AX
+	SHLQ $2, AX
+	MOVQ AX, st4-24(SP)
+	MOVQ s+136(FP), CX
 	SHLQ $2, CX
 	TESTQ CX, CX
 	JE    bdone
 	TESTQ DX, DX
 	JE    bdone
 
-	// Start at the last token: rows advance (l−1)·s floats, sc (l−1)·4.
+	// Start at the last token: rows advance (l−1)·s floats, the strided arrays (l−1)·st.
 	DECQ  DX
+	IMULQ DX, AX
 	MOVQ  DX, R9
 	IMULQ CX, R9
 	ADDQ  R9, R14
@@ -210,17 +213,18 @@ TEXT ·scanBackChan(SB), NOSPLIT, $16-104
 	ADDQ  R9, R10
 	ADDQ  R9, R12
 	ADDQ  R9, R13
-	SHLQ  $4, DX
-	ADDQ  DX, AX
 
 btok:
 	MOVQ         R8, R9
 	SUBQ         CX, R9
 	CMPQ         n-8(SP), $1
 	CMOVQEQ      z-16(SP), R9
-	VBROADCASTSS (AX), Y15
-	VBROADCASTSS 4(AX), Y14
-	VBROADCASTSS 8(AX), Y13
+	MOVQ         dyp+80(FP), DX
+	VBROADCASTSS (DX)(AX*1), Y15
+	MOVQ         dl+88(FP), DX
+	VBROADCASTSS (DX)(AX*1), Y14
+	MOVQ         dlu+96(FP), DX
+	VBROADCASTSS (DX)(AX*1), Y13
 	VXORPS       Y12, Y12, Y12
 	VXORPS       Y11, Y11, Y11
 	XORQ         DX, DX
@@ -251,15 +255,17 @@ bj:
 
 	HSUM(Y12, X12, X0)
 	HSUM(Y11, X11, X0)
-	VMOVSS X12, 8(AX)
-	VMOVSS X11, 12(AX)
+	MOVQ   sb+104(FP), DX
+	VMOVSS X12, (DX)(AX*1)
+	MOVQ   sa+112(FP), DX
+	VMOVSS X11, (DX)(AX*1)
 	SUBQ   CX, R14
 	SUBQ   CX, BX
 	SUBQ   CX, R8
 	SUBQ   CX, R10
 	SUBQ   CX, R12
 	SUBQ   CX, R13
-	SUBQ   $16, AX
+	SUBQ   st4-24(SP), AX
 	DECQ   n-8(SP)
 	JNZ    btok
 

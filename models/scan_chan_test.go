@@ -10,48 +10,49 @@ import (
 	"windtunnel/backends/par"
 )
 
-// TestScanChanMatchPortable holds the AVX2 channel kernels of the float32 scan to the
-// portable loops they replace: the same outputs and input gradients, at the quick Mamba's
-// state size and others, widths and lengths that are not powers of two, two tokens, and
-// several workers.
+// TestScanChanMatchPortable holds the AVX2 and AVX-512 channel kernels of the float32 scan
+// to the portable loops they replace: the same outputs and input gradients, at the quick
+// Mamba's state size and others, widths and lengths that are not powers of two, two tokens,
+// and several workers.
 func TestScanChanMatchPortable(t *testing.T) {
-	if !haveAVX2 {
-		t.Skip("no AVX2 and FMA: the channel kernels do not run")
-	}
 	const tol = 2e-5 // FMA rounding against separate products; the exp is the same polynomial
-	for _, c := range []struct {
-		name                 string
-		n, L, e, ns, workers int
-	}{
-		{"S16", 4, 9, 24, 16, 2},
-		{"S16/two-token", 3, 2, 6, 16, 1},
-		{"S8", 3, 7, 5, 8, 1},
-		{"S32", 2, 5, 3, 32, 3},
-		{"S16/long", 2, 93, 10, 16, 2},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(5, uint64(c.ns*100+c.L)))
-			mat := func(r, cc int, a float64) *tensor.Dense { return randDense(rng, r, cc, a) }
-			in, _ := scanCase(mat, c.n, c.L, c.e, c.ns)
-			pl := par.Pool{Workers: c.workers}
-			vec := &scanKernel[float32]{p: pl, t: c.L}
-			if !vec.vec(c.ns) {
-				t.Fatalf("state size %d does not take the channel kernels", c.ns)
-			}
-			want := runGraph(t, tensor.Float32, in, kernelGraph(&scanKernel[float32]{p: pl, t: c.L, scalar: true}, false, tensor.Float32))
-			got := runGraph(t, tensor.Float32, in, kernelGraph(vec, false, tensor.Float32))
-			if e := maxRelErr(got.out, want.out); e > tol {
-				t.Errorf("forward differs from the portable loops by %.3g (tolerance %g)", e, tol)
-			}
-			for j := range want.grads {
-				if maxAbs(want.grads[j]) == 0 {
-					t.Errorf("gradient of input %d is all zeros: the check would be vacuous", j)
+	for _, path := range []struct {
+		name string
+		p    scanPath
+	}{{"avx2", scanAVX2}, {"avx512", scanAVX512}} {
+		for _, c := range []struct {
+			name                 string
+			n, L, e, ns, workers int
+		}{
+			{"S16", 4, 9, 24, 16, 2},
+			{"S16/two-token", 3, 2, 6, 16, 1},
+			{"S8", 3, 7, 5, 8, 1},
+			{"S32", 2, 5, 3, 32, 3},
+			{"S16/long", 2, 93, 10, 16, 2},
+		} {
+			t.Run(path.name+"/"+c.name, func(t *testing.T) {
+				if got := resolve[float32](path.p, c.ns); got != path.p {
+					t.Skipf("state size %d or this CPU does not take the %s kernels", c.ns, path.name)
 				}
-				if e := maxRelErr(got.grads[j], want.grads[j]); e > tol {
-					t.Errorf("gradient of input %d differs from the portable loops by %.3g (tolerance %g)", j, e, tol)
+				rng := rand.New(rand.NewPCG(5, uint64(c.ns*100+c.L)))
+				mat := func(r, cc int, a float64) *tensor.Dense { return randDense(rng, r, cc, a) }
+				in, _ := scanCase(mat, c.n, c.L, c.e, c.ns)
+				pl := par.Pool{Workers: c.workers}
+				want := runGraph(t, tensor.Float32, in, kernelGraph(&scanKernel[float32]{p: pl, t: c.L, use: scanPortable}, false, tensor.Float32))
+				got := runGraph(t, tensor.Float32, in, kernelGraph(&scanKernel[float32]{p: pl, t: c.L, use: path.p}, false, tensor.Float32))
+				if e := maxRelErr(got.out, want.out); e > tol {
+					t.Errorf("forward differs from the portable loops by %.3g (tolerance %g)", e, tol)
 				}
-			}
-		})
+				for j := range want.grads {
+					if maxAbs(want.grads[j]) == 0 {
+						t.Errorf("gradient of input %d is all zeros: the check would be vacuous", j)
+					}
+					if e := maxRelErr(got.grads[j], want.grads[j]); e > tol {
+						t.Errorf("gradient of input %d differs from the portable loops by %.3g (tolerance %g)", j, e, tol)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -35,14 +35,9 @@ type scanKernel[T Float] struct {
 	ws [][]T
 	// Per-sequence partial gradients of Alog (E×S) and D (E), summed in a fixed order.
 	part []T
-	// scalar keeps the portable loops where the AVX2 kernels would run (tests compare the
-	// two).
-	scalar bool
-}
-
-// vec reports whether the AVX2 channel kernels of scan_amd64.s run for state size s.
-func (k *scanKernel[T]) vec(s int) bool {
-	return is32[T]() && haveAVX2 && !k.scalar && s > 0 && s%8 == 0
+	// use is the path asked for (scan_chan.go; zero: the fastest): tests and benchmarks
+	// compare them.
+	use scanPath
 }
 
 func (k *scanKernel[T]) name() string { return "SelectiveScan" }
@@ -75,28 +70,28 @@ func (k *scanKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{m, e}, nil
 }
 
-// scanWork is one worker's scratch for one channel of one sequence (L tokens, state S).
+// scanWork is one worker's scratch for one sequence (L tokens, E channels, state S).
 type scanWork[T Float] struct {
-	hist, dec []T // L×S: the states h_t and decays exp(Δ_t·A); the forward pass uses row 0
+	hist, dec []T // L×S: one channel's states h_t and decays exp(Δ_t·A); the forward pass uses row 0
 	h0, dh    []T // S: the zero state; the state gradient
-	sc        []T // 4L: per token dyp, Δ, Δ·u; the backward pass's Σ gh·b and Σ gh·hp·ev·a
+	sa        []T // L×E: the backward pass's Σ gh·hp·ev·a
 }
 
-// scratch grows every worker's scratch to fit L tokens of state S.
-func (k *scanKernel[T]) scratch(L, S int) {
+// scratch grows every worker's scratch to fit L tokens, E channels and state S.
+func (k *scanKernel[T]) scratch(L, E, S int) {
 	if w := max(1, k.p.Workers); len(k.ws) < w {
 		k.ws = append(k.ws, make([][]T, w-len(k.ws))...)
 	}
 	for i := range k.ws {
-		k.ws[i] = grow(k.ws[i], 2*L*S+2*S+4*L)
+		k.ws[i] = grow(k.ws[i], 2*L*S+2*S+L*E)
 	}
 }
 
 // work slices worker w's scratch (scratch sized it) and zeroes its h0.
-func (k *scanKernel[T]) work(w, L, S int) scanWork[T] {
+func (k *scanKernel[T]) work(w, L, E, S int) scanWork[T] {
 	ls, ws := L*S, k.ws[w]
 	zero(ws[2*ls : 2*ls+S])
-	return scanWork[T]{hist: ws[:ls], dec: ws[ls : 2*ls], h0: ws[2*ls : 2*ls+S], dh: ws[2*ls+S : 2*ls+2*S], sc: ws[2*ls+2*S : 2*ls+2*S+4*L]}
+	return scanWork[T]{hist: ws[:ls], dec: ws[ls : 2*ls], h0: ws[2*ls : 2*ls+S], dh: ws[2*ls+S : 2*ls+2*S], sa: ws[2*ls+2*S : 2*ls+2*S+L*E]}
 }
 
 func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
@@ -121,16 +116,16 @@ func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 			k.dlu[i] = k.dl[i] * u[i]
 		}
 	})
-	vec := k.vec(S)
-	k.scratch(L, S)
+	path := resolve[T](k.use, S)
+	k.scratch(L, e, S)
 	k.p.Each(m/L, func(w, q int) {
-		wk := k.work(w, L, S)
+		wk := k.work(w, L, e, S)
 		o := q * L * e
 		for c := 0; c < e; c++ {
 			h := wk.hist[:S]
 			zero(h)
 			// The readout C·h goes to yp, the gate below.
-			scanChan(vec, h, h, wk.dec[:S], 0, k.ae[c*S:(c+1)*S], bm[q*L*S:], cm[q*L*S:],
+			scanChan(path, h, h, wk.dec[:S], 0, k.ae[c*S:(c+1)*S], bm[q*L*S:], cm[q*L*S:],
 				k.dl[o+c:], k.dlu[o+c:], k.yp[o+c:], L, e, S)
 		}
 		for r := q * L; r < (q+1)*L; r++ {
@@ -155,10 +150,10 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 	L, n := k.t, m/k.t
 	es := e * S
 	k.part = grow(k.part, n*(es+e))
-	a, vec := k.a, k.vec(S)
-	k.scratch(L, S)
+	a, path := k.a, resolve[T](k.use, S)
+	k.scratch(L, e, S)
 	k.p.Each(n, func(w, q int) {
-		wk := k.work(w, L, S)
+		wk := k.work(w, L, e, S)
 		pa := k.part[q*(es+e) : (q+1)*(es+e)]
 		zero(pa)
 		pA, pD := pa[:es], pa[es:]
@@ -166,27 +161,33 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 		db, dc := dbm[q*L*S:(q+1)*L*S], dcm[q*L*S:(q+1)*L*S]
 		zero(db)
 		zero(dc)
-		sc := wk.sc
-		for c := 0; c < e; c++ {
-			for t := 0; t < L; t++ {
-				i := (q*L+t)*e + c
+		o := q * L * e
+		// dyp (held in du until the end), dz and dD, row by row.
+		for r := q * L; r < (q+1)*L; r++ {
+			for c, uc := range u[r*e : (r+1)*e] {
+				i := r*e + c
 				zv, sz, g := z[i], k.sz[i], gy[i]
 				dyp := g * zv * sz
 				dz[i] = g * k.yp[i] * sz * (1 + zv*(1-sz))
-				pD[c] += dyp * u[i]
-				sc[4*t], sc[4*t+1], sc[4*t+2] = dyp, k.dl[i], k.dlu[i]
+				pD[c] += dyp * uc
+				du[i] = dyp
 			}
-			// Replay the channel's states h_t (h_{−1} = 0) and decays from Δ and Δ·u in sc
-			// (stride 4; the readout lands in its slot 3, overwritten below), then run back.
+		}
+		for c := 0; c < e; c++ {
+			// Replay the channel's states h_t (h_{−1} = 0) and decays (the readout lands in
+			// sa, overwritten below), then run back: Σ gh·b to ddr, Σ gh·hp·ev·a to sa.
 			ac := k.ae[c*S : (c+1)*S]
-			scanChan(vec, wk.hist, wk.h0, wk.dec, S, ac, b, cr, sc[1:], sc[2:], sc[3:], L, 4, S)
+			scanChan(path, wk.hist, wk.h0, wk.dec, S, ac, b, cr, k.dl[o+c:], k.dlu[o+c:], wk.sa[c:], L, e, S)
 			zero(wk.dh)
-			scanChanBack(vec, wk.dh, pA[c*S:(c+1)*S], dc, db, wk.hist, wk.h0, wk.dec, a[c*S:(c+1)*S], b, cr, sc, L, S)
-			for t := 0; t < L; t++ {
-				i := (q*L+t)*e + c
-				sB, sA := sc[4*t+2], sc[4*t+3]
-				du[i] = sc[4*t]*dv[c] + k.dl[i]*sB
-				ddr[i] = (u[i]*sB + sA) * k.sd[i]
+			scanChanBack(path, wk.dh, pA[c*S:(c+1)*S], dc, db, wk.hist, wk.h0, wk.dec, a[c*S:(c+1)*S], b, cr,
+				du[o+c:], k.dl[o+c:], k.dlu[o+c:], ddr[o+c:], wk.sa[c:], L, e, S)
+		}
+		for r := q * L; r < (q+1)*L; r++ {
+			for c, d := range dv[:e] {
+				i := r*e + c
+				sB, dl := ddr[i], k.dl[i]
+				du[i] = du[i]*d + dl*sB
+				ddr[i] = (u[i]*sB + wk.sa[i-o]) * k.sd[i]
 			}
 		}
 	})
