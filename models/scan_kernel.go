@@ -112,9 +112,7 @@ func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	k.p.Rows(m, 64, func(lo, hi int) {
 		softplusSigmoidArr(k.dl[lo*e:hi*e], k.sd[lo*e:hi*e], dr[lo*e:hi*e])
 		sigmoidArr(k.sz[lo*e:hi*e], z[lo*e:hi*e])
-		for i := lo * e; i < hi*e; i++ {
-			k.dlu[i] = k.dl[i] * u[i]
-		}
+		mulArr(k.dlu[lo*e:hi*e], k.dl[lo*e:hi*e], u[lo*e:hi*e])
 	})
 	path := resolve[T](k.use, S)
 	k.scratch(L, e, S)
@@ -128,14 +126,13 @@ func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 			scanChan(path, h, h, wk.dec[:S], 0, k.ae[c*S:(c+1)*S], bm[q*L*S:], cm[q*L*S:],
 				k.dl[o+c:], k.dlu[o+c:], k.yp[o+c:], L, e, S)
 		}
+		// yp += D·u; y = yp·z·σ(z).
 		for r := q * L; r < (q+1)*L; r++ {
-			for c, d := range dv[:e] {
-				i := r*e + c
-				v := k.yp[i] + d*u[i]
-				k.yp[i] = v
-				y[i] = v * z[i] * k.sz[i]
-			}
+			mulAddArr(k.yp[r*e:(r+1)*e], dv[:e], u[r*e:(r+1)*e])
 		}
+		sq := o + L*e
+		mulArr(y[o:sq], k.yp[o:sq], z[o:sq])
+		mulArr(y[o:sq], y[o:sq], k.sz[o:sq])
 	})
 	return 0
 }
@@ -162,16 +159,16 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 		zero(db)
 		zero(dc)
 		o := q * L * e
-		// dyp (held in du until the end), dz and dD, row by row.
+		// dyp = g·z·σ(z) (held in du until the end), dz and dD.
+		sq := o + L*e
+		mulArr(du[o:sq], gy[o:sq], z[o:sq])
+		mulArr(du[o:sq], du[o:sq], k.sz[o:sq])
+		for i := o; i < sq; i++ {
+			zv, sz := z[i], k.sz[i]
+			dz[i] = gy[i] * k.yp[i] * sz * (1 + zv*(1-sz))
+		}
 		for r := q * L; r < (q+1)*L; r++ {
-			for c, uc := range u[r*e : (r+1)*e] {
-				i := r*e + c
-				zv, sz, g := z[i], k.sz[i], gy[i]
-				dyp := g * zv * sz
-				dz[i] = g * k.yp[i] * sz * (1 + zv*(1-sz))
-				pD[c] += dyp * uc
-				du[i] = dyp
-			}
+			mulAddArr(pD, du[r*e:(r+1)*e], u[r*e:(r+1)*e])
 		}
 		for c := 0; c < e; c++ {
 			// Replay the channel's states h_t (h_{−1} = 0) and decays (the readout lands in
@@ -182,13 +179,14 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 			scanChanBack(path, wk.dh, pA[c*S:(c+1)*S], dc, db, wk.hist, wk.h0, wk.dec, a[c*S:(c+1)*S], b, cr,
 				du[o+c:], k.dl[o+c:], k.dlu[o+c:], ddr[o+c:], wk.sa[c:], L, e, S)
 		}
+		// du = dyp·D + Δ·ΣB, dΔ-input = (u·ΣB + ΣA)·σ(δ), ΣB held in ddr.
 		for r := q * L; r < (q+1)*L; r++ {
-			for c, d := range dv[:e] {
-				i := r*e + c
-				sB, dl := ddr[i], k.dl[i]
-				du[i] = du[i]*d + dl*sB
-				ddr[i] = (u[i]*sB + wk.sa[i-o]) * k.sd[i]
-			}
+			sar := wk.sa[(r-q*L)*e : (r-q*L+1)*e]
+			dur, ddrr := du[r*e:(r+1)*e], ddr[r*e:(r+1)*e]
+			mulArr(dur, dur, dv[:e])
+			mulAddArr(dur, k.dl[r*e:(r+1)*e], ddrr)
+			mulAddArr(sar, u[r*e:(r+1)*e], ddrr)
+			mulArr(ddrr, sar, k.sd[r*e:(r+1)*e])
 		}
 	})
 	zero(dalog)
