@@ -43,7 +43,7 @@ func rmsBackDx(dx, x, dy, gamma *float32, n int, inv, c float32) {
 	panic("models: rmsBackDx without AVX2")
 }
 
-func addVec(dst, src *float32, n int)       { panic("models: addVec without AVX2") }
+func addVec(dst, src *float32, n int)     { panic("models: addVec without AVX2") }
 func mulVec(dst, a, b *float32, n int)    { panic("models: mulVec without AVX2") }
 func mulAddVec(dst, a, b *float32, n int) { panic("models: mulAddVec without AVX2") }
 

@@ -26,7 +26,7 @@ GLOBL scanz<>(SB), RODATA|NOPTR, $36
 
 // func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st int)
 //
-// scanFwdChan for s = 16, the state in Z16.
+// scanFwdChan for s = 16, the state in Z16; no readout where y is nil.
 TEXT ·scanFwd16(SB), NOSPLIT, $0-96
 	MOVQ h+0(FP), DI
 	MOVQ h0+8(FP), SI
@@ -78,16 +78,20 @@ f16tok:
 	VMULPS       (R10), Z14, Z4
 	VFMADD213PS  Z4, Z3, Z16
 	VMOVUPS      Z16, (DI)
+	TESTQ        R14, R14
+	JE           f16next
 	VMULPS       (R11), Z16, Z13
 	HSUM512(Z13, Y13, X13, Y0, X0)
 	VMOVSS       X13, (R14)
+	ADDQ         DX, R14
+
+f16next:
 	ADDQ         BX, DI
 	ADDQ         BX, R8
 	ADDQ         $64, R10
 	ADDQ         $64, R11
 	ADDQ         DX, R12
 	ADDQ         DX, R13
-	ADDQ         DX, R14
 	DECQ         CX
 	JNZ          f16tok
 

@@ -92,7 +92,8 @@ GLOBL scanc<>(SB), RODATA|NOPTR, $608
 //
 // One channel forward over l tokens (its s lanes): for each token t, with hp = h0 at t = 0 and
 // the previous token's h after, ev = 2^max(dl·ae, −124), h = ev·hp + dlu·b, y = Σ c·h; then h
-// and ev advance hs floats, b and c s floats, dl, dlu and y st floats.
+// and ev advance hs floats, b and c s floats, dl, dlu and y st floats. No readout where y is
+// nil.
 TEXT ·scanFwdChan(SB), NOSPLIT, $8-104
 	MOVQ h+0(FP), DI
 	MOVQ h0+8(FP), SI
@@ -155,8 +156,13 @@ fj:
 	CMPQ        AX, CX
 	JLT         fj
 
+	TESTQ  R14, R14
+	JE     fnext
 	HSUM(Y13, X13, X0)
 	VMOVSS X13, (R14)
+	ADDQ   DX, R14
+
+fnext:
 	MOVQ   DI, SI
 	ADDQ   BX, DI
 	ADDQ   BX, R8
@@ -164,7 +170,6 @@ fj:
 	ADDQ   CX, R11
 	ADDQ   DX, R12
 	ADDQ   DX, R13
-	ADDQ   DX, R14
 	DECQ   n-8(SP)
 	JNZ    ftok
 

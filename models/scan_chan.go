@@ -36,25 +36,36 @@ func p32[T Float](s []T) *float32 { return &as32(s)[0] }
 // scanChan runs one channel forward over L tokens: h_t = ev_t·h_{t−1} + Δu_t·b_t with
 // ev_t = exp(Δ_t·A) (a: A·log2(e) in float32, A in float64; see scanStep) and h_{−1} = h0;
 // h_t and ev_t at offset t·hs of h and ev (hs = 0: each overwrites the last, and h may be
-// h0), and y[t·st] = c_t·h_t. Δ_t and Δu_t are dl[t·st] and dlu[t·st]; b_t and c_t rows t
-// of b and c (S wide). p is the path (resolved).
+// h0), and y[t·st] = c_t·h_t unless y is nil. Δ_t and Δu_t are dl[t·st] and dlu[t·st]; b_t
+// and c_t rows t of b and c (S wide). p is the path (resolved).
 func scanChan[T Float](p scanPath, h, h0, ev []T, hs int, a, b, c, dl, dlu, y []T, L, st, S int) {
 	n := (L-1)*st + 1
 	last := (L-1)*hs + S
-	h, ev, b, c, dl, dlu, y, a, h0 = h[:last], ev[:last], b[:L*S], c[:L*S], dl[:n], dlu[:n], y[:n], a[:S], h0[:S]
+	h, ev, b, c, dl, dlu, a, h0 = h[:last], ev[:last], b[:L*S], c[:L*S], dl[:n], dlu[:n], a[:S], h0[:S]
+	var yp *float32 // y's address for the kernels, nil for none
+	if y != nil {
+		y = y[:n]
+		if p != scanPortable {
+			yp = p32(y)
+		}
+	}
 	switch p {
 	case scanAVX512:
-		scanFwd16(p32(h), p32(h0), p32(ev), hs, p32(a), p32(b), p32(c), p32(dl), p32(dlu), p32(y), L, st)
+		scanFwd16(p32(h), p32(h0), p32(ev), hs, p32(a), p32(b), p32(c), p32(dl), p32(dlu), yp, L, st)
 		return
 	case scanAVX2:
-		scanFwdChan(p32(h), p32(h0), p32(ev), hs, p32(a), p32(b), p32(c), p32(dl), p32(dlu), p32(y), L, st, S)
+		scanFwdChan(p32(h), p32(h0), p32(ev), hs, p32(a), p32(b), p32(c), p32(dl), p32(dlu), yp, L, st, S)
 		return
 	}
 	hp := h0
 	for t := 0; t < L; t++ {
 		o, i := t*hs, t*st
 		ht := h[o : o+S]
-		y[i] = scanStep(ht, hp, ev[o:o+S], a, b[t*S:(t+1)*S], dl[i], dlu[i], c[t*S:(t+1)*S])
+		if y == nil {
+			scanStep(ht, hp, ev[o:o+S], a, b[t*S:(t+1)*S], dl[i], dlu[i], nil)
+		} else {
+			y[i] = scanStep(ht, hp, ev[o:o+S], a, b[t*S:(t+1)*S], dl[i], dlu[i], c[t*S:(t+1)*S])
+		}
 		hp = ht
 	}
 }

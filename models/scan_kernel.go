@@ -171,10 +171,10 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 			mulAddArr(pD, du[r*e:(r+1)*e], u[r*e:(r+1)*e])
 		}
 		for c := 0; c < e; c++ {
-			// Replay the channel's states h_t (h_{−1} = 0) and decays (the readout lands in
-			// sa, overwritten below), then run back: Σ gh·b to ddr, Σ gh·hp·ev·a to sa.
+			// Replay the channel's states h_t (h_{−1} = 0) and decays, without the readout, then
+			// run back: Σ gh·b to ddr, Σ gh·hp·ev·a to sa.
 			ac := k.ae[c*S : (c+1)*S]
-			scanChan(path, wk.hist, wk.h0, wk.dec, S, ac, b, cr, k.dl[o+c:], k.dlu[o+c:], wk.sa[c:], L, e, S)
+			scanChan(path, wk.hist, wk.h0, wk.dec, S, ac, b, cr, k.dl[o+c:], k.dlu[o+c:], nil, L, e, S)
 			zero(wk.dh)
 			scanChanBack(path, wk.dh, pA[c*S:(c+1)*S], dc, db, wk.hist, wk.h0, wk.dec, a[c*S:(c+1)*S], b, cr,
 				du[o+c:], k.dl[o+c:], k.dlu[o+c:], ddr[o+c:], wk.sa[c:], L, e, S)
