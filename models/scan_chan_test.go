@@ -86,3 +86,36 @@ func TestActivationsVecMatchPortable(t *testing.T) {
 		}
 	}
 }
+
+// TestMulVecMatchGo holds the AVX2 mulArr and mulAddArr to the Go loops, bit for bit (the
+// vector loops round the product before the sum as Go does), at every length to 40 (the
+// masked tails) and in place.
+func TestMulVecMatchGo(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2: the vector loops do not run")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for n := 0; n <= 40; n++ {
+		a, b, d := make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range a {
+			a[i], b[i], d[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())
+		}
+		got, gotAdd, want, wantAdd := make([]float32, n), append([]float32(nil), d...), make([]float32, n), append([]float32(nil), d...)
+		mulArr(got, a, b)
+		mulAddArr(gotAdd, a, b)
+		for i := range want {
+			want[i] = a[i] * b[i]
+			wantAdd[i] += a[i] * b[i]
+		}
+		inPlace := append([]float32(nil), a...)
+		mulArr(inPlace, inPlace, b)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) || math.Float32bits(inPlace[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n=%d i=%d: mulArr %v (in place %v), Go %v", n, i, got[i], inPlace[i], want[i])
+			}
+			if math.Float32bits(gotAdd[i]) != math.Float32bits(wantAdd[i]) {
+				t.Fatalf("n=%d i=%d: mulAddArr %v, Go %v", n, i, gotAdd[i], wantAdd[i])
+			}
+		}
+	}
+}
