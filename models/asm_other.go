@@ -46,6 +46,9 @@ func rmsBackDx(dx, x, dy, gamma *float32, n int, inv, c float32) {
 func addVec(dst, src *float32, n int)     { panic("models: addVec without AVX2") }
 func mulVec(dst, a, b *float32, n int)    { panic("models: mulVec without AVX2") }
 func mulAddVec(dst, a, b *float32, n int) { panic("models: mulAddVec without AVX2") }
+func siluBackVec(dst, gr, x, s *float32, n int) {
+	panic("models: siluBackVec without AVX2")
+}
 
 func scanFwdChan(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st, s int) {
 	panic("models: scanFwdChan without AVX2")

@@ -76,13 +76,8 @@ func (k *convKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 			for s := 0; s < L; s++ {
 				r := q*L + s
 				dp, pr, sr, dyr := k.dpre[r*e:(r+1)*e], k.pre[r*e:(r+1)*e], k.sg[r*e:(r+1)*e], dy[r*e:(r+1)*e]
-				ab := acc[K*e:]
-				for c, g := range dyr {
-					sv := sr[c]
-					v := g * sv * (1 + pr[c]*(1-sv))
-					dp[c] = v
-					ab[c] += v
-				}
+				siluBackArr(dp, dyr, pr, sr)
+				addArr(acc[K*e:(K+1)*e], dp)
 				for j := max(0, K-1-s); j < K; j++ {
 					src := (r - K + 1 + j) * e
 					mulAddArr(acc[j*e:(j+1)*e], dp, u[src:src+e])

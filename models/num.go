@@ -156,3 +156,15 @@ func mulAddArr[T Float](dst, a, b []T) {
 		dst[i] += a[i] * b[i]
 	}
 }
+
+// addArr adds src[i] to dst[i] (on the AVX2 loop in float32 where the CPU has it).
+func addArr[T Float](dst, src []T) {
+	src = src[:len(dst)]
+	if is32[T]() && haveAVX2 && len(dst) > 0 {
+		addVec(p32(dst), p32(src), len(dst))
+		return
+	}
+	for i := range dst {
+		dst[i] += src[i]
+	}
+}

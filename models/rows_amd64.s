@@ -315,3 +315,52 @@ matail:
 madone:
 	VZEROUPPER
 	RET
+
+// func siluBackVec(dst, gr, x, s *float32, n int)
+//
+// dst[i] = gr[i]·s[i]·(1 + x[i]·(1 − s[i])) for i < n, SiLU's gradient with s = σ(x), each
+// product rounded before its sum as Go computes it (dst may be gr).
+TEXT ·siluBackVec(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ gr+8(FP), SI
+	MOVQ x+16(FP), DX
+	MOVQ s+24(FP), R8
+	MOVQ n+32(FP), CX
+	MOVL $0x3f800000, AX
+	VMOVD AX, X9
+	VBROADCASTSS X9, Y9
+
+sbloop:
+	CMPQ    CX, $8
+	JLT     sbtail
+	VMOVUPS (R8), Y2
+	VMULPS  (SI), Y2, Y0
+	VSUBPS  Y2, Y9, Y1
+	VMULPS  (DX), Y1, Y1
+	VADDPS  Y9, Y1, Y1
+	VMULPS  Y1, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, R8
+	SUBQ    $8, CX
+	JMP     sbloop
+
+sbtail:
+	TESTQ      CX, CX
+	JE         sbdone
+	TAILMASK(Y10)
+	VMASKMOVPS (R8), Y10, Y2
+	VMASKMOVPS (SI), Y10, Y3
+	VMULPS     Y3, Y2, Y0
+	VSUBPS     Y2, Y9, Y1
+	VMASKMOVPS (DX), Y10, Y3
+	VMULPS     Y3, Y1, Y1
+	VADDPS     Y9, Y1, Y1
+	VMULPS     Y1, Y0, Y0
+	VMASKMOVPS Y0, Y10, (DI)
+
+sbdone:
+	VZEROUPPER
+	RET

@@ -87,9 +87,9 @@ func TestActivationsVecMatchPortable(t *testing.T) {
 	}
 }
 
-// TestMulVecMatchGo holds the AVX2 mulArr and mulAddArr to the Go loops, bit for bit (the
-// vector loops round the product before the sum as Go does), at every length to 40 (the
-// masked tails) and in place.
+// TestMulVecMatchGo holds the AVX2 mulArr, mulAddArr and siluBackArr to the Go loops, bit for
+// bit (the vector loops round each product before its sum as Go does), at every length to 40
+// (the masked tails) and in place.
 func TestMulVecMatchGo(t *testing.T) {
 	if !haveAVX2 {
 		t.Skip("no AVX2: the vector loops do not run")
@@ -109,6 +109,14 @@ func TestMulVecMatchGo(t *testing.T) {
 		}
 		inPlace := append([]float32(nil), a...)
 		mulArr(inPlace, inPlace, b)
+		silu, sg := append([]float32(nil), a...), make([]float32, n)
+		sigmoidArr(sg, b)
+		siluBackArr(silu, silu, b, sg)
+		for i, sv := range sg {
+			if w := a[i] * sv * (1 + b[i]*(1-sv)); math.Float32bits(silu[i]) != math.Float32bits(w) {
+				t.Fatalf("n=%d i=%d: siluBackArr %v, Go %v", n, i, silu[i], w)
+			}
+		}
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) || math.Float32bits(inPlace[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("n=%d i=%d: mulArr %v (in place %v), Go %v", n, i, got[i], inPlace[i], want[i])

@@ -163,10 +163,8 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 		sq := o + L*e
 		mulArr(du[o:sq], gy[o:sq], z[o:sq])
 		mulArr(du[o:sq], du[o:sq], k.sz[o:sq])
-		for i := o; i < sq; i++ {
-			zv, sz := z[i], k.sz[i]
-			dz[i] = gy[i] * k.yp[i] * sz * (1 + zv*(1-sz))
-		}
+		mulArr(dz[o:sq], gy[o:sq], k.yp[o:sq])
+		siluBackArr(dz[o:sq], dz[o:sq], z[o:sq], k.sz[o:sq])
 		for r := q * L; r < (q+1)*L; r++ {
 			mulAddArr(pD, du[r*e:(r+1)*e], u[r*e:(r+1)*e])
 		}

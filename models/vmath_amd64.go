@@ -79,3 +79,8 @@ func mulVec(dst, a, b *float32, n int)
 //
 //go:noescape
 func mulAddVec(dst, a, b *float32, n int)
+
+// siluBackVec sets dst[i] = gr[i]·s[i]·(1 + x[i]·(1 − s[i])) for i < n, rounding as Go does.
+//
+//go:noescape
+func siluBackVec(dst, gr, x, s *float32, n int)
