@@ -22,7 +22,8 @@ GLOBL scanz<>(SB), RODATA|NOPTR, $36
 // HSUM512(Z, Y, X, TY, TX): X's lane 0 = the sum of Z's sixteen lanes (Y and X its low
 // halves); TY, TX clobbered.
 #define HSUM512(Z, Y, X, TY, TX) \
-	VEXTRACTF64X4 $1, Z, TY; VADDPS TY, Y, Y; VEXTRACTF128 $1, Y, TX; VADDPS TX, X, X; VHADDPS X, X, X; VHADDPS X, X, X
+	VEXTRACTF64X4 $1, Z, TY; VADDPS TY, Y, Y; VEXTRACTF128 $1, Y, TX; VADDPS TX, X, X; \
+	VMOVHLPS X, X, TX; VADDPS TX, X, X; VMOVSHDUP X, TX; VADDSS TX, X, X
 
 // func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st int)
 //
