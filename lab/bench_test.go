@@ -19,7 +19,8 @@ import (
 // BenchmarkTrainStep times one training step (fresh batch, forward, backward, AdamW) of the
 // preset configurations, with allocations per step, on the go backend and on OpenBLAS (the
 // transformers), one after the other; the go transformers in both GELU forms too (the
-// preset's, and the other one named: quick's tanh, paper's erf).
+// preset's, and the other one named: quick's tanh, paper's erf); the quick Mamba of each
+// primitives task on one worker.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, c := range []struct{ preset, task, model, blas, gelu string }{
 		{runconfig.PresetQuick, "bijection", "transformer", "go", ""},
@@ -27,6 +28,9 @@ func BenchmarkTrainStep(b *testing.B) {
 		{runconfig.PresetQuick, "bijection", "transformer", "openblas", ""},
 		{runconfig.PresetQuick, "bijection", "mlp", "go", ""},
 		{runconfig.PresetQuick, "hmm", "transformer", "go", ""},
+		{runconfig.PresetQuick, "bijection", "mamba", "go", ""},
+		{runconfig.PresetQuick, "hmm", "mamba", "go", ""},
+		{runconfig.PresetQuick, "recall", "mamba", "go", ""},
 		{runconfig.PresetPaper, "bijection", "transformer", "go", ""},
 		{runconfig.PresetPaper, "bijection", "transformer", "go", arch.GELUTanh},
 		{runconfig.PresetPaper, "bijection", "transformer", "openblas", ""},
@@ -40,7 +44,11 @@ func BenchmarkTrainStep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg.Model, cfg.ProbeSize, cfg.BLAS = c.model, 1, c.blas
+			cfg = cfg.ForModel(c.model)
+			cfg.ProbeSize, cfg.BLAS = 1, c.blas
+			if c.model == "mamba" {
+				cfg.Workers = 1 // as primitives trains it: two runs at once on two cores
+			}
 			if c.gelu != "" {
 				cfg.GELU = c.gelu
 			}

@@ -91,3 +91,16 @@ func geluBackward(dp, gout, pre *float32, n int) {
 	}
 	geluBwd(dp, gout, pre, n)
 }
+
+// siluBackArr sets dst[j] = g[j]·s[j]·(1 + x[j]·(1 − s[j])), the gradient through SiLU
+// x·σ(x) with s = σ(x) (dst may be g); bit for bit the same on the AVX2 loop and in Go.
+func siluBackArr[T Float](dst, g, x, s []T) {
+	g, x, s = g[:len(dst)], x[:len(dst)], s[:len(dst)]
+	if is32[T]() && haveAVX2 && len(dst) > 0 {
+		siluBackVec(p32(dst), p32(g), p32(x), p32(s), len(dst))
+		return
+	}
+	for j, sv := range s {
+		dst[j] = g[j] * sv * (1 + x[j]*(1-sv))
+	}
+}

@@ -43,14 +43,24 @@ func rmsBackDx(dx, x, dy, gamma *float32, n int, inv, c float32) {
 	panic("models: rmsBackDx without AVX2")
 }
 
-func addVec(dst, src *float32, n int) { panic("models: addVec without AVX2") }
-
-func scanFwdRow(h, hp, ev, ae, b, c, dl, u, acc *float32, e, s int) {
-	panic("models: scanFwdRow without AVX2")
+func addVec(dst, src *float32, n int)     { panic("models: addVec without AVX2") }
+func mulVec(dst, a, b *float32, n int)    { panic("models: mulVec without AVX2") }
+func mulAddVec(dst, a, b *float32, n int) { panic("models: mulAddVec without AVX2") }
+func siluBackVec(dst, gr, x, s *float32, n int) {
+	panic("models: siluBackVec without AVX2")
 }
-func scanReplayRow(h, hp, ev, b, du *float32, e, s int) { panic("models: scanReplayRow without AVX2") }
-func scanBackRow(dh, pa, dc, db, h, hp, ev, a, b, c, sc *float32, e, s int) {
-	panic("models: scanBackRow without AVX2")
+
+func scanFwdChan(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st, s int) {
+	panic("models: scanFwdChan without AVX2")
+}
+func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st, s int) {
+	panic("models: scanBackChan without AVX2")
+}
+func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st int) {
+	panic("models: scanFwd16 without AVX-512")
+}
+func scanBack16(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st int) {
+	panic("models: scanBack16 without AVX-512")
 }
 func sigmoidVec(dst, x *float32, n int) { panic("models: sigmoidVec without AVX2") }
 func softplusSigmoidVec(sp, sg, x *float32, n int) {

@@ -49,16 +49,11 @@ func (k *convKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 				pr := k.pre[r*e : (r+1)*e]
 				copy(pr, b)
 				for j := max(0, K-1-s); j < K; j++ {
-					ur, wr := u[(r-K+1+j)*e:][:e], w[j*e:(j+1)*e]
-					for c, v := range ur {
-						pr[c] += wr[c] * v
-					}
+					mulAddArr(pr, w[j*e:(j+1)*e], u[(r-K+1+j)*e:][:e])
 				}
 				sr, yr := k.sg[r*e:(r+1)*e], y[r*e:(r+1)*e]
 				sigmoidArr(sr, pr)
-				for c, v := range pr {
-					yr[c] = v * sr[c]
-				}
+				mulArr(yr, pr, sr)
 			}
 		}
 	})
@@ -81,20 +76,12 @@ func (k *convKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 			for s := 0; s < L; s++ {
 				r := q*L + s
 				dp, pr, sr, dyr := k.dpre[r*e:(r+1)*e], k.pre[r*e:(r+1)*e], k.sg[r*e:(r+1)*e], dy[r*e:(r+1)*e]
-				ab := acc[K*e:]
-				for c, g := range dyr {
-					sv := sr[c]
-					v := g * sv * (1 + pr[c]*(1-sv))
-					dp[c] = v
-					ab[c] += v
-				}
+				siluBackArr(dp, dyr, pr, sr)
+				addArr(acc[K*e:(K+1)*e], dp)
 				for j := max(0, K-1-s); j < K; j++ {
 					src := (r - K + 1 + j) * e
-					ur, dur, wr, aw := u[src:src+e], du[src:src+e], w[j*e:(j+1)*e], acc[j*e:(j+1)*e]
-					for c, v := range dp {
-						aw[c] += v * ur[c]
-						dur[c] += v * wr[c]
-					}
+					mulAddArr(acc[j*e:(j+1)*e], dp, u[src:src+e])
+					mulAddArr(du[src:src+e], dp, w[j*e:(j+1)*e])
 				}
 			}
 		}

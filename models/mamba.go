@@ -159,7 +159,7 @@ func buildMamba[T Float](m *net[T], c arch.MambaConfig, cg *compiled[T], t tunne
 		if err != nil {
 			return nil, err
 		}
-		y, err := apply(m, &scanKernel[T]{p: pl, t: L, save: cg.key.train}, false, u, dr, p[10], bm, cm, p[11], z)
+		y, err := apply(m, &scanKernel[T]{p: pl, t: L}, false, u, dr, p[10], bm, cm, p[11], z)
 		if err != nil {
 			return nil, err
 		}

@@ -130,3 +130,41 @@ func unsafeSlice[T Float, S float32 | float64](s []S) []T {
 }
 
 func expF64(x float64) float64 { return math.Exp(x) }
+
+// mulArr sets dst[i] = a[i]·b[i] (dst may be a or b); the AVX2 loop rounds as Go does, so
+// the two agree bit for bit.
+func mulArr[T Float](dst, a, b []T) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	if is32[T]() && haveAVX2 && len(dst) > 0 {
+		mulVec(p32(dst), p32(a), p32(b), len(dst))
+		return
+	}
+	for i := range dst {
+		dst[i] = a[i] * b[i]
+	}
+}
+
+// mulAddArr adds a[i]·b[i] to dst[i], the product rounded before the sum (bit for bit the
+// same on the AVX2 loop and in Go).
+func mulAddArr[T Float](dst, a, b []T) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	if is32[T]() && haveAVX2 && len(dst) > 0 {
+		mulAddVec(p32(dst), p32(a), p32(b), len(dst))
+		return
+	}
+	for i := range dst {
+		dst[i] += a[i] * b[i]
+	}
+}
+
+// addArr adds src[i] to dst[i] (on the AVX2 loop in float32 where the CPU has it).
+func addArr[T Float](dst, src []T) {
+	src = src[:len(dst)]
+	if is32[T]() && haveAVX2 && len(dst) > 0 {
+		addVec(p32(dst), p32(src), len(dst))
+		return
+	}
+	for i := range dst {
+		dst[i] += src[i]
+	}
+}

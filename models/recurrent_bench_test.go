@@ -68,8 +68,8 @@ func BenchmarkRecurrentStep(b *testing.B) {
 
 // BenchmarkScanKernel times the float32 selective scan alone on one worker at the quick
 // Mamba's sizes (64 sequences of 37 tokens, E=160, N=16), in CPU nanoseconds per state
-// element (sequence × token × channel × state): the AVX2 row kernels ("rows") beside the
-// portable loops they replaced ("portable"), in one invocation.
+// element (sequence × token × channel × state): the portable loops, the AVX2 and the AVX-512
+// channel kernels (where the CPU has them), in one invocation.
 func BenchmarkScanKernel(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n, L, e, S := 64, 37, 160, 16
@@ -92,10 +92,13 @@ func BenchmarkScanKernel(b *testing.B) {
 		b.ReportMetric(float64(cpuNs()-c0)/float64(b.N*m*e*S), "cpu-ns/elem")
 	}
 	for _, path := range []struct {
-		name   string
-		scalar bool
-	}{{"portable", true}, {"rows", false}} {
-		k := &scanKernel[float32]{p: par.Pool{Workers: 1}, t: L, save: true, scalar: path.scalar}
+		name string
+		p    scanPath
+	}{{"portable", scanPortable}, {"avx2", scanAVX2}, {"avx512", scanAVX512}} {
+		if resolve[float32](path.p, S) != path.p {
+			continue
+		}
+		k := &scanKernel[float32]{p: par.Pool{Workers: 1}, t: L, use: path.p}
 		k.forward(in, out)
 		b.Run("forward/"+path.name, func(b *testing.B) { run(b, func() { k.forward(in, out) }) })
 		b.Run("backward/"+path.name, func(b *testing.B) { run(b, func() { k.backward(in, out, out, 0, gin) }) })

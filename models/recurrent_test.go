@@ -93,17 +93,14 @@ func recurrentCases[T Float](sz recSizes) []rkCase {
 		},
 	})
 
-	// With the decays kept by the forward pass (training) and recomputed; at state size 3 on
-	// the portable loops, at 8 and 16 on the AVX2 row kernels in float32 where the CPU has them.
+	// At state size 3 on the portable loops, at 8 and 16 on the AVX2 channel kernels in
+	// float32 where the CPU has them.
 	for _, sc := range []struct {
 		name string
 		ns   int
 	}{{"SelectiveScan", ns}, {"SelectiveScan/S8", 8}, {"SelectiveScan/S16", 16}} {
 		in, ref := scanCase(mat, n, L, e, sc.ns)
-		cs = append(cs,
-			rkCase{name: sc.name, k: &scanKernel[T]{p: pl, t: L, save: true}, in: in, ref: ref},
-			rkCase{name: sc.name + "/recompute", k: &scanKernel[T]{p: pl, t: L}, in: in, ref: ref},
-		)
+		cs = append(cs, rkCase{name: sc.name, k: &scanKernel[T]{p: pl, t: L}, in: in, ref: ref})
 	}
 	return cs
 }

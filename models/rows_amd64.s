@@ -244,3 +244,123 @@ atail:
 adone:
 	VZEROUPPER
 	RET
+
+// func mulVec(dst, a, b *float32, n int)
+//
+// dst[i] = a[i]·b[i] for i < n (dst may be a or b).
+TEXT ·mulVec(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+
+mloop:
+	CMPQ    CX, $8
+	JLT     mtail
+	VMOVUPS (SI), Y0
+	VMULPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	SUBQ    $8, CX
+	JMP     mloop
+
+mtail:
+	TESTQ      CX, CX
+	JE         mdone
+	TAILMASK(Y10)
+	VMASKMOVPS (SI), Y10, Y0
+	VMASKMOVPS (DX), Y10, Y1
+	VMULPS     Y1, Y0, Y0
+	VMASKMOVPS Y0, Y10, (DI)
+
+mdone:
+	VZEROUPPER
+	RET
+
+// func mulAddVec(dst, a, b *float32, n int)
+//
+// dst[i] += a[i]·b[i] for i < n, the product rounded before the sum (as Go computes it).
+TEXT ·mulAddVec(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+
+maloop:
+	CMPQ    CX, $8
+	JLT     matail
+	VMOVUPS (SI), Y0
+	VMULPS  (DX), Y0, Y0
+	VADDPS  (DI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	SUBQ    $8, CX
+	JMP     maloop
+
+matail:
+	TESTQ      CX, CX
+	JE         madone
+	TAILMASK(Y10)
+	VMASKMOVPS (SI), Y10, Y0
+	VMASKMOVPS (DX), Y10, Y1
+	VMULPS     Y1, Y0, Y0
+	VMASKMOVPS (DI), Y10, Y1
+	VADDPS     Y1, Y0, Y0
+	VMASKMOVPS Y0, Y10, (DI)
+
+madone:
+	VZEROUPPER
+	RET
+
+// func siluBackVec(dst, gr, x, s *float32, n int)
+//
+// dst[i] = gr[i]·s[i]·(1 + x[i]·(1 − s[i])) for i < n, SiLU's gradient with s = σ(x), each
+// product rounded before its sum as Go computes it (dst may be gr).
+TEXT ·siluBackVec(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ gr+8(FP), SI
+	MOVQ x+16(FP), DX
+	MOVQ s+24(FP), R8
+	MOVQ n+32(FP), CX
+	MOVL $0x3f800000, AX
+	VMOVD AX, X9
+	VBROADCASTSS X9, Y9
+
+sbloop:
+	CMPQ    CX, $8
+	JLT     sbtail
+	VMOVUPS (R8), Y2
+	VMULPS  (SI), Y2, Y0
+	VSUBPS  Y2, Y9, Y1
+	VMULPS  (DX), Y1, Y1
+	VADDPS  Y9, Y1, Y1
+	VMULPS  Y1, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, R8
+	SUBQ    $8, CX
+	JMP     sbloop
+
+sbtail:
+	TESTQ      CX, CX
+	JE         sbdone
+	TAILMASK(Y10)
+	VMASKMOVPS (R8), Y10, Y2
+	VMASKMOVPS (SI), Y10, Y3
+	VMULPS     Y3, Y2, Y0
+	VSUBPS     Y2, Y9, Y1
+	VMASKMOVPS (DX), Y10, Y3
+	VMULPS     Y3, Y1, Y1
+	VADDPS     Y9, Y1, Y1
+	VMULPS     Y1, Y0, Y0
+	VMASKMOVPS Y0, Y10, (DI)
+
+sbdone:
+	VZEROUPPER
+	RET

@@ -1,26 +1,32 @@
 package models
 
-// Declarations of the selective-scan row kernels in scan_amd64.s (AVX2 and FMA; call them
+// Declarations of the selective-scan channel kernels in scan_amd64.s (AVX2 and FMA; call them
 // only when haveAVX2, with s a positive multiple of 8).
 
-// scanFwdRow advances one token row of the scan: for each channel k < e, with its s lanes at
-// offset k·s of h, hp, ev and ae, ev = 2^max(dl[k]·ae, −124), h = ev·hp + dl[k]·u[k]·b and
-// acc[k] = Σ c·h (h may be hp).
+// scanFwdChan is scanChan's loop for one channel over l tokens (hs and st in floats): ev =
+// 2^max(dl·ae, −124), h = ev·hp + dlu·b, y = Σ c·h at each token.
 //
 //go:noescape
-func scanFwdRow(h, hp, ev, ae, b, c, dl, u, acc *float32, e, s int)
+func scanFwdChan(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st, s int)
 
-// scanReplayRow replays one token row from kept decays: h = ev·hp + du[k]·b for each
-// channel k < e.
+// scanBackChan is scanChanBack's loop: scanStepBack at each of l tokens, the last first,
+// with token t's dyp, Δ and Δ·u at offset t·st of dyp, dl and dlu, and its Σ gh·b and
+// Σ gh·hp·ev·a written there in sb and sa.
 //
 //go:noescape
-func scanReplayRow(h, hp, ev, b, du *float32, e, s int)
+func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st, s int)
 
-// scanBackRow is scanStepBack for the e channels of one token row; sc holds four floats a
-// channel (dyp, Δ, Δ·u on entry) and receives Σ gh·b and Σ gh·hp·ev·a in slots 2 and 3.
+// scanFwd16 is scanFwdChan for s = 16 with AVX-512, the state in a register: bit for bit but
+// for the order of the readout's sum.
 //
 //go:noescape
-func scanBackRow(dh, pa, dc, db, h, hp, ev, a, b, c, sc *float32, e, s int)
+func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st int)
+
+// scanBack16 is scanBackChan for s = 16 with AVX-512, dh and pa in registers: bit for bit but
+// for the order of the two sums.
+//
+//go:noescape
+func scanBack16(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st int)
 
 // sigmoidVec is sigmoidArr's float32 loop eight lanes at a time, for i < n − n mod 8.
 //

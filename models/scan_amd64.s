@@ -1,9 +1,9 @@
 #include "textflag.h"
 
-// Mamba's selective scan, one token row at a time, with AVX2 and FMA: the forward step with
-// scanStep32's exp (pow2f's degree-6 polynomial of 2^r, numerics.go, eight lanes at a time), the replay
-// of the states from kept decays, and the reverse step of scanStepBack. The state size s is a
-// multiple of 8 (the callers check); e channels of s lanes each, channel-major.
+// Mamba's selective scan, one channel over a whole sequence at a time, with AVX2 and FMA: the
+// forward steps with scanStep32's exp (pow2f's degree-6 polynomial of 2^r, numerics.go, eight
+// lanes at a time) and the reverse steps of scanStepBack. The state size s is a multiple of 8
+// (the callers check).
 
 // Constants, eight float32 copies each (two a DATA line).
 DATA scanc<>+0(SB)/8, $0xc2f80000c2f80000 // lo
@@ -88,26 +88,33 @@ GLOBL scanc<>(SB), RODATA|NOPTR, $608
 #define HSUM(Y, X, T) \
 	VEXTRACTF128 $1, Y, T; VADDPS T, X, X; VHADDPS X, X, X; VHADDPS X, X, X
 
-// func scanFwdRow(h, hp, ev, ae, b, c, dl, u, acc *float32, e, s int)
+// func scanFwdChan(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st, s int)
 //
-// For each channel k < e (its lanes j < s at offset k·s of h, hp, ev and ae):
-// ev = 2^max(dl[k]·ae, −124), h = ev·hp + dl[k]·u[k]·b, acc[k] = Σ c·h (h may be hp).
-TEXT ·scanFwdRow(SB), NOSPLIT, $0-88
+// One channel forward over l tokens (its s lanes): for each token t, with hp = h0 at t = 0 and
+// the previous token's h after, ev = 2^max(dl·ae, −124), h = ev·hp + dlu·b, y = Σ c·h; then h
+// and ev advance hs floats, b and c s floats, dl, dlu and y st floats. No readout where y is
+// nil.
+TEXT ·scanFwdChan(SB), NOSPLIT, $8-104
 	MOVQ h+0(FP), DI
-	MOVQ hp+8(FP), SI
+	MOVQ h0+8(FP), SI
 	MOVQ ev+16(FP), R8
-	MOVQ ae+24(FP), R9
-	MOVQ b+32(FP), R10
-	MOVQ c+40(FP), R11
-	MOVQ dl+48(FP), R12
-	MOVQ u+56(FP), R13
-	MOVQ acc+64(FP), R14
-	MOVQ e+72(FP), CX
-	MOVQ s+80(FP), DX
+	MOVQ hs+24(FP), BX
+	SHLQ $2, BX
+	MOVQ ae+32(FP), R9
+	MOVQ b+40(FP), R10
+	MOVQ c+48(FP), R11
+	MOVQ dl+56(FP), R12
+	MOVQ dlu+64(FP), R13
+	MOVQ y+72(FP), R14
+	MOVQ l+80(FP), AX
+	MOVQ AX, n-8(SP)
+	MOVQ st+88(FP), DX
 	SHLQ $2, DX
-	TESTQ CX, CX
+	MOVQ s+96(FP), CX
+	SHLQ $2, CX
+	TESTQ AX, AX
 	JE    fdone
-	TESTQ DX, DX
+	TESTQ CX, CX
 	JE    fdone
 	VMOVUPS scanc<>+0(SB), Y5
 	VMOVUPS scanc<>+32(SB), Y6
@@ -118,10 +125,9 @@ TEXT ·scanFwdRow(SB), NOSPLIT, $0-88
 	VMOVUPS scanc<>+192(SB), Y11
 	VMOVUPS scanc<>+224(SB), Y12
 
-fchan:
+ftok:
 	VBROADCASTSS (R12), Y15
-	VMULSS       (R13), X15, X14
-	VBROADCASTSS X14, Y14
+	VBROADCASTSS (R13), Y14
 	VXORPS       Y13, Y13, Y13
 	XORQ         AX, AX
 
@@ -147,96 +153,83 @@ fj:
 	VMOVUPS     Y4, (DI)(AX*1)
 	VFMADD231PS (R11)(AX*1), Y4, Y13
 	ADDQ        $32, AX
-	CMPQ        AX, DX
+	CMPQ        AX, CX
 	JLT         fj
 
+	TESTQ  R14, R14
+	JE     fnext
 	HSUM(Y13, X13, X0)
 	VMOVSS X13, (R14)
-	ADDQ   DX, DI
-	ADDQ   DX, SI
-	ADDQ   DX, R8
-	ADDQ   DX, R9
-	ADDQ   $4, R12
-	ADDQ   $4, R13
-	ADDQ   $4, R14
-	DECQ   CX
-	JNZ    fchan
+	ADDQ   DX, R14
+
+fnext:
+	MOVQ   DI, SI
+	ADDQ   BX, DI
+	ADDQ   BX, R8
+	ADDQ   CX, R10
+	ADDQ   CX, R11
+	ADDQ   DX, R12
+	ADDQ   DX, R13
+	DECQ   n-8(SP)
+	JNZ    ftok
 
 fdone:
 	VZEROUPPER
 	RET
 
-// func scanReplayRow(h, hp, ev, b, du *float32, e, s int)
+// func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st, s int)
 //
-// For each channel k < e: h = ev·hp + du[k]·b (lanes at offset k·s of h, hp and ev).
-TEXT ·scanReplayRow(SB), NOSPLIT, $0-56
-	MOVQ h+0(FP), DI
-	MOVQ hp+8(FP), SI
-	MOVQ ev+16(FP), R8
-	MOVQ b+24(FP), R9
-	MOVQ du+32(FP), R10
-	MOVQ e+40(FP), CX
-	MOVQ s+48(FP), DX
-	SHLQ $2, DX
-	TESTQ CX, CX
-	JE    rdone
-	TESTQ DX, DX
-	JE    rdone
-
-rchan:
-	VBROADCASTSS (R10), Y0
-	XORQ         AX, AX
-
-rj:
-	VMULPS      (R9)(AX*1), Y0, Y1
-	VMOVUPS     (R8)(AX*1), Y2
-	VFMADD231PS (SI)(AX*1), Y2, Y1
-	VMOVUPS     Y1, (DI)(AX*1)
-	ADDQ        $32, AX
-	CMPQ        AX, DX
-	JLT         rj
-
-	ADDQ DX, DI
-	ADDQ DX, SI
-	ADDQ DX, R8
-	ADDQ $4, R10
-	DECQ CX
-	JNZ  rchan
-
-rdone:
-	VZEROUPPER
-	RET
-
-// func scanBackRow(dh, pa, dc, db, h, hp, ev, a, b, c, sc *float32, e, s int)
-//
-// scanStepBack for each channel k < e (lanes at offset k·s of dh, pa, h, hp, ev and a; dc,
-// db, b and c are the row's, shared by the channels). sc holds four floats a channel: dyp,
-// Δ, Δ·u on entry; Σ gh·b and Σ gh·hp·ev·a are written to its slots 2 and 3.
-TEXT ·scanBackRow(SB), NOSPLIT, $8-104
+// scanStepBack for one channel at each of l tokens, the last first (dh and pa its s lanes;
+// h, ev, b, c, dc and db rows of s lanes a token; hp = the previous token's h, h0 at t = 0),
+// with token t's dyp, Δ and Δ·u at offset t·st of dyp, dl and dlu, its Σ gh·b and
+// Σ gh·hp·ev·a written there in sb and sa.
+TEXT ·scanBackChan(SB), NOSPLIT, $24-144
 	MOVQ dh+0(FP), DI
 	MOVQ pa+8(FP), SI
 	MOVQ dc+16(FP), R14
 	MOVQ db+24(FP), BX
 	MOVQ h+32(FP), R8
-	MOVQ hp+40(FP), R9
+	MOVQ h0+40(FP), AX
+	MOVQ AX, z-16(SP)
 	MOVQ ev+48(FP), R10
 	MOVQ a+56(FP), R11
 	MOVQ b+64(FP), R12
 	MOVQ c+72(FP), R13
-	MOVQ sc+80(FP), AX
-	MOVQ e+88(FP), CX
-	MOVQ CX, n-8(SP)
-	MOVQ s+96(FP), CX
+	MOVQ l+120(FP), DX
+	MOVQ DX, n-8(SP)
+	MOVQ st+128(FP), AX
+	SHLQ $2, AX
+	MOVQ AX, st4-24(SP)
+	MOVQ s+136(FP), CX
 	SHLQ $2, CX
 	TESTQ CX, CX
 	JE    bdone
-	CMPQ  n-8(SP), $0
+	TESTQ DX, DX
 	JE    bdone
 
-bchan:
-	VBROADCASTSS (AX), Y15
-	VBROADCASTSS 4(AX), Y14
-	VBROADCASTSS 8(AX), Y13
+	// Start at the last token: rows advance (l−1)·s floats, the strided arrays (l−1)·st.
+	DECQ  DX
+	IMULQ DX, AX
+	MOVQ  DX, R9
+	IMULQ CX, R9
+	ADDQ  R9, R14
+	ADDQ  R9, BX
+	ADDQ  R9, R8
+	ADDQ  R9, R10
+	ADDQ  R9, R12
+	ADDQ  R9, R13
+
+btok:
+	MOVQ         R8, R9
+	SUBQ         CX, R9
+	CMPQ         n-8(SP), $1
+	CMOVQEQ      z-16(SP), R9
+	MOVQ         dyp+80(FP), DX
+	VBROADCASTSS (DX)(AX*1), Y15
+	MOVQ         dl+88(FP), DX
+	VBROADCASTSS (DX)(AX*1), Y14
+	MOVQ         dlu+96(FP), DX
+	VBROADCASTSS (DX)(AX*1), Y13
 	VXORPS       Y12, Y12, Y12
 	VXORPS       Y11, Y11, Y11
 	XORQ         DX, DX
@@ -267,17 +260,19 @@ bj:
 
 	HSUM(Y12, X12, X0)
 	HSUM(Y11, X11, X0)
-	VMOVSS X12, 8(AX)
-	VMOVSS X11, 12(AX)
-	ADDQ   CX, DI
-	ADDQ   CX, SI
-	ADDQ   CX, R8
-	ADDQ   CX, R9
-	ADDQ   CX, R10
-	ADDQ   CX, R11
-	ADDQ   $16, AX
+	MOVQ   sb+104(FP), DX
+	VMOVSS X12, (DX)(AX*1)
+	MOVQ   sa+112(FP), DX
+	VMOVSS X11, (DX)(AX*1)
+	SUBQ   CX, R14
+	SUBQ   CX, BX
+	SUBQ   CX, R8
+	SUBQ   CX, R10
+	SUBQ   CX, R12
+	SUBQ   CX, R13
+	SUBQ   st4-24(SP), AX
 	DECQ   n-8(SP)
-	JNZ    bchan
+	JNZ    btok
 
 bdone:
 	VZEROUPPER

@@ -17,37 +17,27 @@ import (
 //	y_t,e = (C_t·h_t + D_e·u_t,e) · silu(z_t,e).
 //
 // Inputs: u (N·T)×E, δ (N·T)×E, Alog E×S, B (N·T)×S, C (N·T)×S, D 1×E, z (N·T)×E; output
-// (N·T)×E. Sequences run in parallel. With save (training graphs) the forward pass keeps the
-// decays exp(Δ·A), N·T·E·S of them, when there are at most scanSaveMax; the backward pass
-// replays each sequence's states from them in per-worker scratch (T×E×S), or recomputes the
-// decays too when they were not kept.
+// (N·T)×E. Sequences run in parallel, and within one the channels one after the other, each
+// over the whole sequence (scan_chan.go), so that a channel's state stays in the first-level
+// cache: the forward pass keeps no states, the backward pass replays one channel's T states
+// and decays into per-worker scratch (T×S each) and runs back over them.
 type scanKernel[T Float] struct {
-	p    par.Pool
-	t    int
-	save bool
-	// dec holds the decays of the last forward pass when saved is set, row-major
-	// (N·T)×E×S.
-	dec   []T
-	saved bool
-	a     []T // E×S: A = −exp(Alog)
-	ae    []T // E×S: A·log2(e) in float32 (scanStep32 computes 2^x), A in float64
-	dl    []T // (N·T)×E: Δ = softplus(δ)
-	sd    []T // (N·T)×E: sigmoid(δ), dΔ/dδ
-	sz    []T // (N·T)×E: sigmoid(z)
-	yp    []T // (N·T)×E: C·h + D·u, before the gate
-	// Per-worker scratch: the forward pass's state (E×S) and decays (S); the backward pass's
-	// state history and decays (T×E×S each), state gradient and zero state (E×S each).
+	p   par.Pool
+	t   int
+	a   []T // E×S: A = −exp(Alog)
+	ae  []T // E×S: A·log2(e) in float32 (scanStep32 computes 2^x), A in float64
+	dl  []T // (N·T)×E: Δ = softplus(δ)
+	dlu []T // (N·T)×E: Δ·u
+	sd  []T // (N·T)×E: sigmoid(δ), dΔ/dδ
+	sz  []T // (N·T)×E: sigmoid(z)
+	yp  []T // (N·T)×E: C·h + D·u, before the gate
+	// Per-worker scratch, sliced by work.
 	ws [][]T
 	// Per-sequence partial gradients of Alog (E×S) and D (E), summed in a fixed order.
 	part []T
-	// scalar keeps the portable loops where the AVX2 row kernels would run (benchmarks and
-	// tests compare the two).
-	scalar bool
-}
-
-// vec reports whether the AVX2 row kernels of scan_amd64.s run for state size s.
-func (k *scanKernel[T]) vec(s int) bool {
-	return is32[T]() && haveAVX2 && !k.scalar && s > 0 && s%8 == 0
+	// use is the path asked for (scan_chan.go; zero: the fastest): tests and benchmarks
+	// compare them.
+	use scanPath
 }
 
 func (k *scanKernel[T]) name() string { return "SelectiveScan" }
@@ -80,13 +70,28 @@ func (k *scanKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{m, e}, nil
 }
 
-func (k *scanKernel[T]) scratch(workers, n int) {
-	if len(k.ws) < workers {
-		k.ws = make([][]T, workers)
+// scanWork is one worker's scratch for one sequence (L tokens, E channels, state S).
+type scanWork[T Float] struct {
+	hist, dec []T // L×S: one channel's states h_t and decays exp(Δ_t·A); the forward pass uses row 0
+	h0, dh    []T // S: the zero state; the state gradient
+	sa        []T // L×E: the backward pass's Σ gh·hp·ev·a
+}
+
+// scratch grows every worker's scratch to fit L tokens, E channels and state S.
+func (k *scanKernel[T]) scratch(L, E, S int) {
+	if w := max(1, k.p.Workers); len(k.ws) < w {
+		k.ws = append(k.ws, make([][]T, w-len(k.ws))...)
 	}
-	for i := range k.ws[:workers] {
-		k.ws[i] = grow(k.ws[i], n)
+	for i := range k.ws {
+		k.ws[i] = grow(k.ws[i], 2*L*S+2*S+L*E)
 	}
+}
+
+// work slices worker w's scratch (scratch sized it) and zeroes its h0.
+func (k *scanKernel[T]) work(w, L, E, S int) scanWork[T] {
+	ls, ws := L*S, k.ws[w]
+	zero(ws[2*ls : 2*ls+S])
+	return scanWork[T]{hist: ws[:ls], dec: ws[ls : 2*ls], h0: ws[2*ls : 2*ls+S], dh: ws[2*ls+S : 2*ls+2*S], sa: ws[2*ls+2*S : 2*ls+2*S+L*E]}
 }
 
 func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
@@ -95,7 +100,7 @@ func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	m, e := rows2(in[0].Shape())
 	S := len(alog) / e
 	L := k.t
-	k.a, k.dl, k.yp = grow(k.a, e*S), grow(k.dl, m*e), grow(k.yp, m*e)
+	k.a, k.dl, k.yp, k.dlu = grow(k.a, e*S), grow(k.dl, m*e), grow(k.yp, m*e), grow(k.dlu, m*e)
 	k.sd, k.sz, k.ae = grow(k.sd, m*e), grow(k.sz, m*e), grow(k.ae, e*S)
 	for i, v := range alog {
 		k.a[i] = -expT(v)
@@ -107,34 +112,27 @@ func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	k.p.Rows(m, 64, func(lo, hi int) {
 		softplusSigmoidArr(k.dl[lo*e:hi*e], k.sd[lo*e:hi*e], dr[lo*e:hi*e])
 		sigmoidArr(k.sz[lo*e:hi*e], z[lo*e:hi*e])
+		mulArr(k.dlu[lo*e:hi*e], k.dl[lo*e:hi*e], u[lo*e:hi*e])
 	})
-	k.saved = k.save && m*e*S <= scanSaveMax
-	if k.saved {
-		k.dec = grow(k.dec, m*e*S)
-	}
-	k.scratch(k.p.Workers, 2*e*S+e)
-	if k.vec(S) {
-		k.p.Each(m/L, func(w, q int) { k.forwardRows(k.ws[w], q, e, S, in, out) })
-		return 0
-	}
+	path := resolve[T](k.use, S)
+	k.scratch(L, e, S)
 	k.p.Each(m/L, func(w, q int) {
-		hs, ev := k.ws[w][:e*S], k.ws[w][e*S:(e+1)*S]
-		zero(hs)
-		for s := 0; s < L; s++ {
-			r := q*L + s
-			br, cr := bm[r*S:(r+1)*S], cm[r*S:(r+1)*S]
-			for c := 0; c < e; c++ {
-				i := r*e + c
-				dl, uu := k.dl[i], u[i]
-				if k.saved {
-					ev = k.dec[i*S : (i+1)*S]
-				}
-				acc := scanStep(hs[c*S:(c+1)*S], hs[c*S:(c+1)*S], ev, k.ae[c*S:(c+1)*S], br, dl, dl*uu, cr)
-				acc += dv[c] * uu
-				k.yp[i] = acc
-				y[i] = acc * z[i] * k.sz[i]
-			}
+		wk := k.work(w, L, e, S)
+		o := q * L * e
+		for c := 0; c < e; c++ {
+			h := wk.hist[:S]
+			zero(h)
+			// The readout C·h goes to yp, the gate below.
+			scanChan(path, h, h, wk.dec[:S], 0, k.ae[c*S:(c+1)*S], bm[q*L*S:], cm[q*L*S:],
+				k.dl[o+c:], k.dlu[o+c:], k.yp[o+c:], L, e, S)
 		}
+		// yp += D·u; y = yp·z·σ(z).
+		for r := q * L; r < (q+1)*L; r++ {
+			mulAddArr(k.yp[r*e:(r+1)*e], dv[:e], u[r*e:(r+1)*e])
+		}
+		sq := o + L*e
+		mulArr(y[o:sq], k.yp[o:sq], z[o:sq])
+		mulArr(y[o:sq], y[o:sq], k.sz[o:sq])
 	})
 	return 0
 }
@@ -148,66 +146,45 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 	S := len(alog) / e
 	L, n := k.t, m/k.t
 	es := e * S
-	k.scratch(k.p.Workers, (2*L+2)*es+5*e)
 	k.part = grow(k.part, n*(es+e))
-	a := k.a
+	a, path := k.a, resolve[T](k.use, S)
+	k.scratch(L, e, S)
 	k.p.Each(n, func(w, q int) {
-		if k.vec(S) {
-			k.backwardRows(k.ws[w], q, e, S, in, gout, gin)
-			return
-		}
-		ws := k.ws[w]
-		hist, dec, dh, h0 := ws[:L*es], ws[L*es:2*L*es], ws[2*L*es:(2*L+1)*es], ws[(2*L+1)*es:(2*L+2)*es]
-		if k.saved {
-			dec = k.dec[q*L*es : (q+1)*L*es]
-		}
-		zero(h0)
+		wk := k.work(w, L, e, S)
 		pa := k.part[q*(es+e) : (q+1)*(es+e)]
 		zero(pa)
 		pA, pD := pa[:es], pa[es:]
-		// Replay the states h_t of this sequence (h_{−1} = h0 = 0), recomputing the decays
-		// exp(Δ_t·A) unless they were saved.
-		for s := 0; s < L; s++ {
-			r := q*L + s
-			br := bm[r*S : (r+1)*S]
-			hr, er, hp := hist[s*es:(s+1)*es], dec[s*es:(s+1)*es], h0
-			if s > 0 {
-				hp = hist[(s-1)*es : s*es]
-			}
-			for c := 0; c < e; c++ {
-				i := r*e + c
-				dl, j := k.dl[i], c*S
-				if k.saved {
-					scanReplay(hr[j:j+S], hp[j:j+S], er[j:j+S], br, dl*u[i])
-				} else {
-					scanStep(hr[j:j+S], hp[j:j+S], er[j:j+S], k.ae[j:j+S], br, dl, dl*u[i], nil)
-				}
-			}
+		b, cr := bm[q*L*S:(q+1)*L*S], cm[q*L*S:(q+1)*L*S]
+		db, dc := dbm[q*L*S:(q+1)*L*S], dcm[q*L*S:(q+1)*L*S]
+		zero(db)
+		zero(dc)
+		o := q * L * e
+		// dyp = g·z·σ(z) (held in du until the end), dz and dD.
+		sq := o + L*e
+		mulArr(du[o:sq], gy[o:sq], z[o:sq])
+		mulArr(du[o:sq], du[o:sq], k.sz[o:sq])
+		mulArr(dz[o:sq], gy[o:sq], k.yp[o:sq])
+		siluBackArr(dz[o:sq], dz[o:sq], z[o:sq], k.sz[o:sq])
+		for r := q * L; r < (q+1)*L; r++ {
+			mulAddArr(pD, du[r*e:(r+1)*e], u[r*e:(r+1)*e])
 		}
-		zero(dh)
-		for s := L - 1; s >= 0; s-- {
-			r := q*L + s
-			br, cr := bm[r*S:(r+1)*S], cm[r*S:(r+1)*S]
-			dbr, dcr := dbm[r*S:(r+1)*S], dcm[r*S:(r+1)*S]
-			zero(dbr)
-			zero(dcr)
-			hr, er, hp := hist[s*es:(s+1)*es], dec[s*es:(s+1)*es], h0
-			if s > 0 {
-				hp = hist[(s-1)*es : s*es]
-			}
-			for c := 0; c < e; c++ {
-				i := r*e + c
-				zv, sz := z[i], k.sz[i]
-				g := gy[i]
-				dyp := g * zv * sz
-				dz[i] = g * k.yp[i] * sz * (1 + zv*(1-sz))
-				uu, dl := u[i], k.dl[i]
-				pD[c] += dyp * uu
-				j := c * S
-				sB, sA := scanStepBack(dh[j:j+S], pA[j:j+S], dcr, dbr, hr[j:j+S], hp[j:j+S], er[j:j+S], a[j:j+S], br, cr, dyp, dl, dl*uu)
-				du[i] = dyp*dv[c] + dl*sB
-				ddr[i] = (uu*sB + sA) * k.sd[i]
-			}
+		for c := 0; c < e; c++ {
+			// Replay the channel's states h_t (h_{−1} = 0) and decays, without the readout, then
+			// run back: Σ gh·b to ddr, Σ gh·hp·ev·a to sa.
+			ac := k.ae[c*S : (c+1)*S]
+			scanChan(path, wk.hist, wk.h0, wk.dec, S, ac, b, cr, k.dl[o+c:], k.dlu[o+c:], nil, L, e, S)
+			zero(wk.dh)
+			scanChanBack(path, wk.dh, pA[c*S:(c+1)*S], dc, db, wk.hist, wk.h0, wk.dec, a[c*S:(c+1)*S], b, cr,
+				du[o+c:], k.dl[o+c:], k.dlu[o+c:], ddr[o+c:], wk.sa[c:], L, e, S)
+		}
+		// du = dyp·D + Δ·ΣB, dΔ-input = (u·ΣB + ΣA)·σ(δ), ΣB held in ddr.
+		for r := q * L; r < (q+1)*L; r++ {
+			sar := wk.sa[(r-q*L)*e : (r-q*L+1)*e]
+			dur, ddrr := du[r*e:(r+1)*e], ddr[r*e:(r+1)*e]
+			mulArr(dur, dur, dv[:e])
+			mulAddArr(dur, k.dl[r*e:(r+1)*e], ddrr)
+			mulAddArr(sar, u[r*e:(r+1)*e], ddrr)
+			mulArr(ddrr, sar, k.sd[r*e:(r+1)*e])
 		}
 	})
 	zero(dalog)
@@ -229,18 +206,6 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 			dalog[i] *= a[i]
 		}
 	})
-}
-
-// scanSaveMax is the most decays (N·T·E·S) a scan kernel keeps for its backward pass: 16M,
-// 64 MB in float32 (the quick presets need at most 15M).
-const scanSaveMax = 1 << 24
-
-// scanReplay is scanStep with known decays: h[j] = ev[j]·hp[j] + du·b[j].
-func scanReplay[T Float](h, hp, ev, b []T, du T) {
-	hp, ev, b = hp[:len(h)], ev[:len(h)], b[:len(h)]
-	for j := range h {
-		h[j] = ev[j]*hp[j] + du*b[j]
-	}
 }
 
 // scanStep advances one channel's state by one token: h[j] = exp(Δ·A[j])·hp[j] + Δu·b[j]
@@ -328,7 +293,3 @@ func scanStepBack[T Float](dh, pa, dc, db, h, hp, ev, a, b, c []T, dyp, dl, dlu 
 	}
 	return sB + sB1, sA + sA1
 }
-
-// Array versions of the scan's and convolution's pointwise functions. In float32 they
-// inline the exp of scanStep32 (on arguments ≤ 0, clamped at −86) so that a loop does no
-// calls; in float64 they use the math package.

@@ -69,3 +69,18 @@ func rmsBackDx(dx, x, dy, gamma *float32, n int, inv, c float32)
 //
 //go:noescape
 func addVec(dst, src *float32, n int)
+
+// mulVec sets dst[i] = a[i]·b[i] for i < n (dst may be a or b).
+//
+//go:noescape
+func mulVec(dst, a, b *float32, n int)
+
+// mulAddVec adds a[i]·b[i], rounded, to dst[i] for i < n.
+//
+//go:noescape
+func mulAddVec(dst, a, b *float32, n int)
+
+// siluBackVec sets dst[i] = gr[i]·s[i]·(1 + x[i]·(1 − s[i])) for i < n, rounding as Go does.
+//
+//go:noescape
+func siluBackVec(dst, gr, x, s *float32, n int)

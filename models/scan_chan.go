@@ -1,0 +1,99 @@
+package models
+
+// The selective scan of one channel over one sequence (scanKernel runs the channels one after
+// the other): in float32 on the AVX-512 channel kernels of scan512_amd64.s with a state size
+// of 16, on the AVX2 ones of scan_amd64.s with a multiple of 8, else on the portable loops of
+// scanStep and scanStepBack, the same arithmetic.
+
+// scanPath is the code a scan runs on.
+type scanPath int
+
+const (
+	scanBest     scanPath = iota // the fastest that the CPU, T and the state size allow
+	scanPortable                 // the portable loops
+	scanAVX2                     // the AVX2 kernels, eight lanes at a time
+	scanAVX512                   // the AVX-512 kernels, a state of sixteen in one register
+)
+
+// resolve is the path that runs for element type T and state size s when p is asked for: p
+// itself where it can run, else the fastest of those below it that can.
+func resolve[T Float](p scanPath, s int) scanPath {
+	ok := func(q scanPath) bool { return p == scanBest || p >= q }
+	switch {
+	case !is32[T]() || p == scanPortable || s <= 0:
+		return scanPortable
+	case ok(scanAVX512) && haveAVX512 && s == 16:
+		return scanAVX512
+	case ok(scanAVX2) && haveAVX2 && s%8 == 0:
+		return scanAVX2
+	}
+	return scanPortable
+}
+
+// p32 is the address of s[0] as a *float32 (s is float32 data; the callers check is32).
+func p32[T Float](s []T) *float32 { return &as32(s)[0] }
+
+// scanChan runs one channel forward over L tokens: h_t = ev_t·h_{t−1} + Δu_t·b_t with
+// ev_t = exp(Δ_t·A) (a: A·log2(e) in float32, A in float64; see scanStep) and h_{−1} = h0;
+// h_t and ev_t at offset t·hs of h and ev (hs = 0: each overwrites the last, and h may be
+// h0), and y[t·st] = c_t·h_t unless y is nil. Δ_t and Δu_t are dl[t·st] and dlu[t·st]; b_t
+// and c_t rows t of b and c (S wide). p is the path (resolved).
+func scanChan[T Float](p scanPath, h, h0, ev []T, hs int, a, b, c, dl, dlu, y []T, L, st, S int) {
+	n := (L-1)*st + 1
+	last := (L-1)*hs + S
+	h, ev, b, c, dl, dlu, a, h0 = h[:last], ev[:last], b[:L*S], c[:L*S], dl[:n], dlu[:n], a[:S], h0[:S]
+	var yp *float32 // y's address for the kernels, nil for none
+	if y != nil {
+		y = y[:n]
+		if p != scanPortable {
+			yp = p32(y)
+		}
+	}
+	switch p {
+	case scanAVX512:
+		scanFwd16(p32(h), p32(h0), p32(ev), hs, p32(a), p32(b), p32(c), p32(dl), p32(dlu), yp, L, st)
+		return
+	case scanAVX2:
+		scanFwdChan(p32(h), p32(h0), p32(ev), hs, p32(a), p32(b), p32(c), p32(dl), p32(dlu), yp, L, st, S)
+		return
+	}
+	hp := h0
+	for t := 0; t < L; t++ {
+		o, i := t*hs, t*st
+		ht := h[o : o+S]
+		if y == nil {
+			scanStep(ht, hp, ev[o:o+S], a, b[t*S:(t+1)*S], dl[i], dlu[i], nil)
+		} else {
+			y[i] = scanStep(ht, hp, ev[o:o+S], a, b[t*S:(t+1)*S], dl[i], dlu[i], c[t*S:(t+1)*S])
+		}
+		hp = ht
+	}
+}
+
+// scanChanBack runs one channel back over the L tokens scanChan replayed into h and ev
+// (offset t·S each; h_{−1} = h0): scanStepBack at each token, last first, with dh the state
+// gradient (zero on entry), pa the channel's dL/dA / A, dc and db the sequence's gradients of
+// C and B (L×S, added to). Token t's dyp, Δ and Δ·u are at offset t·st of dyp, dl and dlu;
+// its Σ gh·b and Σ gh·hp·ev·a are written there in sb and sa.
+func scanChanBack[T Float](p scanPath, dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa []T, L, st, S int) {
+	ls, n := L*S, (L-1)*st+1
+	dh, pa, dc, db, h, h0, ev, a, b, c = dh[:S], pa[:S], dc[:ls], db[:ls], h[:ls], h0[:S], ev[:ls], a[:S], b[:ls], c[:ls]
+	dyp, dl, dlu, sb, sa = dyp[:n], dl[:n], dlu[:n], sb[:n], sa[:n]
+	switch p {
+	case scanAVX512:
+		scanBack16(p32(dh), p32(pa), p32(dc), p32(db), p32(h), p32(h0), p32(ev), p32(a), p32(b), p32(c),
+			p32(dyp), p32(dl), p32(dlu), p32(sb), p32(sa), L, st)
+		return
+	case scanAVX2:
+		scanBackChan(p32(dh), p32(pa), p32(dc), p32(db), p32(h), p32(h0), p32(ev), p32(a), p32(b), p32(c),
+			p32(dyp), p32(dl), p32(dlu), p32(sb), p32(sa), L, st, S)
+		return
+	}
+	for t := L - 1; t >= 0; t-- {
+		o, i, hp := t*S, t*st, h0
+		if t > 0 {
+			hp = h[o-S : o]
+		}
+		sb[i], sa[i] = scanStepBack(dh, pa, dc[o:o+S], db[o:o+S], h[o:o+S], hp, ev[o:o+S], a, b[o:o+S], c[o:o+S], dyp[i], dl[i], dlu[i])
+	}
+}
