@@ -91,3 +91,12 @@ func geluBackward(dp, gout, pre *float32, n int) {
 	}
 	geluBwd(dp, gout, pre, n)
 }
+
+// geluErfForward is geluErfFwd on the widest vector kernel this CPU runs (needs haveAVX2).
+func geluErfForward(y, b, d *float32, n int, gain float32) {
+	if haveAVX512 {
+		geluErfFwd512(y, b, d, n, gain)
+		return
+	}
+	geluErfFwd(y, b, d, n, gain)
+}
