@@ -278,3 +278,93 @@ TEXT ·transpose8x8(SB), NOSPLIT, $0-32
 	VMOVUPS Y15, (DI)
 	VZEROUPPER
 	RET
+
+// func smm8x16z(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc int, nc int, alpha float32)
+//
+// smm4x16 for eight rows with AVX-512: one zmm accumulator a row (eight independent FMA
+// chains, as smm4x16's eight ymm halves), A's elements as embedded broadcasts, the nc < 16
+// columns by a mask register. Each element is summed in the same order with the same fused
+// multiply-adds as smm4x16's, so results are the same bit for bit.
+TEXT ·smm8x16z(SB), NOSPLIT, $0-76
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ ars+16(FP), R8
+	SHLQ $2, R8
+	MOVQ aps+24(FP), R13
+	SHLQ $2, R13
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R12
+	SHLQ $2, R12
+	MOVQ nc+64(FP), AX
+	// The rows of A: SI, R9, R10, R11, BX, R14, R15 and R8 (last: it held the stride).
+	LEAQ (SI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	LEAQ (R11)(R8*1), BX
+	LEAQ (BX)(R8*1), R14
+	LEAQ (R14)(R8*1), R15
+	ADDQ R15, R8
+	// K1 = the first nc lanes.
+	MOVL $1, DX
+	MOVQ AX, CX
+	SHLL CX, DX
+	DECL DX
+	KMOVW DX, K1
+	MOVQ k+0(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	XORQ  DX, DX
+	TESTQ CX, CX
+	JE    done8
+
+loop8:
+	VMOVUPS.Z        (DI), K1, Z8
+	VFMADD231PS.BCST (SI)(DX*1), Z8, Z0
+	VFMADD231PS.BCST (R9)(DX*1), Z8, Z1
+	VFMADD231PS.BCST (R10)(DX*1), Z8, Z2
+	VFMADD231PS.BCST (R11)(DX*1), Z8, Z3
+	VFMADD231PS.BCST (BX)(DX*1), Z8, Z4
+	VFMADD231PS.BCST (R14)(DX*1), Z8, Z5
+	VFMADD231PS.BCST (R15)(DX*1), Z8, Z6
+	VFMADD231PS.BCST (R8)(DX*1), Z8, Z7
+	ADDQ             R12, DI
+	ADDQ             R13, DX
+	DECQ             CX
+	JNE              loop8
+
+done8:
+	VBROADCASTSS alpha+72(FP), Z9
+	MOVQ         c+48(FP), DI
+	MOVQ         ldc+56(FP), R12
+	SHLQ         $2, R12
+	VMULPS       Z9, Z0, Z0
+	VMOVUPS      Z0, K1, (DI)
+	ADDQ         R12, DI
+	VMULPS       Z9, Z1, Z1
+	VMOVUPS      Z1, K1, (DI)
+	ADDQ         R12, DI
+	VMULPS       Z9, Z2, Z2
+	VMOVUPS      Z2, K1, (DI)
+	ADDQ         R12, DI
+	VMULPS       Z9, Z3, Z3
+	VMOVUPS      Z3, K1, (DI)
+	ADDQ         R12, DI
+	VMULPS       Z9, Z4, Z4
+	VMOVUPS      Z4, K1, (DI)
+	ADDQ         R12, DI
+	VMULPS       Z9, Z5, Z5
+	VMOVUPS      Z5, K1, (DI)
+	ADDQ         R12, DI
+	VMULPS       Z9, Z6, Z6
+	VMOVUPS      Z6, K1, (DI)
+	ADDQ         R12, DI
+	VMULPS       Z9, Z7, Z7
+	VMOVUPS      Z7, K1, (DI)
+	VZEROUPPER
+	RET
