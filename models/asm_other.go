@@ -14,10 +14,6 @@ func smm4x16(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, l
 	panic("models: smm4x16 without AVX2")
 }
 
-func smm8x16z(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc int, nc int, alpha float32) {
-	panic("models: smm8x16z without AVX-512")
-}
-
 func smm1x16(k int, a *float32, aps int, b *float32, ldb int, c *float32, nc int, alpha float32) {
 	panic("models: smm1x16 without AVX2")
 }

@@ -26,12 +26,6 @@ type attnKernel[T Float] struct {
 	dp    [][]T     // per-worker T×T scratch
 	tr    [][]T     // per-worker hd×T scratch (Kᵀ or Vᵀ) for the small-product path
 	blas  bool      // run every product through be even where smm could (benchmarks)
-	avx2  bool      // smm on its AVX2 kernels even where AVX-512 runs (benchmarks)
-}
-
-// smm is the package's smm on the kernels this CPU runs (the AVX2 ones with avx2).
-func (k *attnKernel[T]) smm(mode tri, transA bool, m, n, kk int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	smmOn(haveAVX512 && !k.avx2, mode, transA, m, n, kk, alpha, a, lda, b, ldb, c, ldc)
 }
 
 func (k *attnKernel[T]) name() string      { return "CausalAttention" }
@@ -96,7 +90,7 @@ func (k *attnKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 			// non-zero prefix of each row block.
 			kt := as32(k.tr[w][:hd*t])
 			transpose32(kt, as32(kk[off:]), ld, t, hd)
-			k.smm(triCols, false, t, t, hd, float32(scale), as32(q[off:]), ld, kt, t, as32(pm), t)
+			smm(triCols, false, t, t, hd, float32(scale), as32(q[off:]), ld, kt, t, as32(pm), t)
 		} else {
 			mm(k.be, false, true, t, t, hd, scale, q[off:], ld, kk[off:], ld, 0, pm, t)
 		}
@@ -110,7 +104,7 @@ func (k *attnKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 			zero(row[i+1:])
 		}
 		if small {
-			k.smm(triLower, false, t, hd, t, float32(mh), as32(pm), t, as32(v[off:]), ld, as32(oh), d)
+			smm(triLower, false, t, hd, t, float32(mh), as32(pm), t, as32(v[off:]), ld, as32(oh), d)
 		} else {
 			mm(k.be, false, false, t, hd, t, mh, pm, t, v[off:], ld, 0, oh, d)
 		}
@@ -147,8 +141,8 @@ func (k *attnKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 		if small {
 			vt := as32(k.tr[w][:hd*t])
 			transpose32(vt, as32(v[off:]), ld, t, hd)
-			k.smm(triCols, false, t, t, hd, float32(mh), as32(gh), d, vt, t, as32(dp), t)
-			k.smm(triUpper, true, t, hd, t, float32(mh), as32(pm), t, as32(gh), d, as32(dv[off:]), ld)
+			smm(triCols, false, t, t, hd, float32(mh), as32(gh), d, vt, t, as32(dp), t)
+			smm(triUpper, true, t, hd, t, float32(mh), as32(pm), t, as32(gh), d, as32(dv[off:]), ld)
 		} else {
 			mm(k.be, false, true, t, t, hd, mh, gh, d, v[off:], ld, 0, dp, t)
 			mm(k.be, true, false, t, hd, t, mh, pm, t, gh, d, 0, dv[off:], ld)
@@ -164,8 +158,8 @@ func (k *attnKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 			zero(dr[i+1:])
 		}
 		if small {
-			k.smm(triLower, false, t, hd, t, float32(scale), as32(dp), t, as32(kk[off:]), ld, as32(dq[off:]), ld)
-			k.smm(triUpper, true, t, hd, t, float32(scale), as32(dp), t, as32(q[off:]), ld, as32(dk[off:]), ld)
+			smm(triLower, false, t, hd, t, float32(scale), as32(dp), t, as32(kk[off:]), ld, as32(dq[off:]), ld)
+			smm(triUpper, true, t, hd, t, float32(scale), as32(dp), t, as32(q[off:]), ld, as32(dk[off:]), ld)
 			return
 		}
 		mm(k.be, false, false, t, hd, t, scale, dp, t, kk[off:], ld, 0, dq[off:], ld)

@@ -13,8 +13,7 @@ import (
 
 // BenchmarkAttention times the float32 attention kernel's forward and backward pass at the
 // quick (d=64, 4 heads, batch 64) and paper (d=192, 6 heads, batch 256) sizes, T=37, on two
-// workers, with its products on the BLAS backend ("blas"), on the small kernels ("smm": AVX-512's
-// where it runs) and, beside them, on the small AVX2 kernels ("smm-avx2").
+// workers, with its products on the BLAS backend ("blas") and on the small kernels ("smm").
 func BenchmarkAttention(b *testing.B) {
 	be, err := gemm.Open("auto")
 	if err != nil {
@@ -34,12 +33,15 @@ func BenchmarkAttention(b *testing.B) {
 		for i := range mask {
 			mask[i] = 1
 		}
-		for _, path := range []string{"blas", "smm", "smm-avx2"} {
-			blas, avx2 := path == "blas", path == "smm-avx2"
-			if !blas && !haveAVX2 || avx2 && !haveAVX512 {
+		for _, blas := range []bool{true, false} {
+			path := "smm"
+			if blas {
+				path = "blas"
+			}
+			if !blas && !haveAVX2 {
 				continue
 			}
-			k := &attnKernel[float32]{be: be, p: par.Pool{Workers: 2}, t: sz.t, heads: sz.h, mask: mask, blas: blas, avx2: avx2}
+			k := &attnKernel[float32]{be: be, p: par.Pool{Workers: 2}, t: sz.t, heads: sz.h, mask: mask, blas: blas}
 			b.Run(fmt.Sprintf("%s/%s", sz.name, path), func(b *testing.B) {
 				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {

@@ -14,7 +14,7 @@ import (
 
 // BenchmarkLinearGELU times the float32 bias+GELU linear kernel's forward and backward pass
 // (the MLP's first layer) at the quick (64·37 rows, 64→256) and paper (256·37 rows,
-// 192→768) sizes on two workers, in each GELU form (tanh and erf: each on its vector kernel).
+// 192→768) sizes on two workers, in each GELU form (tanh: the vector kernel; erf: Go code).
 func BenchmarkLinearGELU(b *testing.B) {
 	be, err := gemm.Open("auto")
 	if err != nil {

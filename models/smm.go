@@ -6,38 +6,23 @@ import (
 )
 
 // Small float32 matrix products for attention, where each product is a few dozen rows and
-// columns: the assembly kernels in smm_amd64.s (8×16 tiles with AVX-512, 4×16 with AVX2)
-// avoid a foreign call and BLAS's per-call set-up for every (sequence, head).
+// columns: the assembly kernels in smm_amd64.s avoid a foreign call and BLAS's per-call
+// set-up for every (sequence, head).
 
 // tri selects which part of a product smm computes, for causal attention.
 type tri int
 
 const (
 	triFull  tri = iota // every row and column
-	triCols             // row block i0..i1 (smmRows) only up to column i1 (lower-triangular C; the rest is not written)
-	triLower            // row block i0..i1 sums p ≤ i1 only (A lower-triangular, so exact)
-	triUpper            // row block i0..i1 sums p ≥ i0 only (A upper-triangular, so exact)
+	triCols             // row block i0..i0+3 only up to column i0+3 (lower-triangular C; the rest is not written)
+	triLower            // row block i0..i0+3 sums p < i0+4 only (A lower-triangular, so exact)
+	triUpper            // row block i0..i0+3 sums p ≥ i0 only (A upper-triangular, so exact)
 )
-
-// smmRows is the number of rows of smm's row block starting at row i0 of m: eight on the
-// AVX-512 kernel (wide), else four, the last rows one at a time.
-func smmRows(wide bool, m, i0 int) int {
-	if wide && m-i0 >= 8 {
-		return 8
-	}
-	return min(4, m-i0)
-}
 
 // smm computes C = alpha·op(A)·B for row-major float32 matrices, C m×n, B k×n (ldb), op(A)
 // m×k: A (lda) or, with transA, Aᵀ where A is k×m. mode restricts the product to a
 // triangle (see tri). It needs haveAVX2.
 func smm(mode tri, transA bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	smmOn(haveAVX512, mode, transA, m, n, k, alpha, a, lda, b, ldb, c, ldc)
-}
-
-// smmOn is smm with its kernels chosen: the AVX-512 eight-row one where wide (it needs
-// haveAVX512), else the AVX2 ones; both give the same results bit for bit.
-func smmOn(wide bool, mode tri, transA bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 	if m <= 0 || n <= 0 {
 		return
 	}
@@ -51,8 +36,8 @@ func smmOn(wide bool, mode tri, transA bool, m, n, k int, alpha float32, a []flo
 	}
 	pa, pb, pc := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(c))
 	at := func(p unsafe.Pointer, i int) *float32 { return (*float32)(unsafe.Add(p, 4*i)) }
-	for i0, rows := 0, 0; i0 < m; i0 += rows {
-		rows = smmRows(wide, m, i0)
+	for i0 := 0; i0 < m; i0 += 4 {
+		rows := min(4, m-i0)
 		klo, khi, nhi := 0, k, n
 		switch mode {
 		case triCols:
@@ -69,10 +54,6 @@ func smmOn(wide bool, mode tri, transA bool, m, n, k int, alpha float32, a []flo
 			var ap, bp *float32 // nil when nothing is summed: no pointer past an array
 			if kk > 0 {
 				ap, bp = at(pa, ao), at(pb, klo*ldb+j0)
-			}
-			if rows == 8 {
-				smm8x16z(kk, ap, ars, aps, bp, ldb, at(pc, i0*ldc+j0), ldc, nc, alpha)
-				continue
 			}
 			if rows == 4 {
 				smm4x16(kk, ap, ars, aps, bp, ldb, at(pc, i0*ldc+j0), ldc, nc, alpha)

@@ -26,9 +26,3 @@ func transpose8x8(dst *float32, ldd int, src *float32, lds int)
 //
 //go:noescape
 func smm1x16(k int, a *float32, aps int, b *float32, ldb int, c *float32, nc int, alpha float32)
-
-// smm8x16z is smm4x16 for eight rows with AVX-512 (needs haveAVX512), with the same
-// results bit for bit.
-//
-//go:noescape
-func smm8x16z(k int, a *float32, ars, aps int, b *float32, ldb int, c *float32, ldc int, nc int, alpha float32)
