@@ -372,27 +372,7 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 	o := len(g) / max(m, 1)
 	if k.act != actNone {
 		dp := k.gradScratch(len(g))
-		k.p.Rows(len(g), 1024, func(lo, hi int) {
-			if k.act == actGELUErf && is32[T]() && haveAVX2 && hi > lo {
-				// The upstream gradient times the saved GELU′ (·1 is exact: the scalar product).
-				scaleMul(&as32(dp)[lo], &as32(g)[lo], &as32(k.th)[lo], hi-lo, 1)
-				return
-			}
-			if k.vec {
-				geluBackward(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], hi-lo)
-				return
-			}
-			if k.act == actGELUErf {
-				for j := lo; j < hi; j++ {
-					dp[j] = g[j] * k.th[j]
-				}
-				return
-			}
-			for j := lo; j < hi; j++ {
-				u, t := k.pre[j], k.th[j]
-				dp[j] = g[j] * geluGradOf(u, t)
-			}
-		})
+		k.p.Rows(len(g), 1024, func(lo, hi int) { k.actBackward(dp, g, lo, hi) })
 		g = dp
 	}
 	dx, dw := data[T](gin[0]), data[T](gin[1])

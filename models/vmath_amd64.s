@@ -6,7 +6,6 @@
 // masked loads and stores. The polynomials' constants are memory operands of the
 // arithmetic (eight-lane copies in vmv), not a broadcast before each use.
 
-
 // func tanhVec(dst, src *float32, n int)
 TEXT ·tanhVec(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
