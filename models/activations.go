@@ -104,3 +104,37 @@ func siluBackArr[T Float](dst, g, x, s []T) {
 		dst[j] = g[j] * sv * (1 + x[j]*(1-sv))
 	}
 }
+
+// geluErfForward is geluErfFwd on the widest vector kernel this CPU runs (needs haveAVX2).
+func geluErfForward(y, b, d *float32, n int, gain float32) {
+	if haveAVX512 {
+		geluErfFwd512(y, b, d, n, gain)
+		return
+	}
+	geluErfFwd(y, b, d, n, gain)
+}
+
+// actBackward sets dp[j] = g[j]·GELU′(u_j) for lo ≤ j < hi, u the last forward pass's
+// pre-activations: a product with the saved GELU′ (the exact form), or from u and the saved
+// tanh (the tanh form's scalar path), or on the vector kernel that recomputes the tanh.
+func (k *linKernel[T]) actBackward(dp, g []T, lo, hi int) {
+	if k.act == actGELUErf && is32[T]() && haveAVX2 && hi > lo {
+		// The upstream gradient times the saved GELU′ (·1 is exact: the scalar product).
+		scaleMul(&as32(dp)[lo], &as32(g)[lo], &as32(k.th)[lo], hi-lo, 1)
+		return
+	}
+	if k.vec {
+		geluBackward(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], hi-lo)
+		return
+	}
+	if k.act == actGELUErf {
+		for j := lo; j < hi; j++ {
+			dp[j] = g[j] * k.th[j]
+		}
+		return
+	}
+	for j := lo; j < hi; j++ {
+		u, t := k.pre[j], k.th[j]
+		dp[j] = g[j] * geluGradOf(u, t)
+	}
+}

@@ -30,6 +30,12 @@ func geluFwd512(y, b, pre *float32, n int, gain float32) {
 	panic("models: geluFwd512 without AVX-512")
 }
 func geluBwd512(dp, gout, pre *float32, n int) { panic("models: geluBwd512 without AVX-512") }
+func geluErfFwd(y, b, d *float32, n int, gain float32) {
+	panic("models: geluErfFwd without AVX2")
+}
+func geluErfFwd512(y, b, d *float32, n int, gain float32) {
+	panic("models: geluErfFwd512 without AVX-512")
+}
 
 func softmaxRow(x *float32, n int) float32 { panic("models: softmaxRow without AVX2") }
 func softmaxBack(p, dp *float32, n int)    { panic("models: softmaxBack without AVX2") }

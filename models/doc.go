@@ -13,13 +13,16 @@
 // value projections are one kernel (one product with the three weights side by side), whose
 // (N·T)×3d output the attention kernel reads as it is. In float32 on amd64 with AVX2 and
 // FMA, attention's per-(sequence, head) products, softmax rows, bias+GELU, RMSNorm rows and
-// bias-gradient sums run on Go assembly kernels (smm_amd64.s, vmath_amd64.s, rows_amd64.s;
-// the same tanh/exp polynomials as the scalar code; bias+GELU sixteen lanes at a time where
-// the CPU has AVX-512, with the same results); so do Mamba's selective scan (scan_amd64.s,
-// one channel over a whole sequence at a time, and scan512_amd64.s for a state of 16 held in
-// one AVX-512 register; scan_chan.go picks them), its gates and its causal convolution
-// (mulArr, mulAddArr); elsewhere, and in float64, the scalar loops and the BLAS backend do. GELU has two forms (Options.GELU): the tanh approximation, with
-// those vector kernels, and the exact u·Φ(u), in Go code only (its float32 erf in numerics.go). rowkernels.go exports the softmax row kernels and the typed
+// bias-gradient sums run on Go assembly kernels (smm_amd64.s, vmath_amd64.s with its shared
+// constants and macros in vmath_amd64.h, gelu_erf_amd64.s, rows_amd64.s; the same tanh, exp
+// and erf polynomials as the scalar code; bias+GELU sixteen lanes at a time where the CPU has
+// AVX-512, with the same results); so do Mamba's selective scan (scan_amd64.s, one channel
+// over a whole sequence at a time, and scan512_amd64.s for a state of 16 held in one AVX-512
+// register; scan_chan.go picks them), its gates and its causal convolution (mulArr,
+// mulAddArr); elsewhere, and in float64, the scalar loops and the BLAS backend do. GELU has
+// two forms (Options.GELU), each with its vector kernel: the tanh approximation, and the
+// exact u·Φ(u) (its float32 erf in numerics.go, the kernel's Go twin; the forward pass keeps
+// GELU′, the backward pass multiplies by it). rowkernels.go exports the softmax row kernels and the typed
 // product (MatMul) for computations outside a Model (lab/timescales). Gorgonia sums a node's gradient contributions with Add
 // nodes; the tape machine runs with sumEngine, which splits those sums over the workers
 // (gradsum.go). Loops over rows and items share par.Pool.

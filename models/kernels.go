@@ -183,7 +183,7 @@ type activation int
 const (
 	actNone    activation = iota
 	actGELU               // GELU's tanh form (geluTanh, geluOf)
-	actGELUErf            // the exact GELU (geluErf): Go code, no vector kernel; keeps GELU′, not u
+	actGELUErf            // the exact GELU (geluErf, or geluErfForward's vector kernel): keeps GELU′, not u
 )
 
 // linKernel is y = act(x·W + b) + res, where W is in×out (or out×in when transW, as for a
@@ -200,8 +200,8 @@ type linKernel[T Float] struct {
 	act    activation
 	gate   *float64
 	pre    []T  // pre-activation u
-	th     []T  // tanh(√(2/π)(u+0.044715u³)) or, exact, GELU′(u): saved for the backward pass (scalar path only)
-	vec    bool // the last forward pass ran the vector bias+GELU: th is not saved
+	th     []T  // tanh(√(2/π)(u+0.044715u³)) (tanh's scalar path) or, exact, GELU′(u): for the backward pass
+	vec    bool // the last forward pass ran the vector bias+GELU (tanh: th is not saved)
 	// dpre is the backward pass's scratch for the pre-activation's gradient: the model's
 	// one (apply points it there; backward passes run one at a time), or the kernel's own.
 	dpre *[]T
@@ -301,7 +301,7 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 	if b == nil && k.act == actNone {
 		return 0
 	}
-	k.vec = k.act == actGELU && b != nil && is32[T]() && haveAVX2 && o > 0
+	k.vec = k.act != actNone && b != nil && is32[T]() && haveAVX2 && o > 0
 	if k.act == actGELU {
 		if cap(k.pre) < len(y) {
 			k.pre = make([]T, len(y))
@@ -321,6 +321,13 @@ func (k *linKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		if vecBias {
 			for r := lo; r < hi; r++ {
 				addVec(&as32(y)[r*o], &as32(b)[0], o)
+			}
+			return
+		}
+		if vec && k.act == actGELUErf {
+			// Bias, the exact GELU and its saved gradient in one vector pass.
+			for r := lo; r < hi; r++ {
+				geluErfForward(&as32(y)[r*o], &as32(b)[0], &as32(k.th)[r*o], o, float32(g))
 			}
 			return
 		}
@@ -365,22 +372,7 @@ func (k *linKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ flo
 	o := len(g) / max(m, 1)
 	if k.act != actNone {
 		dp := k.gradScratch(len(g))
-		k.p.Rows(len(g), 1024, func(lo, hi int) {
-			if k.vec {
-				geluBackward(&as32(dp)[lo], &as32(g)[lo], &as32(k.pre)[lo], hi-lo)
-				return
-			}
-			if k.act == actGELUErf {
-				for j := lo; j < hi; j++ {
-					dp[j] = g[j] * k.th[j]
-				}
-				return
-			}
-			for j := lo; j < hi; j++ {
-				u, t := k.pre[j], k.th[j]
-				dp[j] = g[j] * geluGradOf(u, t)
-			}
-		})
+		k.p.Rows(len(g), 1024, func(lo, hi int) { k.actBackward(dp, g, lo, hi) })
 		g = dp
 	}
 	dx, dw := data[T](gin[0]), data[T](gin[1])

@@ -7,7 +7,7 @@ import "math"
 // RMSNorm's factor, and the float32 exp of the sigmoid and
 // the selective scan (pow2f; Cephes' exp, expf, is num.go's, with tanhf). Their deliberate
 // twins, which cannot call these: the assembly kernels (vmath_amd64.s: GELU, tanh and exp;
-// scan_amd64.s: pow2f); backends/accel's CUDA kernels
+// gelu_erf_amd64.s: the exact GELU with erfExp32's polynomials; scan_amd64.s: pow2f); backends/accel's CUDA kernels
 // (kernels.cu) and their Go twin (host_kernels.go: GELU, RMSNorm, with the ε passed in
 // from here), a leaf below models; models/llm's kernels, which take their ε from each
 // checkpoint's config.json and the exact or tanh GELU its hidden_act names; the PyTorch
@@ -45,7 +45,8 @@ const (
 
 // erfA0…erfA6 are erf(x)/x as a polynomial in x² on |x| < 1, and erfB0…erfB9 erfc(x)·e^(x²)
 // as a polynomial in 1/x on [1, 4] (least-squares fits to math.Erf, made for this file; erf32
-// holds them to 2.5e-7 relative, TestErf32).
+// holds them to 2.5e-7 relative, TestErf32). gelu_erf_amd64.s holds them rounded to float32
+// (its vme table): change both together (TestGeluErfVec compares them).
 const (
 	erfA0, erfA1, erfA2, erfA3 = 1.1283791660932752, -0.37612628720442154, 0.1128362185964443, -0.02685550035934094
 	erfA4, erfA5, erfA6        = 0.0051918141777309405, -0.0008043185047435315, 7.970350955731097e-05

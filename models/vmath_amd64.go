@@ -1,7 +1,7 @@
 package models
 
-// Declarations of the vector kernels in vmath_amd64.s and rows_amd64.s (AVX2 and FMA; call
-// them only when haveAVX2).
+// Declarations of the vector kernels in vmath_amd64.s, gelu_erf_amd64.s and rows_amd64.s
+// (AVX2 and FMA; call them only when haveAVX2).
 
 // tanhVec sets dst[i] = tanhf(src[i]) for i < n (dst may be src).
 //
@@ -34,6 +34,18 @@ func geluBwd512(dp, gout, pre *float32, n int)
 //
 //go:noescape
 func geluBwd(dp, gout, pre *float32, n int)
+
+// geluErfFwd sets, for i < n, u = y[i] + gain·b[i], y[i] = u·Φ(u) (the exact GELU) and
+// d[i] = Φ(u) + u·φ(u) (its gradient, which the backward pass multiplies by the upstream one),
+// with erfExp32's polynomials (gelu_erf_amd64.s).
+//
+//go:noescape
+func geluErfFwd(y, b, d *float32, n int, gain float32)
+
+// geluErfFwd512 is geluErfFwd sixteen lanes at a time (AVX-512), with the same results.
+//
+//go:noescape
+func geluErfFwd512(y, b, d *float32, n int, gain float32)
 
 // softmaxRow replaces x[:n] (n ≥ 1) by its softmax and returns Σ exp(x − max x).
 //
