@@ -95,7 +95,7 @@ const (
 	PresetLaptop = "laptop"
 	// PresetSoft is laptop trained on the exact posterior as a soft target (bijection;
 	// hmm trains on it already): the bench's fastest route to the paper's 10⁻³ bits on a
-	// CPU (docs/paper1.md: The precision frontier). The authors train bijection on sampled
+	// CPU (docs/paper1.md: Soft targets at the laptop size). The authors train bijection on sampled
 	// tokens; this preset does not reproduce their recipe, it goes past it.
 	PresetSoft  = "soft"
 	PresetPaper = "paper"
