@@ -111,13 +111,17 @@ func Differences(a, b json.RawMessage) ([]Difference, error) {
 	return out, nil
 }
 
-// unsetValue is f[k], or what a missing k stands for: its default or "unset".
+// unsetValue is f[k], or what a missing k stands for: its default, "default" for the
+// target (the task's own: sampled on bijection and recall, the posterior on hmm), or "unset".
 func unsetValue(k string, f map[string]string) string {
 	if v, ok := f[k]; ok {
 		return v
 	}
 	if d, ok := Defaults()[k]; ok {
 		return d
+	}
+	if k == "target" {
+		return "default"
 	}
 	return "unset"
 }

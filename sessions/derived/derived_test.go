@@ -72,7 +72,7 @@ func TestSameConfiguration(t *testing.T) {
 		{"width differs", `{"transformer":{"Layers":4,"Heads":4,"Width":128}}`, false, "transformer.width: 64 vs 128"},
 		{"task differs", `{"task":"hmm"}`, false, "task: bijection vs hmm"},
 		{"model differs", `{"model":"lstm"}`, false, "model: transformer vs lstm"},
-		{"target set", `{"target":"posterior"}`, false, "target: unset vs posterior"},
+		{"target set", `{"target":"posterior"}`, false, "target: default vs posterior"},
 		{"eval_k set", `{"eval_k":[20,30]}`, false, "eval_k: unset vs [20,30]"},
 	}
 	a := json.RawMessage(base)
@@ -194,6 +194,11 @@ func TestLabels(t *testing.T) {
 		json.RawMessage(`{"transformer":{"width":96},"mlp_prefix":{"input":"onehot"}}`)})
 	if want := []string{"input prefix, width 64", "input onehot, width 96"}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Labels of model blocks = %q, %v; want %q", got, err, want)
+	}
+	// A target left out is the task's default, named so (not "unset").
+	got, err = Labels([]json.RawMessage{json.RawMessage(`{"target":"posterior"}`), json.RawMessage(`{"target":""}`)})
+	if want := []string{"target posterior", "target default"}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Labels of targets = %q, %v; want %q", got, err, want)
 	}
 	if _, err := Labels([]json.RawMessage{json.RawMessage(`{`)}); err == nil {
 		t.Error("Labels of invalid JSON: want an error")
