@@ -13,7 +13,7 @@ import (
 // Overrides are the settings given over a preset and a source: `windtunnel run`'s flags,
 // each field the value of the flag named beside it. Given reports which flags were given
 // (nil: none); a flag not given leaves the field to the source or the preset, except the
-// flags with a default of their own (seed, target, blas, workers, device, mlp-input,
+// flags with a default of their own (seed, blas, workers, device, mlp-input,
 // precision), whose value is used when the source does not give the field either.
 type Overrides struct {
 	Tunnel          tunnels.Config // v, states, symbols, k, pairs, keys, values, fillers, queries, layout

@@ -174,3 +174,36 @@ func TestArgs(t *testing.T) {
 		t.Errorf("an LSTM of its own width: args %q", args)
 	}
 }
+
+// TestBuildKeepsPreset: with no flag given, every setting a flag sets is the preset's, but
+// the cadences (fitted to the steps) and the flags with a default of their own where the
+// preset leaves the field unset. (The soft preset's posterior target was lost this way:
+// `run --preset soft` trained on sampled tokens.)
+func TestBuildKeepsPreset(t *testing.T) {
+	cadence := map[string]bool{"eval-every": true, "probe-every": true, "checkpoint-every": true}
+	for _, name := range PresetNames() {
+		for _, task := range tunnels.Names() {
+			p, err := Preset(name, task)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := Build(Recipe{Preset: name, Task: task, Model: arch.KindTransformer, Flags: flags(nil)})
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, task, err)
+			}
+			for _, s := range settings {
+				want := field(&p, s.field)
+				if cadence[s.flag] || (s.own && want.IsZero()) {
+					continue
+				}
+				if got := field(&c, s.field); text(got) != text(want) {
+					t.Errorf("%s %s: --%s not given: %s, the preset's is %s", name, task, s.flag, text(got), text(want))
+				}
+			}
+		}
+	}
+	c, err := Build(Recipe{Preset: PresetSoft, Task: "bijection", Model: arch.KindTransformer, Flags: flags(nil)})
+	if err != nil || c.Target != tunnels.Posterior.String() {
+		t.Errorf("soft bijection: target %q, %v; want posterior", c.Target, err)
+	}
+}

@@ -62,7 +62,7 @@ var settings = []setting{
 	{flag: "width", field: "Transformer.Width", value: "Width", usage: "transformer width d (default: the preset's)"},
 	{flag: "mlp-hidden", field: "Transformer.MLP", value: "MLPHidden", usage: "transformer MLP hidden width (default 4·width)"},
 	{flag: "eval-k", field: "EvalK", task: "hmm", usage: "hmm: observation counts K to evaluate at, each on its own probe set, e.g. 20,30,50 (length generalisation; the training K is always evaluated, so giving only it turns the others off; default: the preset's 20,30,50)"},
-	{flag: "target", field: "Target", own: true, usage: "training target: sampled or posterior (default: the task's)"},
+	{flag: "target", field: "Target", usage: "training target: sampled or posterior (default: the preset's: posterior for soft; else the task's, posterior for hmm, sampled for the others)"},
 	{flag: "blas", field: "BLAS", own: true, usage: blasUsage},
 	{flag: "workers", field: "Workers", own: true, usage: "goroutines for kernels (default: all cores)"},
 	{flag: "device", field: "Device", own: true, usage: "where the step runs: cpu; cuda (a float32 transformer's whole step on an NVIDIA GPU, other models' matrix products; driver, cuBLAS and NVRTC loaded at run time); cuda-gemm (only matrix products on the GPU); host (the GPU step's executor on Go kernels, for checks)"},
