@@ -77,7 +77,7 @@ func TestBudgetGrids(t *testing.T) {
 		t.Errorf("BudgetNamed(huge): %v", err)
 	}
 	p, _ := BudgetNamed("precision")
-	if p.Preset != "laptop" || len(p.Tasks) != 0 || p.Describe() != "preset laptop" {
+	if want := "preset laptop; recall 50000 steps (evaluated every 500, a snapshot every 5000)"; p.Preset != "laptop" || len(p.Tasks) != 1 || p.Describe() != want {
 		t.Errorf("precision: %+v %q", p, p.Describe())
 	}
 }
