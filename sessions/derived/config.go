@@ -13,6 +13,7 @@ import (
 	"windtunnel/backends/untrusted"
 	"windtunnel/models/arch"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 )
 
 // IgnoredFields returns the top-level configuration fields that do not tell configurations
@@ -111,8 +112,9 @@ func Differences(a, b json.RawMessage) ([]Difference, error) {
 	return out, nil
 }
 
-// unsetValue is f[k], or what a missing k stands for: its default, "default" for the
-// target (the task's own: sampled on bijection and recall, the posterior on hmm), or "unset".
+// unsetValue is f[k], or what a missing k stands for: its default, the task's own target
+// for the target (sampled on bijection and recall, the posterior on hmm; "default" where
+// the task is not known), or "unset".
 func unsetValue(k string, f map[string]string) string {
 	if v, ok := f[k]; ok {
 		return v
@@ -121,6 +123,9 @@ func unsetValue(k string, f map[string]string) string {
 		return d
 	}
 	if k == "target" {
+		if t := runconfig.TaskTarget(f["task"]); t != "" {
+			return t
+		}
 		return "default"
 	}
 	return "unset"
@@ -172,6 +177,9 @@ func canonicalConfig(cfg json.RawMessage) (map[string]any, error) {
 	}
 	for k, def := range Defaults() {
 		dropDefault(m, strings.Split(k, "."), def)
+	}
+	if task, ok := m["task"].(string); ok {
+		dropDefault(m, []string{"target"}, runconfig.TaskTarget(task)) // the task's own is unset
 	}
 	return m, nil
 }

@@ -72,7 +72,7 @@ func TestSameConfiguration(t *testing.T) {
 		{"width differs", `{"transformer":{"Layers":4,"Heads":4,"Width":128}}`, false, "transformer.width: 64 vs 128"},
 		{"task differs", `{"task":"hmm"}`, false, "task: bijection vs hmm"},
 		{"model differs", `{"model":"lstm"}`, false, "model: transformer vs lstm"},
-		{"target set", `{"target":"posterior"}`, false, "target: default vs posterior"},
+		{"target set", `{"target":"posterior"}`, false, "target: sampled vs posterior"},
 		{"eval_k set", `{"eval_k":[20,30]}`, false, "eval_k: unset vs [20,30]"},
 	}
 	a := json.RawMessage(base)
@@ -195,10 +195,21 @@ func TestLabels(t *testing.T) {
 	if want := []string{"input prefix, width 64", "input onehot, width 96"}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Labels of model blocks = %q, %v; want %q", got, err, want)
 	}
-	// A target left out is the task's default, named so (not "unset").
-	got, err = Labels([]json.RawMessage{json.RawMessage(`{"target":"posterior"}`), json.RawMessage(`{"target":""}`)})
-	if want := []string{"target posterior", "target default"}; err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("Labels of targets = %q, %v; want %q", got, err, want)
+	// A target left out is the task's own, named (not "unset"); one naming the task's own
+	// is the same configuration as one leaving it out.
+	for _, c := range []struct {
+		a, b string
+		want []string
+	}{
+		{`{"target":"posterior"}`, `{"target":""}`, []string{"target posterior", "target default"}},
+		{`{"task":"bijection","target":"posterior"}`, `{"task":"bijection"}`, []string{"target posterior", "target sampled"}},
+		{`{"task":"hmm","target":"sampled"}`, `{"task":"hmm","target":""}`, []string{"target sampled", "target posterior"}},
+		{`{"task":"bijection","target":"sampled"}`, `{"task":"bijection","target":""}`, []string{"", ""}},
+	} {
+		got, err = Labels([]json.RawMessage{json.RawMessage(c.a), json.RawMessage(c.b)})
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Labels(%s, %s) = %q, %v; want %q", c.a, c.b, got, err, c.want)
+		}
 	}
 	if _, err := Labels([]json.RawMessage{json.RawMessage(`{`)}); err == nil {
 		t.Error("Labels of invalid JSON: want an error")

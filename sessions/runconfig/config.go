@@ -345,3 +345,13 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// TaskTarget is the training target a run of task uses when its configuration leaves Target
+// unset ("sampled" or "posterior", the tunnel's DefaultTarget), or "" for an unknown task.
+func TaskTarget(task string) string {
+	t, err := tunnels.New(task, tunnels.Config{})
+	if err != nil {
+		return ""
+	}
+	return t.DefaultTarget().String()
+}
