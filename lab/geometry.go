@@ -171,7 +171,7 @@ func (t *Trainer) Geometry(sn *sessions.Snapshot, s diagnostics.Scores, history 
 			sn.ManifoldOne = recordedManifold(m1, 1, b.P)
 		}
 		if t.tunnel.Name() == "hmm" {
-			if sn.Simplex, err = simplexOf(pr.Final, b, pr.Width, t.cfg.Seed); err != nil {
+			if sn.Simplex, err = t.simplexOf(pr.Final, b, pr.Width); err != nil {
 				return err
 			}
 			if sn.SimplexInit, err = t.simplexInit(b); err != nil {
@@ -353,10 +353,11 @@ func recordedManifold(m diagnostics.Manifold, seqs, n int) *sessions.Manifold {
 }
 
 // simplexOf measures the belief simplex of the final layer's states (N·P × width) against
-// the batch's exact posteriors over the hidden states (diagnostics.SimplexGeometry), with the
-// states' PC1 and PC2 for the figure: ValueManifold's subsample, each point's argmax state
-// carried through it in the entropy's place.
-func simplexOf(final []float64, b *tunnels.Batch, width int, seed uint64) (*sessions.Simplex, error) {
+// the batch's exact posteriors over the hidden states (diagnostics.SimplexGeometry), the same
+// clusters' purity against the symbol observed at each point (symbols, values 0..o−1; nil:
+// not measured), with the states' PC1 and PC2 for the figure: ValueManifold's subsample, each
+// point's argmax state carried through it in the entropy's place.
+func simplexOf(final []float64, b *tunnels.Batch, width int, symbols []int, o int, seed uint64) (*sessions.Simplex, error) {
 	n := b.N * b.P
 	g, err := diagnostics.SimplexGeometry(final, n, width, b.Posterior, b.C, seed)
 	if err != nil {
@@ -372,6 +373,9 @@ func simplexOf(final []float64, b *tunnels.Batch, width int, seed uint64) (*sess
 	}
 	out := &sessions.Simplex{States: g.States, Purity: sessions.Num(g.Purity), R2: sessions.Num(g.R2),
 		MeanCornerDist: sessions.Num(g.MeanCornerDist), N: n}
+	if len(symbols) == n {
+		out.SymbolPurity = sessions.Num(diagnostics.Purity(g.Labels, symbols, o))
+	}
 	for _, d := range g.CornerDist {
 		out.CornerDist = append(out.CornerDist, sessions.Num(d))
 	}
@@ -383,6 +387,16 @@ func simplexOf(final []float64, b *tunnels.Batch, width int, seed uint64) (*sess
 		out.Argmax = append(out.Argmax, int(m.Entropy[i]))
 	}
 	return out, nil
+}
+
+// simplexOf is simplexOf for the run's tunnel (an hmm: its observed symbols measured too).
+func (t *Trainer) simplexOf(final []float64, b *tunnels.Batch, width int) (*sessions.Simplex, error) {
+	h, ok := t.tunnel.(*tunnels.HMM)
+	if !ok {
+		return simplexOf(final, b, width, nil, 0, t.cfg.Seed)
+	}
+	_, o, _ := h.Sizes()
+	return simplexOf(final, b, width, h.ObservedSymbols(b), o, t.cfg.Seed)
 }
 
 // settle finds where the frame-precision series settled within derived.SettleBand: the frame is

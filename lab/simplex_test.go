@@ -3,6 +3,8 @@ package lab
 import (
 	"math"
 	"testing"
+
+	"windtunnel/sessions/runconfig"
 )
 
 // TestSimplexSnapshots: an hmm run's geometry snapshots carry the belief-simplex measurement
@@ -23,6 +25,9 @@ func TestSimplexSnapshots(t *testing.T) {
 			p, r2, d := float64(s.Purity), float64(s.R2), float64(s.MeanCornerDist)
 			if s.States != 3 || s.N != 8*4 || len(s.CornerDist) != 3 || !(p >= 1.0/3 && p <= 1) || !(r2 <= 1) || math.IsNaN(d) {
 				t.Errorf("simplex %+v", s)
+			}
+			if sp := float64(s.SymbolPurity); !(sp >= 1.0/float64(tinyHMMSymbols(c)) && sp <= 1) {
+				t.Errorf("purity against the observed symbol %v", sp)
 			}
 			if len(s.Points) == 0 || len(s.Points) != len(s.Argmax) {
 				t.Errorf("%d points, %d argmax states", len(s.Points), len(s.Argmax))
@@ -47,4 +52,9 @@ func TestSimplexSnapshots(t *testing.T) {
 	if snaps, _ := runSnapshots(t, c); len(snaps) == 0 || snaps[0].Snapshot.Simplex != nil || snaps[0].Snapshot.SimplexInit != nil {
 		t.Errorf("a bijection snapshot with a simplex measurement (%d snapshots)", len(snaps))
 	}
+}
+
+// tinyHMMSymbols is the symbols O of c's hmm tunnel.
+func tinyHMMSymbols(c runconfig.Config) int {
+	return c.Tunnel.WithDefaults().Symbols
 }

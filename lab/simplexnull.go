@@ -34,7 +34,7 @@ func (t *Trainer) simplexInit(b *tunnels.Batch) (*sessions.Simplex, error) {
 		t.geo.simplexInitDone = true
 		return nil, nil
 	}
-	s, err := simplexOf(pr.Final, b, pr.Width, t.cfg.Seed)
+	s, err := t.simplexOf(pr.Final, b, pr.Width)
 	if err != nil {
 		return nil, fmt.Errorf("%w (at initialisation)", err)
 	}

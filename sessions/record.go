@@ -185,6 +185,10 @@ type Simplex struct {
 	R2             Num   `json:"r2"`
 	CornerDist     []Num `json:"corner_dist"`
 	MeanCornerDist Num   `json:"mean_corner_dist"`
+	// SymbolPurity is the same clusters' purity against the symbol observed at each point
+	// (what the clusters are when they are not the states; 0: not recorded, before
+	// 2026-11-29).
+	SymbolPurity Num `json:"symbol_purity,omitempty"`
 	// N is the number of points measured; Points (PC1, PC2) and Argmax a subsample of them.
 	N      int          `json:"n"`
 	Points [][2]float64 `json:"points,omitempty"`

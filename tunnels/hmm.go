@@ -72,6 +72,18 @@ func (h *HMM) Positions() []int { return clonePositions(h.positions) }
 // ClassTokens reports that hidden states are not input tokens.
 func (h *HMM) ClassTokens() (int, bool) { return 0, false }
 
+// ObservedSymbols is the symbol (0..O−1) observed at each scored position of b's sequences,
+// N×P in b's order (sequence-major), read from its tokens; b must be this tunnel's.
+func (h *HMM) ObservedSymbols(b *Batch) []int {
+	out := make([]int, 0, b.N*len(h.positions))
+	for n := range b.N {
+		for _, at := range h.positions {
+			out = append(out, b.Tokens[n*b.T+at]-HMMSymbolBase)
+		}
+	}
+	return out
+}
+
 // DefaultTarget is Posterior, as the paper trains.
 func (h *HMM) DefaultTarget() TargetMode { return Posterior }
 

@@ -280,3 +280,23 @@ func TestHMMCalibration(t *testing.T) {
 		}
 	}
 }
+
+// TestObservedSymbols: each scored position's symbol is the token after its OBS marker,
+// counted from the symbols' base, in the batch's sequence-major order.
+func TestObservedSymbols(t *testing.T) {
+	h := must(NewHMM(3, 7, 6))
+	b := NewBatch(h, 4)
+	b.Fill(h, ProbeStream(2), 0)
+	got := h.ObservedSymbols(b)
+	if len(got) != 4*6 {
+		t.Fatalf("%d symbols, want 24", len(got))
+	}
+	for n := range 4 {
+		s := Draw(h, ProbeStream(2), uint64(n))
+		for p, at := range h.Positions() {
+			if s.Tokens[at-1] != HMMObs || got[n*6+p] != s.Tokens[at]-HMMSymbolBase || got[n*6+p] < 0 || got[n*6+p] >= 7 {
+				t.Fatalf("sequence %d position %d: symbol %d, token %d after %d", n, p, got[n*6+p], s.Tokens[at], s.Tokens[at-1])
+			}
+		}
+	}
+}

@@ -100,6 +100,9 @@ type SimplexStat struct {
 	Meets      bool  `json:"meets"`
 	// Init is the untrained model's measurement (its Init and InitMeets unset).
 	Init *SimplexStat `json:"init,omitempty"`
+	// SymbolPurity is the same clusters' purity against the observed symbol, over the seeds
+	// that recorded it (nil: none did).
+	SymbolPurity *Stat `json:"symbol_purity,omitempty"`
 }
 
 // SimplexOf pools the simplex measurements of snapshots (nil entries skipped) taken at
@@ -110,10 +113,28 @@ func SimplexOf(snaps []*sessions.Snapshot, steps []int) *SimplexStat {
 		return nil
 	}
 	out := &SimplexStat{States: k, Purity: p, R2: r, CornerDist: d, Steps: used, Meets: SimplexMeets(p.Mean, d.Mean, k)}
+	out.SymbolPurity = symbolPurity(snaps, func(s *sessions.Snapshot) *sessions.Simplex { return s.Simplex })
 	if k, p, r, d, used, ok := simplexValues(snaps, steps, func(s *sessions.Snapshot) *sessions.Simplex { return s.SimplexInit }); ok {
-		out.Init = &SimplexStat{States: k, Purity: p, R2: r, CornerDist: d, Steps: used, Meets: SimplexMeets(p.Mean, d.Mean, k)}
+		out.Init = &SimplexStat{States: k, Purity: p, R2: r, CornerDist: d, Steps: used, Meets: SimplexMeets(p.Mean, d.Mean, k),
+			SymbolPurity: symbolPurity(snaps, func(s *sessions.Snapshot) *sessions.Simplex { return s.SimplexInit })}
 	}
 	return out
+}
+
+// symbolPurity pools the clusters' purity against the observed symbol over the snapshots
+// whose measurement (get) recorded it; nil when none did.
+func symbolPurity(snaps []*sessions.Snapshot, get func(*sessions.Snapshot) *sessions.Simplex) *Stat {
+	var sym []float64
+	for _, sn := range snaps {
+		if sn != nil && get(sn) != nil && get(sn).SymbolPurity > 0 {
+			sym = append(sym, float64(get(sn).SymbolPurity))
+		}
+	}
+	if len(sym) == 0 {
+		return nil
+	}
+	st := StatOf(sym)
+	return &st
 }
 
 // MetricCurve is a primitive's metric (bit error (a), or accuracy for recall) at each
@@ -273,7 +294,7 @@ func formatSimplex(cells []PrimitiveCell) string {
 		}
 		if b.Len() == 0 {
 			fmt.Fprintf(&b, "\nBelief simplex (final layer at the observation positions, each seed's newest snapshot; untrained: the same model rebuilt from its seed). Paper I: Mamba's final layer forms one cluster per hidden state, at the simplex's corners; met when %s.\n\n", SimplexRule(c.Simplex.States))
-			b.WriteString("| task | model | seeds | steps | k | k-means purity | R² to the posterior | corner distance | untrained: purity / R² / corner distance | claim | outcome |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+			b.WriteString("| task | model | seeds | steps | k | k-means purity | R² to the posterior | corner distance | untrained: purity / R² / corner distance | claim | outcome | purity against the observed symbol |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		}
 		sm := c.Simplex
 		steps := make([]string, len(sm.Steps))
@@ -288,8 +309,15 @@ func formatSimplex(cells []PrimitiveCell) string {
 		if sm.Meets {
 			claim = "met"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s | %s |\n", c.Task, c.Model, len(sm.Steps), strings.Join(steps, ", "),
-			sm.States, sm.Purity.String(3), sm.R2.String(3), sm.CornerDist.String(3), null, claim, SimplexOutcome(sm))
+		sym := "—"
+		if sm.SymbolPurity != nil {
+			sym = sm.SymbolPurity.String(3)
+			if sm.Init != nil && sm.Init.SymbolPurity != nil {
+				sym += fmt.Sprintf(" (untrained %.3f)", sm.Init.SymbolPurity.Mean)
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", c.Task, c.Model, len(sm.Steps), strings.Join(steps, ", "),
+			sm.States, sm.Purity.String(3), sm.R2.String(3), sm.CornerDist.String(3), null, claim, SimplexOutcome(sm), sym)
 	}
 	return b.String()
 }

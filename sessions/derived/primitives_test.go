@@ -74,14 +74,19 @@ func TestSimplexOf(t *testing.T) {
 		t.Errorf("no measurement, yet a SimplexStat")
 	}
 	s := SimplexOf([]*sessions.Snapshot{sx(0.9, 0.8), nil, sx(0.7, 0.6)}, []int{100, 200, 300})
-	if s == nil || s.States != 5 || math.Abs(s.Purity.Mean-0.8) > 1e-12 || len(s.Steps) != 2 || s.Steps[1] != 300 {
+	if s == nil || s.States != 5 || math.Abs(s.Purity.Mean-0.8) > 1e-12 || len(s.Steps) != 2 || s.Steps[1] != 300 || s.SymbolPurity != nil {
 		t.Fatalf("pooled %+v", s)
+	}
+	withSym := sx(0.9, 0.8)
+	withSym.Simplex.SymbolPurity = 0.6
+	if s2 := SimplexOf([]*sessions.Snapshot{withSym, sx(0.7, 0.6)}, []int{1, 2}); s2.SymbolPurity == nil || s2.SymbolPurity.Mean != 0.6 || len(s2.SymbolPurity.Values) != 1 {
+		t.Errorf("purity against the symbol, one seed of two: %+v", s2.SymbolPurity)
 	}
 	hmm, _ := PrimitiveOf("hmm")
 	c := PrimitiveCellOf(Cell{Task: "hmm", Model: "mamba", Primitive: hmm, Seeds: []uint64{1, 3}}, nil, 1500, math.NaN())
 	c.Simplex = s
 	out := FormatPrimitives([]PrimitiveCell{c})
-	for _, want := range []string{"Belief simplex", "one cluster per hidden state", "| hmm | mamba | 2 | 100, 300 | 5 | 0.800±0.141 | 0.700±0.141 | 0.500±0.000 | — | not met | not reproduced |"} {
+	for _, want := range []string{"Belief simplex", "one cluster per hidden state", "| hmm | mamba | 2 | 100, 300 | 5 | 0.800±0.141 | 0.700±0.141 | 0.500±0.000 | — | not met | not reproduced | — |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

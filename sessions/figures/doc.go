@@ -17,7 +17,7 @@
 //     head with the costliest marked, beside a layer × head heat map), frame (frame, log2 bit
 //     error and 1−|ρ| min–max scaled on one step axis, settle steps as dots) and qk (QK
 //     alignment heat maps per layer), simplex (an hmm run's final-layer states, PC1 vs PC2
-//     coloured by the exact posterior's argmax state, with k-means purity, R² of the linear
+//     coloured by the exact posterior's argmax state, with k-means purity (and, where recorded, against the observed symbol), R² of the linear
 //     map to the posterior and the corner distance in the title); several panels share one file;
 //   - user: the user's own metrics (windtunnel metric) vs step, a panel per metric on its own
 //     axis, mean ± sd over seeds, six panels a file (userMetricsFigures);

@@ -24,6 +24,10 @@ func simplexFigure(g Group) (figure, bool) {
 	sx := s.Simplex
 	sub := fmt.Sprintf("k-means purity %.2f, R² %.2f, corner distance %.2f (%d of %d points shown)",
 		float64(sx.Purity), float64(sx.R2), float64(sx.MeanCornerDist), len(sx.Points), sx.N)
+	if sx.SymbolPurity > 0 {
+		sub = fmt.Sprintf("k-means purity %.2f (against the observed symbol %.2f), R² %.2f, corner distance %.2f (%d of %d shown)",
+			float64(sx.Purity), float64(sx.SymbolPurity), float64(sx.R2), float64(sx.MeanCornerDist), len(sx.Points), sx.N)
+	}
 	p := newPlot(sub, "PC1", "PC2")
 	for st := range sx.States {
 		var pts plotter.XYs

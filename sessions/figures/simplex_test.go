@@ -35,4 +35,20 @@ func TestSimplexFigure(t *testing.T) {
 			t.Errorf("no %q", s)
 		}
 	}
+	// A measurement with the clusters' purity against the observed symbol names it too.
+	snap.Simplex.SymbolPurity = 0.5
+	src2, dir2 := t.TempDir(), t.TempDir()
+	writeSnap(t, src2, 1, snap)
+	if runs, _, err = LoadPaths([]string{src2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(runs, dir2, Options{Format: "svg"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = os.ReadFile(filepath.Join(dir2, "bijection-lstm-simplex.svg")); err != nil {
+		t.Fatal(err)
+	}
+	if s := "k-means purity 0.90 (against the observed symbol 0.50), R² 0.75"; !bytes.Contains(b, []byte(s)) && !bytes.Contains(b, []byte(xmlEscape(s))) {
+		t.Errorf("no %q", s)
+	}
 }
