@@ -65,6 +65,9 @@ func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *floa
 func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st int) {
 	panic("models: scanFwd16 without AVX-512")
 }
+func scanFwdLanes16(y, ae, b, c, dl, dlu *float32, l, st, mask int) {
+	panic("models: scanFwdLanes16 without AVX-512")
+}
 func scanBack16(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st int) {
 	panic("models: scanBack16 without AVX-512")
 }

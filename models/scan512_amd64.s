@@ -184,3 +184,105 @@ b16tok:
 b16done:
 	VZEROUPPER
 	RET
+
+// LSTEP(oa, ob, H, Y): state j of sixteen channels (H, lanes the channels) over one token:
+// ev = 2^max(Δ·a_j, −124) as scanFwd16's, H = ev·H + Δu·b_j, Y += c_j·H, with a_j at oa(R9)
+// and b_j, c_j at ob(R10)(BX*1) and ob(R11)(BX*1); Z20–Z23 clobbered.
+#define LSTEP(oa, ob, H, Y) \
+	VMULPS           oa(R9), Z16, Z20; \
+	VMAXPS           Z31, Z20, Z20; \
+	VADDPS           Z24, Z20, Z21; \
+	VSUBPS           Z24, Z21, Z21; \
+	VSUBPS           Z21, Z20, Z20; \
+	VMOVAPS          Z25, Z22; \
+	VFMADD213PS      Z26, Z20, Z22; \
+	VFMADD213PS      Z27, Z20, Z22; \
+	VFMADD213PS      Z28, Z20, Z22; \
+	VFMADD213PS      Z29, Z20, Z22; \
+	VFMADD213PS      Z30, Z20, Z22; \
+	VFMADD213PS.BCST scanz<>+32(SB), Z20, Z22; \
+	VSCALEFPS        Z21, Z22, Z22; \
+	VMULPS.BCST      ob(R10)(BX*1), Z17, Z23; \
+	VFMADD213PS      Z23, Z22, H; \
+	VFMADD231PS.BCST ob(R11)(BX*1), H, Y
+
+// func scanFwdLanes16(y, ae, b, c, dl, dlu *float32, l, st, mask int)
+//
+// The forward scan of sixteen channels at once (the lanes; those not in mask are neither
+// read nor written) with a state of 16, its state j in Zj: at each of l tokens, with Δ and
+// Δ·u at offset t·st of dl and dlu, ev_j = 2^max(Δ·a_j, −124), h_j = ev_j·h_j + Δu·b_j and
+// y = Σ_j c_j·h_j (at offset t·st), each lane's states and decays as scanFwd16's bit for
+// bit; a_j at 16·j of ae (the channels' A·log2(e)), b and c rows of 16 a token. No horizontal
+// sums: the readout adds across registers.
+TEXT ·scanFwdLanes16(SB), NOSPLIT, $0-72
+	MOVQ  y+0(FP), R14
+	MOVQ  ae+8(FP), R9
+	MOVQ  b+16(FP), R10
+	MOVQ  c+24(FP), R11
+	MOVQ  dl+32(FP), R12
+	MOVQ  dlu+40(FP), R13
+	MOVQ  l+48(FP), CX
+	MOVQ  st+56(FP), DX
+	SHLQ  $2, DX
+	MOVQ  mask+64(FP), AX
+	KMOVW AX, K1
+	TESTQ CX, CX
+	JE    ldone
+	VBROADCASTSS scanz<>+4(SB), Z24
+	VBROADCASTSS scanz<>+8(SB), Z25
+	VBROADCASTSS scanz<>+12(SB), Z26
+	VBROADCASTSS scanz<>+16(SB), Z27
+	VBROADCASTSS scanz<>+20(SB), Z28
+	VBROADCASTSS scanz<>+24(SB), Z29
+	VBROADCASTSS scanz<>+28(SB), Z30
+	VBROADCASTSS scanz<>+0(SB), Z31
+	VPXORD       Z0, Z0, Z0
+	VMOVAPS      Z0, Z1
+	VMOVAPS      Z0, Z2
+	VMOVAPS      Z0, Z3
+	VMOVAPS      Z0, Z4
+	VMOVAPS      Z0, Z5
+	VMOVAPS      Z0, Z6
+	VMOVAPS      Z0, Z7
+	VMOVAPS      Z0, Z8
+	VMOVAPS      Z0, Z9
+	VMOVAPS      Z0, Z10
+	VMOVAPS      Z0, Z11
+	VMOVAPS      Z0, Z12
+	VMOVAPS      Z0, Z13
+	VMOVAPS      Z0, Z14
+	VMOVAPS      Z0, Z15
+	XORQ         AX, AX
+	XORQ         BX, BX
+
+ltok:
+	VMOVUPS.Z (R12)(AX*1), K1, Z16
+	VMOVUPS.Z (R13)(AX*1), K1, Z17
+	VPXORD    Z18, Z18, Z18
+	VPXORD    Z19, Z19, Z19
+	LSTEP(0, 0, Z0, Z18)
+	LSTEP(64, 4, Z1, Z19)
+	LSTEP(128, 8, Z2, Z18)
+	LSTEP(192, 12, Z3, Z19)
+	LSTEP(256, 16, Z4, Z18)
+	LSTEP(320, 20, Z5, Z19)
+	LSTEP(384, 24, Z6, Z18)
+	LSTEP(448, 28, Z7, Z19)
+	LSTEP(512, 32, Z8, Z18)
+	LSTEP(576, 36, Z9, Z19)
+	LSTEP(640, 40, Z10, Z18)
+	LSTEP(704, 44, Z11, Z19)
+	LSTEP(768, 48, Z12, Z18)
+	LSTEP(832, 52, Z13, Z19)
+	LSTEP(896, 56, Z14, Z18)
+	LSTEP(960, 60, Z15, Z19)
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, K1, (R14)(AX*1)
+	ADDQ      DX, AX
+	ADDQ      $64, BX
+	DECQ      CX
+	JNZ       ltok
+
+ldone:
+	VZEROUPPER
+	RET

@@ -22,6 +22,13 @@ func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *floa
 //go:noescape
 func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st int)
 
+// scanFwdLanes16 is the forward scan of sixteen channels at once, one a lane (those in
+// mask), with a state of 16 and the readout: l tokens, Δ, Δ·u and y at offset t·st of dl,
+// dlu and y, a_j (A·log2(e) of the sixteen channels) at 16·j of ae, b and c rows of 16.
+//
+//go:noescape
+func scanFwdLanes16(y, ae, b, c, dl, dlu *float32, l, st, mask int)
+
 // scanBack16 is scanBackChan for s = 16 with AVX-512, dh and pa in registers: bit for bit but
 // for the order of the two sums.
 //

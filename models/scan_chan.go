@@ -97,3 +97,36 @@ func scanChanBack[T Float](p scanPath, dh, pa, dc, db, h, h0, ev, a, b, c, dyp, 
 		sb[i], sa[i] = scanStepBack(dh, pa, dc[o:o+S], db[o:o+S], h[o:o+S], hp, ev[o:o+S], a, b[o:o+S], c[o:o+S], dyp[i], dl[i], dlu[i])
 	}
 }
+
+// lanes is the group of sixteen channels scanFwdLanes16 runs at once (a state of 16).
+const lanes = 16
+
+// lanesA lays out ae (E×16: A·log2(e) by channel and state, float32) for scanFwdLanes16 in
+// dst: group g of sixteen channels at 256·g, its state j's sixteen values at 16·j (zero
+// past channel E).
+func lanesA(dst, ae []float32, e int) []float32 {
+	g := (e + lanes - 1) / lanes
+	if cap(dst) < g*lanes*lanes {
+		dst = make([]float32, g*lanes*lanes)
+	}
+	dst = dst[:g*lanes*lanes]
+	zero(dst)
+	for c := 0; c < e; c++ {
+		for j := 0; j < lanes; j++ {
+			dst[(c/lanes*lanes+j)*lanes+c%lanes] = ae[c*lanes+j]
+		}
+	}
+	return dst
+}
+
+// scanLanes runs one sequence forward (L tokens, E channels, a state of 16) on the AVX-512
+// lane kernel, sixteen channels at a time, with the readout: y[t·E+c] = c_t·h_t of channel c,
+// its Δ and Δ·u at dl[t·E+c] and dlu[t·E+c], b_t and c_t rows t of b and c; al is lanesA's.
+func scanLanes(al, b, c, dl, dlu, y []float32, L, e int) {
+	n := L * e
+	al, b, c, dl, dlu, y = al[:(e+lanes-1)/lanes*lanes*lanes], b[:L*lanes], c[:L*lanes], dl[:n], dlu[:n], y[:n]
+	for c0 := 0; c0 < e; c0 += lanes {
+		mask := 1<<min(lanes, e-c0) - 1
+		scanFwdLanes16(&y[c0], &al[c0*lanes], &b[0], &c[0], &dl[c0], &dlu[c0], L, e, mask)
+	}
+}

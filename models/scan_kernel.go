@@ -24,13 +24,14 @@ import (
 type scanKernel[T Float] struct {
 	p   par.Pool
 	t   int
-	a   []T // E×S: A = −exp(Alog)
-	ae  []T // E×S: A·log2(e) in float32 (scanStep32 computes 2^x), A in float64
-	dl  []T // (N·T)×E: Δ = softplus(δ)
-	dlu []T // (N·T)×E: Δ·u
-	sd  []T // (N·T)×E: sigmoid(δ), dΔ/dδ
-	sz  []T // (N·T)×E: sigmoid(z)
-	yp  []T // (N·T)×E: C·h + D·u, before the gate
+	a   []T       // E×S: A = −exp(Alog)
+	ae  []T       // E×S: A·log2(e) in float32 (scanStep32 computes 2^x), A in float64
+	al  []float32 // ae laid out for the AVX-512 lane kernel (lanesA)
+	dl  []T       // (N·T)×E: Δ = softplus(δ)
+	dlu []T       // (N·T)×E: Δ·u
+	sd  []T       // (N·T)×E: sigmoid(δ), dΔ/dδ
+	sz  []T       // (N·T)×E: sigmoid(z)
+	yp  []T       // (N·T)×E: C·h + D·u, before the gate
 	// Per-worker scratch, sliced by work.
 	ws [][]T
 	// Per-sequence partial gradients of Alog (E×S) and D (E), summed in a fixed order.
@@ -115,14 +116,20 @@ func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		mulArr(k.dlu[lo*e:hi*e], k.dl[lo*e:hi*e], u[lo*e:hi*e])
 	})
 	path := resolve[T](k.use, S)
+	if path == scanAVX512 {
+		k.al = lanesA(k.al, as32(k.ae), e)
+	}
 	k.scratch(L, e, S)
 	k.p.Each(m/L, func(w, q int) {
 		wk := k.work(w, L, e, S)
 		o := q * L * e
-		for c := 0; c < e; c++ {
+		// The readout C·h goes to yp, the gate below.
+		if path == scanAVX512 {
+			scanLanes(k.al, as32(bm[q*L*S:]), as32(cm[q*L*S:]), as32(k.dl[o:]), as32(k.dlu[o:]), as32(k.yp[o:]), L, e)
+		}
+		for c := 0; c < e && path != scanAVX512; c++ {
 			h := wk.hist[:S]
 			zero(h)
-			// The readout C·h goes to yp, the gate below.
 			scanChan(path, h, h, wk.dec[:S], 0, k.ae[c*S:(c+1)*S], bm[q*L*S:], cm[q*L*S:],
 				k.dl[o+c:], k.dlu[o+c:], k.yp[o+c:], L, e, S)
 		}
