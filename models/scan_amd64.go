@@ -29,6 +29,27 @@ func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st 
 //go:noescape
 func scanFwdLanes16(y, ae, b, c, dl, dlu *float32, l, st, mask int)
 
+// scanReplayLanes16 is scanFwdLanes16 without the readout, keeping token t's states h_j
+// and decays ev_j at 16·j and 256 + 16·j of its block (1024 floats at 1024·t of blk).
+//
+//go:noescape
+func scanReplayLanes16(blk, ae, b, dl, dlu *float32, l, st, mask int)
+
+// scanBackLanes16 is scanBack16 for sixteen channels at once (the lanes in mask) over the
+// blocks scanReplayLanes16 wrote at blk+1024 (blk's first 256 floats zero: h_{−1}): a_j (A
+// of the lanes' channels) at 16·j of apa, their dL/da_j / a_j added at 256 + 16·j; token
+// t's dyp·h_j and g·Δu added to its block at 512 + 16·j and 768 + 16·j (summed over the
+// lanes by scanSums16 for dC and dB); its Σ g·b and Σ g·hp·ev·a at offset t·st of sb, sa.
+//
+//go:noescape
+func scanBackLanes16(apa, blk, b, c, dyp, dl, dlu, sb, sa *float32, l, st, mask int)
+
+// scanSums16 writes the row sums of n 16×16 blocks, stride floats apart from src, to
+// dst[16·i : 16·i+16] for block i.
+//
+//go:noescape
+func scanSums16(dst, src *float32, n, stride int)
+
 // scanBack16 is scanBackChan for s = 16 with AVX-512, dh and pa in registers: bit for bit but
 // for the order of the two sums.
 //

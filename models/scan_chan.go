@@ -130,3 +130,43 @@ func scanLanes(al, b, c, dl, dlu, y []float32, L, e int) {
 		scanFwdLanes16(&y[c0], &al[c0*lanes], &b[0], &c[0], &dl[c0], &dlu[c0], L, e, mask)
 	}
 }
+
+// lanesScratch is the per-worker scratch of scanLanesBack on path p for L tokens: L+1
+// blocks of 1024 and 512 (none off the lanes path).
+func lanesScratch(p scanPath, L int) int {
+	if p != scanAVX512 {
+		return 0
+	}
+	return (L+1)*4*lanes*lanes + 2*lanes*lanes
+}
+
+// scanLanesBack runs one sequence back (L tokens, E channels, a state of 16) on the AVX-512
+// lane kernels, sixteen channels at a time: each group's states and decays replayed into
+// blk (scanReplayLanes16), then scanBackLanes16 over them, adding its dL/dA / A to pA (E×16)
+// and writing Σ gh·b and Σ gh·hp·ev·a to sb and sa (at t·E+c, as dyp, dl, dlu); dc and db
+// (L×16) get the sums over the channels of dyp·h and gh·Δu. al and aa are lanesA's of
+// A·log2(e) and A; blk and apa the worker's scratch (lanesScratch).
+func scanLanesBack[T Float](blk, apa []T, al, aa, pA, b, c, dyp, dl, dlu, sb, sa, db, dc []float32, L, e int) {
+	const blkN = 4 * lanes * lanes // a token's block: h, ev, dyp·h, gh·Δu, sixteen by sixteen each
+	n := L * e
+	bk, ap := as32(blk[:(L+1)*blkN]), as32(apa[:2*lanes*lanes])
+	b, c, dyp, dl, dlu, sb, sa = b[:L*lanes], c[:L*lanes], dyp[:n], dl[:n], dlu[:n], sb[:n], sa[:n]
+	zero(bk[:lanes*lanes]) // h_{−1}
+	for t := 1; t <= L; t++ {
+		zero(bk[t*blkN+2*lanes*lanes : (t+1)*blkN])
+	}
+	for c0 := 0; c0 < e; c0 += lanes {
+		w := min(lanes, e-c0)
+		copy(ap, aa[c0*lanes:(c0+lanes)*lanes])
+		zero(ap[lanes*lanes:])
+		scanReplayLanes16(&bk[blkN], &al[c0*lanes], &b[0], &dl[c0], &dlu[c0], L, e, 1<<w-1)
+		scanBackLanes16(&ap[0], &bk[0], &b[0], &c[0], &dyp[c0], &dl[c0], &dlu[c0], &sb[c0], &sa[c0], L, e, 1<<w-1)
+		for l := 0; l < w; l++ {
+			for j := 0; j < lanes; j++ {
+				pA[(c0+l)*lanes+j] += ap[lanes*lanes+j*lanes+l]
+			}
+		}
+	}
+	scanSums16(&dc[0], &bk[blkN+2*lanes*lanes], L, blkN)
+	scanSums16(&db[0], &bk[blkN+3*lanes*lanes], L, blkN)
+}
