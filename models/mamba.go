@@ -147,12 +147,19 @@ func buildMamba[T Float](m *net[T], c arch.MambaConfig, cg *compiled[T], t tunne
 		if err != nil {
 			return nil, err
 		}
+		bm, err := lin(false, u, p[6])
+		if err != nil {
+			return nil, err
+		}
+		cm, err := lin(false, u, p[7])
+		if err != nil {
+			return nil, err
+		}
 		dr, err := lin(true, dlow, p[8], p[9])
 		if err != nil {
 			return nil, err
 		}
-		// The scan projects u to B and C itself (x_b, x_c): one product for the two.
-		y, err := apply(m, &scanProjKernel[T]{be: be, scan: scanKernel[T]{p: pl, t: L}}, false, u, dr, p[10], p[6], p[7], p[11], z)
+		y, err := apply(m, &scanKernel[T]{p: pl, t: L}, false, u, dr, p[10], bm, cm, p[11], z)
 		if err != nil {
 			return nil, err
 		}

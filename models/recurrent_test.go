@@ -102,29 +102,6 @@ func recurrentCases[T Float](sz recSizes) []rkCase {
 		in, ref := scanCase(mat, n, L, e, sc.ns)
 		cs = append(cs, rkCase{name: sc.name, k: &scanKernel[T]{p: pl, t: L}, in: in, ref: ref})
 	}
-	// The scan with its B and C projections, at state sizes 3 (portable) and 16.
-	for _, sc := range []struct {
-		name string
-		ns   int
-	}{{"SelectiveScanProj", ns}, {"SelectiveScanProj/S16", 16}} {
-		in, ref := scanCase(mat, n, L, e, sc.ns)
-		in[3], in[4] = mat(e, sc.ns, 0.8), mat(e, sc.ns, 0.8) // W_B, W_C in place of B, C
-		cs = append(cs, rkCase{name: sc.name, k: &scanProjKernel[T]{be: be, scan: scanKernel[T]{p: pl, t: L}}, in: in,
-			ref: func(in [][]float64) []float64 {
-				proj := func(w []float64) []float64 { // u·W, (n·L)×ns
-					out := make([]float64, m*sc.ns)
-					for r := 0; r < m; r++ {
-						for j := 0; j < sc.ns; j++ {
-							for c := 0; c < e; c++ {
-								out[r*sc.ns+j] += in[0][r*e+c] * w[c*sc.ns+j]
-							}
-						}
-					}
-					return out
-				}
-				return ref([][]float64{in[0], in[1], in[2], proj(in[3]), proj(in[4]), in[5], in[6]})
-			}})
-	}
 	return cs
 }
 
