@@ -1,11 +1,13 @@
 #include "textflag.h"
 
-// The AVX-512 twins of scan_amd64.s's channel kernels for a state of 16 (the quick Mamba's),
-// which fits one register: the state, its gradient and dL/dA stay in registers across the
-// tokens, so that a token waits on one multiply-add of the last (not on a store and a reload).
-// The same operations in the same order on each lane, so their states, decays and gradient
-// terms equal the AVX2 kernels' bit for bit; only the horizontal sums add their lanes in
-// another order.
+// The selective scan with AVX-512 for a state of 16 (the quick Mamba's), sixteen channels at
+// once, one a lane: the sixteen states of the sixteen channels in sixteen registers, so that
+// the sums over the state (the readout C·h, Σ g·b, Σ g·hp·ev·a) add registers, not the lanes
+// of one, and each token's sixteen exponentials are one register's for each state. Each
+// lane's states, decays and gradient terms take the AVX2 channel kernels' (scan_amd64.s)
+// operations in the same order (VSCALEFPS scales by 2^n exactly as adding n to the exponent
+// does); only the sums run in another order. The sums over the channels
+// (dC and dB) are kept per lane and summed at the end by a transposing tree (scanSums16).
 
 // scan_amd64.s's constants (scanc), one copy each, broadcast.
 DATA scanz<>+0(SB)/4, $0xc2f80000  // lo
@@ -19,174 +21,8 @@ DATA scanz<>+28(SB)/4, $0x3f317218 // c1
 DATA scanz<>+32(SB)/4, $0x3f800000 // one
 GLOBL scanz<>(SB), RODATA|NOPTR, $36
 
-// HSUM512(Z, Y, X, TY, TX): X's lane 0 = the sum of Z's sixteen lanes (Y and X its low
-// halves); TY, TX clobbered.
-#define HSUM512(Z, Y, X, TY, TX) \
-	VEXTRACTF64X4 $1, Z, TY; VADDPS TY, Y, Y; VEXTRACTF128 $1, Y, TX; VADDPS TX, X, X; \
-	VMOVHLPS X, X, TX; VADDPS TX, X, X; VMOVSHDUP X, TX; VADDSS TX, X, X
-
-// func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st int)
-//
-// scanFwdChan for s = 16, the state in Z16; no readout where y is nil.
-TEXT ·scanFwd16(SB), NOSPLIT, $0-96
-	MOVQ h+0(FP), DI
-	MOVQ h0+8(FP), SI
-	MOVQ ev+16(FP), R8
-	MOVQ hs+24(FP), BX
-	SHLQ $2, BX
-	MOVQ ae+32(FP), R9
-	MOVQ b+40(FP), R10
-	MOVQ c+48(FP), R11
-	MOVQ dl+56(FP), R12
-	MOVQ dlu+64(FP), R13
-	MOVQ y+72(FP), R14
-	MOVQ l+80(FP), CX
-	MOVQ st+88(FP), DX
-	SHLQ $2, DX
-	TESTQ CX, CX
-	JE    f16done
-	VBROADCASTSS scanz<>+0(SB), Z5
-	VBROADCASTSS scanz<>+4(SB), Z6
-	VBROADCASTSS scanz<>+8(SB), Z7
-	VBROADCASTSS scanz<>+12(SB), Z8
-	VBROADCASTSS scanz<>+16(SB), Z9
-	VBROADCASTSS scanz<>+20(SB), Z10
-	VBROADCASTSS scanz<>+24(SB), Z11
-	VBROADCASTSS scanz<>+28(SB), Z12
-	VBROADCASTSS scanz<>+32(SB), Z17
-	VMOVUPS      (R9), Z18
-	VMOVUPS      (SI), Z16
-
-f16tok:
-	VBROADCASTSS (R12), Z15
-	VBROADCASTSS (R13), Z14
-	VMULPS       Z18, Z15, Z0
-	VMAXPS       Z5, Z0, Z0
-	VADDPS       Z6, Z0, Z1
-	VSUBPS       Z6, Z1, Z2
-	VSUBPS       Z2, Z0, Z0
-	VMOVAPS      Z7, Z3
-	VFMADD213PS  Z8, Z0, Z3
-	VFMADD213PS  Z9, Z0, Z3
-	VFMADD213PS  Z10, Z0, Z3
-	VFMADD213PS  Z11, Z0, Z3
-	VFMADD213PS  Z12, Z0, Z3
-	VFMADD213PS  Z17, Z0, Z3
-	VPSUBD       Z6, Z1, Z1
-	VPSLLD       $23, Z1, Z1
-	VPADDD       Z1, Z3, Z3
-	VMOVUPS      Z3, (R8)
-	VMULPS       (R10), Z14, Z4
-	VFMADD213PS  Z4, Z3, Z16
-	VMOVUPS      Z16, (DI)
-	TESTQ        R14, R14
-	JE           f16next
-	VMULPS       (R11), Z16, Z13
-	HSUM512(Z13, Y13, X13, Y0, X0)
-	VMOVSS       X13, (R14)
-	ADDQ         DX, R14
-
-f16next:
-	ADDQ         BX, DI
-	ADDQ         BX, R8
-	ADDQ         $64, R10
-	ADDQ         $64, R11
-	ADDQ         DX, R12
-	ADDQ         DX, R13
-	DECQ         CX
-	JNZ          f16tok
-
-f16done:
-	VZEROUPPER
-	RET
-
-// func scanBack16(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st int)
-//
-// scanBackChan for s = 16: dh in Z16, pa in Z17 (read at the start, written at the end).
-TEXT ·scanBack16(SB), NOSPLIT, $8-136
-	MOVQ dh+0(FP), DI
-	MOVQ pa+8(FP), SI
-	MOVQ dc+16(FP), R14
-	MOVQ db+24(FP), BX
-	MOVQ h+32(FP), R8
-	MOVQ h0+40(FP), AX
-	MOVQ AX, z-8(SP)
-	MOVQ ev+48(FP), R10
-	MOVQ a+56(FP), R11
-	MOVQ b+64(FP), R12
-	MOVQ c+72(FP), R13
-	MOVQ l+120(FP), CX
-	MOVQ st+128(FP), AX
-	SHLQ $2, AX
-	TESTQ CX, CX
-	JE    b16done
-	VMOVUPS (DI), Z16
-	VMOVUPS (SI), Z17
-	VMOVUPS (R11), Z18
-	MOVQ    AX, R11
-
-	// Start at the last token: rows advance (l−1)·16 floats, the strided arrays (l−1)·st.
-	MOVQ  CX, DX
-	DECQ  DX
-	IMULQ DX, AX
-	SHLQ  $6, DX
-	ADDQ  DX, R14
-	ADDQ  DX, BX
-	ADDQ  DX, R8
-	ADDQ  DX, R10
-	ADDQ  DX, R12
-	ADDQ  DX, R13
-
-b16tok:
-	LEAQ         -64(R8), R9
-	CMPQ         CX, $1
-	CMOVQEQ      z-8(SP), R9
-	MOVQ         dyp+80(FP), DX
-	VBROADCASTSS (DX)(AX*1), Z15
-	MOVQ         dl+88(FP), DX
-	VBROADCASTSS (DX)(AX*1), Z14
-	MOVQ         dlu+96(FP), DX
-	VBROADCASTSS (DX)(AX*1), Z13
-	VMOVAPS      Z16, Z1
-	VFMADD231PS  (R13), Z15, Z1
-	VMOVUPS      (R14), Z2
-	VFMADD231PS  (R8), Z15, Z2
-	VMOVUPS      Z2, (R14)
-	VMOVUPS      (BX), Z2
-	VFMADD231PS  Z1, Z13, Z2
-	VMOVUPS      Z2, (BX)
-	VMULPS       (R12), Z1, Z12
-	VMOVUPS      (R10), Z3
-	VMULPS       (R9), Z1, Z2
-	VMULPS       Z3, Z2, Z2
-	VMULPS       Z18, Z2, Z11
-	VFMADD231PS  Z2, Z14, Z17
-	VMULPS       Z3, Z1, Z16
-	HSUM512(Z12, Y12, X12, Y0, X0)
-	HSUM512(Z11, Y11, X11, Y0, X0)
-	MOVQ         sb+104(FP), DX
-	VMOVSS       X12, (DX)(AX*1)
-	MOVQ         sa+112(FP), DX
-	VMOVSS       X11, (DX)(AX*1)
-	SUBQ         $64, R14
-	SUBQ         $64, BX
-	SUBQ         $64, R8
-	SUBQ         $64, R10
-	SUBQ         $64, R12
-	SUBQ         $64, R13
-	SUBQ         R11, AX
-	DECQ         CX
-	JNZ          b16tok
-
-	VMOVUPS Z16, (DI)
-	VMOVUPS Z17, (SI)
-
-b16done:
-	VZEROUPPER
-	RET
-
 // LSTEP(oa, ob, H, Y): state j of sixteen channels (H, lanes the channels) over one token:
-// ev = 2^max(Δ·a_j, −124) as scanFwd16's, H = ev·H + Δu·b_j, Y += c_j·H, with a_j at oa(R9)
+// ev = 2^max(Δ·a_j, −124) as scanFwdChan's, H = ev·H + Δu·b_j, Y += c_j·H, with a_j at oa(R9)
 // and b_j, c_j at ob(R10)(BX*1) and ob(R11)(BX*1); Z20–Z23 clobbered.
 #define LSTEP(oa, ob, H, Y) \
 	VMULPS           oa(R9), Z16, Z20; \
@@ -211,9 +47,9 @@ b16done:
 // The forward scan of sixteen channels at once (the lanes; those not in mask are neither
 // read nor written) with a state of 16, its state j in Zj: at each of l tokens, with Δ and
 // Δ·u at offset t·st of dl and dlu, ev_j = 2^max(Δ·a_j, −124), h_j = ev_j·h_j + Δu·b_j and
-// y = Σ_j c_j·h_j (at offset t·st), each lane's states and decays as scanFwd16's bit for
-// bit; a_j at 16·j of ae (the channels' A·log2(e)), b and c rows of 16 a token. No horizontal
-// sums: the readout adds across registers.
+// y = Σ_j c_j·h_j (at offset t·st), each lane's states and decays by scanFwdChan's
+// arithmetic; a_j at 16·j of ae (the channels' A·log2(e)), b and c rows of 16 a token. No
+// horizontal sums: the readout adds across registers.
 TEXT ·scanFwdLanes16(SB), NOSPLIT, $0-72
 	MOVQ  y+0(FP), R14
 	MOVQ  ae+8(FP), R9
@@ -406,7 +242,7 @@ rdone:
 
 // func scanBackLanes16(apa, blk, b, c, dyp, dl, dlu, sb, sa *float32, l, st, mask int)
 //
-// scanBack16 for sixteen channels at once (the lanes in mask), the last token first, over
+// scanBackChan for sixteen channels at once (the lanes in mask), the last token first, over
 // the blocks scanReplayLanes16 wrote at blk + 1024 (blk's first block: h_{−1}, zero): dL/dh
 // of state j in Zj; a_j at 16·j of apa and pa_j (dL/da_j / a_j) added at 256 + 16·j; each
 // token's dyp·h and g·Δu added to its block at 512 and 768 (for dC and dB: scanSums16);

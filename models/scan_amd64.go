@@ -1,7 +1,8 @@
 package models
 
-// Declarations of the selective-scan channel kernels in scan_amd64.s (AVX2 and FMA; call them
-// only when haveAVX2, with s a positive multiple of 8).
+// Declarations of the selective-scan kernels: the channel kernels of scan_amd64.s (AVX2 and
+// FMA; call them only when haveAVX2, with s a positive multiple of 8) and the lane kernels of
+// scan512_amd64.s (AVX-512, a state of 16; only when haveAVX512).
 
 // scanFwdChan is scanChan's loop for one channel over l tokens (hs and st in floats): ev =
 // 2^max(dl·ae, −124), h = ev·hp + dlu·b, y = Σ c·h at each token.
@@ -16,12 +17,6 @@ func scanFwdChan(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, s
 //go:noescape
 func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st, s int)
 
-// scanFwd16 is scanFwdChan for s = 16 with AVX-512, the state in a register: bit for bit but
-// for the order of the readout's sum.
-//
-//go:noescape
-func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st int)
-
 // scanFwdLanes16 is the forward scan of sixteen channels at once, one a lane (those in
 // mask), with a state of 16 and the readout: l tokens, Δ, Δ·u and y at offset t·st of dl,
 // dlu and y, a_j (A·log2(e) of the sixteen channels) at 16·j of ae, b and c rows of 16.
@@ -35,7 +30,7 @@ func scanFwdLanes16(y, ae, b, c, dl, dlu *float32, l, st, mask int)
 //go:noescape
 func scanReplayLanes16(blk, ae, b, dl, dlu *float32, l, st, mask int)
 
-// scanBackLanes16 is scanBack16 for sixteen channels at once (the lanes in mask) over the
+// scanBackLanes16 is scanBackChan for sixteen channels at once (the lanes in mask) over the
 // blocks scanReplayLanes16 wrote at blk+1024 (blk's first 256 floats zero: h_{−1}): a_j (A
 // of the lanes' channels) at 16·j of apa, their dL/da_j / a_j added at 256 + 16·j; token
 // t's dyp·h_j and g·Δu added to its block at 512 + 16·j and 768 + 16·j (summed over the
@@ -49,12 +44,6 @@ func scanBackLanes16(apa, blk, b, c, dyp, dl, dlu, sb, sa *float32, l, st, mask 
 //
 //go:noescape
 func scanSums16(dst, src *float32, n, stride int)
-
-// scanBack16 is scanBackChan for s = 16 with AVX-512, dh and pa in registers: bit for bit but
-// for the order of the two sums.
-//
-//go:noescape
-func scanBack16(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st int)
 
 // sigmoidVec is sigmoidArr's float32 loop eight lanes at a time, for i < n − n mod 8.
 //

@@ -1,8 +1,9 @@
 package models
 
-// The selective scan of one channel over one sequence (scanKernel runs the channels one after
-// the other): in float32 on the AVX-512 channel kernels of scan512_amd64.s with a state size
-// of 16, on the AVX2 ones of scan_amd64.s with a multiple of 8, else on the portable loops of
+// The selective scan of one sequence: in float32 with a state size of 16 on the AVX-512 lane
+// kernels of scan512_amd64.s, sixteen channels at once (scanLanes, scanLanesBack); else one
+// channel over the sequence at a time (scanKernel runs the channels one after the other), on
+// the AVX2 kernels of scan_amd64.s with a multiple of 8, else on the portable loops of
 // scanStep and scanStepBack, the same arithmetic.
 
 // scanPath is the code a scan runs on.
@@ -12,7 +13,7 @@ const (
 	scanBest     scanPath = iota // the fastest that the CPU, T and the state size allow
 	scanPortable                 // the portable loops
 	scanAVX2                     // the AVX2 kernels, eight lanes at a time
-	scanAVX512                   // the AVX-512 kernels, a state of sixteen in one register
+	scanAVX512                   // the AVX-512 lane kernels, sixteen channels at once (state 16)
 )
 
 // resolve is the path that runs for element type T and state size s when p is asked for: p
@@ -33,7 +34,7 @@ func resolve[T Float](p scanPath, s int) scanPath {
 // p32 is the address of s[0] as a *float32 (s is float32 data; the callers check is32).
 func p32[T Float](s []T) *float32 { return &as32(s)[0] }
 
-// scanChan runs one channel forward over L tokens: h_t = ev_t·h_{t−1} + Δu_t·b_t with
+// scanChan runs one channel forward (p not scanAVX512: the lane kernels run whole sequences) over L tokens: h_t = ev_t·h_{t−1} + Δu_t·b_t with
 // ev_t = exp(Δ_t·A) (a: A·log2(e) in float32, A in float64; see scanStep) and h_{−1} = h0;
 // h_t and ev_t at offset t·hs of h and ev (hs = 0: each overwrites the last, and h may be
 // h0), and y[t·st] = c_t·h_t unless y is nil. Δ_t and Δu_t are dl[t·st] and dlu[t·st]; b_t
@@ -50,9 +51,6 @@ func scanChan[T Float](p scanPath, h, h0, ev []T, hs int, a, b, c, dl, dlu, y []
 		}
 	}
 	switch p {
-	case scanAVX512:
-		scanFwd16(p32(h), p32(h0), p32(ev), hs, p32(a), p32(b), p32(c), p32(dl), p32(dlu), yp, L, st)
-		return
 	case scanAVX2:
 		scanFwdChan(p32(h), p32(h0), p32(ev), hs, p32(a), p32(b), p32(c), p32(dl), p32(dlu), yp, L, st, S)
 		return
@@ -80,10 +78,6 @@ func scanChanBack[T Float](p scanPath, dh, pa, dc, db, h, h0, ev, a, b, c, dyp, 
 	dh, pa, dc, db, h, h0, ev, a, b, c = dh[:S], pa[:S], dc[:ls], db[:ls], h[:ls], h0[:S], ev[:ls], a[:S], b[:ls], c[:ls]
 	dyp, dl, dlu, sb, sa = dyp[:n], dl[:n], dlu[:n], sb[:n], sa[:n]
 	switch p {
-	case scanAVX512:
-		scanBack16(p32(dh), p32(pa), p32(dc), p32(db), p32(h), p32(h0), p32(ev), p32(a), p32(b), p32(c),
-			p32(dyp), p32(dl), p32(dlu), p32(sb), p32(sa), L, st)
-		return
 	case scanAVX2:
 		scanBackChan(p32(dh), p32(pa), p32(dc), p32(db), p32(h), p32(h0), p32(ev), p32(a), p32(b), p32(c),
 			p32(dyp), p32(dl), p32(dlu), p32(sb), p32(sa), L, st, S)
