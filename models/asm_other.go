@@ -62,13 +62,17 @@ func scanFwdChan(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, s
 func scanBackChan(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st, s int) {
 	panic("models: scanBackChan without AVX2")
 }
-func scanFwd16(h, h0, ev *float32, hs int, ae, b, c, dl, dlu, y *float32, l, st int) {
-	panic("models: scanFwd16 without AVX-512")
+func scanFwdLanes16(y, ae, b, c, dl, dlu *float32, l, st, mask int) {
+	panic("models: scanFwdLanes16 without AVX-512")
 }
-func scanBack16(dh, pa, dc, db, h, h0, ev, a, b, c, dyp, dl, dlu, sb, sa *float32, l, st int) {
-	panic("models: scanBack16 without AVX-512")
+func scanReplayLanes16(blk, ae, b, dl, dlu *float32, l, st, mask int) {
+	panic("models: scanReplayLanes16 without AVX-512")
 }
-func sigmoidVec(dst, x *float32, n int) { panic("models: sigmoidVec without AVX2") }
+func scanBackLanes16(apa, blk, b, c, dyp, dl, dlu, sb, sa *float32, l, st, mask int) {
+	panic("models: scanBackLanes16 without AVX-512")
+}
+func scanSums16(dst, src *float32, n, stride int) { panic("models: scanSums16 without AVX-512") }
+func sigmoidVec(dst, x *float32, n int)           { panic("models: sigmoidVec without AVX2") }
 func softplusSigmoidVec(sp, sg, x *float32, n int) {
 	panic("models: softplusSigmoidVec without AVX2")
 }

@@ -17,8 +17,8 @@
 // constants and macros in vmath_amd64.h, gelu_erf_amd64.s, rows_amd64.s; the same tanh, exp
 // and erf polynomials as the scalar code; bias+GELU sixteen lanes at a time where the CPU has
 // AVX-512, with the same results); so do Mamba's selective scan (scan_amd64.s, one channel
-// over a whole sequence at a time, and scan512_amd64.s for a state of 16 held in one AVX-512
-// register; scan_chan.go picks them), its gates and its causal convolution (mulArr,
+// over a whole sequence at a time, and scan512_amd64.s for a state of 16, sixteen channels at
+// once, one an AVX-512 lane; scan_chan.go picks them), its gates and its causal convolution (mulArr,
 // mulAddArr); elsewhere, and in float64, the scalar loops and the BLAS backend do. GELU has
 // two forms (Options.GELU), each with its vector kernel: the tanh approximation, and the
 // exact u·Φ(u) (its float32 erf in numerics.go, the kernel's Go twin; the forward pass keeps

@@ -142,7 +142,7 @@ const (
 // and n goes into the exponent. It is the exp of sigmoidArr, softplusSigmoidArr (with
 // negAbsLog2) and scanStep32 (whose products, once left unrounded, a GOAMD64=v3 or arm64
 // build would fuse; amd64's default build rounds them as here). Its deliberate twins, in assembly: scan_amd64.s's EXPNEG
-// (the same roundings: bit for bit), scanFwdChan and scan512_amd64.s's scanFwd16 (with fused
+// (the same roundings: bit for bit), scanFwdChan and scan512_amd64.s's lane kernels (with fused
 // multiply-adds). Cephes' exp
 // (expf, and vmath_amd64.s's EXP, its twin) is another: a wider range, for the kernels.
 func pow2f(y float32) float32 {

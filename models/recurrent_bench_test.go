@@ -69,7 +69,7 @@ func BenchmarkRecurrentStep(b *testing.B) {
 // BenchmarkScanKernel times the float32 selective scan alone on one worker at the quick
 // Mamba's sizes (64 sequences of 37 tokens, E=160, N=16), in CPU nanoseconds per state
 // element (sequence × token × channel × state): the portable loops, the AVX2 and the AVX-512
-// channel kernels (where the CPU has them), in one invocation.
+// lane kernels (where the CPU has them), in one invocation.
 func BenchmarkScanKernel(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n, L, e, S := 64, 37, 160, 16

@@ -24,13 +24,15 @@ import (
 type scanKernel[T Float] struct {
 	p   par.Pool
 	t   int
-	a   []T // E×S: A = −exp(Alog)
-	ae  []T // E×S: A·log2(e) in float32 (scanStep32 computes 2^x), A in float64
-	dl  []T // (N·T)×E: Δ = softplus(δ)
-	dlu []T // (N·T)×E: Δ·u
-	sd  []T // (N·T)×E: sigmoid(δ), dΔ/dδ
-	sz  []T // (N·T)×E: sigmoid(z)
-	yp  []T // (N·T)×E: C·h + D·u, before the gate
+	a   []T       // E×S: A = −exp(Alog)
+	ae  []T       // E×S: A·log2(e) in float32 (scanStep32 computes 2^x), A in float64
+	al  []float32 // ae laid out for the AVX-512 lane kernels (lanesA)
+	aa  []float32 // a laid out for them
+	dl  []T       // (N·T)×E: Δ = softplus(δ)
+	dlu []T       // (N·T)×E: Δ·u
+	sd  []T       // (N·T)×E: sigmoid(δ), dΔ/dδ
+	sz  []T       // (N·T)×E: sigmoid(z)
+	yp  []T       // (N·T)×E: C·h + D·u, before the gate
 	// Per-worker scratch, sliced by work.
 	ws [][]T
 	// Per-sequence partial gradients of Alog (E×S) and D (E), summed in a fixed order.
@@ -75,23 +77,31 @@ type scanWork[T Float] struct {
 	hist, dec []T // L×S: one channel's states h_t and decays exp(Δ_t·A); the forward pass uses row 0
 	h0, dh    []T // S: the zero state; the state gradient
 	sa        []T // L×E: the backward pass's Σ gh·hp·ev·a
+	// The AVX-512 lane kernels' (lanes path only, else empty): L+1 blocks of 1024 (scanLanesBack)
+	// and A with its gradient for sixteen channels (512).
+	blk, apa []T
 }
 
-// scratch grows every worker's scratch to fit L tokens, E channels and state S.
-func (k *scanKernel[T]) scratch(L, E, S int) {
+// scratch grows every worker's scratch to fit L tokens, E channels and state S on path p.
+func (k *scanKernel[T]) scratch(p scanPath, L, E, S int) {
 	if w := max(1, k.p.Workers); len(k.ws) < w {
 		k.ws = append(k.ws, make([][]T, w-len(k.ws))...)
 	}
 	for i := range k.ws {
-		k.ws[i] = grow(k.ws[i], 2*L*S+2*S+L*E)
+		k.ws[i] = grow(k.ws[i], 2*L*S+2*S+L*E+lanesScratch(p, L))
 	}
 }
 
-// work slices worker w's scratch (scratch sized it) and zeroes its h0.
-func (k *scanKernel[T]) work(w, L, E, S int) scanWork[T] {
+// work slices worker w's scratch (scratch sized it for path p) and zeroes its h0.
+func (k *scanKernel[T]) work(p scanPath, w, L, E, S int) scanWork[T] {
 	ls, ws := L*S, k.ws[w]
 	zero(ws[2*ls : 2*ls+S])
-	return scanWork[T]{hist: ws[:ls], dec: ws[ls : 2*ls], h0: ws[2*ls : 2*ls+S], dh: ws[2*ls+S : 2*ls+2*S], sa: ws[2*ls+2*S : 2*ls+2*S+L*E]}
+	o := 2*ls + 2*S + L*E
+	wk := scanWork[T]{hist: ws[:ls], dec: ws[ls : 2*ls], h0: ws[2*ls : 2*ls+S], dh: ws[2*ls+S : 2*ls+2*S], sa: ws[2*ls+2*S : o]}
+	if n := lanesScratch(p, L); n > 0 {
+		wk.blk, wk.apa = ws[o:o+n-2*lanes*lanes], ws[o+n-2*lanes*lanes:o+n]
+	}
+	return wk
 }
 
 func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
@@ -115,14 +125,20 @@ func (k *scanKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 		mulArr(k.dlu[lo*e:hi*e], k.dl[lo*e:hi*e], u[lo*e:hi*e])
 	})
 	path := resolve[T](k.use, S)
-	k.scratch(L, e, S)
+	if path == scanAVX512 {
+		k.al = lanesA(k.al, as32(k.ae), e)
+	}
+	k.scratch(path, L, e, S)
 	k.p.Each(m/L, func(w, q int) {
-		wk := k.work(w, L, e, S)
+		wk := k.work(path, w, L, e, S)
 		o := q * L * e
-		for c := 0; c < e; c++ {
+		// The readout C·h goes to yp, the gate below.
+		if path == scanAVX512 {
+			scanLanes(k.al, as32(bm[q*L*S:]), as32(cm[q*L*S:]), as32(k.dl[o:]), as32(k.dlu[o:]), as32(k.yp[o:]), L, e)
+		}
+		for c := 0; c < e && path != scanAVX512; c++ {
 			h := wk.hist[:S]
 			zero(h)
-			// The readout C·h goes to yp, the gate below.
 			scanChan(path, h, h, wk.dec[:S], 0, k.ae[c*S:(c+1)*S], bm[q*L*S:], cm[q*L*S:],
 				k.dl[o+c:], k.dlu[o+c:], k.yp[o+c:], L, e, S)
 		}
@@ -148,9 +164,12 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 	es := e * S
 	k.part = grow(k.part, n*(es+e))
 	a, path := k.a, resolve[T](k.use, S)
-	k.scratch(L, e, S)
+	if path == scanAVX512 {
+		k.aa = lanesA(k.aa, as32(a), e)
+	}
+	k.scratch(path, L, e, S)
 	k.p.Each(n, func(w, q int) {
-		wk := k.work(w, L, e, S)
+		wk := k.work(path, w, L, e, S)
 		pa := k.part[q*(es+e) : (q+1)*(es+e)]
 		zero(pa)
 		pA, pD := pa[:es], pa[es:]
@@ -168,7 +187,11 @@ func (k *scanKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ fl
 		for r := q * L; r < (q+1)*L; r++ {
 			mulAddArr(pD, du[r*e:(r+1)*e], u[r*e:(r+1)*e])
 		}
-		for c := 0; c < e; c++ {
+		if path == scanAVX512 {
+			scanLanesBack(wk.blk, wk.apa, k.al, k.aa, as32(pA), as32(b), as32(cr), as32(du[o:]), as32(k.dl[o:]),
+				as32(k.dlu[o:]), as32(ddr[o:]), as32(wk.sa), as32(db), as32(dc), L, e)
+		}
+		for c := 0; c < e && path != scanAVX512; c++ {
 			// Replay the channel's states h_t (h_{−1} = 0) and decays, without the readout, then
 			// run back: Σ gh·b to ddr, Σ gh·hp·ev·a to sa.
 			ac := k.ae[c*S : (c+1)*S]
