@@ -202,8 +202,8 @@ func TestJLensRandomInit(t *testing.T) {
 		init string
 		seqs int
 	}{
-		{"d=64 normal", arch.TransformerConfig{Layers: 4, Heads: 4, Width: 64}, arch.InitNormal, 16},
-		{"d=192 torch", arch.TransformerConfig{Layers: 6, Heads: 6, Width: 192}, arch.InitTorch, 4},
+		{"d=64 normal", arch.TransformerConfig{Layers: 4, Heads: 4, Width: 64}, arch.InitNormal, 8},
+		{"d=192 torch", arch.TransformerConfig{Layers: 6, Heads: 6, Width: 192}, arch.InitTorch, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := models.NewTransformer(c.cfg, bij, models.Options{Seed: 5, Init: c.init})
