@@ -190,10 +190,12 @@ func TestJLensTorch(t *testing.T) {
 // TestJLensRandomInit is the authors' random-initialisation control: an untrained
 // transformer's J-lens subspaces are as aligned with its frame as random subspaces, a ratio
 // within 1 ± 0.15 at each site (the mean over positions) — at the quick size with the bench's
-// initialisation and at the paper size with PyTorch's (bijection V = 20).
+// initialisation (8 sequences: 0.991 and 0.982, measured; 0.988 and 0.979 with 16) and at
+// the paper size with PyTorch's (2 sequences: 0.964 and 0.999; 0.972 and 0.996 with 4), on
+// bijection V = 20.
 func TestJLensRandomInit(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the J-lens of two untrained models: 3 s of CPU at d=64, more at d=192")
+		t.Skip("the J-lens of two untrained models: seconds of CPU")
 	}
 	bij, _ := tunnels.NewBijection(20)
 	for _, c := range []struct {
@@ -202,8 +204,8 @@ func TestJLensRandomInit(t *testing.T) {
 		init string
 		seqs int
 	}{
-		{"d=64 normal", arch.TransformerConfig{Layers: 4, Heads: 4, Width: 64}, arch.InitNormal, 16},
-		{"d=192 torch", arch.TransformerConfig{Layers: 6, Heads: 6, Width: 192}, arch.InitTorch, 4},
+		{"d=64 normal", arch.TransformerConfig{Layers: 4, Heads: 4, Width: 64}, arch.InitNormal, 8},
+		{"d=192 torch", arch.TransformerConfig{Layers: 6, Heads: 6, Width: 192}, arch.InitTorch, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := models.NewTransformer(c.cfg, bij, models.Options{Seed: 5, Init: c.init})

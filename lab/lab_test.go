@@ -87,28 +87,34 @@ func trainUntil(t *testing.T, c runconfig.Config, reached func(*sessions.Eval) b
 // TestTinyTransformerBeatsMLP trains a tiny transformer on bijection V=8 to the Bayes
 // optimum (bit error (a) ≤ 0.05) in under a minute — it stops at the first evaluation there
 // (step 1,000 of its 2,500-step schedule: (a) 0.061 at 800, 0.052 at 900, 0.040 at 1,000,
-// measured) — and the capacity-matched per-position MLP
-// (Paper I's baseline: no context) on the whole budget, which must stay ≥ 5× worse. The
-// prefix MLP (mlp-prefix) is trained too and its result logged: elimination is linear in the
-// one-hot prefix, so it need not fail (see docs/paper1.md).
+// measured) — and the capacity-matched per-position MLP (Paper I's baseline: no context),
+// which must stay ≥ 5× worse. Without context the MLP's best is the uniform guess over the V
+// values (uniformBitError, 0.8144 bits), which it reaches within a few hundred steps
+// (0.8143 after 300 steps, 0.8144 after 2,500, measured) and is held to (±0.01): the 300-step run
+// is the MLP at its floor, not an undertrained one. (The prefix MLP, which sees the context,
+// is compared by `windtunnel compare`; see docs/paper1.md.)
 func TestTinyTransformerBeatsMLP(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains a tiny transformer to ≤ 0.05 bits (1,000 steps) and two MLPs for 2,500 steps")
+		t.Skip("trains a tiny transformer to ≤ 0.05 bits (1,000 steps) and an MLP for 300 steps")
 	}
 	start := time.Now()
 	bitErr := func(e *sessions.Eval) float64 { return e.BitErrorPosition }
 	tf, curve := trainUntil(t, tiny("transformer"), func(e *sessions.Eval) bool { return e.BitErrorPosition <= 0.05 }, bitErr)
 	el := time.Since(start)
-	mlp := train(t, tiny("mlp"))
-	pre := train(t, tiny("mlp-prefix"))
+	mc := tiny("mlp")
+	mc.Steps = 300
+	mlp := train(t, mc)
+	floor := uniformBitError(mc.Tunnel.V)
 	t.Logf("transformer: bit error (a) %.4f (b) %.4f KL %.4f in %d steps, %v; (a) by step %v", tf.Scores.BitErrorPosition, tf.Scores.BitErrorSample, tf.Scores.KLBits, tf.Steps, el, curve)
-	t.Logf("MLP:         bit error (a) %.4f (b) %.4f KL %.4f", mlp.Scores.BitErrorPosition, mlp.Scores.BitErrorSample, mlp.Scores.KLBits)
-	t.Logf("prefix MLP:  bit error (a) %.4f (b) %.4f KL %.4f", pre.Scores.BitErrorPosition, pre.Scores.BitErrorSample, pre.Scores.KLBits)
+	t.Logf("MLP:         bit error (a) %.4f (b) %.4f KL %.4f in %d steps; uniform guess (a) %.4f", mlp.Scores.BitErrorPosition, mlp.Scores.BitErrorSample, mlp.Scores.KLBits, mlp.Steps, floor)
 	if tf.Scores.BitErrorPosition > 0.05 {
 		t.Errorf("transformer bit error (a) %.4f > 0.05", tf.Scores.BitErrorPosition)
 	}
 	if el > time.Minute {
 		t.Errorf("transformer took %v, want < 1 minute", el)
+	}
+	if math.Abs(mlp.Scores.BitErrorPosition-floor) > 0.01 {
+		t.Errorf("MLP bit error (a) %.4f after %d steps, want its floor, the uniform guess's %.4f ± 0.01", mlp.Scores.BitErrorPosition, mc.Steps, floor)
 	}
 	if mlp.Scores.BitErrorPosition < 5*tf.Scores.BitErrorPosition {
 		t.Errorf("MLP bit error (a) %.4f is not ≥ 5× the transformer's %.4f", mlp.Scores.BitErrorPosition, tf.Scores.BitErrorPosition)

@@ -189,34 +189,36 @@ func (s *store) bias(name string, g Group, out, in int) *tensor.Dense {
 // uniform creates a rows×cols parameter drawn from U(−bound, bound).
 func (s *store) uniform(name string, g Group, rows, cols int, bound float64) *tensor.Dense {
 	v := s.add(name, g, rows, cols, 0, 0)
-	for i := 0; i < rows*cols; i++ {
-		x := (2*s.rng.Float64() - 1) * bound
-		switch d := v.Data().(type) {
-		case []float32:
-			d[i] = float32(x)
-		case []float64:
-			d[i] = x
+	s.fill(v, func() float64 { return (2*s.rng.Float64() - 1) * bound })
+	return v
+}
+
+// fill sets every entry of v, in order, to the next value of draw. It takes v's data once:
+// Dense.Data builds its slice by reflection, which per entry cost a paper-size model's
+// construction most of its second.
+func (s *store) fill(v *tensor.Dense, draw func() float64) {
+	switch d := v.Data().(type) {
+	case []float32:
+		for i := range d {
+			d[i] = float32(draw())
+		}
+	case []float64:
+		for i := range d {
+			d[i] = draw()
 		}
 	}
-	return v
 }
 
 // add creates a rows×cols parameter; std > 0 draws N(0, std²), else every entry is fill.
 func (s *store) add(name string, g Group, rows, cols int, std, fill float64) *tensor.Dense {
 	v := tensor.New(tensor.Of(s.dt), tensor.WithShape(rows, cols))
 	gr := tensor.New(tensor.Of(s.dt), tensor.WithShape(rows, cols))
-	for i := 0; i < rows*cols; i++ {
-		x := fill
+	s.fill(v, func() float64 {
 		if std > 0 {
-			x = s.rng.NormFloat64() * std
+			return s.rng.NormFloat64() * std
 		}
-		switch d := v.Data().(type) {
-		case []float32:
-			d[i] = float32(x)
-		case []float64:
-			d[i] = x
-		}
-	}
+		return fill
+	})
 	s.params = append(s.params, Param{Name: name, Group: g, Value: v, Grad: gr})
 	return v
 }

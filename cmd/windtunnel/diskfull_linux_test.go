@@ -49,6 +49,7 @@ func TestDiskFullStopsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains until the disk is full")
 	}
+	t.Parallel() // its own child processes and folders
 	for _, c := range []struct {
 		name  string
 		setup func(t *testing.T) (dir string, env []string)

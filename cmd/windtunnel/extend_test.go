@@ -27,6 +27,7 @@ func TestExtendKillResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains and kills a child run")
 	}
+	t.Parallel() // its own child processes and folders
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first.wtlab")
 	if code, _, errs := runCLI(append(append([]string{}, extendRun...), "--steps", "120", "--out", first)...); code != 0 {

@@ -21,6 +21,7 @@ func TestSessionGoneStopsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a child process")
 	}
+	t.Parallel() // its own child processes and folders
 	const other = "someone else's file\n"
 	for _, c := range []struct {
 		name string

@@ -26,6 +26,7 @@ func TestRunOutlivesClosedPipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a short run")
 	}
+	t.Parallel() // its own child processes and folders
 	const steps = 300
 	path := filepath.Join(t.TempDir(), "piped.wtlab")
 	args := append(append([]string{"run", "--headless", "--steps", itoa(steps), "--out", path}, tinyRun...), "--eval-every", "25")

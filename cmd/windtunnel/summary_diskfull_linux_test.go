@@ -29,6 +29,7 @@ func TestSummaryOnFullDiskAtEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a 200-step run")
 	}
+	t.Parallel() // its own child processes and folders
 	path := filepath.Join(t.TempDir(), "full.wtlab")
 	// The preset's 64 geometry sequences (tinyRun has 16): the sizes above are measured with
 	// their snapshots, whose records fill the 256 KiB before the run's end.

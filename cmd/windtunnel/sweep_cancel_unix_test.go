@@ -22,6 +22,7 @@ func TestSweepCancelLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a sweep")
 	}
+	t.Parallel() // its own child processes and folders
 	dir := filepath.Join(t.TempDir(), "sw")
 	// Point 0 ends at once; point 1 would train for hours; point 2 waits its turn.
 	args := append([]string{"sweep", "--local", "--out", dir, "--set", "steps=60,50000000,50000001", "--set", "checkpoint-every=100000"}, tinySets("checkpoint-every")...)

@@ -99,13 +99,15 @@ func TestFrameRatio(t *testing.T) {
 
 // TestFirstSnapshotAtChance probes a quick bijection run at step 1: the authors' frame
 // statistic of an untrained model is at chance, within 1 ± 0.3 at both sites (the
-// statistic this replaced read 1.4 and 1.95 there, with the tied head's direct path).
+// statistic this replaced read 1.4 and 1.95 there, with the tied head's direct path). The
+// run takes no snapshots of its own (probe-every 0; nothing here reads them): the probe
+// computes the geometry from the checkpoint at step 1 (0.911 and 0.899, measured).
 func TestFirstSnapshotAtChance(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the geometry of the quick preset's model at three checkpoints: seconds")
+		t.Skip("the geometry of the quick preset's model at a checkpoint: seconds")
 	}
 	path := trained(t, quickBijection(t, func(c *runconfig.Config) {
-		c.Steps, c.CheckpointEvery, c.ProbeEvery, c.EvalEvery, c.ProbeSize, c.GeometryN = 2, 1, 1, 1, 64, 8
+		c.Steps, c.CheckpointEvery, c.ProbeEvery, c.EvalEvery, c.ProbeSize, c.GeometryN = 2, 1, 0, 1, 64, 8
 	}))
 	rep, err := Session(path, 1, 0, 0, "auto")
 	if err != nil {
@@ -118,5 +120,6 @@ func TestFirstSnapshotAtChance(t *testing.T) {
 		if math.Abs(float64(r)-1) > 0.3 {
 			t.Errorf("site %d: ratio %.3f at step 1, want 1 ± 0.3", i, float64(r))
 		}
+		t.Logf("site %d: ratio %.3f", i, float64(r))
 	}
 }
