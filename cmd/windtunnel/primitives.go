@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -123,10 +124,20 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 // writePrimitives writes the table (reports.WritePrimitives) and the report with its
 // figures into dir, and prints the table (or its JSON) to stdout; plan is the budget in words.
 func writePrimitives(f primitivesFlags, preset, plan, dir string, cells []derived.PrimitiveCell, stdout, stderr io.Writer) error {
-	js, written, err := reports.WritePrimitives(dir, reports.Primitives{Budget: f.budget, Preset: preset, Plan: plan, Seeds: f.seeds, Cells: cells})
+	title := fmt.Sprintf("Paper I's primitives, budget %s: mean bit error (a), accuracy for recall (%d seeds a cell)", f.budget, f.seeds)
+	fig, err := figures.Primitives(cells, title, filepath.Join(dir, reports.FigureDir), figures.Options{})
+	if err != nil {
+		return fmt.Errorf("primitives: %w", err)
+	}
+	rel, err := filepath.Rel(dir, fig.Path)
+	if err != nil {
+		return fmt.Errorf("primitives: %w", err)
+	}
+	js, written, err := reports.WritePrimitives(dir, reports.Primitives{Budget: f.budget, Preset: preset, Plan: plan, Seeds: f.seeds, Cells: cells, Figure: filepath.ToSlash(rel)})
 	if err != nil {
 		return err
 	}
+	written = append(written, fig.Path)
 	rep, path, err := reports.Write([]string{dir}, dir, reports.Options{Figures: figures.ForReport})
 	if err != nil {
 		return fmt.Errorf("primitives: %w", err)

@@ -37,6 +37,12 @@ func TestPrimitivesEndToEnd(t *testing.T) {
 	if figs, _ := filepath.Glob(filepath.Join(dir, "fig", "*.png")); len(figs) == 0 {
 		t.Errorf("no figure in %s/fig", dir)
 	}
+	if md, err := os.ReadFile(filepath.Join(dir, reports.PrimitivesTable)); err != nil || !strings.Contains(string(md), "](fig/primitives.png)") {
+		t.Errorf("the table does not show its figure (%v)", err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "fig", "primitives.png")); err != nil || fi.Size() == 0 {
+		t.Errorf("fig/primitives.png not written: %v", err)
+	}
 	var js struct {
 		Cells []struct {
 			Task, Verdict string

@@ -44,7 +44,9 @@
 // and a figure may have a short layout for a low page (keys: its panels side by side).
 //
 // ForReport is the figure renderer the report plugs in (reports.Options.Figures): plot's
-// figures as PNG into the report's fig folder.
+// figures as PNG into the report's fig folder. Primitives draws `windtunnel primitives`'s
+// table (primitives.go: each cell's verdict pass, slow or FAIL with its first pass, and Paper
+// I's verdict in words, derived.PaperWord), on the architecture table's grid.
 //
 // Nothing here keeps state between calls; each figure kind lives in its own file.
 package figures

@@ -107,6 +107,8 @@ type tableGrid struct {
 	tasks, heads, models []string
 	cells                []derived.Cell
 	text                 draw.TextStyle
+	// cellText gives a cell's lines and fill (nil: cellText, the architecture table's).
+	cellText func(derived.Cell) ([]string, color.Color)
 	// cellRects are the cells (or bands) as last drawn, and rowBands the bands of the row
 	// each is in (its height's allowance: that many times maxCellH), for tests.
 	cellRects []vg.Rectangle
@@ -158,7 +160,11 @@ func (t *tableGrid) Plot(c draw.Canvas, p *plot.Plot) {
 			}
 			h := ch / vg.Length(max(len(cells), 1)) // one band per configuration, the first on top
 			for k, cell := range cells {
-				lines, fill := cellText(cell)
+				text := t.cellText
+				if text == nil {
+					text = cellText
+				}
+				lines, fill := text(cell)
 				t.box(c, xa, xb, yb-vg.Length(k+1)*h, yb-vg.Length(k)*h, lines, fill)
 				t.rowBands = append(t.rowBands, bands[j])
 			}
@@ -220,7 +226,7 @@ func cellText(c derived.Cell) ([]string, color.Color) {
 		lines = append([]string{c.Config}, lines...)
 	}
 	if c.Paper != "" {
-		lines = append(lines, "paper: "+c.Paper)
+		lines = append(lines, "paper: "+derived.PaperWord(c.Task, c.Model))
 	}
 	return lines, fill
 }

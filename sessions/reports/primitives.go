@@ -25,6 +25,8 @@ type Primitives struct {
 	Plan   string                  `json:"plan"`
 	Seeds  int                     `json:"seeds"`
 	Cells  []derived.PrimitiveCell `json:"cells"`
+	// Figure is the table's figure, relative to the folder ("" for none).
+	Figure string `json:"figure,omitempty"`
 }
 
 // WritePrimitives writes p into dir as PrimitivesTable (markdown, naming the command that
@@ -36,9 +38,13 @@ func WritePrimitives(dir string, p Primitives) (js []byte, paths []string, err e
 		return nil, nil, fmt.Errorf("primitives: %w", err)
 	}
 	js = append(js, '\n')
-	md := fmt.Sprintf("# Paper I's primitives, budget %s (%d seeds a cell)\n\n%s.\n\n%s\n"+
+	fig := ""
+	if p.Figure != "" {
+		fig = fmt.Sprintf("![Paper I's primitives, budget %s](%s)\n\n", p.Budget, p.Figure)
+	}
+	md := fmt.Sprintf("# Paper I's primitives, budget %s (%d seeds a cell)\n\n%s.\n\n%s%s\n"+
 		"Made by `windtunnel primitives --budget %s --seeds %d --out %s`; the claims and figures: [%s](%s).\n",
-		p.Budget, p.Seeds, p.Plan, derived.FormatPrimitives(p.Cells), p.Budget, p.Seeds, dir, FileName, FileName)
+		p.Budget, p.Seeds, p.Plan, fig, derived.FormatPrimitives(p.Cells), p.Budget, p.Seeds, dir, FileName, FileName)
 	for _, f := range []struct {
 		name string
 		b    []byte
