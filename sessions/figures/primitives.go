@@ -4,10 +4,6 @@ import (
 	"fmt"
 	"image/color"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
 	"windtunnel/sessions/derived"
 )
 
@@ -38,22 +34,8 @@ func Primitives(cells []derived.PrimitiveCell, title, dir string, opt Options) (
 		plain[i] = c.Cell
 		tasks, models = appendNew(tasks, c.Task), appendNew(models, c.Model)
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.Title.TextStyle.Font.Size = titleSize
-	p.HideAxes()
-	heads := make([]string, len(tasks))
-	for i, t := range tasks {
-		heads[i] = t
-		if pr, ok := derived.PrimitiveOf(t); ok {
-			heads[i] = fmt.Sprintf("%s\n(%s)", t, pr.Name)
-		}
-	}
-	grid := &tableGrid{tasks: tasks, heads: heads, models: models, cells: plain, text: p.Title.TextStyle,
-		cellText: func(c derived.Cell) ([]string, color.Color) { return primitiveText(byCell[[2]string{c.Task, c.Model}]) }}
-	grid.text.Font.Size = vg.Points(11)
-	grid.text.XAlign, grid.text.YAlign = draw.XCenter, draw.YCenter
-	p.Add(grid)
+	p, grid := tablePlot(title, tasks, models, plain)
+	grid.cellText = func(c derived.Cell) ([]string, color.Color) { return primitiveText(byCell[[2]string{c.Task, c.Model}]) }
 	files, err := writeFigures([]figure{{name: "primitives", title: title, plot: p}}, dir, opt)
 	if err != nil {
 		return File{}, err

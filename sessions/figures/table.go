@@ -48,6 +48,13 @@ func buildTable(runs []Run) (figure, *tableGrid, bool) {
 	tasks = ordered(tasks, []string{"bijection", "hmm", "recall"})
 	models = ordered(models, []string{"transformer", "mamba", "lstm", "mlp"})
 	title := "Architecture table: mean bit error (a), accuracy for recall (pass/fail)"
+	p, grid := tablePlot(title, tasks, models, derived.Table(scores, tasks, models))
+	return figure{name: "table", title: title, plot: p}, grid, true
+}
+
+// tablePlot is a page titled title holding the grid of cells, models × tasks, each task's
+// heading naming its primitive; the grid's cellText is left to the caller (nil: cellText).
+func tablePlot(title string, tasks, models []string, cells []derived.Cell) (*plot.Plot, *tableGrid) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = titleSize
@@ -59,12 +66,11 @@ func buildTable(runs []Run) (figure, *tableGrid, bool) {
 			heads[i] = fmt.Sprintf("%s\n(%s)", t, pr.Name)
 		}
 	}
-	grid := &tableGrid{tasks: tasks, heads: heads, models: models, cells: derived.Table(scores, tasks, models),
-		text: p.Title.TextStyle}
+	grid := &tableGrid{tasks: tasks, heads: heads, models: models, cells: cells, text: p.Title.TextStyle}
 	grid.text.Font.Size = vg.Points(11)
 	grid.text.XAlign, grid.text.YAlign = draw.XCenter, draw.YCenter
 	p.Add(grid)
-	return figure{name: "table", title: title, plot: p}, grid, true
+	return p, grid
 }
 
 // appendNew appends s unless it is in xs.
@@ -217,9 +223,9 @@ func cellText(c derived.Cell) ([]string, color.Color) {
 	if c.Primitive.Metric == "accuracy" {
 		score = "accuracy " + c.Accuracy.String(3)
 	}
-	verdict, fill := "FAIL", color.Color(color.RGBA{R: 244, G: 199, B: 195, A: 255})
+	verdict, fill := "FAIL", color.Color(failFill)
 	if c.Pass {
-		verdict, fill = "pass", color.RGBA{R: 200, G: 230, B: 201, A: 255}
+		verdict, fill = "pass", passFill
 	}
 	lines := []string{score, fmt.Sprintf("%s %d/%d seeds", verdict, c.SeedsPassed, len(c.Seeds))}
 	if c.Config != "" {
