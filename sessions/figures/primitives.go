@@ -46,10 +46,7 @@ func Primitives(cells []derived.PrimitiveCell, title, dir string, opt Options) (
 // primitiveText is a primitives cell's lines and fill: the metric, the verdict with the
 // seeds passing and the first pass, Paper I's verdict.
 func primitiveText(c derived.PrimitiveCell) ([]string, color.Color) {
-	score := "(a) " + c.BitErrorA.String(3) + " bits"
-	if c.Primitive.Metric == "accuracy" {
-		score = "accuracy " + c.Accuracy.String(3)
-	}
+	score := scoreLine(c.Cell)
 	verdict, fill := "FAIL", color.Color(failFill)
 	switch c.Verdict {
 	case derived.VerdictPass:

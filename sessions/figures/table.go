@@ -219,10 +219,7 @@ func (t *tableGrid) find(task, model string) []derived.Cell {
 
 // cellText is a cell's lines (score, verdict with seeds passed, Paper I's verdict) and fill.
 func cellText(c derived.Cell) ([]string, color.Color) {
-	score := "(a) " + c.BitErrorA.String(3) + " bits"
-	if c.Primitive.Metric == "accuracy" {
-		score = "accuracy " + c.Accuracy.String(3)
-	}
+	score := scoreLine(c)
 	verdict, fill := "FAIL", color.Color(failFill)
 	if c.Pass {
 		verdict, fill = "pass", passFill
@@ -235,4 +232,12 @@ func cellText(c derived.Cell) ([]string, color.Color) {
 		lines = append(lines, "paper: "+derived.PaperWord(c.Task, c.Model))
 	}
 	return lines, fill
+}
+
+// scoreLine is a cell's mean metric ± sd over its seeds: bit error (a), accuracy for recall.
+func scoreLine(c derived.Cell) string {
+	if c.Primitive.Metric == "accuracy" {
+		return "accuracy " + c.Accuracy.String(3)
+	}
+	return "(a) " + c.BitErrorA.String(3) + " bits"
 }
