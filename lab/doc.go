@@ -24,8 +24,8 @@
 // transformer, or host), memory.go (the memory estimate checked before a run, the garbage collector's target),
 // chunks.go (the bounded passes every evaluation, probe and ablation runs in), fidelity.go
 // (the authors' key orthogonality from the value tokens' embeddings, now and at
-// initialisation), simplexnull.go (the belief simplex of the untrained model, an hmm
-// snapshot's null), lengths.go (hmm length generalisation), memlimit*.go (the memory
+// initialisation), simplex.go (an hmm snapshot's belief simplex: the clusters against the
+// states and the observed symbols, and the untrained model's, its null), lengths.go (hmm length generalisation), memlimit*.go (the memory
 // available to the process). The configuration itself, its presets, validation and the one
 // path from presets, files and flags to a configuration live in sessions/runconfig (a leaf); the
 // architecture table and the verdicts in sessions/derived. Built on the trainer: lab/launch
