@@ -3,7 +3,7 @@
 // runs are seeds of one configuration and may be pooled into one mean, one pass count, one
 // band), the seed band itself (SeedBand, MeanSD), the pass threshold of bit error (a), the
 // verdicts (Primitives with their thresholds, PassBits and recall's PassAccuracy; Paper I's
-// PaperVerdict; CriterionOf and VerdictOf, one evaluation against its tunnel's criterion,
+// PaperVerdict, and PaperWord, which names Mamba's recall slow; CriterionOf and VerdictOf, one evaluation against its tunnel's criterion,
 // which the run's exit line and summary, the dashboard and the overlay use; Outcome, a
 // claim's verdict against the paper's criterion and a null, with Beyond's margin over seeds),
 // which sessions are copies of one replicate (Replicates: one configuration and one seed,

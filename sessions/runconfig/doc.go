@@ -1,5 +1,6 @@
 // Package runconfig holds the configuration of a run (Config, the JSON a session stores in
-// sessions.Meta.Config): the presets (quick, mid, paper), the cadence rule that fits a
+// sessions.Meta.Config): the presets (quick, laptop, soft, mid, paper; TaskTarget, the
+// training target a run uses where its configuration leaves it unset), the cadence rule that fits a
 // preset's evaluations to a shorter run (FitCadence), the range checks (Validate, which
 // checks the sizes through the same validateSizes as Decode, which bounds a configuration
 // read from a file that may come from someone else before anything is sized from it) and
