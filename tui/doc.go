@@ -74,8 +74,8 @@
 //     and a ring of the process's samples: CPU and memory).
 //   - run.go, biterror.go (+ bitcharts.go, its two charts, and reference.go, their
 //     reference levels and what it reads of the configuration), attention.go, ablation.go
-//     (+ effects.go, its ablation table), keyortho.go, manifold.go, frame.go: the panes;
-//     scrub.go the step scrubber.
+//     (+ effects.go, its ablation table), keyortho.go, manifold.go (+ simplex.go, its
+//     belief-simplex view on hmm runs), frame.go: the panes; scrub.go the step scrubber.
 //   - shared.go: the context the root hands the panes; keys.go the key table (KeyMap,
 //     DefaultKeys: the comparison view shares its bindings), help.go the one-line help
 //     views and the full help's legend (Legend, the comparison view's too), format.go the

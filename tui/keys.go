@@ -43,6 +43,8 @@ type KeyMap struct {
 	Scroll   key.Binding
 	Axis     key.Binding
 	PerLayer key.Binding
+	// Simplex switches the value-manifold pane to the belief simplex on hmm runs and back.
+	Simplex key.Binding
 
 	Up      key.Binding
 	Down    key.Binding
@@ -104,6 +106,7 @@ func DefaultKeys() KeyMap {
 		Scroll:   b([]string{"up", "down", "k", "j"}, "↑/↓/k/j", "scroll bars"),
 		Axis:     b([]string{"a"}, "a", "PC2/PC3 axis"),
 		PerLayer: b([]string{"f"}, "f", "per-layer frame"),
+		Simplex:  b([]string{"b"}, "b", "belief simplex"),
 
 		Up:      b([]string{"up", "k"}, "↑/k", "cursor up"),
 		Down:    b([]string{"down", "j"}, "↓/j", "cursor down"),

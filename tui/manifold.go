@@ -27,7 +27,8 @@ var binGlyphs = []rune{'●', '○', '∘', '·'}
 // sampling say so.
 type manifoldPane struct {
 	paneBase
-	pc3 bool // y axis PC3 instead of PC2
+	pc3     bool // y axis PC3 instead of PC2
+	simplex bool // the belief-simplex view (simplex.go) where the snapshot has one
 }
 
 // newManifoldPane returns the pane reading sh.
@@ -38,23 +39,40 @@ func newManifoldPane(sh *shared) *manifoldPane {
 // clone copies the pane onto sh.
 func (p *manifoldPane) clone(sh *shared) pane { return cloneOn(p, sh) }
 
-// Update switches the y axis between PC2 and PC3 (anywhere: the key is the pane's alone).
+// Update switches the y axis between PC2 and PC3, and on an hmm run between the manifold
+// and the belief simplex (anywhere: the keys are the pane's alone).
 func (p *manifoldPane) Update(msg tea.KeyMsg, _ bool) (bool, tea.Cmd) {
-	if key.Matches(msg, p.sh.keys.Axis) {
+	switch {
+	case key.Matches(msg, p.sh.keys.Axis):
 		p.pc3 = !p.pc3
+		return true, nil
+	case key.Matches(msg, p.sh.keys.Simplex) && p.hasSimplex():
+		p.simplex = !p.simplex
 		return true, nil
 	}
 	return false, nil
 }
 
-// Help lists the pane's keys.
-func (p *manifoldPane) Help() []key.Binding { return []key.Binding{p.sh.keys.Axis} }
+// hasSimplex reports whether the geometry snapshot shown carries a belief-simplex
+// measurement (hmm runs).
+func (p *manifoldPane) hasSimplex() bool { return p.sh.geo != nil && p.sh.geo.Simplex != nil }
+
+// Help lists the pane's keys: the simplex's only where the snapshot has one.
+func (p *manifoldPane) Help() []key.Binding {
+	if p.hasSimplex() {
+		return []key.Binding{p.sh.keys.Axis, p.sh.keys.Simplex}
+	}
+	return []key.Binding{p.sh.keys.Axis}
+}
 
 // View renders the scatter (cached until the snapshot, the size or the axis changes).
 func (p *manifoldPane) View() string {
 	opt := 0
 	if p.pc3 {
 		opt = 1
+	}
+	if p.simplex && p.hasSimplex() {
+		opt = 2
 	}
 	return p.cache.get(p.sh, snapKey{w: p.w, h: p.h, snapGen: p.sh.geoGen, opt: opt}, p.draw)
 }
@@ -109,6 +127,9 @@ func (p *manifoldPane) draw() string {
 	w, h := p.w, p.h
 	if sh.geo == nil {
 		return look.Fit(st.Dim.Render(noGeometry), w, h)
+	}
+	if p.simplex && sh.geo.Simplex != nil {
+		return p.drawSimplex(sh.geo.Simplex, sh.geo.SimplexInit)
 	}
 	mf := sh.geo.Manifold
 	if mf == nil {

@@ -83,7 +83,7 @@ const noGeometry = "no geometry snapshot yet (the lab takes one every --probe-ev
 // hasGeometry reports whether a snapshot carries the geometry probe's readouts.
 func hasGeometry(s *sessions.Snapshot) bool {
 	return s != nil && (s.KeyOrthogonality != nil || s.Manifold != nil || s.Frame != nil || len(s.Ablation) > 0 ||
-		s.QKAlignment != nil || s.AttentionMass != nil)
+		s.QKAlignment != nil || s.AttentionMass != nil || s.Simplex != nil)
 }
 
 // evalKey identifies the evaluations the root handed to the panes: the generation of the
