@@ -28,7 +28,7 @@ type Budget struct {
 // preset's 10,000 (at 6,000 two of the transformer's three seeds never left the plateau), each evaluated ~12–40 times and given two geometry snapshots (the
 // transformer's, with its J-lens and ablation table, costs ~100 of its bijection steps):
 // ≈ 73 minutes for three seeds on two idle cores by the per-cell step costs measured for
-// issue 52 (Mamba's step half of it), ≈ 61 with Mamba's step 1.51–1.55× faster since (two
+// issue 52 at first (Mamba's step half of it), ≈ 61 with Mamba's step 1.51–1.55× faster since (two
 // rounds, docs/primitives.md). precision is the laptop preset (quick's steps ten times:
 // bijection 30,000, hmm 15,000) with recall at Paper I's 50,000 steps, not the preset's
 // 100,000: long enough to tell Mamba's slow binding from none (its slow line 25,000), which
