@@ -133,11 +133,27 @@ func writePrimitives(f primitivesFlags, preset, plan, dir string, cells []derive
 	if err != nil {
 		return fmt.Errorf("primitives: %w", err)
 	}
-	js, written, err := reports.WritePrimitives(dir, reports.Primitives{Budget: f.budget, Preset: preset, Plan: plan, Seeds: f.seeds, Cells: cells, Figure: filepath.ToSlash(rel)})
+	curves, err := figures.PrimitiveCurves(cells, f.budget, filepath.Join(dir, reports.FigureDir), figures.Options{})
+	if err != nil {
+		return fmt.Errorf("primitives: %w", err)
+	}
+	var curveRel []string
+	for _, c := range curves {
+		r, err := filepath.Rel(dir, c.Path)
+		if err != nil {
+			return fmt.Errorf("primitives: %w", err)
+		}
+		curveRel = append(curveRel, filepath.ToSlash(r))
+	}
+	js, written, err := reports.WritePrimitives(dir, reports.Primitives{Budget: f.budget, Preset: preset, Plan: plan, Seeds: f.seeds,
+		Cells: cells, Figure: filepath.ToSlash(rel), Curves: curveRel})
 	if err != nil {
 		return err
 	}
 	written = append(written, fig.Path)
+	for _, c := range curves {
+		written = append(written, c.Path)
+	}
 	rep, path, err := reports.Write([]string{dir}, dir, reports.Options{Figures: figures.ForReport})
 	if err != nil {
 		return fmt.Errorf("primitives: %w", err)

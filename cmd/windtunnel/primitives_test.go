@@ -12,7 +12,7 @@ import (
 
 // TestPrimitivesEndToEnd runs a tiny primitives table (the MLP on bijection and recall, one
 // seed, a few steps) in a fresh folder: the table, its JSON, the report and its figures are
-// written; a second invocation trains nothing and writes the same table.
+// written, the table's figure and each task's curves among them; a second invocation trains nothing and writes the same table.
 func TestPrimitivesEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains two short runs")
@@ -40,8 +40,13 @@ func TestPrimitivesEndToEnd(t *testing.T) {
 	if md, err := os.ReadFile(filepath.Join(dir, reports.PrimitivesTable)); err != nil || !strings.Contains(string(md), "](fig/primitives.png)") {
 		t.Errorf("the table does not show its figure (%v)", err)
 	}
-	if fi, err := os.Stat(filepath.Join(dir, "fig", "primitives.png")); err != nil || fi.Size() == 0 {
-		t.Errorf("fig/primitives.png not written: %v", err)
+	for _, name := range []string{"primitives.png", "primitives-bijection.png", "primitives-recall.png"} {
+		if fi, err := os.Stat(filepath.Join(dir, "fig", name)); err != nil || fi.Size() == 0 {
+			t.Errorf("fig/%s not written: %v", name, err)
+		}
+	}
+	if md, err := os.ReadFile(filepath.Join(dir, reports.PrimitivesTable)); err != nil || !strings.Contains(string(md), "](fig/primitives-recall.png)") {
+		t.Errorf("the table does not show the recall curves (%v)", err)
 	}
 	var js struct {
 		Cells []struct {

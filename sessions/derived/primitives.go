@@ -84,6 +84,9 @@ type PrimitiveCell struct {
 	Simplex *SimplexStat `json:"simplex,omitempty"`
 	// Lengths is an hmm cell's length generalisation (LengthsOf; nil without one).
 	Lengths []LengthStat `json:"lengths,omitempty"`
+	// Curves are the seeds' metric curves (MetricCurve), in Seeds' order: what the verdict
+	// read, and what the primitives figures draw (not in the JSON: the sessions hold them).
+	Curves [][]StepValue `json:"-"`
 }
 
 // SimplexStat is the belief-simplex measurement (sessions.Simplex) of a cell's seeds: k-means
@@ -160,7 +163,7 @@ func MetricCurve(evals []sessions.Record, p Primitive) []StepValue {
 // seed-mean curve (SeedBand, at steps every seed covers) first meets the line after
 // SlowFraction·steps; else ✓.
 func PrimitiveCellOf(c Cell, curves [][]StepValue, steps int, contextFree float64) PrimitiveCell {
-	pc := PrimitiveCell{Cell: c, Steps: steps, SlowAfter: int(math.Round(SlowFraction * float64(steps))), PassStep: -1}
+	pc := PrimitiveCell{Cell: c, Steps: steps, SlowAfter: int(math.Round(SlowFraction * float64(steps))), PassStep: -1, Curves: curves}
 	for _, b := range SeedBand(curves) {
 		if b.N == len(curves) && c.Primitive.Meets(b.Mean) {
 			pc.PassStep = b.Step

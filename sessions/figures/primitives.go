@@ -47,12 +47,12 @@ func Primitives(cells []derived.PrimitiveCell, title, dir string, opt Options) (
 // seeds passing and the first pass, Paper I's verdict.
 func primitiveText(c derived.PrimitiveCell) ([]string, color.Color) {
 	score := scoreLine(c.Cell)
-	verdict, fill := "FAIL", color.Color(failFill)
+	verdict, fill := verdictWord(c.Verdict), color.Color(failFill)
 	switch c.Verdict {
 	case derived.VerdictPass:
-		verdict, fill = "pass", passFill
+		fill = passFill
 	case derived.VerdictSlow:
-		verdict, fill = "slow", slowFill
+		fill = slowFill
 	}
 	line := fmt.Sprintf("%s %d/%d seeds", verdict, c.SeedsPassed, len(c.Seeds))
 	if c.PassStep >= 0 {

@@ -3,6 +3,7 @@ package figures
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -54,5 +55,66 @@ func TestPrimitivesFigure(t *testing.T) {
 	}
 	if _, err := Primitives(nil, "t", t.TempDir(), Options{}); err == nil {
 		t.Error("a figure of no cells")
+	}
+}
+
+// TestPrimitiveCurvesFigure: one figure a task with curves, each model's legend entry giving
+// its verdict and seeds passing, the pass line and the slow line named, at both sizes users
+// look at (to $WT_FIG_DIR too, to look at); cells without curves are left out.
+func TestPrimitiveCurvesFigure(t *testing.T) {
+	rec, _ := derived.PrimitiveOf("recall")
+	hmm, _ := derived.PrimitiveOf("hmm")
+	// A seed that leaves recall's 1/4 plateau at step leave, at accuracy 1 some 2,000 steps on.
+	seed := func(leave int) []derived.StepValue {
+		var c []derived.StepValue
+		for s := 500; s <= 50000; s += 500 {
+			v := 0.25
+			if leave > 0 && s > leave {
+				v = math.Min(1, 0.25+0.75*float64(s-leave)/2000)
+			}
+			c = append(c, derived.StepValue{Step: s, V: v})
+		}
+		return c
+	}
+	cell := func(task, model string, p derived.Primitive, verdict string, passed int, curves ...[]derived.StepValue) derived.PrimitiveCell {
+		return derived.PrimitiveCell{Cell: derived.Cell{Task: task, Model: model, Primitive: p, Seeds: []uint64{1, 2, 3}, SeedsPassed: passed},
+			Steps: 50000, SlowAfter: 25000, Verdict: verdict, Curves: curves}
+	}
+	bits := []derived.StepValue{{Step: 100, V: 0.9}, {Step: 200, V: 0.3}, {Step: 300, V: 0.05}, {Step: 400, V: math.NaN()}}
+	cells := []derived.PrimitiveCell{
+		cell("recall", "transformer", rec, derived.VerdictPass, 3, seed(2000), seed(3500), seed(5800)),
+		cell("recall", "mamba", rec, derived.VerdictFail, 1, seed(0), seed(24700), seed(0)),
+		cell("recall", "lstm", rec, derived.VerdictFail, 0, seed(0), seed(0), seed(0)),
+		cell("hmm", "transformer", hmm, derived.VerdictPass, 3, bits, bits, bits),
+		cell("bijection", "mlp", derived.Primitives()[0], derived.VerdictFail, 0),
+	}
+	dir := t.TempDir()
+	if d := os.Getenv("WT_FIG_DIR"); d != "" {
+		dir = d
+	}
+	for _, sz := range [][2]int{{480, 300}, {960, 600}} {
+		fs, err := PrimitiveCurves(cells, "test", filepath.Join(dir, fmt.Sprint(sz[0])), Options{Format: "png", Width: sz[0], Height: sz[1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fs) != 2 || filepath.Base(fs[0].Path) != "primitives-recall.png" || filepath.Base(fs[1].Path) != "primitives-hmm.png" {
+			t.Fatalf("files %+v", fs)
+		}
+	}
+	fs, err := PrimitiveCurves(cells, "test", t.TempDir(), Options{Format: "svg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(fs[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"mamba: FAIL, 1/3 seeds", "transformer: pass, 3/3 seeds", "lstm: FAIL, 0/3 seeds", "pass: accuracy ≥ 0.9", "slow after step 25000", "every seed's accuracy"} {
+		if !bytes.Contains(b, []byte(s)) && !bytes.Contains(b, []byte(xmlEscape(s))) {
+			t.Errorf("no %q", s)
+		}
+	}
+	if _, err := PrimitiveCurves(cells[4:], "test", t.TempDir(), Options{}); err == nil {
+		t.Error("a figure of no curves")
 	}
 }

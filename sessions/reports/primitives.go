@@ -27,6 +27,9 @@ type Primitives struct {
 	Cells  []derived.PrimitiveCell `json:"cells"`
 	// Figure is the table's figure, relative to the folder ("" for none).
 	Figure string `json:"figure,omitempty"`
+	// Curves are the figures of every seed's curve, one a task (figures.PrimitiveCurves),
+	// relative to the folder.
+	Curves []string `json:"curves,omitempty"`
 }
 
 // WritePrimitives writes p into dir as PrimitivesTable (markdown, naming the command that
@@ -42,9 +45,13 @@ func WritePrimitives(dir string, p Primitives) (js []byte, paths []string, err e
 	if p.Figure != "" {
 		fig = fmt.Sprintf("![Paper I's primitives, budget %s](%s)\n\n", p.Budget, p.Figure)
 	}
-	md := fmt.Sprintf("# Paper I's primitives, budget %s (%d seeds a cell)\n\n%s.\n\n%s%s\n"+
+	curves := ""
+	for _, c := range p.Curves {
+		curves += fmt.Sprintf("![Every seed's curve, budget %s](%s)\n\n", p.Budget, c)
+	}
+	md := fmt.Sprintf("# Paper I's primitives, budget %s (%d seeds a cell)\n\n%s.\n\n%s%s\n%s"+
 		"Made by `windtunnel primitives --budget %s --seeds %d --out %s`; the claims and figures: [%s](%s).\n",
-		p.Budget, p.Seeds, p.Plan, fig, derived.FormatPrimitives(p.Cells), p.Budget, p.Seeds, dir, FileName, FileName)
+		p.Budget, p.Seeds, p.Plan, fig, derived.FormatPrimitives(p.Cells), curves, p.Budget, p.Seeds, dir, FileName, FileName)
 	for _, f := range []struct {
 		name string
 		b    []byte
