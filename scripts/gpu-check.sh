@@ -27,6 +27,10 @@
 #   parity           150 s   20 paper steps (bijection V=20, L=6 H=6 d=192, batch 256) on cpu,
 #                            cuda-gemm and cuda (the whole step resident) from one seed: every
 #                            parameter within 1e-4 (lab.test TestResidentCUDAMatchesCPU)
+#   baselines         60 s   Mamba and the LSTM (their products-only path on --device cuda): 20
+#                            steps of the precision budget's recall (the laptop preset) on cuda
+#                            and on cpu from one seed, the evaluation after them within 1e-4 bits
+#                            (GPU_CHECK_BASELINES_DEVICE, _STEPS: another device, fewer steps)
 #   speed-cuda       120 s   300 timed paper steps on --device cuda beside PyTorch eager on the
 #                            same GPU (torch_reference.py --device cuda): ms a step, projected 50k
 #   speed-cuda-gemm  120 s   40 timed paper steps on --device cuda-gemm, the same way
@@ -52,7 +56,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-stages_all=(device kernels parity speed-cuda speed-cuda-gemm)
+stages_all=(device kernels parity baselines speed-cuda speed-cuda-gemm)
 
 build() {
 	mkdir -p gpu || return 1
@@ -138,6 +142,10 @@ run_stage() {
 	parity)
 		stage parity 150 ./gpu/lab.test -test.v -test.run 'TestResidentCUDAMatchesCPU'
 		;;
+	baselines)
+		export -f baselines
+		stage baselines 60 env WT="$wt" DEV="${GPU_CHECK_BASELINES_DEVICE:-cuda}" STEPS="${GPU_CHECK_BASELINES_STEPS:-20}" bash -c baselines
+		;;
 	speed-cuda | speed-cuda-gemm)
 		local dev=${1#speed-} steps=300
 		[ "$dev" = cuda-gemm ] && steps=40
@@ -164,6 +172,39 @@ run_stage() {
 		status[$1]="FAIL (no such stage)"
 		;;
 	esac
+}
+
+# baselines (in its own bash, from the environment: WT the windtunnel binary, DEV the device,
+# STEPS) trains Mamba and the LSTM on the laptop preset's recall for STEPS steps on DEV and on
+# cpu from one seed, and fails unless both evaluations after them agree within 1e-4 bits
+# (bit error (a) and KL).
+baselines() {
+	local work=${TMPDIR:-/tmp}/gpu-check-baselines m d rc=0
+	rm -rf "$work" && mkdir -p "$work" || return 1
+	for m in mamba lstm; do
+		for d in ref:cpu dev:"$DEV"; do
+			local f=$work/$m-${d%%:*}
+			d=${d#*:}
+			echo "$m on $d: $WT run --headless --json --task recall --model $m --preset laptop --steps $STEPS --device $d"
+			"$WT" run --headless --json --task recall --model "$m" --preset laptop --steps "$STEPS" --eval-every "$STEPS" \
+				--probe-every 0 --checkpoint-every 0 --device "$d" --seed 1 --out "$f.wtlab" \
+				>"$f.json" 2>"$f.log" || { echo "$m on $d: exit $?"; tail -n 5 "$f.log"; rc=1; }
+		done
+		python3 - "$work/$m-ref.json" "$work/$m-dev.json" "$m" "$DEV" <<'PY' || rc=1
+import json, sys
+def last(path):
+    return json.loads(open(path).read().strip().splitlines()[-1])["eval"]
+try:
+    a, b = last(sys.argv[1]), last(sys.argv[2])
+except (OSError, ValueError, IndexError, KeyError) as e:
+    sys.exit(f"{sys.argv[3]}: no evaluation to compare ({type(e).__name__}: {e})")
+worst = max(abs(a[k] - b[k]) for k in ("bit_error_position", "kl_bits"))
+print(f"{sys.argv[3]}: bit error (a) {a['bit_error_position']:.6f} on cpu, {b['bit_error_position']:.6f} on {sys.argv[4]}; "
+      f"KL {a['kl_bits']:.6f} / {b['kl_bits']:.6f}: differ by {worst:.2e} bits")
+sys.exit(0 if worst <= 1e-4 else 1)
+PY
+	done
+	return $rc
 }
 
 # train (in its own bash, from the environment: WT the windtunnel binary, OUT_DIR the folder
@@ -211,7 +252,7 @@ PY
 summary() {
 	echo "gpu-check summary ($(date -u +%FT%TZ), ${SECONDS}s)"
 	for s in "$@"; do printf '%-16s %s\n' "$s" "${status[$s]:-not run}"; done
-	grep -h -E 'max parameter difference|differ by' "$logs/parity.txt" 2>/dev/null || true
+	grep -h -E 'max parameter difference|differ by' "$logs/parity.txt" "$logs/baselines.txt" 2>/dev/null || true
 	grep -h -E '^(--- FAIL|FAIL|ok|PASS)' "$logs/kernels.txt" 2>/dev/null | head -20 || true
 	python3 - "$logs" <<'PY' 2>&1 || echo "(no speed rows to summarise)"
 import json, sys

@@ -159,3 +159,40 @@ func changedSince(t *testing.T, root string, since time.Time) []string {
 	}
 	return changed
 }
+
+// TestGPUCheckBaselinesStage runs scripts/gpu-check.sh's baselines stage with this test
+// binary as windtunnel and the CPU as the device under test (2 steps): Mamba and the LSTM
+// train on both, their evaluations are compared (equal here), the stage passes and the
+// summary carries the comparison; nothing is written into the tree.
+func TestGPUCheckBaselinesStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains four 2-step runs")
+	}
+	t.Parallel()
+	for _, tool := range []string{"bash", "timeout", "tar", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("gpu-check.sh needs %s: %v", tool, err)
+		}
+	}
+	out, tmp := t.TempDir(), t.TempDir()
+	start := time.Now().Add(-time.Second)
+	cmd := exec.Command("bash", "../../scripts/gpu-check.sh", "run", "baselines")
+	cmd.Env = append(os.Environ(), childEnv+"=1", "WINDTUNNEL_BIN="+os.Args[0], "OUT="+out, "TMPDIR="+tmp,
+		"GPU_CHECK_BASELINES_DEVICE=cpu", "GPU_CHECK_BASELINES_STEPS=2")
+	log, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("gpu-check.sh run baselines: %v\n%s", err, log)
+	}
+	sum, err := os.ReadFile(filepath.Join(out, "summary.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"baselines        PASS", "mamba: bit error (a)", "lstm: bit error (a)", "differ by 0.00e+00 bits"} {
+		if !strings.Contains(string(sum), want) {
+			t.Errorf("summary lacks %q:\n%s\n%s", want, sum, log)
+		}
+	}
+	if changed := changedSince(t, "../..", start); len(changed) > 0 {
+		t.Errorf("gpu-check.sh run baselines wrote into the tree: %q", changed)
+	}
+}
