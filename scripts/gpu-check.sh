@@ -27,7 +27,7 @@
 #   parity           150 s   20 paper steps (bijection V=20, L=6 H=6 d=192, batch 256) on cpu,
 #                            cuda-gemm and cuda (the whole step resident) from one seed: every
 #                            parameter within 1e-4 (lab.test TestResidentCUDAMatchesCPU)
-#   baselines         60 s   Mamba and the LSTM (their products-only path on --device cuda): 20
+#   baselines         30 s   Mamba and the LSTM (their products-only path on --device cuda): 20
 #                            steps of the precision budget's recall (the laptop preset) on cuda
 #                            and on cpu from one seed, the evaluation after them within 1e-4 bits
 #                            (GPU_CHECK_BASELINES_DEVICE, _STEPS: another device, fewer steps)
@@ -144,7 +144,7 @@ run_stage() {
 		;;
 	baselines)
 		export -f baselines
-		stage baselines 60 env WT="$wt" DEV="${GPU_CHECK_BASELINES_DEVICE:-cuda}" STEPS="${GPU_CHECK_BASELINES_STEPS:-20}" bash -c baselines
+		stage baselines 30 env WT="$wt" DEV="${GPU_CHECK_BASELINES_DEVICE:-cuda}" STEPS="${GPU_CHECK_BASELINES_STEPS:-20}" bash -c baselines
 		;;
 	speed-cuda | speed-cuda-gemm)
 		local dev=${1#speed-} steps=300
