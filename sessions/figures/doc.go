@@ -46,7 +46,9 @@
 // ForReport is the figure renderer the report plugs in (reports.Options.Figures): plot's
 // figures as PNG into the report's fig folder. Primitives draws `windtunnel primitives`'s
 // table (primitives.go: each cell's verdict pass, slow or FAIL with its first pass, and Paper
-// I's verdict in words, derived.PaperWord), on the architecture table's grid.
+// I's verdict in words, derived.PaperWord), on the architecture table's grid;
+// PrimitiveCurves its curves, a figure a task (primitivecurves.go: every seed's metric against
+// the step, with the pass line and the slow line the verdict reads).
 //
 // Nothing here keeps state between calls; each figure kind lives in its own file.
 package figures
