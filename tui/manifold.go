@@ -188,12 +188,7 @@ func (p *manifoldPane) scatter(mf *sessions.Manifold, yAxis int, cuts [3]float64
 	if math.IsInf(xr.Lo, 0) {
 		return look.Fit(p.sh.st.Dim.Render(fmt.Sprintf("no PC%d coordinates", yAxis+1)), w, h)
 	}
-	pad := func(s look.Span) look.Span {
-		s = s.Widen()
-		d := (s.Hi - s.Lo) * 0.04
-		return look.Span{Lo: s.Lo - d, Hi: s.Hi + d}
-	}
-	xr, yr = pad(xr), pad(yr)
+	xr, yr = padSpan(xr), padSpan(yr)
 	var ss []look.Series
 	for bin := 3; bin >= 0; bin-- {
 		var xs, ys []float64
@@ -206,6 +201,14 @@ func (p *manifoldPane) scatter(mf *sessions.Manifold, yAxis int, cuts [3]float64
 	}
 	return look.Chart{XR: xr, YR: yr, Series: ss,
 		XTitle: "PC1", YTitle: fmt.Sprintf("PC%d", yAxis+1)}.Draw(w, h)
+}
+
+// padSpan is s made non-empty and widened by 4 % on either side: a scatter's axis range,
+// so that no point sits on the frame.
+func padSpan(s look.Span) look.Span {
+	s = s.Widen()
+	d := (s.Hi - s.Lo) * 0.04
+	return look.Span{Lo: s.Lo - d, Hi: s.Hi + d}
 }
 
 // manifoldTable is the table of the two samplings: a header and one row each for many

@@ -118,11 +118,6 @@ func (p *manifoldPane) simplexScatter(sx *sessions.Simplex, w, h int) string {
 	if math.IsInf(xr.Lo, 0) {
 		return look.Fit(p.sh.st.Dim.Render("no finite coordinates"), w, h)
 	}
-	pad := func(s look.Span) look.Span {
-		s = s.Widen()
-		d := (s.Hi - s.Lo) * 0.04
-		return look.Span{Lo: s.Lo - d, Hi: s.Hi + d}
-	}
 	var ss []look.Series
 	for s := range sx.States {
 		var xs, ys []float64
@@ -133,5 +128,5 @@ func (p *manifoldPane) simplexScatter(sx *sessions.Simplex, w, h int) string {
 		}
 		ss = append(ss, look.Series{Glyph: stateGlyph(s), Style: stateStyle(p.sh.st, s), X: xs, Y: ys, Dots: true})
 	}
-	return look.Chart{XR: pad(xr), YR: pad(yr), Series: ss, XTitle: "PC1", YTitle: "PC2"}.Draw(w, h)
+	return look.Chart{XR: padSpan(xr), YR: padSpan(yr), Series: ss, XTitle: "PC1", YTitle: "PC2"}.Draw(w, h)
 }
