@@ -27,15 +27,17 @@ func MambaParams(c arch.MambaConfig, t tunnels.Tunnel, maxLen int) int {
 	return n
 }
 
-// mambaMatchLayers is the depth MatchMamba uses.
-const mambaMatchLayers = 4
-
-// MatchMamba chooses the Mamba baseline (4 blocks, state 16, expand 2, conv 4) whose
-// parameter count is closest to target.
-func MatchMamba(target int, t tunnels.Tunnel, maxLen int) arch.MambaConfig {
-	best, bestErr := arch.MambaConfig{Layers: mambaMatchLayers, Width: 1}, math.Inf(1)
+// MatchMamba chooses the Mamba baseline of the given depth (the transformer's: the authors
+// build their Mamba with their transformer's depth and width) with state 16, expand 2 and
+// conv 4, whose parameter count is closest to target. Depth is the transformer's since
+// 2026-11-29; before, every match had 4 blocks, and on recall (a 2-layer transformer) that
+// deeper, narrower Mamba (4×55) stayed on the plateau ten times longer than the 2×80 of the
+// same parameter count (docs/primitives.md: The slow-binding study).
+func MatchMamba(target, layers int, t tunnels.Tunnel, maxLen int) arch.MambaConfig {
+	layers = max(layers, 1)
+	best, bestErr := arch.MambaConfig{Layers: layers, Width: 1}, math.Inf(1)
 	for w := 1; w <= 4096; w++ {
-		c := arch.MambaConfig{Layers: mambaMatchLayers, Width: w, State: 16, Expand: 2, Conv: 4}
+		c := arch.MambaConfig{Layers: layers, Width: w, State: 16, Expand: 2, Conv: 4}
 		n := MambaParams(c, t, maxLen)
 		if e := math.Abs(float64(n - target)); e < bestErr {
 			best, bestErr = c, e

@@ -36,7 +36,7 @@ func BenchmarkRecurrentStep(b *testing.B) {
 	}{
 		{"transformer", func(o Options) (Model, error) { return NewTransformer(tc, tn, o) }},
 		{"lstm", func(o Options) (Model, error) { return NewLSTM(MatchLSTM(target, tn, 0), tn, o) }},
-		{"mamba", func(o Options) (Model, error) { return NewMamba(MatchMamba(target, tn, 0), tn, o) }},
+		{"mamba", func(o Options) (Model, error) { return NewMamba(MatchMamba(target, tc.Layers, tn, 0), tn, o) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			be, err := gemm.Open("auto")

@@ -471,7 +471,7 @@ func TestRecurrentParamCounts(t *testing.T) {
 		if lm.NumParams() != LSTMParams(lc, tn, 0) {
 			t.Errorf("LSTM %+v: built %d parameters, formula %d", lc, lm.NumParams(), LSTMParams(lc, tn, 0))
 		}
-		mc := MatchMamba(target, tn, 0)
+		mc := MatchMamba(target, 4, tn, 0)
 		mb, err := NewMamba(mc, tn, Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 
 // Resolve returns the spec with the chosen baseline's sizes filled in when its Width is
 // 0: matched to the transformer's parameter count on t (within 1% where the architecture
-// allows). The per-position MLP keeps the transformer's width (MatchMLP); the prefix MLP
-// keeps its Input.
+// allows). The per-position MLP keeps the transformer's width (MatchMLP), Mamba its depth
+// (MatchMamba); the prefix MLP keeps its Input.
 func Resolve(s arch.Spec, t tunnels.Tunnel) arch.Spec {
 	target := func() int { return TransformerParams(s.Transformer, t, 0) }
 	switch s.Kind {
@@ -30,7 +30,7 @@ func Resolve(s arch.Spec, t tunnels.Tunnel) arch.Spec {
 		}
 	case arch.KindMamba:
 		if s.Mamba.Width == 0 {
-			s.Mamba = MatchMamba(target(), t, 0)
+			s.Mamba = MatchMamba(target(), s.Transformer.Layers, t, 0)
 		}
 	}
 	return s
