@@ -26,6 +26,9 @@ const (
 	// MaxPositions bounds a sequence's scored positions in a session (per-position curves,
 	// a length-generalisation K, the QK map's positions), far above any tunnel's.
 	MaxPositions = 1 << 16
+	// maxSimplexStates is the most hidden states a belief-simplex measurement may name (the
+	// hmm tunnel's are at most 20).
+	maxSimplexStates = 64
 	// maxLengths is the most sequence lengths a length-generalisation curve may hold.
 	maxLengths = 256
 )
@@ -195,11 +198,33 @@ func (s *Snapshot) check() error {
 			return fmt.Errorf("%w: snapshot qk_positions: position %d (want 0..%d)", ErrNotSession, p, MaxPositions)
 		}
 	}
+	for _, sx := range []*Simplex{s.Simplex, s.SimplexInit} {
+		if err := sx.check(); err != nil {
+			return err
+		}
+	}
 	if s.Frame != nil {
 		for _, p := range s.Frame.Points {
 			if err := checkStep("snapshot frame point", p.Step); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// check bounds a belief-simplex measurement (nil passes): its states, the corners it
+// measures, and each drawn point's argmax state within them.
+func (sx *Simplex) check() error {
+	if sx == nil {
+		return nil
+	}
+	if sx.States < 0 || sx.States > maxSimplexStates || len(sx.CornerDist) > maxSimplexStates || sx.N < 0 {
+		return fmt.Errorf("%w: snapshot simplex: %d states, %d corners, %d points (want 0..%d states)", ErrNotSession, sx.States, len(sx.CornerDist), sx.N, maxSimplexStates)
+	}
+	for _, a := range sx.Argmax {
+		if a < 0 || a >= max(sx.States, 1) {
+			return fmt.Errorf("%w: snapshot simplex: argmax state %d of %d", ErrNotSession, a, sx.States)
 		}
 	}
 	return nil

@@ -86,6 +86,8 @@ func TestHostileSessions(t *testing.T) {
 		{"eval with 10^4 lengths", `UPDATE records SET eval = ? WHERE eval IS NOT NULL`, []any{[]byte(`{"lengths":[` + strings.Repeat(`{"k":1},`, 9_999) + `{"k":1}]}`)}},
 		{"eval at length K=10^9", `UPDATE records SET eval = ? WHERE eval IS NOT NULL`, []any{[]byte(`{"lengths":[{"k":1000000000}]}`)}},
 		{"snapshot QK position 10^9", `UPDATE records SET snapshot = ? WHERE snapshot IS NOT NULL`, []any{[]byte(`{"qk_positions":[1,1000000000]}`)}},
+		{"snapshot simplex of 10^9 states", `UPDATE records SET snapshot = ? WHERE snapshot IS NOT NULL`, []any{[]byte(`{"simplex":{"states":1000000000,"n":1}}`)}},
+		{"snapshot simplex point in state 7 of 5", `UPDATE records SET snapshot = ? WHERE snapshot IS NOT NULL`, []any{[]byte(`{"simplex_init":{"states":5,"points":[[0,0]],"argmax":[7]}}`)}},
 		{"snapshot frame at step 10^12", `UPDATE records SET snapshot = ? WHERE snapshot IS NOT NULL`, []any{[]byte(`{"frame":{"points":[{"step":1000000000000}]}}`)}},
 	}
 	for _, c := range cases {
