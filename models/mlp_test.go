@@ -193,11 +193,13 @@ func TestMatchMLP(t *testing.T) {
 }
 
 // TestMLPTrainsToContextFreeOptimum trains the quick-size per-position MLP on bijection
-// V=20 for a few hundred steps (AdamW-like Adam, lr 3e-3): it must learn to put its mass on
-// the value tokens (training loss → ln 20 nats, the context-free optimum, from ln 40 at
-// init) and sit at the uniform guess over all V values: bit error (b) and KL(p*‖q) ≈
-// 1.107 bits (mean over i of log2(20/(21−i))), and never below it — a model that sees
-// nothing of the context cannot beat it.
+// V=20 for 60 steps (AdamW-like Adam, lr 3e-3): it must learn to put its mass on the value
+// tokens (training loss → ln 20 nats, the context-free optimum, from ln 40 at init) and sit
+// at the uniform guess over all V values: bit error (b) and KL(p*‖q) ≈ 1.107 bits (mean
+// over i of log2(20/(21−i))), and never below it — a model that sees nothing of the context
+// cannot beat it. Measured at 60 steps with seeds 1, 2, 3 (model, training and probe
+// streams): loss 2.9993, 2.9989, 2.9994 nats; bit error (b) 1.1058, 1.1063, 1.1067; KL
+// 1.1086, 1.1089, 1.1081 (at 200 steps, seed 1: 2.9971, 1.1066, 1.1076).
 func TestMLPTrainsToContextFreeOptimum(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains for a few seconds")
@@ -218,7 +220,7 @@ func TestMLPTrainsToContextFreeOptimum(t *testing.T) {
 		optimum += math.Log2(20 / float64(21-i))
 	}
 	optimum /= 19
-	const steps, batch, lr = 200, 32, 3e-3
+	const steps, batch, lr = 60, 32, 3e-3
 	start := time.Now()
 	adam := newTestAdam(m)
 	b := tunnels.NewBatch(bij, batch)

@@ -135,3 +135,20 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// BenchmarkScalars100k is the run pane's and the scalar charts' read at a random step of a
+// 100k-step session: 200 thinned records.
+func BenchmarkScalars100k(b *testing.B) {
+	r, err := Open(makeBig(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	rng := rand.New(rand.NewPCG(3, 3))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if recs, err := r.Scalars(1000+rng.IntN(bigSteps-1000), 200); err != nil || len(recs) != 200 {
+			b.Fatal(len(recs), err)
+		}
+	}
+}

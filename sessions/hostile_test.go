@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -90,9 +91,17 @@ func TestHostileSessions(t *testing.T) {
 		{"snapshot simplex point in state 7 of 5", `UPDATE records SET snapshot = ? WHERE snapshot IS NOT NULL`, []any{[]byte(`{"simplex_init":{"states":5,"points":[[0,0]],"argmax":[7]}}`)}},
 		{"snapshot frame at step 10^12", `UPDATE records SET snapshot = ? WHERE snapshot IS NOT NULL`, []any{[]byte(`{"frame":{"points":[{"step":1000000000000}]}}`)}},
 	}
+	// One session written, each case damaging its own copy (writing one costs its syncs).
+	valid, err := os.ReadFile(writeSession(t, t.TempDir(), 30))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			path := writeSession(t, t.TempDir(), 30)
+			path := filepath.Join(t.TempDir(), "s.wtlab")
+			if err := os.WriteFile(path, valid, 0o644); err != nil {
+				t.Fatal(err)
+			}
 			db, err := sql.Open("sqlite", dsn(path, false))
 			if err != nil {
 				t.Fatal(err)

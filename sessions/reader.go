@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -269,20 +270,34 @@ func (r *Reader) Scalars(upTo, max int) ([]Record, error) {
 		}
 		return recs, nil
 	}
-	st, err := r.db.Prepare(`SELECT ` + recordCols + ` FROM records WHERE step <= ? ORDER BY step DESC, seq DESC LIMIT 1`)
+	// One query for every thinned step (the driver parses a statement anew on each use,
+	// so a query per step cost the dashboard a parse per point of the chart).
+	at := Thin(hi-lo+1, max)
+	for i := range at {
+		at[i] += lo
+	}
+	steps, err := json.Marshal(at)
 	if err != nil {
 		return nil, r.wrap("read", err)
 	}
-	defer st.Close()
+	rows, err := r.db.Query(`SELECT `+recordCols+` FROM json_each(?) AS t JOIN records ON records.seq =
+		(SELECT seq FROM records WHERE step <= t.value ORDER BY step DESC, seq DESC LIMIT 1) ORDER BY t.key`, string(steps))
+	if err != nil {
+		return nil, r.wrap("read", err)
+	}
+	defer rows.Close()
 	out := make([]Record, 0, max)
-	for _, k := range Thin(hi-lo+1, max) {
-		rec, _, err := scanRecord(st.QueryRow(lo+k), false)
+	for rows.Next() {
+		rec, _, err := scanRecord(rows, false)
 		if err != nil {
 			return nil, r.wrap("read", err)
 		}
 		if n := len(out); n == 0 || out[n-1].Step != rec.Step {
 			out = append(out, rec)
 		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.wrap("read", err)
 	}
 	return out, nil
 }

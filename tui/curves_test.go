@@ -224,6 +224,7 @@ func TestSysHistoryRing(t *testing.T) {
 // TestZoomFollows: zoomed with the wheel while following a live run, the range keeps its
 // width and slides with the newest step as records arrive.
 func TestZoomFollows(t *testing.T) {
+	t.Parallel() // it waits out the frame interval (minFrame) between records
 	r := openFixture(t)
 	cut := liveCut(t)
 	l, _ := liveFixture(t, cut)

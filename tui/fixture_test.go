@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
@@ -43,16 +44,30 @@ func openFixture(t testing.TB) *sessions.Reader {
 	return r
 }
 
-// liveFixture copies the fixture's records and events up to step upTo into a live feed
-// whose commands go to send (nil: recorded in the returned slice).
-func liveFixture(t testing.TB, upTo int) (*sessions.Live, *[]sessions.Event) {
+// fixtureRead is the fixture's meta, and its records and events up to a step, decoded once
+// for every live fixture cut there.
+type fixtureRead struct {
+	meta sessions.Meta
+	recs []sessions.Record
+	evs  []sessions.Event
+}
+
+// fixtureReads holds the reads by step: decoding the records is most of a live fixture's
+// cost, and the decoded records are read-only, as a Reader's cached snapshots are.
+var fixtureReads struct {
+	sync.Mutex
+	upTo map[int]fixtureRead
+}
+
+// readFixture returns the fixture's meta, records and events up to step upTo.
+func readFixture(t testing.TB, upTo int) fixtureRead {
 	t.Helper()
+	fixtureReads.Lock()
+	defer fixtureReads.Unlock()
+	if f, ok := fixtureReads.upTo[upTo]; ok {
+		return f
+	}
 	r := openFixture(t)
-	sent := new([]sessions.Event)
-	l := sessions.NewLive(r.Meta(), sessions.ControlFunc(func(e sessions.Event) error {
-		*sent = append(*sent, e)
-		return nil
-	}), nil)
 	first, _, ok := r.Span()
 	if !ok {
 		t.Fatal("empty fixture")
@@ -61,14 +76,32 @@ func liveFixture(t testing.TB, upTo int) (*sessions.Live, *[]sessions.Event) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range recs {
-		l.Record(rec)
-	}
 	evs, err := r.Events(upTo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range evs {
+	f := fixtureRead{meta: r.Meta(), recs: recs, evs: evs}
+	if fixtureReads.upTo == nil {
+		fixtureReads.upTo = map[int]fixtureRead{}
+	}
+	fixtureReads.upTo[upTo] = f
+	return f
+}
+
+// liveFixture copies the fixture's records and events up to step upTo into a live feed
+// whose commands go to send (nil: recorded in the returned slice).
+func liveFixture(t testing.TB, upTo int) (*sessions.Live, *[]sessions.Event) {
+	t.Helper()
+	f := readFixture(t, upTo)
+	sent := new([]sessions.Event)
+	l := sessions.NewLive(f.meta, sessions.ControlFunc(func(e sessions.Event) error {
+		*sent = append(*sent, e)
+		return nil
+	}), nil)
+	for _, rec := range f.recs {
+		l.Record(rec)
+	}
+	for _, e := range f.evs {
 		l.Event(e)
 	}
 	return l, sent

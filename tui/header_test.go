@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +16,16 @@ import (
 var headerSizes = [][2]int{{80, 24}, {81, 25}, {100, 30}, {119, 35}, {119, 48}, {120, 36}, {120, 40}, {140, 44},
 	{159, 47}, {159, 48}, {160, 47}, {160, 48}, {160, 50}, {200, 60}, {200, 62}}
 
-// TestHeaderAtEverySize checks, at every size of headerSizes, fresh and after a resize from
+// headerSmall are the sizes below the least that TestHeaderAtEverySize checks the notice at.
+var headerSmall = [][2]int{{79, 24}, {80, 23}, {40, 12}, {1, 1}}
+
+// shortHeaderSizes are the sizes of headerSizes and headerSmall checked under -short: the
+// least and the largest, each layout's first size and the odd size below it, and below the
+// least size one short and one narrow by a cell and 1×1.
+var shortHeaderSizes = [][2]int{{80, 24}, {81, 25}, {119, 35}, {120, 36}, {159, 47}, {160, 48}, {200, 62}, {79, 24}, {80, 23}, {1, 1}}
+
+// TestHeaderAtEverySize checks, at every size of headerSizes (under -short, of
+// shortHeaderSizes), fresh and after a resize from
 // 80×24 and from 240×70, with the help open and closed, live and replayed,
 // that the frame is exactly the terminal's size (every line exactly its width) and that its
 // first two lines are the run summary: the LIVE or REPLAY line, then the step (live) or the
@@ -35,7 +45,7 @@ func TestHeaderAtEverySize(t *testing.T) {
 			"from 240×70": func(w, h int) Model { return sized(sized(New(f.feed, Options{}), 240, 70), w, h) },
 		}
 		for start, open := range starts {
-			for _, sz := range append(headerSizes, [][2]int{{79, 24}, {80, 23}, {40, 12}, {1, 1}}...) {
+			for _, sz := range sweep(t, slices.Concat(headerSizes, headerSmall), shortHeaderSizes) {
 				w, h := sz[0], sz[1]
 				m := open(w, h)
 				for _, help := range []bool{false, true} {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -128,4 +129,20 @@ func mustContain(t testing.TB, view string, want ...string) {
 			t.Errorf("view lacks %q:\n%s", w, view)
 		}
 	}
+}
+
+// sweep returns sizes in a full run and, under -short, the sample of them that short names
+// (the edges: the smallest and largest, each layout's first size and the odd size below it);
+// every size of short must be one of sizes.
+func sweep(t testing.TB, sizes, short [][2]int) [][2]int {
+	t.Helper()
+	for _, s := range short {
+		if !slices.Contains(sizes, s) {
+			t.Fatalf("the -short sample's %d×%d is not among the sizes swept", s[0], s[1])
+		}
+	}
+	if testing.Short() {
+		return short
+	}
+	return sizes
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,6 +18,11 @@ var frameSizes = [][2]int{{80, 24}, {100, 30}, {119, 35}, {120, 36}, {120, 40}, 
 
 // smallSizes are below the least size: the screen shows the notice instead of panes.
 var smallSizes = [][2]int{{79, 24}, {80, 23}, {60, 20}, {40, 12}, {20, 5}, {1, 1}}
+
+// shortFrameSizes are the sizes of frameSizes and smallSizes checked under -short: the
+// least and the largest, each layout's first size and the odd size below it, one short and
+// one narrow size by one cell, the least that shows the notice and 1×1.
+var shortFrameSizes = [][2]int{{80, 24}, {119, 35}, {120, 36}, {159, 48}, {160, 48}, {240, 70}, {79, 24}, {80, 23}, {20, 5}, {1, 1}}
 
 // wholePhrases are legends, titles and help entries: each shows whole or not at all, never
 // cut after one of its words.
@@ -65,8 +71,9 @@ func checkFrame(t *testing.T, name, v string, w, h int) {
 }
 
 // TestFramesFit renders every pane, the help, the toggles, a scrubbed step, the other page
-// and the quit dialog, live and replayed, at every size of frameSizes, and checks each
-// screen with checkFrame; below the least size it checks the notice.
+// and the quit dialog, live and replayed, at every size of frameSizes (under -short, of
+// shortFrameSizes), and checks each screen with checkFrame; below the least size it checks
+// the notice.
 func TestFramesFit(t *testing.T) {
 	l, _ := liveFixture(t, liveCut(t))
 	feeds := []struct {
@@ -76,7 +83,7 @@ func TestFramesFit(t *testing.T) {
 	steps := [][]string{{"tab"}, {"tab"}, {"tab"}, {"tab"}, {"tab"}, {"tab"}, {"tab"}, {"?"}, {"esc", "y"}, {"h"},
 		{"h", "e", "a", "f"}, {"]"}, {"tab"}, {"tab"}, {"left"}, {"<"}, {"1"}, {"g", "3"}, {"esc", "q"}}
 	for _, f := range feeds {
-		for _, sz := range append(frameSizes, smallSizes...) {
+		for _, sz := range sweep(t, slices.Concat(frameSizes, smallSizes), shortFrameSizes) {
 			w, h := sz[0], sz[1]
 			m := sized(New(f.feed, Options{}), w, h)
 			name := fmt.Sprintf("%s %d×%d", f.name, w, h)

@@ -262,6 +262,7 @@ func TestQuit(t *testing.T) {
 // TestFeedFollow drives the feed messages by hand: the view follows new records until the
 // user scrubs, and keeps the last state once the run ends.
 func TestFeedFollow(t *testing.T) {
+	t.Parallel() // it waits out the frame interval (minFrame) between records
 	r := openFixture(t)
 	first, last := feedSpan(t, r)
 	cut := first + (last-first)/2

@@ -280,6 +280,7 @@ func TestReplayQueries(t *testing.T) {
 // evaluation redraws the bit error charts; a new snapshot the geometry panes. A live feed
 // is read incrementally: no full re-read of the evaluations without a new one.
 func TestRenderCache(t *testing.T) {
+	t.Parallel() // it waits out the frame interval (minFrame) between records
 	r := openFixture(t)
 	cut := liveCut(t)
 	l, _ := liveFixture(t, cut)
@@ -386,6 +387,7 @@ func TestRenderCache(t *testing.T) {
 // geometry when the newest snapshot has attention entropy only, and that following a live
 // run looks back only through the snapshots that arrived since.
 func TestGeometryLookup(t *testing.T) {
+	t.Parallel() // it waits out the frame interval (minFrame) between records
 	r := openFixture(t)
 	step := sessiontest.DashGeoEvery*3 + sessiontest.DashEvery // an evaluation snapshot without geometry
 	snap, at, _ := r.Snapshot(step)

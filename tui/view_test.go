@@ -112,15 +112,17 @@ func checkedView(t *testing.T, m Model, w, h int) string {
 	return v
 }
 
-// TestViewSizes renders every pane, the help and the input line at several terminal sizes,
-// for a live and a replayed feed, and checks the screen is exactly the terminal's size
+// TestViewSizes renders every pane, the help and the input line at several terminal sizes
+// (under -short, a sample of them), for a live and a replayed feed, and checks the screen is exactly the terminal's size
 // (TestFramesFit checks more sizes and that nothing is cut mid-word).
 func TestViewSizes(t *testing.T) {
 	l, _ := liveFixture(t, liveCut(t))
 	feeds := map[string]sessions.Feed{"live": l, "replay": openFixture(t)}
 	sizes := [][2]int{{80, 24}, {100, 30}, {160, 48}, {81, 25}, {120, 40}, {200, 60}, {60, 20}, {40, 12}, {20, 5}, {1, 1}}
+	// Under -short: the least, an odd size, the grid's first and the largest, and two below the least.
+	short := [][2]int{{80, 24}, {81, 25}, {160, 48}, {200, 60}, {40, 12}, {1, 1}}
 	for name, f := range feeds {
-		for _, sz := range sizes {
+		for _, sz := range sweep(t, sizes, short) {
 			w, h := sz[0], sz[1]
 			m := sized(New(f, Options{}), w, h)
 			for i := 0; i < len(m.panes); i++ {

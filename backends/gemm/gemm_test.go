@@ -210,29 +210,50 @@ func testBackends(t *testing.T) []namedBackend {
 	return list
 }
 
-func TestGemmAgainstGonum(t *testing.T) {
+// caseFixture is a case's operands and gonum's result on them, in float32 and float64.
+type caseFixture struct {
+	o32, want32 operands[float32]
+	o64, want64 operands[float64]
+}
+
+// gemmFixtures makes every case's operands (from a generator seeded by the case) and
+// gonum's result once, for all the back-ends compared with it.
+func gemmFixtures(cases []gemmCase) []caseFixture {
 	ref := gonum.Implementation{}
+	out := make([]caseFixture, len(cases))
+	for i, tc := range cases {
+		rng := rand.New(rand.NewPCG(uint64(tc.m*1000003+tc.n*1009+tc.k), uint64(tc.tA+tc.tB)))
+		f := &out[i]
+		f.o32 = makeOperands[float32](tc, rng)
+		f.want32 = f.o32.clone()
+		ref.Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, float32(tc.alpha), f.o32.a, f.o32.lda, f.o32.b, f.o32.ldb, float32(tc.beta), f.want32.c, f.o32.ldc)
+		f.o64 = makeOperands[float64](tc, rng)
+		f.want64 = f.o64.clone()
+		ref.Dgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, f.o64.a, f.o64.lda, f.o64.b, f.o64.ldb, tc.beta, f.want64.c, f.o64.ldc)
+	}
+	return out
+}
+
+func TestGemmAgainstGonum(t *testing.T) {
+	cases := gemmCases()
+	fixtures := gemmFixtures(cases)
 	for _, nb := range testBackends(t) {
 		t.Run(nb.name, func(t *testing.T) {
 			if nb.err != nil {
 				t.Skipf("library absent: %v", nb.err)
 			}
-			for _, tc := range gemmCases() {
+			for i, tc := range cases {
+				f := fixtures[i]
 				t.Run(tc.name, func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(uint64(tc.m*1000003+tc.n*1009+tc.k), uint64(tc.tA+tc.tB)))
 					t.Run("f32", func(t *testing.T) {
-						o := makeOperands[float32](tc, rng)
-						want, got := o.clone(), o.clone()
-						ref.Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, float32(tc.alpha), o.a, o.lda, o.b, o.ldb, float32(tc.beta), want.c, o.ldc)
+						o, got := f.o32, f.o32.clone()
 						nb.b.Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, float32(tc.alpha), o.a, o.lda, o.b, o.ldb, float32(tc.beta), got.c, o.ldc)
-						compare(t, tc, got.c, want.c, o.ldc, tol32)
+						compare(t, tc, got.c, f.want32.c, o.ldc, tol32)
 					})
 					t.Run("f64", func(t *testing.T) {
-						o := makeOperands[float64](tc, rng)
-						want, got := o.clone(), o.clone()
-						ref.Dgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, want.c, o.ldc)
+						o, got := f.o64, f.o64.clone()
 						nb.b.Dgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, o.a, o.lda, o.b, o.ldb, tc.beta, got.c, o.ldc)
-						compare(t, tc, got.c, want.c, o.ldc, tol64)
+						compare(t, tc, got.c, f.want64.c, o.ldc, tol64)
 					})
 				})
 			}

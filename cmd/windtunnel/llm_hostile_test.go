@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"windtunnel/lab/llmsuite"
 	"windtunnel/models/bpe"
 	"windtunnel/models/hf"
 	"windtunnel/models/llm"
@@ -101,10 +100,7 @@ func writeOneLayerLLM(t *testing.T) string {
 	t.Helper()
 	c := llm.Config{Family: llm.GPTNeoX, Layers: 1, Hidden: 32, Heads: 4, KVHeads: 4, HeadDim: 8, Intermediate: 64, Vocab: 800,
 		RotaryDim: 2, RopeTheta: 10000, NormEps: 1e-5, ParallelResidual: true, Act: llm.GELU, MaxPositions: 128}
-	tok, err := bpe.Synthesize(llmsuite.Corpus(), 800, bpe.NeoX)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := tinyTokenizer(t, bpe.NeoX)
 	dir := filepath.Join(t.TempDir(), "one-layer")
 	if err := llm.WriteRandom(dir, c, llm.RandomOptions{DType: hf.F16, Shards: 1, Seed: 11, Tokenizer: tok}); err != nil {
 		t.Fatal(err)

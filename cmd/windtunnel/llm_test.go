@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"windtunnel/lab/llmsuite"
@@ -30,15 +31,39 @@ func writeTinyLLM(t *testing.T, fam llm.Family) string {
 			RotaryDim: 8, RopeTheta: 500000, RopeScaling: &llm.RopeScaling{Type: "llama3", Factor: 32, LowFreqFactor: 1, HighFreqFactor: 4, OriginalMaxPositions: 8192},
 			NormEps: 1e-5, RMSNorm: true, Gated: true, Act: llm.SiLU, TiedEmbeddings: true, MaxPositions: 128}
 	}
-	tok, err := bpe.Synthesize(llmsuite.Corpus(), 800, style)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := tinyTokenizer(t, style)
 	dir := filepath.Join(t.TempDir(), "tiny-"+string(fam))
 	if err := llm.WriteRandom(dir, c, llm.RandomOptions{DType: hf.F16, Shards: 2, Seed: 11, Tokenizer: tok}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// tinyTokenizers holds the tiny models' tokenizer, 800 ids trained on the suite's prompts,
+// synthesized once per style: it is the same bytes every time, and synthesizing it was most
+// of the cost of writing a tiny model.
+var tinyTokenizers struct {
+	sync.Mutex
+	byStyle map[bpe.Style][]byte
+}
+
+// tinyTokenizer returns the tiny models' tokenizer.json of the style (shared: not to be modified).
+func tinyTokenizer(t *testing.T, style bpe.Style) []byte {
+	t.Helper()
+	tinyTokenizers.Lock()
+	defer tinyTokenizers.Unlock()
+	if tok, ok := tinyTokenizers.byStyle[style]; ok {
+		return tok
+	}
+	tok, err := bpe.Synthesize(llmsuite.Corpus(), 800, style)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tinyTokenizers.byStyle == nil {
+		tinyTokenizers.byStyle = map[bpe.Style][]byte{}
+	}
+	tinyTokenizers.byStyle[style] = tok
+	return tok
 }
 
 func TestLLMEndToEnd(t *testing.T) {

@@ -138,11 +138,16 @@ func TestOverlayKeys(t *testing.T) {
 }
 
 // TestOverlaySizes checks that every state of the 3 seeds × 2 models overlay is exactly the
-// terminal's size, down to 1×1.
+// terminal's size, down to 1×1 (under -short at the least laid-out size, the largest, one
+// below the least and 1×1).
 func TestOverlaySizes(t *testing.T) {
 	o := New(seedFeeds(), nil, tui.Options{})
+	sizes := [][2]int{{120, 40}, {80, 24}, {60, 20}, {40, 12}, {20, 5}, {1, 1}, {200, 60}}
+	if testing.Short() {
+		sizes = [][2]int{{80, 24}, {200, 60}, {40, 12}, {1, 1}}
+	}
 	for _, keys := range [][]string{nil, {"?"}, {"<", "tab"}, {"l", "m"}, {"m", "m", "m"}, {"m", "m", "m", "m"}, {"s", "z", "<"}, {"m", "m", "m", "m", "s", "l"}, {"x", "m", "m", "m", "+"}} {
-		for _, sz := range [][2]int{{120, 40}, {80, 24}, {60, 20}, {40, 12}, {20, 5}, {1, 1}, {200, 60}} {
+		for _, sz := range sizes {
 			overlayView(t, pressOverlay(t, sizedOverlay(o, sz[0], sz[1]), keys...), sz[0], sz[1])
 		}
 	}

@@ -5,7 +5,9 @@
 // Execution model, as CUDA's, checked where CUDA leaves things undefined:
 //   - a block's threads are fibers (ucontext, a stack each) on the calling OS thread: each runs
 //     until it reaches a __syncthreads or returns, then the next runs; so __syncthreads is a
-//     real barrier (no thread passes it before every thread of the block has reached it);
+//     real barrier (no thread passes it before every thread of the block has reached it). A
+//     fiber is started with swapcontext and switched with _setjmp/_longjmp after that, which
+//     leave the signal mask alone (swapcontext sets it with a system call at every switch);
 //   - the threads run in a new pseudo-random order after every barrier (seeded per launch), so
 //     a kernel that reads what another thread wrote since the last barrier (a missing
 //     __syncthreads) sees it written in some phases and not in others, and fails its parity;
@@ -24,11 +26,13 @@
 #pragma once
 
 #define __CUDACC_RTC__ 1 // take kernels.cu's NVRTC branch: threadIdx, atomicAdd, libm by name
+#undef _FORTIFY_SOURCE   // its checked longjmp refuses to jump to another stack (a fiber's)
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <setjmp.h>
 #include <ucontext.h>
 
 #define __global__
@@ -75,14 +79,17 @@ typedef void (*Body)(void** args);
 
 // Fiber is one thread of the block running now.
 struct Fiber {
-  ucontext_t ctx;
-  int at; // 0 running, 1 at a __syncthreads, 2 returned
+  ucontext_t ctx; // where it starts
+  jmp_buf jb;     // where it waits at a __syncthreads
+  int at;         // 0 running, 1 at a __syncthreads, 2 returned
+  int started;
 };
 
 // Block is the state of the launch running now (one at a time: kernels are called from one
 // Go goroutine, and a second launch while one runs fails with BUSY).
 struct Block {
-  ucontext_t sched;
+  ucontext_t sched; // swapcontext's scratch: a fiber comes back by sched_jb
+  jmp_buf sched_jb;
   Fiber* fibers;
   char* stacks;
   int* order;
@@ -97,13 +104,13 @@ static Block blk;
 static void wait(int) {
   Fiber* f = &blk.fibers[blk.cur];
   f->at = 1;
-  swapcontext(&f->ctx, &blk.sched);
+  if (_setjmp(f->jb) == 0) _longjmp(blk.sched_jb, 1);
 }
 
 static void fiber_main() {
   blk.body(blk.args);
   blk.fibers[blk.cur].at = 2;
-  // Returning resumes uc_link: the scheduler.
+  _longjmp(blk.sched_jb, 1); // back to the scheduler, never to return here
 }
 
 static uint32_t next_rand() {
@@ -128,6 +135,7 @@ static int run_block(long k) {
     f->ctx.uc_link = &blk.sched;
     makecontext(&f->ctx, fiber_main, 0);
     f->at = 0;
+    f->started = 0;
   }
   for (;;) {
     // One phase: every thread not returned runs to its next barrier or its end, in a fresh
@@ -139,11 +147,17 @@ static int run_block(long k) {
     }
     for (int i = 0; i < blk.n; i++) {
       int t = blk.order[i];
-      if (blk.fibers[t].at == 2) continue;
+      Fiber* f = &blk.fibers[t];
+      if (f->at == 2) continue;
       blk.cur = t;
       threadIdx = {t % blockDim.x, t / blockDim.x % blockDim.y, t / (blockDim.x * blockDim.y)};
-      blk.fibers[t].at = 0;
-      swapcontext(&blk.sched, &blk.fibers[t].ctx);
+      f->at = 0;
+      // The fiber runs to its next barrier or its end and comes back here by sched_jb.
+      if (_setjmp(blk.sched_jb) == 0) {
+        if (f->started) _longjmp(f->jb, 1);
+        f->started = 1;
+        swapcontext(&blk.sched, &f->ctx);
+      }
     }
     int waiting = 0, done = 0;
     for (int t = 0; t < blk.n; t++) {
