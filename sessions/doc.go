@@ -2,8 +2,8 @@
 // Event (the one vocabulary of operator actions) and Checkpoint are what every pane shows
 // and every session file stores. A session is one embedded SQLite file (pure Go, no cgo):
 // Writer records a run without ever blocking the trainer, Reader replays it (Geometry: the
-// newest geometry snapshot, past the evaluations' attention summaries), also while it
-// is still being written. While a Writer is open SQLite keeps its log (-wal, -shm) beside
+// newest geometry snapshot, past the evaluations' attention summaries; thinned.go its
+// curves' bounded reads, Scalars and Evals), also while it is still being written. While a Writer is open SQLite keeps its log (-wal, -shm) beside
 // the file; once the Writer and the last Reader have closed, the session is one file again,
 // and a Reader of a closed session creates nothing beside it (it reads from a read-only
 // directory too; files.go). Every file a session keeps beside it is named once, in

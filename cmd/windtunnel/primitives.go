@@ -125,35 +125,27 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 // figures into dir, and prints the table (or its JSON) to stdout; plan is the budget in words.
 func writePrimitives(f primitivesFlags, preset, plan, dir string, cells []derived.PrimitiveCell, stdout, stderr io.Writer) error {
 	title := fmt.Sprintf("Paper I's primitives, budget %s: mean bit error (a), accuracy for recall (%d seeds a cell)", f.budget, f.seeds)
-	fig, err := figures.Primitives(cells, title, filepath.Join(dir, reports.FigureDir), figures.Options{})
+	figDir := filepath.Join(dir, reports.FigureDir)
+	fig, err := figures.Primitives(cells, title, figDir, figures.Options{})
 	if err != nil {
 		return fmt.Errorf("primitives: %w", err)
 	}
-	rel, err := filepath.Rel(dir, fig.Path)
+	curves, err := figures.PrimitiveCurves(cells, f.budget, figDir, figures.Options{})
 	if err != nil {
 		return fmt.Errorf("primitives: %w", err)
 	}
-	curves, err := figures.PrimitiveCurves(cells, f.budget, filepath.Join(dir, reports.FigureDir), figures.Options{})
-	if err != nil {
-		return fmt.Errorf("primitives: %w", err)
-	}
-	var curveRel []string
+	// The figures as the table links them: relative to dir, in its figure folder.
+	p := reports.Primitives{Budget: f.budget, Preset: preset, Plan: plan, Seeds: f.seeds, Cells: cells,
+		Figure: reports.FigureDir + "/" + filepath.Base(fig.Path)}
+	figs := []string{fig.Path}
 	for _, c := range curves {
-		r, err := filepath.Rel(dir, c.Path)
-		if err != nil {
-			return fmt.Errorf("primitives: %w", err)
-		}
-		curveRel = append(curveRel, filepath.ToSlash(r))
+		p.Curves, figs = append(p.Curves, reports.FigureDir+"/"+filepath.Base(c.Path)), append(figs, c.Path)
 	}
-	js, written, err := reports.WritePrimitives(dir, reports.Primitives{Budget: f.budget, Preset: preset, Plan: plan, Seeds: f.seeds,
-		Cells: cells, Figure: filepath.ToSlash(rel), Curves: curveRel})
+	js, written, err := reports.WritePrimitives(dir, p)
 	if err != nil {
 		return err
 	}
-	written = append(written, fig.Path)
-	for _, c := range curves {
-		written = append(written, c.Path)
-	}
+	written = append(written, figs...)
 	rep, path, err := reports.Write([]string{dir}, dir, reports.Options{Figures: figures.ForReport})
 	if err != nil {
 		return fmt.Errorf("primitives: %w", err)
