@@ -19,8 +19,12 @@ type fileLock struct {
 
 // lockBusyWait is how long acquireLock retries a lock that is busy: LockHolder holds a
 // shared lock on the file for the moment it takes to see whether anyone holds it, and a
-// writer starting in that moment must not read it as another writer's.
-const lockBusyWait = 50 * time.Millisecond
+// writer starting in that moment must not read it as another writer's. Probes that follow
+// each other (ls, serve, several viewers) can keep the shared lock taken for a while on a
+// loaded machine: 50 ms was starved by two probing goroutines under the race detector at
+// load 8 (TestLockHolderNeverRefusesAWriter, 1 run in 8), so half a second; a second writer
+// is refused after it.
+const lockBusyWait = 500 * time.Millisecond
 
 // acquireLock takes the session's lock file without waiting for a writer: a *LockError
 // naming the holder when a live writer has it. The lock file is created if missing; one
@@ -31,7 +35,7 @@ const lockBusyWait = 50 * time.Millisecond
 func acquireLock(path string) (*fileLock, error) {
 	lp := lockPath(path)
 	busySince := time.Time{}
-	for range 100 {
+	for range 1000 { // busy retries sleep 5 ms: ≈ 100 of them in lockBusyWait
 		f, err := openRegular(lp, os.O_RDWR|os.O_CREATE, FileMode, true)
 		if err != nil {
 			if errors.Is(err, ErrSymlink) {
