@@ -22,7 +22,7 @@ type fileLock struct {
 // writer starting in that moment must not read it as another writer's. Probes that follow
 // each other (ls, serve, several viewers) can keep the shared lock taken for a while on a
 // loaded machine: 50 ms was starved by two probing goroutines under the race detector at
-// load 8 (TestLockHolderNeverRefusesAWriter, 1 run in 8), so half a second; a second writer
+// load 8 (TestLockHolderNeverRefusesAWriter, 2 runs in 9), so half a second; a second writer
 // is refused after it.
 const lockBusyWait = 500 * time.Millisecond
 
