@@ -28,14 +28,7 @@ func TestAppendSupersedesEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Record(Record{Step: 11, State: Training})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := closeAndOpen(t, w, path)
 	if r.Meta().Steps != 40 {
 		t.Errorf("planned steps %d, want 40", r.Meta().Steps)
 	}

@@ -25,14 +25,7 @@ func TestEventByRoundTrip(t *testing.T) {
 	for _, e := range want {
 		w.Event(e)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := closeAndOpen(t, w, path)
 	got, err := r.Events(-1)
 	if err != nil {
 		t.Fatal(err)

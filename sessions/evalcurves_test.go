@@ -21,14 +21,7 @@ func TestEvalPerPositionCurves(t *testing.T) {
 	without := Eval{KLBits: 0.3, ModelEntropy: []float64{1, 2}, BayesEntropy: []float64{1, 2.5}}
 	w.Record(Record{Step: 1, State: Training, Eval: &with})
 	w.Record(Record{Step: 2, State: Training, Eval: &without})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := closeAndOpen(t, w, path)
 	got, err := r.Records(0, 10)
 	if err != nil || len(got) != 2 {
 		t.Fatalf("records %v, %v", got, err)

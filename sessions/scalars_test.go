@@ -27,14 +27,7 @@ func TestScalarsThinned(t *testing.T) {
 	for _, r := range recs {
 		w.Record(r)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := closeAndOpen(t, w, path)
 	for _, c := range []struct{ upTo, max int }{{-1, 7}, {-1, 2}, {-1, 1}, {55, 13}, {130, 40}, {200, 199}, {-1, 150}} {
 		got, err := r.Scalars(c.upTo, c.max)
 		if err != nil {

@@ -30,6 +30,21 @@ func testMeta() Meta {
 		Version: "test", Host: "h", Created: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), Config: []byte(`{"task":"bijection"}`)}
 }
 
+// closeAndOpen closes the writer w of the session at path and opens it for reading, closed
+// when the test ends.
+func closeAndOpen(t testing.TB, w *Writer, path string) *Reader {
+	t.Helper()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
 func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a", "run.wtlab")
 	w, err := Create(path, testMeta(), WriterOptions{Interval: 10 * time.Millisecond})
@@ -47,14 +62,7 @@ func TestRoundTrip(t *testing.T) {
 		OptStep: 100, M: []Tensor{{Name: "w", Shape: []int{2, 3}, F64: []float64{.1, .2, .3, .4, .5, .6}}},
 		V: []Tensor{{Name: "w", Shape: []int{2, 3}, F64: []float64{1, 1, 1, 1, 1, math.Inf(1)}}}}
 	w.Checkpoint(ck)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := closeAndOpen(t, w, path)
 	if m := r.Meta(); m.Task != "bijection" || m.Params != 1234 || !m.Created.Equal(testMeta().Created) || m.Path != path {
 		t.Errorf("meta %+v", m)
 	}
@@ -102,14 +110,7 @@ func TestUnencodableSnapshot(t *testing.T) {
 	w.Record(Record{Step: 1, Loss: 1})
 	w.Record(Record{Step: 2, Loss: 2, Snapshot: &Snapshot{KeyOrthogonalityRandom: math.NaN()}})
 	w.Record(Record{Step: 3, Loss: 3})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := closeAndOpen(t, w, path)
 	recs, err := r.Records(1, 3)
 	if err != nil || len(recs) != 3 {
 		t.Fatalf("%d records, %v", len(recs), err)

@@ -66,14 +66,7 @@ func TestUserMetricsLive(t *testing.T) {
 		t.Fatalf("beside a live writer: %v", err)
 	}
 	w.Record(Record{Step: 2, Loss: 1, State: Done})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := closeAndOpen(t, w, path)
 	ms, err := r.UserMetrics()
 	_, last, _ := r.Span()
 	if err != nil || fmt.Sprint(ms) != "[{1 mine 3}]" || last != 2 {
@@ -146,14 +139,7 @@ func TestUserMetricsHostile(t *testing.T) {
 			if _, err := w.db.Exec(c.insert); err != nil {
 				t.Fatal(err)
 			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			r, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
+			r := closeAndOpen(t, w, path)
 			if ms, err := r.UserMetrics(); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%v %v, want an error naming %q", ms, err, c.want)
 			}
