@@ -51,12 +51,7 @@ func (p *manifoldPane) drawSimplex(sx, null *sessions.Simplex) string {
 // simplexTable is a header, the trained and untrained rows and the claim's line.
 func simplexTable(st look.Styles, sx, null *sessions.Simplex, w int) []string {
 	const labelW = 10
-	num := func(v sessions.Num) string {
-		if math.IsNaN(float64(v)) {
-			return "–"
-		}
-		return look.Num(float64(v), 2)
-	}
+	num := func(v sessions.Num) string { return look.Num(float64(v), 2) }
 	row := func(label string, s *sessions.Simplex) string {
 		out := look.PadLine(label, labelW)
 		if s == nil {
