@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"fmt"
+	"windtunnel/backends/fpu"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -103,6 +104,7 @@ func (g *goBackend) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a [
 		scaleC(m, n, beta, c, ldc)
 		return
 	}
+	defer fpu.Restore(fpu.FlushSubnormals()) // a subnormal costs ~100 cycles a multiply: package fpu
 	aT, bT := tA != blas.NoTrans, tB != blas.NoTrans
 	// Wide products run in panels of maxCols columns, so that the packed B stays bounded;
 	// each element of C is computed as it would be in one call.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
+
+	"windtunnel/backends/fpu"
 )
 
 // alwaysSplit returns the Go backend with kernel k on w workers, splitting every product
@@ -135,5 +137,49 @@ func TestPairKernelBitIdentical(t *testing.T) {
 	}
 	if !ran {
 		t.Skip("no pair kernel on this CPU")
+	}
+}
+
+// TestSgemmFlushesSubnormals: the float32 products of the go backend (and OpenBLAS where it
+// loads) flush subnormal results to zero, and leave the caller's floating-point mode as it
+// was; gonum's products keep them.
+func TestSgemmFlushesSubnormals(t *testing.T) {
+	const m, n, k = 6, 32, 4
+	a := make([]float32, m*k)
+	b := make([]float32, k*n)
+	for i := range a {
+		a[i] = 1e-20
+	}
+	for i := range b {
+		b[i] = 1e-20
+	}
+	backends := []struct {
+		name  string
+		be    Backend
+		flush bool
+	}{{"go", Go(), true}, {"go, 2 workers", newGoBackend(bestKernel(), 2), true}, {"gonum", Gonum(), false}}
+	if ob, err := Open("openblas"); err == nil {
+		backends = append(backends, struct {
+			name  string
+			be    Backend
+			flush bool
+		}{"openblas", ob, true})
+	}
+	before := fpu.Current()
+	for _, tc := range backends {
+		c := make([]float32, m*n)
+		tc.be.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, b, n, 0, c, n)
+		for i, v := range c {
+			want := float32(0)
+			if !tc.flush {
+				want = 4e-40 // k · 1e-20², subnormal
+			}
+			if d := float64(v - want); d > 1e-44 || d < -1e-44 {
+				t.Fatalf("%s: c[%d] = %g, want %g", tc.name, i, v, want)
+			}
+		}
+		if fpu.Current().Flushing() != before.Flushing() {
+			t.Fatalf("%s: the caller's mode %#x became %#x", tc.name, before, fpu.Current())
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+	"windtunnel/backends/fpu"
 
 	"github.com/ebitengine/purego"
 	"gonum.org/v1/gonum/blas"
@@ -249,6 +250,7 @@ func checkInt32(vals ...int) {
 }
 
 func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	defer fpu.Restore(fpu.FlushSubnormals()) // as the Go kernels: package fpu
 	f77Gemm(o, o.sgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 

@@ -3,6 +3,8 @@ package par
 import (
 	"sync"
 	"sync/atomic"
+
+	"windtunnel/backends/fpu"
 )
 
 // Pool runs loop bodies on Workers goroutines (the caller's and Workers−1 new ones).
@@ -33,8 +35,9 @@ func (p Pool) Rows(n, minPer int, fn func(lo, hi int)) {
 	}
 	var wg sync.WaitGroup
 	wg.Add(w - 1)
+	mode := fpu.Current()
 	for i := 1; i < w; i++ {
-		go func() { defer wg.Done(); work() }()
+		spawn(&wg, mode, work)
 	}
 	work()
 	wg.Wait()
@@ -53,9 +56,10 @@ func (p Pool) Blocks(n, minPer int, fn func(w, lo, hi int)) {
 	}
 	var wg sync.WaitGroup
 	wg.Add(w - 1)
+	mode := fpu.Current()
 	for i := 1; i < w; i++ {
 		lo, hi := i*n/w, (i+1)*n/w
-		go func() { defer wg.Done(); fn(i, lo, hi) }()
+		spawn(&wg, mode, func() { fn(i, lo, hi) })
 	}
 	fn(0, 0, n/w)
 	wg.Wait()
@@ -80,9 +84,23 @@ func (p Pool) Each(n int, fn func(worker, i int)) {
 	}
 	var wg sync.WaitGroup
 	wg.Add(w - 1)
+	mode := fpu.Current()
 	for k := 1; k < w; k++ {
-		go func() { defer wg.Done(); work(k) }()
+		spawn(&wg, mode, func() { work(k) })
 	}
 	work(0)
 	wg.Wait()
+}
+
+// spawn runs fn on a new goroutine in the caller's floating-point mode (a caller that
+// flushes subnormals to zero has its workers flush them too: backends/fpu), then marks wg
+// done.
+func spawn(wg *sync.WaitGroup, mode fpu.Mode, fn func()) {
+	go func() {
+		defer wg.Done()
+		if mode.Flushing() {
+			defer fpu.Restore(fpu.FlushSubnormals())
+		}
+		fn()
+	}()
 }

@@ -3,6 +3,8 @@ package par
 import (
 	"sync"
 	"testing"
+
+	"windtunnel/backends/fpu"
 )
 
 // TestCoverage: every loop visits each index of [0, n) exactly once, and worker indices stay
@@ -44,5 +46,45 @@ func TestCoverage(t *testing.T) {
 			})
 		})
 		check("Each", func(visit func(w, i int)) { p.Each(tc.n, visit) })
+	}
+}
+
+// TestWorkersTakeTheCallersMode: a caller that flushes subnormals to zero has every worker
+// of Rows, Blocks and Each flush them too, and a caller that does not, none.
+func TestWorkersTakeTheCallersMode(t *testing.T) {
+	const workers, n = 4, 64
+	run := func() (flushing []bool) {
+		var mu sync.Mutex
+		note := func() {
+			mu.Lock()
+			flushing = append(flushing, fpu.Current().Flushing())
+			mu.Unlock()
+		}
+		p := Pool{Workers: workers}
+		p.Rows(n, 1, func(lo, hi int) { note() })
+		p.Blocks(n, 1, func(w, lo, hi int) { note() })
+		p.Each(n, func(w, i int) { note() })
+		return flushing
+	}
+	plain := run()
+	m := fpu.FlushSubnormals()
+	flushed := run()
+	fpu.Restore(m)
+	for i, f := range plain {
+		if f {
+			t.Fatalf("plain caller: body %d ran flushing subnormals", i)
+		}
+	}
+	probe := fpu.FlushSubnormals()
+	supported := fpu.Current().Flushing()
+	fpu.Restore(probe)
+	for i, f := range flushed {
+		if f != supported {
+			t.Fatalf("flushing caller: body %d ran with flushing %v, want %v", i, f, supported)
+		}
+	}
+	// Blocks gives each of the workers a block, so every spawned goroutine ran a body.
+	if len(flushed) < n+workers {
+		t.Errorf("%d bodies ran, want at least %d", len(flushed), n+workers)
 	}
 }
