@@ -5,8 +5,8 @@
 // assist, about a hundred cycles a multiply. A network that has learnt its task produces
 // them: its attention weights and gradients become tiny, and their products underflow.
 // Measured on the quick recall transformer once it has bound (docs/speed.md: Subnormal
-// numbers), its step took 3.7 times as long as with subnormals flushed, the matrix products
-// nearly all of it. FlushSubnormals sets the SSE control register's flush-to-zero and
+// numbers), its steps took 2.7 times the CPU they take with subnormals flushed, the matrix
+// products most of it. FlushSubnormals sets the SSE control register's flush-to-zero and
 // denormals-are-zero bits (FTZ, DAZ) for the calling goroutine, locked to its thread until
 // Restore, so no other goroutine runs under the mode; backends/par's workers take the mode
 // of the goroutine that starts them. On other architectures the functions do nothing.
