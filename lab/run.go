@@ -104,8 +104,10 @@ func (t *Trainer) trainStep(r *runState) (sessions.Record, error) {
 		r.lastT, r.lastStep = time.Now(), t.step
 	}
 	r.state = sessions.Training
-	// The step's float32 arithmetic, here and on its workers, flushes subnormals to zero: a
-	// trained model's gradients underflow, and each costs ~100 cycles (backends/fpu).
+	// The step's arithmetic here (the optimiser) flushes subnormals to zero, as do the model's
+	// float32 kernels and products, which set the mode themselves since gorgonia runs the
+	// graph on a goroutine of its own: a trained model's gradients underflow, and each
+	// subnormal costs ~100 cycles (backends/fpu).
 	defer fpu.Restore(fpu.FlushSubnormals())
 	t0 := time.Now()
 	gmark := t.path.gpuTime()

@@ -8,6 +8,8 @@ import (
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"windtunnel/backends/fpu"
 )
 
 // kernel is a fused computation with a hand-written backward pass. Every input and the
@@ -91,6 +93,11 @@ func denses(dst []*tensor.Dense, vs []G.Value) error {
 }
 
 func (o *fwdOp) Do(vs ...G.Value) (G.Value, error) {
+	if o.dt == tensor.Float32 {
+		// gorgonia runs the graph on a goroutine of its own, so each kernel sets the mode
+		// (backends/fpu: a subnormal costs ~100 cycles; float64 models keep IEEE's).
+		defer fpu.Restore(fpu.FlushSubnormals())
+	}
 	if len(vs) != o.arity {
 		return nil, fmt.Errorf("models: %s: %d inputs, want %d", o.k.name(), len(vs), o.arity)
 	}
@@ -231,6 +238,9 @@ func scalarOf(v G.Value) (float64, error) {
 }
 
 func (b *bwdOp) Do(vs ...G.Value) (G.Value, error) {
+	if b.f.dt == tensor.Float32 {
+		defer fpu.Restore(fpu.FlushSubnormals()) // as fwdOp.Do
+	}
 	n := b.f.arity
 	if len(vs) != n+2 {
 		return nil, fmt.Errorf("models: %s backward: %d inputs, want %d", b.f.k.name(), len(vs), n+2)
