@@ -235,3 +235,22 @@ func stockGraph(f func(g *G.ExprGraph, x []*G.Node) *G.Node) func(*G.ExprGraph, 
 		return f(g, x), nil
 	}
 }
+
+// checkFloat32 fails unless the float32 run got matches the float64 run want within fwdTol
+// (output) and gradTol (each input's gradient), by maxRelErr.
+func checkFloat32(t *testing.T, got, want graphRun, fwdTol, gradTol float64) {
+	t.Helper()
+	e := maxRelErr(got.out, want.out)
+	if e > fwdTol {
+		t.Errorf("float32 forward differs from float64 by %.3g (tolerance %g)", e, fwdTol)
+	}
+	worst := 0.0
+	for j := range want.grads {
+		ge := maxRelErr(got.grads[j], want.grads[j])
+		worst = math.Max(worst, ge)
+		if ge > gradTol {
+			t.Errorf("float32 gradient of input %d differs from float64 by %.3g (tolerance %g)", j, ge, gradTol)
+		}
+	}
+	t.Logf("forward %.3g, gradients %.3g", e, worst)
+}

@@ -349,19 +349,7 @@ func TestKernelsFloat32(t *testing.T) {
 	for i := range c64 {
 		t.Run(c64[i].name, func(t *testing.T) {
 			want, got := runKernel[float64](t, c64[i]), runKernel[float32](t, c32[i])
-			e := maxRelErr(got.out, want.out)
-			if e > fwdTol {
-				t.Errorf("float32 forward differs from float64 by %.3g (tolerance %g)", e, fwdTol)
-			}
-			worst := 0.0
-			for j := range want.grads {
-				ge := maxRelErr(got.grads[j], want.grads[j])
-				worst = math.Max(worst, ge)
-				if ge > gradTol {
-					t.Errorf("float32 gradient of input %d differs from float64 by %.3g (tolerance %g)", j, ge, gradTol)
-				}
-			}
-			t.Logf("forward %.3g, gradients %.3g", e, worst)
+			checkFloat32(t, got, want, fwdTol, gradTol)
 		})
 	}
 }

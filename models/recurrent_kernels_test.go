@@ -194,19 +194,7 @@ func TestRecurrentKernelsFloat32(t *testing.T) {
 		t.Run(c64[i].name, func(t *testing.T) {
 			want := runGraph(t, tensor.Float64, c64[i].in, kernelGraph(c64[i].k, false, tensor.Float64))
 			got := runGraph(t, tensor.Float32, c32[i].in, kernelGraph(c32[i].k, false, tensor.Float32))
-			e := maxRelErr(got.out, want.out)
-			if e > fwdTol {
-				t.Errorf("float32 forward differs from float64 by %.3g (tolerance %g)", e, fwdTol)
-			}
-			worst := 0.0
-			for j := range want.grads {
-				ge := maxRelErr(got.grads[j], want.grads[j])
-				worst = math.Max(worst, ge)
-				if ge > gradTol {
-					t.Errorf("float32 gradient of input %d differs from float64 by %.3g (tolerance %g)", j, ge, gradTol)
-				}
-			}
-			t.Logf("forward %.3g, gradients %.3g", e, worst)
+			checkFloat32(t, got, want, fwdTol, gradTol)
 		})
 	}
 }
