@@ -30,6 +30,27 @@ func sigmoidArr[T Float](dst, x []T) {
 	}
 }
 
+// tanhArr sets dst[j] = tanh(x[j]) (float32: tanhf, eight lanes at a time where the CPU has
+// AVX2; the two agree bit for bit).
+func tanhArr[T Float](dst, x []T) {
+	if !is32[T]() {
+		for j, v := range x[:len(dst)] {
+			dst[j] = T(math.Tanh(float64(v)))
+		}
+		return
+	}
+	d, s := as32(dst), as32(x)
+	s = s[:len(d)]
+	if haveAVX2 && len(d) >= 8 {
+		n8 := len(d) &^ 7
+		tanhVec(&d[0], &s[0], n8)
+		d, s = d[n8:], s[n8:]
+	}
+	for j, v := range s {
+		d[j] = tanhf(v)
+	}
+}
+
 // sigmoidOf is σ(v) from e = e^−|v| and neg = 1 for a negative v, 0 otherwise:
 // (1 + neg·(e−1)) / (1+e), without a branch (scan_amd64.s's SIGMOID is its twin).
 func sigmoidOf(neg, e float32) float32 { return (1 + float32(neg*(e-1))) / (1 + e) }

@@ -15,9 +15,6 @@ import (
 // row n·T+t of an (N·T)×width matrix is token t of sequence n, so the rows of one time step
 // across the batch are a strided view (leading dimension T·width) that a GEMM reads directly.
 
-// sigmoidT is the logistic function 1/(1+e^−x).
-func sigmoidT[T Float](x T) T { return 1 / (1 + expT(-x)) }
-
 // grow returns s resized to n, reallocating only when its capacity is short.
 func grow[T Float](s []T, n int) []T {
 	if cap(s) < n {
@@ -106,16 +103,21 @@ func (k *lstmKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
 				} else {
 					zero(k.hprev[r*h : (r+1)*h])
 				}
+				// The gates in place, each a vector loop: σ over i and f (adjacent), tanh
+				// over g, σ over o; then c and h.
+				sigmoidArr(ar[:2*h], ar[:2*h])
+				tanhArr(ag, ag)
+				sigmoidArr(ao, ao)
 				for j := 0; j < h; j++ {
-					i, f, g, o := sigmoidT(ai[j]), sigmoidT(af[j]), tanhT(ag[j]), sigmoidT(ao[j])
-					ai[j], af[j], ag[j], ao[j] = i, f, g, o
-					cv := i * g
+					cv := ai[j] * ag[j]
 					if cp != nil {
-						cv += f * cp[j]
+						cv += af[j] * cp[j]
 					}
-					th := tanhT(cv)
-					cr[j], tr[j] = cv, th
-					yr[j] = o * th
+					cr[j] = cv
+				}
+				tanhArr(tr, cr)
+				for j := 0; j < h; j++ {
+					yr[j] = ao[j] * tr[j]
 				}
 				if s+1 < L {
 					copy(k.hprev[(r+1)*h:(r+2)*h], yr)
