@@ -81,3 +81,36 @@ func TestBudgetGrids(t *testing.T) {
 		t.Errorf("precision: %+v %q", p, p.Describe())
 	}
 }
+
+// TestStepWork: the quick budget's step costs, by which the ETA weighs its points, are in the
+// order and about the ratios the end-to-end timing measured (2026-11-29, one worker a run:
+// the transformer's hmm step 220–228 ms, its bijection step 80–81, its recall step 27–31):
+// hmm ≈ 2.8× bijection and ≈ 8× recall; within a factor 1.5 of each.
+func TestStepWork(t *testing.T) {
+	quick, err := BudgetNamed("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := map[string]float64{}
+	for _, g := range quick.Grids([]string{"bijection", "hmm", "recall"}, []string{"transformer"}, 0, 1) {
+		ps, err := g.CheckedPoints()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if p.Work <= 0 {
+				t.Fatalf("point %s: work %g", p.Name, p.Work)
+			}
+			work[strings.SplitN(p.Name, "-", 2)[0]] = p.Work
+		}
+	}
+	for _, c := range []struct {
+		over, under string
+		measured    float64
+	}{{"hmm", "bijection", 2.8}, {"hmm", "recall", 8}} {
+		r := work[c.over] / work[c.under]
+		if r < c.measured/1.5 || r > c.measured*1.5 {
+			t.Errorf("work %s / %s = %.2f, measured %.1f", c.over, c.under, r, c.measured)
+		}
+	}
+}

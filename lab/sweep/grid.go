@@ -35,6 +35,9 @@ type Point struct {
 	Args  []string `json:"args"`
 	// Steps is the run's planned length (its resolved configuration's), for the ETA.
 	Steps int `json:"steps"`
+	// Work is a step's cost beside other points' (parameters × tokens a step, StepWork),
+	// for the ETA; 0 where unknown (a manifest written before it): every step alike.
+	Work float64 `json:"work,omitempty"`
 }
 
 // Session is the point's session file name (Name + sessions.Suffix).

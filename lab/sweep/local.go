@@ -114,7 +114,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 	t0 := time.Now()
 	mt := newMeter(t0)
 	for _, p := range todo {
-		mt.observe(t0, p.Index, m.Progress(p), p.Steps, false)
+		mt.observe(t0, p.Index, m.Progress(p), p.Steps, p.Work, false)
 	}
 	running := map[int]*exec.Cmd{}
 	results := make(chan localResult)
@@ -125,7 +125,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 		now := time.Now()
 		for ix := range running {
 			p := m.Points[ix]
-			mt.observe(now, ix, m.Progress(p), p.Steps, true)
+			mt.observe(now, ix, m.Progress(p), p.Steps, p.Work, true)
 		}
 		pr.ETA, pr.HasETA = mt.eta(now)
 		out.line(pr.String(), now, force)
@@ -155,7 +155,7 @@ func (l *Local) Run(ctx context.Context, m *Manifest, todo []Point) (Progress, e
 			delete(running, r.p.Index)
 			pr.Running--
 			st := m.pointStatus(r.p, nil)
-			mt.observe(time.Now(), r.p.Index, st.Step, r.p.Steps, false)
+			mt.observe(time.Now(), r.p.Index, st.Step, r.p.Steps, r.p.Work, false)
 			switch {
 			case st.State == Done:
 				pr.Done++

@@ -6,9 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"windtunnel/models"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
 	"windtunnel/sessions/runconfig"
+	"windtunnel/tunnels"
 )
 
 // MaxSeeds bounds the seeds of a sweep's or a comparison's grid (--seeds 1..N): a grid of
@@ -65,6 +67,7 @@ func CheckPoints(points []Point) ([]Point, error) {
 			return nil, fmt.Errorf("sweep: point %s: %v", p.Name, err)
 		}
 		points[i].Steps = cfg.Steps
+		points[i].Work = StepWork(cfg)
 		cfg.BLAS, cfg.Workers = "", 0
 		key, err := json.Marshal(cfg)
 		if err != nil {
@@ -100,4 +103,17 @@ func CheckGPU(gres string, points []Point) error {
 	}
 	return fmt.Errorf("sweep: --gres %s asks Slurm for a GPU for every task, while %d of the %d points train on the CPU (the first: %s): add --set device=cuda, or drop --gres",
 		gres, len(cpu), len(points), sessions.SafeText(cpu[0]))
+}
+
+// StepWork is a training step's cost in relative units: the model's parameters × the tokens
+// a step trains on (batch × sequence length). A grid's steps differ in cost by more than an
+// order of magnitude (primitives: a recall step of a 0.1M-parameter model on 21 tokens, an
+// hmm step of a 0.2M one on 93), so the ETA counts this, not steps. 0 when the tunnel cannot
+// be built (CheckPoints has refused such a point already).
+func StepWork(cfg runconfig.Config) float64 {
+	tn, err := tunnels.New(cfg.Task, cfg.Tunnel)
+	if err != nil {
+		return 0
+	}
+	return float64(models.SpecParams(cfg.Spec(), tn)) * float64(tn.SeqLen()) * float64(cfg.Batch)
 }

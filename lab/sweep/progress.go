@@ -63,9 +63,9 @@ func (p *Progress) add(s State) {
 	}
 }
 
-// meter estimates the time left. For the steps it counts the steps left (planned less
-// trained, over the points still to finish) at the rate all runs together have trained
-// since it started; for each running point it also follows the point's own progress — its
+// meter estimates the time left. For the steps it counts the work left (each point's steps
+// planned less trained, weighed by its step's cost, Point.Work) at the rate all runs
+// together have done work since it started; for each running point it also follows the point's own progress — its
 // rate, and its longest pause without a step (an evaluation with a geometry snapshot), which
 // its end takes too (the final evaluation, snapshot and checkpoint after its last step) —
 // so that a point that has trained its last step but not ended is not counted as done.
@@ -77,6 +77,8 @@ type meter struct {
 type meterPoint struct {
 	first, cur, planned int
 	running             bool
+	// work is a step's cost (Point.Work; 0: unknown).
+	work float64
 	// since is when it was first seen running at first; moved is when its step last
 	// advanced; pause the longest time it went without advancing (0: none seen yet).
 	since, moved time.Time
@@ -87,13 +89,14 @@ func newMeter(now time.Time) *meter { return &meter{start: now, pts: map[int]*me
 
 // observe records a point's newest step at now, and whether it is running (its first
 // observation is where it started from: a resumed point's earlier steps are not this
-// sweep's work).
-func (mt *meter) observe(now time.Time, index, step, planned int, running bool) {
+// sweep's work). work is a step's cost (Point.Work).
+func (mt *meter) observe(now time.Time, index, step, planned int, work float64, running bool) {
 	p, ok := mt.pts[index]
 	if !ok {
 		p = &meterPoint{first: step, cur: step}
 		mt.pts[index] = p
 	}
+	p.work = work
 	if step < p.first { // restarted from an earlier checkpoint
 		p.first = step
 	}
@@ -127,16 +130,24 @@ func (p *meterPoint) left(now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// eta is the time left: the steps left at the rate of all runs together, or longer when a
+// eta is the time left: the work left at the rate of all runs together, or longer when a
 // running point needs longer by its own progress (meterPoint.left); false before any step
 // was trained, and while a running point past its last step has an end of unknown length.
 func (mt *meter) eta(now time.Time) (time.Duration, bool) {
-	work, steps := 0, 0
+	weighed := true // every point's step cost known: else every step counts alike
+	for _, p := range mt.pts {
+		weighed = weighed && p.work > 0
+	}
+	var done, left float64
 	var longest time.Duration
 	for _, p := range mt.pts {
-		work += p.cur - p.first
+		w := 1.0
+		if weighed {
+			w = p.work
+		}
+		done += float64(p.cur-p.first) * w
 		if p.planned > p.cur {
-			steps += p.planned - p.cur
+			left += float64(p.planned-p.cur) * w
 		}
 		if !p.running {
 			continue
@@ -148,10 +159,10 @@ func (mt *meter) eta(now time.Time) (time.Duration, bool) {
 		longest = max(longest, d)
 	}
 	el := now.Sub(mt.start)
-	if work <= 0 || el <= 0 {
+	if done <= 0 || el <= 0 {
 		return 0, false
 	}
-	return max(time.Duration(float64(el)*float64(steps)/float64(work)), longest), true
+	return max(time.Duration(float64(el)*left/done), longest), true
 }
 
 // liner prints the progress line: rewritten in place on a terminal (a line of its own

@@ -48,7 +48,7 @@ func (m *Manifest) Wait(ctx context.Context, w Watch) ([]PointStatus, error) {
 			now := time.Now()
 			for _, s := range sts {
 				if s.State == Running || s.State == Queued || s.State == Done {
-					mt.observe(now, s.Index, s.Step, max(s.Planned, s.Steps), s.State == Running)
+					mt.observe(now, s.Index, s.Step, max(s.Planned, s.Steps), s.Work, s.State == Running)
 				}
 			}
 			pr.ETA, pr.HasETA = mt.eta(now)
