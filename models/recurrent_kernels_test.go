@@ -279,5 +279,16 @@ func TestFastMath(t *testing.T) {
 	if esp > 3e-7 || esg > 3e-7 {
 		t.Errorf("softplus error %.3g, sigmoid error %.3g", esp, esg)
 	}
-	t.Logf("exp relative error %.3g on [−8, 0], %.3g below; softplus %.3g, sigmoid %.3g", worst, far, esp, esg)
+	// tanh (the LSTM's gates and cell), eight lanes and the tail (40,006 values): within
+	// tanhf's documented 4e-7 of math.Tanh, with TestTanhVec's margin (±∞ clamped like ±7.9).
+	th := make([]float32, len(x))
+	tanhArr(th, x)
+	var eth float64
+	for i, v := range x {
+		eth = math.Max(eth, math.Abs(float64(th[i])-math.Tanh(float64(v))))
+	}
+	if eth > 6e-7 {
+		t.Errorf("tanh error %.3g", eth)
+	}
+	t.Logf("exp relative error %.3g on [−8, 0], %.3g below; softplus %.3g, sigmoid %.3g, tanh %.3g", worst, far, esp, esg, eth)
 }
