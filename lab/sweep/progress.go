@@ -65,8 +65,8 @@ func (p *Progress) add(s State) {
 
 // meter estimates the time left. For the steps it counts the work left (each point's steps
 // planned less trained, weighed by its step's cost, Point.Work) at the rate all runs
-// together have done work since it started; for each running point it also follows the point's own progress — its
-// rate, and its longest pause without a step (an evaluation with a geometry snapshot), which
+// together have done work since it started; for each running point it also follows the
+// point's own progress — its rate, and its longest pause without a step (an evaluation with a geometry snapshot), which
 // its end takes too (the final evaluation, snapshot and checkpoint after its last step) —
 // so that a point that has trained its last step but not ended is not counted as done.
 type meter struct {
@@ -84,6 +84,10 @@ type meterPoint struct {
 	since, moved time.Time
 	pause        time.Duration
 }
+
+// maxWork bounds a step's cost the meter believes (a billion parameters × a million tokens
+// is 1e15); above it, as at 0, every step counts alike.
+const maxWork = 1e18
 
 func newMeter(now time.Time) *meter { return &meter{start: now, pts: map[int]*meterPoint{}} }
 
@@ -134,9 +138,11 @@ func (p *meterPoint) left(now time.Time) (time.Duration, bool) {
 // running point needs longer by its own progress (meterPoint.left); false before any step
 // was trained, and while a running point past its last step has an end of unknown length.
 func (mt *meter) eta(now time.Time) (time.Duration, bool) {
-	weighed := true // every point's step cost known: else every step counts alike
+	// Every point's step cost known (and sane: a manifest may come from someone else), else
+	// every step counts alike.
+	weighed := true
 	for _, p := range mt.pts {
-		weighed = weighed && p.work > 0
+		weighed = weighed && p.work > 0 && p.work < maxWork
 	}
 	var done, left float64
 	var longest time.Duration

@@ -83,7 +83,8 @@ func TestMeterLastPoint(t *testing.T) {
 // TestMeterWeighsSteps: a grid whose steps differ in cost (a primitives grid: an hmm step of
 // the quick preset costs ~10 recall steps) is timed by its work, not its steps. Point 0 (cost
 // 10 a step) trains 100 steps in 100 s; point 1 (cost 1) has its 100 steps left: 10 s, where
-// counting steps would say 100 s. A point of unknown cost makes every step count alike.
+// counting steps would say 100 s. A point of unknown or unbelievable cost makes every step
+// count alike.
 func TestMeterWeighsSteps(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	for _, c := range []struct {
@@ -93,6 +94,7 @@ func TestMeterWeighsSteps(t *testing.T) {
 	}{
 		{"weighed", 10, 1, 10 * time.Second},
 		{"a cost unknown", 10, 0, 100 * time.Second},
+		{"a cost out of bounds (a hostile manifest)", 10, 1e300, 100 * time.Second},
 	} {
 		mt := newMeter(t0)
 		mt.observe(t0, 0, 0, 100, c.work0, true)
