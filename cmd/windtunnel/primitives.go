@@ -43,7 +43,7 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: "primitives trains the transformer, Mamba, the LSTM and the per-position MLP (capacity-matched) on\n" +
 			"bijection, hmm and recall, --seeds runs a cell, at --budget quick (the quick preset's models,\n" +
 			"bijection 1,500 steps, hmm 900, recall 10,000: 1 h 18 min for 3 seeds on 2 idle cores, timed) or precision (the\n" +
-			"laptop preset: bijection 30,000 steps, hmm 15,000, recall 50,000 as Paper I: ≈ 12–19 h), on the sweep engine into --out (a sweep folder:\n" +
+			"laptop preset: bijection 30,000 steps, hmm 15,000, recall 50,000 as Paper I: ≈ 14 h), on the sweep engine into --out (a sweep folder:\n" +
 			"running the same command again trains only what is missing, a finished run never twice; --jobs\n" +
 			"runs at once, one core each by default; --prepare writes the folder without training, for `windtunnel sweep --slurm --out\n" +
 			"DIR`). It then writes DIR/primitives.md and .json (each cell's bit error (a) and (b), KL and\n" +
@@ -55,7 +55,7 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	fs := c.Flags()
-	fs.StringVar(&f.budget, "budget", "quick", "quick (the quick preset's models, bijection and hmm shorter: 1 h 18 min for 3 seeds on 2 idle cores, timed) or precision (the laptop preset, recall 50,000 steps: ≈ 12–19 h)")
+	fs.StringVar(&f.budget, "budget", "quick", "quick (the quick preset's models, bijection and hmm shorter: 1 h 18 min for 3 seeds on 2 idle cores, timed) or precision (the laptop preset, recall 50,000 steps: ≈ 14 h)")
 	fs.IntVar(&f.seeds, "seeds", 3, "runs a cell, seeds 1..N")
 	fs.StringVar(&f.out, "out", "", "the sweep folder (default ./runs/primitives-<budget>-<time>); give it again to continue")
 	fs.IntVar(&f.jobs, "jobs", 0, "runs trained at once, the cores divided between them (0: one a core)")
