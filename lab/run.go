@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
-	"windtunnel/backends/fpu"
 
+	"windtunnel/backends/fpu"
 	"windtunnel/sessions"
 	"windtunnel/tunnels"
 )

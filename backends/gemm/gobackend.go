@@ -2,11 +2,11 @@ package gemm
 
 import (
 	"fmt"
-	"windtunnel/backends/fpu"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 
+	"windtunnel/backends/fpu"
 	"windtunnel/backends/par"
 )
 

@@ -12,10 +12,11 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
-	"windtunnel/backends/fpu"
 
 	"github.com/ebitengine/purego"
 	"gonum.org/v1/gonum/blas"
+
+	"windtunnel/backends/fpu"
 )
 
 // EnvOpenBLAS names the environment variable holding an OpenBLAS library

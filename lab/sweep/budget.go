@@ -30,9 +30,9 @@ type Budget struct {
 // ≈ 73 minutes for three seeds on two idle cores by the per-cell step costs measured for
 // issue 52 at first (Mamba's step half of it), ≈ 61 with Mamba's step 1.51–1.55× faster since (two
 // rounds, docs/primitives.md), ≈ 58 with recall's Mamba at the transformer's depth; timed end
-// to end on idle cores, 94 (the cost model 1.58× low: subnormals among the reasons), then 78 with
-// subnormals flushed and the LSTM's gates vectorised (docs/primitives.md). precision is the laptop preset (quick's steps ten times:
-// bijection 30,000, hmm 15,000) with recall at Paper I's 50,000 steps, not the preset's
+// to end on idle cores, 94 (the cost model 1.58× low: subnormals among the reasons), then 78
+// with subnormals flushed and the LSTM's gates vectorised (docs/primitives.md). precision is
+// the laptop preset (quick's steps ten times: bijection 30,000, hmm 15,000) with recall at Paper I's 50,000 steps, not the preset's
 // 100,000: long enough to tell Mamba's slow binding from none (its slow line 25,000), which
 // the slow-binding study asked for, and the transformer leaves recall's plateau by ~6,000.
 var budgets = []Budget{

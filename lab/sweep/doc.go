@@ -15,8 +15,9 @@
 // <point>.wtlab <flags>`, or `run --headless --resume <point>.wtlab` when the session
 // exists, so an interrupted point continues from its last checkpoint and a finished one is
 // never trained again. Local runs them as child processes, Jobs at a time, with the cores
-// divided (--workers), printing a progress line (done / running / failed / stopped / left, ETA: a point's state counted as sweep status names it;
-// the ETA weighs each point's steps by their cost, parameters × tokens a step: StepWork).
+// divided (--workers), printing a progress line (done / running / failed / stopped / left,
+// a point's state counted as sweep status names it; and the ETA, which weighs each point's
+// steps by their cost, parameters × tokens a step: StepWork).
 // Slurm writes one sbatch script and submits the points to train as one job array
 // (--array=…%P, --requeue); each array task runs its point, and a requeued or preempted
 // task resumes. Status combines the sessions with squeue's view of the sweep's jobs;

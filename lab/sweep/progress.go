@@ -66,9 +66,10 @@ func (p *Progress) add(s State) {
 // meter estimates the time left. For the steps it counts the work left (each point's steps
 // planned less trained, weighed by its step's cost, Point.Work) at the rate all runs
 // together have done work since it started; for each running point it also follows the
-// point's own progress — its rate, and its longest pause without a step (an evaluation with a geometry snapshot), which
-// its end takes too (the final evaluation, snapshot and checkpoint after its last step) —
-// so that a point that has trained its last step but not ended is not counted as done.
+// point's own progress — its rate, and its longest pause without a step (an evaluation with
+// a geometry snapshot), which its end takes too (the final evaluation, snapshot and
+// checkpoint after its last step) — so that a point that has trained its last step but not
+// ended is not counted as done.
 type meter struct {
 	start time.Time
 	pts   map[int]*meterPoint
