@@ -35,7 +35,10 @@
 // trainer, which passes operator events to a Control) or replayed (Reader), through one
 // interface. A user's own metrics (UserMetric: windtunnel metric) live in a table of their
 // own that AddUserMetrics writes beside a live writer or under a finished session's lock,
-// and Reader.UserMetrics reads back, bounded (usermetrics.go); WriteUserMetrics lists them. Both edits of a session
+// and Reader.UserMetrics reads back, bounded (usermetrics.go); WriteUserMetrics lists them. Slim (slim.go) writes a copy of a session
+// small enough to commit or share: no checkpoint once done (the newest, whole, otherwise, so
+// the copy resumes), the newest geometry snapshot, every evaluation and the curves thinned;
+// it reads the original under its lock and never changes it. Both edits of a session
 // after its run go through one lock dance (edit.go): a finished session under its lock, a
 // live one on this host beside its writer, another host's refused. Everything decoded from a file is untrusted: numbers are bounded before they
 // size anything (bounds.go), and strings are made safe to print (SafeText, and SafeLines line by line; safetext.go)

@@ -2,15 +2,19 @@ package bytesize
 
 import "testing"
 
-// TestString: MiB rounded to the nearest below 1 GiB, GiB to one decimal from it up.
+// TestString: KiB rounded to the nearest below 1 MiB, MiB to the nearest below 1 GiB, GiB to one decimal from it up.
 func TestString(t *testing.T) {
 	for _, c := range []struct {
 		b    int64
 		want string
 	}{
-		{0, "0 MiB"},
-		{1<<19 - 1, "0 MiB"},
-		{1 << 19, "1 MiB"},
+		{0, "0 KiB"},
+		{511, "0 KiB"},
+		{512, "1 KiB"},
+		{1<<19 - 1, "512 KiB"},
+		{1<<20 - 1, "1024 KiB"},
+		{1 << 20, "1 MiB"},
+		{1<<20 + 1<<19, "2 MiB"},
 		{300 << 20, "300 MiB"},
 		{1<<30 - 1, "1024 MiB"},
 		{1 << 30, "1.0 GiB"},

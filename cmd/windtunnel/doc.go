@@ -26,7 +26,8 @@
 // (lab/launch: a new session, or a resumed one with the settings launch.ResumeSettings
 // names) and hands it to launch.Headless or launch.WithDashboard; labels.go holds its --name,
 // --tag and --note (sessions.Labels, kept apart from the configuration) and the tag command
-// (sessions.Relabel).
+// (sessions.Relabel). slim.go copies sessions small enough to commit or share
+// (sessions.Slim), with a sweep folder's manifest, so the copy is a sweep to continue.
 //
 // compare is a grid of run's points on the sweep engine (lab/sweep): its folder is a sweep
 // folder; --from reads any folder of sessions. ls, attach and serve find runs through
