@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
 )
 
@@ -58,7 +60,7 @@ func primitiveCurvesFigure(cells []derived.PrimitiveCell, budget string) (figure
 	integerX(p, 7)
 	steps, lo, hi := 0, math.Inf(1), math.Inf(-1)
 	for i, c := range cells {
-		sty := curveStyle(i)
+		sty := curveStyle(modelStyle(c.Model, i))
 		sty.Width = vg.Points(1.4)
 		var first *plotter.Line
 		for _, curve := range c.Curves {
@@ -104,6 +106,17 @@ func primitiveCurvesFigure(cells []derived.PrimitiveCell, budget string) (figure
 	addVLine(p, float64(slow), color.Gray{Y: 96}, fmt.Sprintf("slow after step %d", slow))
 	title := fmt.Sprintf("%s (%s), budget %s: every seed's %s", pr.Task, pr.Name, budget, pr.Measure())
 	return panelled("primitives-"+pr.Task, title, panel{plot: p, x0: 0, x1: 1, y0: 0, y1: 1}), nil
+}
+
+// modelStyle is the curve style index of model: its row in Paper I's table (arch.PaperKinds),
+// so that a model has one colour in every primitives figure whichever models it shows; a
+// model outside the table takes the styles after them, by its place i among the cells.
+func modelStyle(model string, i int) int {
+	kinds := arch.PaperKinds()
+	if k := slices.Index(kinds, model); k >= 0 {
+		return k
+	}
+	return len(kinds) + i
 }
 
 // verdictWord is a verdict as the figures write it: pass, slow or FAIL.

@@ -5,13 +5,14 @@ import (
 	"image/color"
 	"math"
 	"strings"
-	"windtunnel/sessions/derived"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"windtunnel/diagnostics"
+	"windtunnel/models/arch"
+	"windtunnel/sessions/derived"
 )
 
 // tableFigure is the architecture table over all runs (derived.Table): one cell per model ×
@@ -46,7 +47,7 @@ func buildTable(runs []Run) (figure, *tableGrid, bool) {
 		return figure{}, nil, false
 	}
 	tasks = ordered(tasks, []string{"bijection", "hmm", "recall"})
-	models = ordered(models, []string{"transformer", "mamba", "lstm", "mlp"})
+	models = ordered(models, arch.PaperKinds())
 	title := "Architecture table: mean bit error (a), accuracy for recall (pass/fail)"
 	p, grid := tablePlot(title, tasks, models, derived.Table(scores, tasks, models))
 	return figure{name: "table", title: title, plot: p}, grid, true
