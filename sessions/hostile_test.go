@@ -54,7 +54,8 @@ func manyLayers(n int) []byte {
 
 // TestHostileSessions: a session whose blobs or meta claim more than the file holds, or
 // sizes no model has, is refused with an ErrNotSession error by every read path that
-// decodes the damaged part, without a panic and in bounded time.
+// decodes the damaged part, without a panic and in bounded time; Slim copies it or refuses it
+// so too.
 func TestHostileSessions(t *testing.T) {
 	p, o := validBlobs(t)
 	shortMoments := append([]byte(nil), o[:len(o)-8*4]...) // V's elements cut off
@@ -118,6 +119,14 @@ func TestHostileSessions(t *testing.T) {
 			}
 			if d := time.Since(start); d > 5*time.Second*raceSlowdown {
 				t.Errorf("took %v", d)
+			}
+			// slim copies it or refuses it as not a session, in bounded time.
+			start = time.Now()
+			if _, err := Slim(path, filepath.Join(t.TempDir(), "slim.wtlab"), SlimOptions{}); err != nil && !errors.Is(err, ErrNotSession) {
+				t.Errorf("slim: %v, want a copy or ErrNotSession", err)
+			}
+			if d := time.Since(start); d > 5*time.Second*raceSlowdown {
+				t.Errorf("slim took %v", d)
 			}
 		})
 	}

@@ -124,7 +124,11 @@ func copySession(src, tmp string) error {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
+	// The checks a Reader makes: a file from someone else is a session, its steps bounded.
 	if _, err := readMeta(db); err != nil {
+		return err
+	}
+	if err := checkSteps(db); err != nil {
 		return err
 	}
 	_, err = db.Exec(`VACUUM INTO ?`, tmp)
