@@ -15,6 +15,8 @@ type SlimOptions struct {
 	Rows int
 	// AllGeometry keeps every geometry snapshot, not only the newest.
 	AllGeometry bool
+	// NoCheckpoint drops every checkpoint, an unfinished run's too (its copy cannot resume).
+	NoCheckpoint bool
 }
 
 // SlimResult is what Slim kept of a session.
@@ -39,9 +41,9 @@ const slimRows = 1000
 // state other than training or with a message, the first and last records, and the other
 // training records thinned evenly by step to about o.Rows. A run that ended done keeps no
 // checkpoint (its copy replays, reports and plots, but cannot be probed or extended); any
-// other keeps its newest checkpoint whole and resumes from it. src is read under its lock,
-// so a live session is refused, and never changed; dst is written beside itself and renamed
-// into place, so it is whole or absent.
+// other keeps its newest checkpoint whole and resumes from it, unless o.NoCheckpoint. src is
+// read under its lock, so a live session is refused, and never changed; dst is written beside
+// itself and renamed into place, so it is whole or absent.
 func Slim(src, dst string, o SlimOptions) (SlimResult, error) {
 	res := SlimResult{Checkpoint: -1}
 	if err := checkFile(src); err != nil {
@@ -158,7 +160,7 @@ func pruneCopy(tmp string, o SlimOptions, res *SlimResult) error {
 			return err
 		}
 		res.Done = State(last) == Done
-		if err := pruneCheckpoints(tx, res); err != nil {
+		if err := pruneCheckpoints(tx, res, o.NoCheckpoint); err != nil {
 			return err
 		}
 		if !o.AllGeometry {
@@ -186,10 +188,10 @@ func pruneCopy(tmp string, o SlimOptions, res *SlimResult) error {
 	return err
 }
 
-// pruneCheckpoints drops every checkpoint of a run that ended done, and all but the newest
-// (kept whole, optimizer state and all) of any other.
-func pruneCheckpoints(tx *sql.Tx, res *SlimResult) error {
-	if res.Done {
+// pruneCheckpoints drops every checkpoint of a run that ended done (of any run with none),
+// and all but the newest (kept whole, optimizer state and all) of any other.
+func pruneCheckpoints(tx *sql.Tx, res *SlimResult, none bool) error {
+	if res.Done || none {
 		_, err := tx.Exec(`DELETE FROM checkpoints`)
 		return err
 	}

@@ -60,7 +60,8 @@ func TestSlimDone(t *testing.T) {
 }
 
 // TestSlimUnfinished: a run that did not end done keeps its newest checkpoint whole
-// (optimizer state and all), so that it resumes; a session being written is refused.
+// (optimizer state and all), so that it resumes, or none with NoCheckpoint; a session
+// being written is refused.
 func TestSlimUnfinished(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "run.wtlab")
@@ -110,6 +111,10 @@ func TestSlimUnfinished(t *testing.T) {
 	}
 	if len(got.evals) != 6 || got.count != 30+1 { // steps 10, 20, …, 300 and the first
 		t.Errorf("%d evaluations (want 6), %d records (want 31)", len(got.evals), got.count)
+	}
+	none := filepath.Join(dir, "none.wtlab")
+	if res, err := sessions.Slim(src, none, sessions.SlimOptions{NoCheckpoint: true}); err != nil || res.Checkpoint != -1 || len(readAll(t, none).checkpoints) != 0 {
+		t.Errorf("NoCheckpoint: %+v %v, want no checkpoint", res, err)
 	}
 }
 

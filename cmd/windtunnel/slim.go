@@ -25,7 +25,8 @@ func newSlimCmd(stdout io.Writer) *cobra.Command {
 			"(--all-geometry: every one), and the training curves thinned to about --rows records. A run that\n" +
 			"ended done keeps no checkpoint: its copy replays, plots, reports and counts as finished in\n" +
 			"compare, sweep and primitives, but cannot be probed or extended. A run that did not end done keeps\n" +
-			"its newest checkpoint whole, so `run --resume` (or the sweep it belongs to) continues the copy.\n" +
+			"its newest checkpoint whole, so `run --resume` (or the sweep it belongs to) continues the copy\n" +
+			"(--no-checkpoint: none, the smallest copy).\n" +
 			"A folder holding a sweep (sweep.json) has its manifest copied too: `windtunnel primitives` or\n" +
 			"`sweep` with --out DIR continues it, training only the points not finished. Sessions being\n" +
 			"written are refused; the originals are never changed, and no file in --out is replaced.",
@@ -45,6 +46,7 @@ func newSlimCmd(stdout io.Writer) *cobra.Command {
 	c.Flags().StringVar(&out, "out", "", "the `DIR` the copies go into (made if missing)")
 	c.Flags().IntVar(&o.Rows, "rows", 1000, "keep about `N` plain training records a session (evaluations, snapshots and state changes are all kept)")
 	c.Flags().BoolVar(&o.AllGeometry, "all-geometry", false, "keep every geometry snapshot, not only the newest")
+	c.Flags().BoolVar(&o.NoCheckpoint, "no-checkpoint", false, "keep no checkpoint, an unfinished run's neither (its copy cannot resume)")
 	return c
 }
 
@@ -76,6 +78,8 @@ func runSlim(paths []string, out string, o sessions.SlimOptions, stdout io.Write
 		switch {
 		case !res.Done && res.Checkpoint >= 0:
 			kept = fmt.Sprintf("its checkpoint at step %d (resumable)", res.Checkpoint)
+		case !res.Done && o.NoCheckpoint:
+			kept = "no checkpoint (unfinished, --no-checkpoint)"
 		case !res.Done:
 			kept = "no checkpoint (unfinished, none written: a resume starts it again)"
 		}
