@@ -82,7 +82,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newPrimitivesCmd(stdout, stderr))
 	root.AddCommand(newLLMCmd(stdout, stderr))
 	root.AddCommand(newTimescalesCmd(stdout, stderr))
-	root.AddCommand(newMetricCmd(stdout), newSlimCmd(stdout))
+	root.AddCommand(newMetricCmd(stdout), newSlimCmd(stdout, stderr))
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
 			return unknownCommand(c, args[0])

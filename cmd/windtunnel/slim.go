@@ -14,7 +14,7 @@ import (
 	"windtunnel/sessions"
 )
 
-func newSlimCmd(stdout io.Writer) *cobra.Command {
+func newSlimCmd(stdout, stderr io.Writer) *cobra.Command {
 	var out string
 	var o sessions.SlimOptions
 	c := &cobra.Command{
@@ -28,8 +28,9 @@ func newSlimCmd(stdout io.Writer) *cobra.Command {
 			"its newest checkpoint whole, so `run --resume` (or the sweep it belongs to) continues the copy\n" +
 			"(--no-checkpoint: none, the smallest copy).\n" +
 			"A folder holding a sweep (sweep.json) has its manifest copied too: `windtunnel primitives` or\n" +
-			"`sweep` with --out DIR continues it, training only the points not finished. Sessions being\n" +
-			"written are refused; the originals are never changed, and no file in --out is replaced.",
+			"`sweep` with --out DIR continues it, training only the points not finished. A session being\n" +
+			"written is not copied (named on stderr, the others are, the exit status 1); the originals are\n" +
+			"never changed, and no file in --out is replaced.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("%s takes the sessions or folders to copy", commandName(c))
@@ -40,7 +41,7 @@ func newSlimCmd(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSlim(args, out, o, stdout)
+			return runSlim(args, out, o, stdout, stderr)
 		},
 	}
 	c.Flags().StringVar(&out, "out", "", "the `DIR` the copies go into (made if missing)")
@@ -52,7 +53,9 @@ func newSlimCmd(stdout io.Writer) *cobra.Command {
 
 // runSlim copies the sessions named by paths, and the manifest of a sweep folder among
 // them, into out.
-func runSlim(paths []string, out string, o sessions.SlimOptions, stdout io.Writer) error {
+// A session that cannot be copied (one being written, one that is not a session) is named
+// on stderr and the others are copied; the command then fails, saying how many were not.
+func runSlim(paths []string, out string, o sessions.SlimOptions, stdout, stderr io.Writer) error {
 	if o.Rows < 1 || o.Rows > 1_000_000 {
 		return usagef("slim: --rows %d: want 1..1000000", o.Rows)
 	}
@@ -68,11 +71,14 @@ func runSlim(paths []string, out string, o sessions.SlimOptions, stdout io.Write
 			return err
 		}
 	}
+	failed := 0
 	for _, f := range found {
 		dst := filepath.Join(out, filepath.Base(f.Path))
 		res, err := sessions.Slim(f.Path, dst, o)
 		if err != nil {
-			return fmt.Errorf("slim: %w", err)
+			fmt.Fprintf(stderr, "slim: not copied: %v\n", err)
+			failed++
+			continue
 		}
 		kept := "no checkpoint (done)"
 		switch {
@@ -85,6 +91,9 @@ func runSlim(paths []string, out string, o sessions.SlimOptions, stdout io.Write
 		}
 		fmt.Fprintf(stdout, "%s: %s → %s, %d of %d records, %s\n", sessions.SafeText(dst),
 			bytesize.String(res.Bytes), bytesize.String(res.BytesKept), res.RecordsKept, res.Records, kept)
+	}
+	if failed > 0 {
+		return fmt.Errorf("slim: %d of %d sessions not copied (above)", failed, len(found))
 	}
 	return nil
 }

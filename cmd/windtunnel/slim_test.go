@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"windtunnel/lab/sweep"
+	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
+	"windtunnel/sessions/sessiontest"
 )
 
 // TestSlimSweepContinues: a primitives folder slimmed is a sweep folder whose finished
@@ -55,5 +58,42 @@ func TestSlimUsage(t *testing.T) {
 		if code, _, errs := runCLI(c.args...); code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, %q, want 2 and %q", c.args, code, errs, c.want)
 		}
+	}
+}
+
+// TestSlimSkipsLive: a session being written is not copied, the others are, and the
+// command fails naming it.
+func TestSlimSkipsLive(t *testing.T) {
+	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "slim")
+	cfg, err := runconfig.Preset("quick", "bijection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Steps, cfg.EvalEvery = 40, 10
+	if err := sessiontest.WriteFinished(filepath.Join(dir, "a.wtlab"), cfg); err != nil {
+		t.Fatal(err)
+	}
+	meta, err := sessiontest.Meta(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := sessions.Create(filepath.Join(dir, "b.wtlab"), meta, sessions.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.Record(sessions.Record{Step: 1, State: sessions.Training})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	code, sout, errs := runCLI("slim", "--out", out, dir)
+	if code != 1 || !strings.Contains(errs, "b.wtlab") || !strings.Contains(errs, "1 of 2 sessions not copied") || !strings.Contains(sout, "a.wtlab") {
+		t.Errorf("slim beside a live session: exit %d\n%s\n%s", code, sout, errs)
+	}
+	if _, err := os.Stat(filepath.Join(out, "a.wtlab")); err != nil {
+		t.Errorf("the finished session was not copied: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "b.wtlab")); err == nil {
+		t.Error("the live session was copied")
 	}
 }
