@@ -48,7 +48,9 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 			"runs at once, one core each by default; --prepare writes the folder without training, for `windtunnel sweep --slurm --out\n" +
 			"DIR`). It then writes DIR/primitives.md and .json (each cell's bit error (a) and (b), KL and\n" +
 			"accuracy as mean ± sd, the step its seed mean first passed, a ✓ / ✗ / slow verdict, the\n" +
-			"context-free level and Paper I's number) and DIR/report.md with its figures in DIR/fig.",
+			"context-free level and Paper I's number) and DIR/report.md with its figures in DIR/fig;\n" +
+			"interrupted (Ctrl-C, `sweep cancel DIR`) or with runs left, it writes the table of the runs\n" +
+			"finished so far, says it is partial, and exits 1.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runPrimitives(cmd.Context(), f, stdout, stderr)
@@ -111,14 +113,24 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	for _, u := range unscored {
 		fmt.Fprintf(stderr, "primitives: %s\n", u)
 	}
-	if err := sweep.Ended("primitives", ctx.Err() != nil, trainErr, len(runs), len(points), true); err != nil {
-		return err
+	// An interrupted or unfinished grid still writes the table of the runs finished (a
+	// cell's seeds those done, the plan saying so), then ends as it ended: the precision
+	// budget trains across days, and its table so far is what one reads meanwhile.
+	ended := sweep.Ended("primitives", ctx.Err() != nil, trainErr, len(runs), len(points), true)
+	if ended != nil && len(runs) == 0 {
+		return ended
+	}
+	if ended != nil {
+		plan += fmt.Sprintf("; partial: %d of %d runs finished, each cell's seeds the ones done", len(runs), len(points))
 	}
 	cells, err := derived.PrimitiveTable(runs, tasks, kinds)
 	if err != nil {
 		return err
 	}
-	return writePrimitives(f, b.Preset, plan, dir, cells, stdout, stderr)
+	if err := writePrimitives(f, b.Preset, plan, dir, cells, stdout, stderr); err != nil {
+		return err
+	}
+	return ended
 }
 
 // writePrimitives writes the table (reports.WritePrimitives) and the report with its

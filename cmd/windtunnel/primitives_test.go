@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -74,5 +76,34 @@ func TestPrimitivesEndToEnd(t *testing.T) {
 	}
 	if code, _, errs := runCLI("primitives", "--budget", "huge"); code != 2 || !strings.Contains(errs, "--budget") {
 		t.Errorf("--budget huge: exit %d, %q", code, errs)
+	}
+}
+
+// TestPrimitivesPartial: a grid interrupted with runs left still writes the table of the runs
+// finished, says it is partial and ends with the interruption's error.
+func TestPrimitivesPartial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a short run")
+	}
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "prim")
+	args := []string{"primitives", "--tasks", "bijection", "--models", "mlp", "--steps", "8", "--out", dir}
+	if code, out, errs := runCLI(append(args, "--seeds", "1")...); code != 0 {
+		t.Fatalf("primitives: exit %d\n%s\n%s", code, out, errs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the second seed never starts
+	var out, errs bytes.Buffer
+	f := primitivesFlags{budget: "quick", seeds: 2, out: dir, jobs: 1, tasks: "bijection", models: "mlp", steps: 8}
+	err := runPrimitives(ctx, f, &out, &errs)
+	if err == nil || !strings.Contains(err.Error(), "interrupted after 1 of 2 runs") {
+		t.Fatalf("err %v, want the interruption\n%s", err, errs.String())
+	}
+	md, rerr := os.ReadFile(filepath.Join(dir, reports.PrimitivesTable))
+	if rerr != nil || !strings.Contains(string(md), "partial: 1 of 2 runs finished") || !strings.Contains(string(md), "| bijection | mlp |") {
+		t.Errorf("the partial table (%v):\n%s", rerr, md)
+	}
+	if !strings.Contains(out.String(), "| belief accumulation | bijection | mlp |") {
+		t.Errorf("the partial table was not printed:\n%s", out.String())
 	}
 }
