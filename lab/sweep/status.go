@@ -97,7 +97,7 @@ func (m *Manifest) pointStatus(p Point, q Queue) PointStatus {
 			st.State = Running
 		case info.state == sessions.Stopped:
 			st.State = Stopped
-			st.Detail = fmt.Sprintf("stopped at step %d; resumes from its checkpoint", info.step)
+			st.Detail = fmt.Sprintf("stopped at step %d; %s", info.step, resumesFrom(path))
 		default:
 			st.State = Failed
 			if info.state == sessions.Failed {
@@ -106,7 +106,7 @@ func (m *Manifest) pointStatus(p Point, q Queue) PointStatus {
 					st.Detail += ": " + info.message
 				}
 			} else {
-				st.Detail = fmt.Sprintf("killed at step %d (%s, no writer); resumes from its checkpoint", info.step, info.state)
+				st.Detail = fmt.Sprintf("killed at step %d (%s, no writer); %s", info.step, info.state, resumesFrom(path))
 			}
 			if l := m.lastFailure(p); l != "" {
 				st.Detail += "; log: " + l
@@ -126,6 +126,24 @@ func (m *Manifest) pointStatus(p Point, q Queue) PointStatus {
 		}
 	}
 	return st
+}
+
+// resumesFrom says where the next run of a stopped point's session starts: its newest
+// checkpoint, or step 0 when it has none (a slim copy's, or a run stopped before its first).
+func resumesFrom(path string) string {
+	r, err := sessions.Open(path)
+	if err != nil {
+		return "resumes from its newest checkpoint"
+	}
+	defer r.Close()
+	cks, err := r.Checkpoints()
+	switch {
+	case err != nil:
+		return "resumes from its newest checkpoint"
+	case len(cks) == 0:
+		return "no checkpoint: starts again from step 0"
+	}
+	return fmt.Sprintf("resumes from its checkpoint at step %d", cks[len(cks)-1])
 }
 
 // queuedStates are the Slurm states of a task that has not started (or is being requeued).

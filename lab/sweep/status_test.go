@@ -1,9 +1,13 @@
 package sweep
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 )
 
 // TestEngineNotesAreNoFailure (issue 50): the lines the local engine writes in a point's log
@@ -38,5 +42,49 @@ func TestEngineNotesAreNoFailure(t *testing.T) {
 				t.Errorf("%s (%q), want %s (%q)", st.State, st.Detail, c.want, c.detail)
 			}
 		})
+	}
+}
+
+// TestStatusSaysWhereItResumes: a stopped point's detail names the checkpoint its next run
+// starts from, or says it starts again from step 0 when its session has none (a slim copy).
+func TestStatusSaysWhereItResumes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	g, pts := testGrid(t, "1e-3", "3e-3")
+	m, err := Prepare(dir, g, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	writeSession(t, m.SessionPath(pts[0]), 100, 40, sessions.Stopped)
+	cfg, err := runconfig.Preset(runconfig.PresetQuick, "bijection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Steps = 100
+	cj, _ := json.Marshal(cfg)
+	w, err := sessions.Create(m.SessionPath(pts[1]), sessions.Meta{Task: "bijection", Model: "transformer", Steps: 100, Config: cj}, sessions.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 1; s <= 40; s++ {
+		rec := sessions.Record{Step: s, State: sessions.Training}
+		if s == 40 {
+			rec.State = sessions.Stopped
+		}
+		w.Record(rec)
+		if s == 30 {
+			w.Checkpoint(&sessions.Checkpoint{Step: 30, Params: []sessions.Tensor{{Name: "w", Shape: []int{1}, F32: []float32{1}}}})
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sts := m.Status(nil)
+	for i, want := range []string{"stopped at step 40; no checkpoint: starts again from step 0", "stopped at step 40; resumes from its checkpoint at step 30"} {
+		if sts[i].State != Stopped || sts[i].Detail != want {
+			t.Errorf("point %d: %s (%q), want stopped (%q)", i, sts[i].State, sts[i].Detail, want)
+		}
 	}
 }
