@@ -28,6 +28,9 @@ type primitivesFlags struct {
 	workers int
 	run     runconfig.Flags // run's --blas
 	prepare bool
+	// noTrain writes the table of the runs finished, training none (a grid trained
+	// elsewhere, by Slurm, or still training).
+	noTrain bool
 	asJSON  bool
 	// A part of the grid (the slow-binding study: recall, Mamba and the LSTM, longer), and
 	// the steps a run replacing the budget's.
@@ -50,7 +53,7 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 			"accuracy as mean ± sd, the step its seed mean first passed, a ✓ / ✗ / slow verdict, the\n" +
 			"context-free level and Paper I's number) and DIR/report.md with its figures in DIR/fig;\n" +
 			"interrupted (Ctrl-C, `sweep cancel DIR`) or with runs left, it writes the table of the runs\n" +
-			"finished so far, says it is partial, and exits 1.",
+			"finished so far, says it is partial, and exits 1; --no-train writes that table and trains nothing.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runPrimitives(cmd.Context(), f, stdout, stderr)
@@ -64,6 +67,7 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for kernels a run (0: the cores divided between the jobs)")
 	runconfig.BindSome(fs, &f.run, "blas")
 	fs.BoolVar(&f.prepare, "prepare", false, "write the sweep folder and train nothing (then windtunnel sweep --slurm --out DIR, and this command again for the table)")
+	fs.BoolVar(&f.noTrain, "no-train", false, "train nothing: write the table of the runs finished so far (partial while runs are left)")
 	jsonFlag(fs, &f.asJSON, "the table as one JSON object")
 	fs.StringVar(&f.tasks, "tasks", "bijection,hmm,recall", "comma-separated tasks: a part of the table")
 	fs.StringVar(&f.models, "models", strings.Join(arch.PaperKinds(), ","), "comma-separated models: a part of the table")
@@ -108,19 +112,30 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 		_, err := fmt.Fprintf(stdout, "prepared %s: train it with `windtunnel sweep --slurm --out %s` (or this command without --prepare)\n", dir, dir)
 		return err
 	}
-	trainErr := sweepLocal(ctx, m, exe, localOptions{jobs: min(f.jobs, len(points)), workers: f.workers, blas: f.run.Overrides.BLAS}, stderr, stderr)
+	var trainErr error
+	if !f.noTrain {
+		trainErr = sweepLocal(ctx, m, exe, localOptions{jobs: min(f.jobs, len(points)), workers: f.workers, blas: f.run.Overrides.BLAS}, stderr, stderr)
+	}
 	runs, unscored := m.Scores()
 	for _, u := range unscored {
 		fmt.Fprintf(stderr, "primitives: %s\n", u)
 	}
 	// An interrupted or unfinished grid still writes the table of the runs finished (a
 	// cell's seeds those done, the plan saying so), then ends as it ended: the precision
-	// budget trains across days, and its table so far is what one reads meanwhile.
+	// budget trains across days, and its table so far is what one reads meanwhile. With
+	// --no-train the table is all that was asked: a partial one is no failure.
 	ended := sweep.Ended("primitives", ctx.Err() != nil, trainErr, len(runs), len(points), true)
+	if f.noTrain && len(runs) == 0 {
+		return fmt.Errorf("primitives: none of the %d runs in %s has finished: no table yet", len(points), dir)
+	}
 	if ended != nil && len(runs) == 0 {
 		return ended
 	}
-	if ended != nil {
+	partial := ended != nil
+	if f.noTrain && ctx.Err() == nil {
+		ended = nil
+	}
+	if partial {
 		plan += fmt.Sprintf("; partial: %d of %d runs finished, each cell's seeds the ones done", len(runs), len(points))
 	}
 	cells, err := derived.PrimitiveTable(runs, tasks, kinds)

@@ -80,7 +80,8 @@ func TestPrimitivesEndToEnd(t *testing.T) {
 }
 
 // TestPrimitivesPartial: a grid interrupted with runs left still writes the table of the runs
-// finished, says it is partial and ends with the interruption's error.
+// finished, says it is partial and ends with the interruption's error; --no-train writes the
+// same table, training nothing, and exits 0.
 func TestPrimitivesPartial(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a short run")
@@ -105,5 +106,13 @@ func TestPrimitivesPartial(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "| belief accumulation | bijection | mlp |") {
 		t.Errorf("the partial table was not printed:\n%s", out.String())
+	}
+	// --no-train: the same table, nothing trained, no failure.
+	code, out2, errs2 := runCLI("primitives", "--tasks", "bijection", "--models", "mlp", "--steps", "8", "--out", dir, "--seeds", "2", "--no-train")
+	if code != 0 || strings.Contains(errs2, "training") || out2 != out.String() {
+		t.Errorf("--no-train: exit %d, want 0, nothing trained and the same table:\n%s\n%s", code, out2, errs2)
+	}
+	if code, _, errs := runCLI("primitives", "--tasks", "hmm", "--models", "mlp", "--steps", "8", "--out", filepath.Join(t.TempDir(), "new"), "--no-train"); code != 1 || !strings.Contains(errs, "no table yet") {
+		t.Errorf("--no-train on a new folder: exit %d, %q", code, errs)
 	}
 }
