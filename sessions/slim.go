@@ -42,22 +42,20 @@ const slimRows = 1000
 // training records thinned evenly by step to about o.Rows. A run that ended done keeps no
 // checkpoint (its copy replays, reports and plots, but cannot be probed or extended); any
 // other keeps its newest checkpoint whole and resumes from it, unless o.NoCheckpoint. src is
-// read under its lock, so a live session is refused, and never changed; dst is written beside
-// itself and renamed into place, so it is whole or absent.
+// read as a Reader reads it (a session whose lock a run holds is refused) and never
+// changed; dst is written beside itself and renamed into place, so it is whole or absent.
 func Slim(src, dst string, o SlimOptions) (SlimResult, error) {
 	res := SlimResult{Checkpoint: -1}
 	if err := checkFile(src); err != nil {
 		return res, openError("slim", src, err)
 	}
-	release, err := Hold(src)
-	var le *LockError
-	if errors.As(err, &le) {
-		return res, fmt.Errorf("sessions: slim %s: a run is writing it (%s): slim it once the run ends", src, LockHolder(src).Elsewhere())
+	// A run writing src holds its lock: refused. Otherwise src is read as a Reader reads
+	// it, without taking the lock, so nothing is written beside it and a read-only folder
+	// (a checkout, files come back from another machine) is slimmed too; the copy is one
+	// read transaction, whole even if a run started on src meanwhile.
+	if h := LockHolder(src); h.Held {
+		return res, fmt.Errorf("sessions: slim %s: a run is writing it (%s): slim it once the run ends", src, h.Elsewhere())
 	}
-	if err != nil {
-		return res, fmt.Errorf("sessions: slim %s: %w", src, err)
-	}
-	defer release()
 	if err := checkSlimTarget(dst); err != nil {
 		return res, fmt.Errorf("sessions: slim %s: %w", src, err)
 	}

@@ -9,9 +9,10 @@ import (
 )
 
 // TestReadOnlySession copies a finished session into a directory made read-only and reads
-// it with every command that reads a session without a terminal (info, export, probe):
-// each succeeds and nothing appears beside the session. Root ignores permissions, so there
-// only the second is checked.
+// it with every command that reads a session without a terminal (info, export, probe, and
+// slim, which copies it elsewhere: files come back from another machine read-only): each
+// succeeds and nothing appears beside the session. Root ignores permissions, so there only
+// the second is checked.
 func TestReadOnlySession(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "s.wtlab")
 	if code, _, errs := runCLI("run", "--headless", "--task", "bijection", "--v", "4", "--layers", "1", "--heads", "2", "--width", "8",
@@ -48,6 +49,7 @@ func TestReadOnlySession(t *testing.T) {
 		{[]string{"info", path}, "steps     1..20 of 20"},
 		{[]string{"export", path, "--format", "csv"}, "step,"},
 		{[]string{"probe", path, "--json"}, `"step":20`},
+		{[]string{"slim", "--out", filepath.Join(t.TempDir(), "slim"), path}, "no checkpoint (done)"},
 	} {
 		code, out, errs := runCLI(c.args...)
 		if code != 0 || !strings.Contains(out, c.want) {
