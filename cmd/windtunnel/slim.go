@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -67,8 +66,11 @@ func runSlim(paths []string, out string, o sessions.SlimOptions, stdout, stderr 
 		return fmt.Errorf("slim: %w", err)
 	}
 	for _, p := range paths {
-		if err := copyManifest(p, out); err != nil {
-			return err
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			continue
+		}
+		if _, err := sweep.CopyManifest(p, out); err != nil {
+			return fmt.Errorf("slim: %w", err)
 		}
 	}
 	failed := 0
@@ -94,34 +96,6 @@ func runSlim(paths []string, out string, o sessions.SlimOptions, stdout, stderr 
 	}
 	if failed > 0 {
 		return fmt.Errorf("slim: %d of %d sessions not copied (above)", failed, len(found))
-	}
-	return nil
-}
-
-// copyManifest copies the manifest of the sweep folder p (nothing when p is not one) into
-// out, refusing to replace one already there.
-func copyManifest(p, out string) error {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.IsDir() {
-		return nil
-	}
-	src := filepath.Join(p, sweep.ManifestName)
-	if _, err := os.Lstat(src); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if _, err := sweep.Read(p); err != nil {
-		return fmt.Errorf("slim: %w", err)
-	}
-	dst := filepath.Join(out, sweep.ManifestName)
-	if _, err := os.Lstat(dst); err == nil {
-		return fmt.Errorf("slim: %s already exists: a folder holds one sweep, and slim replaces nothing", dst)
-	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return fmt.Errorf("slim: %w", err)
-	}
-	if err := sessions.WriteOutput(dst, data, sessions.FileMode); err != nil {
-		return fmt.Errorf("slim: %w", err)
 	}
 	return nil
 }

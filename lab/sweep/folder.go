@@ -210,6 +210,31 @@ func (m *Manifest) Save() error {
 	return nil
 }
 
+// CopyManifest copies the manifest of the sweep in dir, checked as Read checks it, into the
+// folder out, so that out continues the sweep once its sessions are copied there too (slim).
+// It never replaces a manifest already in out; copied is false when dir holds no sweep.
+func CopyManifest(dir, out string) (copied bool, err error) {
+	src := filepath.Join(dir, ManifestName)
+	if _, err := os.Lstat(src); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if _, err := Read(dir); err != nil {
+		return false, err
+	}
+	dst := filepath.Join(out, ManifestName)
+	if _, err := os.Lstat(dst); err == nil {
+		return false, fmt.Errorf("sweep: %s already exists: a folder holds one sweep, and a copy replaces nothing", dst)
+	}
+	data, err := runconfig.ReadUserFile(src, maxManifestBytes)
+	if err != nil {
+		return false, fmt.Errorf("sweep: %w", err)
+	}
+	if err := sessions.WriteOutput(dst, data, sessions.FileMode); err != nil {
+		return false, fmt.Errorf("sweep: %w", err)
+	}
+	return true, nil
+}
+
 // SetAside renames a point's session that cannot be read (a run killed before its first
 // commit) to <point>.wtlab.unreadable-<time>, so that the point starts again and the file
 // is kept for a look.

@@ -350,3 +350,45 @@ func TestPrepareExtend(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyManifest: a sweep's manifest copied byte for byte and read back as the same sweep;
+// a folder without one copies nothing; a manifest already at the target, and one that is
+// not a sweep's, are refused, leaving the target as it was.
+func TestCopyManifest(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	g, pts := testGrid(t, "1e-3")
+	m, err := Prepare(dir, g, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if ok, err := CopyManifest(dir, out); !ok || err != nil {
+		t.Fatalf("CopyManifest: %v, %v", ok, err)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, ManifestName))
+	b, _ := os.ReadFile(filepath.Join(out, ManifestName))
+	if string(a) != string(b) {
+		t.Errorf("the copy differs:\n%s\n%s", a, b)
+	}
+	if again, err := Prepare(out, g, pts); err != nil || len(again.Points) != len(pts) {
+		t.Errorf("the copy is not the same sweep: %v", err)
+	}
+	if ok, err := CopyManifest(t.TempDir(), t.TempDir()); ok || err != nil {
+		t.Errorf("a folder without a sweep: %v, %v; want nothing copied, no error", ok, err)
+	}
+	if ok, err := CopyManifest(dir, out); ok || err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("onto a manifest: %v, %v; want refused", ok, err)
+	}
+	bad := t.TempDir()
+	os.WriteFile(filepath.Join(bad, ManifestName), []byte(`{"format":"windtunnel-sweep/1","points":[{"index":0,"name":"../x"}]}`), 0o644)
+	out2 := t.TempDir()
+	if ok, err := CopyManifest(bad, out2); ok || err == nil || !strings.Contains(err.Error(), "is not one a sweep writes") {
+		t.Errorf("a manifest naming a path outside its folder: %v, %v; want refused as not a sweep's", ok, err)
+	}
+	if _, err := os.Lstat(filepath.Join(out2, ManifestName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused manifest was written: %v", err)
+	}
+}
