@@ -66,9 +66,7 @@ func (t *Trainer) geometryDue(step int, final bool) bool {
 // geometryBatch returns the geometry subset of the probe set (built on first use).
 func (t *Trainer) geometryBatch() *tunnels.Batch {
 	if t.geo.batch == nil {
-		n := min(t.cfg.GeometryN, t.cfg.ProbeSize)
-		b := tunnels.NewBatch(t.tunnel, n)
-		b.Fill(t.tunnel, tunnels.ProbeStream(t.cfg.Seed), 0)
+		b := t.cfg.GeometryBatch(t.tunnel)
 		t.geo.batch = b
 		t.geo.q = make([]float64, len(b.Posterior))
 	}

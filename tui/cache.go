@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 )
 
 // refresh re-reads the feed up to the current step and lets every pane do the same. What
@@ -114,6 +115,14 @@ func (m *Model) refreshSnapshots() error {
 		sh.geoGen++
 	}
 	sh.geo, sh.geoAt, sh.geoPrev, sh.geoPrevAt = geo, geoAt, geoPrev, geoPrevAt
+	if geo != nil && geo.Simplex != nil && !sh.simplexOptDone {
+		// The exact posterior's own simplex on the run's sequences: once, when the first
+		// snapshot with a simplex arrives (its corner distance draws the claim's line).
+		var err error
+		sh.simplexOpt, err = derived.SimplexOptimum(sh.cfg)
+		sh.simplexOptDone = true
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 

@@ -129,7 +129,7 @@ func (p *manifoldPane) draw() string {
 		return look.Fit(st.Dim.Render(noGeometry), w, h)
 	}
 	if p.simplex && sh.geo.Simplex != nil {
-		return p.drawSimplex(sh.geo.Simplex, sh.geo.SimplexInit)
+		return p.drawSimplex(sh.geo.Simplex, sh.geo.SimplexInit, sh.simplexOpt)
 	}
 	mf := sh.geo.Manifold
 	if mf == nil {

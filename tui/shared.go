@@ -65,6 +65,10 @@ type shared struct {
 	geoAt     int
 	geoPrev   *sessions.Snapshot
 	geoPrevAt int
+	// simplexOpt is the exact posterior's own belief simplex on the run's geometry sequences
+	// (derived.SimplexOptimum), computed once at the first snapshot with a simplex.
+	simplexOpt     *sessions.Simplex
+	simplexOptDone bool
 
 	// Versions of what the root fetched, for the panes' render caches: gen counts refreshes,
 	// evalKey changes only when evals or ablated do, snapGen only when snap or prev do, and

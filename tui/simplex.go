@@ -32,14 +32,14 @@ func stateGlyph(s int) rune {
 }
 
 // drawSimplex renders the simplex view of sx (the snapshot's), null the untrained model's
-// measurement (nil: not recorded).
-func (p *manifoldPane) drawSimplex(sx, null *sessions.Simplex) string {
+// measurement (nil: not recorded) and opt the exact posterior's (nil: not known).
+func (p *manifoldPane) drawSimplex(sx, null, opt *sessions.Simplex) string {
 	st, sh := p.sh.st, p.sh
 	w, h := p.w, p.h
 	title := fmt.Sprintf("belief simplex @%d · final layer at the observations · %d points", sh.geoAt, sx.N)
 	title = look.FitParts(appendFits(title, fmt.Sprintf(" · %d drawn", len(sx.Points)), w), " · ", w)
 	lines := []string{title}
-	lines = append(lines, simplexTable(st, sx, null, w)...)
+	lines = append(lines, simplexTable(st, sx, null, opt, w)...)
 	legend := simplexLegend(st, sx.States, w)
 	if ch := h - len(lines) - len(legend); ch >= 5 && len(sx.Points) > 0 {
 		lines = append(lines, p.simplexScatter(sx, w, ch))
@@ -48,8 +48,9 @@ func (p *manifoldPane) drawSimplex(sx, null *sessions.Simplex) string {
 	return look.Fit(strings.Join(lines, "\n"), w, h)
 }
 
-// simplexTable is a header, the trained and untrained rows and the claim's line.
-func simplexTable(st look.Styles, sx, null *sessions.Simplex, w int) []string {
+// simplexTable is a header, the trained, untrained and exact-posterior rows and the claim's
+// line (drawn from the exact posterior's corner distance when it is known).
+func simplexTable(st look.Styles, sx, null, opt *sessions.Simplex, w int) []string {
 	const labelW = 10
 	num := func(v sessions.Num) string { return look.Num(float64(v), 2) }
 	row := func(label string, s *sessions.Simplex) string {
@@ -65,13 +66,21 @@ func simplexTable(st look.Styles, sx, null *sessions.Simplex, w int) []string {
 	}
 	head := look.PadLine("", labelW) + st.Title.Render(" purity  symbol      R²  corner")
 	k := sx.States
+	optimum := math.NaN()
+	if opt != nil {
+		optimum = float64(opt.MeanCornerDist)
+	}
 	outcome := st.Dim.Render("not met")
-	if derived.SimplexMeets(float64(sx.Purity), float64(sx.MeanCornerDist), k) {
+	if derived.SimplexMeets(float64(sx.Purity), float64(sx.MeanCornerDist), k, optimum) {
 		outcome = st.Title.Render("met")
 	}
 	claim := "one cluster per state at the corners: " + outcome
-	claim = appendFits(claim, fmt.Sprintf(" (purity ≥ %g, corner ≤ %.3f)", derived.SimplexPurity, derived.SimplexCornerLine(k)), w)
-	return []string{head, row("trained", sx), row("untrained", null), claim}
+	claim = appendFits(claim, fmt.Sprintf(" (purity ≥ %g, corner ≤ %.3f)", derived.SimplexPurity, derived.SimplexCornerLine(k, optimum)), w)
+	lines := []string{head, row("trained", sx), row("untrained", null)}
+	if opt != nil {
+		lines = append(lines, row("posterior", opt))
+	}
+	return append(lines, claim)
 }
 
 // simplexLegend names the states' glyphs and colours, flowed to width w.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -8,13 +9,23 @@ import (
 	"testing"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
 )
 
-// simplexFeed is a Mamba hmm run of 20 steps with a geometry snapshot at steps 10 and 20,
-// each with a manifold; the second also with the belief simplex of 5 states (40 points,
-// state s around (s, −s)) and its untrained null.
+// simplexFeed is a Mamba hmm run of 20 steps (the quick preset's configuration, seed 1)
+// with a geometry snapshot at steps 10 and 20, each with a manifold; the second also with the
+// belief simplex of 5 states (40 points, state s around (s, −s)) and its untrained null.
 func simplexFeed(withSimplex bool) sessions.Feed {
-	meta := sessions.Meta{Task: "hmm", Model: "mamba", Params: 1000, Layers: 2, Steps: 20, Device: "cpu"}
+	cfg, err := runconfig.Preset(runconfig.PresetQuick, "hmm")
+	if err != nil {
+		panic(err)
+	}
+	cfg.Model, cfg.Steps = "mamba", 20
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		panic(err)
+	}
+	meta := sessions.Meta{Task: "hmm", Model: "mamba", Params: 1000, Layers: 2, Steps: 20, Device: "cpu", Config: raw}
 	l := sessions.NewLive(meta, nil, nil)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for s := 1; s <= 20; s++ {
@@ -43,7 +54,8 @@ func simplexFeed(withSimplex bool) sessions.Feed {
 }
 
 // TestSimplexView checks the value-manifold pane's belief-simplex view (key b) at the tabs,
-// split and grid sizes: the trained and untrained rows, the claim's outcome, one glyph a
+// split and grid sizes: the trained, untrained and exact-posterior rows (the last measured on
+// the run's own sequences, its corner distance drawing the line), the claim's outcome, one glyph a
 // state and the legend, every frame exactly the terminal's size; b again returns to the
 // manifold, and on a snapshot without a simplex b does nothing. WINDTUNNEL_SHOW=1 prints
 // the screens.
@@ -56,7 +68,11 @@ func TestSimplexView(t *testing.T) {
 			m, _ = press(t, m, "b")
 			v := checkedView(t, m, sz[0], sz[1])
 			mustContain(t, v, "belief simplex @20", "640 points", "purity  symbol", "trained      0.32    0.79    0.83    0.82",
-				"untrained    0.26    0.90    0.07    0.86", "one cluster per state at the corners: not met", "argmax state: 0 1 2 3 4", "┃PC2")
+				"untrained    0.26    0.90    0.07    0.86", "posterior    0.94       –    1.00    0.61",
+				"one cluster per state at the corners: not met", "argmax state: 0 1 2 3 4", "┃PC2")
+			if sz[0] != 120 { // the split pane is too narrow for the line's numbers
+				mustContain(t, v, "(purity ≥ 0.8, corner ≤ 0.752)")
+			}
 			if show {
 				fmt.Printf("── %dx%d\n%s\n", sz[0], sz[1], v)
 			}

@@ -13,7 +13,8 @@
 // each cell judged ✓, ✗ or slow by PrimitiveCellOf on its seeds' curves, SlowFraction, the
 // context-free level and Paper I's printed level beside it, each hmm cell's length
 // generalisation, LengthsOf, and belief simplex, SimplexOf, judged against the untrained
-// model by SimplexMeets and SimplexOutcome: simplex.go, lengthtable.go), the context-free level (ContextFree, ContextFreeOf
+// model by SimplexMeets and SimplexOutcome, its corner line drawn from the exact posterior's
+// own measurement, SimplexOptimum: simplex.go, lengthtable.go), the context-free level (ContextFree, ContextFreeOf
 // a recorded run), the scale precision settles on and the settle band, the NaN-skipping
 // mean, a run's wall time without its pauses (Pauses from its operator events, ActiveWall,
 // PausedS, ActiveRecords: the frontier figure, the table, the overlay's wall-clock axis and

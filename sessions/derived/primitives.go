@@ -92,8 +92,9 @@ type PrimitiveCell struct {
 // SimplexStat is the belief-simplex measurement (sessions.Simplex) of a cell's seeds: k-means
 // purity, R² of the linear map to the posterior and the mean corner distance, each a Stat
 // over the seeds whose newest snapshot holds one, at the snapshots' steps; the same of the
-// untrained model (the seeds' SimplexInit: the claim's null, nil where none is recorded);
-// and whether each meets Paper I's claim (SimplexMeets on the means).
+// untrained model (the seeds' SimplexInit: the claim's null, nil where none is recorded) and
+// of the exact posterior itself (SimplexOptimum: the ceiling, whose corner distance sets the
+// corner line); and whether each meets Paper I's claim (SimplexMeets on the means).
 type SimplexStat struct {
 	States     int   `json:"states"`
 	Purity     Stat  `json:"purity"`
@@ -101,24 +102,55 @@ type SimplexStat struct {
 	CornerDist Stat  `json:"corner_dist"`
 	Steps      []int `json:"steps"`
 	Meets      bool  `json:"meets"`
-	// Init is the untrained model's measurement (its Init and InitMeets unset).
+	// Init is the untrained model's measurement (its Init and Optimum unset).
 	Init *SimplexStat `json:"init,omitempty"`
+	// Optimum is the exact posterior's own measurement on the same sequences (nil: not
+	// known, and the corner line is drawn from the corners themselves).
+	Optimum *SimplexStat `json:"optimum,omitempty"`
 	// SymbolPurity is the same clusters' purity against the observed symbol, over the seeds
 	// that recorded it (nil: none did).
 	SymbolPurity *Stat `json:"symbol_purity,omitempty"`
 }
 
+// Line is the corner line the measurement is judged by: SimplexCornerLine at the optimum's
+// mean corner distance (the corners themselves when the optimum is not known).
+func (s *SimplexStat) Line() float64 { return SimplexCornerLine(s.States, s.optimumCorner()) }
+
+// Rule is the criterion the measurement is judged by, in words (SimplexRule).
+func (s *SimplexStat) Rule() string { return SimplexRule(s.States, s.optimumCorner()) }
+
+// optimumCorner is the optimum's mean corner distance, NaN when not known.
+func (s *SimplexStat) optimumCorner() float64 {
+	if s.Optimum == nil {
+		return math.NaN()
+	}
+	return s.Optimum.CornerDist.Mean
+}
+
 // SimplexOf pools the simplex measurements of snapshots (nil entries skipped) taken at
-// steps, with their untrained null; nil when none has one.
-func SimplexOf(snaps []*sessions.Snapshot, steps []int) *SimplexStat {
+// steps, with their untrained null and the exact posterior's measurement on each run's
+// sequences (optima, by snapshot: SimplexOptimum; nil, or nil entries: not known); nil when
+// no snapshot has one.
+func SimplexOf(snaps []*sessions.Snapshot, steps []int, optima []*sessions.Simplex) *SimplexStat {
 	k, p, r, d, used, ok := simplexValues(snaps, steps, func(s *sessions.Snapshot) *sessions.Simplex { return s.Simplex })
 	if !ok {
 		return nil
 	}
-	out := &SimplexStat{States: k, Purity: p, R2: r, CornerDist: d, Steps: used, Meets: SimplexMeets(p.Mean, d.Mean, k)}
+	out := &SimplexStat{States: k, Purity: p, R2: r, CornerDist: d, Steps: used}
+	var op []*sessions.Snapshot
+	for i, sn := range snaps {
+		if sn != nil && sn.Simplex != nil && i < len(optima) && optima[i] != nil {
+			op = append(op, &sessions.Snapshot{Simplex: optima[i]})
+		}
+	}
+	if k, p, r, d, used, ok := simplexValues(op, make([]int, len(op)), func(s *sessions.Snapshot) *sessions.Simplex { return s.Simplex }); ok {
+		out.Optimum = &SimplexStat{States: k, Purity: p, R2: r, CornerDist: d, Steps: used}
+		out.Optimum.Meets = SimplexMeets(p.Mean, d.Mean, k, d.Mean)
+	}
+	out.Meets = SimplexMeets(p.Mean, d.Mean, k, out.optimumCorner())
 	out.SymbolPurity = symbolPurity(snaps, func(s *sessions.Snapshot) *sessions.Simplex { return s.Simplex })
 	if k, p, r, d, used, ok := simplexValues(snaps, steps, func(s *sessions.Snapshot) *sessions.Simplex { return s.SimplexInit }); ok {
-		out.Init = &SimplexStat{States: k, Purity: p, R2: r, CornerDist: d, Steps: used, Meets: SimplexMeets(p.Mean, d.Mean, k),
+		out.Init = &SimplexStat{States: k, Purity: p, R2: r, CornerDist: d, Steps: used, Meets: SimplexMeets(p.Mean, d.Mean, k, out.optimumCorner()),
 			SymbolPurity: symbolPurity(snaps, func(s *sessions.Snapshot) *sessions.Simplex { return s.SimplexInit })}
 	}
 	return out
@@ -274,6 +306,7 @@ func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, e
 		var curves [][]StepValue
 		var snaps []*sessions.Snapshot
 		var snapSteps []int
+		var optima []*sessions.Simplex
 		var lengths [][]sessions.LengthScore
 		steps, cf := 0, math.NaN()
 		for _, path := range c.Sessions {
@@ -288,12 +321,19 @@ func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, e
 			steps, cf = max(steps, cfg.Steps), ContextFreeLevel(cfg)
 			curves = append(curves, MetricCurve(dr.Evals, c.Primitive))
 			snaps, snapSteps = append(snaps, dr.Snapshot), append(snapSteps, dr.SnapshotStep)
+			var opt *sessions.Simplex
+			if dr.Snapshot != nil && dr.Snapshot.Simplex != nil {
+				if opt, err = SimplexOptimum(cfg); err != nil {
+					return nil, fmt.Errorf("derived: primitives: %s: %w", path, err)
+				}
+			}
+			optima = append(optima, opt)
 			if last, ok := dr.LastEval(); ok && len(last.Eval.Lengths) > 0 {
 				lengths = append(lengths, last.Eval.Lengths)
 			}
 		}
 		pc := PrimitiveCellOf(c, curves, steps, cf)
-		pc.Simplex = SimplexOf(snaps, snapSteps)
+		pc.Simplex = SimplexOf(snaps, snapSteps, optima)
 		pc.Lengths = LengthsOf(lengths)
 		out = append(out, pc)
 	}
@@ -310,8 +350,8 @@ func formatSimplex(cells []PrimitiveCell) string {
 			continue
 		}
 		if b.Len() == 0 {
-			fmt.Fprintf(&b, "\nBelief simplex (final layer at the observation positions, each seed's newest snapshot; untrained: the same model rebuilt from its seed). Paper I: Mamba's final layer forms one cluster per hidden state, at the simplex's corners; met when %s.\n\n", SimplexRule(c.Simplex.States))
-			b.WriteString("| task | model | seeds | steps | k | k-means purity | R² to the posterior | corner distance | untrained: purity / R² / corner distance | claim | outcome | purity against the observed symbol |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+			fmt.Fprintf(&b, "\nBelief simplex (final layer at the observation positions, each seed's newest snapshot; untrained: the same model rebuilt from its seed; exact posterior: the posterior itself on the same sequences, the Bayes-optimal representation). Paper I: Mamba's final layer forms one cluster per hidden state, at the simplex's corners; met when k-means purity ≥ %g and the mean corner distance is at most the row's line, halfway from the exact posterior's own clusters to the simplex's centre (%.3f from a corner at k = %d).\n\n", SimplexPurity, math.Sqrt(1-1/float64(c.Simplex.States)), c.Simplex.States)
+			b.WriteString("| task | model | seeds | steps | k | k-means purity | R² to the posterior | corner distance | corner line | untrained: purity / R² / corner distance | exact posterior: purity / corner distance | claim | outcome | purity against the observed symbol |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		}
 		sm := c.Simplex
 		steps := make([]string, len(sm.Steps))
@@ -321,6 +361,10 @@ func formatSimplex(cells []PrimitiveCell) string {
 		null := "—"
 		if sm.Init != nil {
 			null = fmt.Sprintf("%.3f / %.3f / %.3f", sm.Init.Purity.Mean, sm.Init.R2.Mean, sm.Init.CornerDist.Mean)
+		}
+		opt := "—"
+		if sm.Optimum != nil {
+			opt = fmt.Sprintf("%.3f / %.3f", sm.Optimum.Purity.Mean, sm.Optimum.CornerDist.Mean)
 		}
 		claim := "not met"
 		if sm.Meets {
@@ -333,8 +377,8 @@ func formatSimplex(cells []PrimitiveCell) string {
 				sym += fmt.Sprintf(" (untrained %.3f)", sm.Init.SymbolPurity.Mean)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", c.Task, c.Model, len(sm.Steps), strings.Join(steps, ", "),
-			sm.States, sm.Purity.String(3), sm.R2.String(3), sm.CornerDist.String(3), null, claim, SimplexOutcome(sm), sym)
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s | %s | %.3f | %s | %s | %s | %s | %s |\n", c.Task, c.Model, len(sm.Steps), strings.Join(steps, ", "),
+			sm.States, sm.Purity.String(3), sm.R2.String(3), sm.CornerDist.String(3), sm.Line(), null, opt, claim, SimplexOutcome(sm), sym)
 	}
 	return b.String()
 }

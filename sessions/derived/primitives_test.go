@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"windtunnel/diagnostics"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
+	"windtunnel/tunnels"
 )
 
 // TestPrimitiveCellVerdict: ✗ when the seed mean fails at the end, slow when it first meets
@@ -70,23 +73,23 @@ func TestSimplexOf(t *testing.T) {
 	sx := func(p, r float64) *sessions.Snapshot {
 		return &sessions.Snapshot{Simplex: &sessions.Simplex{States: 5, Purity: sessions.Num(p), R2: sessions.Num(r), MeanCornerDist: 0.5}}
 	}
-	if SimplexOf([]*sessions.Snapshot{nil, {}}, []int{1, 2}) != nil {
+	if SimplexOf([]*sessions.Snapshot{nil, {}}, []int{1, 2}, nil) != nil {
 		t.Errorf("no measurement, yet a SimplexStat")
 	}
-	s := SimplexOf([]*sessions.Snapshot{sx(0.9, 0.8), nil, sx(0.7, 0.6)}, []int{100, 200, 300})
+	s := SimplexOf([]*sessions.Snapshot{sx(0.9, 0.8), nil, sx(0.7, 0.6)}, []int{100, 200, 300}, nil)
 	if s == nil || s.States != 5 || math.Abs(s.Purity.Mean-0.8) > 1e-12 || len(s.Steps) != 2 || s.Steps[1] != 300 || s.SymbolPurity != nil {
 		t.Fatalf("pooled %+v", s)
 	}
 	withSym := sx(0.9, 0.8)
 	withSym.Simplex.SymbolPurity = 0.6
-	if s2 := SimplexOf([]*sessions.Snapshot{withSym, sx(0.7, 0.6)}, []int{1, 2}); s2.SymbolPurity == nil || s2.SymbolPurity.Mean != 0.6 || len(s2.SymbolPurity.Values) != 1 {
+	if s2 := SimplexOf([]*sessions.Snapshot{withSym, sx(0.7, 0.6)}, []int{1, 2}, nil); s2.SymbolPurity == nil || s2.SymbolPurity.Mean != 0.6 || len(s2.SymbolPurity.Values) != 1 {
 		t.Errorf("purity against the symbol, one seed of two: %+v", s2.SymbolPurity)
 	}
 	hmm, _ := PrimitiveOf("hmm")
 	c := PrimitiveCellOf(Cell{Task: "hmm", Model: "mamba", Primitive: hmm, Seeds: []uint64{1, 3}}, nil, 1500, math.NaN())
 	c.Simplex = s
 	out := FormatPrimitives([]PrimitiveCell{c})
-	for _, want := range []string{"Belief simplex", "one cluster per hidden state", "| hmm | mamba | 2 | 100, 300 | 5 | 0.800±0.141 | 0.700±0.141 | 0.500±0.000 | — | not met | not reproduced | — |"} {
+	for _, want := range []string{"Belief simplex", "one cluster per hidden state", "| hmm | mamba | 2 | 100, 300 | 5 | 0.800±0.141 | 0.700±0.141 | 0.500±0.000 | 0.447 | — | — | not met | not reproduced | — |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -94,10 +97,35 @@ func TestSimplexOf(t *testing.T) {
 }
 
 // TestSimplexOutcome: the claim's three outcomes against the untrained null, on fixtures at
-// both sides of the lines (purity 0.8, corner distance ½·√(1 − 1/k) = 0.447 at k = 5).
+// both sides of the lines (purity 0.8; corner distance ½·√(1 − 1/k) = 0.447 at k = 5 with
+// the optimum unknown, and halfway from a known optimum's to the centre's), the line moved by
+// the exact posterior's own corner distance.
 func TestSimplexOutcome(t *testing.T) {
-	if d := SimplexCornerLine(5); math.Abs(d-0.5*math.Sqrt(0.8)) > 1e-12 {
-		t.Errorf("corner line at k = 5: %v", d)
+	for _, tc := range []struct{ k, optimum, want float64 }{
+		{5, math.NaN(), 0.5 * math.Sqrt(0.8)},
+		{5, 0, 0.5 * math.Sqrt(0.8)},
+		{5, 0.6, 0.6 + 0.5*(math.Sqrt(0.8)-0.6)},
+		{2, 0.2, 0.2 + 0.5*(math.Sqrt(0.5)-0.2)},
+	} {
+		if d := SimplexCornerLine(int(tc.k), tc.optimum); math.Abs(d-tc.want) > 1e-12 {
+			t.Errorf("corner line at k = %g, optimum %g: %v, want %v", tc.k, tc.optimum, d, tc.want)
+		}
+	}
+	far := &sessions.Simplex{States: 5, Purity: 0.97, R2: 1, MeanCornerDist: 0.62}
+	at := func(p, d float64) *sessions.Snapshot {
+		return &sessions.Snapshot{Simplex: &sessions.Simplex{States: 5, Purity: sessions.Num(p), R2: 0.9, MeanCornerDist: sessions.Num(d)},
+			SimplexInit: &sessions.Simplex{States: 5, Purity: 0.26, R2: 0.07, MeanCornerDist: 0.86}}
+	}
+	// Beyond the corners' line (0.447), within the optimum's (0.62 + ½(0.894 − 0.62) = 0.757).
+	s := SimplexOf([]*sessions.Snapshot{at(0.9, 0.70)}, []int{1}, []*sessions.Simplex{far})
+	if !s.Meets || s.Init.Meets || s.Optimum == nil || math.Abs(s.Line()-0.757) > 1e-3 || SimplexOutcome(s) != Reproduced {
+		t.Errorf("at 0.70 from the corners, the optimum at 0.62: meets %v, line %.4f, outcome %q", s.Meets, s.Line(), SimplexOutcome(s))
+	}
+	if s := SimplexOf([]*sessions.Snapshot{at(0.9, 0.70)}, []int{1}, nil); s.Meets || s.Optimum != nil {
+		t.Errorf("the optimum unknown: judged against the corners themselves, yet meets %v", s.Meets)
+	}
+	if !strings.Contains(s.Rule(), "halfway from the exact posterior's own clusters, 0.620, to the simplex's centre, 0.894") {
+		t.Errorf("rule %q", s.Rule())
 	}
 	snap := func(p, d, p0, d0 float64) *sessions.Snapshot {
 		sn := &sessions.Snapshot{Simplex: &sessions.Simplex{States: 5, Purity: sessions.Num(p), R2: 0.9, MeanCornerDist: sessions.Num(d)}}
@@ -121,7 +149,7 @@ func TestSimplexOutcome(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := SimplexOf(tc.snaps, make([]int, len(tc.snaps)))
+			s := SimplexOf(tc.snaps, make([]int, len(tc.snaps)), nil)
 			if s.Meets != tc.meets || (s.Init != nil && s.Init.Meets != tc.nullMeets) {
 				t.Errorf("meets %v (null %+v), want %v (null %v)", s.Meets, s.Init, tc.meets, tc.nullMeets)
 			}
@@ -168,4 +196,98 @@ func TestLengthsTable(t *testing.T) {
 	if strings.Contains(out, "| bijection | mlp | none |") {
 		t.Errorf("a row for a cell without lengths:\n%s", out)
 	}
+}
+
+// TestSimplexOptimum measures the exact posterior itself on an hmm run's geometry sequences
+// and checks it against a direct computation: R² 1 (the posterior is its own read-out), each
+// cluster's corner distance the distance of its points' mean posterior from its majority
+// state's corner. On Paper I's HMM family the posteriors stay far from the corners (the
+// belief's largest entry averages ≈ 0.45), so the optimum's clusters sit beyond the line
+// ½·√(1 − 1/k) drawn from the corners themselves — a line no model could meet — and within
+// the line drawn from the optimum. Tasks without hidden states have none.
+func TestSimplexOptimum(t *testing.T) {
+	if s, err := SimplexOptimum(runconfig.Config{Task: "bijection"}); s != nil || err != nil {
+		t.Errorf("bijection: %+v, %v; want none", s, err)
+	}
+	for _, seed := range []uint64{1, 2} {
+		c, err := runconfig.Preset("quick", "hmm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Seed = seed
+		s, err := SimplexOptimum(c)
+		if err != nil || s == nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		tn, err := tunnels.New(c.Task, c.Tunnel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := c.GeometryBatch(tn)
+		n, k := b.N*b.P, b.C
+		if s.N != n || s.States != k || math.Abs(float64(s.R2)-1) > 1e-9 || s.Purity < 0.9 {
+			t.Errorf("seed %d: %d points of %d states, R² %v, purity %v; want %d of %d, 1, ≥ 0.9", seed, s.N, s.States, s.R2, s.Purity, n, k)
+		}
+		labels, _ := diagnostics.KMeans(b.Posterior, n, k, k, seed)
+		var sum float64
+		var used int
+		for c := range k {
+			mean := make([]float64, k)
+			votes := make([]int, k)
+			m := 0
+			for i, l := range labels {
+				if l != c {
+					continue
+				}
+				m++
+				post := b.Posterior[i*k : (i+1)*k]
+				votes[argmaxOf(post)]++
+				for j, v := range post {
+					mean[j] += v
+				}
+			}
+			if m == 0 {
+				continue
+			}
+			maj := argmaxInts(votes)
+			var d2 float64
+			for j := range mean {
+				v := mean[j] / float64(m)
+				if j == maj {
+					v--
+				}
+				d2 += v * v
+			}
+			sum += math.Sqrt(d2)
+			used++
+		}
+		if want := sum / float64(used); math.Abs(float64(s.MeanCornerDist)-want) > 1e-6 {
+			t.Errorf("seed %d: corner distance %v, direct %v", seed, s.MeanCornerDist, want)
+		}
+		d := float64(s.MeanCornerDist)
+		if d <= SimplexCornerLine(k, math.NaN()) || !SimplexMeets(float64(s.Purity), d, k, d) {
+			t.Errorf("seed %d: the optimum's corner distance %.3f: want beyond the corners' line %.3f and meeting its own %.3f",
+				seed, d, SimplexCornerLine(k, math.NaN()), SimplexCornerLine(k, d))
+		}
+	}
+}
+
+func argmaxOf(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+func argmaxInts(v []int) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
 }

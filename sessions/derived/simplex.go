@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 
+	"windtunnel/diagnostics"
 	"windtunnel/sessions"
+	"windtunnel/sessions/runconfig"
+	"windtunnel/tunnels"
 )
 
 // SimplexPurity is the k-means purity at or above which a layer's states form one cluster
@@ -12,26 +15,67 @@ import (
 // cluster. Written before the primitives runs (README: Primitives).
 const SimplexPurity = 0.8
 
-// SimplexCornerLine is the mean corner distance at or below which the clusters sit at the
-// simplex's corners for k states: half the way from a corner to the simplex's centre
-// (½·√(1 − 1/k); 0.447 at k = 5), so each centre is nearer its corner than the centre.
-func SimplexCornerLine(k int) float64 {
+// SimplexCornerLine is the mean corner distance at or below which a layer's clusters sit at
+// the belief simplex's corners for k states, given optimum, the mean corner distance of the
+// exact posterior's own clusters (SimplexOptimum; 0 or NaN: the corners themselves): half
+// the way from the optimum's clusters to the simplex's centre, whose distance from a corner
+// is √(1 − 1/k). At optimum 0 it is ½·√(1 − 1/k), 0.447 at k = 5, the line written before
+// the primitives runs; on Paper I's HMM the posteriors never reach the corners (the optimum's
+// clusters sit ≈ 0.62 from them), so that line no model could meet, and the line is drawn
+// from the optimum instead (0.756 there).
+func SimplexCornerLine(k int, optimum float64) float64 {
 	if k < 2 {
 		return math.NaN()
 	}
-	return 0.5 * math.Sqrt(1-1/float64(k))
+	if !(optimum > 0) {
+		optimum = 0
+	}
+	centre := math.Sqrt(1 - 1/float64(k))
+	return optimum + 0.5*(centre-optimum)
 }
 
 // SimplexMeets reports whether a simplex measurement meets Paper I's claim: purity at least
-// SimplexPurity and mean corner distance at most SimplexCornerLine(k).
-func SimplexMeets(purity, cornerDist float64, k int) bool {
-	return purity >= SimplexPurity && cornerDist <= SimplexCornerLine(k)
+// SimplexPurity and mean corner distance at most SimplexCornerLine(k, optimum).
+func SimplexMeets(purity, cornerDist float64, k int, optimum float64) bool {
+	return purity >= SimplexPurity && cornerDist <= SimplexCornerLine(k, optimum)
 }
 
 // SimplexRule is the criterion in words: "k-means purity ≥ 0.8 and mean corner distance ≤
-// 0.447 (k = 5)".
-func SimplexRule(k int) string {
-	return fmt.Sprintf("k-means purity ≥ %g and mean corner distance ≤ %.3f (k = %d)", SimplexPurity, SimplexCornerLine(k), k)
+// 0.756 (k = 5; halfway from the exact posterior's clusters, 0.617, to the simplex's centre,
+// 0.894)".
+func SimplexRule(k int, optimum float64) string {
+	line := SimplexCornerLine(k, optimum)
+	if !(optimum > 0) {
+		return fmt.Sprintf("k-means purity ≥ %g and mean corner distance ≤ %.3f (k = %d)", SimplexPurity, line, k)
+	}
+	return fmt.Sprintf("k-means purity ≥ %g and mean corner distance ≤ %.3f (k = %d; halfway from the exact posterior's own clusters, %.3f, to the simplex's centre, %.3f)",
+		SimplexPurity, line, k, optimum, math.Sqrt(1-1/float64(k)))
+}
+
+// SimplexOptimum is the belief-simplex measurement of the exact posterior itself, on the
+// sequences a run with configuration c measures its layers on (Config.GeometryBatch): the
+// Bayes-optimal representation, whose purity, R² (1) and corner distance are what the
+// clusters of a perfect model's final layer would show — the ceiling beside the untrained
+// null. nil for a task without hidden states (only hmm has them).
+func SimplexOptimum(c runconfig.Config) (*sessions.Simplex, error) {
+	if c.Task != "hmm" {
+		return nil, nil
+	}
+	tn, err := tunnels.New(c.Task, c.Tunnel)
+	if err != nil {
+		return nil, fmt.Errorf("derived: simplex optimum: %w", err)
+	}
+	b := c.GeometryBatch(tn)
+	n := b.N * b.P
+	g, err := diagnostics.SimplexGeometry(b.Posterior, n, b.C, b.Posterior, b.C, c.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("derived: simplex optimum: %w", err)
+	}
+	out := &sessions.Simplex{States: g.States, Purity: sessions.Num(g.Purity), R2: sessions.Num(g.R2), MeanCornerDist: sessions.Num(g.MeanCornerDist), N: n}
+	for _, d := range g.CornerDist {
+		out.CornerDist = append(out.CornerDist, sessions.Num(d))
+	}
+	return out, nil
 }
 
 // simplexValues pools one field of the snapshots' simplex measurement (get returns nil when

@@ -36,8 +36,9 @@ func simplexRows(runs []Run) []Row {
 }
 
 // simplexRow is one model's simplex row: met when the seeds' mean purity and corner distance
-// meet derived.SimplexMeets; the null is the same model untrained (each snapshot's
-// SimplexInit, rebuilt from the seed), judged by the same criterion.
+// meet derived.SimplexMeets, the corner line drawn from the exact posterior's own clusters on
+// the runs' sequences (derived.SimplexOptimum); the null is the same model untrained (each
+// snapshot's SimplexInit, rebuilt from the seed), judged by the same criterion.
 func simplexRow(model string, rs []Run) Row {
 	row := Row{Claim: fmt.Sprintf("%s's final layer forms one cluster per hidden state, at the simplex's corners (hmm)", model),
 		Paper: "— (the paper shows Mamba's)", Authors: "—"}
@@ -46,10 +47,12 @@ func simplexRow(model string, rs []Run) Row {
 	}
 	snaps := make([]*sessions.Snapshot, len(rs))
 	steps := make([]int, len(rs))
+	optima := make([]*sessions.Simplex, len(rs))
 	for i, r := range rs {
 		snaps[i], steps[i] = r.Snapshot, r.SnapshotStep
+		optima[i], _ = derived.SimplexOptimum(r.Config) // an error leaves the line at the corners
 	}
-	s := derived.SimplexOf(snaps, steps)
+	s := derived.SimplexOf(snaps, steps, optima)
 	if s == nil {
 		row.Verdict, row.Reason = NotMeasured, fmt.Sprintf("no hmm snapshot of the %s with the belief-simplex measurement (`windtunnel run --task hmm --model %s` records one at every geometry snapshot)", model, model)
 		return row
@@ -59,7 +62,10 @@ func simplexRow(model string, rs []Run) Row {
 	}
 	row.Config = configOf(rs)
 	row.Measured = fmt.Sprintf("purity %s, corner distance %s, R² %s (k = %d, %s)", s.Purity.String(3), s.CornerDist.String(3), s.R2.String(3), s.States, stepsText(s.Steps))
-	row.Reason = fmt.Sprintf("mean purity %.3f, corner distance %.3f vs %s", s.Purity.Mean, s.CornerDist.Mean, derived.SimplexRule(s.States))
+	row.Reason = fmt.Sprintf("mean purity %.3f, corner distance %.3f vs %s", s.Purity.Mean, s.CornerDist.Mean, s.Rule())
+	if s.Optimum != nil {
+		row.Reason += fmt.Sprintf("; the exact posterior itself: purity %.3f, corner distance %.3f", s.Optimum.Purity.Mean, s.Optimum.CornerDist.Mean)
+	}
 	null := derived.Null{What: "the same model untrained: not recorded (sessions written before simplex_init)"}
 	if s.Init != nil {
 		null = derived.Null{Known: true, Meets: s.Init.Meets,
