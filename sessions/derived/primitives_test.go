@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"windtunnel/diagnostics"
 	"windtunnel/sessions"
@@ -270,6 +271,31 @@ func TestSimplexOptimum(t *testing.T) {
 				seed, d, SimplexCornerLine(k, math.NaN()), SimplexCornerLine(k, d))
 		}
 	}
+}
+
+// TestSimplexOptimumBounded: the largest hmm a session's configuration may ask for (4,096
+// geometry sequences of 512 observations over 20 states: 42 million posterior values) is
+// measured on its first sequences only, at most maxOptimumValues values, in bounded time —
+// a reader given someone else's session never spends minutes on it.
+func TestSimplexOptimumBounded(t *testing.T) {
+	c, err := runconfig.Preset("quick", "hmm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Tunnel.States, c.Tunnel.Symbols, c.Tunnel.K = tunnels.MaxStates, tunnels.MaxSymbols, tunnels.MaxK
+	c.GeometryN, c.ProbeSize = 4096, 4096
+	start := time.Now()
+	s, err := SimplexOptimum(c)
+	if err != nil || s == nil {
+		t.Fatalf("the largest hmm: %v", err)
+	}
+	if s.N*s.States > maxOptimumValues || s.N < tunnels.MaxK || s.States != tunnels.MaxStates {
+		t.Errorf("%d points of %d states: want at most %d values, at least one sequence", s.N, s.States, maxOptimumValues)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %v", d)
+	}
+	t.Logf("%d points of %d states in %v", s.N, s.States, time.Since(start))
 }
 
 func argmaxOf(v []float64) int {

@@ -52,8 +52,16 @@ func SimplexRule(k int, optimum float64) string {
 		SimplexPurity, line, k, optimum, math.Sqrt(1-1/float64(k)))
 }
 
+// maxOptimumValues bounds the posterior values SimplexOptimum measures (points × states):
+// a configuration read from someone else's session may ask for 4,096 sequences of 512
+// observations over 20 states, 42 million values to draw and cluster; 65,536 is 13,107
+// points of 5 states (ten times the presets' geometry batch) and, at 20 states, 0.36 s
+// beside two training runs (TestSimplexOptimumBounded).
+const maxOptimumValues = 1 << 16
+
 // SimplexOptimum is the belief-simplex measurement of the exact posterior itself, on the
-// sequences a run with configuration c measures its layers on (Config.GeometryBatch): the
+// sequences a run with configuration c measures its layers on (Config.GeometryBatch; the
+// first of them only where they hold more than maxOptimumValues posterior values): the
 // Bayes-optimal representation, whose purity, R² (1) and corner distance are what the
 // clusters of a perfect model's final layer would show — the ceiling beside the untrained
 // null. nil for a task without hidden states (only hmm has them).
@@ -65,6 +73,9 @@ func SimplexOptimum(c runconfig.Config) (*sessions.Simplex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("derived: simplex optimum: %w", err)
 	}
+	per := len(tn.Positions()) * tn.Classes()
+	c.GeometryN = max(1, min(c.GeometryN, c.ProbeSize, maxOptimumValues/max(per, 1)))
+	c.ProbeSize = c.GeometryN
 	b := c.GeometryBatch(tn)
 	n := b.N * b.P
 	g, err := diagnostics.SimplexGeometry(b.Posterior, n, b.C, b.Posterior, b.C, c.Seed)
