@@ -36,11 +36,11 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dashboard {
 				if err := dash.Check(); err != nil {
-					return usageError{err}
+					return usageError{Err: err}
 				}
 				cfg, err := bench.DashboardConfig(plan.BLAS[0])
 				if err != nil {
-					return usageError{err}
+					return usageError{Err: err}
 				}
 				dash.Terminal = onTerminal(stdout)
 				r, err := bench.Dashboard(cmd.Context(), cfg, dash, version, stderr)
@@ -50,7 +50,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 				return r.Print(stdout, asJSON)
 			}
 			if err := plan.Check(); err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			if _, err := os.Stat(script); script != "" && err != nil {
 				return usagef("--torch-script %s: %v", script, err)
@@ -77,7 +77,7 @@ func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 			if accuracy {
 				cfg, err := bench.AccuracyConfig(plan.BLAS[0])
 				if err != nil {
-					return usageError{err}
+					return usageError{Err: err}
 				}
 				return bench.Accuracy(cmd.Context(), cfg, ref, stdout, stderr)
 			}

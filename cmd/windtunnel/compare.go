@@ -63,11 +63,11 @@ func runCompare(ctx context.Context, f compareFlags, stdout, stderr io.Writer) e
 	}
 	o := f.run.Overrides
 	if err := sweep.CheckLocal(1, o.Workers); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	p, err := sweep.ComparePlan(f.tasks, f.models, f.run.Preset, o.Steps, f.seeds)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	tasks, kinds, points := p.Tasks, p.Models, p.Points
 	dir := f.out
@@ -106,7 +106,7 @@ func compareFrom(f compareFlags, stdout, stderr io.Writer) error {
 	if errors.Is(err, sweep.ErrNoFinished) {
 		return err
 	} else if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	return derived.WriteTable(stdout, derived.TableHead{Preset: "from sessions", Seeds: fs.Seeds, WallS: fs.WallS, Dir: f.from}, fs.Cells, f.asJSON)
 }

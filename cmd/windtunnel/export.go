@@ -34,7 +34,7 @@ func newExportCmd(stdout io.Writer) *cobra.Command {
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := export.Check(format, what); err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			if format == "tensorboard" {
 				return exportTensorBoard(args, out, asJSON, stdout)

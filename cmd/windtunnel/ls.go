@@ -46,13 +46,13 @@ func newLsCmd(stdout, stderr io.Writer) *cobra.Command {
 			for _, w := range where {
 				c, err := index.ParseWhere(w)
 				if err != nil {
-					return usageError{err}
+					return usageError{Err: err}
 				}
 				conds = append(conds, c)
 			}
 			if sortKey != "" {
 				if err := index.CheckKey("--sort", sortKey); err != nil {
-					return usageError{err}
+					return usageError{Err: err}
 				}
 			}
 			if err := sessions.CheckFolder(dir); err != nil && (cmd.Flags().Changed("dir") || !errors.Is(err, fs.ErrNotExist)) {

@@ -64,7 +64,7 @@ func runPlot(paths []string, f plotFlags, stdout, stderr io.Writer) error {
 		return usagef("--out is required: the folder for the figures")
 	}
 	if err := figures.CheckSize(f.width, f.height); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	runs, skipped, err := figures.LoadPaths(paths)
 	if err != nil {

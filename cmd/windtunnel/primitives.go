@@ -78,17 +78,17 @@ func newPrimitivesCmd(stdout, stderr io.Writer) *cobra.Command {
 func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Writer) error {
 	b, err := sweep.BudgetNamed(f.budget)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if f.jobs == 0 {
 		f.jobs = runtime.NumCPU()
 	}
 	if err := sweep.CheckLocal(f.jobs, f.workers); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	p, err := b.Plan(f.tasks, f.models, f.steps, f.seeds)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	tasks, kinds, points := p.Tasks, p.Models, p.Points
 	plan := b.Describe()

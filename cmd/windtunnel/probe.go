@@ -35,11 +35,11 @@ func newProbeCmd(stdout io.Writer) *cobra.Command {
 				step = -1 // the last checkpoint
 			}
 			if err := probe.Check(step, geometryN, jlensN); err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			if noiseSets != 0 {
 				if err := probe.CheckNoise(noiseSets, noiseN); err != nil {
-					return usageError{err}
+					return usageError{Err: err}
 				}
 				rep, err := probe.Noise(args[0], step, noiseN, noiseSets, blas)
 				if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"windtunnel/cmd/windtunnel/cliusage"
 	"windtunnel/sessions"
 )
 
@@ -27,13 +28,13 @@ const (
 )
 
 // usageError marks a bad command line: exit status 2.
-type usageError struct{ err error }
-
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
+type usageError = cliusage.Error
 
 // usagef formats a usage error.
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return cliusage.Errorf(format, a...) }
+
+// commandName is c's path without the program's name (cliusage.CommandName).
+func commandName(c *cobra.Command) string { return cliusage.CommandName(c) }
 
 // run executes the command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
@@ -70,7 +71,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(parseFlagError)
+	root.SetFlagErrorFunc(cliusage.FlagError)
 	root.AddCommand(newSampleCmd(stdout), newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInfoCmd(stdout), newExportCmd(stdout),
 		newReplayCmd(stdout, stderr), newProbeCmd(stdout), newCompareCmd(stdout, stderr), newDeviceCmd(stdout))
 	root.AddCommand(newServeCmd(stdout, stderr))
@@ -85,7 +86,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newMetricCmd(stdout), newSlimCmd(stdout, stderr))
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return unknownCommand(c, args[0])
+			return cliusage.UnknownCommand(c, args[0])
 		}
 		return nil
 	}

@@ -39,7 +39,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 func (f *runFlags) config() (runconfig.Config, error) {
 	c, err := f.c.Config(derived.ReadLike)
 	if err != nil {
-		return runconfig.Config{}, usageError{err}
+		return runconfig.Config{}, usageError{Err: err}
 	}
 	return c, nil
 }
@@ -138,7 +138,7 @@ func checkResumeFlags(fs *pflag.FlagSet) error {
 	var given []string
 	fs.Visit(func(fl *pflag.Flag) { given = append(given, fl.Name) })
 	if err := launch.CheckResumeFlags(given); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	return nil
 }
@@ -150,11 +150,11 @@ func checkResumeFlags(fs *pflag.FlagSet) error {
 func resumeSetup(path string, o runconfig.Overrides) (*launch.Run, error) {
 	stored, ck, err := launch.Resumable(path)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--resume: %w", err)}
+		return nil, usageError{Err: fmt.Errorf("--resume: %w", err)}
 	}
 	cfg := o.Apply(stored, launch.ResumeSettings...)
 	if err := cfg.Validate(); err != nil {
-		return nil, usageError{runconfig.FlagError(err)}
+		return nil, usageError{Err: runconfig.FlagError(err)}
 	}
 	if ck != nil && ck.Step >= cfg.Steps {
 		return nil, usagef("--resume %s: the last checkpoint is at step %d and the run has %d steps: nothing to do (raise --steps)", path, ck.Step, cfg.Steps)

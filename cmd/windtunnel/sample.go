@@ -31,7 +31,7 @@ func newSampleCmd(stdout io.Writer) *cobra.Command {
 				err = tf.CheckApplies()
 			}
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			stream := tunnels.TrainStream(seed)
 			if probe {

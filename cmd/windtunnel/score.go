@@ -28,7 +28,7 @@ func newScoreCmd(stdout io.Writer) *cobra.Command {
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := tf.CheckSizes(); err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			task := ""
 			if tf.Given("task") {
@@ -38,14 +38,14 @@ func newScoreCmd(stdout io.Writer) *cobra.Command {
 					err = tf.CheckApplies()
 				}
 				if err != nil {
-					return usageError{err}
+					return usageError{Err: err}
 				}
 			}
 			res, err := score.Stream(cmd.InOrStdin(), task, func(name string) (tunnels.Tunnel, error) {
 				tf.Task = name
 				t, err := tf.Tunnel()
 				if err != nil {
-					return nil, usageError{err}
+					return nil, usageError{Err: err}
 				}
 				return t, nil
 			}, logits)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"windtunnel/cmd/windtunnel/cliusage"
 	"windtunnel/lab/sweep"
 	"windtunnel/sessions"
 )
@@ -54,7 +55,7 @@ func newSweepCmd(stdout, stderr io.Writer) *cobra.Command {
 			"(the same grid, or none) trains or submits only what is missing, stopped or failed. `windtunnel\n" +
 			"sweep status DIR` shows each point; `compare --from DIR`, `report DIR` and `plot DIR` read the folder.",
 		Args: func(c *cobra.Command, args []string) error {
-			if err := misspeltSubcommand(c, args); err != nil {
+			if err := cliusage.MisspeltSubcommand(c, args); err != nil {
 				return err
 			}
 			if len(args) > 1 {
@@ -110,7 +111,7 @@ func checkSweepFlags(f sweepFlags, fs *pflag.FlagSet) error {
 		return usagef("sweep: --poll %s: want ≥ 1s", f.poll)
 	}
 	if err := f.slurmSettings(f.exe).Check(); err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	return nil
 }
@@ -133,12 +134,12 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 		TasksGiven: fs.Changed("tasks"), ModelsGiven: fs.Changed("models"), SeedsGiven: fs.Changed("seeds")}
 	g, points, err := req.Plan()
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	dir := f.out
 	if f.slurm {
 		if err := sweep.CheckGPU(f.gres, points); err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 	}
 	if dir == "" {
@@ -173,12 +174,12 @@ func runSweep(ctx context.Context, f sweepFlags, fs *pflag.FlagSet, args []strin
 func prepareSweep(dir string, g sweep.Grid, points []sweep.Point, exe string, slurm bool) (*sweep.Manifest, string, error) {
 	m, err := sweep.Prepare(dir, g, points)
 	if errors.Is(err, sweep.ErrOtherSweep) {
-		return nil, "", usageError{err}
+		return nil, "", usageError{Err: err}
 	} else if err != nil {
 		return nil, "", err
 	}
 	if exe, err = sweep.Exe(exe, slurm); sweep.IsExeError(err) {
-		return nil, "", usageError{err}
+		return nil, "", usageError{Err: err}
 	} else if err != nil {
 		return nil, "", err
 	}

@@ -52,7 +52,7 @@ func sweepSettings(ctx context.Context, dir string, v settingsView, asJSON bool,
 	}
 	m, err := sweep.Read(dir)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	rep := m.ReadStatus(ctx, func(err error) {
 		fmt.Fprintf(stderr, "windtunnel sweep: %v: states from the sessions alone\n", err)

@@ -64,7 +64,7 @@ func newSweepCancelCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			m, err := sweep.Read(args[0])
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			var cl sweep.Canceller
 			cl.Wait = timeout
@@ -80,7 +80,7 @@ func newSweepCancelCmd(stdout, stderr io.Writer) *cobra.Command {
 func sweepStatus(ctx context.Context, dir string, asJSON bool, stdout, stderr io.Writer) error {
 	m, err := sweep.Read(dir)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	rep := m.ReadStatus(ctx, func(err error) {
 		fmt.Fprintf(stderr, "windtunnel sweep: %v: states from the sessions alone\n", err)

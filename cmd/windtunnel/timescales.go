@@ -35,7 +35,7 @@ func newTimescalesCmd(stdout, stderr io.Writer) *cobra.Command {
 			f.SeedsGiven, f.SeedListGiven = cmd.Flags().Changed("seeds"), cmd.Flags().Changed("seed-list")
 			cfg, err := f.Config()
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
