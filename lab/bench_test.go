@@ -20,7 +20,7 @@ import (
 // preset configurations, with allocations per step, on the go backend and on OpenBLAS (the
 // transformers), one after the other; the go transformers in both GELU forms too (the
 // preset's, and the other one named: quick's tanh, paper's erf); the quick Mamba of each
-// primitives task on one worker.
+// primitives task and the quick hmm LSTM on one worker.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, c := range []struct{ preset, task, model, blas, gelu string }{
 		{runconfig.PresetQuick, "bijection", "transformer", "go", ""},
@@ -31,6 +31,7 @@ func BenchmarkTrainStep(b *testing.B) {
 		{runconfig.PresetQuick, "bijection", "mamba", "go", ""},
 		{runconfig.PresetQuick, "hmm", "mamba", "go", ""},
 		{runconfig.PresetQuick, "recall", "mamba", "go", ""},
+		{runconfig.PresetQuick, "hmm", "lstm", "go", ""},
 		{runconfig.PresetPaper, "bijection", "transformer", "go", ""},
 		{runconfig.PresetPaper, "bijection", "transformer", "go", arch.GELUTanh},
 		{runconfig.PresetPaper, "bijection", "transformer", "openblas", ""},
@@ -46,7 +47,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			cfg = cfg.ForModel(c.model)
 			cfg.ProbeSize, cfg.BLAS = 1, c.blas
-			if c.model == "mamba" {
+			if c.model == "mamba" || c.model == "lstm" {
 				cfg.Workers = 1 // as primitives trains it: two runs at once on two cores
 			}
 			if c.gelu != "" {
