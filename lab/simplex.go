@@ -5,9 +5,9 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"windtunnel/diagnostics"
 	"windtunnel/models"
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 	"windtunnel/tunnels"
 )
 
@@ -44,49 +44,13 @@ func (t *Trainer) simplexInit(b *tunnels.Batch) (*sessions.Simplex, error) {
 	return s, nil
 }
 
-// simplexOf measures the belief simplex of the final layer's states (N·P × width) against
-// the batch's exact posteriors over the hidden states (diagnostics.SimplexGeometry), the same
-// clusters' purity against the symbol observed at each point (symbols, values 0..o−1; nil:
-// not measured), with the states' PC1 and PC2 for the figure: ValueManifold's subsample, each
-// point's argmax state carried through it in the entropy's place.
-func simplexOf(final []float64, b *tunnels.Batch, width int, symbols []int, o int, seed uint64) (*sessions.Simplex, error) {
-	n := b.N * b.P
-	g, err := diagnostics.SimplexGeometry(final, n, width, b.Posterior, b.C, seed)
-	if err != nil {
-		return nil, fmt.Errorf("lab: belief simplex: %w", err)
-	}
-	state := make([]float64, n)
-	for i, a := range g.Argmax {
-		state[i] = float64(a)
-	}
-	m, err := diagnostics.ValueManifold(final, n, width, state, manifoldPoints)
-	if err != nil {
-		return nil, fmt.Errorf("lab: belief simplex: %w", err)
-	}
-	out := &sessions.Simplex{States: g.States, Purity: sessions.Num(g.Purity), R2: sessions.Num(g.R2),
-		MeanCornerDist: sessions.Num(g.MeanCornerDist), N: n}
-	if len(symbols) == n {
-		out.SymbolPurity = sessions.Num(diagnostics.Purity(g.Labels, symbols, o))
-	}
-	for _, d := range g.CornerDist {
-		out.CornerDist = append(out.CornerDist, sessions.Num(d))
-	}
-	for i, p := range m.Points {
-		if len(p) < 2 {
-			break // one principal component: nothing to draw
-		}
-		out.Points = append(out.Points, [2]float64{p[0], p[1]})
-		out.Argmax = append(out.Argmax, int(m.Entropy[i]))
-	}
-	return out, nil
-}
-
-// simplexOf is simplexOf for the run's tunnel (an hmm: its observed symbols measured too).
+// simplexOf is derived.MeasureSimplex of the final layer's states on the run's tunnel (an
+// hmm: its observed symbols measured too), with the value manifold's number of points.
 func (t *Trainer) simplexOf(final []float64, b *tunnels.Batch, width int) (*sessions.Simplex, error) {
 	h, ok := t.tunnel.(*tunnels.HMM)
 	if !ok {
-		return simplexOf(final, b, width, nil, 0, t.cfg.Seed)
+		return derived.MeasureSimplex(final, b, width, nil, 0, t.cfg.Seed, manifoldPoints)
 	}
 	_, o, _ := h.Sizes()
-	return simplexOf(final, b, width, h.ObservedSymbols(b), o, t.cfg.Seed)
+	return derived.MeasureSimplex(final, b, width, h.ObservedSymbols(b), o, t.cfg.Seed, manifoldPoints)
 }

@@ -119,7 +119,7 @@ func (m *Model) refreshSnapshots() error {
 		// The exact posterior's own simplex on the run's sequences: once, when the first
 		// snapshot with a simplex arrives (its corner distance draws the claim's line).
 		var err error
-		sh.simplexOpt, err = derived.SimplexOptimum(sh.cfg)
+		sh.simplexOpt, err = derived.SimplexOptimum(sh.cfg, 0)
 		sh.simplexOptDone = true
 		errs = append(errs, err)
 	}

@@ -323,7 +323,7 @@ func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, e
 			snaps, snapSteps = append(snaps, dr.Snapshot), append(snapSteps, dr.SnapshotStep)
 			var opt *sessions.Simplex
 			if dr.Snapshot != nil && dr.Snapshot.Simplex != nil {
-				if opt, err = SimplexOptimum(cfg); err != nil {
+				if opt, err = SimplexOptimum(cfg, 0); err != nil {
 					return nil, fmt.Errorf("derived: primitives: %s: %w", path, err)
 				}
 			}

@@ -207,7 +207,7 @@ func TestLengthsTable(t *testing.T) {
 // ½·√(1 − 1/k) drawn from the corners themselves — a line no model could meet — and within
 // the line drawn from the optimum. Tasks without hidden states have none.
 func TestSimplexOptimum(t *testing.T) {
-	if s, err := SimplexOptimum(runconfig.Config{Task: "bijection"}); s != nil || err != nil {
+	if s, err := SimplexOptimum(runconfig.Config{Task: "bijection"}, 0); s != nil || err != nil {
 		t.Errorf("bijection: %+v, %v; want none", s, err)
 	}
 	for _, seed := range []uint64{1, 2} {
@@ -216,7 +216,7 @@ func TestSimplexOptimum(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Seed = seed
-		s, err := SimplexOptimum(c)
+		s, err := SimplexOptimum(c, 0)
 		if err != nil || s == nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -285,7 +285,7 @@ func TestSimplexOptimumBounded(t *testing.T) {
 	c.Tunnel.States, c.Tunnel.Symbols, c.Tunnel.K = tunnels.MaxStates, tunnels.MaxSymbols, tunnels.MaxK
 	c.GeometryN, c.ProbeSize = 4096, 4096
 	start := time.Now()
-	s, err := SimplexOptimum(c)
+	s, err := SimplexOptimum(c, 0)
 	if err != nil || s == nil {
 		t.Fatalf("the largest hmm: %v", err)
 	}

@@ -64,8 +64,9 @@ const maxOptimumValues = 1 << 16
 // first of them only where they hold more than maxOptimumValues posterior values): the
 // Bayes-optimal representation, whose purity, R² (1) and corner distance are what the
 // clusters of a perfect model's final layer would show — the ceiling beside the untrained
-// null. nil for a task without hidden states (only hmm has them).
-func SimplexOptimum(c runconfig.Config) (*sessions.Simplex, error) {
+// null — with up to points of its PC1 and PC2 for a picture (0: none). nil for a task
+// without hidden states (only hmm has them).
+func SimplexOptimum(c runconfig.Config, points int) (*sessions.Simplex, error) {
 	if c.Task != "hmm" {
 		return nil, nil
 	}
@@ -77,14 +78,50 @@ func SimplexOptimum(c runconfig.Config) (*sessions.Simplex, error) {
 	c.GeometryN = max(1, min(c.GeometryN, c.ProbeSize, maxOptimumValues/max(per, 1)))
 	c.ProbeSize = c.GeometryN
 	b := c.GeometryBatch(tn)
-	n := b.N * b.P
-	g, err := diagnostics.SimplexGeometry(b.Posterior, n, b.C, b.Posterior, b.C, c.Seed)
+	s, err := MeasureSimplex(b.Posterior, b, b.C, nil, 0, c.Seed, points)
 	if err != nil {
 		return nil, fmt.Errorf("derived: simplex optimum: %w", err)
 	}
-	out := &sessions.Simplex{States: g.States, Purity: sessions.Num(g.Purity), R2: sessions.Num(g.R2), MeanCornerDist: sessions.Num(g.MeanCornerDist), N: n}
+	return s, nil
+}
+
+// MeasureSimplex measures the belief simplex of states (N·P × width: a layer's states at
+// the batch's scored positions, or the exact posterior itself) against the batch's exact
+// posteriors over the hidden states (diagnostics.SimplexGeometry), the same clusters' purity
+// against the symbol observed at each point (symbols, values 0..o−1; nil: not measured),
+// and up to points of the states' PC1 and PC2 for a picture (diagnostics.ValueManifold's
+// subsample, each point's argmax state carried through it in the entropy's place; 0: none).
+func MeasureSimplex(states []float64, b *tunnels.Batch, width int, symbols []int, o int, seed uint64, points int) (*sessions.Simplex, error) {
+	n := b.N * b.P
+	g, err := diagnostics.SimplexGeometry(states, n, width, b.Posterior, b.C, seed)
+	if err != nil {
+		return nil, fmt.Errorf("derived: belief simplex: %w", err)
+	}
+	out := &sessions.Simplex{States: g.States, Purity: sessions.Num(g.Purity), R2: sessions.Num(g.R2),
+		MeanCornerDist: sessions.Num(g.MeanCornerDist), N: n}
+	if len(symbols) == n {
+		out.SymbolPurity = sessions.Num(diagnostics.Purity(g.Labels, symbols, o))
+	}
 	for _, d := range g.CornerDist {
 		out.CornerDist = append(out.CornerDist, sessions.Num(d))
+	}
+	if points <= 0 {
+		return out, nil
+	}
+	state := make([]float64, n)
+	for i, a := range g.Argmax {
+		state[i] = float64(a)
+	}
+	m, err := diagnostics.ValueManifold(states, n, width, state, points)
+	if err != nil {
+		return nil, fmt.Errorf("derived: belief simplex: %w", err)
+	}
+	for i, p := range m.Points {
+		if len(p) < 2 {
+			break // one principal component: nothing to draw
+		}
+		out.Points = append(out.Points, [2]float64{p[0], p[1]})
+		out.Argmax = append(out.Argmax, int(m.Entropy[i]))
 	}
 	return out, nil
 }

@@ -50,7 +50,7 @@ func simplexRow(model string, rs []Run) Row {
 	optima := make([]*sessions.Simplex, len(rs))
 	for i, r := range rs {
 		snaps[i], steps[i] = r.Snapshot, r.SnapshotStep
-		optima[i], _ = derived.SimplexOptimum(r.Config) // an error leaves the line at the corners
+		optima[i], _ = derived.SimplexOptimum(r.Config, 0) // an error leaves the line at the corners
 	}
 	s := derived.SimplexOf(snaps, steps, optima)
 	if s == nil {
