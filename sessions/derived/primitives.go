@@ -7,6 +7,7 @@ import (
 
 	"windtunnel/sessions"
 	"windtunnel/sessions/runconfig"
+	"windtunnel/tunnels"
 )
 
 // SlowFraction is where "slow" begins: a cell that passes at the end of its runs, but whose
@@ -284,8 +285,8 @@ func FormatPrimitives(cells []PrimitiveCell) string {
 
 // ContextFreeLevel is the context-free predictor's level for a run of cfg in its
 // primitive's measure: bijection bit error (ContextFreeBits of V), recall accuracy 1/Kv (a
-// uniform guess over the values: the position alone says nothing of which is bound); NaN
-// for the HMM, whose level the configuration does not give.
+// uniform guess over the values: the position alone says nothing of which is bound), HMM bit
+// error (HMMContextFree: estimated, about a second); NaN where it cannot be had.
 func ContextFreeLevel(cfg runconfig.Config) float64 {
 	t := cfg.Tunnel.WithDefaults()
 	switch cfg.Task {
@@ -293,6 +294,20 @@ func ContextFreeLevel(cfg runconfig.Config) float64 {
 		return ContextFreeBits(t.V)
 	case "recall":
 		return 1 / float64(t.Values)
+	case "hmm":
+		tn, err := tunnels.New(cfg.Task, cfg.Tunnel)
+		if err != nil {
+			return math.NaN()
+		}
+		h, ok := tn.(*tunnels.HMM)
+		if !ok {
+			return math.NaN()
+		}
+		a, _, err := HMMContextFree(h)
+		if err != nil {
+			return math.NaN()
+		}
+		return a
 	}
 	return math.NaN()
 }
@@ -318,7 +333,10 @@ func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, e
 			if err != nil {
 				return nil, fmt.Errorf("derived: primitives: %s: %w", path, err)
 			}
-			steps, cf = max(steps, cfg.Steps), ContextFreeLevel(cfg)
+			steps = max(steps, cfg.Steps)
+			if math.IsNaN(cf) { // one level a cell: its runs share a tunnel
+				cf = ContextFreeLevel(cfg)
+			}
 			curves = append(curves, MetricCurve(dr.Evals, c.Primitive))
 			snaps, snapSteps = append(snaps, dr.Snapshot), append(snapSteps, dr.SnapshotStep)
 			var opt *sessions.Simplex
