@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"windtunnel/cmd/windtunnel/cliusage"
+	"windtunnel/cmd/internal/cliusage"
 	"windtunnel/sessions"
 )
 

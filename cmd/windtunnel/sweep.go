@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"windtunnel/cmd/windtunnel/cliusage"
+	"windtunnel/cmd/internal/cliusage"
 	"windtunnel/lab/sweep"
 	"windtunnel/sessions"
 )
