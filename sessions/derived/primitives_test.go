@@ -1,6 +1,7 @@
 package derived
 
 import (
+	"cmp"
 	"math"
 	"strings"
 	"testing"
@@ -250,7 +251,7 @@ func TestSimplexOptimum(t *testing.T) {
 			if m == 0 {
 				continue
 			}
-			maj := argmaxInts(votes)
+			maj := argmaxOf(votes)
 			var d2 float64
 			for j := range mean {
 				v := mean[j] / float64(m)
@@ -298,17 +299,8 @@ func TestSimplexOptimumBounded(t *testing.T) {
 	t.Logf("%d points of %d states in %v", s.N, s.States, time.Since(start))
 }
 
-func argmaxOf(v []float64) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
-}
-
-func argmaxInts(v []int) int {
+// argmaxOf is the index of v's largest element (the first of equals).
+func argmaxOf[T cmp.Ordered](v []T) int {
 	best := 0
 	for i, x := range v {
 		if x > v[best] {
