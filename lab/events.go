@@ -12,6 +12,11 @@ import (
 // before.
 var ErrQueueFull = errors.New("lab: the trainer's event queue is full")
 
+// ErrAbandoned, as the cause of Run's context (context.WithCancelCause), ends the run
+// without its final evaluation, snapshot and checkpoint; Run returns it. For runs whose
+// session nobody keeps (bench --dashboard's): a run cancelled otherwise ends as a stop does.
+var ErrAbandoned = errors.New("lab: run abandoned")
+
 // Send queues an operator event (sessions.EventKind) for the trainer, which applies it
 // before its next step and records that same event through its sinks, Step and WallS set
 // to when it took effect. Head switches (EventHead, EventRestore) ablate heads in
@@ -41,13 +46,14 @@ func (t *Trainer) Send(e sessions.Event) error {
 var _ sessions.Control = (*Trainer)(nil)
 
 // obey applies the queued events before a step, waiting while the run is paused. It
-// returns a non-empty reason when the run must end now (a stop event, or ctx done).
+// returns a non-empty reason when the run must end now (a stop event, or ctx done), or
+// ErrAbandoned when ctx was cancelled with that cause.
 func (t *Trainer) obey(ctx context.Context, r *runState) (end string, err error) {
 	for {
 		var e sessions.Event
 		select {
 		case <-ctx.Done():
-			return "interrupted", nil
+			return interrupted(ctx)
 		case e = <-t.events:
 		default:
 			if !r.paused {
@@ -55,7 +61,7 @@ func (t *Trainer) obey(ctx context.Context, r *runState) (end string, err error)
 			}
 			select {
 			case <-ctx.Done():
-				return "interrupted", nil
+				return interrupted(ctx)
 			case e = <-t.events:
 			}
 		}
@@ -63,6 +69,14 @@ func (t *Trainer) obey(ctx context.Context, r *runState) (end string, err error)
 			return end, err
 		}
 	}
+}
+
+// interrupted is obey's answer once ctx is done: the end "interrupted", or ErrAbandoned.
+func interrupted(ctx context.Context) (end string, err error) {
+	if errors.Is(context.Cause(ctx), ErrAbandoned) {
+		return "", ErrAbandoned
+	}
+	return "interrupted", nil
 }
 
 // apply applies one event, records it, and emits what it changes: a paused record, or

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -96,5 +97,45 @@ func TestLiveFeedControlsTrainer(t *testing.T) {
 		if err := tr.Send(e); err == nil {
 			t.Errorf("Send(%+v) accepted", e)
 		}
+	}
+}
+
+// TestCancelledRun: a run whose context is cancelled at step 5 ends as a stop does (a
+// final evaluation, a snapshot when probes are on, a last checkpoint); cancelled with the
+// cause ErrAbandoned, it returns that error with none of them.
+func TestCancelledRun(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		cause error
+	}{{"cancelled", nil}, {"abandoned", ErrAbandoned}} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := tiny("transformer")
+			cfg.Steps, cfg.ProbeEvery, cfg.GeometryN, cfg.CheckpointEvery = 100000, 1000, 16, 0
+			tr, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			sink := &collector{onRecord: func(r sessions.Record) {
+				if r.Step == 5 {
+					cancel(c.cause)
+				}
+			}}
+			tr.Attach(sink)
+			res, err := tr.Run(ctx)
+			last := sink.records[len(sink.records)-1]
+			if c.cause != nil {
+				if !errors.Is(err, ErrAbandoned) || last.Eval != nil || last.Snapshot != nil || len(sink.checkpoints) != 0 || res.Steps != 0 {
+					t.Errorf("abandoned: err %v, last record %+v, %d checkpoints: want ErrAbandoned and nothing final", err, last, len(sink.checkpoints))
+				}
+				return
+			}
+			if err != nil || last.State != sessions.Stopped || last.Message != "interrupted" || last.Eval == nil || last.Snapshot == nil ||
+				len(sink.checkpoints) != 1 || res.Steps < 5 || res.Steps > 6 {
+				t.Errorf("cancelled: err %v, %d steps, last record %+v, %d checkpoints: want a stop at step 5 or 6 with its evaluation, snapshot and checkpoint",
+					err, res.Steps, last, len(sink.checkpoints))
+			}
+		})
 	}
 }

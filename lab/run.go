@@ -33,7 +33,8 @@ type runState struct {
 func (r *runState) wall() float64 { return r.wall0 + time.Since(r.start).Seconds() }
 
 // Run trains until the step budget is spent, a stop event arrives or ctx is done, and
-// returns the final evaluation. Every record, event and checkpoint goes to the sinks: a
+// returns the final evaluation (none when ctx is cancelled with the cause ErrAbandoned:
+// then it returns that error at the next step). Every record, event and checkpoint goes to the sinks: a
 // checkpoint every CheckpointEvery steps and at the end. When a sink can no longer record
 // (sinkErr: a full disk, an I/O error) the run stops after the step at which it sees it,
 // with an error naming the step and wrapping the sink's (which names the file).

@@ -232,7 +232,9 @@ func Dashboard(ctx context.Context, cfg runconfig.Config, o DashOptions, version
 		defer lipgloss.SetColorProfile(prev)
 	}
 
-	trainCtx, stop := context.WithCancel(ctx)
+	// The session is thrown away: the trainer ends without its final evaluation and snapshot.
+	trainCtx, cancel := context.WithCancelCause(ctx)
+	stop := func() { cancel(lab.ErrAbandoned) }
 	defer stop()
 	trained := make(chan error, 1)
 	go pprof.Do(trainCtx, pprof.Labels("part", "trainer"), func(ctx context.Context) {
@@ -305,7 +307,7 @@ func Dashboard(ctx context.Context, cfg runconfig.Config, o DashOptions, version
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}
-	if trainErr != nil && trainErr != context.Canceled {
+	if trainErr != nil && !errors.Is(trainErr, lab.ErrAbandoned) && !errors.Is(trainErr, context.Canceled) {
 		return res, fmt.Errorf("bench: trainer: %w", trainErr)
 	}
 	for i := 0; i+1 < len(res.Windows); i += 2 {

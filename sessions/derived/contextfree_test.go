@@ -28,13 +28,7 @@ func TestHMMContextFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := tn.(*tunnels.HMM)
-	a, kl, err := HMMContextFree(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := ContextFreeLevel(c); got != a {
-		t.Errorf("ContextFreeLevel %v, HMMContextFree %v", got, a)
-	}
+	a := ContextFreeLevel(c) // HMMContextFree's bit error (a): the one 20,000-sequence estimate
 	// The uniform guess's bit error (a) is log2 S minus the posteriors' mean entropy.
 	b := tunnels.NewBatch(h, 2000)
 	b.Fill(h, 99, 0)
@@ -43,18 +37,18 @@ func TestHMMContextFree(t *testing.T) {
 		meanH += e / float64(len(b.EntropyBits))
 	}
 	uniform := math.Log2(float64(b.C)) - meanH
-	if math.Abs(a-uniform) > 0.005 || math.Abs(a-kl) > 0.005 || math.Abs(a-0.4226) > 0.01 {
-		t.Errorf("level %.4f bits (a), KL %.4f: want within 0.005 of the uniform guess's %.4f, KL within 0.005, within 0.01 of the MLP's 0.4226", a, kl, uniform)
+	a2, kl, err := hmmContextFree(h, 5000, 7, 8)
+	if err != nil {
+		t.Fatal(err)
 	}
-	a2, _, err := hmmContextFree(h, 5000, 7, 8)
-	if err != nil || math.Abs(a2-a) > 0.005 {
-		t.Errorf("another sample: %.4f (%v), want within 0.005 of %.4f", a2, err, a)
+	if math.Abs(a-uniform) > 0.005 || math.Abs(a2-a) > 0.005 || math.Abs(a2-kl) > 0.005 || math.Abs(a-0.4226) > 0.01 {
+		t.Errorf("level %.4f bits (a); another sample %.4f, its KL %.4f: want within 0.005 of the uniform guess's %.4f and of each other, within 0.01 of the MLP's 0.4226", a, a2, kl, uniform)
 	}
 	same, sameKL, err := hmmContextFree(h, 2000, 5, 5)
 	if err != nil || math.Abs(same-sameKL) > 1e-9 {
 		t.Errorf("fitted and scored on the same sequences: bit error (a) %.12f, KL %.12f: want equal", same, sameKL)
 	}
-	t.Logf("presets' HMM: context-free %.4f bits (a), KL %.4f; another sample %.4f; uniform %.4f", a, kl, a2, uniform)
+	t.Logf("presets' HMM: context-free %.4f bits (a); another sample %.4f, its KL %.4f; uniform %.4f", a, a2, kl, uniform)
 
 	if testing.Short() {
 		return // the largest HMM's bound below: 2 s of sampling
