@@ -15,6 +15,7 @@ import (
 // TestBenchParsesReference runs bench's quick row against a stand-in reference and a
 // stand-in Python, so the row's PyTorch columns are checked where torch is not installed.
 func TestBenchParsesReference(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script := filepath.Join(dir, bench.TorchScriptName)
 	if err := os.WriteFile(script, []byte("# stand-in\n"), 0o644); err != nil {

@@ -77,6 +77,7 @@ func plantedSession(t *testing.T, stmts ...string) string {
 // events and checkpoints. Every reader refuses the file within seconds, on stderr, naming
 // it and the table.
 func TestHostileSteps(t *testing.T) {
+	t.Parallel()
 	readers := [][]string{
 		{"export"}, {"export", "--format", "jsonl"}, {"export", "--what", "per-position"},
 		{"export", "--what", "snapshots", "--format", "jsonl"}, {"export", "--what", "events"},

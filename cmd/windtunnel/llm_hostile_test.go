@@ -114,6 +114,7 @@ func writeOneLayerLLM(t *testing.T) string {
 // focusing) are skipped before any pass, said on stderr and in the record's warnings, and
 // the rest are written; naming one of them in --experiments is a usage error.
 func TestLLMOneLayer(t *testing.T) {
+	t.Parallel()
 	dir := writeOneLayerLLM(t)
 	out := filepath.Join(t.TempDir(), "out")
 	code, _, stderr := runCLI("llm", dir, "--out", out, "--per-k", "2")

@@ -67,6 +67,7 @@ func tinyTokenizer(t *testing.T, style bpe.Style) []byte {
 }
 
 func TestLLMEndToEnd(t *testing.T) {
+	t.Parallel()
 	for _, fam := range []llm.Family{llm.GPTNeoX, llm.Llama} {
 		t.Run(string(fam), func(t *testing.T) {
 			dir := writeTinyLLM(t, fam)

@@ -15,6 +15,7 @@ import (
 // TestResumeLiveSession checks that --resume of a session another writer holds open
 // refuses, naming the holder and the lock, and that it goes ahead once that writer closes.
 func TestResumeLiveSession(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "live.wtlab")
 	if code, _, errs := runCLI(append([]string{"run", "--headless", "--steps", "60", "--out", path}, tinyRun...)...); code != 0 {

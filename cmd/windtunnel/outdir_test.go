@@ -59,6 +59,7 @@ func TestRunDefaultDirCreated(t *testing.T) {
 // before its first) resumes as a restart from step 0 with its configuration, replacing
 // the old records, and ends like an uninterrupted run.
 func TestResumeWithoutCheckpoint(t *testing.T) {
+	t.Parallel()
 	const steps = 60
 	cfg := tinyConfig(t, steps)
 	path := filepath.Join(t.TempDir(), "early.wtlab")

@@ -22,6 +22,7 @@ func TestOutputLinksRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs llm on a tiny model and a short run")
 	}
+	t.Parallel()
 	const victimText = "precious\n"
 	model := writeTinyLLM(t, llm.GPTNeoX)
 	sessionDir := t.TempDir()

@@ -20,6 +20,7 @@ import (
 // it writes the report and its figures from the finished session, and names every other
 // file, with why, on stderr and under "Sessions left out".
 func TestReportSkipsBadSessions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	steps := quickMLPSteps(t)
 	good := filepath.Join(dir, "a-good.wtlab")

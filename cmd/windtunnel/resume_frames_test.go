@@ -76,6 +76,7 @@ func TestFrameFigureReadsTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a run")
 	}
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "r.wtlab")
 	if code, _, errs := runCLI("run", "--headless", "--task", "bijection", "--v", "8", "--layers", "2", "--heads", "2",
 		"--width", "32", "--batch", "16", "--probe", "32", "--eval-every", "25", "--probe-every", "25",
