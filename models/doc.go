@@ -27,6 +27,9 @@
 // nodes; the tape machine runs with sumEngine, which splits those sums over the workers
 // (gradsum.go). Loops over rows and items share par.Pool.
 //
+// The per-position MLP's training graph runs its blocks on the scored positions' rows alone
+// (mlp_scored.go: no other row reaches the loss); its evaluation and probe graphs on every row.
+//
 // Parameters live once per model and are shared by every compiled graph (one per batch
 // size). Every model can be probed (attention, queries, keys, values, residual stream,
 // copied out as plain slices) and ablated (head masks and units are graph inputs).

@@ -93,6 +93,9 @@ type net[T Float] struct {
 	gates  []*float64
 	// ownGrads keeps every gradient in its own buffer (tests compare against it).
 	ownGrads bool
+	// rowsOnly builds the per-position MLP's training graph on every row, not on the
+	// scored rows alone (mlp_scored.go; tests compare the two).
+	rowsOnly bool
 	// linScratch is the scratch every linear kernel's backward pass shares.
 	linScratch []T
 }

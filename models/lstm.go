@@ -138,9 +138,14 @@ func buildLSTM[T Float](m *net[T], c arch.LSTMConfig, cg *compiled[T], t tunnels
 // the scored positions (parameter pn[base], tapped as the probe's Final), then the output
 // head, tied to the token embedding pn[0] or the untied pn[base+1].
 func finalHead[T Float](m *net[T], cg *compiled[T], t tunnels.Tunnel, x *G.Node, base int) (*G.Node, error) {
+	return headOn(m, cg, x, base, &gatherSpec{t: t.SeqLen(), pos: t.Positions()})
+}
+
+// headOn is finalHead with the RMSNorm gathering the scored rows of x by gs (nil: x holds
+// the scored rows alone).
+func headOn[T Float](m *net[T], cg *compiled[T], x *G.Node, base int, gs *gatherSpec) (*G.Node, error) {
 	pn := cg.pnodes
 	be, pl := m.opt.Backend, m.pool()
-	gs := &gatherSpec{t: t.SeqLen(), pos: t.Positions()}
 	h, err := apply(m, &rmsKernel[T]{eps: normEps, p: pl, gather: gs}, false, x, pn[base])
 	if err != nil {
 		return nil, err

@@ -112,7 +112,14 @@ func newMLP[T Float](c arch.MLPConfig, t tunnels.Tunnel, o Options) *net[T] {
 func buildMLP[T Float](m *net[T], c arch.MLPConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
 	pn := cg.pnodes
 	be, pl := m.opt.Backend, m.pool()
-	x, err := apply(m, &embedKernel[T]{t: t.SeqLen(), ids: &cg.ids}, false, pn[0], pn[1])
+	// A training graph runs the scored rows alone (mlp_scored.go); one for probes every row.
+	var emb kernel = &embedKernel[T]{t: t.SeqLen(), ids: &cg.ids}
+	scored := cg.key.train && !m.rowsOnly
+	gs := &gatherSpec{t: t.SeqLen(), pos: t.Positions()}
+	if scored {
+		emb = &scoredEmbedKernel[T]{gather: gs, ids: &cg.ids}
+	}
+	x, err := apply(m, emb, false, pn[0], pn[1])
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +135,12 @@ func buildMLP[T Float](m *net[T], c arch.MLPConfig, cg *compiled[T], t tunnels.T
 		if x, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, res: true, gate: m.unitGate("layer", l)}, false, u, p[4], p[5], x); err != nil {
 			return nil, err
 		}
-		cg.addTap(tapResid, l, x)
+		if !scored { // probes read every row, from graphs that are not for training
+			cg.addTap(tapResid, l, x)
+		}
+	}
+	if scored {
+		return headOn(m, cg, x, 2+6*c.Blocks, nil)
 	}
 	return finalHead(m, cg, t, x, 2+6*c.Blocks)
 }
