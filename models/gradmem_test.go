@@ -135,7 +135,7 @@ func TestSharedGradientsOrderCheck(t *testing.T) {
 	own.ownGrads = true
 	b := tunnels.NewBatch(tn, 5)
 	b.Fill(tn, tunnels.TrainStream(3), 0)
-	c, err := shared.graph(tn, b.N, true)
+	c, err := shared.graph(tn, b.N, true, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,9 @@ import (
 type shapeKey struct {
 	n, t, p int
 	train   bool
+	// every marks a probe's graph, which runs every row, for a model whose other graphs
+	// run the scored rows alone (net.scoredRows); false for every other model's.
+	every bool
 }
 
 // compiled is one expression graph for one batch shape, with its tape machine and the
@@ -93,9 +96,10 @@ type net[T Float] struct {
 	gates  []*float64
 	// ownGrads keeps every gradient in its own buffer (tests compare against it).
 	ownGrads bool
-	// rowsOnly builds the per-position MLP's training graph on every row, not on the
-	// scored rows alone (mlp_scored.go; tests compare the two).
-	rowsOnly bool
+	// scoredRows is set for a model whose training and prediction graphs run the scored
+	// rows alone and whose probes need graphs of every row (the per-position MLP:
+	// mlp_scored.go); rowsOnly builds every graph on every row (tests compare the two).
+	scoredRows, rowsOnly bool
 	// linScratch is the scratch every linear kernel's backward pass shares.
 	linScratch []T
 }
@@ -137,8 +141,11 @@ func (m *net[T]) unitGate(kind string, layer int) *float64 {
 
 func (m *net[T]) pool() par.Pool { return par.Pool{Workers: m.opt.Workers} }
 
-func (m *net[T]) graph(t tunnels.Tunnel, n int, train bool) (*compiled[T], error) {
-	key := shapeKey{n: n, t: t.SeqLen(), p: len(t.Positions()), train: train}
+// graph is the compiled graph for batches of n sequences of t: a training graph (train),
+// or a prediction graph, of every row (every) for a probe when the model's others run the
+// scored rows alone (scoredRows; for other models every changes nothing).
+func (m *net[T]) graph(t tunnels.Tunnel, n int, train, every bool) (*compiled[T], error) {
+	key := m.key(t, n, train, every)
 	if c, ok := m.graphs[key]; ok {
 		return c, nil
 	}
@@ -174,6 +181,11 @@ func (m *net[T]) graph(t tunnels.Tunnel, n int, train bool) (*compiled[T], error
 	return c, nil
 }
 
+// key is graph's map key.
+func (m *net[T]) key(t tunnels.Tunnel, n int, train, every bool) shapeKey {
+	return shapeKey{n: n, t: t.SeqLen(), p: len(t.Positions()), train: train, every: every && m.scoredRows && !train}
+}
+
 func (m *net[T]) checkBatch(t tunnels.Tunnel, b *tunnels.Batch) error {
 	if b.T != t.SeqLen() || b.P != len(t.Positions()) || b.C != t.Classes() {
 		return fmt.Errorf("models: batch %d×%d (P=%d, C=%d) does not match tunnel %s (T=%d, P=%d, C=%d)",
@@ -199,7 +211,7 @@ func (m *net[T]) TrainStep(t tunnels.Tunnel, b *tunnels.Batch, mode tunnels.Targ
 	if err := m.checkBatch(t, b); err != nil {
 		return 0, err
 	}
-	c, err := m.graph(t, b.N, true)
+	c, err := m.graph(t, b.N, true, false)
 	if err != nil {
 		return 0, err
 	}
@@ -231,13 +243,18 @@ func (m *net[T]) TrainStep(t tunnels.Tunnel, b *tunnels.Batch, mode tunnels.Targ
 
 // Predict implements Model.
 func (m *net[T]) Predict(t tunnels.Tunnel, b *tunnels.Batch, q []float64) error {
+	return m.predict(t, b, q, false)
+}
+
+// predict is Predict on the graph of every row when every is set (for a probe).
+func (m *net[T]) predict(t tunnels.Tunnel, b *tunnels.Batch, q []float64, every bool) error {
 	if err := m.checkBatch(t, b); err != nil {
 		return err
 	}
 	if len(q) != b.N*b.P*b.C {
 		return fmt.Errorf("models: predict: q has %d values, want %d", len(q), b.N*b.P*b.C)
 	}
-	c, err := m.graph(t, b.N, false)
+	c, err := m.graph(t, b.N, false, every)
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func NewMLP(c arch.MLPConfig, t tunnels.Tunnel, o Options) (Model, error) {
 }
 
 func newMLP[T Float](c arch.MLPConfig, t tunnels.Tunnel, o Options) *net[T] {
-	m := &net[T]{kind: arch.KindMLP, opt: o, st: newStoreInit(o), out: layoutFor(t)}
+	m := &net[T]{kind: arch.KindMLP, opt: o, st: newStoreInit(o), out: layoutFor(t), scoredRows: true}
 	d, f, s := c.Width, c.Hidden, m.st
 	s.embed("tok", GroupOther, t.Vocab(), d)
 	s.embed("pos", GroupOther, o.MaxLen, d)
@@ -112,9 +112,10 @@ func newMLP[T Float](c arch.MLPConfig, t tunnels.Tunnel, o Options) *net[T] {
 func buildMLP[T Float](m *net[T], c arch.MLPConfig, cg *compiled[T], t tunnels.Tunnel) (*G.Node, error) {
 	pn := cg.pnodes
 	be, pl := m.opt.Backend, m.pool()
-	// A training graph runs the scored rows alone (mlp_scored.go); one for probes every row.
+	// Training and prediction graphs run the scored rows alone (mlp_scored.go); a probe's
+	// graph every row.
 	var emb kernel = &embedKernel[T]{t: t.SeqLen(), ids: &cg.ids}
-	scored := cg.key.train && !m.rowsOnly
+	scored := !cg.key.every && !m.rowsOnly
 	gs := &gatherSpec{t: t.SeqLen(), pos: t.Positions()}
 	if scored {
 		emb = &scoredEmbedKernel[T]{gather: gs, ids: &cg.ids}
@@ -135,7 +136,7 @@ func buildMLP[T Float](m *net[T], c arch.MLPConfig, cg *compiled[T], t tunnels.T
 		if x, err = apply(m, &linKernel[T]{be: be, p: pl, bias: true, res: true, gate: m.unitGate("layer", l)}, false, u, p[4], p[5], x); err != nil {
 			return nil, err
 		}
-		if !scored { // probes read every row, from graphs that are not for training
+		if !scored { // probes read every row
 			cg.addTap(tapResid, l, x)
 		}
 	}

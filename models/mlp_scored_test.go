@@ -15,7 +15,9 @@ import (
 // TestMLPScoredStep: the per-position MLP's training step on its scored rows alone has the
 // loss and every gradient of the step that runs every row, on the same parameters and batch
 // — within 1e-12 (relative to the largest gradient) in float64 and 2e-5 in float32 — on the
-// three tasks, with sampled and posterior targets; its evaluation graph keeps every row.
+// three tasks, with sampled and posterior targets; so do its predictions after the step,
+// and a probe's graph runs every row (the residual stream at every position) with the same
+// predictions.
 func TestMLPScoredStep(t *testing.T) {
 	bij, _ := tunnels.NewBijection(6)
 	hmm, _ := tunnels.NewHMM(3, 3, 5)
@@ -31,6 +33,7 @@ func TestMLPScoredStep(t *testing.T) {
 					b.Fill(tn, 11, 0)
 					var loss [2]float64
 					var grads [2][][]float64
+					var dist [2][]float64
 					for i, rows := range []bool{true, false} {
 						m, err := NewMLP(arch.MLPConfig{Blocks: 2, Width: 8, Hidden: 16}, tn, Options{Dtype: c.dt, Seed: 3, Workers: 2})
 						if err != nil {
@@ -51,8 +54,23 @@ func TestMLPScoredStep(t *testing.T) {
 						for _, p := range m.Params() {
 							grads[i] = append(grads[i], denseFloats(p.Grad))
 						}
-						if pr, err := m.Probe(tn, b); err != nil || pr.ResidRows != b.N*b.T || len(pr.Resid) != 2 || len(pr.Resid[1]) != b.N*b.T*pr.Width {
+						pr, err := m.Probe(tn, b)
+						if err != nil || pr.ResidRows != b.N*b.T || len(pr.Resid) != 2 || len(pr.Resid[1]) != b.N*b.T*pr.Width || len(pr.Final) != b.N*b.P*pr.Width {
 							t.Fatalf("probe (%v): want the residual stream at every row", err)
+						}
+						dist[i] = make([]float64, b.N*b.P*b.C)
+						if err := m.Predict(tn, b, dist[i]); err != nil {
+							t.Fatal(err)
+						}
+						for j, v := range pr.Dist {
+							if math.Abs(v-dist[i][j]) > c.tol {
+								t.Fatalf("the probe's prediction %d: %v, Predict's %v", j, v, dist[i][j])
+							}
+						}
+					}
+					for j, v := range dist[0] {
+						if math.Abs(v-dist[1][j]) > c.tol {
+							t.Fatalf("prediction %d after the step: %v on the scored rows, %v on every row", j, dist[1][j], v)
 						}
 					}
 					if math.Abs(loss[0]-loss[1]) > c.tol*math.Abs(loss[0]) {

@@ -15,7 +15,7 @@ func (m *net[T]) AttentionEntropy(t tunnels.Tunnel, b *tunnels.Batch, acc [][]fl
 	if m.heads == 0 {
 		return fmt.Errorf("models: %s has no attention", m.kind)
 	}
-	c, ok := m.graphs[shapeKey{n: b.N, t: t.SeqLen(), p: len(t.Positions()), train: false}]
+	c, ok := m.graphs[m.key(t, b.N, false, false)]
 	if !ok || len(c.attn) != m.layers {
 		return fmt.Errorf("models: %s: no prediction at batch size %d to read attention from", m.kind, b.N)
 	}
@@ -107,10 +107,10 @@ func (m *net[T]) probeChunks(t tunnels.Tunnel, b *tunnels.Batch, chunk, keep int
 	for lo := 0; lo < b.N; lo += chunk {
 		hi := min(lo+chunk, b.N)
 		n := hi - lo
-		if err := m.Predict(t, batchRange(b, lo, hi), pr.Dist[lo*b.P*b.C:hi*b.P*b.C]); err != nil {
+		if err := m.predict(t, batchRange(b, lo, hi), pr.Dist[lo*b.P*b.C:hi*b.P*b.C], true); err != nil {
 			return nil, err
 		}
-		c, ok := m.graphs[shapeKey{n: n, t: L, p: P, train: false}]
+		c, ok := m.graphs[m.key(t, n, false, true)]
 		if !ok {
 			return nil, fmt.Errorf("models: %s: probe: no graph for batch size %d", m.kind, n)
 		}

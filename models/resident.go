@@ -64,7 +64,7 @@ func NewResident(m Model, t tunnels.Tunnel, n int, d accel.Device, o ResidentOpt
 	if !ok {
 		return nil, fmt.Errorf("models: resident step: %s is not a float32 model: %w", m.Kind(), ErrNoDeviceOp)
 	}
-	c, err := nm.graph(t, n, true)
+	c, err := nm.graph(t, n, true, false)
 	if err != nil {
 		return nil, err
 	}
