@@ -25,11 +25,22 @@ func (k *embedKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error) {
 }
 
 func (k *embedKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
+	embedForward[T](in, out, len(*k.ids), func(r int) (int, int) { return (*k.ids)[r], r % k.t })
+	return 0
+}
+
+func (k *embedKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ float64, gin []*tensor.Dense) {
+	embedBackward[T](in, gout, gin, len(*k.ids), func(r int) (int, int) { return (*k.ids)[r], r % k.t })
+}
+
+// embedForward writes output row r (of rows) as tok[id] + pos[p], (id, p) = at(r): in is the
+// token and position tables.
+func embedForward[T Float](in []*tensor.Dense, out *tensor.Dense, rows int, at func(r int) (id, p int)) {
 	tok, pos, y := data[T](in[0]), data[T](in[1]), data[T](out)
 	_, d := rows2(in[0].Shape())
 	vec := is32[T]() && haveAVX2 && d > 0
-	for r, id := range *k.ids {
-		t := r % k.t
+	for r := range rows {
+		id, t := at(r)
 		yr, tr, pr := y[r*d:(r+1)*d], tok[id*d:(id+1)*d], pos[t*d:(t+1)*d]
 		if vec {
 			copy(yr, tr)
@@ -40,17 +51,18 @@ func (k *embedKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 
 			yr[j] = tr[j] + pr[j]
 		}
 	}
-	return 0
 }
 
-func (k *embedKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ float64, gin []*tensor.Dense) {
+// embedBackward is embedForward's backward pass: each output row's gradient added into its
+// token's and position's rows of gin (zeroed first).
+func embedBackward[T Float](in []*tensor.Dense, gout *tensor.Dense, gin []*tensor.Dense, rows int, at func(r int) (id, p int)) {
 	g, dtok, dpos := data[T](gout), data[T](gin[0]), data[T](gin[1])
 	_, d := rows2(in[0].Shape())
 	zero(dtok)
 	zero(dpos)
 	vec := is32[T]() && haveAVX2 && d > 0
-	for r, id := range *k.ids {
-		t := r % k.t
+	for r := range rows {
+		id, t := at(r)
 		gr, tr, pr := g[r*d:(r+1)*d], dtok[id*d:(id+1)*d], dpos[t*d:(t+1)*d]
 		if vec {
 			addVec(&as32(tr)[0], &as32(gr)[0], d)

@@ -32,52 +32,22 @@ func (k *scoredEmbedKernel[T]) outShape(in []tensor.Shape) (tensor.Shape, error)
 	if pd != d || pr < t || t <= 0 || len(*k.ids)%t != 0 {
 		return nil, fmt.Errorf("position table %v, %d ids: do not fit width %d and length %d", in[1], len(*k.ids), d, t)
 	}
-	return tensor.Shape{len(*k.ids) / t * len(k.gather.pos), d}, nil
+	return tensor.Shape{k.rows(), d}, nil
 }
 
-// rows calls f with each output row, its token and its position.
-func (k *scoredEmbedKernel[T]) rows(f func(r, id, pos int)) {
-	n := len(*k.ids) / k.gather.t * len(k.gather.pos)
-	for r := range n {
-		s := k.gather.row(r)
-		f(r, (*k.ids)[s], s%k.gather.t)
-	}
+// at is output row r's token and position.
+func (k *scoredEmbedKernel[T]) at(r int) (id, pos int) {
+	s := k.gather.row(r)
+	return (*k.ids)[s], s % k.gather.t
 }
+
+func (k *scoredEmbedKernel[T]) rows() int { return len(*k.ids) / k.gather.t * len(k.gather.pos) }
 
 func (k *scoredEmbedKernel[T]) forward(in []*tensor.Dense, out *tensor.Dense) float64 {
-	tok, pos, y := data[T](in[0]), data[T](in[1]), data[T](out)
-	_, d := rows2(in[0].Shape())
-	vec := is32[T]() && haveAVX2 && d > 0
-	k.rows(func(r, id, p int) {
-		yr, tr, pr := y[r*d:(r+1)*d], tok[id*d:(id+1)*d], pos[p*d:(p+1)*d]
-		if vec {
-			copy(yr, tr)
-			addVec(&as32(yr)[0], &as32(pr)[0], d)
-			return
-		}
-		for j := range yr {
-			yr[j] = tr[j] + pr[j]
-		}
-	})
+	embedForward[T](in, out, k.rows(), k.at)
 	return 0
 }
 
 func (k *scoredEmbedKernel[T]) backward(in []*tensor.Dense, _, gout *tensor.Dense, _ float64, gin []*tensor.Dense) {
-	g, dtok, dpos := data[T](gout), data[T](gin[0]), data[T](gin[1])
-	_, d := rows2(in[0].Shape())
-	zero(dtok)
-	zero(dpos)
-	vec := is32[T]() && haveAVX2 && d > 0
-	k.rows(func(r, id, p int) {
-		gr, tr, pr := g[r*d:(r+1)*d], dtok[id*d:(id+1)*d], dpos[p*d:(p+1)*d]
-		if vec {
-			addVec(&as32(tr)[0], &as32(gr)[0], d)
-			addVec(&as32(pr)[0], &as32(gr)[0], d)
-			return
-		}
-		for j, v := range gr {
-			tr[j] += v
-			pr[j] += v
-		}
-	})
+	embedBackward[T](in, gout, gin, k.rows(), k.at)
 }
