@@ -53,6 +53,7 @@ func evaluationBits(t *testing.T, tr *Trainer) (string, [][]float64) {
 // distribution. A wider transformer on OpenBLAS (when installed) has its products split
 // over two workers in the whole pass and not in the chunked one.
 func TestChunkedEvaluationIdentical(t *testing.T) {
+	t.Parallel()
 	type tc struct {
 		name string
 		cfg  runconfig.Config

@@ -44,6 +44,7 @@ func TestInitialParamsMatchStepZero(t *testing.T) {
 // one over many. A trainer resumed from the run's last checkpoint records the same initial
 // statistic.
 func TestGeometryFidelity(t *testing.T) {
+	t.Parallel()
 	c := tiny("transformer")
 	c.Steps, c.ProbeEvery, c.GeometryN, c.CheckpointEvery = 400, 200, 16, 0
 	tr, err := New(c)
@@ -179,6 +180,7 @@ func TestGeometryFidelityTasks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains the quick preset's transformer on two tunnels with snapshots")
 	}
+	t.Parallel()
 	for _, task := range []string{"hmm", "recall"} {
 		t.Run(task, func(t *testing.T) {
 			c, err := runconfig.Preset(runconfig.PresetQuick, task)

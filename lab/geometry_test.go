@@ -35,6 +35,7 @@ func TestGeometrySnapshots(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 600 steps with three geometry snapshots")
 	}
+	t.Parallel()
 	c := tiny("transformer")
 	c.Steps, c.ProbeEvery, c.GeometryN = 600, 200, 32
 	snaps, res := runSnapshots(t, c)

@@ -50,6 +50,7 @@ func torchPython(t *testing.T) string {
 // Bijection (tied head, the frame through block 0's norm) and HMM (untied head); PyTorch's
 // initialisation, a head switched off and a unit gate halved.
 func TestJLensTorch(t *testing.T) {
+	t.Parallel()
 	py := torchPython(t)
 	script, err := filepath.Abs("../scripts/torch_jlens.py")
 	if err != nil {
@@ -197,6 +198,7 @@ func TestJLensRandomInit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the J-lens of two untrained models: seconds of CPU")
 	}
+	t.Parallel()
 	bij, _ := tunnels.NewBijection(20)
 	for _, c := range []struct {
 		name string

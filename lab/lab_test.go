@@ -97,6 +97,7 @@ func TestTinyTransformerBeatsMLP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a tiny transformer to ≤ 0.05 bits (1,000 steps) and an MLP for 300 steps")
 	}
+	t.Parallel()
 	start := time.Now()
 	bitErr := func(e *sessions.Eval) float64 { return e.BitErrorPosition }
 	tf, curve := trainUntil(t, tiny("transformer"), func(e *sessions.Eval) bool { return e.BitErrorPosition <= 0.05 }, bitErr)
@@ -296,6 +297,7 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 100 steps twice")
 	}
+	t.Parallel()
 	curve := func(prec string) []float64 {
 		c := tiny("transformer")
 		c.Steps, c.EvalEvery, c.Precision = 100, 100, prec

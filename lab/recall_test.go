@@ -30,6 +30,7 @@ func TestTinyRecallLearns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains for 400 steps")
 	}
+	t.Parallel()
 	const target = 0.9
 	cfg := runconfig.Config{
 		Task: "recall", Tunnel: tunnels.Config{Pairs: 2, Keys: 4, Values: 4, Fillers: 1, Queries: 2, Layout: tunnels.RecallLayoutPairs},

@@ -31,6 +31,7 @@ func TestTinyRecurrentLearns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains an LSTM and a Mamba for up to 1,000 steps each")
 	}
+	t.Parallel()
 	base := uniformBitError(8)
 	for _, c := range []struct {
 		model string
@@ -67,6 +68,7 @@ func TestRecurrentQuickTunnels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains six quick-preset recurrent models")
 	}
+	t.Parallel()
 	for _, task := range []string{"bijection", "hmm", "recall"} {
 		for _, model := range []string{"lstm", "mamba"} {
 			t.Run(task+"/"+model, func(t *testing.T) {

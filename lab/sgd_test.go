@@ -90,6 +90,7 @@ func TestSGDSetState(t *testing.T) {
 // rate 0.3 lowers its training loss (the mean of 20 steps) by 10% in 300 steps (measured:
 // 2.35 → 2.01), deterministically; the resident step refuses SGD with a device error.
 func TestSGDTrains(t *testing.T) {
+	t.Parallel()
 	c := tiny("transformer")
 	c.Optimizer, c.LR, c.WeightDecay, c.Clip = runconfig.OptimizerSGD, 0.3, 0, 0
 	c.Steps, c.EvalEvery, c.Warmup, c.Workers = 300, 100, 20, 2

@@ -15,6 +15,7 @@ func TestSoftTargetsAndExactGELUTrain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains four tiny runs")
 	}
+	t.Parallel()
 	for _, c := range []struct{ target, gelu string }{
 		{"sampled", arch.GELUTanh}, {"posterior", arch.GELUTanh}, {"sampled", arch.GELUErf}, {"posterior", arch.GELUErf},
 	} {
