@@ -141,7 +141,7 @@ func buildMLP[T Float](m *net[T], c arch.MLPConfig, cg *compiled[T], t tunnels.T
 		}
 	}
 	if scored {
-		return headOn(m, cg, x, 2+6*c.Blocks, nil)
+		gs = nil // x holds the scored rows already
 	}
-	return finalHead(m, cg, t, x, 2+6*c.Blocks)
+	return headOn(m, cg, x, 2+6*c.Blocks, gs)
 }
