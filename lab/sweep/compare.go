@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,11 +54,13 @@ func CompareGrid(tasks, models []string, preset string, steps, seeds int) Grid {
 
 // Scores reads each point's session (derived.ReadSessionRun) and returns the scores of the
 // finished ones, in the points' order, and for each other point a line saying why it is not
-// scored ("<point> not scored: <why>").
+// scored ("<point> not scored: <why>"; "not trained yet" without a session).
 func (m *Manifest) Scores() (runs []derived.RunScore, unscored []string) {
 	for _, p := range m.Points {
 		sr, err := derived.ReadSessionRun(m.SessionPath(p))
 		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			unscored = append(unscored, p.Name+" not scored: not trained yet")
 		case err != nil:
 			unscored = append(unscored, fmt.Sprintf("%s not scored: %v", p.Name, err))
 		case !sr.Done:

@@ -85,7 +85,7 @@ func TestScores(t *testing.T) {
 	if len(runs) != 1 || runs[0].Session != m.SessionPath(pts[0]) || runs[0].Scores.BitErrorPosition != 0.1 || runs[0].Steps != 100 {
 		t.Errorf("runs %+v, want the first point's, bit error (a) 0.1 at step 100", runs)
 	}
-	want := []string{pts[1].Name + " not scored: not finished (stopped at step 40 of 100)", pts[2].Name + " not scored: ", pts[3].Name + " not scored: "}
+	want := []string{pts[1].Name + " not scored: not finished (stopped at step 40 of 100)", pts[2].Name + " not scored: not trained yet", pts[3].Name + " not scored: "}
 	if len(unscored) != len(want) {
 		t.Fatalf("unscored %q, want %d lines", unscored, len(want))
 	}
