@@ -63,6 +63,7 @@ func torchForTest(t *testing.T) (python, script string) {
 // transformer's parameter count for every preset's bijection transformer, at another V and
 // with an explicit MLP width: the bench compares the same model.
 func TestTorchReferenceParamCount(t *testing.T) {
+	t.Parallel()
 	py, script := torchForTest(t)
 	type size struct {
 		name string
@@ -132,9 +133,13 @@ func countParams[T any](t *testing.T, py, script string, each []T) [][]byte {
 // with bit errors in [0, log2 V], and a last line with the step-time statistics, for each
 // GELU form (--gelu), which the summary names back.
 func TestTorchReferenceOutput(t *testing.T) {
+	t.Parallel()
 	py, script := torchForTest(t)
 	for _, gelu := range []string{arch.GELUTanh, arch.GELUErf} {
-		t.Run(gelu, func(t *testing.T) { torchReferenceOutput(t, py, script, gelu) })
+		t.Run(gelu, func(t *testing.T) {
+			t.Parallel()
+			torchReferenceOutput(t, py, script, gelu)
+		})
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 // of the distribution's, no magnitude past a uniform's bound, biases 0 and gains 1 where
 // they are constant.
 func TestTorchReferenceInit(t *testing.T) {
+	t.Parallel()
 	py, script := torchForTest(t)
 	const d, mlp = 64, 256
 	embed, w, down := 1.0, 1/math.Sqrt(d), 1/math.Sqrt(mlp)
