@@ -52,7 +52,7 @@ func TestMLPScoredStep(t *testing.T) {
 							t.Fatalf("rowsOnly %v: the training graph runs the scored rows alone: %v", rows, got)
 						}
 						for _, p := range m.Params() {
-							grads[i] = append(grads[i], denseFloats(p.Grad))
+							grads[i] = append(grads[i], float64s(t, p.Grad))
 						}
 						pr, err := m.Probe(tn, b)
 						if err != nil || pr.ResidRows != b.N*b.T || len(pr.Resid) != 2 || len(pr.Resid[1]) != b.N*b.T*pr.Width || len(pr.Final) != b.N*b.P*pr.Width {
@@ -116,21 +116,6 @@ func graphsScored[T Float](m *net[T]) bool {
 	return false
 }
 
-// denseFloats copies a float32 or float64 tensor's values as float64.
-func denseFloats(d *tensor.Dense) []float64 {
-	switch v := d.Data().(type) {
-	case []float64:
-		return append([]float64(nil), v...)
-	case []float32:
-		out := make([]float64, len(v))
-		for i, x := range v {
-			out[i] = float64(x)
-		}
-		return out
-	}
-	return nil
-}
-
 // BenchmarkMLPScored times a float32 training step (forward and backward, no optimiser) of
 // the per-position MLP matched to the quick transformer (L=4, H=4, d=64) on the quick
 // preset's bijection (V=20), hmm (5 states, 5 symbols, K=20) and recall (4 pairs of 32),
@@ -157,21 +142,7 @@ func BenchmarkMLPScored(b *testing.B) {
 					b.Fatal(err)
 				}
 				m.(*net[float32]).rowsOnly = rows
-				bt := tunnels.NewBatch(tn, 64)
-				bt.Fill(tn, tunnels.TrainStream(1), 0)
-				if _, err := m.TrainStep(tn, bt, tunnels.Sampled); err != nil {
-					b.Fatal(err)
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				c0 := cpuNs()
-				for i := 0; i < b.N; i++ {
-					if _, err := m.TrainStep(tn, bt, tunnels.Sampled); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/step")
-				b.ReportMetric(float64(cpuNs()-c0)/1e6/float64(b.N), "cpu-ms/step")
+				benchTrainSteps(b, m, tn)
 			})
 		}
 	}
