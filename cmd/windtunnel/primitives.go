@@ -135,25 +135,63 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	if f.noTrain && ctx.Err() == nil {
 		ended = nil
 	}
-	if partial {
-		plan += fmt.Sprintf("; partial: %d of %d runs finished, each cell's seeds the ones done", len(runs), len(points))
-	}
 	cells, err := derived.PrimitiveTable(runs, tasks, kinds)
 	if err != nil {
 		return err
 	}
-	if err := writePrimitives(f, b.Preset, plan, dir, cells, stdout, stderr); err != nil {
+	so := ""
+	if partial {
+		plan += fmt.Sprintf("; partial: %d of %d runs finished, each cell's seeds the ones done", len(runs), len(points))
+		if left := untrainedCells(cells, tasks, kinds); left != "" {
+			plan += "; not trained yet: " + left
+		}
+		so = fmt.Sprintf("; %d of %d runs so far", len(runs), len(points))
+	}
+	g := primitivesGrid{tasks: tasks, models: kinds, plan: plan, so: so}
+	if err := writePrimitives(f, b.Preset, g, dir, cells, stdout, stderr); err != nil {
 		return err
 	}
 	return ended
 }
 
+// primitivesGrid is the grid a primitives table was planned as: its tasks and models in
+// order, the budget in words (plan) and, for a partial table, how far it is ("; N of M runs
+// so far", "" when whole).
+type primitivesGrid struct {
+	tasks, models []string
+	plan, so      string
+}
+
+// untrainedCells names the planned cells (tasks × models) not among cells, a task whose
+// every model is missing once ("recall (every model)"), "" when none is.
+func untrainedCells(cells []derived.PrimitiveCell, tasks, models []string) string {
+	have := map[[2]string]bool{}
+	for _, c := range cells {
+		have[[2]string{c.Task, c.Model}] = true
+	}
+	var out []string
+	for _, t := range tasks {
+		var miss []string
+		for _, m := range models {
+			if !have[[2]string{t, m}] {
+				miss = append(miss, t+" "+m)
+			}
+		}
+		if len(miss) == len(models) && len(models) > 1 {
+			miss = []string{t + " (every model)"}
+		}
+		out = append(out, miss...)
+	}
+	return strings.Join(out, ", ")
+}
+
 // writePrimitives writes the table (reports.WritePrimitives) and the report with its
-// figures into dir, and prints the table (or its JSON) to stdout; plan is the budget in words.
-func writePrimitives(f primitivesFlags, preset, plan, dir string, cells []derived.PrimitiveCell, stdout, stderr io.Writer) error {
-	title := fmt.Sprintf("Paper I's primitives, budget %s: mean bit error (a), accuracy for recall (%d seeds a cell)", f.budget, f.seeds)
+// figures into dir, and prints the table (or its JSON) to stdout.
+func writePrimitives(f primitivesFlags, preset string, g primitivesGrid, dir string, cells []derived.PrimitiveCell, stdout, stderr io.Writer) error {
+	plan := g.plan
+	title := fmt.Sprintf("Paper I's primitives, budget %s: mean bit error (a), accuracy for recall (%d seeds a cell%s)", f.budget, f.seeds, g.so)
 	figDir := filepath.Join(dir, reports.FigureDir)
-	fig, err := figures.Primitives(cells, title, figDir, figures.Options{})
+	fig, err := figures.Primitives(cells, g.tasks, g.models, title, figDir, figures.Options{})
 	if err != nil {
 		return fmt.Errorf("primitives: %w", err)
 	}

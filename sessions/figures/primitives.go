@@ -3,6 +3,7 @@ package figures
 import (
 	"fmt"
 	"image/color"
+	"slices"
 
 	"windtunnel/sessions/derived"
 )
@@ -17,8 +18,10 @@ var (
 // Primitives draws the primitives table (`windtunnel primitives`) as Paper I lays it out,
 // models × tasks, each cell its mean metric ± sd, its verdict (pass, slow or FAIL: the rule
 // of derived.PrimitiveCellOf) with the seeds passing and the step of the first pass, and
-// Paper I's verdict, into dir/primitives.FORMAT; title names the budget.
-func Primitives(cells []derived.PrimitiveCell, title, dir string, opt Options) (File, error) {
+// Paper I's verdict, into dir/primitives.FORMAT; title names the budget. tasks and models are
+// the grid planned, in order (nil: those of the cells): a planned cell not among cells (its
+// runs not finished) reads "not trained yet".
+func Primitives(cells []derived.PrimitiveCell, tasks, models []string, title, dir string, opt Options) (File, error) {
 	opt, err := opt.normalised()
 	if err != nil {
 		return File{}, err
@@ -26,8 +29,8 @@ func Primitives(cells []derived.PrimitiveCell, title, dir string, opt Options) (
 	if len(cells) == 0 {
 		return File{}, fmt.Errorf("figures: primitives: no cells")
 	}
+	tasks, models = slices.Clip(tasks), slices.Clip(models) // appendNew never writes the caller's
 	byCell := map[[2]string]derived.PrimitiveCell{}
-	var tasks, models []string
 	plain := make([]derived.Cell, len(cells))
 	for i, c := range cells {
 		byCell[[2]string{c.Task, c.Model}] = c
@@ -35,6 +38,7 @@ func Primitives(cells []derived.PrimitiveCell, title, dir string, opt Options) (
 		tasks, models = appendNew(tasks, c.Task), appendNew(models, c.Model)
 	}
 	p, grid := tablePlot(title, tasks, models, plain)
+	grid.empty = "not trained yet"
 	grid.cellText = func(c derived.Cell) ([]string, color.Color) { return primitiveText(byCell[[2]string{c.Task, c.Model}]) }
 	files, err := writeFigures([]figure{{name: "primitives", title: title, plot: p}}, dir, opt)
 	if err != nil {

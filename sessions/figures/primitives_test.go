@@ -13,7 +13,8 @@ import (
 
 // TestPrimitivesFigure: the primitives table figure names each cell's verdict in words
 // (pass, slow, FAIL) with the first pass, and Paper I's (slow for Mamba on recall), at both
-// sizes users look at (to $WT_FIG_DIR too, to look at).
+// sizes users look at (to $WT_FIG_DIR too, to look at); a planned cell without runs, a whole
+// task or model of the plan among them, reads "not trained yet".
 func TestPrimitivesFigure(t *testing.T) {
 	bij, _ := derived.PrimitiveOf("bijection")
 	rec, _ := derived.PrimitiveOf("recall")
@@ -32,7 +33,7 @@ func TestPrimitivesFigure(t *testing.T) {
 		dir = d
 	}
 	for _, sz := range [][2]int{{480, 300}, {960, 600}} {
-		f, err := Primitives(cells, "primitives, budget test", filepath.Join(dir, fmt.Sprint(sz[0])), Options{Format: "png", Width: sz[0], Height: sz[1]})
+		f, err := Primitives(cells, nil, nil, "primitives, budget test", filepath.Join(dir, fmt.Sprint(sz[0])), Options{Format: "png", Width: sz[0], Height: sz[1]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,20 +41,42 @@ func TestPrimitivesFigure(t *testing.T) {
 			t.Fatalf("%s: %v", f.Path, err)
 		}
 	}
-	f, err := Primitives(cells, "primitives, budget test", t.TempDir(), Options{Format: "svg"})
-	if err != nil {
-		t.Fatal(err)
+	svg := func(tasks, models []string) []byte {
+		t.Helper()
+		f, err := Primitives(cells, tasks, models, "primitives, budget test", t.TempDir(), Options{Format: "svg"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
 	}
-	b, err := os.ReadFile(f.Path)
-	if err != nil {
-		t.Fatal(err)
+	has := func(b []byte, s string) bool {
+		return bytes.Contains(b, []byte(s)) || bytes.Contains(b, []byte(xmlEscape(s)))
 	}
-	for _, s := range []string{"pass 2/2 seeds, at step 250 of 1000", "slow 2/2 seeds, at step 750 of 1000", "FAIL 2/2 seeds", "paper: slow", "paper: pass", "no run"} {
-		if !bytes.Contains(b, []byte(s)) && !bytes.Contains(b, []byte(xmlEscape(s))) {
+	b := svg(nil, nil)
+	for _, s := range []string{"pass 2/2 seeds, at step 250 of 1000", "slow 2/2 seeds, at step 750 of 1000", "FAIL 2/2 seeds", "paper: slow", "paper: pass", "not trained yet"} {
+		if !has(b, s) {
 			t.Errorf("no %q", s)
 		}
 	}
-	if _, err := Primitives(nil, "t", t.TempDir(), Options{}); err == nil {
+	for _, s := range []string{"hmm", "lstm", "no run"} {
+		if has(b, s) {
+			t.Errorf("%q without a plan naming it", s)
+		}
+	}
+	planned := svg([]string{"bijection", "hmm", "recall"}, []string{"transformer", "mamba", "lstm"})
+	for _, s := range []string{"hmm", "belief transport", "lstm", "not trained yet"} {
+		if !has(planned, s) {
+			t.Errorf("planned grid: no %q", s)
+		}
+	}
+	if n := bytes.Count(planned, []byte("not trained yet")); n != 6 { // bijection mamba, bijection lstm, recall lstm, hmm × 3
+		t.Errorf("planned grid: %d cells not trained yet, want 6", n)
+	}
+	if _, err := Primitives(nil, nil, nil, "t", t.TempDir(), Options{}); err == nil {
 		t.Error("a figure of no cells")
 	}
 }
@@ -116,5 +139,27 @@ func TestPrimitiveCurvesFigure(t *testing.T) {
 	}
 	if _, err := PrimitiveCurves(cells[4:], "test", t.TempDir(), Options{}); err == nil {
 		t.Error("a figure of no curves")
+	}
+}
+
+// TestScoreLine: a cell's score line keeps two significant digits of a precision budget's
+// bit error (four decimals under 0.01), three decimals otherwise, accuracy for recall.
+func TestScoreLine(t *testing.T) {
+	bij, _ := derived.PrimitiveOf("bijection")
+	rec, _ := derived.PrimitiveOf("recall")
+	for _, c := range []struct {
+		p    derived.Primitive
+		vals []float64
+		want string
+	}{
+		{bij, []float64{0.0027, 0.0033}, "(a) 0.0030±0.0004 bits"},
+		{bij, []float64{0.0123}, "(a) 0.012 bits"},
+		{bij, []float64{0.4, 0.45}, "(a) 0.425±0.035 bits"},
+		{rec, []float64{1, 1}, "accuracy 1.000±0.000"},
+	} {
+		st := derived.StatOf(c.vals)
+		if got := scoreLine(derived.Cell{Primitive: c.p, BitErrorA: st, Accuracy: st}); got != c.want {
+			t.Errorf("%v: %q, want %q", c.vals, got, c.want)
+		}
 	}
 }

@@ -116,6 +116,8 @@ type tableGrid struct {
 	text                 draw.TextStyle
 	// cellText gives a cell's lines and fill (nil: cellText, the architecture table's).
 	cellText func(derived.Cell) ([]string, color.Color)
+	// empty is the text of a task and model without a cell ("": "no run").
+	empty string
 	// cellRects are the cells (or bands) as last drawn, and rowBands the bands of the row
 	// each is in (its height's allowance: that many times maxCellH), for tests.
 	cellRects []vg.Rectangle
@@ -162,7 +164,11 @@ func (t *tableGrid) Plot(c draw.Canvas, p *plot.Plot) {
 			}
 			cells := t.find(task, model)
 			if len(cells) == 0 {
-				t.box(c, xa, xb, yb-ch, yb, []string{"no run"}, color.Gray{Y: 235})
+				empty := t.empty
+				if empty == "" {
+					empty = "no run"
+				}
+				t.box(c, xa, xb, yb-ch, yb, []string{empty}, color.Gray{Y: 235})
 				t.rowBands = append(t.rowBands, bands[j])
 			}
 			h := ch / vg.Length(max(len(cells), 1)) // one band per configuration, the first on top
@@ -235,10 +241,15 @@ func cellText(c derived.Cell) ([]string, color.Color) {
 	return lines, fill
 }
 
-// scoreLine is a cell's mean metric ± sd over its seeds: bit error (a), accuracy for recall.
+// scoreLine is a cell's mean metric ± sd over its seeds: bit error (a), accuracy for recall;
+// a bit error under 0.01 (the precision budget's) with four decimals, not to read 0.003±0.000.
 func scoreLine(c derived.Cell) string {
 	if c.Primitive.Metric == "accuracy" {
 		return "accuracy " + c.Accuracy.String(3)
 	}
-	return "(a) " + c.BitErrorA.String(3) + " bits"
+	prec := 3
+	if math.Abs(c.BitErrorA.Mean) < 0.01 {
+		prec = 4
+	}
+	return "(a) " + c.BitErrorA.String(prec) + " bits"
 }
