@@ -142,7 +142,7 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	so := ""
 	if partial {
 		plan += fmt.Sprintf("; partial: %d of %d runs finished, each cell's seeds the ones done", len(runs), len(points))
-		if left := untrainedCells(cells, tasks, kinds); left != "" {
+		if left := derived.UntrainedCells(cells, tasks, kinds); left != "" {
 			plan += "; not trained yet: " + left
 		}
 		so = fmt.Sprintf("; %d of %d runs so far", len(runs), len(points))
@@ -160,29 +160,6 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 type primitivesGrid struct {
 	tasks, models []string
 	plan, so      string
-}
-
-// untrainedCells names the planned cells (tasks × models) not among cells, a task whose
-// every model is missing once ("recall (every model)"), "" when none is.
-func untrainedCells(cells []derived.PrimitiveCell, tasks, models []string) string {
-	have := map[[2]string]bool{}
-	for _, c := range cells {
-		have[[2]string{c.Task, c.Model}] = true
-	}
-	var out []string
-	for _, t := range tasks {
-		var miss []string
-		for _, m := range models {
-			if !have[[2]string{t, m}] {
-				miss = append(miss, t+" "+m)
-			}
-		}
-		if len(miss) == len(models) && len(models) > 1 {
-			miss = []string{t + " (every model)"}
-		}
-		out = append(out, miss...)
-	}
-	return strings.Join(out, ", ")
 }
 
 // writePrimitives writes the table (reports.WritePrimitives) and the report with its

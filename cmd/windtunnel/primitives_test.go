@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"windtunnel/sessions/derived"
 	"windtunnel/sessions/reports"
 )
 
@@ -115,30 +114,5 @@ func TestPrimitivesPartial(t *testing.T) {
 	}
 	if code, _, errs := runCLI("primitives", "--tasks", "hmm", "--models", "mlp", "--steps", "8", "--out", filepath.Join(t.TempDir(), "new"), "--no-train"); code != 1 || !strings.Contains(errs, "no table yet") {
 		t.Errorf("--no-train on a new folder: exit %d, %q", code, errs)
-	}
-}
-
-// TestUntrainedCells: a partial table names the planned cells with no finished run, a task
-// none of whose models has one once.
-func TestUntrainedCells(t *testing.T) {
-	cell := func(task, model string) derived.PrimitiveCell {
-		return derived.PrimitiveCell{Cell: derived.Cell{Task: task, Model: model}}
-	}
-	tasks, models := []string{"bijection", "hmm", "recall"}, []string{"transformer", "mamba", "lstm"}
-	for _, c := range []struct {
-		name   string
-		cells  []derived.PrimitiveCell
-		models []string
-		want   string
-	}{
-		{"whole", []derived.PrimitiveCell{cell("bijection", "transformer"), cell("bijection", "mamba"), cell("bijection", "lstm"),
-			cell("hmm", "transformer"), cell("hmm", "mamba"), cell("hmm", "lstm"), cell("recall", "transformer"), cell("recall", "mamba"), cell("recall", "lstm")}, models, ""},
-		{"a row begun, a task untouched", []derived.PrimitiveCell{cell("bijection", "transformer"), cell("hmm", "transformer"),
-			cell("hmm", "mamba"), cell("hmm", "lstm")}, models, "bijection mamba, bijection lstm, recall (every model)"},
-		{"one model planned", []derived.PrimitiveCell{cell("hmm", "mamba")}, []string{"mamba"}, "bijection mamba, recall mamba"},
-	} {
-		if got := untrainedCells(c.cells, tasks, c.models); got != c.want {
-			t.Errorf("%s: %q, want %q", c.name, got, c.want)
-		}
 	}
 }

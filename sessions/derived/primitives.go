@@ -358,6 +358,29 @@ func PrimitiveTable(runs []RunScore, tasks, models []string) ([]PrimitiveCell, e
 	return out, nil
 }
 
+// UntrainedCells names the planned cells (tasks × models) not among cells, a task whose
+// every model is missing once ("recall (every model)"), "" when none is.
+func UntrainedCells(cells []PrimitiveCell, tasks, models []string) string {
+	have := map[[2]string]bool{}
+	for _, c := range cells {
+		have[[2]string{c.Task, c.Model}] = true
+	}
+	var out []string
+	for _, t := range tasks {
+		var miss []string
+		for _, m := range models {
+			if !have[[2]string{t, m}] {
+				miss = append(miss, t+" "+m)
+			}
+		}
+		if len(miss) == len(models) && len(models) > 1 {
+			miss = []string{t + " (every model)"}
+		}
+		out = append(out, miss...)
+	}
+	return strings.Join(out, ", ")
+}
+
 // formatSimplex is the belief-simplex table of the cells that have one, under Paper I's
 // claim, each with its untrained null and the three-outcome verdict (SimplexOutcome); ""
 // when none has.
