@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"html"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"windtunnel/sessions"
+	"windtunnel/sessions/derived"
 	"windtunnel/sessions/figures"
 )
 
@@ -91,6 +93,7 @@ func TestFrameFigureReadsTheRun(t *testing.T) {
 		t.Fatalf("the run's rule: %+v; want a formed frame to draw", r.Dissociation)
 	}
 	d := *r.Dissociation
+	slimmedFrameSeries(t, path, r.FrameRatio, d)
 	pts := r.Snapshot.Frame.Points
 	r.Snapshot.Frame.Points = pts[len(pts)-1:] // the history of a run resumed at its last snapshot
 	dir := t.TempDir()
@@ -111,5 +114,41 @@ func TestFrameFigureReadsTheRun(t *testing.T) {
 		if !strings.Contains(html.UnescapeString(string(b)), want) {
 			t.Errorf("frame figure: no %q", want)
 		}
+	}
+}
+
+// slimmedFrameSeries: a slim copy of the session at path (its newest snapshot alone) gives
+// the run's frame series and rule outcome from that snapshot's history: the same steps and
+// final-frame ratios as the whole session's snapshots (fr) within 1e-9, the same outcome (d).
+func slimmedFrameSeries(t *testing.T, path string, fr *derived.FrameRatios, d derived.Dissociation) {
+	t.Helper()
+	dir := t.TempDir()
+	if code, _, errs := runCLI("slim", "--out", dir, path); code != 0 {
+		t.Fatalf("slim: exit %d: %s", code, errs)
+	}
+	slim := filepath.Join(dir, filepath.Base(path))
+	rd, err := sessions.Open(slim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := rd.SnapshotSteps()
+	rd.Close()
+	if err != nil || len(steps) != 1 {
+		t.Fatalf("the slim copy has snapshots at %v (%v), want the newest alone", steps, err)
+	}
+	s, err := derived.ReadRun(slim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.FrameRatio == nil || len(s.FrameRatio.Points) != len(fr.Points) || len(fr.Points) < 3 {
+		t.Fatalf("slim copy's series %+v, want the run's %d points", s.FrameRatio, len(fr.Points))
+	}
+	for i, p := range s.FrameRatio.Points {
+		if w := fr.Points[i]; p.Step != w.Step || math.Abs(p.MeanFinal-w.MeanFinal) > 1e-9 {
+			t.Errorf("point %d: step %d ratio %.12g, want step %d ratio %.12g", i, p.Step, p.MeanFinal, w.Step, w.MeanFinal)
+		}
+	}
+	if g := s.Dissociation; g == nil || g.FormStep != d.FormStep || g.PlateauStep != d.PlateauStep || g.Holds != d.Holds {
+		t.Errorf("slim copy's rule %+v, want %+v", g, d)
 	}
 }

@@ -138,6 +138,44 @@ func FrameRatioSeries(snaps []JLensSnapshot) *FrameRatios {
 	return fr
 }
 
+// WithHistory is fr with its earlier points taken from h, the frame-precision history of the
+// snapshot holding fr's last point, when h has more of them: the history records every
+// earlier snapshot's J-lens ratio per site against that snapshot's frame, the final one, so a
+// session slimmed to its newest snapshot (sessions.Slim) keeps the run's whole series. Points
+// from the history have the final-frame ratios alone (Final, MeanFinal; Current nil, Mean
+// NaN); the last point stays fr's own. fr itself when h adds nothing (nil stays nil).
+func (fr *FrameRatios) WithHistory(h *sessions.Frame) *FrameRatios {
+	if fr == nil || h == nil || len(fr.Points) == 0 {
+		return fr
+	}
+	last := fr.Points[len(fr.Points)-1]
+	var early []FramePoint
+	for _, p := range h.Points {
+		if p.Step >= last.Step || len(p.JLens) == 0 {
+			continue
+		}
+		fin := make([]float64, len(p.JLens))
+		for i, v := range p.JLens {
+			fin[i] = float64(v)
+		}
+		early = append(early, FramePoint{Step: p.Step, Final: fin, Mean: math.NaN(), MeanFinal: MeanFinite(fin)})
+	}
+	if len(early)+1 <= len(fr.Points) {
+		return fr
+	}
+	out := *fr
+	out.Points = append(early, last)
+	return &out
+}
+
+// LastStep is the step of fr's last point, −1 when fr is nil or has none.
+func (fr *FrameRatios) LastStep() int {
+	if fr == nil || len(fr.Points) == 0 {
+		return -1
+	}
+	return fr.Points[len(fr.Points)-1].Step
+}
+
 // MeanFinite is the mean of the finite values of xs (NaN when there are none).
 func MeanFinite(xs []float64) float64 {
 	sum, n := 0.0, 0

@@ -33,7 +33,8 @@ type Run struct {
 	// records a snapshot of the untrained model.
 	FirstSnapshot     *sessions.Snapshot
 	FirstSnapshotStep int
-	// FrameRatio is the authors' frame statistic over every snapshot (nil without one), and
+	// FrameRatio is the authors' frame statistic over every snapshot (nil without one; the
+	// newest snapshot's history where it has more points: FrameRatios.WithHistory), and
 	// Dissociation the pre-registered rule applied to it with bit error (b) (nil without it).
 	FrameRatio   *FrameRatios
 	Dissociation *Dissociation
@@ -84,6 +85,9 @@ func ReadRun(path string) (*Run, error) {
 	}
 	if run.FrameRatio, err = ReadFrameRatios(rd); err != nil {
 		return nil, fmt.Errorf("derived: read %s: frame ratio: %w", path, err)
+	}
+	if run.Snapshot != nil && run.SnapshotStep == run.FrameRatio.LastStep() {
+		run.FrameRatio = run.FrameRatio.WithHistory(run.Snapshot.Frame) // a slimmed session's series
 	}
 	if run.FrameRatio != nil {
 		d := run.FrameRatio.Dissociation(func(step int) float64 { return BitErrorSampleAt(run.Evals, step) })

@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"windtunnel/sessions/runconfig"
+	"reflect"
+	"slices"
+	"strings"
 
+	"windtunnel/models/arch"
 	"windtunnel/sessions"
 	"windtunnel/sessions/derived"
+	"windtunnel/sessions/runconfig"
 )
 
 // Run is one session as the report reads it.
@@ -128,9 +132,20 @@ func loadRun(path string) (Run, error) {
 }
 
 // presetOf names the preset a configuration was built from, comparing everything but the
-// model, seed, steps, cadences and machine settings; "" when none matches.
+// model, seed, steps, cadences and machine settings, and the initialisation and GELU of a
+// model that keeps its own (a baseline given a preset: arch.TorchInit, arch.HasGELU). Presets
+// that differ only in their steps (quick and laptop) are told apart by the steps: the one whose
+// steps the run's are, else every match ("quick/laptop"; a preset that is an earlier one for
+// the task, soft's recall, not named again); "" when none matches.
 func presetOf(c runconfig.Config) string {
+	model := c.Model
 	norm := func(c runconfig.Config) string {
+		if !arch.TorchInit(model) {
+			c.Init = ""
+		}
+		if !arch.HasGELU(model) {
+			c.GELU = ""
+		}
 		c.Model, c.Seed, c.Steps, c.BLAS, c.Workers, c.Device, c.Precision = "", 0, 0, "", 0, "", ""
 		c.EvalEvery, c.ProbeEvery, c.CheckpointEvery, c.JLensN = 0, 0, 0, 0
 		c.MLP, c.PrefixMLP, c.LSTM, c.Mamba = runconfig.Config{}.MLP, runconfig.Config{}.PrefixMLP, runconfig.Config{}.LSTM, runconfig.Config{}.Mamba
@@ -138,11 +153,17 @@ func presetOf(c runconfig.Config) string {
 		return string(b)
 	}
 	got := norm(c)
+	var match []string
+	var seen []runconfig.Config // a preset that is an earlier one for this task is not named again
 	for _, name := range runconfig.PresetNames() {
 		p, err := runconfig.Preset(name, c.Task)
-		if err == nil && norm(p) == got {
+		if err != nil || norm(p) != got || slices.ContainsFunc(seen, func(q runconfig.Config) bool { return reflect.DeepEqual(p, q) }) {
+			continue
+		}
+		if p.Steps == c.Steps {
 			return name
 		}
+		match, seen = append(match, name), append(seen, p)
 	}
-	return ""
+	return strings.Join(match, "/")
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"windtunnel/models/arch"
 	"windtunnel/sessions/derived"
 	"windtunnel/sessions/runconfig"
 
@@ -282,14 +283,40 @@ func TestReportNoFigures(t *testing.T) {
 	}
 }
 
+// TestPresetOf: a run is named by the preset it was built from — a baseline's own
+// initialisation and GELU left aside, quick and laptop told apart by the steps, both named
+// when the steps are neither's — and a changed model is custom ("").
 func TestPresetOf(t *testing.T) {
-	c, _ := runconfig.Preset(runconfig.PresetMid, "hmm")
-	c.Model, c.Seed, c.Steps = "lstm", 3, 100
-	if p := presetOf(c); p != runconfig.PresetMid {
-		t.Errorf("presetOf(mid hmm) = %q", p)
+	preset := func(name, task, model string, steps int, change func(*runconfig.Config)) runconfig.Config {
+		c, err := runconfig.Preset(name, task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Model, c.Seed = model, 3
+		if steps > 0 {
+			c.Steps = steps
+		}
+		if change != nil {
+			change(&c)
+		}
+		return c
 	}
-	c.Transformer.Width = 80
-	if p := presetOf(c); p != "" {
-		t.Errorf("presetOf(custom) = %q", p)
+	normal := func(c *runconfig.Config) { c.Init = arch.InitNormal }
+	for _, c := range []struct {
+		name string
+		cfg  runconfig.Config
+		want string
+	}{
+		{"mid lstm, other steps", preset(runconfig.PresetMid, "hmm", "lstm", 100, normal), runconfig.PresetMid},
+		{"laptop transformer", preset(runconfig.PresetLaptop, "bijection", "transformer", 0, nil), runconfig.PresetLaptop},
+		{"quick transformer", preset(runconfig.PresetQuick, "bijection", "transformer", 0, nil), runconfig.PresetQuick},
+		{"laptop mamba, its own init", preset(runconfig.PresetLaptop, "hmm", "mamba", 0, normal), runconfig.PresetLaptop},
+		{"quick or laptop: neither's steps", preset(runconfig.PresetLaptop, "recall", "lstm", 50000, normal), runconfig.PresetQuick + "/" + runconfig.PresetLaptop},
+		{"a transformer's init is its own choice", preset(runconfig.PresetLaptop, "bijection", "transformer", 0, normal), ""},
+		{"custom width", preset(runconfig.PresetMid, "hmm", "lstm", 100, func(c *runconfig.Config) { c.Transformer.Width = 80 }), ""},
+	} {
+		if got := presetOf(c.cfg); got != c.want {
+			t.Errorf("%s: presetOf = %q, want %q", c.name, got, c.want)
+		}
 	}
 }
