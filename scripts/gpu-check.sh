@@ -27,7 +27,7 @@
 #   parity           150 s   20 paper steps (bijection V=20, L=6 H=6 d=192, batch 256) on cpu,
 #                            cuda-gemm and cuda (the whole step resident) from one seed: every
 #                            parameter within 1e-4 (lab.test TestResidentCUDAMatchesCPU)
-#   baselines         30 s   Mamba and the LSTM (their products-only path on --device cuda): 20
+#   baselines         30 s   Mamba, the LSTM and the per-position MLP (their products-only path on --device cuda): 20
 #                            steps of the precision budget's recall (the laptop preset) on cuda
 #                            and on cpu from one seed, the evaluation after them within 1e-4 bits
 #                            (GPU_CHECK_BASELINES_DEVICE, _STEPS: another device, fewer steps)
@@ -175,13 +175,13 @@ run_stage() {
 }
 
 # baselines (in its own bash, from the environment: WT the windtunnel binary, DEV the device,
-# STEPS) trains Mamba and the LSTM on the laptop preset's recall for STEPS steps on DEV and on
+# STEPS) trains Mamba, the LSTM and the per-position MLP on the laptop preset's recall for STEPS steps on DEV and on
 # cpu from one seed, and fails unless both evaluations after them agree within 1e-4 bits
 # (bit error (a) and KL).
 baselines() {
 	local work=${TMPDIR:-/tmp}/gpu-check-baselines m d rc=0
 	rm -rf "$work" && mkdir -p "$work" || return 1
-	for m in mamba lstm; do
+	for m in mamba lstm mlp; do
 		for d in ref:cpu dev:"$DEV"; do
 			local f=$work/$m-${d%%:*}
 			d=${d#*:}

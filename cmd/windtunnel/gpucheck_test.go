@@ -166,7 +166,7 @@ func changedSince(t *testing.T, root string, since time.Time) []string {
 // summary carries the comparison; nothing is written into the tree.
 func TestGPUCheckBaselinesStage(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains four 2-step runs")
+		t.Skip("trains six 2-step runs")
 	}
 	t.Parallel()
 	for _, tool := range []string{"bash", "timeout", "tar", "python3"} {
@@ -187,7 +187,7 @@ func TestGPUCheckBaselinesStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"baselines        PASS", "mamba: bit error (a)", "lstm: bit error (a)", "differ by 0.00e+00 bits"} {
+	for _, want := range []string{"baselines        PASS", "mamba: bit error (a)", "lstm: bit error (a)", "mlp: bit error (a)", "differ by 0.00e+00 bits"} {
 		if !strings.Contains(string(sum), want) {
 			t.Errorf("summary lacks %q:\n%s\n%s", want, sum, log)
 		}
