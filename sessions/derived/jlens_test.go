@@ -89,3 +89,48 @@ func TestPrecisionScale(t *testing.T) {
 		}
 	}
 }
+
+// TestWithHistory: a series of one snapshot takes its earlier points from that snapshot's
+// history (final-frame ratios per site, their mean), keeps its own last point, and is left as
+// it is when the history adds nothing (fewer points, none with a J-lens ratio, or nil).
+func TestWithHistory(t *testing.T) {
+	last := FramePoint{Step: 300, Current: []float64{4}, Final: []float64{5, 7}, Mean: 4, MeanFinal: 6}
+	one := &FrameRatios{Max: 10, Points: []FramePoint{last}}
+	hist := &sessions.Frame{Points: []sessions.FramePoint{
+		{Step: 100, JLens: []sessions.Num{1, 3}},
+		{Step: 150}, // no J-lens ratio recorded: left out
+		{Step: 200, JLens: []sessions.Num{4, 6}},
+		{Step: 300, JLens: []sessions.Num{5, 7}}, // the snapshot itself: fr's own point stays
+	}}
+	got := one.WithHistory(hist)
+	if got == one || len(got.Points) != 3 || got.Max != 10 || len(one.Points) != 1 {
+		t.Fatalf("series %+v (the original now %d points), want 3 points, the original untouched", got, len(one.Points))
+	}
+	for i, w := range []struct {
+		step int
+		mean float64
+	}{{100, 2}, {200, 5}, {300, 6}} {
+		if p := got.Points[i]; p.Step != w.step || math.Abs(p.MeanFinal-w.mean) > 1e-12 {
+			t.Errorf("point %d: step %d mean %g, want %d and %g", i, p.Step, p.MeanFinal, w.step, w.mean)
+		}
+	}
+	if p := got.Points[0]; p.Current != nil || !math.IsNaN(p.Mean) || len(p.Final) != 2 {
+		t.Errorf("a history point %+v: want the final-frame ratios alone", p)
+	}
+	if p := got.Points[2]; len(p.Current) != 1 || p.Mean != 4 {
+		t.Errorf("the last point %+v is not the series' own", p)
+	}
+	three := &FrameRatios{Points: []FramePoint{{Step: 100}, {Step: 200}, last}}
+	for name, c := range map[string]struct {
+		fr *FrameRatios
+		h  *sessions.Frame
+	}{"no history": {one, nil}, "as many points": {three, hist}, "no series": {nil, hist},
+		"no ratio in the history": {one, &sessions.Frame{Points: []sessions.FramePoint{{Step: 100}, {Step: 200}}}}} {
+		if got := c.fr.WithHistory(c.h); got != c.fr {
+			t.Errorf("%s: %+v, want the series itself", name, got)
+		}
+	}
+	if (*FrameRatios)(nil).LastStep() != -1 || one.LastStep() != 300 {
+		t.Error("LastStep")
+	}
+}
