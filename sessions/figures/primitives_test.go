@@ -142,8 +142,9 @@ func TestPrimitiveCurvesFigure(t *testing.T) {
 	}
 }
 
-// TestScoreLine: a cell's score line keeps two significant digits of a precision budget's
-// bit error (four decimals under 0.01), three decimals otherwise, accuracy for recall.
+// TestScoreLine: a cell's score line keeps a precision budget's bit error and its sd readable
+// (four decimals under 0.01, or under 0.1 with a small sd), three decimals otherwise, accuracy
+// for recall.
 func TestScoreLine(t *testing.T) {
 	bij, _ := derived.PrimitiveOf("bijection")
 	rec, _ := derived.PrimitiveOf("recall")
@@ -153,7 +154,9 @@ func TestScoreLine(t *testing.T) {
 		want string
 	}{
 		{bij, []float64{0.0027, 0.0033}, "(a) 0.0030±0.0004 bits"},
-		{bij, []float64{0.0123}, "(a) 0.012 bits"},
+		{bij, []float64{0.0123}, "(a) 0.0123 bits"},
+		{bij, []float64{0.0119, 0.0123}, "(a) 0.0121±0.0003 bits"},
+		{bij, []float64{0.05, 0.09}, "(a) 0.070±0.028 bits"},
 		{bij, []float64{0.4, 0.45}, "(a) 0.425±0.035 bits"},
 		{rec, []float64{1, 1}, "accuracy 1.000±0.000"},
 	} {

@@ -242,13 +242,14 @@ func cellText(c derived.Cell) ([]string, color.Color) {
 }
 
 // scoreLine is a cell's mean metric ± sd over its seeds: bit error (a), accuracy for recall;
-// a bit error under 0.01 (the precision budget's) with four decimals, not to read 0.003±0.000.
+// a bit error under 0.01, or under 0.1 with an sd under 0.0005 (the precision budget's), with
+// four decimals, not to read 0.003±0.000 or 0.012±0.000.
 func scoreLine(c derived.Cell) string {
 	if c.Primitive.Metric == "accuracy" {
 		return "accuracy " + c.Accuracy.String(3)
 	}
 	prec := 3
-	if math.Abs(c.BitErrorA.Mean) < 0.01 {
+	if m := math.Abs(c.BitErrorA.Mean); m < 0.01 || (m < 0.1 && c.BitErrorA.SD < 0.0005) {
 		prec = 4
 	}
 	return "(a) " + c.BitErrorA.String(prec) + " bits"
