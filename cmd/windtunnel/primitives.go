@@ -139,15 +139,15 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	so := ""
+	progress := ""
 	if partial {
 		plan += fmt.Sprintf("; partial: %d of %d runs finished, each cell's seeds the ones done", len(runs), len(points))
 		if left := derived.UntrainedCells(cells, tasks, kinds); left != "" {
 			plan += "; not trained yet: " + left
 		}
-		so = fmt.Sprintf("; %d of %d runs so far", len(runs), len(points))
+		progress = fmt.Sprintf("; %d of %d runs so far", len(runs), len(points))
 	}
-	g := primitivesGrid{tasks: tasks, models: kinds, plan: plan, so: so}
+	g := primitivesGrid{tasks: tasks, models: kinds, plan: plan, progress: progress}
 	if err := writePrimitives(f, b.Preset, g, dir, cells, stdout, stderr); err != nil {
 		return err
 	}
@@ -155,18 +155,18 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 }
 
 // primitivesGrid is the grid a primitives table was planned as: its tasks and models in
-// order, the budget in words (plan) and, for a partial table, how far it is ("; N of M runs
-// so far", "" when whole).
+// order, the budget in words (plan) and, for a partial table, how far it is (progress: ("; N of M runs
+// so far", "" when whole)).
 type primitivesGrid struct {
-	tasks, models []string
-	plan, so      string
+	tasks, models  []string
+	plan, progress string
 }
 
 // writePrimitives writes the table (reports.WritePrimitives) and the report with its
 // figures into dir, and prints the table (or its JSON) to stdout.
 func writePrimitives(f primitivesFlags, preset string, g primitivesGrid, dir string, cells []derived.PrimitiveCell, stdout, stderr io.Writer) error {
 	plan := g.plan
-	title := fmt.Sprintf("Paper I's primitives, budget %s: mean bit error (a), accuracy for recall (%d seeds a cell%s)", f.budget, f.seeds, g.so)
+	title := fmt.Sprintf("Paper I's primitives, budget %s: mean bit error (a), accuracy for recall (%d seeds a cell%s)", f.budget, f.seeds, g.progress)
 	figDir := filepath.Join(dir, reports.FigureDir)
 	fig, err := figures.Primitives(cells, g.tasks, g.models, title, figDir, figures.Options{})
 	if err != nil {
