@@ -155,8 +155,8 @@ func runPrimitives(ctx context.Context, f primitivesFlags, stdout, stderr io.Wri
 }
 
 // primitivesGrid is the grid a primitives table was planned as: its tasks and models in
-// order, the budget in words (plan) and, for a partial table, how far it is (progress: ("; N of M runs
-// so far", "" when whole)).
+// order, the budget in words (plan) and, for a partial table, how far it is (progress: "; N
+// of M runs so far", "" when whole).
 type primitivesGrid struct {
 	tasks, models  []string
 	plan, progress string
