@@ -74,3 +74,44 @@ func TestFrameHiddenCurve(t *testing.T) {
 		t.Errorf("the attention frame, under 1 − |ρ| all along, is listed as if it showed")
 	}
 }
+
+// TestJLensSlimmed: a slimmed session's series holds the current frame at its last point
+// alone (where it equals the final frame); the J-lens figure then draws the final-frame
+// curves only and says so in its title, not a legend entry for a curve of one point.
+func TestJLensSlimmed(t *testing.T) {
+	runs, _, err := LoadPaths([]string{fixture})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Groups(runs)[0]
+	_, r, ok := snapshotOf(g)
+	if !ok || r.FrameRatio == nil || currentPoints(r.FrameRatio) < 2 {
+		t.Fatal("the fixture has no J-lens series of two points or more")
+	}
+	text := func() string {
+		fig, ok := jlensFigure(g)
+		if !ok {
+			t.Fatal("no J-lens figure")
+		}
+		path := filepath.Join(t.TempDir(), "jlens.svg")
+		if err := save(fig, path, Options{Format: "svg", Width: 960, Height: 600}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if v := text(); !strings.Contains(v, "current frame") || strings.Contains(v, "final frame only") {
+		t.Errorf("the whole session's figure lacks its current-frame curves or calls itself slimmed")
+	}
+	pts := r.FrameRatio.Points
+	for i := range pts[:len(pts)-1] {
+		pts[i].Current, pts[i].Mean = nil, 0
+	}
+	v := text()
+	if strings.Contains(v, "current frame") || !strings.Contains(v, "final frame only (slimmed)") || !strings.Contains(v, "final frame") {
+		t.Errorf("the slimmed series' figure: current-frame curves drawn, or the title does not say why they are not")
+	}
+}

@@ -3,6 +3,7 @@ package figures
 import (
 	"fmt"
 	"image/color"
+	"slices"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -18,7 +19,9 @@ import (
 // own embeddings (what a live run sees) and against the final snapshot's frame (the
 // authors' measure), and the mean over sites against the final frame (what the authors
 // report and the dissociation rule reads), mean and band over seeds, with chance (1) and θ.
-// A model without the statistic gets none.
+// Where no seed kept the current frame at two snapshots or more (slimmed sessions) the
+// final-frame curves alone are drawn and the title says so. A model without the statistic
+// gets none.
 func jlensFigure(g Group) (figure, bool) {
 	var frs []*derived.FrameRatios
 	for _, r := range g.Runs {
@@ -38,6 +41,12 @@ func jlensFigure(g Group) (figure, bool) {
 	if len(frs) > 1 {
 		title += fmt.Sprintf(", %d seeds", len(frs))
 	}
+	// A slimmed session keeps its newest snapshot alone, and its history the final-frame
+	// ratios: the current frame is then one point, where it equals the final frame.
+	current := slices.ContainsFunc(frs, func(fr *derived.FrameRatios) bool { return currentPoints(fr) > 1 })
+	if !current {
+		title += ", final frame only (slimmed)"
+	}
 	p := newPlot(title, "step", "overlap ÷ null (1 = chance)")
 	integerX(p, 7)
 	// One colour per site; the frame of each snapshot's own embeddings solid and wide, the
@@ -45,6 +54,9 @@ func jlensFigure(g Group) (figure, bool) {
 	var curves []plotter.XYs
 	for si, site := range first.Sites {
 		for _, final := range []bool{false, true} {
+			if !final && !current {
+				continue
+			}
 			var series [][][2]float64
 			for _, fr := range frs {
 				var s [][2]float64
@@ -97,6 +109,18 @@ func jlensFigure(g Group) (figure, bool) {
 	placeLabel(chance, curves, p)
 	placeLabel(thr, curves, p)
 	return figure{name: g.Name + "-jlens", title: title, plot: p}, true
+}
+
+// currentPoints is the number of fr's points that hold the ratio against their own
+// snapshot's frame.
+func currentPoints(fr *derived.FrameRatios) int {
+	n := 0
+	for _, pt := range fr.Points {
+		if len(pt.Current) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // siteLabel names a J-lens site.
