@@ -19,6 +19,7 @@ import (
 // Before, 100 000 session channels took the server from 26 MB to 650 MB and 20 000 env
 // requests of 30 KB to 736 MB.
 func TestServeBoundsAdmittedKey(t *testing.T) {
+	t.Parallel()
 	const maxGrowth = 16 << 20
 	big := strings.Repeat("x", 30<<10)
 	cases := []struct {
@@ -174,6 +175,7 @@ func withSession(t *testing.T, c *gossh.Client, ask func(*gossh.Session) error) 
 // no more than the dashboard it draws (each change waits for the dashboard to take it),
 // and the dashboard still answers keys afterwards.
 func TestServeWindowChangeStorm(t *testing.T) {
+	t.Parallel()
 	const changes, maxGrowth = 3000, 32 << 20
 	addr, host, k := startServer(t, newFakeSource("bijection"), nil)
 	c, err := dial(t, addr, host, gossh.PublicKeys(k.viewer))

@@ -169,12 +169,14 @@ func loopbackFlood(n int, kinds []floodKind, from ...string) []floodPart {
 // re-opened as the server closes them. Ten logins start 300 ms apart, one of them through a proxy that is silent
 // for 2 s; at least nine must get in within loginLimit each, and the server's log must stay
 // short. Before, such floods let 0 of 4 to 0 of 7 logins in, and the log took a line per
-// refusal. WINDTUNNEL_FLOOD_TABLE=1 runs one flood kind at a time as well (docs/usage.md's
-// table).
+// refusal. Each case has its own server; the cases run side by side, beside the package's
+// other tests that time no tenure. WINDTUNNEL_FLOOD_TABLE=1 runs one flood kind at a time as
+// well (docs/usage.md's table).
 func TestServeSSHLoginsUnderFlood(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 15 s with OpenSSH's client")
 	}
+	t.Parallel()
 	all := []floodKind{floodSilent, floodVersion, floodSlow}
 	four := []string{"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"}
 	cases := []floodCase{
@@ -192,7 +194,10 @@ func TestServeSSHLoginsUnderFlood(t *testing.T) {
 			floodCase{"mixed 600 from 127.0.0.1-4", loopbackFlood(50, all, four...)})
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { floodLogins(t, c.parts) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			floodLogins(t, c.parts)
+		})
 	}
 }
 

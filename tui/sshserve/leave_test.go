@@ -71,6 +71,7 @@ func watchEnd(s *screen) func(time.Duration) bool {
 // do, whether on the dashboard's key hints, the ablation pane, the help page or the quit
 // dialog (whose question is detach only); an operator key is shown them all.
 func TestServeReadOnlyScreens(t *testing.T) {
+	t.Parallel()
 	for _, operator := range []bool{true, false} {
 		name := map[bool]string{true: "operator", false: "read-only"}[operator]
 		t.Run(name, func(t *testing.T) {
@@ -114,6 +115,7 @@ func TestServeReadOnlyScreens(t *testing.T) {
 // opens runs again; q on the list ends the session. The dashboard the picker opened unasked
 // (the only live run) ends the session when left, as its quit dialog says.
 func TestServeLeaveDashboard(t *testing.T) {
+	t.Parallel()
 	t.Run("replay", func(t *testing.T) {
 		src := recorded("bijection", "hmm")
 		addr, host, k := startServer(t, src, nil)

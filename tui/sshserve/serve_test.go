@@ -21,6 +21,7 @@ import (
 // window change redraws it at the new width; its head toggle reaches the run's feed with
 // By set to the key's fingerprint.
 func TestServeDashboard(t *testing.T) {
+	t.Parallel()
 	src := newFakeSource("bijection")
 	addr, host, k := startServer(t, src, nil)
 	c, err := dial(t, addr, host, gossh.PublicKeys(k.operator))
@@ -63,6 +64,7 @@ func TestServeDashboard(t *testing.T) {
 // terminal); the ablation pane does not offer it the head toggles, and space there sends
 // nothing and says why on its screen.
 func TestServeReadOnly(t *testing.T) {
+	t.Parallel()
 	src := newFakeSource("bijection")
 	addr, host, k := startServer(t, src, nil)
 	c, err := dial(t, addr, host, gossh.PublicKeys(k.viewer))
@@ -91,6 +93,7 @@ func TestServeReadOnly(t *testing.T) {
 // TestServePicker: with several live runs a picker lists them and enter opens the one
 // under the cursor; with none it says so.
 func TestServePicker(t *testing.T) {
+	t.Parallel()
 	src := newFakeSource("bijection", "hmm")
 	addr, host, k := startServer(t, src, nil)
 	c, err := dial(t, addr, host, gossh.PublicKeys(k.viewer))
@@ -119,6 +122,7 @@ func TestServePicker(t *testing.T) {
 // and so are port forwards both ways; a command and a session without a terminal get a
 // message and exit status 1; a session over the per-key limit is rejected when it opens.
 func TestServeRefusals(t *testing.T) {
+	t.Parallel()
 	src := newFakeSource("bijection")
 	addr, host, k := startServer(t, src, func(c *Config) { c.MaxSessionsPerKey = 1 })
 	if _, err := dial(t, addr, host, gossh.PublicKeys(k.stranger)); err == nil {

@@ -76,6 +76,7 @@ func lineWidths(raw string, w int) (widest, atW int) {
 // (no line wider); the server's heap stays within maxHeap of what it was, and it stays
 // responsive to that viewer and to another one.
 func TestServeHugeWindow(t *testing.T) {
+	t.Parallel()
 	const huge = 10000
 	const maxHeap = 200 << 20
 	src := newFakeSource("bijection")
@@ -120,6 +121,7 @@ func TestServeHugeWindow(t *testing.T) {
 // TestPickerClampsWindow: the model a session runs (the picker, and through it the
 // dashboard) sees a huge reported size as MaxWidth×MaxHeight.
 func TestPickerClampsWindow(t *testing.T) {
+	t.Parallel()
 	p := newPicker(context.Background(), newFakeSource("bijection"), &viewer{}, tui.Options{Width: 10000, Height: 10000})
 	if p.opts.Width != MaxWidth || p.opts.Height != MaxHeight {
 		t.Errorf("picker drawn at %d×%d from a 10000×10000 pty, want %d×%d", p.opts.Width, p.opts.Height, MaxWidth, MaxHeight)
