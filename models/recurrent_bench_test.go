@@ -2,26 +2,16 @@ package models
 
 import (
 	"math/rand/v2"
-	"syscall"
 	"testing"
-	"windtunnel/models/arch"
 
 	"gorgonia.org/tensor"
 
+	"windtunnel/backends/cpuclock"
 	"windtunnel/backends/gemm"
 	"windtunnel/backends/par"
+	"windtunnel/models/arch"
 	"windtunnel/tunnels"
 )
-
-// cpuNs is the process's user+system CPU time: on a shared machine it varies less than the
-// wall time.
-func cpuNs() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
 
 // BenchmarkRecurrentStep times a float32 training step (forward and backward, no optimiser)
 // of the quick-preset sizes on bijection V=20, batch 64: the transformer (L=4, H=4, d=64) and
@@ -62,14 +52,14 @@ func benchTrainSteps(b *testing.B, m Model, tn tunnels.Tunnel) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	c0 := cpuNs()
+	c0 := cpuclock.Process()
 	for i := 0; i < b.N; i++ {
 		if _, err := m.TrainStep(tn, bt, tunnels.Sampled); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/step")
-	b.ReportMetric(float64(cpuNs()-c0)/1e6/float64(b.N), "cpu-ms/step")
+	b.ReportMetric(float64(cpuclock.Process()-c0)/1e6/float64(b.N), "cpu-ms/step")
 }
 
 // BenchmarkScanKernel times the float32 selective scan alone on one worker at the quick
@@ -91,11 +81,11 @@ func BenchmarkScanKernel(b *testing.B) {
 	gin := []*tensor.Dense{mk(m, e, 1), mk(m, e, 1), mk(e, S, 1), mk(m, S, 1), mk(m, S, 1), mk(1, e, 1), mk(m, e, 1)}
 	out := mk(m, e, 1)
 	run := func(b *testing.B, f func()) {
-		c0 := cpuNs()
+		c0 := cpuclock.Process()
 		for i := 0; i < b.N; i++ {
 			f()
 		}
-		b.ReportMetric(float64(cpuNs()-c0)/float64(b.N*m*e*S), "cpu-ns/elem")
+		b.ReportMetric(float64(cpuclock.Process()-c0)/float64(b.N*m*e*S), "cpu-ns/elem")
 	}
 	for _, path := range []struct {
 		name string

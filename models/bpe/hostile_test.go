@@ -9,14 +9,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"windtunnel/backends/cpuclock"
 )
 
-// cost returns the CPU time f took (threadCPU) and how many bytes it allocated.
+// cost returns the CPU time f took (cpuclock.Thread) and how many bytes it allocated.
 func cost(f func()) (time.Duration, uint64) {
 	runtime.GC()
 	var a, b runtime.MemStats
 	runtime.ReadMemStats(&a)
-	d := threadCPU(f)
+	d := cpuclock.Thread(f)
 	runtime.ReadMemStats(&b)
 	return d, b.TotalAlloc - a.TotalAlloc
 }

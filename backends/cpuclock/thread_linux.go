@@ -1,4 +1,4 @@
-package bpe
+package cpuclock
 
 import (
 	"runtime"
@@ -7,10 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// threadCPU runs f on one locked thread and returns the CPU time that thread used: the
-// cost of the work itself, not of waiting for a core on a loaded machine (the hostile tests'
-// bounds are on the algorithm).
-func threadCPU(f func()) time.Duration {
+// Thread runs f on one locked thread and returns the CPU time that thread used (work f hands
+// to other goroutines is not counted).
+func Thread(f func()) time.Duration {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	now := func() time.Duration {
