@@ -54,15 +54,7 @@ func TestFrameHiddenCurve(t *testing.T) {
 		if !ok {
 			t.Fatal("no frame figure")
 		}
-		path := filepath.Join(t.TempDir(), "frame.svg")
-		if err := save(fig, path, Options{Format: "svg", Width: 960, Height: 600}); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		return svgText(t, fig)
 	}
 	if v := legend(); strings.Contains(v, "hidden under") {
 		t.Errorf("the fixture's curves all show, yet one is called hidden")
@@ -93,15 +85,7 @@ func TestJLensSlimmed(t *testing.T) {
 		if !ok {
 			t.Fatal("no J-lens figure")
 		}
-		path := filepath.Join(t.TempDir(), "jlens.svg")
-		if err := save(fig, path, Options{Format: "svg", Width: 960, Height: 600}); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		return svgText(t, fig)
 	}
 	if v := text(); !strings.Contains(v, "current frame") || strings.Contains(v, "final frame only") {
 		t.Errorf("the whole session's figure lacks its current-frame curves or calls itself slimmed")
@@ -114,4 +98,18 @@ func TestJLensSlimmed(t *testing.T) {
 	if strings.Contains(v, "current frame") || !strings.Contains(v, "final frame only (slimmed)") || !strings.Contains(v, "final frame") {
 		t.Errorf("the slimmed series' figure: current-frame curves drawn, or the title does not say why they are not")
 	}
+}
+
+// svgText is fig drawn as SVG at the default size (960×600): its strings (title, legend, labels) as text.
+func svgText(t *testing.T, fig figure) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), fig.name+".svg")
+	if err := save(fig, path, Options{Format: "svg", Width: DefaultWidth, Height: DefaultHeight}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
