@@ -13,9 +13,9 @@ func spin(d time.Duration) (n int) {
 	return n
 }
 
-// TestClocks: a sleep costs next to no CPU time on the thread's clock (on Linux), a busy loop of 200 ms at
-// least a few tens of milliseconds on both (less than its wall time only where the machine
-// is loaded), and the process's clock never runs backwards.
+// TestClocks: a sleep costs next to no CPU time on the thread's clock (on Linux); a busy
+// loop of 200 ms at least a few tens of milliseconds on both clocks (less than its wall time
+// only where the machine is loaded).
 func TestClocks(t *testing.T) {
 	p0 := Process()
 	if got := Thread(func() { time.Sleep(100 * time.Millisecond) }); runtime.GOOS == "linux" && got > 30*time.Millisecond {
@@ -26,7 +26,7 @@ func TestClocks(t *testing.T) {
 	if busy < 20*time.Millisecond || busy > 2*time.Second {
 		t.Errorf("a 200 ms busy loop cost %v of the thread's CPU", busy)
 	}
-	if p1-p0 < busy/2 {
+	if p1 != 0 && p1-p0 < busy/2 { // 0: not read on this system
 		t.Errorf("the process's clock moved %v over a thread's %v", p1-p0, busy)
 	}
 }
