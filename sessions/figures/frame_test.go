@@ -14,11 +14,7 @@ import (
 // below 0) lies inside the frame figure's y range, so its line starts at its first step
 // rather than late at the bottom edge (the range stopped at −0.03).
 func TestFrameBelowChance(t *testing.T) {
-	runs, _, err := LoadPaths([]string{fixture})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := Groups(runs)[0]
+	g := fixtureGroup(t)
 	_, r, ok := snapshotOf(g)
 	if !ok || r.FrameRatio == nil || r.Dissociation == nil || len(r.FrameRatio.Points) == 0 {
 		t.Fatal("the fixture has no J-lens frame ratio")
@@ -40,11 +36,7 @@ func TestFrameBelowChance(t *testing.T) {
 // (both min–max scaled), the frame's dotted line is drawn under it: the legend says so
 // instead of listing a line that cannot be seen; the curves that show are listed plainly.
 func TestFrameHiddenCurve(t *testing.T) {
-	runs, _, err := LoadPaths([]string{fixture})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := Groups(runs)[0]
+	g := fixtureGroup(t)
 	s, _, ok := snapshotOf(g)
 	if !ok || s.Frame == nil || len(s.Frame.Points) < 3 {
 		t.Fatal("the fixture has no frame history")
@@ -71,11 +63,7 @@ func TestFrameHiddenCurve(t *testing.T) {
 // alone (where it equals the final frame); the J-lens figure then draws the final-frame
 // curves only and says so in its title, not a legend entry for a curve of one point.
 func TestJLensSlimmed(t *testing.T) {
-	runs, _, err := LoadPaths([]string{fixture})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := Groups(runs)[0]
+	g := fixtureGroup(t)
 	_, r, ok := snapshotOf(g)
 	if !ok || r.FrameRatio == nil || currentPoints(r.FrameRatio) < 2 {
 		t.Fatal("the fixture has no J-lens series of two points or more")
@@ -112,4 +100,14 @@ func svgText(t *testing.T, fig figure) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// fixtureGroup is the fixture session's one group (its configuration's runs).
+func fixtureGroup(t *testing.T) Group {
+	t.Helper()
+	runs, _, err := LoadPaths([]string{fixture})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Groups(runs)[0]
 }
